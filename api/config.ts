@@ -1,0 +1,117 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicBaseUrl: string;
+  eventstoreUrl: string | null;
+  mongodbUrl: string | null;
+  mongodbDb: string;
+  smtpUrl: string | null;
+  mailOutboxDir: string;
+  adminEmails: string[];
+  webhookAllowLoopback: boolean;
+  rateLimitScale: number;
+  logLevel: string;
+  /** `FULL` (default): an acknowledged write survives power loss. `NORMAL`: survives a process crash only. */
+  sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** Server secret for keyed hashes and secret encryption; generated into DATA_DIR when unset. */
+  secretKey: string | null;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max} (got ${n})`);
+  return n;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (got "${raw}")`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
+  }
+  return raw;
+}
+
+/** Reads and validates the environment. A bad value stops the start with a message naming the variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/$/, '');
+  const scaleRaw = env.RATE_LIMIT_SCALE;
+  let rateLimitScale = 1;
+  if (scaleRaw !== undefined && scaleRaw !== '') {
+    rateLimitScale = Number(scaleRaw);
+    if (!Number.isFinite(rateLimitScale) || rateLimitScale < 0) {
+      throw new ConfigError(`RATE_LIMIT_SCALE must be a number >= 0 (got "${scaleRaw}")`);
+    }
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  const flag = (name: string): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+    if (raw === '1' || raw === 'true') return true;
+    throw new ConfigError(`${name} must be 1/true or 0/false (got "${raw}")`);
+  };
+  const sync = (env.SQLITE_SYNCHRONOUS || 'FULL').toUpperCase();
+  if (sync !== 'FULL' && sync !== 'NORMAL') throw new ConfigError(`SQLITE_SYNCHRONOUS must be FULL or NORMAL (got "${env.SQLITE_SYNCHRONOUS}")`);
+  const adminEmails = (env.ADMIN_EMAILS || '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  for (const e of adminEmails) {
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e)) throw new ConfigError(`ADMIN_EMAILS holds an invalid address: "${e}"`);
+  }
+  const secretKey = env.SECRET_KEY || null;
+  if (secretKey !== null && secretKey.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters');
+  return {
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir,
+    publicBaseUrl,
+    eventstoreUrl: url(env, 'EVENTSTORE_URL', ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrentdb+discover:', 'kdb:']),
+    mongodbUrl: url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']),
+    mongodbDb: env.MONGODB_DB || 'agent_network',
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailOutboxDir: resolve(env.MAIL_OUTBOX_DIR || join(dataDir, 'outbox')),
+    adminEmails,
+    webhookAllowLoopback: flag('WEBHOOK_ALLOW_LOOPBACK'),
+    rateLimitScale,
+    logLevel,
+    sqliteSynchronous: sync,
+    secretKey,
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+}
+
+/** The server secret: SECRET_KEY, or one generated once into DATA_DIR/secret.key (mode 0600). */
+export function resolveServerSecret(config: Config): string {
+  if (config.secretKey) return config.secretKey;
+  mkdirSync(config.dataDir, { recursive: true });
+  const file = join(config.dataDir, 'secret.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  return secret;
+}

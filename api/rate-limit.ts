@@ -1,0 +1,99 @@
+import type { Context } from 'koa';
+import type { Clock } from '../events/kernel/clock.ts';
+import { DomainError } from '../events/kernel/errors.ts';
+
+export interface LimitRule {
+  name: string;
+  points: number;
+  windowMs: number;
+}
+
+export interface LimitStatus {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  reset: number;
+}
+
+/**
+ * Fixed-window counters in memory, on the injected clock (so every window is testable without
+ * waiting). RATE_LIMIT_SCALE multiplies every limit; 0 turns them off. Windows are per process:
+ * with several API instances each enforces its own share.
+ */
+export class RateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+  private sweeps = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    readonly scale: number,
+  ) {}
+
+  limitOf(rule: LimitRule): number {
+    return Math.max(1, Math.floor(rule.points * this.scale));
+  }
+
+  private window(rule: LimitRule, key: string) {
+    const now = this.clock.now().getTime();
+    const id = `${rule.name}:${key}`;
+    let w = this.windows.get(id);
+    if (!w || now - w.start >= rule.windowMs) {
+      w = { start: now, count: 0 };
+      this.windows.set(id, w);
+    }
+    if (++this.sweeps % 10_000 === 0) this.sweep(now);
+    return { w, now };
+  }
+
+  status(rule: LimitRule, key: string): LimitStatus {
+    const limit = this.limitOf(rule);
+    const { w, now } = this.window(rule, key);
+    return { limit, remaining: Math.max(0, limit - w.count), reset: Math.ceil((w.start + rule.windowMs - now) / 1000) };
+  }
+
+  /** Counts one request; throws 429 (with the headers set on ctx) when the window is full. */
+  hit(rule: LimitRule, key: string, ctx?: Context): LimitStatus {
+    if (this.scale === 0) return { limit: 0, remaining: 0, reset: 0 };
+    const limit = this.limitOf(rule);
+    const { w, now } = this.window(rule, key);
+    const reset = Math.max(1, Math.ceil((w.start + rule.windowMs - now) / 1000));
+    if (w.count >= limit) {
+      if (ctx) setHeaders(ctx, { limit, remaining: 0, reset });
+      ctx?.set('Retry-After', String(reset));
+      throw new DomainError(429, 'rate_limited', `Rate limit exceeded: ${limit} per ${describe(rule.windowMs)} for ${rule.name.replace(/_/g, ' ')}`, { retry_after: reset });
+    }
+    w.count++;
+    const status = { limit, remaining: limit - w.count, reset };
+    if (ctx) setHeaders(ctx, status);
+    return status;
+  }
+
+  /** Gives a request back (used when a refused attempt must not count against the success limit). */
+  refund(rule: LimitRule, key: string): void {
+    const w = this.windows.get(`${rule.name}:${key}`);
+    if (w && w.count > 0) w.count--;
+  }
+
+  private sweep(now: number): void {
+    for (const [id, w] of this.windows) if (now - w.start > 24 * 3600_000) this.windows.delete(id);
+  }
+}
+
+function describe(ms: number): string {
+  if (ms % 3600_000 === 0) return ms === 3600_000 ? 'hour' : `${ms / 3600_000} hours`;
+  if (ms % 60_000 === 0) return ms === 60_000 ? 'minute' : `${ms / 60_000} minutes`;
+  return `${ms / 1000} s`;
+}
+
+export function setHeaders(ctx: Context, s: LimitStatus): void {
+  ctx.set('RateLimit-Limit', String(s.limit));
+  ctx.set('RateLimit-Remaining', String(s.remaining));
+  ctx.set('RateLimit-Reset', String(s.reset));
+}
+
+export const LIMITS = {
+  writes: { name: 'writes', points: 60, windowMs: 60_000 },
+  reads: { name: 'reads', points: 600, windowMs: 60_000 },
+  registrations: { name: 'registrations', points: 5, windowMs: 3600_000 },
+  refused_registrations: { name: 'refused_registrations', points: 30, windowMs: 3600_000 },
+} satisfies Record<string, LimitRule>;

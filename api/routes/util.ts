@@ -1,0 +1,22 @@
+import type { Context } from 'koa';
+import type { CommandContext } from '../../commands/handler.ts';
+import { requireAgent } from '../auth.ts';
+import { LIMITS } from '../rate-limit.ts';
+import type { Services } from '../services.ts';
+
+/** The command context of a request: command id from the Idempotency-Key, time from the clock. */
+export function commandContext(s: Services, ctx: Context, actor: string | null): CommandContext {
+  return { commandId: ctx.state.commandId as string, actor, requestId: ctx.state.requestId as string, now: s.clock.now() };
+}
+
+/** K|J writer with the default write limit (60 per minute per agent). */
+export function writer(s: Services, ctx: Context): string {
+  const agentId = requireAgent(ctx);
+  s.limiter.hit(LIMITS.writes, agentId, ctx);
+  return agentId;
+}
+
+/** Read-your-writes: answer only once the read models include the write. */
+export function settled(s: Services, position: number): Promise<void> {
+  return s.runner.waitFor(position);
+}

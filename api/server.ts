@@ -1,0 +1,89 @@
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startWorkers } from '../workers/index.ts';
+import type { Workers } from '../workers/index.ts';
+import { createApp } from './app.ts';
+import type { Config } from './config.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import type { ServiceOverrides, Services } from './services.ts';
+import { closeServices, openServices } from './services.ts';
+
+export interface RunningService {
+  services: Services;
+  server: Server;
+  workers: Workers | null;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts API, projections and workers in one process. Stopping: the listener closes first (no
+ * new connections), in-flight requests finish, idle keep-alive sockets are closed, then workers
+ * and stores close, so nothing acknowledged is lost.
+ */
+export async function startService(config: Config, overrides: ServiceOverrides & { workers?: boolean } = {}): Promise<RunningService> {
+  const services = await openServices(config, overrides);
+  const workers = overrides.workers === false ? null : await startWorkers(services);
+  const app = createApp(services);
+  const server = createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+      force.unref();
+      await closed;
+      clearTimeout(force);
+      await workers?.stop();
+      await closeServices(services);
+    })();
+    return stopping;
+  };
+  return { services, server, workers, url: `http://127.0.0.1:${port}`, stop };
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const running = await startService(config);
+  const { logger } = running.services;
+  logger.info({ url: running.url, port: config.port, data_dir: config.dataDir }, 'service listening');
+  let signalled = false;
+  const shutdown = (signal: string) => {
+    if (signalled) return;
+    signalled = true;
+    logger.info({ signal }, 'shutting down');
+    running.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`fatal: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}

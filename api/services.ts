@@ -1,0 +1,101 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { pino } from 'pino';
+import type { Logger } from 'pino';
+import { SecretBox } from '../commands/agents/secrets.ts';
+import { CommandBus } from '../commands/handler.ts';
+import type { Clock } from '../events/kernel/clock.ts';
+import { systemClock } from '../events/kernel/clock.ts';
+import { openEventLog } from '../events/store/index.ts';
+import type { EventLog } from '../events/store/port.ts';
+import { allProjections } from '../projections/index.ts';
+import { ProjectionRunner } from '../projections/runner.ts';
+import { openReadStore } from '../projections/store/index.ts';
+import type { ReadStore } from '../projections/store/port.ts';
+import type { BearerVerifier } from './auth.ts';
+import type { Config } from './config.ts';
+import { resolveServerSecret } from './config.ts';
+import type { IdempotencyStore } from './idempotency.ts';
+import { MongoIdempotencyStore, SqliteIdempotencyStore } from './idempotency.ts';
+import { RateLimiter } from './rate-limit.ts';
+
+export interface Services {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  log: EventLog;
+  store: ReadStore;
+  bus: CommandBus;
+  runner: ProjectionRunner;
+  secrets: SecretBox;
+  limiter: RateLimiter;
+  idempotency: IdempotencyStore;
+  /** The bearer side of dual auth; set by human sign-in. */
+  bearer: BearerVerifier | null;
+  sqlitePath: string;
+  closers: Array<() => Promise<void>>;
+}
+
+export interface ServiceOverrides {
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** Opens the stores and catches the read models up with the log. */
+export async function openServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
+  const logger = overrides.logger ?? pino({ level: config.logLevel });
+  const clock = overrides.clock ?? systemClock;
+  mkdirSync(config.dataDir, { recursive: true });
+  const sqlitePath = join(config.dataDir, 'events.sqlite');
+  const closers: Array<() => Promise<void>> = [];
+
+  const log = await openEventLog({ eventstoreUrl: config.eventstoreUrl ?? undefined, sqlitePath, synchronous: config.sqliteSynchronous });
+  closers.push(() => log.close());
+  const store = await openReadStore({ mongodbUrl: config.mongodbUrl ?? undefined, dbName: config.mongodbDb });
+  closers.push(() => store.close());
+
+  let idempotency: IdempotencyStore;
+  if (config.mongodbUrl) {
+    const client = await MongoClient.connect(config.mongodbUrl);
+    idempotency = await MongoIdempotencyStore.open(client.db(config.mongodbDb));
+    closers.push(() => client.close());
+  } else {
+    idempotency = new SqliteIdempotencyStore(sqlitePath);
+  }
+  closers.push(() => idempotency.close());
+
+  const secrets = new SecretBox(resolveServerSecret(config));
+  const bus = new CommandBus(log, clock);
+  const runner = new ProjectionRunner(log, store, allProjections, (err) => logger.fatal({ err }, 'projection failed'));
+  const started = Date.now();
+  await runner.start();
+  logger.info({ position: runner.position, ms: Date.now() - started, log: log.name, store: store.name }, 'read models caught up');
+  closers.unshift(() => runner.stop());
+
+  return {
+    config,
+    clock,
+    logger,
+    log,
+    store,
+    bus,
+    runner,
+    secrets,
+    limiter: new RateLimiter(clock, config.rateLimitScale),
+    idempotency,
+    bearer: null,
+    sqlitePath,
+    closers,
+  };
+}
+
+export async function closeServices(s: Services): Promise<void> {
+  for (const close of s.closers) {
+    try {
+      await close();
+    } catch (err) {
+      s.logger.warn({ err }, 'error while closing');
+    }
+  }
+}

@@ -1,0 +1,135 @@
+import { Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { creditHistory } from '../commands/credits/history.ts';
+import { ADMINS_STREAM } from '../events/agents.ts';
+import type { SuperAdminGranted } from '../events/agents.ts';
+import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../api/config.ts';
+import { closeServices, openServices } from '../api/services.ts';
+import type { Services } from '../api/services.ts';
+import { collectionChecksum } from '../projections/store/checksum.ts';
+import { pino } from 'pino';
+
+async function withServices<T>(fn: (s: Services) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const s = await openServices(config, { logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }) });
+  try {
+    return await fn(s);
+  } finally {
+    await closeServices(s);
+  }
+}
+
+const program = new Command();
+program.name('agent-network').description('Operator and analyst command line (embedded stores, or EVENTSTORE_URL / MONGODB_URL)');
+
+program
+  .command('replay')
+  .argument('[projection]', 'one projection to rebuild (default: all)')
+  .description('rebuild read models from the event log into fresh collections, verify them against the live ones, then swap them in')
+  .action(async (projection: string | undefined) => {
+    await withServices(async (s) => {
+      const head = await s.log.headPosition();
+      const bar = new cliProgress.SingleBar({ format: '{projection} [{bar}] {percentage}% | {value}/{total} events', hideCursor: true }, cliProgress.Presets.shades_classic);
+      let mismatches = 0;
+      let current = '';
+      await s.runner.rebuild(projection ? [projection] : null, {
+        onProgress: (p) => {
+          if (p.projection !== current) {
+            if (current) bar.stop();
+            current = p.projection;
+            bar.start(Math.max(head, 1), 0, { projection: p.projection });
+          }
+          bar.update(Math.min(p.position, head), { projection: p.projection });
+        },
+        beforeSwap: async (name, pairs) => {
+          bar.update(head, { projection: name });
+          bar.stop();
+          current = '';
+          for (const [rebuilt, live] of pairs) {
+            const a = await collectionChecksum(s.store, rebuilt);
+            const b = await collectionChecksum(s.store, live);
+            const same = a.sha256 === b.sha256 && a.count === b.count;
+            if (!same) mismatches++;
+            process.stdout.write(`${same ? 'OK      ' : 'MISMATCH'} ${name}/${live}: rebuilt ${a.count} docs sha256 ${a.sha256.slice(0, 16)} | live ${b.count} docs sha256 ${b.sha256.slice(0, 16)}\n`);
+          }
+        },
+      });
+      process.stdout.write(`replayed ${head} events; ${mismatches === 0 ? 'all rebuilt read models equal the live ones' : `${mismatches} collection(s) differ`}\n`);
+      if (mismatches) process.exitCode = 1;
+    });
+  });
+
+program
+  .command('events')
+  .description('event log tools')
+  .command('tail')
+  .option('--from <position>', 'start after this global position (default: the last 20 events)')
+  .option('--no-follow', 'print and exit instead of following new events')
+  .action(async (opts: { from?: string; follow: boolean }) => {
+    await withServices(async (s) => {
+      const head = await s.log.headPosition();
+      const from = opts.from !== undefined ? Number(opts.from) : Math.max(0, head - 20);
+      if (!Number.isInteger(from) || from < 0) throw new Error('--from must be a non-negative integer');
+      const print = (e: { position: number; stream: string; type: string; metadata: { occurred_at: string }; data: unknown }) =>
+        process.stdout.write(`${e.position}\t${e.metadata.occurred_at}\t${e.stream}\t${e.type}\t${JSON.stringify(e.data)}\n`);
+      if (!opts.follow) {
+        let after = from;
+        for (;;) {
+          const page = await s.log.readAll({ after, maxCount: 1000 });
+          page.forEach(print);
+          if (page.length < 1000) return;
+          after = page[page.length - 1].position;
+        }
+      }
+      const sub = s.log.subscribeAll(from, (events) => events.forEach(print));
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await sub.close();
+    });
+  });
+
+program
+  .command('credits')
+  .description('credit ledger tools')
+  .command('history')
+  .argument('<agent_id>')
+  .option('--limit <n>', 'transactions to show (newest first)', '50')
+  .action(async (agentId: string, opts: { limit: string }) => {
+    await withServices(async (s) => {
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit must be a positive integer');
+      const rows = await creditHistory(s.log, agentId, limit);
+      if (rows.length === 0) {
+        process.stdout.write(`no credit history for ${agentId}\n`);
+        return;
+      }
+      for (const t of rows) {
+        const sign = t.type === 'debit' ? '-' : '+';
+        process.stdout.write(`${t.created_at}\t${sign}${t.amount.toFixed(2)}\tbalance ${t.balance_after.toFixed(2)}\t${t.action}\t${JSON.stringify(t.reference)}\t#${t.position}\n`);
+      }
+    });
+  });
+
+program
+  .command('admin')
+  .description('administration')
+  .command('grant')
+  .argument('<email>', 'address that becomes a super admin')
+  .action(async (email: string) => {
+    const normalised = email.trim().toLowerCase();
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(normalised)) throw new Error(`not an e-mail address: ${email}`);
+    await withServices(async (s) => {
+      const now = s.clock.now();
+      const event: SuperAdminGranted = { type: 'SuperAdminGranted', data: { email: normalised, granted_at: now.toISOString() } };
+      const r = await s.bus.appendRaw(ADMINS_STREAM, [event], 'any', { commandId: randomUUID(), actor: `cli:${process.env.USER ?? 'operator'}`, requestId: null, now });
+      process.stdout.write(`${normalised} is a super admin (event at position ${r.position})\n`);
+    });
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

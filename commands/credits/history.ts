@@ -1,0 +1,74 @@
+import { agentStream } from '../../events/agents.ts';
+import type { MonthlyCreditsGranted } from '../../events/credits.ts';
+import { toCredits } from '../../events/kernel/money.ts';
+import type { EventLog, RecordedEvent } from '../../events/store/port.ts';
+import { chargeOf } from '../agents/agent.ts';
+
+export interface CreditTransaction {
+  transaction_id: string;
+  type: 'debit' | 'credit';
+  action: string;
+  amount: number;
+  amount_mc: number;
+  balance_after: number;
+  reference: Record<string, string>;
+  created_at: string;
+  position: number;
+}
+
+const REFERENCE_FIELDS = ['post_id', 'comment_id', 'dm_id', 'message_id', 'thread_id', 'intent_id', 'contract_id', 'response_id'];
+
+function toTransaction(e: RecordedEvent): CreditTransaction | null {
+  const data = e.data as Record<string, unknown>;
+  if (e.type === 'MonthlyCreditsGranted') {
+    const g = data as MonthlyCreditsGranted['data'];
+    return {
+      transaction_id: e.id,
+      type: 'credit',
+      action: 'monthly_allocation',
+      amount: toCredits(g.amount_mc),
+      amount_mc: g.amount_mc,
+      balance_after: toCredits(g.balance_after_mc),
+      reference: { cycle: String(g.cycle) },
+      created_at: e.metadata.occurred_at,
+      position: e.position,
+    };
+  }
+  const c = chargeOf(data);
+  if (!c) return null;
+  const reference: Record<string, string> = {};
+  for (const f of REFERENCE_FIELDS) if (typeof data[f] === 'string') reference[f] = data[f] as string;
+  const refund = c.amount_mc < 0;
+  return {
+    transaction_id: e.id,
+    type: refund ? 'credit' : 'debit',
+    action: c.action,
+    amount: toCredits(Math.abs(c.amount_mc)),
+    amount_mc: Math.abs(c.amount_mc),
+    balance_after: toCredits(c.balance_after_mc),
+    reference,
+    created_at: e.metadata.occurred_at,
+    position: e.position,
+  };
+}
+
+/**
+ * Credit history straight from the agent's stream (the ledger), newest first: every grant and
+ * every event that carried a charge. Reads the stream backwards in pages until `limit` are found.
+ */
+export async function creditHistory(log: EventLog, agentId: string, limit: number, before?: number): Promise<CreditTransaction[]> {
+  const stream = agentStream(agentId);
+  const out: CreditTransaction[] = [];
+  let from = before;
+  for (;;) {
+    const page = await log.readStream(stream, { direction: 'backwards', fromRevision: from, maxCount: 200 });
+    for (const e of page) {
+      const t = toTransaction(e);
+      if (t) out.push(t);
+      if (out.length >= limit) return out;
+    }
+    const last = page[page.length - 1];
+    if (page.length < 200 || !last || last.revision === 0) return out;
+    from = last.revision - 1;
+  }
+}

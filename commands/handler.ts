@@ -1,0 +1,175 @@
+import type { Clock } from '../events/kernel/clock.ts';
+import { DomainError } from '../events/kernel/errors.ts';
+import { deriveUuid } from '../events/kernel/ids.ts';
+import type { EventLog, ExpectedRevision, NewEvent } from '../events/store/port.ts';
+import { WrongExpectedRevisionError } from '../events/store/port.ts';
+import type { Event } from '../events/types.ts';
+
+type AnyEvent = Event<string, unknown>;
+
+/** Pure fold of one aggregate's stream. `evolve` must not mutate `state`. */
+export interface Aggregate<S> {
+  initial(): S;
+  evolve(state: S, event: AnyEvent): S;
+}
+
+/** Who asked and when: time comes from the injected clock, ids from the command id. */
+export interface CommandContext {
+  /** Stable per logical command: the Idempotency-Key (hashed with the caller) or a random id. */
+  commandId: string;
+  actor: string | null;
+  requestId: string | null;
+  now: Date;
+}
+
+export interface CommandResult {
+  events: NewEvent[];
+  /** Global position of the last event (the read models are up to date once they reach it). */
+  position: number;
+  revision: number;
+  /** True when the command had already been applied (a retry): nothing new was appended. */
+  duplicate: boolean;
+}
+
+export type Decide<S> = (state: S, revision: number | null) => AnyEvent[];
+
+interface Cached<S> {
+  state: S;
+  revision: number | null;
+}
+
+const MAX_ATTEMPTS = 8;
+
+/**
+ * The generic command handler: load (fold) -> decide -> append with the revision read.
+ *
+ * Commands on one stream run one at a time in arrival order, so they never race each other in
+ * this process. When the log commits appends in order (SQLite group commit), the next command
+ * decides on the state including the previous one's events while those are still being made
+ * durable, so a busy stream costs one fsync per batch, not per command. A rejected append
+ * invalidates the cached state; commands decided on it fail their revision check and retry on a
+ * fresh read. Another process writing the same stream (EventStoreDB deployments) is caught the
+ * same way by the expected revision.
+ */
+export class CommandBus {
+  private readonly tails = new Map<string, Promise<unknown>>();
+  private readonly cache = new Map<string, Cached<unknown>>();
+  private readonly pipelined: boolean;
+
+  constructor(
+    readonly log: EventLog,
+    readonly clock: Clock,
+    private readonly cacheSize = 100_000,
+  ) {
+    this.pipelined = log.name === 'sqlite';
+  }
+
+  context(partial: Partial<CommandContext> & { commandId: string }): CommandContext {
+    return { actor: null, requestId: null, now: this.clock.now(), ...partial };
+  }
+
+  async handle<S>(stream: string, aggregate: Aggregate<S>, decide: Decide<S>, ctx: CommandContext): Promise<CommandResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { events, append } = await this.serial(stream, () => this.attempt(stream, aggregate, decide, ctx));
+        const result = await append;
+        return { events, position: result.position, revision: result.revision, duplicate: result.duplicate };
+      } catch (err) {
+        if (!(err instanceof WrongExpectedRevisionError)) throw err;
+        this.cache.delete(stream);
+        if (attempt >= MAX_ATTEMPTS) {
+          throw new DomainError(409, 'concurrency_conflict', 'The resource changed while the request ran; retry it');
+        }
+      }
+    }
+  }
+
+  /** Reads the current state of a stream (cached), without deciding anything. */
+  async load<S>(stream: string, aggregate: Aggregate<S>): Promise<Cached<S>> {
+    const hit = this.cache.get(stream) as Cached<S> | undefined;
+    if (hit) return hit;
+    let state = aggregate.initial();
+    let revision: number | null = null;
+    for (const e of await this.log.readStream(stream)) {
+      state = aggregate.evolve(state, e);
+      revision = e.revision;
+    }
+    const loaded = { state, revision };
+    this.remember(stream, loaded);
+    return loaded;
+  }
+
+  private async attempt<S>(stream: string, aggregate: Aggregate<S>, decide: Decide<S>, ctx: CommandContext) {
+    const { state, revision } = await this.load(stream, aggregate);
+    const decided = decide(state, revision);
+    const events = decided.map((e, i) => this.toNewEvent(e, i, stream, ctx));
+    if (events.length === 0) {
+      return { events, append: Promise.resolve({ position: 0, revision: revision ?? -1, duplicate: true }) };
+    }
+    const expected: ExpectedRevision = revision === null ? 'no_stream' : revision;
+    const append = this.log.append(stream, events, expected).then(
+      (result) => {
+        if (result.duplicate) this.cache.delete(stream);
+        return result;
+      },
+      (err: unknown) => {
+        this.cache.delete(stream);
+        throw err;
+      },
+    );
+    let next = state;
+    for (const e of decided) next = aggregate.evolve(next, e);
+    this.remember(stream, { state: next, revision: (revision ?? -1) + events.length });
+    if (!this.pipelined) await append;
+    else append.catch(() => undefined); // observed by the caller; this only silences the speculative branch
+    return { events, append };
+  }
+
+  private toNewEvent(e: AnyEvent, index: number, stream: string, ctx: CommandContext): NewEvent {
+    return {
+      id: deriveUuid(ctx.commandId, `${stream}#${index}`),
+      type: e.type,
+      data: e.data,
+      metadata: {
+        actor: ctx.actor,
+        request_id: ctx.requestId,
+        correlation_id: ctx.requestId,
+        causation_id: ctx.commandId,
+        occurred_at: ctx.now.toISOString(),
+        schema_version: 1,
+      },
+    };
+  }
+
+  private remember(stream: string, value: Cached<unknown>): void {
+    this.cache.delete(stream);
+    this.cache.set(stream, value);
+    if (this.cache.size > this.cacheSize) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+  }
+
+  /** Runs `fn` after every earlier call for the same stream has finished its turn. */
+  private serial<T>(stream: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(stream) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(stream, tail);
+    void tail.then(() => {
+      if (this.tails.get(stream) === tail) this.tails.delete(stream);
+    });
+    return run;
+  }
+
+  /** Appends events that need no state (reservations, admin grants) with an explicit expectation. */
+  async appendRaw(stream: string, decided: AnyEvent[], expected: ExpectedRevision, ctx: CommandContext): Promise<CommandResult> {
+    const events = decided.map((e, i) => this.toNewEvent(e, i, stream, ctx));
+    this.cache.delete(stream);
+    const r = await this.log.append(stream, events, expected);
+    return { events, position: r.position, revision: r.revision, duplicate: r.duplicate };
+  }
+}

@@ -1,0 +1,130 @@
+import type { AgentProfileUpdated, AgentRegistered, SuperAdminGranted } from '../events/agents.ts';
+import type { MonthlyCreditsGranted } from '../events/credits.ts';
+import type { RecordedEvent } from '../events/store/port.ts';
+import type { Charge } from '../events/types.ts';
+import type { Projection } from './types.ts';
+
+type Data<E extends { data: unknown }> = E['data'];
+
+function chargeOf(data: unknown): Charge | null {
+  const c = (data as { charge?: Charge } | null)?.charge;
+  return c && typeof c.amount_mc === 'number' ? c : null;
+}
+
+/** Agents: profiles, credit account summary, activity. One document per agent. */
+export const agentsProjection: Projection = {
+  name: 'agents',
+  collections: [
+    {
+      name: 'agents',
+      indexes: [
+        { name: 'by_seq', keys: { seq: -1 } },
+        { name: 'by_capability', keys: { capabilities: 1, seq: -1 } },
+        { name: 'by_next_grant', keys: { next_grant_at: 1 } },
+      ],
+    },
+  ],
+  handles: new Set(['AgentRegistered', 'AgentProfileUpdated', 'MonthlyCreditsGranted', 'PostPublished']),
+  async apply(event: RecordedEvent, ctx) {
+    const agents = ctx.collection('agents');
+    const at = event.metadata.occurred_at;
+    switch (event.type) {
+      case 'AgentRegistered': {
+        const d = event.data as Data<AgentRegistered>;
+        await agents.applyAt(d.agent_id, event.position, {
+          $set: {
+            agent_id: d.agent_id,
+            name: d.name,
+            description: d.description,
+            capabilities: d.capabilities,
+            owner_name: d.owner_name,
+            owner_email: d.owner_email,
+            webhook_url: d.webhook_url,
+            tier: d.tier,
+            is_claimed: false,
+            claimed_via: null,
+            registration_source: d.registration_source,
+            intent_type: d.intent_type,
+            auto_post_on_scout: true,
+            auto_post_on_mixer: true,
+            last_auto_post_at: null,
+            created_at: d.registered_at,
+            last_active_at: d.registered_at,
+            seq: event.position,
+            balance_mc: 0,
+            used_mc: 0,
+            cycle: -1,
+            next_grant_at: null,
+            cycle_start: null,
+            post_count: 0,
+            trust_score: 0,
+            response_rate: 0,
+            deal_close_rate: 0,
+            follower_count: 0,
+            following_count: 0,
+          },
+        });
+        return;
+      }
+      case 'AgentProfileUpdated': {
+        const { agent_id, ...changes } = event.data as Data<AgentProfileUpdated>;
+        await agents.applyAt(agent_id, event.position, { $set: { ...changes, last_active_at: at } });
+        return;
+      }
+      case 'MonthlyCreditsGranted': {
+        const d = event.data as Data<MonthlyCreditsGranted>;
+        await agents.applyAt(d.agent_id, event.position, {
+          $set: { balance_mc: d.balance_after_mc, used_mc: 0, cycle: d.cycle, cycle_start: d.cycle_start, next_grant_at: d.next_grant_at },
+        });
+        return;
+      }
+      case 'PostPublished': {
+        const d = event.data as { agent_id: string; charge: Charge };
+        await agents.applyAt(d.agent_id, event.position, {
+          $set: { balance_mc: d.charge.balance_after_mc, last_active_at: at },
+          $inc: { used_mc: d.charge.amount_mc, post_count: 1 },
+        });
+        return;
+      }
+    }
+  },
+};
+
+/** API keys by keyed hash: the authentication lookup. */
+export const apiKeysProjection: Projection = {
+  name: 'api_keys',
+  collections: [{ name: 'api_keys', indexes: [{ name: 'by_agent', keys: { agent_id: 1 } }] }],
+  handles: new Set(['AgentRegistered']),
+  async apply(event, ctx) {
+    const d = event.data as Data<AgentRegistered>;
+    await ctx.collection('api_keys').applyAt(d.api_key_hash, event.position, { $set: { agent_id: d.agent_id, created_at: d.registered_at } });
+  },
+};
+
+/** Daily spend per agent (the 7-day usage view). Counts every event that carries a charge. */
+export const creditUsageProjection: Projection = {
+  name: 'credit_usage',
+  collections: [{ name: 'credit_usage_daily', indexes: [{ name: 'by_agent_date', keys: { agent_id: 1, date: -1 } }] }],
+  handles: new Set(['PostPublished']),
+  async apply(event, ctx) {
+    const c = chargeOf(event.data);
+    if (!c || c.amount_mc === 0) return;
+    const agentId = (event.data as { agent_id: string }).agent_id;
+    const date = event.metadata.occurred_at.slice(0, 10);
+    await ctx.collection('credit_usage_daily').applyAt(`${agentId}:${date}`, event.position, {
+      $set: { agent_id: agentId, date },
+      $inc: { spent_mc: c.amount_mc, count: 1 },
+    });
+  },
+};
+
+/** Super admins bootstrapped by the admin CLI (ADMIN_EMAILS adds more at sign-in). */
+export const adminsProjection: Projection = {
+  name: 'admins',
+  collections: [{ name: 'admins', indexes: [] }],
+  handles: new Set(['SuperAdminGranted']),
+  async apply(event, ctx) {
+    const d = event.data as Data<SuperAdminGranted>;
+    await ctx.collection('admins').applyAt(d.email, event.position, { $set: { email: d.email, granted_at: d.granted_at } });
+  },
+};

@@ -1,0 +1,212 @@
+import type { EventLog, RecordedEvent, Subscription } from '../events/store/port.ts';
+import type { Collection, ReadStore } from './store/port.ts';
+import type { Projection, ProjectionContext } from './types.ts';
+import { CHECKPOINTS } from './types.ts';
+
+export interface RebuildProgress {
+  projection: string;
+  position: number;
+  head: number;
+  events: number;
+}
+
+export interface RebuildHooks {
+  onProgress?: (p: RebuildProgress) => void;
+  /** Called with [rebuilt, live] collection pairs while live application is paused, before the swap. */
+  beforeSwap?: (projection: string, pairs: Array<[rebuilt: string, live: string]>) => Promise<void>;
+}
+
+const PAGE = 5000;
+
+function contextFor(store: ReadStore, prefix = ''): ProjectionContext {
+  const cache = new Map<string, Collection>();
+  return {
+    collection(name) {
+      let c = cache.get(name);
+      if (!c) {
+        c = store.collection(prefix + name);
+        cache.set(name, c);
+      }
+      return c;
+    },
+  };
+}
+
+/**
+ * Runs every projection from its checkpoint: one catch-up-then-live subscription, events applied
+ * one at a time in log order, checkpoints moved after each batch. Application is idempotent (each
+ * document keeps the position of the last event applied), so redelivery after a crash is safe.
+ */
+export class ProjectionRunner {
+  private subscription: Subscription | null = null;
+  private processed = 0;
+  private waiters: Array<{ position: number; resolve: () => void; reject: (e: Error) => void }> = [];
+  private readonly checkpoints = new Map<string, number>();
+  private failure: Error | null = null;
+  private paused: Promise<void> | null = null;
+  private resumePause: (() => void) | null = null;
+  private readonly live: ProjectionContext;
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly store: ReadStore,
+    readonly projections: Projection[],
+    private readonly onError: (err: Error) => void = () => undefined,
+  ) {
+    this.live = contextFor(store);
+  }
+
+  /** Position of the last event every projection has applied. */
+  get position(): number {
+    return this.processed;
+  }
+
+  async prepare(): Promise<void> {
+    for (const p of this.projections) {
+      for (const spec of p.collections) await this.store.ensureCollection(spec);
+      await p.init?.(this.live);
+    }
+    const cps = this.store.collection(CHECKPOINTS);
+    for (const p of this.projections) {
+      const doc = await cps.findOne({ _id: p.name });
+      this.checkpoints.set(p.name, typeof doc?.position === 'number' ? doc.position : 0);
+    }
+    this.processed = Math.min(...this.projections.map((p) => this.checkpoints.get(p.name) ?? 0));
+  }
+
+  /** Catches up to the head of the log, then keeps applying new events as they are appended. */
+  async start(): Promise<void> {
+    await this.prepare();
+    const head = await this.log.headPosition();
+    const caughtUp = this.waitFor(head);
+    this.subscription = this.log.subscribeAll(this.processed, (events) => this.applyBatch(events));
+    await caughtUp;
+  }
+
+  /** Read-your-writes: resolves once every projection has applied the event at `position`. */
+  waitFor(position: number, timeoutMs = 10_000): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (position <= this.processed) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter = { position, resolve, reject };
+      this.waiters.push(waiter);
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new Error(`read models did not reach position ${position} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      timer.unref();
+      const done = waiter.resolve;
+      waiter.resolve = () => {
+        clearTimeout(timer);
+        done();
+      };
+    });
+  }
+
+  private async applyBatch(events: RecordedEvent[]): Promise<void> {
+    if (this.paused) await this.paused;
+    try {
+      for (const event of events) {
+        for (const p of this.projections) {
+          if ((this.checkpoints.get(p.name) ?? 0) >= event.position) continue;
+          if (p.handles.has(event.type)) await p.apply(event, this.live);
+        }
+        this.processed = event.position;
+      }
+      const last = events[events.length - 1];
+      if (last) await this.saveCheckpoints(last.position);
+    } catch (err) {
+      this.failure = err instanceof Error ? err : new Error(String(err));
+      for (const w of this.waiters) w.reject(this.failure);
+      this.waiters = [];
+      this.onError(this.failure);
+      throw err;
+    }
+    this.release();
+  }
+
+  private release(): void {
+    if (this.waiters.length === 0) return;
+    const ready = this.waiters.filter((w) => w.position <= this.processed);
+    if (ready.length === 0) return;
+    this.waiters = this.waiters.filter((w) => w.position > this.processed);
+    for (const w of ready) w.resolve();
+  }
+
+  private async saveCheckpoints(position: number): Promise<void> {
+    const cps = this.store.collection(CHECKPOINTS);
+    for (const p of this.projections) {
+      if ((this.checkpoints.get(p.name) ?? 0) >= position) continue;
+      this.checkpoints.set(p.name, position);
+      await cps.updateOne({ _id: p.name }, { $set: { position } }, { upsert: true });
+    }
+  }
+
+  /**
+   * Rebuilds projections from position 0 into fresh collections, then swaps them in (atomically
+   * in the embedded store) while live application is paused, so readers never see a half-built
+   * read model.
+   */
+  async rebuild(names: string[] | null, hooks: RebuildHooks = {}): Promise<void> {
+    const chosen = names ? this.projections.filter((p) => names.includes(p.name)) : this.projections;
+    const unknown = names?.filter((n) => !this.projections.some((p) => p.name === n)) ?? [];
+    if (unknown.length) throw new Error(`unknown projection(s): ${unknown.join(', ')}`);
+    for (const p of chosen) await this.rebuildOne(p, hooks);
+  }
+
+  private async rebuildOne(p: Projection, { onProgress, beforeSwap }: RebuildHooks): Promise<void> {
+    const prefix = `_rebuild_${p.name}__`;
+    const ctx = contextFor(this.store, prefix);
+    for (const spec of p.collections) {
+      await this.store.dropCollection(prefix + spec.name);
+      await this.store.ensureCollection({ ...spec, name: prefix + spec.name });
+    }
+    await p.init?.(ctx);
+    let position = 0;
+    let events = 0;
+    const replay = async (until: number | null) => {
+      for (;;) {
+        const page = await this.log.readAll({ after: position, maxCount: PAGE });
+        for (const e of page) {
+          if (until !== null && e.position > until) return;
+          if (p.handles.has(e.type)) await p.apply(e, ctx);
+          position = e.position;
+          events++;
+        }
+        if (page.length < PAGE) return;
+        onProgress?.({ projection: p.name, position, head: until ?? position, events });
+      }
+    };
+    await replay(null);
+    // Pause live application, apply what arrived meanwhile, swap, resume.
+    await this.pause();
+    try {
+      await replay(null);
+      const pairs: Array<[string, string]> = p.collections.map((c) => [prefix + c.name, c.name]);
+      await beforeSwap?.(p.name, pairs);
+      await this.store.swapCollections(pairs);
+      this.checkpoints.set(p.name, position);
+      await this.store.collection(CHECKPOINTS).updateOne({ _id: p.name }, { $set: { position } }, { upsert: true });
+      onProgress?.({ projection: p.name, position, head: position, events });
+    } finally {
+      this.resume();
+    }
+  }
+
+  private async pause(): Promise<void> {
+    if (this.paused) return;
+    this.paused = new Promise((resolve) => (this.resumePause = resolve));
+  }
+
+  private resume(): void {
+    const r = this.resumePause;
+    this.paused = null;
+    this.resumePause = null;
+    r?.();
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.close();
+    this.subscription = null;
+  }
+}

@@ -1,0 +1,1096 @@
+// The embedded read store: collections in memory answering MongoDB queries. Documents live in a
+// Map by _id; declared indexes are B-trees over compound keys in BSON order, so request-path
+// queries read a few index entries instead of scanning. mingo checks whatever the index bounds
+// do not prove, and updates go through the fast applier in updates.ts.
+import btree from 'sorted-btree';
+import { Query } from 'mingo';
+import {
+  DuplicateKeyError,
+  type Collection,
+  type CollectionSpec,
+  type Doc,
+  type Filter,
+  type FindOptions,
+  type IndexSpec,
+  type QueryPlan,
+  type ReadStore,
+  type SortSpec,
+  type Update,
+  type UpdateResult,
+} from './port.ts';
+import {
+  EMPTY_ARRAY_KEY,
+  MAX_KEY,
+  MIN_KEY,
+  STRING_END,
+  applyUpdate,
+  cloneValue,
+  compareValues,
+  splitPath,
+  valuesEqual,
+} from './updates.ts';
+
+// sorted-btree is CommonJS: its class is `default` when loaded as ESM, the module itself when a
+// CommonJS loader (mocha through tsx) has already unwrapped it.
+const BTree = ((btree as unknown as { default?: typeof btree.default }).default ?? btree) as typeof btree.default;
+type IndexKey = unknown[];
+type Tree = InstanceType<typeof BTree<IndexKey, string>>;
+type Obj = Record<string, unknown>;
+
+// Bounds of a key component in tree order, whatever the component's direction.
+const FIRST = Symbol('first');
+const LAST = Symbol('last');
+
+/** Distinct values of an indexed path that runs through arrays (one index entry per value). */
+class Multi {
+  constructor(readonly values: unknown[]) {}
+}
+
+function pushDistinct(out: unknown[], v: unknown): void {
+  for (const x of out) if (valuesEqual(x, v)) return;
+  out.push(v);
+}
+
+function collectPathValues(cur: unknown, segs: string[], i: number, out: unknown[]): void {
+  if (i === segs.length) {
+    if (cur === undefined) pushDistinct(out, null);
+    else if (Array.isArray(cur)) {
+      if (cur.length === 0) pushDistinct(out, EMPTY_ARRAY_KEY);
+      for (const e of cur) pushDistinct(out, e === undefined ? null : e);
+    } else pushDistinct(out, cur);
+    return;
+  }
+  if (Array.isArray(cur)) {
+    const idx = /^\d+$/.test(segs[i]) ? Number(segs[i]) : -1;
+    if (idx >= 0 && idx < cur.length) collectPathValues(cur[idx], segs, i + 1, out);
+    let any = false;
+    for (const e of cur) {
+      if (e !== null && typeof e === 'object' && !Array.isArray(e)) {
+        collectPathValues((e as Obj)[segs[i]], segs, i + 1, out);
+        any = true;
+      }
+    }
+    if (!any && idx < 0) pushDistinct(out, null);
+    return;
+  }
+  if (cur === null || typeof cur !== 'object') {
+    pushDistinct(out, null);
+    return;
+  }
+  collectPathValues((cur as Obj)[segs[i]], segs, i + 1, out);
+}
+
+/** The key value of a path: missing -> null, [] -> EMPTY_ARRAY_KEY, arrays -> Multi. */
+function pathKeyValue(doc: Obj, segs: string[]): unknown {
+  let cur: unknown = doc;
+  for (let i = 0; i < segs.length; i++) {
+    if (cur === null || typeof cur !== 'object') return null;
+    if (Array.isArray(cur)) {
+      const out: unknown[] = [];
+      collectPathValues(cur, segs, i, out);
+      return out.length === 1 ? out[0] : new Multi(out);
+    }
+    cur = (cur as Obj)[segs[i]];
+  }
+  if (cur === undefined) return null;
+  if (Array.isArray(cur)) {
+    if (cur.length === 0) return EMPTY_ARRAY_KEY;
+    const out: unknown[] = [];
+    for (const e of cur) pushDistinct(out, e === undefined ? null : e);
+    return out.length === 1 ? out[0] : new Multi(out);
+  }
+  return cur;
+}
+
+class Index {
+  readonly fields: string[];
+  readonly paths: string[][];
+  /** Direction per key component; the last component is the _id, ascending. */
+  readonly dirs: number[];
+  readonly roots: Set<string>;
+  readonly rootList: string[];
+  readonly tree: Tree;
+  /** Per field: has some document produced several entries through it? */
+  readonly multikeyFields: boolean[];
+  multikey = false;
+
+  constructor(readonly spec: IndexSpec) {
+    this.fields = Object.keys(spec.keys);
+    this.paths = this.fields.map((f) => f.split('.'));
+    this.dirs = [...this.fields.map((f) => (spec.keys[f] === -1 ? -1 : 1)), 1];
+    this.roots = new Set(this.paths.map((p) => p[0]));
+    this.rootList = [...this.roots];
+    this.multikeyFields = this.fields.map(() => false);
+    const dirs = this.dirs;
+    const n = dirs.length;
+    this.tree = new BTree<IndexKey, string>(undefined, (a, b) => {
+      for (let i = 0; i < n; i++) {
+        const x = a[i];
+        const y = b[i];
+        if (x === y) continue;
+        if (x === FIRST || y === LAST) return -1;
+        if (x === LAST || y === FIRST) return 1;
+        const c = compareValues(x, y);
+        if (c !== 0) return c * dirs[i];
+      }
+      return 0;
+    });
+  }
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  get unique(): boolean {
+    return this.spec.unique === true;
+  }
+
+  /** The index entries of a document (several when an indexed field holds an array). */
+  keysOf(doc: Doc): IndexKey[] {
+    const n = this.paths.length;
+    const key: IndexKey = new Array(n + 1);
+    let multiAt = -1;
+    for (let i = 0; i < n; i++) {
+      const v = pathKeyValue(doc, this.paths[i]);
+      if (v instanceof Multi) {
+        if (multiAt >= 0) throw new Error(`cannot index parallel arrays [${this.fields[multiAt]}] [${this.fields[i]}] in index ${this.name}`);
+        multiAt = i;
+      }
+      key[i] = v;
+    }
+    key[n] = doc._id;
+    if (multiAt < 0) return [key];
+    const values = (key[multiAt] as Multi).values;
+    return values.map((v) => {
+      const k = key.slice();
+      k[multiAt] = v;
+      return k;
+    });
+  }
+
+  noteMultikey(keys: IndexKey[]): void {
+    if (keys.length < 2) return;
+    this.multikey = true;
+    const first = keys[0];
+    for (let i = 0; i < this.fields.length; i++) if (keys[1][i] !== first[i]) this.multikeyFields[i] = true;
+  }
+
+  /** The _id of another document holding the same indexed values, if any. */
+  holderOf(key: IndexKey, exceptId: unknown): string | undefined {
+    const n = this.fields.length;
+    const probe = key.slice(0, n);
+    probe.push(FIRST);
+    let pair = this.tree.getPairOrNextHigher(probe);
+    while (pair !== undefined) {
+      const k = pair[0];
+      for (let i = 0; i < n; i++) if (compareValues(k[i], key[i]) !== 0) return undefined;
+      if (pair[1] !== exceptId) return pair[1];
+      pair = this.tree.nextHigherPair(k);
+    }
+    return undefined;
+  }
+
+  sameSpec(spec: IndexSpec): boolean {
+    const a = Object.entries(this.spec.keys);
+    const b = Object.entries(spec.keys);
+    return a.length === b.length && a.every(([f, d], i) => b[i][0] === f && b[i][1] === d) && this.unique === (spec.unique === true);
+  }
+}
+
+function sameKeys(a: IndexKey[], b: IndexKey[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    for (let j = 0; j < x.length; j++) if (x[j] !== y[j] && compareValues(x[j], y[j]) !== 0) return false;
+  }
+  return true;
+}
+
+function duplicateError(coll: string, index: string, key: IndexKey, fields: string[]): DuplicateKeyError {
+  const shown = fields.map((f, i) => `${f}: ${JSON.stringify(key[i] ?? null)}`).join(', ');
+  return new DuplicateKeyError(`E11000 duplicate key error collection: ${coll} index: ${index} dup key: { ${shown} }`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Query planning.
+
+interface Constraint {
+  /** Equality values ($eq, plain value, $in); null when the field only has a range. */
+  points: unknown[] | null;
+  lo: unknown;
+  loIncl: boolean;
+  hi: unknown;
+  hiIncl: boolean;
+  hasRange: boolean;
+  /** The bounds alone decide the condition (for documents without arrays in the field). */
+  exact: boolean;
+}
+
+interface FilterAnalysis {
+  fields: Map<string, Constraint>;
+  /** Some condition is not captured by the per-field bounds ($or, $ne, $regex, ...). */
+  opaque: boolean;
+}
+
+function isKeyScalar(v: unknown): boolean {
+  return v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v instanceof Date;
+}
+
+function isOperatorObject(v: unknown): v is Obj {
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof Date || v instanceof RegExp) return false;
+  const keys = Object.keys(v);
+  return keys.length > 0 && keys.every((k) => k.charCodeAt(0) === 36);
+}
+
+function newConstraint(): Constraint {
+  return { points: null, lo: MIN_KEY, loIncl: true, hi: MAX_KEY, hiIncl: true, hasRange: false, exact: true };
+}
+
+function addBound(c: Constraint, op: string, v: unknown): void {
+  const isLow = op === '$gt' || op === '$gte';
+  const incl = op === '$gte' || op === '$lte';
+  if (isLow) {
+    if (!c.hasRange || c.lo === MIN_KEY || compareValues(v, c.lo) > 0 || (compareValues(v, c.lo) === 0 && !incl)) {
+      if (c.hasRange && c.lo !== MIN_KEY) c.exact = c.exact && typeof c.lo === typeof v;
+      c.lo = v;
+      c.loIncl = incl;
+    }
+  } else if (!c.hasRange || c.hi === MAX_KEY || compareValues(v, c.hi) < 0 || (compareValues(v, c.hi) === 0 && !incl)) {
+    if (c.hasRange && c.hi !== MAX_KEY) c.exact = c.exact && typeof c.hi === typeof v;
+    c.hi = v;
+    c.hiIncl = incl;
+  }
+  c.hasRange = true;
+}
+
+/** Closes a one-sided range within the type of its bound (MongoDB's type bracketing). */
+function bracket(c: Constraint): void {
+  if (!c.hasRange) return;
+  const t = typeof (c.lo !== MIN_KEY ? c.lo : c.hi);
+  if (t === 'number') {
+    if (c.lo === MIN_KEY) c.lo = -Infinity;
+    if (c.hi === MAX_KEY) c.hi = Infinity;
+    c.exact = c.exact && typeof c.lo === 'number' && typeof c.hi === 'number';
+  } else if (t === 'string') {
+    if (c.lo === MIN_KEY) c.lo = '';
+    if (c.hi === MAX_KEY) {
+      c.hi = STRING_END;
+      c.hiIncl = false;
+    }
+    c.exact = c.exact && typeof c.lo === 'string' && (typeof c.hi === 'string' || c.hi === STRING_END);
+  } else {
+    c.exact = false;
+  }
+}
+
+function analyzeInto(filter: Filter, out: FilterAnalysis): void {
+  for (const field of Object.keys(filter)) {
+    const cond = filter[field];
+    if (field.charCodeAt(0) === 36) {
+      if (field === '$and' && Array.isArray(cond)) {
+        for (const sub of cond) if (sub !== null && typeof sub === 'object') analyzeInto(sub as Filter, out);
+      } else if (field !== '$comment') {
+        out.opaque = true;
+      }
+      continue;
+    }
+    let c = out.fields.get(field);
+    if (c !== undefined) c.exact = false; // a second condition on the field: keep the first as bounds
+    else {
+      c = newConstraint();
+      out.fields.set(field, c);
+      if (isKeyScalar(cond)) {
+        c.points = [cond];
+      } else if (isOperatorObject(cond)) {
+        for (const op of Object.keys(cond)) {
+          const v = cond[op];
+          if (op === '$eq' && isKeyScalar(v) && c.points === null) c.points = [v];
+          else if (op === '$in' && Array.isArray(v) && v.every(isKeyScalar) && c.points === null) c.points = v.slice();
+          else if ((op === '$gt' || op === '$gte' || op === '$lt' || op === '$lte') && isKeyScalar(v) && v !== null) addBound(c, op, v);
+          else c.exact = false;
+        }
+        if (c.points !== null && c.hasRange) {
+          c.exact = false;
+          c.hasRange = false;
+        }
+        bracket(c);
+        if (c.points === null && !c.hasRange) {
+          out.fields.delete(field);
+          out.opaque = true;
+        }
+      } else {
+        out.fields.delete(field);
+        out.opaque = true;
+      }
+    }
+  }
+}
+
+function analyze(filter: Filter): FilterAnalysis {
+  const out: FilterAnalysis = { fields: new Map(), opaque: false };
+  analyzeInto(filter, out);
+  return out;
+}
+
+interface KeyRange {
+  start: IndexKey;
+  end: IndexKey;
+}
+
+interface IndexPlan {
+  index: Index;
+  ranges: KeyRange[];
+  /** Iterate the tree backwards. */
+  reverse: boolean;
+  /** The ranges must be merged on the components from `mergeFrom` to give the sort order. */
+  mergeFrom: number;
+  /** The index yields documents in the requested order (or no order was requested). */
+  ordered: boolean;
+  /** Every candidate matches the filter without testing it. */
+  covered: boolean;
+  score: number;
+}
+
+interface SortKey {
+  field: string;
+  dir: number;
+}
+
+/** Matches sort keys to index components from `pos`; returns the scan direction or 0. */
+function sortDirection(index: Index, sort: SortKey[], pos: number): number {
+  const n = index.fields.length;
+  let r = 0;
+  for (let j = 0; j < sort.length; j++) {
+    const p = pos + j;
+    let dir: number;
+    if (p < n && index.fields[p] === sort[j].field) dir = index.dirs[p];
+    else if (p === n && sort[j].field === '_id' && !index.fields.includes('_id')) dir = 1;
+    else return 0;
+    const rr = sort[j].dir * dir;
+    if (r === 0) r = rr;
+    else if (r !== rr) return 0;
+  }
+  return r;
+}
+
+function planIndex(index: Index, a: FilterAnalysis, sort: SortKey[], filterFields: number): IndexPlan | null {
+  const fields = index.fields;
+  const n = fields.length;
+  let e = 0;
+  const prefix: unknown[] = [];
+  for (; e < n; e++) {
+    const c = a.fields.get(fields[e]);
+    if (c === undefined || c.points === null || c.points.length !== 1) break;
+    prefix.push(c.points[0]);
+  }
+  const next = e < n ? a.fields.get(fields[e]) : undefined;
+  const nextIn = next !== undefined && next.points !== null ? next : undefined;
+  const nextRange = next !== undefined && next.points === null && next.hasRange ? next : undefined;
+  const pinned = (f: string) => {
+    const c = a.fields.get(f);
+    return c !== undefined && c.points !== null && c.points.length === 1;
+  };
+  const sortRest = sort.filter((s) => !pinned(s.field));
+  let dir = 1;
+  let ordered = true;
+  let mergeFrom = -1;
+  if (sortRest.length > 0) {
+    const d = sortDirection(index, sortRest, e);
+    // With a bound on a multikey sort field, a document's first entry in the range need not be
+    // its MongoDB sort key (the smallest or largest element of the whole array).
+    if (d !== 0 && !(next !== undefined && index.multikeyFields[e])) {
+      dir = d;
+    } else if (nextIn !== undefined && sortDirection(index, sortRest, e + 1) !== 0) {
+      dir = sortDirection(index, sortRest, e + 1);
+      mergeFrom = e + 1;
+    } else {
+      ordered = false;
+    }
+  }
+  const usesSort = sortRest.length > 0 && ordered;
+  if (e === 0 && next === undefined && !usesSort) return null;
+
+  const usedFields = e + (next !== undefined ? 1 : 0);
+  let exact = !a.opaque && !index.multikey && usedFields === filterFields;
+  for (let i = 0; i < usedFields && exact; i++) exact = (a.fields.get(fields[i]) as Constraint).exact;
+
+  const fill = (key: unknown[], from: number, v: symbol) => {
+    for (let i = from; i <= n; i++) key[i] = v;
+    return key;
+  };
+  const ranges: KeyRange[] = [];
+  if (nextIn !== undefined) {
+    const points: unknown[] = [];
+    for (const p of nextIn.points as unknown[]) pushDistinct(points, p);
+    const d = index.dirs[e];
+    points.sort((x, y) => compareValues(x, y) * d);
+    for (const p of points) {
+      ranges.push({ start: fill([...prefix, p], e + 1, FIRST), end: fill([...prefix, p], e + 1, LAST) });
+    }
+  } else if (nextRange !== undefined) {
+    const asc = index.dirs[e] === 1;
+    const first = asc ? nextRange.lo : nextRange.hi;
+    const firstIncl = asc ? nextRange.loIncl : nextRange.hiIncl;
+    const last = asc ? nextRange.hi : nextRange.lo;
+    const lastIncl = asc ? nextRange.hiIncl : nextRange.loIncl;
+    ranges.push({
+      start: fill([...prefix, first], e + 1, firstIncl ? FIRST : LAST),
+      end: fill([...prefix, last], e + 1, lastIncl ? LAST : FIRST),
+    });
+  } else {
+    ranges.push({ start: fill(prefix.slice(), e, FIRST), end: fill(prefix.slice(), e, LAST) });
+  }
+  const reverse = dir === -1;
+  if (reverse && mergeFrom < 0) ranges.reverse();
+  const score = e * 10 + (next !== undefined ? 5 : 0) + (usesSort ? 4 : 0) + (exact ? 1 : 0);
+  return { index, ranges, reverse, mergeFrom, ordered, covered: exact, score };
+}
+
+function* scanRange(tree: Tree, range: KeyRange, reverse: boolean): Generator<[IndexKey, string]> {
+  const cmp = tree._compare;
+  if (!reverse) {
+    for (const pair of tree.entries(range.start)) {
+      if (cmp(pair[0], range.end) > 0) return;
+      yield pair;
+    }
+  } else {
+    for (const pair of tree.entriesReversed(range.end)) {
+      if (cmp(pair[0], range.start) < 0) return;
+      yield pair;
+    }
+  }
+}
+
+/** Yields the _ids of the plan's entries in index order (merging $in ranges when needed). */
+function* planIds(plan: IndexPlan): Generator<string> {
+  const tree = plan.index.tree;
+  if (plan.mergeFrom < 0 || plan.ranges.length === 1) {
+    for (const range of plan.ranges) for (const pair of scanRange(tree, range, plan.reverse)) yield pair[1];
+    return;
+  }
+  const from = plan.mergeFrom;
+  const dirs = plan.index.dirs;
+  const sign = plan.reverse ? -1 : 1;
+  const iters = plan.ranges.map((r) => scanRange(tree, r, plan.reverse));
+  const heads: Array<[IndexKey, string] | undefined> = iters.map((it) => {
+    const r = it.next();
+    return r.done ? undefined : r.value;
+  });
+  const compareSuffix = (a: IndexKey, b: IndexKey) => {
+    for (let i = from; i < dirs.length; i++) {
+      const c = compareValues(a[i], b[i]);
+      if (c !== 0) return c * dirs[i] * sign;
+    }
+    return 0;
+  };
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const h = heads[i];
+      if (h !== undefined && (best < 0 || compareSuffix(h[0], (heads[best] as [IndexKey, string])[0]) < 0)) best = i;
+    }
+    if (best < 0) return;
+    yield (heads[best] as [IndexKey, string])[1];
+    const r = iters[best].next();
+    heads[best] = r.done ? undefined : r.value;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sorting and projection with MongoDB semantics.
+
+function sortKeyOf(doc: Obj, segs: string[], dir: number): unknown {
+  const v = pathKeyValue(doc, segs);
+  if (!(v instanceof Multi)) return v;
+  let best = v.values[0];
+  for (const x of v.values) if (compareValues(x, best) * dir < 0) best = x;
+  return best;
+}
+
+function sortDocs(docs: Doc[], sort: SortKey[]): Doc[] {
+  const paths = sort.map((s) => splitPath(s.field));
+  const keyed = docs.map((doc) => ({ doc, keys: sort.map((s, i) => sortKeyOf(doc, paths[i], s.dir)) }));
+  keyed.sort((a, b) => {
+    for (let i = 0; i < sort.length; i++) {
+      const c = compareValues(a.keys[i], b.keys[i]);
+      if (c !== 0) return c * sort[i].dir;
+    }
+    return compareValues(a.doc._id, b.doc._id);
+  });
+  return keyed.map((k) => k.doc);
+}
+
+type ProjectionTree = { [field: string]: true | ProjectionTree };
+
+function projectionTree(paths: string[]): ProjectionTree {
+  const tree: ProjectionTree = {};
+  for (const path of paths) {
+    const segs = path.split('.');
+    let node = tree;
+    for (let i = 0; i < segs.length; i++) {
+      const s = segs[i];
+      if (i === segs.length - 1) node[s] = true;
+      else {
+        const child = node[s];
+        if (child === true) break;
+        node = child === undefined ? (node[s] = {}) : child;
+      }
+    }
+  }
+  return tree;
+}
+
+function include(value: Obj, tree: ProjectionTree): Obj {
+  const out: Obj = {};
+  for (const k of Object.keys(value)) {
+    const t = tree[k];
+    if (t === undefined) continue;
+    const v = value[k];
+    if (t === true) out[k] = cloneValue(v);
+    else if (Array.isArray(v)) out[k] = v.filter(isDocument).map((e) => include(e, t));
+    else if (isDocument(v)) out[k] = include(v, t);
+  }
+  return out;
+}
+
+function exclude(value: Obj, tree: ProjectionTree): Obj {
+  const out: Obj = {};
+  for (const k of Object.keys(value)) {
+    const t = tree[k];
+    const v = value[k];
+    if (t === true) continue;
+    if (t === undefined) out[k] = cloneValue(v);
+    else if (Array.isArray(v)) out[k] = v.map((e) => (isDocument(e) ? exclude(e, t) : cloneValue(e)));
+    else if (isDocument(v)) out[k] = exclude(v, t);
+    else out[k] = cloneValue(v);
+  }
+  return out;
+}
+
+function isDocument(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+}
+
+interface CompiledProjection {
+  apply(doc: Doc): Doc;
+}
+
+function compileProjection(projection: Record<string, 0 | 1> | undefined): CompiledProjection | null {
+  if (projection === undefined) return null;
+  const keys = Object.keys(projection);
+  if (keys.length === 0) return null;
+  const idFlag = projection._id;
+  const others = keys.filter((k) => k !== '_id');
+  const included = others.filter((k) => Boolean(projection[k]));
+  const excluded = others.filter((k) => !projection[k]);
+  if (included.length > 0 && excluded.length > 0) {
+    throw new Error(`Cannot do exclusion on field ${excluded[0]} in inclusion projection`);
+  }
+  const dropId = idFlag !== undefined && !idFlag;
+  if (included.length > 0 || (others.length === 0 && !dropId)) {
+    const tree = projectionTree(included);
+    if (!dropId) tree._id = true;
+    return { apply: (doc) => include(doc, tree) as Doc };
+  }
+  const tree = projectionTree(excluded);
+  if (dropId) tree._id = true;
+  return { apply: (doc) => exclude(doc, tree) as Doc };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compiled mingo queries, memoised by the filter's text (request paths repeat their filters).
+
+const queryCache = new Map<string, Query>();
+
+function filterKey(v: unknown): string | null {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Object.is(v, -0) ? '-0' : String(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'undefined':
+      return 'undefined';
+    case 'bigint':
+      return `${v}n`;
+    case 'object':
+    case 'object': {
+      if (v instanceof RegExp) return `/${v.source}/${v.flags}`;
+      if (v instanceof Date) return `D${v.getTime()}`;
+      const isArray = Array.isArray(v);
+      const proto = Object.getPrototypeOf(v);
+      if (!isArray && proto !== Object.prototype && proto !== null) return null;
+      let s = isArray ? '[' : '{';
+      for (const k of Object.keys(v)) {
+        const part = filterKey((v as Obj)[k]);
+        if (part === null) return null;
+        s += isArray ? `${part},` : `${JSON.stringify(k)}:${part},`;
+      }
+      return s + (isArray ? ']' : '}');
+    }
+    default:
+      return null;
+  }
+}
+
+function compileFilter(filter: Filter): Query {
+  const key = filterKey(filter);
+  if (key === null) return new Query(filter, {});
+  let q = queryCache.get(key);
+  if (q === undefined) {
+    q = new Query(filter, {});
+    if (queryCache.size >= 2000) queryCache.delete(queryCache.keys().next().value as string);
+    queryCache.set(key, q);
+  }
+  return q;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+class CollectionData {
+  readonly docs = new Map<string, Doc>();
+  readonly indexes: Index[] = [];
+  readonly indexedRoots = new Set<string>();
+
+  addIndex(index: Index): void {
+    this.indexes.push(index);
+    for (const r of index.roots) this.indexedRoots.add(r);
+  }
+}
+
+interface Selection {
+  docs: Doc[];
+  plan: QueryPlan;
+}
+
+const NO_INDEXES: Index[] = [];
+
+function newObjectId(): string {
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  const seconds = Math.floor(Date.now() / 1000);
+  bytes[0] = (seconds >>> 24) & 0xff;
+  bytes[1] = (seconds >>> 16) & 0xff;
+  bytes[2] = (seconds >>> 8) & 0xff;
+  bytes[3] = seconds & 0xff;
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The document an upsert starts from: the filter's equality conditions (MongoDB semantics). */
+function seedFromFilter(filter: Filter, into: Obj): void {
+  for (const k of Object.keys(filter)) {
+    const v = filter[k];
+    if (k === '$and' && Array.isArray(v)) {
+      for (const sub of v) if (sub !== null && typeof sub === 'object') seedFromFilter(sub as Filter, into);
+      continue;
+    }
+    if (k.charCodeAt(0) === 36) continue;
+    let value: unknown;
+    if (isOperatorObject(v)) {
+      if (!('$eq' in v)) continue;
+      value = v.$eq;
+    } else if (v instanceof RegExp) continue;
+    else value = v;
+    applyUpdate(into, { $set: { [k]: value } }, { isInsert: true });
+  }
+}
+
+const ABSENT = Symbol('absent');
+/** Copies of the top-level fields an update may change: [name, value or ABSENT, ...]. */
+type Snapshot = { whole: Doc } | { fields: unknown[] };
+
+function snapshotFields(doc: Doc, update: Update, withPos: boolean): Snapshot {
+  const fields: unknown[] = [];
+  for (const op in update) {
+    if (op.charCodeAt(0) !== 36 || op === '$rename') return { whole: cloneValue(doc) };
+    const spec = update[op] as Obj;
+    for (const path in spec) {
+      const dot = path.indexOf('.');
+      keepField(doc, dot < 0 ? path : path.slice(0, dot), fields);
+    }
+  }
+  if (withPos) keepField(doc, '_pos', fields);
+  return { fields };
+}
+
+function keepField(doc: Doc, root: string, fields: unknown[]): void {
+  for (let i = 0; i < fields.length; i += 2) if (fields[i] === root) return;
+  const v = doc[root];
+  fields.push(root, v === undefined ? ABSENT : cloneValue(v));
+}
+
+function restoreFields(doc: Doc, saved: Snapshot): void {
+  if ('whole' in saved) {
+    for (const k of Object.keys(doc)) delete doc[k];
+    Object.assign(doc, saved.whole);
+    return;
+  }
+  const f = saved.fields;
+  for (let i = 0; i < f.length; i += 2) {
+    const k = f[i] as string;
+    if (f[i + 1] === ABSENT) delete doc[k];
+    else doc[k] = f[i + 1];
+  }
+}
+
+export class MemoryCollection implements Collection {
+  constructor(
+    private readonly store: MemoryReadStore,
+    readonly name: string,
+  ) {}
+
+  private data(): CollectionData | undefined {
+    return this.store._data(this.name, false);
+  }
+
+  private writable(): CollectionData {
+    return this.store._data(this.name, true) as CollectionData;
+  }
+
+  async findOne(filter: Filter, options?: FindOptions): Promise<Doc | null> {
+    const { docs } = this.select(filter, { ...options, limit: 1 });
+    return docs.length === 0 ? null : this.output(docs, options)[0];
+  }
+
+  async find(filter: Filter, options?: FindOptions): Promise<Doc[]> {
+    return this.output(this.select(filter, options).docs, options);
+  }
+
+  async count(filter: Filter = {}): Promise<number> {
+    const data = this.data();
+    if (data === undefined) return 0;
+    if (Object.keys(filter).length === 0) return data.docs.size;
+    return this.select(filter, undefined, true).docs.length;
+  }
+
+  async explain(filter: Filter, options?: FindOptions): Promise<QueryPlan> {
+    return this.select(filter, options).plan;
+  }
+
+  async insertOne(doc: Doc): Promise<void> {
+    const data = this.writable();
+    const { _id, ...rest } = cloneValue(doc);
+    this.insertDoc(data, { _id: _id ?? newObjectId(), ...rest });
+  }
+
+  async updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult> {
+    const data = this.data();
+    const found = data === undefined ? undefined : this.select(filter, { limit: 1 }, false).docs[0];
+    if (data !== undefined && found !== undefined) {
+      const modified = this.updateDoc(data, found, update, filter, undefined);
+      return { matched: 1, modified: modified ? 1 : 0, upserted: false };
+    }
+    if (options?.upsert !== true) return { matched: 0, modified: 0, upserted: false };
+    const seed: Obj = {};
+    seedFromFilter(filter, seed);
+    const { _id, ...rest } = seed;
+    const fresh: Doc = { _id: (_id as string | undefined) ?? newObjectId(), ...rest };
+    applyUpdate(fresh, update, { isInsert: true, filter });
+    this.insertDoc(this.writable(), fresh);
+    return { matched: 0, modified: 0, upserted: true };
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    const data = this.data();
+    if (data === undefined) return { matched: 0, modified: 0, upserted: false };
+    const docs = this.select(filter, undefined, false).docs;
+    let modified = 0;
+    for (const doc of docs) if (this.updateDoc(data, doc, update, filter, undefined)) modified++;
+    return { matched: docs.length, modified, upserted: false };
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    const data = this.data();
+    if (data === undefined) return 0;
+    const doc = this.select(filter, { limit: 1 }, false).docs[0];
+    if (doc === undefined) return 0;
+    this.removeDoc(data, doc);
+    return 1;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const data = this.data();
+    if (data === undefined) return 0;
+    const docs = this.select(filter, undefined, false).docs;
+    for (const doc of docs) this.removeDoc(data, doc);
+    return docs.length;
+  }
+
+  async applyAt(id: string, position: number, update: Update): Promise<boolean> {
+    return this.applyAtSync(id, position, update);
+  }
+
+  /** applyAt without the promise, for replay loops that own the store. */
+  applyAtSync(id: string, position: number, update: Update): boolean {
+    const data = this.writable();
+    const doc = data.docs.get(id);
+    if (doc !== undefined) {
+      const pos = doc._pos;
+      if (typeof pos === 'number' && pos >= position) return false;
+      this.updateDoc(data, doc, update, undefined, position);
+      return true;
+    }
+    const fresh: Doc = { _id: id };
+    applyUpdate(fresh, update, { isInsert: true });
+    fresh._pos = position;
+    this.insertDoc(data, fresh);
+    return true;
+  }
+
+  // ---- writes
+
+  private insertDoc(data: CollectionData, doc: Doc): void {
+    if (data.docs.has(doc._id)) {
+      throw new DuplicateKeyError(`E11000 duplicate key error collection: ${this.name} index: _id_ dup key: { _id: ${JSON.stringify(doc._id)} }`);
+    }
+    const keySets = data.indexes.map((ix) => ix.keysOf(doc));
+    data.indexes.forEach((ix, i) => {
+      if (!ix.unique) return;
+      for (const key of keySets[i]) if (ix.holderOf(key, doc._id) !== undefined) throw duplicateError(this.name, ix.name, key, ix.fields);
+    });
+    data.docs.set(doc._id, doc);
+    data.indexes.forEach((ix, i) => {
+      const keys = keySets[i];
+      ix.noteMultikey(keys);
+      for (const key of keys) ix.tree.set(key, doc._id);
+    });
+  }
+
+  private removeDoc(data: CollectionData, doc: Doc): void {
+    for (const ix of data.indexes) for (const key of ix.keysOf(doc)) ix.tree.delete(key);
+    data.docs.delete(doc._id);
+  }
+
+  /** The indexes whose fields the update may change (no allocation when there are none). */
+  private affected(data: CollectionData, update: Update, touchesPos: boolean): Index[] {
+    const indexes = data.indexes;
+    if (indexes.length === 0) return NO_INDEXES;
+    const roots = data.indexedRoots;
+    let hit: string[] | undefined;
+    for (const op in update) {
+      if (op.charCodeAt(0) !== 36 || op === '$rename') return indexes;
+      const spec = update[op] as Obj;
+      for (const path in spec) {
+        const dot = path.indexOf('.');
+        const root = dot < 0 ? path : path.slice(0, dot);
+        if (roots.has(root)) (hit ??= []).push(root);
+      }
+    }
+    if (touchesPos && roots.has('_pos')) (hit ??= []).push('_pos');
+    if (hit === undefined) return NO_INDEXES;
+    const out: Index[] = [];
+    for (const ix of indexes) {
+      for (const r of ix.rootList) {
+        if (hit.includes(r)) {
+          out.push(ix);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Applies an update to a stored document, keeping indexes right; all or nothing. */
+  private updateDoc(data: CollectionData, doc: Doc, update: Update, filter: Filter | undefined, position: number | undefined): boolean {
+    const affected = this.affected(data, update, position !== undefined);
+    if (affected.length === 0) {
+      let changed = applyUpdate(doc, update, { isInsert: false, filter });
+      if (position !== undefined) {
+        doc._pos = position;
+        changed = true;
+      }
+      return changed;
+    }
+    const oldKeys = affected.map((ix) => ix.keysOf(doc));
+    // The fields the update touches, to put back if the new index entries are refused.
+    const saved = snapshotFields(doc, update, position !== undefined);
+    const moves: Array<{ ix: Index; oldKeys: IndexKey[]; newKeys: IndexKey[] }> = [];
+    try {
+      let changed = applyUpdate(doc, update, { isInsert: false, filter });
+      if (position !== undefined) {
+        doc._pos = position;
+        changed = true;
+      }
+      if (!changed) return false;
+      for (let i = 0; i < affected.length; i++) {
+        const ix = affected[i];
+        const newKeys = ix.keysOf(doc);
+        if (sameKeys(oldKeys[i], newKeys)) continue;
+        if (ix.unique) {
+          for (const key of newKeys) if (ix.holderOf(key, doc._id) !== undefined) throw duplicateError(this.name, ix.name, key, ix.fields);
+        }
+        moves.push({ ix, oldKeys: oldKeys[i], newKeys });
+      }
+    } catch (err) {
+      restoreFields(doc, saved);
+      throw err;
+    }
+    for (const { ix, oldKeys, newKeys } of moves) {
+      for (const key of oldKeys) ix.tree.delete(key);
+      ix.noteMultikey(newKeys);
+      for (const key of newKeys) ix.tree.set(key, doc._id);
+    }
+    return true;
+  }
+
+  // ---- reads
+
+  private output(docs: Doc[], options: FindOptions | undefined): Doc[] {
+    const projection = compileProjection(options?.projection);
+    return projection === null ? docs.map((d) => cloneValue(d)) : docs.map((d) => projection.apply(d));
+  }
+
+  /**
+   * The stored documents matching `filter` in the requested order, after skip and limit (not
+   * copies). `countOnly` lets a covered index range be counted without fetching documents.
+   */
+  private select(filter: Filter, options: FindOptions | undefined, countOnly = false): Selection {
+    const data = this.data();
+    if (data === undefined) return { docs: [], plan: { index: null, examined: 0 } };
+    const sort: SortKey[] = options?.sort === undefined ? [] : Object.entries(options.sort as SortSpec).map(([field, dir]) => ({ field, dir: dir === -1 ? -1 : 1 }));
+    const skip = Math.max(0, options?.skip ?? 0);
+    const limit = options?.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
+    const a = analyze(filter);
+    const filterFields = a.fields.size;
+
+    // _id equality or $in: direct lookups.
+    const idc = a.fields.get('_id');
+    if (idc !== undefined && idc.points !== null) {
+      const docs: Doc[] = [];
+      const seen = new Set<unknown>();
+      let examined = 0;
+      const test = idc.exact && filterFields === 1 && !a.opaque ? null : compileFilter(filter);
+      for (const id of idc.points) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        const doc = data.docs.get(id as string);
+        if (doc === undefined) continue;
+        examined++;
+        if (test === null || test.test(doc)) docs.push(doc);
+      }
+      const sorted = sort.length > 0 ? sortDocs(docs, sort) : docs;
+      return { docs: sorted.slice(skip, skip + limit), plan: { index: '_id_', examined } };
+    }
+
+    let best: IndexPlan | null = null;
+    for (const ix of data.indexes) {
+      const p = planIndex(ix, a, sort, filterFields);
+      if (p !== null && (best === null || p.score > best.score)) best = p;
+    }
+
+    const isEmpty = Object.keys(filter).length === 0;
+    const test = (best !== null && best.covered) || isEmpty ? null : compileFilter(filter);
+    const out: Doc[] = [];
+    let examined = 0;
+    const ordered = best !== null ? best.ordered : sort.length === 0;
+    const stopAt = ordered ? skip + limit : Infinity;
+    let matched = 0;
+
+    if (best !== null) {
+      const dedupe = best.index.multikey ? new Set<string>() : null;
+      if (countOnly && best.covered && dedupe === null) {
+        let count = 0;
+        for (const range of best.ranges) count += best.index.tree.forRange(range.start, range.end, true);
+        return { docs: new Array(count), plan: { index: best.index.name, examined: 0 } };
+      }
+      for (const id of planIds(best)) {
+        if (dedupe !== null) {
+          if (dedupe.has(id)) continue;
+          dedupe.add(id);
+        }
+        const doc = data.docs.get(id) as Doc;
+        examined++;
+        if (test !== null && !test.test(doc)) continue;
+        if (++matched > skip || !ordered) out.push(doc);
+        if (matched >= stopAt) break;
+      }
+    } else {
+      for (const doc of data.docs.values()) {
+        examined++;
+        if (test !== null && !test.test(doc)) continue;
+        if (++matched > skip || !ordered) out.push(doc);
+        if (matched >= stopAt) break;
+      }
+    }
+    const plan = { index: best === null ? null : best.index.name, examined };
+    if (ordered) return { docs: out, plan };
+    const sorted = sort.length > 0 ? sortDocs(out, sort) : out;
+    return { docs: sorted.slice(skip, skip + limit), plan };
+  }
+}
+
+export class MemoryReadStore implements ReadStore {
+  readonly name = 'memory';
+  private collections = new Map<string, CollectionData>();
+  private handles = new Map<string, MemoryCollection>();
+
+  collection(name: string): MemoryCollection {
+    let h = this.handles.get(name);
+    if (h === undefined) {
+      h = new MemoryCollection(this, name);
+      this.handles.set(name, h);
+    }
+    return h;
+  }
+
+  /** @internal The state of a collection; created on first write, as MongoDB does. */
+  _data(name: string, create: boolean): CollectionData | undefined {
+    let data = this.collections.get(name);
+    if (data === undefined && create) {
+      data = new CollectionData();
+      this.collections.set(name, data);
+    }
+    return data;
+  }
+
+  async ensureCollection(spec: CollectionSpec): Promise<void> {
+    const data = this._data(spec.name, true) as CollectionData;
+    for (const ixSpec of spec.indexes) {
+      if (ixSpec.name === '_id_') continue;
+      const byName = data.indexes.find((ix) => ix.name === ixSpec.name);
+      if (byName !== undefined) {
+        if (byName.sameSpec(ixSpec)) continue;
+        throw new Error(`An index named ${ixSpec.name} already exists on ${spec.name} with a different key pattern or options`);
+      }
+      const sameKeys = data.indexes.find((ix) => ix.sameSpec({ ...ixSpec, unique: ix.unique }));
+      if (sameKeys !== undefined) throw new Error(`Index ${ixSpec.name} already exists on ${spec.name} with a different name: ${sameKeys.name}`);
+      const ix = new Index({ name: ixSpec.name, keys: { ...ixSpec.keys }, unique: ixSpec.unique === true });
+      for (const doc of data.docs.values()) {
+        const keys = ix.keysOf(doc);
+        if (ix.unique) for (const key of keys) if (ix.holderOf(key, doc._id) !== undefined) throw duplicateError(spec.name, ix.name, key, ix.fields);
+        ix.noteMultikey(keys);
+        for (const key of keys) ix.tree.set(key, doc._id);
+      }
+      data.addIndex(ix);
+    }
+  }
+
+  async dropCollection(name: string): Promise<void> {
+    this.collections.delete(name);
+  }
+
+  async swapCollections(pairs: Array<[from: string, to: string]>): Promise<void> {
+    const moved = pairs.map(([from, to]) => {
+      if (from === to) throw new Error(`Cannot rename collection ${from} to itself`);
+      const data = this.collections.get(from);
+      if (data === undefined) throw new Error(`Cannot rename ${from}: the collection does not exist`);
+      return data;
+    });
+    for (const [from] of pairs) this.collections.delete(from);
+    pairs.forEach(([, to], i) => this.collections.set(to, moved[i]));
+  }
+
+  async listCollections(): Promise<string[]> {
+    return [...this.collections.keys()].sort();
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.collections.clear();
+    this.handles.clear();
+  }
+}

@@ -1,0 +1,652 @@
+// MongoDB update semantics on plain objects: a fast path of our own for the operators that
+// projections use on replay (mingo's updater costs ~70-150 µs per call), and mingo's updater for
+// the rest. Also the BSON comparison order and the value copy shared with the memory adapter.
+import { update as mingoUpdate } from 'mingo';
+import type { Update } from './port.ts';
+
+/** A malformed update, or one that does not fit the document (MongoDB rejects it as a write error). */
+export class UpdateError extends Error {
+  readonly code = 'bad_update';
+  readonly status = 500;
+}
+
+/** A value that only sorts (MinKey, MaxKey, the end of the strings, the key of an empty array). */
+export class KeyBound {
+  constructor(
+    readonly rank: number,
+    readonly label: string,
+  ) {}
+}
+export const MIN_KEY = new KeyBound(0, 'MinKey');
+/** MongoDB indexes an empty array as `undefined`, which sorts before null. */
+export const EMPTY_ARRAY_KEY = new KeyBound(0.5, 'EmptyArray');
+export const STRING_END = new KeyBound(3.5, 'StringEnd');
+export const MAX_KEY = new KeyBound(13, 'MaxKey');
+
+type Obj = Record<string, unknown>;
+
+// BSON type order: MinKey, null (and missing), numbers, strings, objects, arrays, binary,
+// ObjectId, booleans, dates, timestamps, regular expressions, MaxKey.
+export function typeRank(v: unknown): number {
+  switch (typeof v) {
+    case 'number':
+    case 'bigint':
+      return 2;
+    case 'string':
+      return 3;
+    case 'boolean':
+      return 8;
+    case 'undefined':
+      return 1;
+    case 'object':
+      if (v === null) return 1;
+      if (Array.isArray(v)) return 5;
+      if (v instanceof KeyBound) return v.rank;
+      if (v instanceof Date) return 9;
+      if (v instanceof RegExp) return 11;
+      if (v instanceof Uint8Array) return 6;
+      return 4;
+    default:
+      return 4;
+  }
+}
+
+function compareNumbers(a: number, b: number): number {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  if (a === b) return 0;
+  // NaN sorts before every other number and equals itself.
+  const an = a !== a;
+  const bn = b !== b;
+  return an === bn ? 0 : an ? -1 : 1;
+}
+
+/** Compares two values in MongoDB's BSON order (objects compare field by field, in field order). */
+export function compareValues(a: unknown, b: unknown): number {
+  if (typeof a === 'string') {
+    if (typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  } else if (typeof a === 'number' && typeof b === 'number') {
+    return compareNumbers(a, b);
+  }
+  const ra = typeRank(a);
+  const rb = typeRank(b);
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  switch (ra) {
+    case 2:
+      return compareNumbers(Number(a), Number(b));
+    case 4:
+      return compareObjects(a as Obj, b as Obj);
+    case 5:
+      return compareArrays(a as unknown[], b as unknown[]);
+    case 6:
+      return compareBytes(a as Uint8Array, b as Uint8Array);
+    case 8:
+      return a === b ? 0 : a ? 1 : -1;
+    case 9:
+      return compareNumbers((a as Date).getTime(), (b as Date).getTime());
+    case 11:
+      return compareValues(String(a), String(b));
+    default:
+      return 0;
+  }
+}
+
+function compareObjects(a: Obj, b: Obj): number {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  const n = Math.min(ka.length, kb.length);
+  for (let i = 0; i < n; i++) {
+    const va = a[ka[i]];
+    const vb = b[kb[i]];
+    const r = typeRank(va) - typeRank(vb);
+    if (r !== 0) return r < 0 ? -1 : 1;
+    if (ka[i] !== kb[i]) return ka[i] < kb[i] ? -1 : 1;
+    const c = compareValues(va, vb);
+    if (c !== 0) return c;
+  }
+  return ka.length === kb.length ? 0 : ka.length < kb.length ? -1 : 1;
+}
+
+function compareArrays(a: unknown[], b: unknown[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const c = compareValues(a[i], b[i]);
+    if (c !== 0) return c;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  if (a.length !== b.length) return a.length < b.length ? -1 : 1;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  return 0;
+}
+
+/** BSON equality: numbers by value, objects field by field in order (as MongoDB compares them). */
+export function valuesEqual(a: unknown, b: unknown): boolean {
+  return a === b || compareValues(a, b) === 0;
+}
+
+function isPlainObject(v: unknown): v is Obj {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Deep copy of a JSON-like value. `undefined` inside objects and arrays becomes null, as the
+ * MongoDB driver serialises it; class instances other than Date are shared (treated as immutable).
+ */
+export function cloneValue<T>(v: T): T {
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const e = v[i];
+      out[i] = e === undefined ? null : typeof e === 'object' && e !== null ? cloneValue(e) : e;
+    }
+    return out as T;
+  }
+  if (v instanceof Date) return new Date(v.getTime()) as T;
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return v;
+  const out: Obj = {};
+  for (const k in v) {
+    const e = (v as Obj)[k];
+    const c = e === undefined ? null : typeof e === 'object' && e !== null ? cloneValue(e) : e;
+    if (k === '__proto__') Object.defineProperty(out, k, { value: c, enumerable: true, writable: true, configurable: true });
+    else out[k] = c;
+  }
+  return out as T;
+}
+
+const pathCache = new Map<string, string[]>();
+/** `a.b.c` -> ['a', 'b', 'c'], memoised (projections use a small set of paths). */
+export function splitPath(path: string): string[] {
+  let segs = pathCache.get(path);
+  if (segs === undefined) {
+    segs = path.split('.');
+    if (pathCache.size >= 20_000) pathCache.clear();
+    pathCache.set(path, segs);
+  }
+  return segs;
+}
+
+function arrayIndex(seg: string): number {
+  const n = seg.length;
+  if (n === 0 || n > 9) return -1;
+  for (let i = 0; i < n; i++) {
+    const c = seg.charCodeAt(i);
+    if (c < 48 || c > 57) return -1;
+  }
+  return Number(seg);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+// ---- undo log: every mutation records how to revert it, so a failing update leaves the
+// document as it was (MongoDB applies an update atomically or not at all).
+const LENGTH = Symbol('length');
+const undoLog: unknown[] = [];
+let undoTop = 0;
+
+function record(container: object, key: string | number | typeof LENGTH, had: boolean, old: unknown): void {
+  const i = undoTop;
+  undoLog[i] = container;
+  undoLog[i + 1] = key;
+  undoLog[i + 2] = had;
+  undoLog[i + 3] = old;
+  undoTop = i + 4;
+}
+
+function rollback(): void {
+  for (let i = undoTop - 4; i >= 0; i -= 4) {
+    const c = undoLog[i] as Obj & unknown[];
+    const k = undoLog[i + 1] as string | typeof LENGTH;
+    if (k === LENGTH) c.length = undoLog[i + 3] as number;
+    else if (undoLog[i + 2]) c[k] = undoLog[i + 3];
+    else delete c[k];
+  }
+  undoLog.length = 0;
+  undoTop = 0;
+}
+
+function getAt(parent: object, key: string): unknown {
+  if (Array.isArray(parent)) {
+    const i = arrayIndex(key);
+    return i < 0 ? undefined : parent[i];
+  }
+  const v = (parent as Obj)[key];
+  return typeof v === 'function' ? undefined : v;
+}
+
+function setAt(parent: object, key: string, value: unknown, path: string): void {
+  if (Array.isArray(parent)) {
+    const i = arrayIndex(key);
+    if (i < 0) throw new UpdateError(`Cannot create field '${key}' in an array (path '${path}')`);
+    if (i >= parent.length) {
+      record(parent, LENGTH, true, parent.length);
+      while (parent.length < i) parent.push(null);
+      parent.push(value);
+      return;
+    }
+    record(parent, i, true, parent[i]);
+    parent[i] = value;
+    return;
+  }
+  const old = (parent as Obj)[key];
+  record(parent, key, old !== undefined && typeof old !== 'function', old);
+  (parent as Obj)[key] = value;
+}
+
+/** The object holding the last segment of `segs`, creating missing intermediate objects. */
+function parentForWrite(doc: Obj, segs: string[], path: string): object {
+  let cur: object = doc;
+  for (let i = 0; i < segs.length - 1; i++) {
+    const seg = segs[i];
+    const next = getAt(cur, seg);
+    if (next === undefined) {
+      const created = {};
+      setAt(cur, seg, created, path);
+      cur = created;
+    } else if (typeof next !== 'object' || next === null || next instanceof Date) {
+      throw new UpdateError(`Cannot create field '${segs[i + 1]}' in element {${seg}: ${describe(next)}} (path '${path}')`);
+    } else {
+      cur = next;
+    }
+  }
+  return cur;
+}
+
+/** The object holding the last segment of `segs`, or undefined when the path does not exist. */
+function parentForRead(doc: Obj, segs: string[]): object | undefined {
+  let cur: object = doc;
+  for (let i = 0; i < segs.length - 1; i++) {
+    const next = getAt(cur, segs[i]);
+    if (typeof next !== 'object' || next === null || next instanceof Date) return undefined;
+    cur = next;
+  }
+  return cur;
+}
+
+function opSet(doc: Obj, path: string, raw: unknown): boolean {
+  const value = raw === undefined ? null : raw;
+  const segs = splitPath(path);
+  const parent = parentForWrite(doc, segs, path);
+  const key = segs[segs.length - 1];
+  const old = getAt(parent, key);
+  if (old !== undefined && (old === value || (typeof value === 'object' && valuesEqual(old, value)))) return false;
+  setAt(parent, key, cloneValue(value), path);
+  return true;
+}
+
+function opUnset(doc: Obj, path: string): boolean {
+  const segs = splitPath(path);
+  const parent = parentForRead(doc, segs);
+  if (parent === undefined) return false;
+  const key = segs[segs.length - 1];
+  if (Array.isArray(parent)) {
+    const i = arrayIndex(key);
+    if (i < 0 || i >= parent.length || parent[i] === null) return false;
+    record(parent, i, true, parent[i]);
+    parent[i] = null;
+    return true;
+  }
+  const old = getAt(parent, key);
+  if (old === undefined) return false;
+  record(parent, key, true, old);
+  delete (parent as Obj)[key];
+  return true;
+}
+
+function opInc(doc: Obj, path: string, by: unknown): boolean {
+  if (typeof by !== 'number') throw new UpdateError(`Cannot increment with non-numeric argument: {${path}: ${describe(by)}}`);
+  const segs = splitPath(path);
+  const parent = parentForWrite(doc, segs, path);
+  const key = segs[segs.length - 1];
+  const old = getAt(parent, key);
+  if (old === undefined) {
+    setAt(parent, key, by, path);
+    return true;
+  }
+  if (typeof old !== 'number') throw new UpdateError(`Cannot apply $inc to a value of non-numeric type ${describe(old)} (path '${path}')`);
+  if (by === 0) return false;
+  setAt(parent, key, old + by, path);
+  return true;
+}
+
+function opMinMax(doc: Obj, path: string, value: unknown, sign: 1 | -1): boolean {
+  const segs = splitPath(path);
+  const parent = parentForWrite(doc, segs, path);
+  const key = segs[segs.length - 1];
+  const old = getAt(parent, key);
+  if (old !== undefined && compareValues(value, old) * sign <= 0) return false;
+  setAt(parent, key, value === undefined ? null : cloneValue(value), path);
+  return true;
+}
+
+function arrayTarget(doc: Obj, path: string, op: string): { parent: object; key: string; arr: unknown[] | undefined } {
+  const segs = splitPath(path);
+  const parent = parentForWrite(doc, segs, path);
+  const key = segs[segs.length - 1];
+  const old = getAt(parent, key);
+  if (old !== undefined && !Array.isArray(old)) {
+    throw new UpdateError(`The field '${path}' must be an array but is of type ${describe(old)}; ${op} refused`);
+  }
+  return { parent, key, arr: old };
+}
+
+const PUSH_MODIFIERS = new Set(['$each', '$slice', '$position', '$sort']);
+
+function sortValue(v: unknown, path: string[] | null): unknown {
+  if (path === null) return v;
+  let cur = v;
+  for (const seg of path) {
+    if (!isPlainObject(cur)) return null;
+    cur = cur[seg];
+  }
+  return cur === undefined ? null : cur;
+}
+
+function pushSort(arr: unknown[], spec: unknown): void {
+  if (spec === 1 || spec === -1) {
+    arr.sort((a, b) => compareValues(a, b) * spec);
+    return;
+  }
+  if (!isPlainObject(spec)) throw new UpdateError('The $sort in $push must be 1, -1 or a sort document');
+  const keys = Object.keys(spec).map((k) => ({ path: splitPath(k), dir: spec[k] === -1 ? -1 : 1 }));
+  arr.sort((a, b) => {
+    for (const { path, dir } of keys) {
+      const c = compareValues(sortValue(a, path), sortValue(b, path));
+      if (c !== 0) return c * dir;
+    }
+    return 0;
+  });
+}
+
+function opPush(doc: Obj, path: string, spec: unknown): boolean {
+  let items: unknown[];
+  let slice: number | undefined;
+  let position: number | undefined;
+  let sort: unknown;
+  if (isPlainObject(spec) && '$each' in spec) {
+    for (const k of Object.keys(spec)) if (!PUSH_MODIFIERS.has(k)) throw new UpdateError(`Unrecognized clause in $push: ${k}`);
+    if (!Array.isArray(spec.$each)) throw new UpdateError('The argument to $each in $push must be an array');
+    items = spec.$each;
+    if (spec.$slice !== undefined) {
+      if (!Number.isInteger(spec.$slice)) throw new UpdateError('The value for $slice must be an integer');
+      slice = spec.$slice as number;
+    }
+    if (spec.$position !== undefined) {
+      if (!Number.isInteger(spec.$position)) throw new UpdateError('The value for $position must be an integer');
+      position = spec.$position as number;
+    }
+    sort = spec.$sort;
+  } else {
+    items = [spec];
+  }
+  const { parent, key, arr } = arrayTarget(doc, path, '$push');
+  if (arr !== undefined && slice === undefined && position === undefined && sort === undefined) {
+    if (items.length === 0) return false;
+    record(arr, LENGTH, true, arr.length);
+    for (const it of items) arr.push(it === undefined ? null : cloneValue(it));
+    return true;
+  }
+  const next = arr === undefined ? [] : arr.slice();
+  const added = items.map((it) => (it === undefined ? null : cloneValue(it)));
+  let at = position === undefined ? next.length : position < 0 ? Math.max(0, next.length + position) : Math.min(position, next.length);
+  for (const it of added) next.splice(at++, 0, it);
+  if (sort !== undefined) pushSort(next, sort);
+  if (slice !== undefined) {
+    if (slice >= 0) next.length = Math.min(next.length, slice);
+    else next.splice(0, Math.max(0, next.length + slice));
+  }
+  if (arr !== undefined && valuesEqual(arr, next)) return false;
+  setAt(parent, key, next, path);
+  return true;
+}
+
+function opAddToSet(doc: Obj, path: string, spec: unknown): boolean {
+  let items: unknown[];
+  if (isPlainObject(spec) && '$each' in spec) {
+    if (!Array.isArray(spec.$each)) throw new UpdateError('The argument to $each in $addToSet must be an array');
+    items = spec.$each;
+  } else {
+    items = [spec];
+  }
+  const { parent, key, arr } = arrayTarget(doc, path, '$addToSet');
+  const target = arr ?? [];
+  let changed = false;
+  for (const raw of items) {
+    const it = raw === undefined ? null : raw;
+    const present = typeof it === 'object' && it !== null ? target.some((x) => valuesEqual(x, it)) : target.includes(it);
+    if (present) continue;
+    if (!changed && arr !== undefined) record(arr, LENGTH, true, arr.length);
+    changed = true;
+    target.push(cloneValue(it));
+  }
+  if (arr === undefined) {
+    setAt(parent, key, target, path);
+    return true;
+  }
+  return changed;
+}
+
+function isPrimitive(v: unknown): boolean {
+  return v === null || (typeof v !== 'object' && typeof v !== 'function' && v !== undefined);
+}
+
+/** A field of an element matches a value the way a query does: equal, or an array holding it. */
+function fieldMatches(field: unknown, v: unknown): boolean {
+  if (v === null) return field === null || field === undefined || (Array.isArray(field) && field.includes(null));
+  if (field === v) return true;
+  return Array.isArray(field) && field.includes(v);
+}
+
+function elementMatches(x: unknown, v: unknown): boolean {
+  return valuesEqual(x, v) || (Array.isArray(x) && x.some((e) => valuesEqual(e, v)));
+}
+
+/** The $pull conditions of the fast path; anything else goes to mingo. */
+function pullPredicate(cond: unknown): ((x: unknown) => boolean) | null {
+  if (!isPlainObject(cond)) {
+    if (cond instanceof RegExp) return null;
+    return (x) => valuesEqual(x, cond);
+  }
+  const keys = Object.keys(cond);
+  if (keys.length === 0) return (x) => isPlainObject(x);
+  const ops = keys.filter((k) => k.charCodeAt(0) === 36);
+  if (ops.length === 0) {
+    for (const k of keys) if (k.includes('.') || !isPrimitive(cond[k])) return null;
+    return (x) => isPlainObject(x) && keys.every((k) => fieldMatches(x[k], cond[k]));
+  }
+  if (keys.length !== 1) return null;
+  const v = cond[keys[0]];
+  if (keys[0] === '$eq' && !(v instanceof RegExp) && !isPlainObject(v)) return (x) => elementMatches(x, v);
+  if (keys[0] === '$in' && Array.isArray(v) && v.every((e) => !(e instanceof RegExp) && !isPlainObject(e))) {
+    return (x) => v.some((e) => elementMatches(x, e));
+  }
+  return null;
+}
+
+function opPull(doc: Obj, path: string, pred: (x: unknown) => boolean): boolean {
+  const segs = splitPath(path);
+  const parent = parentForRead(doc, segs);
+  if (parent === undefined) return false;
+  const key = segs[segs.length - 1];
+  const arr = getAt(parent, key);
+  if (arr === undefined) return false;
+  if (!Array.isArray(arr)) throw new UpdateError(`Cannot apply $pull to a non-array value (path '${path}')`);
+  const next = arr.filter((x) => !pred(x));
+  if (next.length === arr.length) return false;
+  setAt(parent, key, next, path);
+  return true;
+}
+
+const FAST_OPS = new Set(['$set', '$unset', '$inc', '$min', '$max', '$push', '$addToSet', '$pull', '$setOnInsert']);
+
+function conflictAt(a: string, b: string): string | null {
+  if (a === b) return a;
+  if (a.length < b.length) return b.charCodeAt(a.length) === 46 && b.startsWith(a) ? a : null;
+  return a.charCodeAt(b.length) === 46 && a.startsWith(b) ? b : null;
+}
+
+function checkConflicts(paths: string[], n: number): void {
+  for (let i = 1; i < n; i++) {
+    for (let j = 0; j < i; j++) {
+      const at = conflictAt(paths[i], paths[j]);
+      if (at !== null) throw new UpdateError(`Updating the path '${paths[i]}' would create a conflict at '${at}'`);
+    }
+  }
+}
+
+const PATH_FALLBACK = 1;
+const PATH_ID = 2;
+const pathFlags = new Map<string, number>();
+
+/** Validates a path once: 1 = positional (mingo), 2 = touches _id; throws when it is malformed. */
+function flagsOf(path: string): number {
+  let f = pathFlags.get(path);
+  if (f !== undefined) return f;
+  if (path.length === 0 || path.includes('..') || path.charCodeAt(0) === 46 || path.charCodeAt(path.length - 1) === 46) {
+    throw new UpdateError(`An update path '${path}' is not valid`);
+  }
+  if (path.includes('__proto__')) throw new UpdateError(`An update path '${path}' is not allowed`);
+  f = (path.includes('$') ? PATH_FALLBACK : 0) | (path === '_id' || path.startsWith('_id.') ? PATH_ID : 0);
+  if (pathFlags.size >= 20_000) pathFlags.clear();
+  pathFlags.set(path, f);
+  return f;
+}
+
+const pathList: string[] = [];
+
+export interface ApplyOptions {
+  /** True when the document is being created by an upsert ($setOnInsert applies). */
+  isInsert: boolean;
+  /** The filter that selected the document (needed only by the positional `$` operator). */
+  filter?: Record<string, unknown>;
+}
+
+/**
+ * Applies a MongoDB update document to `doc` in place; returns whether the document changed.
+ * Throws UpdateError (leaving `doc` untouched) when MongoDB would reject the update.
+ */
+export function applyUpdate(doc: Record<string, unknown>, update: Update, opts: ApplyOptions): boolean {
+  let hasOp = false;
+  let hasField = false;
+  let fast = true;
+  let n = 0;
+  for (const op in update) {
+    if (op.charCodeAt(0) !== 36) {
+      hasField = true;
+      continue;
+    }
+    hasOp = true;
+    if (!FAST_OPS.has(op)) fast = false;
+    const spec = update[op];
+    if (!isPlainObject(spec)) throw new UpdateError(`Modifiers operate on fields but we found ${describe(spec)} for ${op}`);
+    for (const path in spec) {
+      const flags = flagsOf(path);
+      if (flags !== 0) {
+        if (flags & PATH_FALLBACK) fast = false;
+        if (flags & PATH_ID) checkIdUpdate(doc, op, path, spec[path], opts);
+      }
+      if (op === '$pull' && fast && pullPredicate(spec[path]) === null) fast = false;
+      pathList[n++] = path;
+    }
+  }
+  if (hasOp && hasField) throw new UpdateError('An update document mixes operators and plain fields');
+  if (!hasOp) return hasField ? replaceDocument(doc, update) : false;
+  if (n > 1) checkConflicts(pathList, n);
+  if (!fast) return fallbackUpdate(doc, update, opts);
+
+  let changed = false;
+  try {
+    for (const op in update) {
+      const spec = update[op] as Obj;
+      switch (op) {
+        case '$set':
+          for (const p in spec) changed = opSet(doc, p, spec[p]) || changed;
+          break;
+        case '$setOnInsert':
+          if (opts.isInsert) for (const p in spec) changed = opSet(doc, p, spec[p]) || changed;
+          break;
+        case '$unset':
+          for (const p in spec) changed = opUnset(doc, p) || changed;
+          break;
+        case '$inc':
+          for (const p in spec) changed = opInc(doc, p, spec[p]) || changed;
+          break;
+        case '$min':
+          for (const p in spec) changed = opMinMax(doc, p, spec[p], -1) || changed;
+          break;
+        case '$max':
+          for (const p in spec) changed = opMinMax(doc, p, spec[p], 1) || changed;
+          break;
+        case '$push':
+          for (const p in spec) changed = opPush(doc, p, spec[p]) || changed;
+          break;
+        case '$addToSet':
+          for (const p in spec) changed = opAddToSet(doc, p, spec[p]) || changed;
+          break;
+        case '$pull':
+          for (const p in spec) changed = opPull(doc, p, pullPredicate(spec[p]) as (x: unknown) => boolean) || changed;
+          break;
+      }
+    }
+  } catch (err) {
+    rollback();
+    throw err;
+  }
+  // Drop references to replaced values unless the log is small (then they are overwritten soon).
+  if (undoTop > 64) undoLog.length = 0;
+  undoTop = 0;
+  return changed;
+}
+
+function checkIdUpdate(doc: Obj, op: string, path: string, value: unknown, opts: ApplyOptions): void {
+  if (op === '$setOnInsert' && !opts.isInsert) return;
+  const settable = op === '$set' || op === '$setOnInsert';
+  if (settable && path === '_id' && (doc._id === undefined || valuesEqual(doc._id, value))) return;
+  throw new UpdateError(`Performing an update on the path '${path}' would modify the immutable field '_id'`);
+}
+
+function replaceDocument(doc: Obj, replacement: Obj): boolean {
+  if (replacement._id !== undefined && doc._id !== undefined && !valuesEqual(replacement._id, doc._id)) {
+    throw new UpdateError("The _id field cannot be changed by a replacement document");
+  }
+  const next: Obj = doc._id === undefined ? {} : { _id: doc._id };
+  for (const k in replacement) if (k !== '_id' || doc._id === undefined) next[k] = cloneValue(replacement[k]);
+  if (valuesEqual(doc, next)) return false;
+  replaceFields(doc, next);
+  return true;
+}
+
+function replaceFields(doc: Obj, from: Obj): void {
+  for (const k of Object.keys(doc)) delete doc[k];
+  for (const k of Object.keys(from)) {
+    if (k === '__proto__') Object.defineProperty(doc, k, { value: from[k], enumerable: true, writable: true, configurable: true });
+    else doc[k] = from[k];
+  }
+}
+
+function fallbackUpdate(doc: Obj, update: Update, opts: ApplyOptions): boolean {
+  const { $setOnInsert, ...rest } = update;
+  const work = cloneValue(doc);
+  let changed = false;
+  if (opts.isInsert && $setOnInsert !== undefined) changed = applyUpdate(work, { $set: $setOnInsert }, opts);
+  try {
+    const modified = mingoUpdate(work, rest, undefined, opts.filter, { cloneMode: 'deep' });
+    changed = modified.length > 0 || changed;
+  } catch (err) {
+    throw new UpdateError(err instanceof Error ? err.message : String(err));
+  }
+  if (!changed) return false;
+  if (!valuesEqual(work._id, doc._id)) throw new UpdateError("Performing an update on the path '_id' would modify the immutable field '_id'");
+  replaceFields(doc, work);
+  return true;
+}

@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { loadConfig } from '../../api/config.ts';
+import { startService } from '../../api/server.ts';
+import type { RunningService } from '../../api/server.ts';
+import { ManualClock } from '../../events/kernel/clock.ts';
+
+export interface TestResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+  apiKey?: string;
+  agent?: http.Agent;
+}
+
+export function request(baseUrl: string, method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> {
+  const url = new URL(path, baseUrl);
+  const payload = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
+  if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, agent: opts.agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = text;
+        if ((res.headers['content-type'] ?? '').includes('json')) {
+          try {
+            body = JSON.parse(text);
+          } catch {
+            body = text;
+          }
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+export interface TestService {
+  url: string;
+  clock: ManualClock;
+  running: RunningService;
+  dataDir: string;
+  req(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
+  register(overrides?: Record<string, unknown>): Promise<{ agent_id: string; api_key: string; body: any }>;
+  stop(opts?: { keepData?: boolean }): Promise<void>;
+}
+
+let counter = 0;
+
+/** A real service on an ephemeral port with its own data directory and a manual clock. */
+export async function startTestService(env: Record<string, string> = {}, opts: { clock?: ManualClock; dataDir?: string; workers?: boolean } = {}): Promise<TestService> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'agent-network-test-'));
+  const clock = opts.clock ?? new ManualClock('2026-03-10T09:30:00.000Z');
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_SCALE: '1000', SECRET_KEY: 'test-secret-key-0123456789-abcdefghijklmnop', ...env });
+  const running = await startService(config, { clock, logger: pino({ level: 'silent' }), workers: opts.workers });
+  const svc: TestService = {
+    url: running.url,
+    clock,
+    running,
+    dataDir,
+    req: (method, path, o) => request(running.url, method, path, o),
+    async register(overrides = {}) {
+      counter++;
+      const body = {
+        name: `Agent ${counter}`,
+        capabilities: ['lead-gen'],
+        owner_name: 'Owner',
+        owner_email: `owner${counter}.${process.pid}.${Date.now()}@example.com`,
+        ...overrides,
+      };
+      const res = await svc.req('POST', '/api/protocol/register', { body });
+      if (res.status !== 200) throw new Error(`register failed: ${res.status} ${res.text}`);
+      return { agent_id: res.body.agent_id, api_key: res.body.api_key, body: res.body };
+    },
+    async stop(o = {}) {
+      await running.stop();
+      if (!o.keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return svc;
+}

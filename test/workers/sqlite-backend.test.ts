@@ -1,0 +1,331 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import Database from 'better-sqlite3';
+import type { Job, JobParameters } from 'agenda';
+import { SqliteAgendaBackend } from '../../workers/backends/sqlite-backend.ts';
+import { createAgenda, stopAgenda } from '../../workers/agenda.ts';
+import { agendaBackendContract } from './agenda-backend.contract.ts';
+
+const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const backendModule = resolve(repoRoot, 'workers/backends/sqlite-backend.ts');
+
+let dir: string;
+let counter = 0;
+
+before(function () {
+  dir = mkdtempSync(join(tmpdir(), 'agenda-sqlite-'));
+});
+after(function () {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function freshPath(): string {
+  return join(dir, `jobs-${process.pid}-${counter++}.sqlite`);
+}
+
+function removeDb(path: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+}
+
+function job(overrides: Partial<JobParameters> & { name: string }): JobParameters {
+  return { priority: 0, nextRunAt: new Date(Date.now() - 1000), type: 'normal', data: {}, ...overrides };
+}
+
+agendaBackendContract('SQLite', async () => {
+  const path = freshPath();
+  const backend = new SqliteAgendaBackend({ path });
+  return {
+    backend,
+    open: () => new SqliteAgendaBackend({ path }),
+    cleanup: async () => {
+      await backend.disconnect();
+      removeDb(path);
+    },
+  };
+});
+
+describe('SqliteAgendaBackend specifics', function () {
+  this.timeout(20_000);
+
+  let path: string;
+  let backend: SqliteAgendaBackend;
+  beforeEach(async function () {
+    path = freshPath();
+    backend = new SqliteAgendaBackend({ path });
+  });
+  afterEach(async function () {
+    await backend.disconnect();
+    removeDb(path);
+  });
+
+  it('is named SQLite, owns its connection, and connect/disconnect are idempotent', async function () {
+    expect(backend.name).to.equal('SQLite');
+    expect(backend.ownsConnection).to.equal(true);
+    expect(backend.notificationChannel).to.equal(undefined);
+    await backend.connect();
+    await backend.connect();
+    await backend.repository.saveJob(job({ name: 'x' }), undefined);
+    await backend.disconnect();
+    await backend.disconnect();
+    let error: unknown;
+    try {
+      await backend.repository.getQueueSize();
+    } catch (e) {
+      error = e;
+    }
+    expect(String(error)).to.match(/not connected/);
+    await backend.connect();
+    expect(await backend.repository.getQueueSize()).to.equal(1);
+  });
+
+  it('puts the file in WAL mode and shares it with another connection writing its own table', async function () {
+    await backend.connect();
+    const log = new Database(path);
+    log.pragma('busy_timeout = 5000');
+    expect(log.pragma('journal_mode', { simple: true })).to.equal('wal');
+    log.exec('CREATE TABLE IF NOT EXISTS events (position INTEGER PRIMARY KEY, body TEXT)');
+    const append = log.prepare('INSERT INTO events (body) VALUES (?)');
+    for (let i = 0; i < 20; i++) {
+      append.run(`e${i}`);
+      await backend.repository.saveJob(job({ name: 'mixed', data: { i } }), undefined);
+    }
+    expect(await backend.repository.purgeAllJobs()).to.equal(20);
+    expect((log.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n).to.equal(20);
+    const tables = (log.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as { name: string }[]).map((r) => r.name);
+    expect(tables).to.deep.equal(['agenda_jobs', 'events']);
+    log.close();
+  });
+
+  it('stores dates as integer milliseconds and data as JSON in agenda_jobs', async function () {
+    await backend.connect();
+    const nextRunAt = new Date('2030-01-02T03:04:05.678Z');
+    const saved = await backend.repository.saveJob(job({ name: 'raw', nextRunAt, data: { a: [1, { b: 'c' }] } }), undefined);
+    const raw = new Database(path, { readonly: true });
+    const row = raw.prepare('SELECT id, nextRunAt, data, typeof(nextRunAt) AS t FROM agenda_jobs').get() as Record<string, unknown>;
+    raw.close();
+    expect(row).to.deep.equal({ id: saved._id, nextRunAt: nextRunAt.getTime(), data: '{"a":[1,{"b":"c"}]}', t: 'integer' });
+    expect(String(saved._id)).to.match(/^[0-9a-f]{24}$/);
+  });
+
+  it('uses the (name, lockedAt, nextRunAt, priority) index to find the next job', async function () {
+    await backend.connect();
+    const raw = new Database(path, { readonly: true });
+    const plan = raw
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT id FROM agenda_jobs WHERE name = ? AND lockedAt IS NULL AND nextRunAt <= ? AND disabled IS NOT 1
+         ORDER BY nextRunAt ASC, priority DESC, rowid ASC LIMIT 1`,
+      )
+      .all('x', 1) as { detail: string }[];
+    raw.close();
+    expect(plan.map((p) => p.detail).join(' | ')).to.match(/USING INDEX agenda_jobs_find_next/);
+  });
+
+  it('a later save() of a job leaves its lock and run history to the processor', async function () {
+    await backend.connect();
+    const repo = backend.repository;
+    const saved = await repo.saveJob(job({ name: 'keep-lock', type: 'single', repeatInterval: '1 minute' }), undefined);
+    const now = new Date();
+    const locked = await repo.getNextJobToRun('keep-lock', new Date(now.getTime() + 1000), new Date(now.getTime() - 600_000), now, undefined);
+    expect(locked?._id).to.equal(saved._id);
+    await repo.saveJobState({ ...locked!, lastRunAt: now, failCount: 2, failReason: 'x' }, undefined);
+
+    // what Job.save() sends: the processor-managed fields are left out
+    const { lockedAt: _l, lastRunAt: _r, failCount: _c, failReason: _f, ...userFields } = locked!;
+    await repo.saveJob({ ...userFields, _id: undefined, priority: 7 }, undefined);
+    const read = (await repo.getJobById(String(saved._id)))!;
+    expect(read.priority).to.equal(7);
+    expect(read.lockedAt!.getTime()).to.equal(now.getTime());
+    expect(read.lastRunAt!.getTime()).to.equal(now.getTime());
+    expect(read.failCount).to.equal(2);
+    expect(read.failReason).to.equal('x');
+  });
+
+  it('accepts simple operators in unique() and rejects unsafe or unknown ones', async function () {
+    await backend.connect();
+    const repo = backend.repository;
+    const a = await repo.saveJob(job({ name: 'op', data: { n: 5, tag: 'x' } }), undefined);
+    const viaIn = await repo.saveJob(job({ name: 'op', data: { n: 5, tag: 'y' }, unique: { 'data.tag': { $in: ['x', 'z'] } } }), undefined);
+    expect(viaIn._id).to.equal(a._id);
+    const viaGte = await repo.saveJob(job({ name: 'op', data: { n: 6 }, unique: { 'data.n': { $gte: 5 }, priority: 0 } }), undefined);
+    expect(viaGte._id).to.equal(a._id);
+    const fresh = await repo.saveJob(job({ name: 'op', data: { n: 1 }, unique: { 'data.n': { $lt: 0 } } }), undefined);
+    expect(fresh._id).to.not.equal(a._id);
+    for (const bad of [{ $where: 'true' }, { 'data.n': { $where: 'true' } }, { 'data.n': { $regex: '.' } }, { nosuchfield: 1 }]) {
+      let error: unknown;
+      try {
+        await repo.saveJob(job({ name: 'op', unique: bad as Record<string, unknown> }), undefined);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, JSON.stringify(bad)).to.be.instanceOf(Error);
+    }
+    expect((await repo.queryJobs({ name: 'op' })).total).to.equal(2);
+  });
+
+  it('two processes pulling from one file never get the same job', async function () {
+    await backend.connect();
+    const total = 400;
+    const repo = backend.repository;
+    for (let i = 0; i < total; i++) await repo.saveJob(job({ name: 'x', data: { i } }), undefined);
+    await backend.disconnect();
+
+    const script = `
+      import { SqliteAgendaBackend } from ${JSON.stringify(backendModule)};
+      const backend = new SqliteAgendaBackend({ path: process.env.AGENDA_DB });
+      await backend.connect();
+      process.stdout.write('ready\\n');
+      await new Promise((r) => process.stdin.once('data', r));
+      const ids = [];
+      for (;;) {
+        const now = new Date();
+        const job = await backend.repository.getNextJobToRun('x', new Date(now.getTime() + 1000), new Date(now.getTime() - 600000), now, undefined);
+        if (!job) break;
+        ids.push(job._id);
+        // like a poller, leave the write lock free for a moment (SQLite's busy wait is not fair)
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      await backend.disconnect();
+      process.stdout.write(JSON.stringify(ids) + '\\n');
+    `;
+    const scriptPath = join(dir, `pull-${process.pid}-${counter++}.mjs`);
+    writeFileSync(scriptPath, script);
+    const children = [0, 1].map(() => {
+      const child = spawn(process.execPath, ['--import', 'tsx', scriptPath], {
+        cwd: repoRoot,
+        env: { ...process.env, AGENDA_DB: path },
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      let out = '';
+      const ready = new Promise<void>((resolveReady) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.startsWith('ready\n')) resolveReady();
+        });
+      });
+      const exited = new Promise<string[]>((resolveExit, reject) => {
+        child.on('exit', (code) => {
+          if (code !== 0) return reject(new Error(`puller exited with ${code}`));
+          resolveExit(JSON.parse(out.slice('ready\n'.length)) as string[]);
+        });
+      });
+      return { child, ready, exited };
+    });
+    await Promise.all(children.map((c) => c.ready));
+    for (const c of children) c.child.stdin.end('go\n');
+    const [first, second] = await Promise.all(children.map((c) => c.exited));
+
+    const all = [...first, ...second];
+    expect(all).to.have.length(total);
+    expect(new Set(all).size).to.equal(total);
+    expect(first.length, 'first process got jobs').to.be.greaterThan(0);
+    expect(second.length, 'second process got jobs').to.be.greaterThan(0);
+  });
+});
+
+describe('createAgenda / stopAgenda (SQLite)', function () {
+  this.timeout(20_000);
+  let path: string;
+  beforeEach(function () {
+    path = freshPath();
+  });
+  afterEach(function () {
+    removeDb(path);
+  });
+
+  it('creates a connected, not yet started Agenda on the SQLite backend', async function () {
+    const agenda = await createAgenda({ sqlitePath: path, processEvery: 50, name: 'w1' });
+    expect(agenda.isActiveJobProcessor()).to.equal(false);
+    expect(agenda.attrs.processEvery).to.equal(50);
+    expect(agenda.attrs.name).to.equal('w1');
+    await agenda.now('queued-only', { a: 1 });
+    expect(await agenda.db.getQueueSize()).to.be.at.least(0);
+    const { jobs } = await agenda.queryJobs({ name: 'queued-only' });
+    expect(jobs).to.have.length(1);
+    expect(jobs[0].lastModifiedBy).to.equal('w1');
+    const result = await stopAgenda(agenda);
+    expect(result).to.deep.equal({ running: 0, timedOut: false });
+    // stopAgenda closed the backend even though the Agenda never started
+    let error: unknown;
+    try {
+      await agenda.db.getQueueSize();
+    } catch (e) {
+      error = e;
+    }
+    expect(String(error)).to.match(/not connected/);
+  });
+
+  it('rejects when the store cannot be opened, and when no store is given', async function () {
+    const file = join(dir, `plain-file-${counter++}`);
+    writeFileSync(file, 'not a directory');
+    let error: unknown;
+    try {
+      await createAgenda({ sqlitePath: join(file, 'jobs.sqlite') });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).to.be.instanceOf(Error);
+    error = undefined;
+    try {
+      await createAgenda({});
+    } catch (e) {
+      error = e;
+    }
+    expect(String(error)).to.match(/sqlitePath .*or mongodbUrl/);
+  });
+
+  it('stopAgenda lets a running job finish and record its end before closing the store', async function () {
+    const agenda = await createAgenda({ sqlitePath: path, processEvery: 50 });
+    let finished = false;
+    agenda.define('slow', async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      finished = true;
+    });
+    await agenda.start();
+    const started = new Promise<[Job]>((r) => agenda.once('start:slow', (j: Job) => r([j])));
+    const created = await agenda.now('slow', {});
+    await started;
+    const result = await stopAgenda(agenda, { timeoutMs: 5000 });
+    expect(finished).to.equal(true);
+    expect(result).to.deep.equal({ running: 0, timedOut: false });
+
+    const reopened = new SqliteAgendaBackend({ path });
+    await reopened.connect();
+    const stored = (await reopened.repository.getJobById(String(created.attrs._id)))!;
+    await reopened.disconnect();
+    expect(stored.lastFinishedAt).to.be.instanceOf(Date);
+    expect(stored.lockedAt ?? null).to.equal(null);
+  });
+
+  it('stopAgenda unlocks the jobs it had locked but not started, without running them', async function () {
+    const agenda = await createAgenda({ sqlitePath: path, processEvery: 1000 });
+    let ran = false;
+    agenda.define('soon', async () => {
+      ran = true;
+    });
+    // due within the scan window: Agenda locks it at once and waits for its time with a timer
+    const due = Date.now() + 600;
+    const created = await agenda.schedule(new Date(due), 'soon', {});
+    await agenda.start();
+    const repo = agenda.db;
+    const deadline = Date.now() + 3000;
+    while (!(await repo.getJobById(String(created.attrs._id)))!.lockedAt) {
+      if (Date.now() > deadline) throw new Error('job was never locked');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await stopAgenda(agenda);
+    expect(ran).to.equal(false);
+
+    const reopened = new SqliteAgendaBackend({ path });
+    await reopened.connect();
+    const stored = (await reopened.repository.getJobById(String(created.attrs._id)))!;
+    await reopened.disconnect();
+    expect(stored.lockedAt ?? null).to.equal(null);
+    expect(stored.nextRunAt!.getTime()).to.equal(created.attrs.nextRunAt!.getTime());
+    await new Promise((r) => setTimeout(r, Math.max(0, due + 200 - Date.now())));
+    expect(ran, 'the pending timer must not run it after stop').to.equal(false);
+  });
+});
