@@ -1,6 +1,6 @@
 import { agentEventSchemas } from './agents.ts';
 import { creditEventSchemas } from './credits.ts';
-import { feedEventSchemas } from './feed.ts';
+import { FEED_CHARGED_EVENTS, feedEventSchemas } from './feed.ts';
 import type { JsonSchema } from './types.ts';
 
 /** Every event type the service writes, with its JSON Schema (appends are validated against it in tests). */
@@ -9,3 +9,9 @@ export const eventSchemas: Record<string, JsonSchema> = {
   ...creditEventSchemas,
   ...feedEventSchemas,
 };
+
+/**
+ * Event types that carry a `charge` (the credit-spend building block). The agents and credit-usage
+ * read models follow balances through these; a new charged event type is added to its area's list.
+ */
+export const CHARGED_EVENT_TYPES: ReadonlySet<string> = new Set([...FEED_CHARGED_EVENTS]);

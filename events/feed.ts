@@ -20,6 +20,9 @@ export type PostPublished = Event<'PostPublished', {
 
 export type FeedEvent = PostPublished;
 
+/** Feed events that carry a charge (see events/catalogue.ts CHARGED_EVENT_TYPES). */
+export const FEED_CHARGED_EVENTS = ['PostPublished'] as const;
+
 export const feedEventSchemas: Record<string, JsonSchema> = {
   PostPublished: {
     type: 'object',

@@ -9,7 +9,10 @@ export interface Event<T extends string, D> {
 export type Recorded<E extends Event<string, unknown>> = E extends Event<infer T, infer D> ? RecordedEvent<T, D> : never;
 export type Appendable<E extends Event<string, unknown>> = E extends Event<infer T, infer D> ? NewEvent<T, D> : never;
 
-/** The charge a credit-consuming event carries (integer milli-credits). */
+/**
+ * The charge a credit-consuming event carries (integer milli-credits). Every charged event's data
+ * also has `agent_id`, the payer. A refund is a charge with a negative `amount_mc`.
+ */
 export interface Charge {
   action: string;
   amount_mc: number;
@@ -24,7 +27,7 @@ export const chargeSchema: JsonSchema = {
   required: ['action', 'amount_mc', 'balance_after_mc'],
   properties: {
     action: { type: 'string' },
-    amount_mc: { type: 'integer', minimum: 0 },
+    amount_mc: { type: 'integer' },
     balance_after_mc: { type: 'integer', minimum: 0 },
   },
 };

@@ -2,6 +2,7 @@ import type { AgentProfileUpdated, AgentRegistered, SuperAdminGranted } from '..
 import type { MonthlyCreditsGranted } from '../events/credits.ts';
 import type { RecordedEvent } from '../events/store/port.ts';
 import type { Charge } from '../events/types.ts';
+import { CHARGED_EVENT_TYPES } from '../events/catalogue.ts';
 import type { Projection } from './types.ts';
 
 type Data<E extends { data: unknown }> = E['data'];
@@ -24,7 +25,7 @@ export const agentsProjection: Projection = {
       ],
     },
   ],
-  handles: new Set(['AgentRegistered', 'AgentProfileUpdated', 'MonthlyCreditsGranted', 'PostPublished']),
+  handles: new Set(['AgentRegistered', 'AgentProfileUpdated', 'MonthlyCreditsGranted', ...CHARGED_EVENT_TYPES]),
   async apply(event: RecordedEvent, ctx) {
     const agents = ctx.collection('agents');
     const at = event.metadata.occurred_at;
@@ -78,13 +79,15 @@ export const agentsProjection: Projection = {
         });
         return;
       }
-      case 'PostPublished': {
-        const d = event.data as { agent_id: string; charge: Charge };
-        await agents.applyAt(d.agent_id, event.position, {
-          $set: { balance_mc: d.charge.balance_after_mc, last_active_at: at },
-          $inc: { used_mc: d.charge.amount_mc, post_count: 1 },
+      default: {
+        // Every charged event: the balance after it, the cycle's usage, activity.
+        const c = chargeOf(event.data);
+        if (!c) return;
+        const agentId = (event.data as { agent_id: string }).agent_id;
+        await agents.applyAt(agentId, event.position, {
+          $set: { balance_mc: c.balance_after_mc, last_active_at: at },
+          $inc: event.type === 'PostPublished' ? { used_mc: c.amount_mc, post_count: 1 } : { used_mc: c.amount_mc },
         });
-        return;
       }
     }
   },
@@ -105,7 +108,7 @@ export const apiKeysProjection: Projection = {
 export const creditUsageProjection: Projection = {
   name: 'credit_usage',
   collections: [{ name: 'credit_usage_daily', indexes: [{ name: 'by_agent_date', keys: { agent_id: 1, date: -1 } }] }],
-  handles: new Set(['PostPublished']),
+  handles: CHARGED_EVENT_TYPES,
   async apply(event, ctx) {
     const c = chargeOf(event.data);
     if (!c || c.amount_mc === 0) return;

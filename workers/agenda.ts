@@ -21,6 +21,8 @@ export interface CreateAgendaOptions {
   processEvery?: string | number;
   /** Name of this instance: written to each job's lastModifiedBy when it locks or saves it. */
   name?: string;
+  /** SQLite only: `synchronous` of the job store's connection (default FULL; see SqliteAgendaBackend). */
+  sqliteSynchronous?: 'FULL' | 'NORMAL';
 }
 
 interface Tracked {
@@ -72,7 +74,7 @@ function connectOnce(backend: AgendaBackend): AgendaBackend {
 export async function createAgenda(options: CreateAgendaOptions): Promise<Agenda> {
   let inner: AgendaBackend;
   if (options.mongodbUrl) inner = new MongoBackend({ address: options.mongodbUrl, collection: 'agendaJobs' });
-  else if (options.sqlitePath) inner = new SqliteAgendaBackend({ path: options.sqlitePath });
+  else if (options.sqlitePath) inner = new SqliteAgendaBackend({ path: options.sqlitePath, synchronous: options.sqliteSynchronous ?? 'FULL' });
   else throw new Error('createAgenda: give sqlitePath (embedded mode) or mongodbUrl');
 
   const backend = connectOnce(inner);

@@ -29,6 +29,8 @@ export async function startWorkers(s: Services): Promise<Workers> {
     sqlitePath: s.config.mongodbUrl ? undefined : s.sqlitePath,
     mongodbUrl: s.config.mongodbUrl ?? undefined,
     processEvery: '5 seconds',
+    // Jobs are re-derived from the log at start, so the job store need not fsync every save.
+    sqliteSynchronous: 'NORMAL',
     name: `worker-${process.pid}`,
   });
 

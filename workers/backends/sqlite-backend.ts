@@ -45,6 +45,12 @@ export interface SqliteAgendaBackendOptions {
   busyTimeoutMs?: number;
   /** Table holding the jobs (default 'agenda_jobs'). */
   table?: string;
+  /**
+   * SQLite `synchronous` for this connection (default FULL). The service uses NORMAL: every job it
+   * schedules is re-derived from the event log at start, so a power cut can only delay a job, and
+   * a FULL fsync per job save would stall the event loop on the request path.
+   */
+  synchronous?: 'FULL' | 'NORMAL';
 }
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -420,11 +426,13 @@ export class SqliteJobRepository implements JobRepository {
   private readonly statements = new Map<string, Statement>();
   private readonly table: string;
   private readonly busyTimeoutMs: number;
+  private readonly synchronous: 'FULL' | 'NORMAL';
 
   constructor(private readonly options: SqliteAgendaBackendOptions) {
     this.table = options.table ?? 'agenda_jobs';
     if (!TABLE_NAME.test(this.table)) throw new Error(`invalid agenda table name "${this.table}"`);
     this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.synchronous = options.synchronous ?? 'FULL';
   }
 
   /** Opens the file and creates the table and indexes. Idempotent: a second call is a no-op. */
@@ -436,7 +444,7 @@ export class SqliteJobRepository implements JobRepository {
     try {
       db.pragma(`busy_timeout = ${Math.max(0, Math.floor(this.busyTimeoutMs))}`);
       db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
+      db.pragma(`synchronous = ${this.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
       const t = this.table;
       db.transaction(() => {
         db.exec(`
