@@ -37,10 +37,13 @@ export async function startService(config: Config, overrides: ServiceOverrides &
   const stop = () => {
     stopping ??= (async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive sockets turn idle as their last request finishes: close them as they do.
       server.closeIdleConnections();
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
       const force = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       force.unref();
       await closed;
+      clearInterval(idle);
       clearTimeout(force);
       await workers?.stop();
       await closeServices(services);
