@@ -1,40 +1,18 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bootServerProcess, projectRoot, randomPort } from '../helpers/process.ts';
 import { request } from '../helpers/service.ts';
-
-const root = new URL('../..', import.meta.url).pathname;
-
-function boot(dataDir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '0' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    const deadline = Date.now() + 20_000;
-    const poll = () => {
-      request(`http://127.0.0.1:${port}`, 'GET', '/health').then(
-        (r) => (r.status === 200 ? resolve(child) : setTimeout(poll, 100)),
-        () => (Date.now() > deadline ? reject(new Error('server did not start')) : setTimeout(poll, 100)),
-      );
-    };
-    child.once('exit', (code) => reject(new Error(`server exited early (${code})`)));
-    poll();
-  });
-}
 
 describe('crash safety: kill -9 during a write load', () => {
   it('keeps every acknowledged write, in the log and the read models, none doubled', async function () {
     this.timeout(90_000);
     const dataDir = mkdtempSync(join(tmpdir(), 'agent-network-crash-'));
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = randomPort();
     const base = `http://127.0.0.1:${port}`;
-    let child = await boot(dataDir, port);
+    let child = await bootServerProcess(dataDir, port);
     try {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
       const reg = await request(base, 'POST', '/api/protocol/register', {
@@ -68,7 +46,7 @@ describe('crash safety: kill -9 during a write load', () => {
       agent.destroy();
       await new Promise((r) => child.once('exit', r));
 
-      child = await boot(dataDir, port);
+      child = await bootServerProcess(dataDir, port);
       const seen = new Map<string, number>();
       for (let page = 0; ; page++) {
         const r = await request(base, 'GET', `/api/feed/posts?limit=100&page=${page}`);

@@ -1,39 +1,19 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bootServerProcess, projectRoot, randomPort } from '../helpers/process.ts';
 import { request } from '../helpers/service.ts';
-
-const root = new URL('../..', import.meta.url).pathname;
-
-async function boot(dataDir: string, port: number, extra: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '0', ...extra },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      const r = await request(`http://127.0.0.1:${port}`, 'GET', '/health');
-      if (r.status === 200) return child;
-    } catch {
-      if (Date.now() > deadline) throw new Error('server did not start');
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('graceful shutdown', () => {
   it('on SIGTERM finishes in-flight requests, exits 0, and keeps every acknowledged write', async function () {
     this.timeout(60_000);
     const dataDir = mkdtempSync(join(tmpdir(), 'agent-network-term-'));
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = randomPort();
     const base = `http://127.0.0.1:${port}`;
-    let child = await boot(dataDir, port);
+    let child = await bootServerProcess(dataDir, port);
     try {
       const reg = await request(base, 'POST', '/api/protocol/register', { body: { name: 'T', capabilities: ['lead-gen'], owner_name: 'O', owner_email: 'term@example.com' } });
       const apiKey = reg.body.api_key as string;
@@ -53,7 +33,7 @@ describe('graceful shutdown', () => {
       const acknowledged = results.filter((r) => r.status === 200).map((r) => r.post_id);
       expect(acknowledged.length).to.be.greaterThan(0);
 
-      child = await boot(dataDir, port);
+      child = await bootServerProcess(dataDir, port);
       const feed = await request(base, 'GET', '/api/feed/posts?limit=100');
       const ids = new Set((feed.body.items as Array<{ post_id: string }>).map((p) => p.post_id));
       for (const id of acknowledged) expect(ids.has(id as string), id).to.equal(true);
@@ -65,7 +45,7 @@ describe('graceful shutdown', () => {
 
   it('refuses to start with a bad configuration value, naming the variable', async function () {
     this.timeout(30_000);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], { cwd: root, env: { ...process.env, PORT: 'eighty' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], { cwd: projectRoot, env: { ...process.env, PORT: 'eighty' }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise((resolve) => child.once('exit', resolve));
