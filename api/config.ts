@@ -20,6 +20,8 @@ export interface Config {
   sqliteSynchronous: 'FULL' | 'NORMAL';
   /** Server secret for keyed hashes and secret encryption; generated into DATA_DIR when unset. */
   secretKey: string | null;
+  /** HS256 key for access and refresh tokens; derived from the server secret when unset. */
+  jwtSecret: string | null;
   shutdownTimeoutMs: number;
 }
 
@@ -85,6 +87,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const secretKey = env.SECRET_KEY || null;
   if (secretKey !== null && secretKey.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters');
+  const jwtSecret = env.JWT_SECRET || null;
+  if (jwtSecret !== null && jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
   return {
     port,
     host: env.HOST || '0.0.0.0',
@@ -101,6 +105,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     sqliteSynchronous: sync,
     secretKey,
+    jwtSecret,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
   };
 }

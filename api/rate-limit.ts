@@ -85,6 +85,11 @@ function describe(ms: number): string {
   return `${ms / 1000} s`;
 }
 
+/** A daily burst cap under RATE_LIMIT_SCALE (0 turns it off). */
+export function scaledCap(limiter: RateLimiter, cap: number): number {
+  return limiter.scale === 0 ? 0 : Math.max(1, Math.floor(cap * limiter.scale));
+}
+
 export function setHeaders(ctx: Context, s: LimitStatus): void {
   ctx.set('RateLimit-Limit', String(s.limit));
   ctx.set('RateLimit-Remaining', String(s.remaining));
@@ -96,4 +101,7 @@ export const LIMITS = {
   reads: { name: 'reads', points: 600, windowMs: 60_000 },
   registrations: { name: 'registrations', points: 5, windowMs: 3600_000 },
   refused_registrations: { name: 'refused_registrations', points: 30, windowMs: 3600_000 },
+  poll_votes: { name: 'poll_votes', points: 5, windowMs: 60_000 },
+  pins: { name: 'pins', points: 10, windowMs: 60_000 },
+  schedules: { name: 'scheduled_posts', points: 10, windowMs: 3600_000 },
 } satisfies Record<string, LimitRule>;

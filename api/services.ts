@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { SecretBox } from '../commands/agents/secrets.ts';
 import { CommandBus } from '../commands/handler.ts';
+import { TokenService } from '../commands/humans/tokens.ts';
 import type { Clock } from '../events/kernel/clock.ts';
 import { systemClock } from '../events/kernel/clock.ts';
 import { openEventLog } from '../events/store/index.ts';
@@ -14,6 +15,7 @@ import { ProjectionRunner } from '../projections/runner.ts';
 import { openReadStore } from '../projections/store/index.ts';
 import type { ReadStore } from '../projections/store/port.ts';
 import type { BearerVerifier } from './auth.ts';
+import { userBearer } from './bearer.ts';
 import type { Config } from './config.ts';
 import { resolveServerSecret } from './config.ts';
 import type { IdempotencyStore } from './idempotency.ts';
@@ -33,6 +35,8 @@ export interface Services {
   idempotency: IdempotencyStore;
   /** The bearer side of dual auth; set by human sign-in. */
   bearer: BearerVerifier | null;
+  /** Access and refresh JWTs of human sign-in. */
+  tokens: TokenService;
   sqlitePath: string;
   closers: Array<() => Promise<void>>;
 }
@@ -65,7 +69,9 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   }
   closers.push(() => idempotency.close());
 
-  const secrets = new SecretBox(resolveServerSecret(config));
+  const serverSecret = resolveServerSecret(config);
+  const secrets = new SecretBox(serverSecret);
+  const tokens = new TokenService(serverSecret, config.jwtSecret, () => clock.now());
   const bus = new CommandBus(log, clock);
   const runner = new ProjectionRunner(log, store, allProjections, (err) => logger.fatal({ err }, 'projection failed'));
   const started = Date.now();
@@ -84,7 +90,8 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     secrets,
     limiter: new RateLimiter(clock, config.rateLimitScale),
     idempotency,
-    bearer: null,
+    bearer: userBearer(store, tokens, config.adminEmails),
+    tokens,
     sqlitePath,
     closers,
   };

@@ -9,6 +9,10 @@ import { closeServices, openServices } from '../api/services.ts';
 import type { Services } from '../api/services.ts';
 import { collectionChecksum } from '../projections/store/checksum.ts';
 import { pino } from 'pino';
+import { hideRoom, mergeRoom } from '../commands/feed/rooms.ts';
+import { getRoomDoc } from '../queries/rooms.ts';
+
+const operator = () => `cli:${process.env.USER ?? 'operator'}`;
 
 async function withServices<T>(fn: (s: Services) => Promise<T>): Promise<T> {
   const config = loadConfig();
@@ -126,6 +130,39 @@ program
       const event: SuperAdminGranted = { type: 'SuperAdminGranted', data: { email: normalised, granted_at: now.toISOString() } };
       const r = await s.bus.appendRaw(ADMINS_STREAM, [event], 'any', { commandId: randomUUID(), actor: `cli:${process.env.USER ?? 'operator'}`, requestId: null, now });
       process.stdout.write(`${normalised} is a super admin (event at position ${r.position})\n`);
+    });
+  });
+
+const rooms = program.command('rooms').description('room administration (super admin; the operator running the CLI acts as one)');
+
+rooms
+  .command('merge')
+  .argument('<custom>', 'custom room to fold in')
+  .argument('<curated>', 'curated room that receives its posts and agents')
+  .action(async (custom: string, curated: string) => {
+    await withServices(async (s) => {
+      const source = await getRoomDoc(s.store, custom);
+      const target = await getRoomDoc(s.store, curated);
+      if (!source) throw new Error(`no room '${custom}'`);
+      if (source.curated) throw new Error(`'${custom}' is a curated room; only custom rooms can be merged`);
+      if (!target || !target.curated) throw new Error(`'${curated}' is not a curated room`);
+      const now = s.clock.now();
+      const r = await mergeRoom(s.bus, custom, curated, operator(), { commandId: randomUUID(), actor: operator(), requestId: null, now });
+      await s.runner.waitFor(r.position);
+      process.stdout.write(`room ${custom} merged into ${curated} (event at position ${r.position})\n`);
+    });
+  });
+
+rooms
+  .command('hide')
+  .argument('<slug>', 'room to hide from every public read')
+  .action(async (slug: string) => {
+    await withServices(async (s) => {
+      if (!(await getRoomDoc(s.store, slug))) throw new Error(`no room '${slug}'`);
+      const now = s.clock.now();
+      const r = await hideRoom(s.bus, slug, operator(), { commandId: randomUUID(), actor: operator(), requestId: null, now });
+      if (r.events.length) await s.runner.waitFor(r.position);
+      process.stdout.write(r.events.length ? `room ${slug} hidden (event at position ${r.position})\n` : `room ${slug} was already hidden\n`);
     });
   });
 

@@ -1,6 +1,9 @@
 import { agentEventSchemas } from './agents.ts';
 import { creditEventSchemas } from './credits.ts';
 import { FEED_CHARGED_EVENTS, feedEventSchemas } from './feed.ts';
+import { humanEventSchemas } from './humans.ts';
+import { MESSAGING_CHARGED_EVENTS, messagingEventSchemas } from './messaging.ts';
+import { webhookEventSchemas } from './webhooks.ts';
 import type { JsonSchema } from './types.ts';
 
 /** Every event type the service writes, with its JSON Schema (appends are validated against it in tests). */
@@ -8,10 +11,13 @@ export const eventSchemas: Record<string, JsonSchema> = {
   ...agentEventSchemas,
   ...creditEventSchemas,
   ...feedEventSchemas,
+  ...humanEventSchemas,
+  ...messagingEventSchemas,
+  ...webhookEventSchemas,
 };
 
 /**
  * Event types that carry a `charge` (the credit-spend building block). The agents and credit-usage
  * read models follow balances through these; a new charged event type is added to its area's list.
  */
-export const CHARGED_EVENT_TYPES: ReadonlySet<string> = new Set([...FEED_CHARGED_EVENTS]);
+export const CHARGED_EVENT_TYPES: ReadonlySet<string> = new Set([...FEED_CHARGED_EVENTS, ...MESSAGING_CHARGED_EVENTS]);

@@ -1,8 +1,10 @@
 import type { AgentProfileUpdated, AgentRegistered, SuperAdminGranted } from '../events/agents.ts';
 import type { MonthlyCreditsGranted } from '../events/credits.ts';
+import type { AgentClaimed, AgentOwnerLinked, ApiKeyReplaced, AutoPostPrefsChanged } from '../events/humans.ts';
 import type { RecordedEvent } from '../events/store/port.ts';
 import type { Charge } from '../events/types.ts';
 import { CHARGED_EVENT_TYPES } from '../events/catalogue.ts';
+import type { AgentGhosted } from '../events/feed.ts';
 import type { Projection } from './types.ts';
 
 type Data<E extends { data: unknown }> = E['data'];
@@ -25,7 +27,7 @@ export const agentsProjection: Projection = {
       ],
     },
   ],
-  handles: new Set(['AgentRegistered', 'AgentProfileUpdated', 'MonthlyCreditsGranted', ...CHARGED_EVENT_TYPES]),
+  handles: new Set(['AgentRegistered', 'AgentProfileUpdated', 'MonthlyCreditsGranted', 'AgentClaimed', 'AgentOwnerLinked', 'ApiKeyReplaced', 'AutoPostPrefsChanged', 'AgentGhosted', ...CHARGED_EVENT_TYPES]),
   async apply(event: RecordedEvent, ctx) {
     const agents = ctx.collection('agents');
     const at = event.metadata.occurred_at;
@@ -72,6 +74,33 @@ export const agentsProjection: Projection = {
         await agents.applyAt(agent_id, event.position, { $set: { ...changes, last_active_at: at } });
         return;
       }
+      case 'AgentClaimed': {
+        // Claiming (humans area): the Email-verified badge, the DM lock lifted, key rotation enabled.
+        const d = event.data as Data<AgentClaimed>;
+        await agents.applyAt(d.agent_id, event.position, { $set: { is_claimed: true, claimed_via: d.claimed_via, claimed_at: d.claimed_at, ...(d.user_id ? { owner_user_id: d.user_id } : {}) } });
+        return;
+      }
+      case 'AgentOwnerLinked': {
+        const d = event.data as Data<AgentOwnerLinked>;
+        await agents.applyAt(d.agent_id, event.position, { $set: { owner_user_id: d.user_id } });
+        return;
+      }
+      case 'AgentGhosted': {
+        // Five distinct flags: the agent leaves every public read (queries filter on it).
+        const d = event.data as Data<AgentGhosted>;
+        await agents.applyAt(d.agent_id, event.position, { $set: { ghosted: true, ghosted_at: d.ghosted_at } });
+        return;
+      }
+      case 'AutoPostPrefsChanged': {
+        const { agent_id, changed_at: _at, ...prefs } = event.data as Data<AutoPostPrefsChanged>;
+        await agents.applyAt(agent_id, event.position, { $set: prefs });
+        return;
+      }
+      case 'ApiKeyReplaced': {
+        const d = event.data as Data<ApiKeyReplaced>;
+        await agents.applyAt(d.agent_id, event.position, { $set: { key_replaced_at: d.replaced_at } });
+        return;
+      }
       case 'MonthlyCreditsGranted': {
         const d = event.data as Data<MonthlyCreditsGranted>;
         await agents.applyAt(d.agent_id, event.position, {
@@ -82,8 +111,19 @@ export const agentsProjection: Projection = {
       default: {
         // Every charged event: the balance after it, the cycle's usage, activity.
         const c = chargeOf(event.data);
-        if (!c) return;
         const agentId = (event.data as { agent_id: string }).agent_id;
+        if (!c) {
+          // The publication of a scheduled post: charged when it was scheduled, a post all the same.
+          if (event.type === 'PostPublished') await agents.applyAt(agentId, event.position, { $set: { last_active_at: at }, $inc: { post_count: 1 } });
+          return;
+        }
+        if (c.amount_mc < 0) {
+          // A refund: the cycle's usage never goes below zero (the charge may be from an earlier cycle).
+          const doc = await agents.findOne({ _id: agentId }, { projection: { used_mc: 1 } });
+          const used = Math.max(0, ((doc?.used_mc as number | undefined) ?? 0) + c.amount_mc);
+          await agents.applyAt(agentId, event.position, { $set: { balance_mc: c.balance_after_mc, used_mc: used, last_active_at: at } });
+          return;
+        }
         await agents.applyAt(agentId, event.position, {
           $set: { balance_mc: c.balance_after_mc, last_active_at: at },
           $inc: event.type === 'PostPublished' ? { used_mc: c.amount_mc, post_count: 1 } : { used_mc: c.amount_mc },
@@ -97,8 +137,15 @@ export const agentsProjection: Projection = {
 export const apiKeysProjection: Projection = {
   name: 'api_keys',
   collections: [{ name: 'api_keys', indexes: [{ name: 'by_agent', keys: { agent_id: 1 } }] }],
-  handles: new Set(['AgentRegistered']),
+  handles: new Set(['AgentRegistered', 'ApiKeyReplaced']),
   async apply(event, ctx) {
+    if (event.type === 'ApiKeyReplaced') {
+      // Rotation and recovery: the old key fails as soon as this is applied (before the write is answered).
+      const r = event.data as Data<ApiKeyReplaced>;
+      await ctx.collection('api_keys').applyAt(r.old_key_hash, event.position, { $set: { agent_id: r.agent_id, revoked: true, revoked_at: r.replaced_at } });
+      await ctx.collection('api_keys').applyAt(r.new_key_hash, event.position, { $set: { agent_id: r.agent_id, created_at: r.replaced_at } });
+      return;
+    }
     const d = event.data as Data<AgentRegistered>;
     await ctx.collection('api_keys').applyAt(d.api_key_hash, event.position, { $set: { agent_id: d.agent_id, created_at: d.registered_at } });
   },
@@ -114,8 +161,9 @@ export const creditUsageProjection: Projection = {
     if (!c || c.amount_mc === 0) return;
     const agentId = (event.data as { agent_id: string }).agent_id;
     const date = event.metadata.occurred_at.slice(0, 10);
+    // agent_id and date are those of the _id: written when the document is created, never again.
     await ctx.collection('credit_usage_daily').applyAt(`${agentId}:${date}`, event.position, {
-      $set: { agent_id: agentId, date },
+      $setOnInsert: { agent_id: agentId, date },
       $inc: { spent_mc: c.amount_mc, count: 1 },
     });
   },

@@ -41,7 +41,10 @@ export class ProjectionRunner {
   private subscription: Subscription | null = null;
   private processed = 0;
   private waiters: Array<{ position: number; resolve: () => void; reject: (e: Error) => void }> = [];
-  private readonly checkpoints = new Map<string, number>();
+  /** Checkpoint of each projection, by its index in `projections`. */
+  private readonly checkpoints: number[];
+  /** Per event type, the indexes of the projections that handle it (computed on first sight). */
+  private readonly handlersByType = new Map<string, number[]>();
   private failure: Error | null = null;
   private paused: Promise<void> | null = null;
   private resumePause: (() => void) | null = null;
@@ -54,6 +57,17 @@ export class ProjectionRunner {
     private readonly onError: (err: Error) => void = () => undefined,
   ) {
     this.live = contextFor(store);
+    this.checkpoints = projections.map(() => 0);
+  }
+
+  private handlersOf(type: string): number[] {
+    let list = this.handlersByType.get(type);
+    if (list === undefined) {
+      list = [];
+      for (let j = 0; j < this.projections.length; j++) if (this.projections[j].handles.has(type)) list.push(j);
+      this.handlersByType.set(type, list);
+    }
+    return list;
   }
 
   /** Position of the last event every projection has applied. */
@@ -67,11 +81,11 @@ export class ProjectionRunner {
       await p.init?.(this.live);
     }
     const cps = this.store.collection(CHECKPOINTS);
-    for (const p of this.projections) {
+    for (const [j, p] of this.projections.entries()) {
       const doc = await cps.findOne({ _id: p.name });
-      this.checkpoints.set(p.name, typeof doc?.position === 'number' ? doc.position : 0);
+      this.checkpoints[j] = typeof doc?.position === 'number' ? doc.position : 0;
     }
-    this.processed = Math.min(...this.projections.map((p) => this.checkpoints.get(p.name) ?? 0));
+    this.processed = Math.min(...this.checkpoints);
   }
 
   /** Catches up to the head of the log, then keeps applying new events as they are appended. */
@@ -106,12 +120,16 @@ export class ProjectionRunner {
   private async applyBatch(events: RecordedEvent[]): Promise<void> {
     if (this.paused) await this.paused;
     try {
+      const projections = this.projections;
+      const checkpoints = this.checkpoints;
+      const live = this.live;
       for (const event of events) {
-        for (const p of this.projections) {
-          if ((this.checkpoints.get(p.name) ?? 0) >= event.position) continue;
-          if (p.handles.has(event.type)) await p.apply(event, this.live);
+        const position = event.position;
+        // Events no projection handles only move the checkpoints.
+        for (const j of this.handlersOf(event.type)) {
+          if (checkpoints[j] < position) await projections[j].apply(event, live);
         }
-        this.processed = event.position;
+        this.processed = position;
       }
       const last = events[events.length - 1];
       if (last) await this.saveCheckpoints(last.position);
@@ -135,9 +153,9 @@ export class ProjectionRunner {
 
   private async saveCheckpoints(position: number): Promise<void> {
     const cps = this.store.collection(CHECKPOINTS);
-    for (const p of this.projections) {
-      if ((this.checkpoints.get(p.name) ?? 0) >= position) continue;
-      this.checkpoints.set(p.name, position);
+    for (const [j, p] of this.projections.entries()) {
+      if (this.checkpoints[j] >= position) continue;
+      this.checkpoints[j] = position;
       await cps.updateOne({ _id: p.name }, { $set: { position } }, { upsert: true });
     }
   }
@@ -185,7 +203,7 @@ export class ProjectionRunner {
       const pairs: Array<[string, string]> = p.collections.map((c) => [prefix + c.name, c.name]);
       await beforeSwap?.(p.name, pairs);
       await this.store.swapCollections(pairs);
-      this.checkpoints.set(p.name, position);
+      this.checkpoints[this.projections.indexOf(p)] = position;
       await this.store.collection(CHECKPOINTS).updateOne({ _id: p.name }, { $set: { position } }, { upsert: true });
       onProgress?.({ projection: p.name, position, head: position, events });
     } finally {

@@ -51,8 +51,15 @@ export function getAgent(store: ReadStore, agentId: string): Promise<Doc | null>
   return store.collection('agents').findOne({ _id: agentId });
 }
 
+/** An agent every public read may show: not ghosted by flags. */
+export async function getPublicAgent(store: ReadStore, agentId: string): Promise<Doc | null> {
+  const agent = await store.collection('agents').findOne({ _id: agentId });
+  return agent && !agent.ghosted ? agent : null;
+}
+
 export async function listAgents(store: ReadStore, opts: { skip: number; limit: number; capability?: string }) {
-  const filter = opts.capability ? { capabilities: opts.capability } : {};
+  // Ghosted agents (5 flags) leave every public list; they are few, so the index scan stays short.
+  const filter = opts.capability ? { capabilities: opts.capability, ghosted: { $ne: true } } : { ghosted: { $ne: true } };
   const agents = store.collection('agents');
   const [items, total] = await Promise.all([
     agents.find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit }),

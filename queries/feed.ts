@@ -1,4 +1,5 @@
 import type { Doc, ReadStore } from '../projections/store/port.ts';
+import { listRooms, resolveRoom } from './rooms.ts';
 
 export function postView(d: Doc) {
   return {
@@ -16,6 +17,20 @@ export function postView(d: Doc) {
     comment_count: d.comment_count ?? 0,
     upvote_count: d.upvote_count ?? 0,
     reactions: d.reactions,
+    boost_count: d.boost_count ?? 0,
+    poll: pollView(d),
+  };
+}
+
+function pollView(d: Doc) {
+  const poll = d.poll as { options: string[]; expires_at: string } | null | undefined;
+  if (!poll) return null;
+  const tally = (d.poll_tally as Record<string, number> | undefined) ?? {};
+  const options = poll.options.map((text, index) => ({ index, text, votes: tally[String(index)] ?? 0 }));
+  return {
+    options,
+    total_votes: options.reduce((sum, o) => sum + o.votes, 0),
+    expires_at: poll.expires_at,
   };
 }
 
@@ -33,12 +48,52 @@ export function getPost(store: ReadStore, postId: string) {
   return store.collection('posts').findOne({ _id: postId });
 }
 
-/** A room a post may go to: curated, or a custom room that has become public, and not hidden. */
-export async function findRoom(store: ReadStore, slug: string) {
-  const room = await store.collection('rooms').findOne({ _id: slug });
-  return room && room.public && !room.hidden ? room : null;
+/** A post every public read may show: published and not ghosted. */
+export async function getVisiblePost(store: ReadStore, postId: string) {
+  const post = await store.collection('posts').findOne({ _id: postId });
+  return post && post.published !== false && !post.hidden ? post : null;
 }
 
-export async function publicRooms(store: ReadStore) {
-  return store.collection('rooms').find({ public: true }, { sort: { agent_count: -1 } });
+/** A room a post may go to: curated, or a custom room that has become public, not hidden (merged ones resolve to their target). */
+export const findRoom = resolveRoom;
+
+export const publicRooms = listRooms;
+
+/**
+ * Keyword search: every term must appear (AND). Served by the multikey term index on the first
+ * (longest) term, the others filtered; ghosted posts excluded. Returns posts newest first.
+ */
+export async function searchPosts(store: ReadStore, terms: string[], opts: { roomSlug?: string; skip: number; limit: number }) {
+  const ordered = [...terms].sort((a, b) => b.length - a.length);
+  const filter: Record<string, unknown> = { $and: ordered.map((t) => ({ terms: t })), hidden: false };
+  if (opts.roomSlug) filter.room_slug = opts.roomSlug;
+  const index = store.collection('post_terms');
+  const [hits, total] = await Promise.all([index.find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit, projection: { _id: 1 } }), index.count(filter)]);
+  const docs = hits.length ? await store.collection('posts').find({ _id: { $in: hits.map((h) => h._id) } }) : [];
+  const byId = new Map(docs.map((d) => [d._id, d]));
+  const items = hits.map((h) => byId.get(h._id)).filter((d): d is Doc => Boolean(d && !d.hidden));
+  return { items, total };
+}
+
+/** Post detail companions: the latest other posts of its room and of its author (index-served). */
+export async function relatedPosts(store: ReadStore, post: Doc, limit = 5) {
+  const posts = store.collection('posts');
+  const [room, author] = await Promise.all([
+    post.room_slug ? posts.find({ room_slug: post.room_slug, hidden: false }, { sort: { seq: -1 }, limit: limit + 1 }) : Promise.resolve([]),
+    posts.find({ agent_id: post.agent_id, hidden: false }, { sort: { seq: -1 }, limit: limit + 1 }),
+  ]);
+  const others = (list: Doc[]) => list.filter((p) => p._id !== post._id).slice(0, limit);
+  return { related_in_room: others(room), more_by_author: others(author) };
+}
+
+/** Top hashtags over the last `days` UTC days (today included), by use count then name. Index-served by date. */
+export async function trendingHashtags(store: ReadStore, now: Date, days: number, limit: number) {
+  const from = new Date(now.getTime() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+  const rows = await store.collection('hashtag_daily').find({ date: { $gte: from, $lte: now.toISOString().slice(0, 10) } });
+  const counts = new Map<string, number>();
+  for (const r of rows) counts.set(r.tag as string, (counts.get(r.tag as string) ?? 0) + (r.count as number));
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, limit)
+    .map(([tag, count]) => ({ hashtag: tag, tag: `#${tag}`, count }));
 }

@@ -5,6 +5,12 @@ import type { RecordedEvent, Subscription } from '../events/store/port.ts';
 import type { Services } from '../api/services.ts';
 import { agentsDueForGrant } from '../queries/agents.ts';
 import { createAgenda, stopAgenda } from './agenda.ts';
+import { defineScheduledPostJobs } from './scheduled-posts.ts';
+import { defineMailJobs, MailNotificationChannel, openTransport } from './mail/worker.ts';
+import { DIGEST_JOB, produceDigests } from './digests.ts';
+import type { WebhookWorker } from './webhooks.ts';
+import { createWebhookWorker, WEBHOOK_JOBS } from './webhooks.ts';
+import { defineNotificationJobs, NOTIFICATION_JOBS } from './notifications.ts';
 
 export const JOBS = {
   monthlyGrant: 'credits.monthly-grant',
@@ -15,7 +21,15 @@ export interface Workers {
   agenda: Agenda;
   /** Grants every allocation due at the clock's `now` (the sweep job's body). Returns agents granted. */
   sweepGrants(): Promise<number>;
+  /** Webhook delivery (workers/webhooks.ts): reactor, deliver and sweep job bodies. */
+  webhooks: WebhookWorker;
+  /** Removes notifications past their 90 days (the expiry job's body); returns how many. */
+  expireNotifications(): Promise<number>;
   grantFor(agentId: string): Promise<void>;
+  /** Publishes every scheduled post due at the clock's `now` (the scheduler sweep's body). Returns posts published. */
+  publishDueScheduledPosts(): Promise<number>;
+  /** The scheduled-post job's body for one post. */
+  publishScheduledPost(postId: string): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -70,13 +84,37 @@ export async function startWorkers(s: Services): Promise<Workers> {
       .save();
   };
 
+  // A mail job saved in this process starts at once instead of at the next poll.
+  if (!agenda.hasNotificationChannel()) agenda.notifyVia(new MailNotificationChannel());
+  const mailTransport = openTransport(s);
+  const mail = defineMailJobs(s, agenda, mailTransport);
+  agenda.define(DIGEST_JOB, async () => {
+    await produceDigests(s);
+  });
+
+  const webhooks = createWebhookWorker(s, agenda);
+  const notifications = defineNotificationJobs(s, agenda);
+
+  const scheduledPosts = defineScheduledPostJobs(s, agenda);
+
   await agenda.start();
+  await agenda.every('30 seconds', WEBHOOK_JOBS.sweep);
+  await webhooks.resume();
+  await webhooks.sweep();
+  await agenda.every('1 hour', NOTIFICATION_JOBS.expire);
+  await notifications.expire();
   await agenda.every('5 minutes', JOBS.grantSweep);
   await sweepGrants();
+  await scheduledPosts.resume();
+  await mail.resume();
+  await agenda.every('1 day', DIGEST_JOB);
   const reactor: Subscription = s.log.subscribeAll(await s.log.headPosition(), async (events) => {
     for (const e of events) {
       try {
         await schedule(e);
+        await scheduledPosts.onEvent(e);
+        void webhooks.onEvents([e]);
+        await mail.onEvent(e);
       } catch (err) {
         s.logger.error({ err, event: e.id }, 'reactor failed to schedule a job; the sweep will cover it');
       }
@@ -85,11 +123,17 @@ export async function startWorkers(s: Services): Promise<Workers> {
 
   return {
     agenda,
+    webhooks,
+    expireNotifications: notifications.expire,
     sweepGrants,
     grantFor,
+    publishDueScheduledPosts: () => scheduledPosts.publishDue(),
+    publishScheduledPost: (postId: string) => scheduledPosts.publish(postId),
     async stop() {
       await reactor.close();
+      await webhooks.drain();
       await stopAgenda(agenda, { timeoutMs: s.config.shutdownTimeoutMs });
+      mailTransport.close();
     },
   };
 }

@@ -8,7 +8,7 @@ import { COSTS, FREE_ACTIONS, TIERS } from '../../commands/credits/tiers.ts';
 import { CURATED_CAPABILITIES } from '../../events/capabilities.ts';
 import { DomainError, notFound } from '../../events/kernel/errors.ts';
 import { toCredits } from '../../events/kernel/money.ts';
-import { getAgent, listAgents, privateAgent, publicAgent } from '../../queries/agents.ts';
+import { getAgent, getPublicAgent, listAgents, privateAgent, publicAgent } from '../../queries/agents.ts';
 import { creditAccount } from '../../queries/credits.ts';
 import { publicRooms } from '../../queries/feed.ts';
 import { requireApiKey } from '../auth.ts';
@@ -128,7 +128,7 @@ export function agentRoutes(router: Router, s: Services): void {
   });
 
   router.get('/api/protocol/agents/:id', async (ctx) => {
-    const agent = await getAgent(s.store, ctx.params.id);
+    const agent = await getPublicAgent(s.store, ctx.params.id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     ctx.body = publicAgent(agent, base());
   });

@@ -14,6 +14,35 @@ export interface AgentState {
   used_mc: number;
   cycle: number;
   next_grant_at: string | null;
+  /** signal_hash -> the agent's post with it in the last 48 h (duplicate-signal suppression). */
+  signals: Readonly<Record<string, { at: string; post_id: string }>>;
+  /** Times of the agent's boosts in the last 24 h (daily cap) and every post it has boosted. */
+  boosts_at: readonly string[];
+  boosted: Readonly<Record<string, true>>;
+  /** Times the agent scheduled posts in the last 24 h (daily cap). */
+  schedules_at: readonly string[];
+  /** Scheduled posts not yet published or cancelled: post_id -> what cancelling refunds. */
+  scheduled: Readonly<Record<string, { publish_at: string; amount_mc: number }>>;
+  /** Messaging (commands/messaging): times of DMs sent in the last 24 h, per recipient key too, and the agents this one blocks. */
+  dms_at: readonly string[];
+  dm_pairs: Readonly<Record<string, readonly string[]>>;
+  blocked: Readonly<Record<string, true>>;
+  /** Times of the mesh threads the agent created in the last 24 h (hourly limit and daily cap). */
+  threads_at: readonly string[];
+  /** Ownership (commands/humans): the normalised owner e-mail, claim state, linked user and current key hash. */
+  owner_email: string;
+  claimed: boolean;
+  owner_user_id: string | null;
+  api_key_hash: string;
+}
+
+export const SIGNAL_WINDOW_MS = 48 * 3600_000;
+export const DAY_MS = 24 * 3600_000;
+
+/** Keeps the entries of `times` newer than `window` before `now` (times are ISO strings, so they compare as text). */
+export function within(times: readonly string[], now: string, windowMs: number): string[] {
+  const from = new Date(Date.parse(now) - windowMs).toISOString();
+  return times.filter((t) => t > from);
 }
 
 const initial = (): AgentState => ({
@@ -26,7 +55,32 @@ const initial = (): AgentState => ({
   used_mc: 0,
   cycle: -1,
   next_grant_at: null,
+  signals: {},
+  boosts_at: [],
+  boosted: {},
+  schedules_at: [],
+  scheduled: {},
+  dms_at: [],
+  dm_pairs: {},
+  blocked: {},
+  threads_at: [],
+  owner_email: '',
+  claimed: false,
+  owner_user_id: null,
+  api_key_hash: '',
 });
+
+function without<V>(record: Readonly<Record<string, V>>, key: string): Record<string, V> {
+  const next = { ...record };
+  delete next[key];
+  return next;
+}
+
+function withCharge(state: AgentState, data: unknown): AgentState {
+  const c = chargeOf(data);
+  // A refund (negative amount) of a charge from an earlier cycle must not make this cycle's usage negative.
+  return c ? { ...state, balance_mc: c.balance_after_mc, used_mc: Math.max(0, state.used_mc + c.amount_mc) } : state;
+}
 
 function chargeOf(data: unknown): Charge | null {
   if (typeof data === 'object' && data !== null && 'charge' in data) {
@@ -49,9 +103,42 @@ export const agentAggregate: Aggregate<AgentState> = {
           name: data.name as string,
           tier: data.tier as Tier,
           registered_at: data.registered_at as string,
+          owner_email: data.owner_email as string,
+          api_key_hash: data.api_key_hash as string,
         };
+      case 'AgentClaimed':
+        return { ...state, claimed: true, owner_user_id: (data.user_id as string | null) ?? state.owner_user_id };
+      case 'AgentOwnerLinked':
+        return { ...state, owner_user_id: data.user_id as string };
+      case 'ApiKeyReplaced':
+        return { ...state, api_key_hash: data.new_key_hash as string };
       case 'AgentProfileUpdated':
         return typeof data.name === 'string' ? { ...state, name: data.name } : state;
+      case 'PostPublished': {
+        let next = withCharge(state, data);
+        if (typeof data.scheduled_at === 'string') next = { ...next, scheduled: without(state.scheduled, data.post_id as string) };
+        const hash = data.signal_hash;
+        if (typeof hash !== 'string') return next;
+        const at = data.published_at as string;
+        const from = new Date(Date.parse(at) - SIGNAL_WINDOW_MS).toISOString();
+        const signals: Record<string, { at: string; post_id: string }> = {};
+        for (const [h, seen] of Object.entries(state.signals)) if (seen.at > from) signals[h] = seen;
+        signals[hash] = { at, post_id: data.post_id as string };
+        return { ...next, signals };
+      }
+      case 'SignalBoosted': {
+        const at = data.boosted_at as string;
+        return {
+          ...withCharge(state, data),
+          boosts_at: [...within(state.boosts_at, at, DAY_MS), at],
+          boosted: { ...state.boosted, [data.post_id as string]: true },
+        };
+      }
+      case 'DirectMessageSent':
+      case 'AgentBlocked':
+      case 'AgentUnblocked':
+      case 'MeshThreadCreated':
+        return evolveMessaging(withCharge(state, data), event.type, data);
       case 'MonthlyCreditsGranted':
         return {
           ...state,
@@ -60,14 +147,50 @@ export const agentAggregate: Aggregate<AgentState> = {
           cycle: data.cycle as number,
           next_grant_at: data.next_grant_at as string,
         };
-      default: {
-        // Every credit-consuming event carries its charge: the credit building block folds it here.
+      case 'PostScheduled': {
+        const at = data.scheduled_at as string;
         const c = chargeOf(data);
-        if (!c) return state;
-        return { ...state, balance_mc: c.balance_after_mc, used_mc: state.used_mc + c.amount_mc };
+        return {
+          ...withCharge(state, data),
+          schedules_at: [...within(state.schedules_at, at, DAY_MS), at],
+          scheduled: { ...state.scheduled, [data.post_id as string]: { publish_at: data.publish_at as string, amount_mc: c?.amount_mc ?? 0 } },
+        };
       }
+      case 'ScheduledPostCancelled':
+        return { ...withCharge(state, data), scheduled: without(state.scheduled, data.post_id as string) };
+      default:
+        // Every credit-consuming event carries its charge: the credit building block folds it here.
+        return withCharge(state, data);
     }
   },
 };
 
 export { chargeOf };
+
+/** The recipient key of the per-pair DM cap: an agent id, `user:<id>` or `email:<normalised>`. */
+export function dmPairKey(d: { to_agent_id?: unknown; to_user_id?: unknown; to_email?: unknown }): string {
+  if (typeof d.to_agent_id === 'string') return d.to_agent_id;
+  if (typeof d.to_user_id === 'string') return `user:${d.to_user_id}`;
+  return `email:${String(d.to_email)}`;
+}
+
+function evolveMessaging(state: AgentState, type: string, data: Record<string, unknown>): AgentState {
+  if (type === 'AgentBlocked') return { ...state, blocked: { ...state.blocked, [data.blocked_agent_id as string]: true } };
+  if (type === 'MeshThreadCreated') {
+    const created = data.created_at as string;
+    return { ...state, threads_at: [...within(state.threads_at, created, DAY_MS), created] };
+  }
+  if (type === 'AgentUnblocked') {
+    const { [data.blocked_agent_id as string]: _gone, ...blocked } = state.blocked;
+    return { ...state, blocked };
+  }
+  const at = data.sent_at as string;
+  const key = dmPairKey(data);
+  const pairs: Record<string, readonly string[]> = {};
+  for (const [k, times] of Object.entries(state.dm_pairs)) {
+    const kept = within(times, at, DAY_MS);
+    if (kept.length) pairs[k] = kept;
+  }
+  pairs[key] = [...(pairs[key] ?? []), at];
+  return { ...state, dms_at: [...within(state.dms_at, at, DAY_MS), at], dm_pairs: pairs };
+}

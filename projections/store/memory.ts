@@ -1,8 +1,10 @@
 // The embedded read store: collections in memory answering MongoDB queries. Documents live in a
-// Map by _id; declared indexes are B-trees over compound keys in BSON order, so request-path
-// queries read a few index entries instead of scanning. mingo checks whatever the index bounds
-// do not prove, and updates go through the fast applier in updates.ts.
-import btree from 'sorted-btree';
+// Map by _id; declared indexes are B-trees over compound keys in BSON order, each key encoded as
+// one string (updates.ts, keyComponent) so the tree compares with plain string comparison, and
+// request-path queries read a few index entries instead of scanning. mingo checks whatever the
+// index bounds do not prove, and updates go through the fast applier in updates.ts (projection
+// writes mostly through its simple-update path, which also lets index upkeep skip the indexes
+// whose fields an update left as they were).
 import { Query } from 'mingo';
 import {
   DuplicateKeyError,
@@ -20,26 +22,224 @@ import {
 } from './port.ts';
 import {
   EMPTY_ARRAY_KEY,
+  KEY_LAST,
   MAX_KEY,
   MIN_KEY,
+  NOT_SIMPLE,
   STRING_END,
+  applySimpleUpdate,
   applyUpdate,
+  simpleInsert,
   cloneValue,
   compareValues,
+  keyComponent,
   splitPath,
   valuesEqual,
+  type ApplyOptions,
 } from './updates.ts';
 
-// sorted-btree is CommonJS: its class is `default` when loaded as ESM, the module itself when a
-// CommonJS loader (mocha through tsx) has already unwrapped it.
-const BTree = ((btree as unknown as { default?: typeof btree.default }).default ?? btree) as typeof btree.default;
-type IndexKey = unknown[];
-type Tree = InstanceType<typeof BTree<IndexKey, string>>;
 type Obj = Record<string, unknown>;
 
-// Bounds of a key component in tree order, whatever the component's direction.
-const FIRST = Symbol('first');
-const LAST = Symbol('last');
+// ---------------------------------------------------------------------------------------------
+// Index trees: a B+ tree from unique string keys (the encoded index keys) to string values (the
+// documents' _ids), with leaves linked both ways for range scans. Written for this store rather
+// than taken from a general library: keys compare with the engine's `<` inline, and a node that
+// overflows where the insertion happened at one of its ends splits there, so the one-end inserts
+// of replay (an increasing seq, newest first) leave full nodes behind. Deletes unlink the nodes
+// they empty and leave others as they are (deletes are rare next to inserts in a read model).
+
+const NODE_MAX = 32;
+
+class Leaf {
+  prev: Leaf | null = null;
+  next: Leaf | null = null;
+  constructor(
+    readonly keys: string[],
+    readonly vals: string[],
+  ) {}
+}
+
+class Branch {
+  /** seps[i] divides kids[i] (keys below it) from kids[i + 1] (keys from it on). */
+  constructor(
+    readonly seps: string[],
+    readonly kids: Array<Leaf | Branch>,
+  ) {}
+}
+
+interface Split {
+  sep: string;
+  right: Leaf | Branch;
+}
+
+/** Position of the first key >= key. */
+function lowerBound(keys: string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Position of the first key > key. */
+function upperBound(keys: string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] <= key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** @internal Exported for its tests. */
+export class KeyTree {
+  private root: Leaf | Branch = new Leaf([], []);
+  size = 0;
+
+  /** Adds an entry, or replaces the value of an existing key. */
+  set(key: string, value: string): void {
+    const split = this.insert(this.root, key, value);
+    if (split !== null) this.root = new Branch([split.sep], [this.root, split.right]);
+  }
+
+  private insert(node: Leaf | Branch, key: string, value: string): Split | null {
+    if (node instanceof Leaf) {
+      const { keys, vals } = node;
+      const n = keys.length;
+      const at = lowerBound(keys, key);
+      if (at < n && keys[at] === key) {
+        vals[at] = value;
+        return null;
+      }
+      keys.push(key);
+      vals.push(value);
+      for (let j = n; j > at; j--) {
+        keys[j] = keys[j - 1];
+        vals[j] = vals[j - 1];
+      }
+      keys[at] = key;
+      vals[at] = value;
+      this.size++;
+      if (n < NODE_MAX) return null;
+      const cut = at === n ? n : at === 0 ? 1 : (n + 1) >> 1;
+      const right = new Leaf(keys.splice(cut), vals.splice(cut));
+      right.prev = node;
+      right.next = node.next;
+      if (node.next !== null) node.next.prev = right;
+      node.next = right;
+      return { sep: right.keys[0], right };
+    }
+    const i = upperBound(node.seps, key);
+    const split = this.insert(node.kids[i], key, value);
+    if (split === null) return null;
+    node.seps.splice(i, 0, split.sep);
+    node.kids.splice(i + 1, 0, split.right);
+    const n = node.kids.length;
+    if (n <= NODE_MAX) return null;
+    const added = i + 1;
+    const cut = added === n - 1 ? n - 1 : added === 1 ? 1 : n >> 1;
+    const kids = node.kids.splice(cut);
+    const seps = node.seps.splice(cut);
+    const sep = node.seps.pop() as string;
+    return { sep, right: new Branch(seps, kids) };
+  }
+
+  /** Removes the entry of `key`; false when there is none. */
+  delete(key: string): boolean {
+    const r = this.remove(this.root, key);
+    if (r === 0) return false;
+    this.size--;
+    if (r === 2 && this.root instanceof Branch) this.root = new Leaf([], []);
+    while (this.root instanceof Branch && this.root.kids.length === 1) this.root = this.root.kids[0];
+    return true;
+  }
+
+  /** 0: not found; 1: removed; 2: removed, and `node` is now empty. */
+  private remove(node: Leaf | Branch, key: string): 0 | 1 | 2 {
+    if (node instanceof Leaf) {
+      const at = lowerBound(node.keys, key);
+      if (at >= node.keys.length || node.keys[at] !== key) return 0;
+      node.keys.splice(at, 1);
+      node.vals.splice(at, 1);
+      return node.keys.length === 0 ? 2 : 1;
+    }
+    const i = upperBound(node.seps, key);
+    const kid = node.kids[i];
+    const r = this.remove(kid, key);
+    if (r !== 2) return r;
+    if (kid instanceof Leaf) {
+      if (kid.prev !== null) kid.prev.next = kid.next;
+      if (kid.next !== null) kid.next.prev = kid.prev;
+    }
+    node.kids.splice(i, 1);
+    if (node.seps.length > 0) node.seps.splice(i > 0 ? i - 1 : 0, 1);
+    return node.kids.length === 0 ? 2 : 1;
+  }
+
+  /** The leaf whose key range holds `key`. */
+  private leafFor(key: string): Leaf {
+    let node = this.root;
+    while (node instanceof Branch) node = node.kids[upperBound(node.seps, key)];
+    return node;
+  }
+
+  /** The entries from the first key >= `from` on, ascending. */
+  *entries(from: string): Generator<[string, string]> {
+    let leaf: Leaf | null = this.leafFor(from);
+    let i = lowerBound(leaf.keys, from);
+    while (leaf !== null) {
+      const { keys, vals } = leaf;
+      for (; i < keys.length; i++) yield [keys[i], vals[i]];
+      leaf = leaf.next;
+      i = 0;
+    }
+  }
+
+  /** The entries from the last key <= `from` back, descending. */
+  *entriesReversed(from: string): Generator<[string, string]> {
+    let leaf: Leaf | null = this.leafFor(from);
+    let i = upperBound(leaf.keys, from) - 1;
+    while (leaf !== null) {
+      const { keys, vals } = leaf;
+      for (; i >= 0; i--) yield [keys[i], vals[i]];
+      leaf = leaf.prev;
+      if (leaf !== null) i = leaf.keys.length - 1;
+    }
+  }
+
+  /** The number of keys in [lo, hi]. */
+  countRange(lo: string, hi: string): number {
+    if (hi < lo) return 0;
+    let leaf: Leaf | null = this.leafFor(lo);
+    let i = lowerBound(leaf.keys, lo);
+    let count = 0;
+    while (leaf !== null) {
+      const keys = leaf.keys;
+      const n = keys.length;
+      if (n > 0 && keys[n - 1] > hi) return count + Math.max(0, upperBound(keys, hi) - i);
+      count += n - i;
+      leaf = leaf.next;
+      i = 0;
+    }
+    return count;
+  }
+
+  /** The first entry whose key is >= `key` (or > `key` when `strict`). */
+  pairFrom(key: string, strict: boolean): [string, string] | undefined {
+    let leaf: Leaf | null = this.leafFor(key);
+    let i = strict ? upperBound(leaf.keys, key) : lowerBound(leaf.keys, key);
+    while (leaf !== null && i >= leaf.keys.length) {
+      leaf = leaf.next;
+      i = 0;
+    }
+    return leaf === null ? undefined : [leaf.keys[i], leaf.vals[i]];
+  }
+}
 
 /** Distinct values of an indexed path that runs through arrays (one index entry per value). */
 class Multi {
@@ -95,11 +295,51 @@ function pathKeyValue(doc: Obj, segs: string[]): unknown {
   if (cur === undefined) return null;
   if (Array.isArray(cur)) {
     if (cur.length === 0) return EMPTY_ARRAY_KEY;
-    const out: unknown[] = [];
-    for (const e of cur) pushDistinct(out, e === undefined ? null : e);
+    const out = distinctElements(cur);
     return out.length === 1 ? out[0] : new Multi(out);
   }
   return cur;
+}
+
+/** The distinct elements of an array in BSON equality, in first-seen order (missing -> null). */
+function distinctElements(arr: unknown[]): unknown[] {
+  const n = arr.length;
+  let primitive = n > 4;
+  for (let i = 0; i < n && primitive; i++) {
+    const t = typeof arr[i];
+    primitive = t === 'string' || t === 'number' || t === 'boolean' || t === 'undefined' || arr[i] === null;
+  }
+  if (primitive) {
+    // For these values SameValueZero is BSON equality (0 = -0, NaN = NaN).
+    const seen = new Set<unknown>();
+    for (let i = 0; i < n; i++) {
+      const e = arr[i];
+      seen.add(e === undefined ? null : e);
+    }
+    return [...seen];
+  }
+  const out: unknown[] = [];
+  for (const e of arr) pushDistinct(out, e === undefined ? null : e);
+  return out;
+}
+
+/**
+ * The index entries of one document: one key, or several when an indexed field holds an array
+ * with several distinct values (`field` is that field's position).
+ */
+class MultiKeys {
+  constructor(
+    readonly keys: string[],
+    readonly field: number,
+  ) {}
+}
+type IndexKeys = string | MultiKeys;
+
+const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The key component of an _id (always the last component, ascending). */
+function idComponent(id: unknown): string {
+  return keyComponent(id, 1);
 }
 
 class Index {
@@ -109,10 +349,13 @@ class Index {
   readonly dirs: number[];
   readonly roots: Set<string>;
   readonly rootList: string[];
-  readonly tree: Tree;
+  /** Keys are encoded strings (updates.ts, keyComponent): one string comparison per step. */
+  readonly tree: KeyTree;
   /** Per field: has some document produced several entries through it? */
   readonly multikeyFields: boolean[];
   multikey = false;
+  /** The field names when every indexed path is a top-level field (the common case), else null. */
+  private readonly topLevel: string[] | null;
 
   constructor(readonly spec: IndexSpec) {
     this.fields = Object.keys(spec.keys);
@@ -121,20 +364,8 @@ class Index {
     this.roots = new Set(this.paths.map((p) => p[0]));
     this.rootList = [...this.roots];
     this.multikeyFields = this.fields.map(() => false);
-    const dirs = this.dirs;
-    const n = dirs.length;
-    this.tree = new BTree<IndexKey, string>(undefined, (a, b) => {
-      for (let i = 0; i < n; i++) {
-        const x = a[i];
-        const y = b[i];
-        if (x === y) continue;
-        if (x === FIRST || y === LAST) return -1;
-        if (x === LAST || y === FIRST) return 1;
-        const c = compareValues(x, y);
-        if (c !== 0) return c * dirs[i];
-      }
-      return 0;
-    });
+    this.topLevel = this.paths.every((p) => p.length === 1) ? this.fields.slice() : null;
+    this.tree = new KeyTree();
   }
 
   get name(): string {
@@ -146,46 +377,92 @@ class Index {
   }
 
   /** The index entries of a document (several when an indexed field holds an array). */
-  keysOf(doc: Doc): IndexKey[] {
-    const n = this.paths.length;
-    const key: IndexKey = new Array(n + 1);
+  keysOf(doc: Doc): IndexKeys {
+    const n = this.fields.length;
+    const top = this.topLevel;
+    const dirs = this.dirs;
+    let key = '';
+    for (let i = 0; i < n; i++) {
+      let v: unknown;
+      if (top !== null) {
+        v = doc[top[i]];
+        if (v === undefined) v = null;
+        else if (Array.isArray(v)) v = pathKeyValue(doc, this.paths[i]);
+      } else {
+        v = pathKeyValue(doc, this.paths[i]);
+      }
+      if (v instanceof Multi) return this.multiKeysOf(doc);
+      key += keyComponent(v, dirs[i]);
+    }
+    key += idComponent(doc._id);
+    // Concatenation builds a rope; reading a char flattens it once, before the tree compares it
+    // many times.
+    key.charCodeAt(0);
+    return key;
+  }
+
+  private multiKeysOf(doc: Doc): MultiKeys {
+    const n = this.fields.length;
+    const parts: string[] = new Array(n);
     let multiAt = -1;
+    let values: unknown[] = [];
     for (let i = 0; i < n; i++) {
       const v = pathKeyValue(doc, this.paths[i]);
       if (v instanceof Multi) {
         if (multiAt >= 0) throw new Error(`cannot index parallel arrays [${this.fields[multiAt]}] [${this.fields[i]}] in index ${this.name}`);
         multiAt = i;
+        values = v.values;
+        parts[i] = '';
+      } else {
+        parts[i] = keyComponent(v, this.dirs[i]);
       }
-      key[i] = v;
     }
-    key[n] = doc._id;
-    if (multiAt < 0) return [key];
-    const values = (key[multiAt] as Multi).values;
-    return values.map((v) => {
-      const k = key.slice();
-      k[multiAt] = v;
-      return k;
+    const before = parts.slice(0, multiAt).join('');
+    const after = parts.slice(multiAt + 1).join('') + idComponent(doc._id);
+    const dir = this.dirs[multiAt];
+    const keys = values.map((v) => {
+      const key = before + keyComponent(v, dir) + after;
+      key.charCodeAt(0); // flattened once, as in keysOf
+      return key;
     });
+    return new MultiKeys(keys, multiAt);
   }
 
-  noteMultikey(keys: IndexKey[]): void {
-    if (keys.length < 2) return;
+  /** Adds a document's entries. */
+  insert(keys: IndexKeys, id: string): void {
+    if (typeof keys === 'string') {
+      this.tree.set(keys, id);
+      return;
+    }
     this.multikey = true;
-    const first = keys[0];
-    for (let i = 0; i < this.fields.length; i++) if (keys[1][i] !== first[i]) this.multikeyFields[i] = true;
+    this.multikeyFields[keys.field] = true;
+    for (const key of keys.keys) this.tree.set(key, id);
   }
 
-  /** The _id of another document holding the same indexed values, if any. */
-  holderOf(key: IndexKey, exceptId: unknown): string | undefined {
-    const n = this.fields.length;
-    const probe = key.slice(0, n);
-    probe.push(FIRST);
-    let pair = this.tree.getPairOrNextHigher(probe);
-    while (pair !== undefined) {
-      const k = pair[0];
-      for (let i = 0; i < n; i++) if (compareValues(k[i], key[i]) !== 0) return undefined;
+  /** Removes a document's entries. */
+  remove(keys: IndexKeys): void {
+    if (typeof keys === 'string') this.tree.delete(keys);
+    else for (const key of keys.keys) this.tree.delete(key);
+  }
+
+  /** Throws the duplicate key error when another document holds the same indexed values. */
+  checkUnique(keys: IndexKeys, doc: Doc, coll: string): void {
+    if (typeof keys === 'string') {
+      if (this.holderOf(keys, doc._id) !== undefined) throw duplicateError(coll, this, doc);
+      return;
+    }
+    for (const key of keys.keys) if (this.holderOf(key, doc._id) !== undefined) throw duplicateError(coll, this, doc);
+  }
+
+  /** The _id of another document holding the same indexed values as `key`, if any. */
+  private holderOf(key: string, exceptId: unknown): string | undefined {
+    // The components are prefix-free, so the entries with these values are exactly those
+    // extending the key without its _id.
+    const prefix = key.slice(0, key.length - idComponent(exceptId).length);
+    let pair = this.tree.pairFrom(prefix, false);
+    while (pair !== undefined && pair[0].startsWith(prefix)) {
       if (pair[1] !== exceptId) return pair[1];
-      pair = this.tree.nextHigherPair(k);
+      pair = this.tree.pairFrom(pair[0], true);
     }
     return undefined;
   }
@@ -197,19 +474,21 @@ class Index {
   }
 }
 
-function sameKeys(a: IndexKey[], b: IndexKey[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i];
-    const y = b[i];
-    for (let j = 0; j < x.length; j++) if (x[j] !== y[j] && compareValues(x[j], y[j]) !== 0) return false;
-  }
+function sameKeys(a: IndexKeys, b: IndexKeys): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  if (a.keys.length !== b.keys.length) return false;
+  for (let i = 0; i < a.keys.length; i++) if (a.keys[i] !== b.keys[i]) return false;
   return true;
 }
 
-function duplicateError(coll: string, index: string, key: IndexKey, fields: string[]): DuplicateKeyError {
-  const shown = fields.map((f, i) => `${f}: ${JSON.stringify(key[i] ?? null)}`).join(', ');
-  return new DuplicateKeyError(`E11000 duplicate key error collection: ${coll} index: ${index} dup key: { ${shown} }`);
+function duplicateError(coll: string, index: Index, doc: Doc): DuplicateKeyError {
+  const shown = index.fields
+    .map((f, i) => {
+      const v = pathKeyValue(doc, index.paths[i]);
+      return `${f}: ${JSON.stringify((v instanceof Multi ? v.values : v) ?? null)}`;
+    })
+    .join(', ');
+  return new DuplicateKeyError(`E11000 duplicate key error collection: ${coll} index: ${index.name} dup key: { ${shown} }`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -334,8 +613,10 @@ function analyze(filter: Filter): FilterAnalysis {
 }
 
 interface KeyRange {
-  start: IndexKey;
-  end: IndexKey;
+  start: string;
+  end: string;
+  /** Length of the key prefix every entry of the range shares. */
+  fixed: number;
 }
 
 interface IndexPlan {
@@ -415,31 +696,32 @@ function planIndex(index: Index, a: FilterAnalysis, sort: SortKey[], filterField
   let exact = !a.opaque && !index.multikey && usedFields === filterFields;
   for (let i = 0; i < usedFields && exact; i++) exact = (a.fields.get(fields[i]) as Constraint).exact;
 
-  const fill = (key: unknown[], from: number, v: symbol) => {
-    for (let i = from; i <= n; i++) key[i] = v;
-    return key;
-  };
+  // Range bounds as encoded keys: a prefix alone sorts before every key extending it, and the
+  // prefix plus KEY_LAST after every one of them.
+  const dirs = index.dirs;
+  let encodedPrefix = '';
+  for (let i = 0; i < prefix.length; i++) encodedPrefix += keyComponent(prefix[i], dirs[i]);
   const ranges: KeyRange[] = [];
   if (nextIn !== undefined) {
     const points: unknown[] = [];
     for (const p of nextIn.points as unknown[]) pushDistinct(points, p);
-    const d = index.dirs[e];
+    const d = dirs[e];
     points.sort((x, y) => compareValues(x, y) * d);
     for (const p of points) {
-      ranges.push({ start: fill([...prefix, p], e + 1, FIRST), end: fill([...prefix, p], e + 1, LAST) });
+      const base = encodedPrefix + keyComponent(p, d);
+      ranges.push({ start: base, end: base + KEY_LAST, fixed: base.length });
     }
   } else if (nextRange !== undefined) {
-    const asc = index.dirs[e] === 1;
+    const asc = dirs[e] === 1;
     const first = asc ? nextRange.lo : nextRange.hi;
     const firstIncl = asc ? nextRange.loIncl : nextRange.hiIncl;
     const last = asc ? nextRange.hi : nextRange.lo;
     const lastIncl = asc ? nextRange.hiIncl : nextRange.loIncl;
-    ranges.push({
-      start: fill([...prefix, first], e + 1, firstIncl ? FIRST : LAST),
-      end: fill([...prefix, last], e + 1, lastIncl ? LAST : FIRST),
-    });
+    const from = encodedPrefix + keyComponent(first, dirs[e]);
+    const to = encodedPrefix + keyComponent(last, dirs[e]);
+    ranges.push({ start: firstIncl ? from : from + KEY_LAST, end: lastIncl ? to + KEY_LAST : to, fixed: encodedPrefix.length });
   } else {
-    ranges.push({ start: fill(prefix.slice(), e, FIRST), end: fill(prefix.slice(), e, LAST) });
+    ranges.push({ start: encodedPrefix, end: encodedPrefix + KEY_LAST, fixed: encodedPrefix.length });
   }
   const reverse = dir === -1;
   if (reverse && mergeFrom < 0) ranges.reverse();
@@ -447,16 +729,15 @@ function planIndex(index: Index, a: FilterAnalysis, sort: SortKey[], filterField
   return { index, ranges, reverse, mergeFrom, ordered, covered: exact, score };
 }
 
-function* scanRange(tree: Tree, range: KeyRange, reverse: boolean): Generator<[IndexKey, string]> {
-  const cmp = tree._compare;
+function* scanRange(tree: KeyTree, range: KeyRange, reverse: boolean): Generator<[string, string]> {
   if (!reverse) {
     for (const pair of tree.entries(range.start)) {
-      if (cmp(pair[0], range.end) > 0) return;
+      if (pair[0] > range.end) return;
       yield pair;
     }
   } else {
     for (const pair of tree.entriesReversed(range.end)) {
-      if (cmp(pair[0], range.start) < 0) return;
+      if (pair[0] < range.start) return;
       yield pair;
     }
   }
@@ -469,31 +750,28 @@ function* planIds(plan: IndexPlan): Generator<string> {
     for (const range of plan.ranges) for (const pair of scanRange(tree, range, plan.reverse)) yield pair[1];
     return;
   }
-  const from = plan.mergeFrom;
-  const dirs = plan.index.dirs;
+  // Each range fixes the components before `mergeFrom`; the rest of its keys (the components
+  // from `mergeFrom` on, _id last) compare as strings in index order.
   const sign = plan.reverse ? -1 : 1;
   const iters = plan.ranges.map((r) => scanRange(tree, r, plan.reverse));
-  const heads: Array<[IndexKey, string] | undefined> = iters.map((it) => {
-    const r = it.next();
-    return r.done ? undefined : r.value;
-  });
-  const compareSuffix = (a: IndexKey, b: IndexKey) => {
-    for (let i = from; i < dirs.length; i++) {
-      const c = compareValues(a[i], b[i]);
-      if (c !== 0) return c * dirs[i] * sign;
-    }
-    return 0;
+  const suffix = (i: number, pair: [string, string]) => pair[0].slice(plan.ranges[i].fixed);
+  const heads: Array<string | undefined> = [];
+  const ids: string[] = [];
+  const advance = (i: number) => {
+    const r = iters[i].next();
+    heads[i] = r.done ? undefined : suffix(i, r.value);
+    if (!r.done) ids[i] = r.value[1];
   };
+  for (let i = 0; i < iters.length; i++) advance(i);
   for (;;) {
     let best = -1;
     for (let i = 0; i < heads.length; i++) {
       const h = heads[i];
-      if (h !== undefined && (best < 0 || compareSuffix(h[0], (heads[best] as [IndexKey, string])[0]) < 0)) best = i;
+      if (h !== undefined && (best < 0 || compareKeys(h, heads[best] as string) * sign < 0)) best = i;
     }
     if (best < 0) return;
-    yield (heads[best] as [IndexKey, string])[1];
-    const r = iters[best].next();
-    heads[best] = r.done ? undefined : r.value;
+    yield ids[best];
+    advance(best);
   }
 }
 
@@ -654,12 +932,21 @@ class CollectionData {
   readonly docs = new Map<string, Doc>();
   readonly indexes: Index[] = [];
   readonly indexedRoots = new Set<string>();
+  hasUnique = false;
+  /** insertDoc's per-index keys (writes are synchronous, so one array per collection will do). */
+  readonly keyScratch: IndexKeys[] = [];
 
   addIndex(index: Index): void {
     this.indexes.push(index);
     for (const r of index.roots) this.indexedRoots.add(r);
+    if (index.unique) this.hasUnique = true;
   }
 }
+
+const APPLIED = Promise.resolve(true);
+const NOT_APPLIED = Promise.resolve(false);
+const INSERT_OPTS: ApplyOptions = Object.freeze({ isInsert: true });
+const UPDATE_OPTS: ApplyOptions = Object.freeze({ isInsert: false });
 
 interface Selection {
   docs: Doc[];
@@ -667,6 +954,17 @@ interface Selection {
 }
 
 const NO_INDEXES: Index[] = [];
+
+/** The _id of a filter that is exactly `{ _id: <string> }`, else undefined. */
+function idOnly(filter: Filter): string | undefined {
+  let id: unknown;
+  let n = 0;
+  for (const k in filter) {
+    if (k !== '_id' || ++n > 1) return undefined;
+    id = filter[k];
+  }
+  return typeof id === 'string' ? id : undefined;
+}
 
 function newObjectId(): string {
   const bytes = new Uint8Array(12);
@@ -722,6 +1020,64 @@ function keepField(doc: Doc, root: string, fields: unknown[]): void {
   fields.push(root, v === undefined ? ABSENT : cloneValue(v));
 }
 
+/**
+ * References to the current values of the top-level fields a simple update may change:
+ * [name, value or ABSENT, ...]. Enough to undo a simple update, which never mutates a value.
+ */
+function snapshotRefs(doc: Doc, update: Update, withPos: boolean): unknown[] {
+  const fields: unknown[] = [];
+  for (const op in update) {
+    if (op === '$setOnInsert') continue;
+    const spec = update[op];
+    if (spec === null || typeof spec !== 'object') continue;
+    for (const path in spec) {
+      const dot = path.indexOf('.');
+      const root = dot < 0 ? path : path.slice(0, dot);
+      const v = doc[root];
+      fields.push(root, v === undefined ? ABSENT : v);
+    }
+  }
+  if (withPos) fields.push('_pos', doc._pos === undefined ? ABSENT : doc._pos);
+  return fields;
+}
+
+function restoreRefs(doc: Doc, saved: unknown[]): void {
+  for (let i = saved.length - 2; i >= 0; i -= 2) {
+    const k = saved[i] as string;
+    if (saved[i + 1] === ABSENT) delete doc[k];
+    else doc[k] = saved[i + 1];
+  }
+}
+
+/** Did a field of the index change (by reference: simple updates replace changed values)? */
+function rootsChanged(ix: Index, doc: Doc, saved: unknown[]): boolean {
+  for (const root of ix.rootList) {
+    for (let i = 0; i < saved.length; i += 2) {
+      if (saved[i] !== root) continue;
+      const now = doc[root];
+      if ((now === undefined ? ABSENT : now) !== saved[i + 1]) return true;
+      break;
+    }
+  }
+  return false;
+}
+
+/** The indexed fields of `doc` as they were before a simple update (enough for keysOf). */
+function viewBefore(ix: Index, doc: Doc, saved: unknown[]): Doc {
+  const view: Doc = { _id: doc._id };
+  for (const root of ix.rootList) {
+    let v: unknown = doc[root];
+    for (let i = 0; i < saved.length; i += 2) {
+      if (saved[i] === root) {
+        v = saved[i + 1];
+        break;
+      }
+    }
+    if (v !== ABSENT && v !== undefined) view[root] = v;
+  }
+  return view;
+}
+
 function restoreFields(doc: Doc, saved: Snapshot): void {
   if ('whole' in saved) {
     for (const k of Object.keys(doc)) delete doc[k];
@@ -742,15 +1098,32 @@ export class MemoryCollection implements Collection {
     readonly name: string,
   ) {}
 
+  private cached: CollectionData | undefined;
+  private cachedAt = -1;
+
   private data(): CollectionData | undefined {
-    return this.store._data(this.name, false);
+    const generation = this.store._generation;
+    if (this.cachedAt !== generation) {
+      this.cached = this.store._data(this.name, false);
+      this.cachedAt = generation;
+    }
+    return this.cached;
   }
 
   private writable(): CollectionData {
-    return this.store._data(this.name, true) as CollectionData;
+    return this.data() ?? (this.store._data(this.name, true) as CollectionData);
   }
 
   async findOne(filter: Filter, options?: FindOptions): Promise<Doc | null> {
+    if ((options?.skip ?? 0) <= 0) {
+      // The commonest read of projections: by _id alone, a direct lookup (sort and limit do not
+      // matter for at most one document).
+      const id = idOnly(filter);
+      if (id !== undefined) {
+        const doc = this.data()?.docs.get(id);
+        return doc === undefined ? null : this.output([doc], options)[0];
+      }
+    }
     const { docs } = this.select(filter, { ...options, limit: 1 });
     return docs.length === 0 ? null : this.output(docs, options)[0];
   }
@@ -772,8 +1145,14 @@ export class MemoryCollection implements Collection {
 
   async insertOne(doc: Doc): Promise<void> {
     const data = this.writable();
-    const { _id, ...rest } = cloneValue(doc);
-    this.insertDoc(data, { _id: _id ?? newObjectId(), ...rest });
+    const copy = cloneValue(doc);
+    // _id first, as MongoDB stores it.
+    if (copy._id === undefined || Object.keys(copy)[0] !== '_id') {
+      const { _id, ...rest } = copy;
+      this.insertDoc(data, { _id: _id ?? newObjectId(), ...rest });
+    } else {
+      this.insertDoc(data, copy);
+    }
   }
 
   async updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult> {
@@ -819,8 +1198,13 @@ export class MemoryCollection implements Collection {
     return docs.length;
   }
 
-  async applyAt(id: string, position: number, update: Update): Promise<boolean> {
-    return this.applyAtSync(id, position, update);
+  applyAt(id: string, position: number, update: Update): Promise<boolean> {
+    // The write is synchronous; answering with a settled promise spares an async frame per call.
+    try {
+      return this.applyAtSync(id, position, update) ? APPLIED : NOT_APPLIED;
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** applyAt without the promise, for replay loops that own the store. */
@@ -833,34 +1217,41 @@ export class MemoryCollection implements Collection {
       this.updateDoc(data, doc, update, undefined, position);
       return true;
     }
-    const fresh: Doc = { _id: id };
-    applyUpdate(fresh, update, { isInsert: true });
+    let fresh = simpleInsert(id, update) as Doc | typeof NOT_SIMPLE;
+    if (fresh === NOT_SIMPLE) {
+      fresh = { _id: id };
+      applyUpdate(fresh, update, INSERT_OPTS);
+    }
     fresh._pos = position;
-    this.insertDoc(data, fresh);
+    this.insertDoc(data, fresh, true);
     return true;
   }
 
   // ---- writes
 
-  private insertDoc(data: CollectionData, doc: Doc): void {
-    if (data.docs.has(doc._id)) {
+  private insertDoc(data: CollectionData, doc: Doc, knownAbsent = false): void {
+    const docs = data.docs;
+    if (!knownAbsent && docs.has(doc._id)) {
       throw new DuplicateKeyError(`E11000 duplicate key error collection: ${this.name} index: _id_ dup key: { _id: ${JSON.stringify(doc._id)} }`);
     }
-    const keySets = data.indexes.map((ix) => ix.keysOf(doc));
-    data.indexes.forEach((ix, i) => {
-      if (!ix.unique) return;
-      for (const key of keySets[i]) if (ix.holderOf(key, doc._id) !== undefined) throw duplicateError(this.name, ix.name, key, ix.fields);
-    });
-    data.docs.set(doc._id, doc);
-    data.indexes.forEach((ix, i) => {
-      const keys = keySets[i];
-      ix.noteMultikey(keys);
-      for (const key of keys) ix.tree.set(key, doc._id);
-    });
+    const indexes = data.indexes;
+    const n = indexes.length;
+    if (n === 0) {
+      docs.set(doc._id, doc);
+      return;
+    }
+    // Every key first (computing one may throw), then the unique checks, then the writes.
+    const keySets = data.keyScratch;
+    for (let i = 0; i < n; i++) keySets[i] = indexes[i].keysOf(doc);
+    if (data.hasUnique) {
+      for (let i = 0; i < n; i++) if (indexes[i].unique) indexes[i].checkUnique(keySets[i], doc, this.name);
+    }
+    docs.set(doc._id, doc);
+    for (let i = 0; i < n; i++) indexes[i].insert(keySets[i], doc._id);
   }
 
   private removeDoc(data: CollectionData, doc: Doc): void {
-    for (const ix of data.indexes) for (const key of ix.keysOf(doc)) ix.tree.delete(key);
+    for (const ix of data.indexes) ix.remove(ix.keysOf(doc));
     data.docs.delete(doc._id);
   }
 
@@ -872,6 +1263,8 @@ export class MemoryCollection implements Collection {
     let hit: string[] | undefined;
     for (const op in update) {
       if (op.charCodeAt(0) !== 36 || op === '$rename') return indexes;
+      // A stored document is never being inserted: $setOnInsert does not apply to it.
+      if (op === '$setOnInsert') continue;
       const spec = update[op] as Obj;
       for (const path in spec) {
         const dot = path.indexOf('.');
@@ -897,17 +1290,55 @@ export class MemoryCollection implements Collection {
   private updateDoc(data: CollectionData, doc: Doc, update: Update, filter: Filter | undefined, position: number | undefined): boolean {
     const affected = this.affected(data, update, position !== undefined);
     if (affected.length === 0) {
-      let changed = applyUpdate(doc, update, { isInsert: false, filter });
+      let changed = applyUpdate(doc, update, filter === undefined ? UPDATE_OPTS : { isInsert: false, filter });
       if (position !== undefined) {
         doc._pos = position;
         changed = true;
       }
       return changed;
     }
+    // A simple update (updates.ts, applySimpleUpdate) replaces field values and never mutates
+    // one in place, so references to the old values are a faithful snapshot: no copies, and old
+    // keys are computed only for the indexes whose fields really changed.
+    const saved = snapshotRefs(doc, update, position !== undefined);
+    const simple = applySimpleUpdate(doc, update, false);
+    if (simple === NOT_SIMPLE) return this.updateDocGeneral(doc, update, filter, position, affected);
+    let changed = simple;
+    if (position !== undefined) {
+      doc._pos = position;
+      changed = true;
+    }
+    if (!changed) return false;
+    let moves: Array<Index | IndexKeys> | undefined;
+    try {
+      for (const ix of affected) {
+        if (!rootsChanged(ix, doc, saved)) continue;
+        const oldKeys = ix.keysOf(viewBefore(ix, doc, saved));
+        const newKeys = ix.keysOf(doc);
+        if (sameKeys(oldKeys, newKeys)) continue;
+        if (ix.unique) ix.checkUnique(newKeys, doc, this.name);
+        (moves ??= []).push(ix, oldKeys, newKeys);
+      }
+    } catch (err) {
+      restoreRefs(doc, saved);
+      throw err;
+    }
+    if (moves !== undefined) {
+      for (let i = 0; i < moves.length; i += 3) {
+        const ix = moves[i] as Index;
+        ix.remove(moves[i + 1] as IndexKeys);
+        ix.insert(moves[i + 2] as IndexKeys, doc._id);
+      }
+    }
+    return true;
+  }
+
+  /** updateDoc for the other updates: old keys up front, deep copies of the touched fields. */
+  private updateDocGeneral(doc: Doc, update: Update, filter: Filter | undefined, position: number | undefined, affected: Index[]): boolean {
     const oldKeys = affected.map((ix) => ix.keysOf(doc));
     // The fields the update touches, to put back if the new index entries are refused.
     const saved = snapshotFields(doc, update, position !== undefined);
-    const moves: Array<{ ix: Index; oldKeys: IndexKey[]; newKeys: IndexKey[] }> = [];
+    const moves: Array<{ ix: Index; oldKeys: IndexKeys; newKeys: IndexKeys }> = [];
     try {
       let changed = applyUpdate(doc, update, { isInsert: false, filter });
       if (position !== undefined) {
@@ -919,9 +1350,7 @@ export class MemoryCollection implements Collection {
         const ix = affected[i];
         const newKeys = ix.keysOf(doc);
         if (sameKeys(oldKeys[i], newKeys)) continue;
-        if (ix.unique) {
-          for (const key of newKeys) if (ix.holderOf(key, doc._id) !== undefined) throw duplicateError(this.name, ix.name, key, ix.fields);
-        }
+        if (ix.unique) ix.checkUnique(newKeys, doc, this.name);
         moves.push({ ix, oldKeys: oldKeys[i], newKeys });
       }
     } catch (err) {
@@ -929,9 +1358,8 @@ export class MemoryCollection implements Collection {
       throw err;
     }
     for (const { ix, oldKeys, newKeys } of moves) {
-      for (const key of oldKeys) ix.tree.delete(key);
-      ix.noteMultikey(newKeys);
-      for (const key of newKeys) ix.tree.set(key, doc._id);
+      ix.remove(oldKeys);
+      ix.insert(newKeys, doc._id);
     }
     return true;
   }
@@ -993,7 +1421,7 @@ export class MemoryCollection implements Collection {
       const dedupe = best.index.multikey ? new Set<string>() : null;
       if (countOnly && best.covered && dedupe === null) {
         let count = 0;
-        for (const range of best.ranges) count += best.index.tree.forRange(range.start, range.end, true);
+        for (const range of best.ranges) count += best.index.tree.countRange(range.start, range.end);
         return { docs: new Array(count), plan: { index: best.index.name, examined: 0 } };
       }
       for (const id of planIds(best)) {
@@ -1036,12 +1464,16 @@ export class MemoryReadStore implements ReadStore {
     return h;
   }
 
+  /** @internal Changes whenever a name may map to other collection state (handles cache it). */
+  _generation = 0;
+
   /** @internal The state of a collection; created on first write, as MongoDB does. */
   _data(name: string, create: boolean): CollectionData | undefined {
     let data = this.collections.get(name);
     if (data === undefined && create) {
       data = new CollectionData();
       this.collections.set(name, data);
+      this._generation++;
     }
     return data;
   }
@@ -1060,9 +1492,8 @@ export class MemoryReadStore implements ReadStore {
       const ix = new Index({ name: ixSpec.name, keys: { ...ixSpec.keys }, unique: ixSpec.unique === true });
       for (const doc of data.docs.values()) {
         const keys = ix.keysOf(doc);
-        if (ix.unique) for (const key of keys) if (ix.holderOf(key, doc._id) !== undefined) throw duplicateError(spec.name, ix.name, key, ix.fields);
-        ix.noteMultikey(keys);
-        for (const key of keys) ix.tree.set(key, doc._id);
+        if (ix.unique) ix.checkUnique(keys, doc, spec.name);
+        ix.insert(keys, doc._id);
       }
       data.addIndex(ix);
     }
@@ -1070,6 +1501,7 @@ export class MemoryReadStore implements ReadStore {
 
   async dropCollection(name: string): Promise<void> {
     this.collections.delete(name);
+    this._generation++;
   }
 
   async swapCollections(pairs: Array<[from: string, to: string]>): Promise<void> {
@@ -1081,6 +1513,7 @@ export class MemoryReadStore implements ReadStore {
     });
     for (const [from] of pairs) this.collections.delete(from);
     pairs.forEach(([, to], i) => this.collections.set(to, moved[i]));
+    this._generation++;
   }
 
   async listCollections(): Promise<string[]> {
@@ -1092,5 +1525,6 @@ export class MemoryReadStore implements ReadStore {
   async close(): Promise<void> {
     this.collections.clear();
     this.handles.clear();
+    this._generation++;
   }
 }

@@ -14,6 +14,7 @@ import { ProjectionRunner } from '../../projections/runner.ts';
 import { MemoryReadStore } from '../../projections/store/memory.ts';
 import { postsProjection } from '../../projections/feed.ts';
 import { request } from '../helpers/service.ts';
+import { messagingBenchmarks } from './messaging.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -93,7 +94,8 @@ async function httpBenchmarks() {
   }
   let k = 0;
   const post = await load(svc.url, '/api/feed/posts', () => ({
-    body: JSON.stringify({ title: 'Bench post', body: 'A signal with #bench and #load', post_type: 'signal_found', room_slug: 'lead-gen' }),
+    // Distinct titles: the same agent repeating a title and body within 48 h is a suppressed duplicate signal.
+    body: JSON.stringify({ title: `Bench post ${k}`, body: 'A signal with #bench and #load', post_type: 'signal_found', room_slug: 'lead-gen' }),
     headers: { 'x-api-key': keys[k++ % keys.length] },
   }));
   await stopServer(svc.child);
@@ -250,6 +252,7 @@ async function main() {
   if (!only || only === 'http') await httpBenchmarks();
   if (!only || only === 'log') await logBenchmarks();
   if (!only || only === 'query') await queryBenchmarks();
+  if (!only || only === 'messaging') await messagingBenchmarks(say);
   if (!only) writeFileSync(join(root, 'docs/PERFORMANCE.md'), [...header, ...out, ''].join('\n'));
 }
 

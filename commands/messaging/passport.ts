@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import * as ed from '@noble/ed25519';
+import { sha512 } from '@noble/hashes/sha2.js';
+import { createRequire } from 'node:module';
+import { DAY } from '../../events/kernel/clock.ts';
+import { deriveId } from '../../events/kernel/ids.ts';
+import type { A2ASignature, PassportKeyIssued } from '../../events/messaging.ts';
+import { passportStream } from '../../events/messaging.ts';
+import type { Event } from '../../events/types.ts';
+import type { SecretBox } from '../agents/secrets.ts';
+import type { Aggregate, CommandBus, CommandContext } from '../handler.ts';
+
+ed.hashes.sha512 = sha512;
+
+// canonicalize (RFC 8785 JCS) is a CommonJS module exporting the function itself.
+const canonicalize = createRequire(import.meta.url)('canonicalize') as (input: unknown) => string | undefined;
+
+/** Passport attestations are valid for 30 days (shared DECISIONS); a new one is signed for each 30-day period of the key. */
+export const PASSPORT_VALIDITY_MS = 30 * DAY;
+
+export interface PassportKey {
+  key_id: string;
+  public_key: string;
+  private_key_enc: string;
+  issued_at: string;
+  retired_at: string | null;
+}
+
+export interface PassportState {
+  current: PassportKey | null;
+  previous: PassportKey[];
+}
+
+export const passportAggregate: Aggregate<PassportState> = {
+  initial: () => ({ current: null, previous: [] }),
+  evolve(state, event: Event<string, unknown>) {
+    if (event.type !== 'PassportKeyIssued') return state;
+    const d = event.data as PassportKeyIssued['data'];
+    const key: PassportKey = { key_id: d.key_id, public_key: d.public_key, private_key_enc: d.private_key_enc, issued_at: d.issued_at, retired_at: null };
+    return { current: key, previous: state.current ? [{ ...state.current, retired_at: d.issued_at }, ...state.previous] : state.previous };
+  },
+};
+
+const b64u = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+const fromB64u = (text: string) => new Uint8Array(Buffer.from(text, 'base64url'));
+
+/** RFC 8785 (JCS) canonical JSON: the exact bytes that are signed. */
+export function canonicalBytes(value: unknown): Uint8Array {
+  const text = canonicalize(value);
+  if (text === undefined) throw new Error('value cannot be canonicalised');
+  return new TextEncoder().encode(text);
+}
+
+function issue(agentId: string, replaces: string | null, secrets: SecretBox, ctx: CommandContext): PassportKeyIssued {
+  const { secretKey, publicKey } = ed.keygen();
+  return {
+    type: 'PassportKeyIssued',
+    data: {
+      agent_id: agentId,
+      key_id: deriveId('key', ctx.commandId, agentId),
+      public_key: b64u(publicKey),
+      private_key_enc: secrets.encrypt(b64u(secretKey)),
+      issued_at: ctx.now.toISOString(),
+      replaces_key_id: replaces,
+    },
+  };
+}
+
+/**
+ * The agent's passport key, issued on first use (a deterministic command id makes concurrent
+ * first uses append one key). Returns the folded passport.
+ */
+export async function ensurePassport(bus: CommandBus, secrets: SecretBox, agentId: string, now: Date): Promise<PassportState> {
+  const loaded = await bus.load(passportStream(agentId), passportAggregate);
+  if (loaded.state.current) return loaded.state;
+  const ctx: CommandContext = { commandId: `passport-first:${agentId}`, actor: agentId, requestId: null, now };
+  await bus.handle(passportStream(agentId), passportAggregate, (state) => (state.current ? [] : [issue(agentId, null, secrets, ctx)]), ctx);
+  return (await bus.load(passportStream(agentId), passportAggregate)).state;
+}
+
+/** RegeneratePassport (free): a new keypair; the previous public keys stay listed on the passport. */
+export async function regeneratePassport(bus: CommandBus, secrets: SecretBox, agentId: string, ctx: CommandContext) {
+  const r = await bus.handle(passportStream(agentId), passportAggregate, (state) => [issue(agentId, state.current?.key_id ?? null, secrets, ctx)], ctx);
+  return { state: (await bus.load(passportStream(agentId), passportAggregate)).state, position: r.position };
+}
+
+const signingKeys = new Map<string, Uint8Array>();
+
+function secretKeyOf(key: PassportKey, secrets: SecretBox): Uint8Array {
+  let sk = signingKeys.get(key.key_id);
+  if (!sk) {
+    sk = fromB64u(secrets.decrypt(key.private_key_enc));
+    if (signingKeys.size > 10_000) signingKeys.clear();
+    signingKeys.set(key.key_id, sk);
+  }
+  return sk;
+}
+
+/** Signs `document` (canonical JSON) with the key; the signature is base64url of the 64 raw bytes. */
+export function signWith(key: PassportKey, secrets: SecretBox, document: unknown): string {
+  return b64u(ed.sign(canonicalBytes(document), secretKeyOf(key, secrets)));
+}
+
+export function verifySignature(publicKey: string, document: unknown, signature: string): boolean {
+  try {
+    return ed.verify(fromB64u(signature), canonicalBytes(document), fromB64u(publicKey));
+  } catch {
+    return false;
+  }
+}
+
+/** The signed fields of an A2A message, in the shape third parties rebuild to verify it. */
+export function a2aSignedDocument(m: { message_id: string; from_agent_id: string; to_agent_id: string; intent: string; payload: unknown; signed_at: string }) {
+  return { message_id: m.message_id, from_agent_id: m.from_agent_id, to_agent_id: m.to_agent_id, intent: m.intent, payload: m.payload, signed_at: m.signed_at };
+}
+
+export function signA2A(key: PassportKey, secrets: SecretBox, m: { message_id: string; from_agent_id: string; to_agent_id: string; intent: string; payload: unknown }, signedAt: string): A2ASignature {
+  return { alg: 'Ed25519', key_id: key.key_id, public_key: key.public_key, signed_at: signedAt, value: signWith(key, secrets, a2aSignedDocument({ ...m, signed_at: signedAt })) };
+}
+
+/**
+ * The public passport: the current key, the earlier keys (so old signatures stay verifiable) and a
+ * capability attestation signed by the current key. The attestation covers the 30-day period of
+ * the key that contains `now` (issued_at = period start), so it is stable within a period and
+ * renewed without any write.
+ */
+export function publicPassport(state: PassportState, agent: { agent_id: string; name: string; capabilities: string[] }, secrets: SecretBox, now: Date) {
+  const key = state.current;
+  if (!key) throw new Error('passport not issued');
+  const start = Date.parse(key.issued_at);
+  const period = Math.max(0, Math.floor((now.getTime() - start) / PASSPORT_VALIDITY_MS));
+  const issuedAt = new Date(start + period * PASSPORT_VALIDITY_MS).toISOString();
+  const attestation = {
+    type: 'agent_capability_attestation',
+    agent_id: agent.agent_id,
+    name: agent.name,
+    capabilities: agent.capabilities,
+    key_id: key.key_id,
+    public_key: key.public_key,
+    issued_at: issuedAt,
+    expires_at: new Date(start + (period + 1) * PASSPORT_VALIDITY_MS).toISOString(),
+  };
+  return {
+    agent_id: agent.agent_id,
+    alg: 'Ed25519',
+    key_id: key.key_id,
+    public_key: key.public_key,
+    public_key_fingerprint: createHash('sha256').update(fromB64u(key.public_key)).digest('hex').slice(0, 32),
+    key_issued_at: key.issued_at,
+    attestation,
+    attestation_signature: signWith(key, secrets, attestation),
+    previous_keys: state.previous.map((k) => ({ key_id: k.key_id, public_key: k.public_key, issued_at: k.issued_at, retired_at: k.retired_at })),
+  };
+}

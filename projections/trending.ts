@@ -1,0 +1,15 @@
+import type { PostPublished } from '../events/feed.ts';
+import type { Projection } from './types.ts';
+
+/** Hashtag use per UTC day: the trending read sums the last 7 days. */
+export const hashtagsProjection: Projection = {
+  name: 'hashtags',
+  collections: [{ name: 'hashtag_daily', indexes: [{ name: 'by_date', keys: { date: 1 } }] }],
+  handles: new Set(['PostPublished']),
+  async apply(event, ctx) {
+    const d = event.data as PostPublished['data'];
+    const date = d.published_at.slice(0, 10);
+    const daily = ctx.collection('hashtag_daily');
+    for (const tag of d.hashtags) await daily.applyAt(`${date}:${tag}`, event.position, { $set: { tag, date }, $inc: { count: 1 } });
+  },
+};

@@ -1,0 +1,101 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { codeIn, waitForMails } from '../helpers/mail.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
+import { signUp } from '../helpers/users.ts';
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+describe('api: chat execute-action', function () {
+  this.timeout(60_000);
+  let svc: TestService;
+  let outbox: string;
+  let user: Awaited<ReturnType<typeof signUp>>;
+  let agent: { agent_id: string; api_key: string };
+
+  before(async () => {
+    outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
+    svc = await startTestService({ MAIL_OUTBOX_DIR: outbox });
+    const email = `exec.${process.pid}.${Date.now()}@example.com`;
+    const reg = await svc.register({ owner_email: email, capabilities: ['lead-gen'] });
+    agent = reg;
+    user = await signUp(svc, outbox);
+    await svc.req('POST', '/api/protocol/claim/request-otp', { body: { claim_token: reg.body.claim_token } });
+    const [mail] = await waitForMails(outbox, email);
+    expect((await svc.req('POST', '/api/protocol/claim', { headers: bearer(user.access_token), body: { claim_token: reg.body.claim_token, otp: codeIn(mail) } })).status).to.equal(200);
+  });
+  after(async () => {
+    await svc.stop();
+    rmSync(outbox, { recursive: true, force: true });
+  });
+
+  const act = (body: Record<string, unknown>) => svc.req('POST', '/api/agent/chat/execute-action', { headers: bearer(user.access_token), body });
+  const balance = async () => (await svc.req('GET', `/api/protocol/agents/${agent.agent_id}/credits`, { apiKey: agent.api_key })).body.balance as number;
+
+  it('posts to a room and comments on its latest post, charging exactly what the direct endpoints charge', async () => {
+    const start = await balance();
+    const posted = await act({ action_type: 'post_to_protocol_room', target_id: 'lead-gen', target_name: 'Lead Gen', draft_content: 'Looking for B2B leads in fintech #fintech' });
+    expect(posted.status, posted.text).to.equal(200);
+    expect(posted.body.result).to.include({ success: true, room_slug: 'lead-gen', credits_charged: 0.1 });
+    expect(await balance()).to.equal(Math.round((start - 0.1) * 100) / 100);
+
+    const other = await svc.register({ capabilities: ['lead-gen'] });
+    const theirs = await svc.req('POST', '/api/feed/posts', { apiKey: other.api_key, body: { title: 'Latest in lead gen', body: 'Fresh signal', post_type: 'signal_found', room_slug: 'lead-gen' } });
+    const commented = await act({ action_type: 'comment_on_post', target_id: 'lead-gen', post_ref: 'latest', draft_content: 'Great signal!' });
+    expect(commented.status, commented.text).to.equal(200);
+    expect(commented.body.result).to.include({ success: true, post_id: theirs.body.post_id, post_title: 'Latest in lead gen', room_name: 'lead-gen' });
+    expect(commented.body.result.comment_id).to.match(/^cmt_/);
+    expect(await balance()).to.equal(Math.round((start - 0.2) * 100) / 100);
+    const comments = await svc.req('GET', `/api/feed/posts/${theirs.body.post_id}/comments`);
+    expect(comments.body.items[0]).to.include({ agent_id: agent.agent_id, content: 'Great signal!' });
+
+    const boosted = await act({ action_type: 'boost_signal', parameters: { post_id: theirs.body.post_id } });
+    expect(boosted.status, boosted.text).to.equal(200);
+    expect(await balance()).to.equal(Math.round((start - 0.3) * 100) / 100);
+    const again = await act({ action_type: 'boost_signal', post_id: theirs.body.post_id });
+    expect(again.status).to.equal(409);
+    expect(await balance()).to.equal(Math.round((start - 0.3) * 100) / 100);
+  });
+
+  it('runs free reads without charging', async () => {
+    const before = await balance();
+    const found = await act({ action_type: 'find_relevant_posts', query: 'fintech leads' });
+    expect(found.status, found.text).to.equal(200);
+    expect(found.body.free).to.equal(true);
+    expect(found.body.result.items.length).to.be.within(1, 3);
+    expect(found.body.result.items[0]).to.have.keys(['post_id', 'title', 'snippet', 'room_label', 'room_slug', 'agent_name', 'platform', 'relevance_reason']);
+    const agents = await act({ action_type: 'search_agents', query: 'Lead Gen' });
+    expect(agents.status, agents.text).to.equal(200);
+    expect(agents.body.result.items.map((a: { agent_id: string }) => a.agent_id)).to.include(agent.agent_id);
+    expect(await balance()).to.equal(before);
+  });
+
+  it('answers 422 naming an action type that is not available yet, or unknown, and 401 without a linked agent', async () => {
+    const later = await act({ action_type: 'run_mixer' });
+    expect(later.status).to.equal(422);
+    expect(later.body.detail[0]).to.include({ type: 'value_error.action_type.unavailable' });
+    expect(later.body.detail[0].msg).to.contain('run_mixer');
+    const unknown = await act({ action_type: 'launch_rocket' });
+    expect(unknown.status).to.equal(422);
+    expect(unknown.body.detail[0].msg).to.contain('launch_rocket');
+    const bad = await act({ action_type: 'boost_signal' });
+    expect(bad.status).to.equal(422);
+    const lonely = await signUp(svc, outbox);
+    const none = await svc.req('POST', '/api/agent/chat/execute-action', { headers: bearer(lonely.access_token), body: { action_type: 'search_agents', query: 'x' } });
+    expect(none.status).to.equal(401);
+    expect(none.body.detail).to.equal('No active agent linked to your account');
+    expect((await svc.req('POST', '/api/agent/chat/execute-action', { apiKey: agent.api_key, body: { action_type: 'search_agents', query: 'x' } })).status).to.equal(401);
+  });
+
+  it('sends a DM as the claimed agent (no DM lock) and updates the brief', async () => {
+    const peer = await svc.register();
+    const dm = await act({ action_type: 'send_agent_dm', target_id: peer.agent_id, draft_content: 'Hello from my owner' });
+    expect(dm.status, dm.text).to.equal(200);
+    const brief = await act({ action_type: 'update_agent_brief', draft_content: 'We find fintech leads' });
+    expect(brief.status, brief.text).to.equal(200);
+    expect((await svc.req('GET', `/api/protocol/agents/${agent.agent_id}`)).body.description).to.equal('We find fintech leads');
+  });
+});
