@@ -5,7 +5,9 @@
 // in WAL mode with synchronous=FULL and waits on a busy timeout instead of failing on contention.
 //
 // Semantics follow @agendajs/mongo-backend's MongoJobRepository method by method (queries, sort
-// order, 'single' and 'unique' upserts, debounce, counts), with two deliberate differences:
+// order, 'single' and 'unique' upserts, debounce, counts), with three deliberate differences (the
+// third: a unique() query made only of equalities matches the job saved with the same query, by
+// index, instead of scanning every job's data; see saveJob):
 //  - saveJob() never touches the processor-managed fields (lockedAt, lastRunAt, lastFinishedAt,
 //    failedAt, failCount, failReason, progress) of an existing job when the caller leaves them
 //    undefined. Agenda's Job.save() strips them "to prevent race conditions between user code and
@@ -477,6 +479,7 @@ export class SqliteJobRepository implements JobRepository {
           );
           CREATE INDEX IF NOT EXISTS ${t}_find_next ON ${t} (name, lockedAt, nextRunAt, priority DESC);
           CREATE INDEX IF NOT EXISTS ${t}_next_run ON ${t} (nextRunAt);
+          CREATE INDEX IF NOT EXISTS ${t}_unique ON ${t} (name, uniqueQuery);
         `);
       }).immediate();
     } catch (error) {
@@ -797,8 +800,17 @@ export class SqliteJobRepository implements JobRepository {
     }
 
     if (unique) {
+      // A unique query of plain equalities (every caller in this service) is index-served: it
+      // matches the job saved with this same query (uniqueQuery column). Matching every job's
+      // JSON against it, as the Mongo backend does, scanned the whole table on each save (a fifth
+      // of a registration's CPU once every agent had a grant job). Queries with operators keep
+      // the general match.
       const where = new Where().add('name = ?', job.name);
-      addUniqueFilter(where, unique);
+      if (Object.values(unique).some((v) => v !== null && typeof v === 'object' && !Array.isArray(v))) addUniqueFilter(where, unique);
+      else {
+        addUniqueFilter(new Where(), unique); // still refuses unsafe or unknown fields
+        where.add('uniqueQuery = ?', toJson(unique));
+      }
       const debounce = uniqueOpts?.debounce;
       return db.transaction(() => {
         const now = Date.now();
