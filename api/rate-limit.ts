@@ -68,12 +68,6 @@ export class RateLimiter {
     return status;
   }
 
-  /** Gives a request back (used when a refused attempt must not count against the success limit). */
-  refund(rule: LimitRule, key: string): void {
-    const w = this.windows.get(`${rule.name}:${key}`);
-    if (w && w.count > 0) w.count--;
-  }
-
   private sweep(now: number): void {
     for (const [id, w] of this.windows) if (now - w.start > 24 * 3600_000) this.windows.delete(id);
   }

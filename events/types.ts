@@ -19,6 +19,12 @@ export interface Charge {
   balance_after_mc: number;
 }
 
+/** The charge an event carries, if it is a credit-consuming (or refunding) event. */
+export function chargeOf(data: unknown): Charge | null {
+  const c = (data as { charge?: Charge } | null)?.charge;
+  return c && typeof c.amount_mc === 'number' ? c : null;
+}
+
 export type JsonSchema = Record<string, unknown>;
 
 export const chargeSchema: JsonSchema = {

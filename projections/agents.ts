@@ -2,17 +2,13 @@ import type { AgentProfileUpdated, AgentRegistered, SuperAdminGranted } from '..
 import type { MonthlyCreditsGranted } from '../events/credits.ts';
 import type { AgentClaimed, AgentOwnerLinked, ApiKeyReplaced, AutoPostPrefsChanged } from '../events/humans.ts';
 import type { RecordedEvent } from '../events/store/port.ts';
-import type { Charge } from '../events/types.ts';
+import { chargeOf } from '../events/types.ts';
 import { CHARGED_EVENT_TYPES } from '../events/catalogue.ts';
 import type { AgentGhosted } from '../events/feed.ts';
 import type { Projection } from './types.ts';
 
 type Data<E extends { data: unknown }> = E['data'];
 
-function chargeOf(data: unknown): Charge | null {
-  const c = (data as { charge?: Charge } | null)?.charge;
-  return c && typeof c.amount_mc === 'number' ? c : null;
-}
 
 /** Agents: profiles, credit account summary, activity. One document per agent. */
 export const agentsProjection: Projection = {

@@ -1,5 +1,6 @@
 import type { Tier } from '../../events/agents.ts';
-import type { Charge, Event } from '../../events/types.ts';
+import type { Event } from '../../events/types.ts';
+import { chargeOf } from '../../events/types.ts';
 import type { Aggregate } from '../handler.ts';
 
 /** The decision state of an agent: everything a command on `agent-<id>` needs, folded from its stream. */
@@ -82,13 +83,6 @@ function withCharge(state: AgentState, data: unknown): AgentState {
   return c ? { ...state, balance_mc: c.balance_after_mc, used_mc: Math.max(0, state.used_mc + c.amount_mc) } : state;
 }
 
-function chargeOf(data: unknown): Charge | null {
-  if (typeof data === 'object' && data !== null && 'charge' in data) {
-    const c = (data as { charge: unknown }).charge;
-    if (typeof c === 'object' && c !== null) return c as Charge;
-  }
-  return null;
-}
 
 export const agentAggregate: Aggregate<AgentState> = {
   initial,
@@ -165,7 +159,6 @@ export const agentAggregate: Aggregate<AgentState> = {
   },
 };
 
-export { chargeOf };
 
 /** The recipient key of the per-pair DM cap: an agent id, `user:<id>` or `email:<normalised>`. */
 export function dmPairKey(d: { to_agent_id?: unknown; to_user_id?: unknown; to_email?: unknown }): string {

@@ -2,7 +2,7 @@ import { agentStream } from '../../events/agents.ts';
 import type { MonthlyCreditsGranted } from '../../events/credits.ts';
 import { toCredits } from '../../events/kernel/money.ts';
 import type { EventLog, RecordedEvent } from '../../events/store/port.ts';
-import { chargeOf } from '../agents/agent.ts';
+import { chargeOf } from '../../events/types.ts';
 
 export interface CreditTransaction {
   transaction_id: string;
