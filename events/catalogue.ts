@@ -2,6 +2,7 @@ import { agentEventSchemas } from './agents.ts';
 import { creditEventSchemas } from './credits.ts';
 import { FEED_CHARGED_EVENTS, feedEventSchemas } from './feed.ts';
 import { humanEventSchemas } from './humans.ts';
+import { MATCHING_CHARGED_EVENTS, matchingEventSchemas } from './matching.ts';
 import { MESSAGING_CHARGED_EVENTS, messagingEventSchemas } from './messaging.ts';
 import { webhookEventSchemas } from './webhooks.ts';
 import type { JsonSchema } from './types.ts';
@@ -12,6 +13,7 @@ export const eventSchemas: Record<string, JsonSchema> = {
   ...creditEventSchemas,
   ...feedEventSchemas,
   ...humanEventSchemas,
+  ...matchingEventSchemas,
   ...messagingEventSchemas,
   ...webhookEventSchemas,
 };
@@ -20,4 +22,4 @@ export const eventSchemas: Record<string, JsonSchema> = {
  * Event types that carry a `charge` (the credit-spend building block). The agents and credit-usage
  * read models follow balances through these; a new charged event type is added to its area's list.
  */
-export const CHARGED_EVENT_TYPES: ReadonlySet<string> = new Set([...FEED_CHARGED_EVENTS, ...MESSAGING_CHARGED_EVENTS]);
+export const CHARGED_EVENT_TYPES: ReadonlySet<string> = new Set([...FEED_CHARGED_EVENTS, ...MESSAGING_CHARGED_EVENTS, ...MATCHING_CHARGED_EVENTS]);

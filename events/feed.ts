@@ -24,8 +24,14 @@ export type PostPublished = Event<'PostPublished', {
   scheduled_at?: string;
   /** Optional (later schema): a poll attached to the post (2-10 options, expiry at most 7 days). */
   poll?: PostPoll | null;
-  /** Optional (later schema): the duplicate-signal key, see `signalHash`. */
+  /** Optional (later schema): the duplicate-signal key, see `signalHash` (autonomous posts: `autoSignalHash`). */
   signal_hash?: string;
+  /**
+   * Optional (later schema): an autonomous post the service published on the agent's behalf
+   * (events/matching.ts): free, so it carries neither `charge` nor `scheduled_at`.
+   */
+  auto?: true;
+  source?: 'scout' | 'mixer';
 }>;
 
 export interface PostPoll {
@@ -217,8 +223,13 @@ export const feedEventSchemas: Record<string, JsonSchema> = {
     type: 'object',
     additionalProperties: false,
     required: ['post_id', 'agent_id', 'agent_name', 'title', 'body', 'post_type', 'room_slug', 'hashtags', 'published_at'],
-    // A post carries its charge unless it is the publication of a scheduled (already charged) post.
-    oneOf: [{ required: ['charge'], not: { required: ['scheduled_at'] } }, { required: ['scheduled_at'], not: { required: ['charge'] } }],
+    // A post carries its charge unless it is the publication of a scheduled (already charged) post
+    // or an autonomous post (free, `auto: true` with its `source`).
+    oneOf: [
+      { required: ['charge'], not: { anyOf: [{ required: ['scheduled_at'] }, { required: ['auto'] }] } },
+      { required: ['scheduled_at'], not: { anyOf: [{ required: ['charge'] }, { required: ['auto'] }] } },
+      { required: ['auto', 'source', 'signal_hash'], not: { anyOf: [{ required: ['charge'] }, { required: ['scheduled_at'] }] } },
+    ],
     properties: {
       post_id: { type: 'string', pattern: '^pst_' },
       agent_id: { type: 'string', pattern: '^agt_' },
@@ -233,6 +244,8 @@ export const feedEventSchemas: Record<string, JsonSchema> = {
       poll: nullable(pollSchema),
       signal_hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
       scheduled_at: isoDate,
+      auto: { const: true },
+      source: { enum: ['scout', 'mixer'] },
     },
   },
   PostScheduled: strict({
@@ -315,11 +328,45 @@ export function extractHashtags(body: string): string[] {
  * characters, de-duplicated in order, at most `max`. Posts and queries are tokenised the same way.
  */
 export function searchTerms(text: string, max = 32): string[] {
+  const ascii = asciiSearchTerms(text, max);
+  if (ascii !== null) return ascii;
   const out = new Set<string>();
   const plain = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
   for (const m of plain.matchAll(/[\p{L}\p{N}]{2,40}/gu)) {
     out.add(m[0]);
     if (out.size >= max) break;
+  }
+  return [...out];
+}
+
+/**
+ * searchTerms for pure-ASCII text (most posts), without normalising or a Unicode regex: the same
+ * terms in the same order (runs of ASCII letters and digits, lowercased, cut into pieces of at
+ * most 40, pieces shorter than 2 dropped). Null when the text has a non-ASCII character.
+ */
+function asciiSearchTerms(text: string, max: number): string[] | null {
+  const n = text.length;
+  for (let i = 0; i < n; i++) if (text.charCodeAt(i) > 0x7f) return null;
+  const lower = text.toLowerCase();
+  const out = new Set<string>();
+  let start = -1;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? lower.charCodeAt(i) : 0;
+    const word = (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39);
+    if (word) {
+      if (start < 0) start = i;
+      if (i - start + 1 === 40) {
+        out.add(lower.slice(start, i + 1));
+        if (out.size >= max) break;
+        start = -1;
+      }
+      continue;
+    }
+    if (start >= 0 && i - start >= 2) {
+      out.add(lower.slice(start, i));
+      if (out.size >= max) break;
+    }
+    start = -1;
   }
   return [...out];
 }

@@ -4,7 +4,7 @@ import type { AgentClaimed, AgentOwnerLinked, ApiKeyReplaced, AutoPostPrefsChang
 import type { RecordedEvent } from '../events/store/port.ts';
 import { chargeOf } from '../events/types.ts';
 import { CHARGED_EVENT_TYPES } from '../events/catalogue.ts';
-import type { AgentGhosted } from '../events/feed.ts';
+import type { AgentGhosted, PostPublished } from '../events/feed.ts';
 import type { Projection } from './types.ts';
 
 type Data<E extends { data: unknown }> = E['data'];
@@ -109,8 +109,13 @@ export const agentsProjection: Projection = {
         const c = chargeOf(event.data);
         const agentId = (event.data as { agent_id: string }).agent_id;
         if (!c) {
-          // The publication of a scheduled post: charged when it was scheduled, a post all the same.
-          if (event.type === 'PostPublished') await agents.applyAt(agentId, event.position, { $set: { last_active_at: at }, $inc: { post_count: 1 } });
+          // The publication of a scheduled post (charged when it was scheduled) or an autonomous post
+          // (free): a post all the same. An autonomous post moves last_auto_post_at (the 4-hour rule).
+          if (event.type === 'PostPublished') {
+            const p = event.data as Data<PostPublished>;
+            const set = p.auto === true ? { last_active_at: at, last_auto_post_at: p.published_at } : { last_active_at: at };
+            await agents.applyAt(agentId, event.position, { $set: set, $inc: { post_count: 1 } });
+          }
           return;
         }
         if (c.amount_mc < 0) {

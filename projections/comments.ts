@@ -1,4 +1,5 @@
 import type { AgentGhosted, CommentAdded, CommentUpvoteToggled } from '../events/feed.ts';
+import { applyMatchingInbox, MATCHING_INBOX_EVENTS } from './inbox-matching.ts';
 import { applyMessagingInbox, MESSAGING_INBOX_EVENTS } from './inbox-messaging.ts';
 import type { Projection } from './types.ts';
 
@@ -56,7 +57,7 @@ export const commentsProjection: Projection = {
  * The agent's inbox log (read by inbox polling and delivered by webhooks in the messaging and
  * webhook issues): one document per event addressed to an agent. A comment or reply on an
  * agent's post records `new_comment` (legacy name `room_post_reply`) for the post's author,
- * unless the author commented on their own post.
+ * unless the author commented on their own post. Matching runs add `new_match` (inbox-matching.ts).
  */
 export const inboxProjection: Projection = {
   name: 'inbox',
@@ -70,8 +71,9 @@ export const inboxProjection: Projection = {
       ],
     },
   ],
-  handles: new Set(['CommentAdded', ...MESSAGING_INBOX_EVENTS]),
+  handles: new Set(['CommentAdded', ...MESSAGING_INBOX_EVENTS, ...MATCHING_INBOX_EVENTS]),
   async apply(event, ctx) {
+    if (event.type === 'MatchingRunCompleted') return applyMatchingInbox(event, ctx);
     if (event.type !== 'CommentAdded') return applyMessagingInbox(event, ctx);
     const d = event.data as CommentAdded['data'];
     if (d.agent_id === d.post_author_id) return;

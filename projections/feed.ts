@@ -142,6 +142,8 @@ export const postsProjection: Projection = {
         boost_count: 0,
         poll: d.poll ?? null,
         poll_tally: {},
+        auto: d.auto === true,
+        source: d.source ?? null,
       },
     });
     if (hidden) return;

@@ -4,6 +4,7 @@ import { postsProjection, roomsProjection } from './feed.ts';
 import { blocksProjection, memberDmsProjection } from './messaging.ts';
 import { meshThreadsProjection, presenceProjection } from './mesh-threads.ts';
 import { imagesProjection } from './images.ts';
+import { matchProfilesProjection } from './matching.ts';
 import { notificationsProjection } from './notifications.ts';
 import { roomPinsProjection } from './pins.ts';
 import { scheduledPostsProjection } from './scheduling.ts';
@@ -39,4 +40,5 @@ export const allProjections: Projection[] = [
   claimTokensProjection,
   digestsProjection,
   matchesProjection,
+  matchProfilesProjection,
 ];

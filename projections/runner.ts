@@ -161,51 +161,68 @@ export class ProjectionRunner {
   }
 
   /**
-   * Rebuilds projections from position 0 into fresh collections, then swaps them in (atomically
-   * in the embedded store) while live application is paused, so readers never see a half-built
-   * read model.
+   * Rebuilds projections from position 0 into fresh collections, in one pass over the log for all
+   * of them, then swaps them in (atomically in the embedded store) while live application is
+   * paused, so readers never see a half-built read model.
    */
   async rebuild(names: string[] | null, hooks: RebuildHooks = {}): Promise<void> {
     const chosen = names ? this.projections.filter((p) => names.includes(p.name)) : this.projections;
     const unknown = names?.filter((n) => !this.projections.some((p) => p.name === n)) ?? [];
     if (unknown.length) throw new Error(`unknown projection(s): ${unknown.join(', ')}`);
-    for (const p of chosen) await this.rebuildOne(p, hooks);
-  }
-
-  private async rebuildOne(p: Projection, { onProgress, beforeSwap }: RebuildHooks): Promise<void> {
-    const prefix = `_rebuild_${p.name}__`;
-    const ctx = contextFor(this.store, prefix);
-    for (const spec of p.collections) {
-      await this.store.dropCollection(prefix + spec.name);
-      await this.store.ensureCollection({ ...spec, name: prefix + spec.name });
+    if (chosen.length === 0) return;
+    const { onProgress, beforeSwap } = hooks;
+    const label = chosen.length === 1 ? chosen[0].name : names ? chosen.map((p) => p.name).join('+') : 'all projections';
+    const prefixOf = (p: Projection) => `_rebuild_${p.name}__`;
+    const contexts = chosen.map((p) => contextFor(this.store, prefixOf(p)));
+    for (const [i, p] of chosen.entries()) {
+      for (const spec of p.collections) {
+        await this.store.dropCollection(prefixOf(p) + spec.name);
+        await this.store.ensureCollection({ ...spec, name: prefixOf(p) + spec.name });
+      }
+      await p.init?.(contexts[i]);
     }
-    await p.init?.(ctx);
+    const byType = new Map<string, number[]>();
+    const handlers = (type: string) => {
+      let list = byType.get(type);
+      if (list === undefined) {
+        list = [];
+        for (let i = 0; i < chosen.length; i++) if (chosen[i].handles.has(type)) list.push(i);
+        byType.set(type, list);
+      }
+      return list;
+    };
     let position = 0;
     let events = 0;
-    const replay = async (until: number | null) => {
+    const replay = async () => {
       for (;;) {
         const page = await this.log.readAll({ after: position, maxCount: PAGE });
         for (const e of page) {
-          if (until !== null && e.position > until) return;
-          if (p.handles.has(e.type)) await p.apply(e, ctx);
+          for (const i of handlers(e.type)) await chosen[i].apply(e, contexts[i]);
           position = e.position;
           events++;
         }
         if (page.length < PAGE) return;
-        onProgress?.({ projection: p.name, position, head: until ?? position, events });
+        onProgress?.({ projection: label, position, head: position, events });
       }
     };
-    await replay(null);
+    await replay();
     // Pause live application, apply what arrived meanwhile, swap, resume.
     await this.pause();
     try {
-      await replay(null);
-      const pairs: Array<[string, string]> = p.collections.map((c) => [prefix + c.name, c.name]);
-      await beforeSwap?.(p.name, pairs);
+      await replay();
+      const pairs: Array<[string, string]> = [];
+      for (const p of chosen) {
+        const own: Array<[string, string]> = p.collections.map((c) => [prefixOf(p) + c.name, c.name]);
+        await beforeSwap?.(p.name, own);
+        pairs.push(...own);
+      }
       await this.store.swapCollections(pairs);
-      this.checkpoints[this.projections.indexOf(p)] = position;
-      await this.store.collection(CHECKPOINTS).updateOne({ _id: p.name }, { $set: { position } }, { upsert: true });
-      onProgress?.({ projection: p.name, position, head: position, events });
+      const cps = this.store.collection(CHECKPOINTS);
+      for (const p of chosen) {
+        this.checkpoints[this.projections.indexOf(p)] = position;
+        await cps.updateOne({ _id: p.name }, { $set: { position } }, { upsert: true });
+      }
+      onProgress?.({ projection: label, position, head: position, events });
     } finally {
       this.resume();
     }

@@ -10,6 +10,8 @@ export const hashtagsProjection: Projection = {
     const d = event.data as PostPublished['data'];
     const date = d.published_at.slice(0, 10);
     const daily = ctx.collection('hashtag_daily');
-    for (const tag of d.hashtags) await daily.applyAt(`${date}:${tag}`, event.position, { $set: { tag, date }, $inc: { count: 1 } });
+    // tag and date are those of the _id: written when the document is created, never again (so
+    // the update leaves the by_date index alone).
+    for (const tag of d.hashtags) await daily.applyAt(`${date}:${tag}`, event.position, { $setOnInsert: { tag, date }, $inc: { count: 1 } });
   },
 };

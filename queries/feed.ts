@@ -19,6 +19,9 @@ export function postView(d: Doc) {
     reactions: d.reactions,
     boost_count: d.boost_count ?? 0,
     poll: pollView(d),
+    /** Autonomous posts (the scout's signal_found, the mixer's activity_summary) are free and marked. */
+    auto: d.auto === true,
+    source: (d.source as string | null | undefined) ?? null,
   };
 }
 

@@ -11,6 +11,8 @@ import { DIGEST_JOB, produceDigests } from './digests.ts';
 import type { WebhookWorker } from './webhooks.ts';
 import { createWebhookWorker, WEBHOOK_JOBS } from './webhooks.ts';
 import { defineNotificationJobs, NOTIFICATION_JOBS } from './notifications.ts';
+import type { ScoutWorker } from './scout.ts';
+import { defineScoutJobs, SCOUT_JOB } from './scout.ts';
 
 export const JOBS = {
   monthlyGrant: 'credits.monthly-grant',
@@ -30,6 +32,8 @@ export interface Workers {
   publishDueScheduledPosts(): Promise<number>;
   /** The scheduled-post job's body for one post. */
   publishScheduledPost(postId: string): Promise<boolean>;
+  /** The internal scout (workers/scout.ts): reactor, job body and resume. */
+  scout: ScoutWorker;
   stop(): Promise<void>;
 }
 
@@ -84,8 +88,8 @@ export async function startWorkers(s: Services): Promise<Workers> {
       .save();
   };
 
-  // A mail job saved in this process starts at once instead of at the next poll.
-  if (!agenda.hasNotificationChannel()) agenda.notifyVia(new MailNotificationChannel());
+  // A mail or scout job saved in this process starts at once instead of at the next poll.
+  if (!agenda.hasNotificationChannel()) agenda.notifyVia(new MailNotificationChannel([SCOUT_JOB]));
   const mailTransport = openTransport(s);
   const mail = defineMailJobs(s, agenda, mailTransport);
   agenda.define(DIGEST_JOB, async () => {
@@ -96,6 +100,7 @@ export async function startWorkers(s: Services): Promise<Workers> {
   const notifications = defineNotificationJobs(s, agenda);
 
   const scheduledPosts = defineScheduledPostJobs(s, agenda);
+  const scout = defineScoutJobs(s, agenda);
 
   await agenda.start();
   await agenda.every('30 seconds', WEBHOOK_JOBS.sweep);
@@ -107,6 +112,7 @@ export async function startWorkers(s: Services): Promise<Workers> {
   await sweepGrants();
   await scheduledPosts.resume();
   await mail.resume();
+  await scout.resume();
   await agenda.every('1 day', DIGEST_JOB);
   const reactor: Subscription = s.log.subscribeAll(await s.log.headPosition(), async (events) => {
     for (const e of events) {
@@ -115,6 +121,7 @@ export async function startWorkers(s: Services): Promise<Workers> {
         await scheduledPosts.onEvent(e);
         void webhooks.onEvents([e]);
         await mail.onEvent(e);
+        void scout.onEvent(e);
       } catch (err) {
         s.logger.error({ err, event: e.id }, 'reactor failed to schedule a job; the sweep will cover it');
       }
@@ -129,9 +136,11 @@ export async function startWorkers(s: Services): Promise<Workers> {
     grantFor,
     publishDueScheduledPosts: () => scheduledPosts.publishDue(),
     publishScheduledPost: (postId: string) => scheduledPosts.publish(postId),
+    scout,
     async stop() {
       await reactor.close();
       await webhooks.drain();
+      await scout.drain();
       await stopAgenda(agenda, { timeoutMs: s.config.shutdownTimeoutMs });
       mailTransport.close();
     },

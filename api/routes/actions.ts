@@ -48,6 +48,7 @@ const ACTIONS: Record<string, { schema: Json; free: boolean }> = {
   boost_signal: { free: false, schema: params(['post_id'], { post_id: id }) },
   flag_signal: { free: false, schema: params(['post_id'], { post_id: id, reason: { type: 'string', maxLength: 500 } }) },
   create_mesh_thread: { free: false, schema: params(['participant_agent_ids', 'draft_content'], { participant_agent_ids: { type: 'array', items: id, minItems: 1, maxItems: 9 }, name: str(100), draft_content: str(1000) }) },
+  run_mixer: { free: false, schema: params(['asks'], { asks: { type: 'array', minItems: 1, maxItems: 20, items: str(60) }, gives: { type: 'array', maxItems: 20, items: str(60) }, limit: { type: 'integer', minimum: 1, maximum: 50 } }) },
   schedule_signal: { free: false, schema: params(['draft_content', 'publish_at'], { target_id: str(40), draft_content: content, title: str(200), publish_at: { type: 'string', format: 'date-time' }, post_type: { enum: ['activity_summary', 'intro_sent', 'deal_opened', 'signal_found'] } }) },
   search_agent_feed: { free: true, schema: params(['query'], { query: str(200), target_id: str(40), limit: { type: 'integer', minimum: 1, maximum: 50 } }) },
   find_relevant_posts: { free: true, schema: params(['query'], { query: str(200), include_moltbook: { type: 'boolean' } }) },
@@ -57,7 +58,7 @@ const ACTIONS: Record<string, { schema: Json; free: boolean }> = {
 
 /** Named by the spec, but their capability arrives with a later issue: 422 naming the type until then. */
 export const NOT_YET_AVAILABLE = [
-  'run_mixer', 'approve_intro', 'create_room', 'endorse_agent', 'send_bond_request', 'accept_bond_request',
+  'approve_intro', 'create_room', 'endorse_agent', 'send_bond_request', 'accept_bond_request',
   'browse_members', 'get_pending_intros', 'list_following', 'check_agent_pulse', 'view_trust_stamps', 'search_agents_intent',
 ];
 export const ACCEPTED_ACTIONS = Object.keys(ACTIONS);
@@ -157,6 +158,9 @@ export function actionRoutes(router: Router, _s: Services): void {
         break;
       case 'create_mesh_thread':
         result = await run(ctx, agentId, { method: 'POST', path: '/api/agent/group-dm', body: { participant_agent_ids: p.participant_agent_ids, ...(text('name') ? { name: text('name') } : {}), first_message: text('draft_content') } });
+        break;
+      case 'run_mixer':
+        result = await run(ctx, agentId, { method: 'POST', path: '/api/agent/match', body: { gives: p.gives ?? [], asks: p.asks, ...(p.limit !== undefined ? { limit: p.limit } : {}) } });
         break;
       case 'schedule_signal': {
         const draft = text('draft_content') ?? '';

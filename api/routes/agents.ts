@@ -15,6 +15,7 @@ import { requireApiKey } from '../auth.ts';
 import { LIMITS } from '../rate-limit.ts';
 import type { Services } from '../services.ts';
 import { paging, validate } from '../validation.ts';
+import { matchingRoutes } from './matching.ts';
 import { commandContext, settled } from './util.ts';
 
 const nullableString = (maxLength: number) => ({ type: ['string', 'null'], maxLength });
@@ -51,6 +52,8 @@ const TOPUP_PACKS = [
 
 export function agentRoutes(router: Router, s: Services): void {
   const base = () => s.config.publicBaseUrl;
+  // Registered from here because api/app.ts lists one function per area file.
+  matchingRoutes(router, s);
 
   router.post('/api/protocol/register', async (ctx) => {
     const ip = ctx.ip;

@@ -35,6 +35,12 @@ export interface AgentState {
   claimed: boolean;
   owner_user_id: string | null;
   api_key_hash: string;
+  /** Autonomous posts (commands/agents/auto-post.ts): the owner's toggles and the last auto-post's time. */
+  auto_post_on_scout: boolean;
+  auto_post_on_mixer: boolean;
+  last_auto_post_at: string | null;
+  /** Matching runs of the last 24 h (run_id -> completed_at): a retried run is recognised, never charged twice. */
+  recent_runs: Readonly<Record<string, string>>;
 }
 
 export const SIGNAL_WINDOW_MS = 48 * 3600_000;
@@ -69,6 +75,10 @@ const initial = (): AgentState => ({
   claimed: false,
   owner_user_id: null,
   api_key_hash: '',
+  auto_post_on_scout: true,
+  auto_post_on_mixer: true,
+  last_auto_post_at: null,
+  recent_runs: {},
 });
 
 function without<V>(record: Readonly<Record<string, V>>, key: string): Record<string, V> {
@@ -108,9 +118,24 @@ export const agentAggregate: Aggregate<AgentState> = {
         return { ...state, api_key_hash: data.new_key_hash as string };
       case 'AgentProfileUpdated':
         return typeof data.name === 'string' ? { ...state, name: data.name } : state;
+      case 'AutoPostPrefsChanged':
+        return {
+          ...state,
+          auto_post_on_scout: typeof data.auto_post_on_scout === 'boolean' ? data.auto_post_on_scout : state.auto_post_on_scout,
+          auto_post_on_mixer: typeof data.auto_post_on_mixer === 'boolean' ? data.auto_post_on_mixer : state.auto_post_on_mixer,
+        };
+      case 'MatchingRunCompleted': {
+        const at = data.completed_at as string;
+        const from = new Date(Date.parse(at) - DAY_MS).toISOString();
+        const runs: Record<string, string> = {};
+        for (const [id, t] of Object.entries(state.recent_runs)) if (t > from) runs[id] = t;
+        runs[data.run_id as string] = at;
+        return { ...withCharge(state, data), recent_runs: runs };
+      }
       case 'PostPublished': {
         let next = withCharge(state, data);
         if (typeof data.scheduled_at === 'string') next = { ...next, scheduled: without(state.scheduled, data.post_id as string) };
+        if (data.auto === true) next = { ...next, last_auto_post_at: data.published_at as string };
         const hash = data.signal_hash;
         if (typeof hash !== 'string') return next;
         const at = data.published_at as string;

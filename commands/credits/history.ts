@@ -16,7 +16,7 @@ export interface CreditTransaction {
   position: number;
 }
 
-const REFERENCE_FIELDS = ['post_id', 'comment_id', 'dm_id', 'message_id', 'thread_id', 'intent_id', 'contract_id', 'response_id'];
+const REFERENCE_FIELDS = ['post_id', 'comment_id', 'dm_id', 'message_id', 'thread_id', 'intent_id', 'contract_id', 'response_id', 'run_id'];
 
 function toTransaction(e: RecordedEvent): CreditTransaction | null {
   const data = e.data as Record<string, unknown>;

@@ -20,7 +20,7 @@ function base32(bytes: Uint8Array, length: number): string {
 }
 
 export type IdPrefix =
-  | 'agt' | 'pst' | 'cmt' | 'dm' | 'thr' | 'lst' | 'ctr' | 'usr' | 'req' | 'cmd' | 'ntf' | 'img' | 'dlv' | 'msg' | 'mtc' | 'cmy' | 'crc' | 'dig' | 'rsp' | 'mail' | 'otp' | 'ses' | 'key';
+  | 'agt' | 'pst' | 'cmt' | 'dm' | 'thr' | 'lst' | 'ctr' | 'usr' | 'req' | 'cmd' | 'ntf' | 'img' | 'dlv' | 'msg' | 'mtc' | 'cmy' | 'crc' | 'dig' | 'rsp' | 'mail' | 'otp' | 'ses' | 'key' | 'run';
 
 /** A new random identifier with its type prefix, e.g. `agt_6x0k...` (20 base32 chars, 100 bits). */
 export function newId(prefix: IdPrefix): string {

@@ -74,10 +74,10 @@ describe('api: chat execute-action', function () {
   });
 
   it('answers 422 naming an action type that is not available yet, or unknown, and 401 without a linked agent', async () => {
-    const later = await act({ action_type: 'run_mixer' });
+    const later = await act({ action_type: 'approve_intro' });
     expect(later.status).to.equal(422);
     expect(later.body.detail[0]).to.include({ type: 'value_error.action_type.unavailable' });
-    expect(later.body.detail[0].msg).to.contain('run_mixer');
+    expect(later.body.detail[0].msg).to.contain('approve_intro');
     const unknown = await act({ action_type: 'launch_rocket' });
     expect(unknown.status).to.equal(422);
     expect(unknown.body.detail[0].msg).to.contain('launch_rocket');

@@ -15,12 +15,18 @@ export const MAIL_JOB = 'mail.send';
 export const MAIL_RETRY_DELAYS_MS = [2_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000];
 
 /**
- * Agenda's in-process notification channel, limited to mail jobs: a queued mail starts at once
- * instead of at the next poll, while every other job keeps Agenda's polling behaviour.
+ * Agenda's in-process notification channel, limited to mail jobs (and the other job names given):
+ * a queued mail starts at once instead of at the next poll, while every other job keeps Agenda's
+ * polling behaviour.
  */
 export class MailNotificationChannel extends InMemoryNotificationChannel {
+  private readonly immediate: ReadonlySet<string>;
+  constructor(alsoImmediate: string[] = []) {
+    super();
+    this.immediate = new Set([MAIL_JOB, ...alsoImmediate]);
+  }
   override async publish(notification: JobNotification): Promise<void> {
-    if (notification.jobName === MAIL_JOB) await super.publish(notification);
+    if (this.immediate.has(notification.jobName)) await super.publish(notification);
   }
 }
 

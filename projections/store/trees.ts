@@ -1,0 +1,245 @@
+// The trees behind the embedded store's indexes: ordered maps from encoded index keys (one-byte
+// strings, see updates.ts keyComponent) to document _ids.
+
+/** What an index needs of its tree: ordered entries, range counts and point lookups. */
+export interface IndexTree {
+  readonly size: number;
+  set(key: string, value: string): void;
+  delete(key: string): boolean;
+  /** The entries from the first key >= `from` on, ascending. */
+  entries(from: string): Generator<[string, string]>;
+  /** The entries from the last key <= `from` back, descending. */
+  entriesReversed(from: string): Generator<[string, string]>;
+  /** The number of keys in [lo, hi]. */
+  countRange(lo: string, hi: string): number;
+  /** The first entry whose key is >= `key` (or > `key` when `strict`). */
+  pairFrom(key: string, strict: boolean): [string, string] | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Index trees: a B+ tree from unique string keys (the encoded index keys) to string values (the
+// documents' _ids), with leaves linked both ways for range scans. Written for this store rather
+// than taken from a general library: keys compare with the engine's `<` inline, and a node that
+// overflows where the insertion happened at one of its ends splits there, so the one-end inserts
+// of replay (an increasing seq, newest first) leave full nodes behind. Deletes unlink the nodes
+// they empty and leave others as they are (deletes are rare next to inserts in a read model).
+
+const NODE_MAX = 32;
+
+class Leaf {
+  prev: Leaf | null = null;
+  next: Leaf | null = null;
+  constructor(
+    readonly keys: string[],
+    readonly vals: string[],
+  ) {}
+}
+
+class Branch {
+  /** seps[i] divides kids[i] (keys below it) from kids[i + 1] (keys from it on). */
+  constructor(
+    readonly seps: string[],
+    readonly kids: Array<Leaf | Branch>,
+  ) {}
+}
+
+interface Split {
+  sep: string;
+  right: Leaf | Branch;
+}
+
+/** Position of the first key >= key. */
+function lowerBound(keys: string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Position of the first key > key. */
+function upperBound(keys: string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] <= key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A B+ tree of encoded keys. @internal Exported for its tests. */
+export class KeyTree implements IndexTree {
+  private root: Leaf | Branch = new Leaf([], []);
+  /** The leftmost and rightmost leaves: no separator bounds them from below (above). */
+  private first: Leaf = this.root as Leaf;
+  private last: Leaf = this.root as Leaf;
+  size = 0;
+
+  /** Adds an entry, or replaces the value of an existing key. */
+  set(key: string, value: string): void {
+    // A key below every key goes first in the leftmost leaf, a key above every key last in the
+    // rightmost one, without a descent (the inserts of replay, newest first or last).
+    const first = this.first;
+    let n = first.keys.length;
+    if (n > 0 && n < NODE_MAX && key < first.keys[0]) {
+      first.keys.unshift(key);
+      first.vals.unshift(value);
+      this.size++;
+      return;
+    }
+    const last = this.last;
+    n = last.keys.length;
+    if (n > 0 && n < NODE_MAX && key > last.keys[n - 1]) {
+      last.keys.push(key);
+      last.vals.push(value);
+      this.size++;
+      return;
+    }
+    const split = this.insert(this.root, key, value);
+    if (split !== null) this.root = new Branch([split.sep], [this.root, split.right]);
+  }
+
+  private insert(node: Leaf | Branch, key: string, value: string): Split | null {
+    if (node instanceof Leaf) {
+      const { keys, vals } = node;
+      const n = keys.length;
+      const at = lowerBound(keys, key);
+      if (at < n && keys[at] === key) {
+        vals[at] = value;
+        return null;
+      }
+      keys.push(key);
+      vals.push(value);
+      for (let j = n; j > at; j--) {
+        keys[j] = keys[j - 1];
+        vals[j] = vals[j - 1];
+      }
+      keys[at] = key;
+      vals[at] = value;
+      this.size++;
+      if (n < NODE_MAX) return null;
+      const cut = at === n ? n : at === 0 ? 1 : (n + 1) >> 1;
+      const right = new Leaf(keys.splice(cut), vals.splice(cut));
+      right.prev = node;
+      right.next = node.next;
+      if (node.next !== null) node.next.prev = right;
+      node.next = right;
+      if (node === this.last) this.last = right;
+      return { sep: right.keys[0], right };
+    }
+    const i = upperBound(node.seps, key);
+    const split = this.insert(node.kids[i], key, value);
+    if (split === null) return null;
+    node.seps.splice(i, 0, split.sep);
+    node.kids.splice(i + 1, 0, split.right);
+    const n = node.kids.length;
+    if (n <= NODE_MAX) return null;
+    const added = i + 1;
+    const cut = added === n - 1 ? n - 1 : added === 1 ? 1 : n >> 1;
+    const kids = node.kids.splice(cut);
+    const seps = node.seps.splice(cut);
+    const sep = node.seps.pop() as string;
+    return { sep, right: new Branch(seps, kids) };
+  }
+
+  /** Removes the entry of `key`; false when there is none. */
+  delete(key: string): boolean {
+    const r = this.remove(this.root, key);
+    if (r === 0) return false;
+    this.size--;
+    if (r === 2 && this.root instanceof Branch) {
+      this.root = new Leaf([], []);
+      this.first = this.last = this.root;
+    }
+    while (this.root instanceof Branch && this.root.kids.length === 1) this.root = this.root.kids[0];
+    return true;
+  }
+
+  /** 0: not found; 1: removed; 2: removed, and `node` is now empty. */
+  private remove(node: Leaf | Branch, key: string): 0 | 1 | 2 {
+    if (node instanceof Leaf) {
+      const at = lowerBound(node.keys, key);
+      if (at >= node.keys.length || node.keys[at] !== key) return 0;
+      node.keys.splice(at, 1);
+      node.vals.splice(at, 1);
+      return node.keys.length === 0 ? 2 : 1;
+    }
+    const i = upperBound(node.seps, key);
+    const kid = node.kids[i];
+    const r = this.remove(kid, key);
+    if (r !== 2) return r;
+    if (kid instanceof Leaf) {
+      if (kid.prev !== null) kid.prev.next = kid.next;
+      if (kid.next !== null) kid.next.prev = kid.prev;
+      if (kid === this.first && kid.next !== null) this.first = kid.next;
+      if (kid === this.last && kid.prev !== null) this.last = kid.prev;
+    }
+    node.kids.splice(i, 1);
+    if (node.seps.length > 0) node.seps.splice(i > 0 ? i - 1 : 0, 1);
+    return node.kids.length === 0 ? 2 : 1;
+  }
+
+  /** The leaf whose key range holds `key`. */
+  private leafFor(key: string): Leaf {
+    let node = this.root;
+    while (node instanceof Branch) node = node.kids[upperBound(node.seps, key)];
+    return node;
+  }
+
+  /** The entries from the first key >= `from` on, ascending. */
+  *entries(from: string): Generator<[string, string]> {
+    let leaf: Leaf | null = this.leafFor(from);
+    let i = lowerBound(leaf.keys, from);
+    while (leaf !== null) {
+      const { keys, vals } = leaf;
+      for (; i < keys.length; i++) yield [keys[i], vals[i]];
+      leaf = leaf.next;
+      i = 0;
+    }
+  }
+
+  /** The entries from the last key <= `from` back, descending. */
+  *entriesReversed(from: string): Generator<[string, string]> {
+    let leaf: Leaf | null = this.leafFor(from);
+    let i = upperBound(leaf.keys, from) - 1;
+    while (leaf !== null) {
+      const { keys, vals } = leaf;
+      for (; i >= 0; i--) yield [keys[i], vals[i]];
+      leaf = leaf.prev;
+      if (leaf !== null) i = leaf.keys.length - 1;
+    }
+  }
+
+  /** The number of keys in [lo, hi]. */
+  countRange(lo: string, hi: string): number {
+    if (hi < lo) return 0;
+    let leaf: Leaf | null = this.leafFor(lo);
+    let i = lowerBound(leaf.keys, lo);
+    let count = 0;
+    while (leaf !== null) {
+      const keys = leaf.keys;
+      const n = keys.length;
+      if (n > 0 && keys[n - 1] > hi) return count + Math.max(0, upperBound(keys, hi) - i);
+      count += n - i;
+      leaf = leaf.next;
+      i = 0;
+    }
+    return count;
+  }
+
+  /** The first entry whose key is >= `key` (or > `key` when `strict`). */
+  pairFrom(key: string, strict: boolean): [string, string] | undefined {
+    let leaf: Leaf | null = this.leafFor(key);
+    let i = strict ? upperBound(leaf.keys, key) : lowerBound(leaf.keys, key);
+    while (leaf !== null && i >= leaf.keys.length) {
+      leaf = leaf.next;
+      i = 0;
+    }
+    return leaf === null ? undefined : [leaf.keys[i], leaf.vals[i]];
+  }
+}

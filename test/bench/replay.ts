@@ -1,0 +1,131 @@
+// Replay benchmark: the projection runner catching up from position 0 into an empty in-memory
+// read store, end to end (log reads, parsing, every projection), against a raw better-sqlite3
+// read + JSON.parse loop over the same file in the same run. Two logs: the everyday mix of
+// replay-mix.ts and the posts-only worst case.
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventLog } from '../../events/store/sqlite.ts';
+import type { RecordedEvent } from '../../events/store/port.ts';
+import { allProjections } from '../../projections/index.ts';
+import { ProjectionRunner } from '../../projections/runner.ts';
+import { MemoryReadStore } from '../../projections/store/memory.ts';
+import type { ProjectionContext } from '../../projections/types.ts';
+import { checkAgainstSchemas, generateLog, MIX } from './replay-mix.ts';
+
+const REPLAY_N = Number(process.env.BENCH_REPLAY_EVENTS ?? 500_000);
+
+/** Writes `count` generated events into a new SQLite log file (raw inserts, one transaction per 50k). */
+export async function fill(path: string, kind: 'mix' | 'posts', count: number): Promise<void> {
+  const log = SqliteEventLog.open({ path });
+  await log.close(); // creates the schema
+  const db = new Database(path);
+  const ins = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
+  const revisions = new Map<string, number>();
+  const it = generateLog(kind, count);
+  checkAgainstSchemas(generateLog(kind, Math.min(count, 20_000)));
+  const batch = db.transaction((n: number) => {
+    for (let i = 0; i < n; i++) {
+      const r = it.next();
+      if (r.done) return;
+      const e = r.value;
+      const revision = (revisions.get(e.stream) ?? -1) + 1;
+      revisions.set(e.stream, revision);
+      ins.run(e.id, e.stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata));
+    }
+  });
+  for (let done = 0; done < count; done += 50_000) batch(Math.min(50_000, count - done));
+  db.close();
+}
+
+/** The ceiling: every row read and both JSON columns parsed, nothing else. */
+function rawReadParse(path: string): number {
+  const reader = new Database(path, { readonly: true });
+  const t = performance.now();
+  let count = 0;
+  for (const row of reader.prepare('SELECT position, id, stream, revision, type, data, metadata FROM events ORDER BY position').iterate() as Iterable<{ data: string; metadata: string }>) {
+    JSON.parse(row.data);
+    JSON.parse(row.metadata);
+    count++;
+  }
+  const rate = count / ((performance.now() - t) / 1000);
+  reader.close();
+  return rate;
+}
+
+async function runnerCatchUp(path: string, count: number): Promise<number> {
+  const log = SqliteEventLog.open({ path });
+  const runner = new ProjectionRunner(log, new MemoryReadStore(), allProjections);
+  const t = performance.now();
+  await runner.start();
+  const rate = count / ((performance.now() - t) / 1000);
+  await runner.stop();
+  await log.close();
+  return rate;
+}
+
+/** CPU microseconds per event of each projection applied alone to the first `n` events (median of 3). */
+async function perProjection(path: string, n: number): Promise<Array<[string, number, number]>> {
+  const log = SqliteEventLog.open({ path });
+  const events: RecordedEvent[] = [];
+  while (events.length < n) {
+    const page = await log.readAll({ after: events.length ? events[events.length - 1].position : 0, maxCount: 5000 });
+    if (page.length === 0) break;
+    events.push(...page.slice(0, n - events.length));
+  }
+  await log.close();
+  const out: Array<[string, number, number]> = [];
+  for (const p of allProjections) {
+    const handled = events.filter((e) => p.handles.has(e.type));
+    if (handled.length === 0) continue;
+    const runs: number[] = [];
+    for (let r = 0; r < 3; r++) {
+      const store = new MemoryReadStore();
+      for (const spec of p.collections) await store.ensureCollection(spec);
+      const ctx: ProjectionContext = { collection: (name) => store.collection(name) };
+      await p.init?.(ctx);
+      const t = process.cpuUsage();
+      for (const e of handled) await p.apply(e, ctx);
+      const used = process.cpuUsage(t);
+      runs.push((used.user + used.system) / events.length);
+    }
+    runs.sort((a, b) => a - b);
+    out.push([p.name, handled.length / events.length, runs[1]]);
+  }
+  return out.sort((a, b) => b[2] - a[2]);
+}
+
+export async function replayBenchmarks(say: (line: string) => void): Promise<void> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'agent-network-bench-replay-'));
+  try {
+    const results: Array<[string, number, number]> = [];
+    for (const kind of ['mix', 'posts'] as const) {
+      const path = join(dir, `${kind}.sqlite`);
+      await fill(path, kind, REPLAY_N);
+      const raw = rawReadParse(path);
+      const replay = await runnerCatchUp(path, REPLAY_N);
+      results.push([kind, raw, replay]);
+      if (kind === 'mix') {
+        const costs = await perProjection(path, 100_000);
+        say(`## Replay (${REPLAY_N.toLocaleString('en')} events per log, every projection, into the in-memory read store)`);
+        say('');
+        say(`Mixed log, per 100 events: ${MIX.map(([t, k]) => `${k} ${t}`).join(', ')} (an estimate of a busy day, after 2,000 registrations).`);
+        say('The posts-only log is the worst case: every event is a post, which seven read models follow.');
+        say('');
+        say('Projection cost on the mixed log (each applied alone, CPU time, first 100,000 events):');
+        say('');
+        say('| projection | share of events it handles | µs per event of the log |');
+        say('|---|---|---|');
+        for (const [name, share, us] of costs) say(`| ${name} | ${(share * 100).toFixed(0)}% | ${us.toFixed(2)} |`);
+        say('');
+      }
+    }
+    say('| log | raw SQLite read + JSON.parse (ceiling), events/s | ProjectionRunner catch-up from 0, end to end, events/s | ratio |');
+    say('|---|---|---|---|');
+    for (const [kind, raw, replay] of results) say(`| ${kind === 'mix' ? 'mixed' : 'posts only'} | ${raw.toFixed(0)} | ${replay.toFixed(0)} | ${(replay / raw).toFixed(2)} |`);
+    say('');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
