@@ -1,10 +1,11 @@
 import Router from '@koa/router';
+import type { IncomingMessage } from 'node:http';
 import Koa from 'koa';
 import type { Context, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { newId } from '../events/kernel/ids.ts';
 import { authenticate } from './auth.ts';
-import { errorMiddleware } from './errors.ts';
+import { renderError } from './errors.ts';
 import { idempotency } from './idempotency.ts';
 import { LIMITS } from './rate-limit.ts';
 import { agentRoutes } from './routes/agents.ts';
@@ -28,25 +29,35 @@ import { ownerInboxRoutes } from './routes/owner-inbox.ts';
 import type { Services } from './services.ts';
 
 export const JSON_LIMIT = '64kb';
+/** JSON_LIMIT in bytes, as koa-body reads it. */
+const JSON_LIMIT_BYTES = 64 * 1024;
 
-function requestIds() {
-  return async function assignRequestId(ctx: Context, next: Next) {
-    const given = ctx.get('X-Request-Id');
-    ctx.state.requestId = /^[\w.-]{1,128}$/.test(given) ? given : newId('req');
-    ctx.set('X-Request-Id', ctx.state.requestId);
-    await next();
-  };
-}
+const REQUEST_ID = /^[\w.-]{1,128}$/;
+const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-function accessLog(s: Services) {
-  return async function logRequest(ctx: Context, next: Next) {
-    const start = process.hrtime.bigint();
+/**
+ * The outermost layer, one async frame for what used to be four: the request id, the access log,
+ * the error renderer (every error becomes {detail, code} or the 422 list) and the documented
+ * shape of the router's bare 404/405/501 answers.
+ */
+function front(s: Services) {
+  const { logger } = s;
+  return async function frontMiddleware(ctx: Context, next: Next) {
+    const given = ctx.req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : newId('req');
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    const logging = logger.isLevelEnabled('info');
+    const start = logging ? process.hrtime.bigint() : 0n;
     try {
       await next();
+      shapeRouterMisses(ctx);
+    } catch (err) {
+      renderError(ctx, err, logger);
     } finally {
-      if (s.logger.isLevelEnabled('info')) {
-        s.logger.info({
-          request_id: ctx.state.requestId,
+      if (logging) {
+        logger.info({
+          request_id: requestId,
           method: ctx.method,
           path: ctx.path,
           status: ctx.status,
@@ -58,25 +69,222 @@ function accessLog(s: Services) {
   };
 }
 
-/** Reads: 600 per minute per client address. */
-function readLimit(s: Services) {
-  return async function limitReads(ctx: Context, next: Next) {
-    if (ctx.method === 'GET' && ctx.path !== '/health' && ctx.path !== '/api/health') s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
-    await next();
+/** Resolves the caller, then counts reads (600 per minute per client address) in the same frame. */
+function authenticateAndLimitReads(s: Services) {
+  const auth = authenticate(s.store, s.secrets, () => s.bearer);
+  return function authenticateThenLimit(ctx: Context, next: Next) {
+    return auth(ctx, () => {
+      if (ctx.method === 'GET' && s.limiter.scale !== 0 && ctx.path !== '/health' && ctx.path !== '/api/health') s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
+      return next();
+    });
   };
 }
 
 /** Gives the router's bare 404/405 answers the documented error shape. */
-function shapeRouterMisses() {
-  return async function routerMisses(ctx: Context, next: Next) {
-    await next();
-    if (ctx.body !== undefined && ctx.body !== null) return;
-    const status = ctx.status;
-    // Koa turns an implicit status into 200 when a body is set: set the status again afterwards.
-    if (status === 404) ctx.body = { detail: 'Not Found', code: 'route_not_found' };
-    else if (status === 405) ctx.body = { detail: `Method ${ctx.method} not allowed; allowed: ${ctx.response.get('Allow')}`, code: 'method_not_allowed' };
-    else if (status === 501) ctx.body = { detail: `Method ${ctx.method} not supported`, code: 'method_not_supported' };
-    ctx.status = status;
+function shapeRouterMisses(ctx: Context): void {
+  if (ctx.body !== undefined && ctx.body !== null) return;
+  const status = ctx.status;
+  // Koa turns an implicit status into 200 when a body is set: set the status again afterwards.
+  if (status === 404) ctx.body = { detail: 'Not Found', code: 'route_not_found' };
+  else if (status === 405) ctx.body = { detail: `Method ${ctx.method} not allowed; allowed: ${ctx.response.get('Allow')}`, code: 'method_not_allowed' };
+  else if (status === 501) ctx.body = { detail: `Method ${ctx.method} not supported`, code: 'method_not_supported' };
+  ctx.status = status;
+}
+
+// The same test co-body (under koa-body) applies: a strict JSON body is an object or an array.
+const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
+// @hapi/bourne's test for a `__proto__` key (plain or escaped), which koa-body refuses.
+const SUSPECT_PROTO = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
+
+function assertNoProtoKey(root: unknown): void {
+  let next: unknown[] = [root];
+  while (next.length) {
+    const nodes = next;
+    next = [];
+    for (const node of nodes) {
+      if (Object.prototype.hasOwnProperty.call(node, '__proto__')) throw Object.assign(new SyntaxError('Object contains forbidden prototype property'), { status: 400 });
+      for (const key in node as Record<string, unknown>) {
+        const value = (node as Record<string, unknown>)[key];
+        if (value && typeof value === 'object') next.push(value);
+      }
+    }
+  }
+}
+
+/** Parses a strict JSON body exactly as koa-body (co-body + bourne) does, errors included. */
+function parseStrictJson(text: string): unknown {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // the decoder under co-body strips a BOM
+  if (!text) return {};
+  try {
+    if (!STRICT_JSON.test(text)) throw new SyntaxError('invalid JSON, only supports object and array');
+    const parsed = JSON.parse(text) as unknown;
+    if (parsed && typeof parsed === 'object' && SUSPECT_PROTO.test(text)) assertNoProtoKey(parsed);
+    return parsed;
+  } catch (err) {
+    throw Object.assign(err as Error, { status: 400, body: text });
+  }
+}
+
+function readBody(req: IncomingMessage, length: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const fail = (status: number, message: string, type: string) => {
+      cleanup();
+      reject(Object.assign(new Error(message), { status, statusCode: status, expose: true, type }));
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > length) {
+        req.pause();
+        fail(received > JSON_LIMIT_BYTES ? 413 : 400, received > JSON_LIMIT_BYTES ? 'request entity too large' : 'request size did not match content length', received > JSON_LIMIT_BYTES ? 'entity.too.large' : 'request.size.invalid');
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      if (received !== length) fail(400, 'request size did not match content length', 'request.size.invalid');
+      else resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, received).toString('utf8'));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(Object.assign(err, { status: 400, expose: true, type: 'request.aborted' }));
+    };
+    const onClose = () => fail(400, 'request aborted', 'request.aborted');
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/**
+ * Body parsing. The common case, an identity-encoded `application/json` (utf-8) body with a
+ * Content-Length within the limit, is read and parsed here directly; everything else (other JSON
+ * media types, charsets, content encodings, chunked bodies, oversized declarations) goes through
+ * koa-body as before. test/api/body-parsing.test.ts checks that every answer, errors included,
+ * is the one koa-body alone gives.
+ */
+export function bodyParser() {
+  const general = koaBody({ jsonLimit: JSON_LIMIT, jsonStrict: true, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE] });
+  return async function parseBody(ctx: Context, next: Next) {
+    if (!PARSED_METHODS.has(ctx.method)) return next();
+    const headers = ctx.req.headers;
+    const type = headers['content-type'];
+    const declared = headers['content-length'];
+    if (
+      type !== undefined &&
+      declared !== undefined &&
+      headers['content-encoding'] === undefined &&
+      headers['transfer-encoding'] === undefined &&
+      /^\d{1,6}$/.test(declared) &&
+      Number(declared) <= JSON_LIMIT_BYTES &&
+      isPlainJsonType(type)
+    ) {
+      const req = ctx.req;
+      const length = Number(declared);
+      // The body of a small request usually arrives with its headers: one microtask later the
+      // parser has buffered all of it, and it is taken in one read instead of stream events.
+      if (req.readableLength < length) await undefined;
+      let text: string;
+      if (length === 0) text = '';
+      else if (req.readableLength === length) text = (req.read() as Buffer).toString('utf8');
+      else text = await readBody(req, length);
+      (ctx.request as { body?: unknown }).body = parseStrictJson(text);
+      return next();
+    }
+    return general(ctx, next);
+  };
+}
+
+function isPlainJsonType(type: string): boolean {
+  if (type.length === 16) return type === 'application/json' || type.toLowerCase() === 'application/json';
+  const t = type.toLowerCase().replace(/\s+/g, '');
+  return t === 'application/json;charset=utf-8' || t === 'application/json;charset=utf8';
+}
+
+interface RouteLayer {
+  path: string;
+  name?: string | null;
+  methods: string[];
+  stack: Array<(ctx: Context, next: Next) => unknown>;
+  captures(path: string): string[];
+  params(path: string, captures: string[], existing?: Record<string, string>): Record<string, string>;
+}
+interface RouteMatch {
+  path: RouteLayer[];
+  pathAndMethod: RouteLayer[];
+  route: boolean;
+}
+
+/**
+ * @koa/router tests every route's regular expression on every request. The answer depends only
+ * on method and path, so it is remembered (at most 2000 paths of up to 256 characters); callers
+ * get their own arrays, because the router appends to them on nested dispatch.
+ */
+function memoizeMatches(router: Router): (path: string, method: string) => RouteMatch {
+  const match = router.match.bind(router) as unknown as (path: string, method: string) => RouteMatch;
+  const memo = new Map<string, RouteMatch>();
+  const remembered = (path: string, method: string): RouteMatch => {
+    if (path.length > 256) return match(path, method);
+    const key = `${method} ${path}`;
+    let found = memo.get(key);
+    if (found === undefined) {
+      found = match(path, method);
+      if (memo.size >= 2000) memo.clear();
+      memo.set(key, found);
+    }
+    return found;
+  };
+  (router as unknown as { match: (path: string, method: string) => RouteMatch }).match = (path, method) => {
+    const found = remembered(path, method);
+    return { path: found.path.slice(), pathAndMethod: found.pathAndMethod.slice(), route: found.route };
+  };
+  return remembered;
+}
+
+/**
+ * The router's dispatch for the common case, one route with one handler matching method and
+ * path: it sets the same context fields as @koa/router's own middleware (matched, router,
+ * routeMatched, captures, params, routerPath, routerName, _matchedRoute, _matchedRouteName) and
+ * calls the handler, without the router's per-request debug calls, host check and composed
+ * middleware chain. Anything else (no route, several layers or handlers, a host-bound router)
+ * goes through the router's own middleware.
+ */
+function routes(router: Router) {
+  const general = router.routes() as unknown as (ctx: Context, next: Next) => unknown;
+  const remembered = memoizeMatches(router);
+  const opts = (router as unknown as { opts: { routerPath?: string } }).opts;
+  return function dispatchRoute(ctx: Context, next: Next) {
+    const c = ctx as Context & Record<string, unknown>;
+    const path = opts.routerPath || (c.newRouterPath as string | undefined) || ctx.path || (c.routerPath as string | undefined) || '';
+    const found = (router as unknown as { host?: unknown }).host ? null : remembered(path, ctx.method);
+    if (!found || !found.route || found.pathAndMethod.length !== 1 || found.pathAndMethod[0].stack.length !== 1) return general(ctx, next);
+    const layer = found.pathAndMethod[0];
+    c.matched = Array.isArray(c.matched) ? [...(c.matched as RouteLayer[]), ...found.path] : found.path.slice();
+    c.router = router;
+    c.routeMatched = true;
+    const captures = layer.captures(path);
+    c.captures = captures;
+    const params = layer.params(path, captures || [], c.params as Record<string, string> | undefined);
+    (ctx.request as unknown as { params: Record<string, string> }).params = params;
+    c.params = params;
+    c.routerPath = layer.path;
+    c.routerName = layer.name || undefined;
+    c._matchedRoute = layer.path;
+    if (layer.name) c._matchedRouteName = layer.name;
+    try {
+      return Promise.resolve(layer.stack[0](ctx, next));
+    } catch (err) {
+      return Promise.reject(err);
+    }
   };
 }
 
@@ -103,15 +311,11 @@ export function createApp(s: Services): Koa {
   matchRoutes(router, s);
   actionRoutes(router, s);
 
-  app.use(requestIds());
-  app.use(accessLog(s));
-  app.use(errorMiddleware(s.logger));
-  app.use(shapeRouterMisses());
-  app.use(koaBody({ jsonLimit: JSON_LIMIT, jsonStrict: true, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE] }));
-  app.use(authenticate(s.store, s.secrets, () => s.bearer));
-  app.use(readLimit(s));
+  app.use(front(s));
+  app.use(bodyParser());
+  app.use(authenticateAndLimitReads(s));
   app.use(idempotency(s.idempotency, s.secrets, s.clock));
-  app.use(router.routes());
+  app.use(routes(router));
   app.use(router.allowedMethods());
   return app;
 }

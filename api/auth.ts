@@ -20,8 +20,9 @@ const unauthorized = (detail = 'Missing or invalid credentials') => new DomainEr
  */
 export function authenticate(store: ReadStore, secrets: SecretBox, bearer: () => BearerVerifier | null) {
   return async function resolvePrincipal(ctx: Context, next: Next) {
-    const key = ctx.get('X-API-Key');
-    const authz = ctx.get('Authorization');
+    const headers = ctx.req.headers;
+    const key = headerValue(headers['x-api-key']);
+    const authz = headerValue(headers.authorization);
     if (key) {
       if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) throw unauthorized('Invalid API key');
       const agentId = await agentIdForKeyHash(store, secrets.hash(key));
@@ -37,6 +38,11 @@ export function authenticate(store: ReadStore, secrets: SecretBox, bearer: () =>
     }
     await next();
   };
+}
+
+/** What `ctx.get(name)` gives: the header's value, or '' when it is absent. */
+function headerValue(value: string | string[] | undefined): string {
+  return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : '';
 }
 
 export function principalOf(ctx: Context): Principal | null {

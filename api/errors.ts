@@ -32,41 +32,46 @@ export function errorMiddleware(logger: Logger) {
     try {
       await next();
     } catch (raw) {
-      const err = raw as HttpishError & Error;
-      if (err instanceof ValidationFailed) {
-        ctx.status = 422;
-        ctx.body = { detail: err.errors };
-        return;
-      }
-      if (err instanceof DomainError) {
-        ctx.status = err.status;
-        ctx.body = { detail: err.message, code: err.code, ...err.extra };
-        if (err.status === 401) ctx.set('WWW-Authenticate', 'ApiKey header="X-API-Key", Bearer');
-        return;
-      }
-      const status = err.status ?? err.statusCode ?? 500;
-      if (status < 500 && status >= 400) {
-        // Errors raised by body parsing and the router (http-errors): safe to show their status.
-        let detail = err.expose && err.message ? err.message : (HTTP_CODES[status] ?? 'Bad request').replace(/_/g, ' ');
-        let code = typeof err.code === 'string' && /^[a-z_]+$/.test(err.code) ? err.code : (HTTP_CODES[status] ?? 'bad_request');
-        if (status === 400 && (err.type === 'entity.parse.failed' || /JSON/i.test(err.message ?? ''))) {
-          detail = 'Malformed JSON body';
-          code = 'invalid_json';
-        }
-        if (status === 413) detail = 'Request body too large';
-        ctx.status = status;
-        ctx.body = { detail, code };
-        for (const [k, v] of Object.entries(err.headers ?? {})) ctx.set(k, v);
-        return;
-      }
-      const unavailable = status === 503 || (typeof err.code === 'string' && err.code === 'store_unavailable');
-      logger.error({ err, request_id: ctx.state.requestId }, 'request failed');
-      ctx.status = unavailable ? 503 : 500;
-      ctx.body = unavailable
-        ? { detail: 'A data store is unavailable; retry shortly', code: 'service_unavailable' }
-        : { detail: 'Internal server error', code: 'internal_error', request_id: ctx.state.requestId };
+      renderError(ctx, raw, logger);
     }
   };
+}
+
+/** Renders a thrown error as the response: {detail, code} (or the 422 list); a 5xx never shows internals. */
+export function renderError(ctx: Context, raw: unknown, logger: Logger): void {
+  const err = raw as HttpishError & Error;
+  if (err instanceof ValidationFailed) {
+    ctx.status = 422;
+    ctx.body = { detail: err.errors };
+    return;
+  }
+  if (err instanceof DomainError) {
+    ctx.status = err.status;
+    ctx.body = { detail: err.message, code: err.code, ...err.extra };
+    if (err.status === 401) ctx.set('WWW-Authenticate', 'ApiKey header="X-API-Key", Bearer');
+    return;
+  }
+  const status = err.status ?? err.statusCode ?? 500;
+  if (status < 500 && status >= 400) {
+    // Errors raised by body parsing and the router (http-errors): safe to show their status.
+    let detail = err.expose && err.message ? err.message : (HTTP_CODES[status] ?? 'Bad request').replace(/_/g, ' ');
+    let code = typeof err.code === 'string' && /^[a-z_]+$/.test(err.code) ? err.code : (HTTP_CODES[status] ?? 'bad_request');
+    if (status === 400 && (err.type === 'entity.parse.failed' || /JSON/i.test(err.message ?? ''))) {
+      detail = 'Malformed JSON body';
+      code = 'invalid_json';
+    }
+    if (status === 413) detail = 'Request body too large';
+    ctx.status = status;
+    ctx.body = { detail, code };
+    for (const [k, v] of Object.entries(err.headers ?? {})) ctx.set(k, v);
+    return;
+  }
+  const unavailable = status === 503 || (typeof err.code === 'string' && err.code === 'store_unavailable');
+  logger.error({ err, request_id: ctx.state.requestId }, 'request failed');
+  ctx.status = unavailable ? 503 : 500;
+  ctx.body = unavailable
+    ? { detail: 'A data store is unavailable; retry shortly', code: 'service_unavailable' }
+    : { detail: 'Internal server error', code: 'internal_error', request_id: ctx.state.requestId };
 }
 
 /** A path that no route serves. */

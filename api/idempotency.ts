@@ -22,10 +22,13 @@ export interface IdempotencyStore {
 }
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+const BUSY_TIMEOUT_MS = 5000;
 
 /**
  * Embedded: a table in the SQLite file. It only replays responses; a lost record is harmless,
  * because a retried command derives the same event ids and appends nothing (so NORMAL sync).
+ * The event log commits from its writer thread: while it holds the file's write lock, a put
+ * waits on a timer instead of in SQLite's busy handler, which would stall the event loop.
  */
 export class SqliteIdempotencyStore implements IdempotencyStore {
   private readonly db: Database.Database;
@@ -38,20 +41,37 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.db.exec('CREATE TABLE IF NOT EXISTS idempotency_keys (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL)');
+    this.db.pragma('busy_timeout = 0');
     this.getStmt = this.db.prepare('SELECT key, fingerprint, status, body, created_at FROM idempotency_keys WHERE key = ?');
     this.putStmt = this.db.prepare('INSERT OR IGNORE INTO idempotency_keys (key, fingerprint, status, body, created_at) VALUES (@key, @fingerprint, @status, @body, @created_at)');
     this.purgeStmt = this.db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?');
   }
 
   async get(key: string) {
-    return (this.getStmt.get(key) as IdempotencyRecord | undefined) ?? null;
+    let row: IdempotencyRecord | undefined;
+    await this.whenUnlocked(() => (row = this.getStmt.get(key) as IdempotencyRecord | undefined));
+    return row ?? null;
   }
 
   async put(record: IdempotencyRecord) {
-    this.putStmt.run(record);
-    if (++this.puts % 1000 === 0) this.purgeStmt.run(record.created_at - IDEMPOTENCY_TTL_MS);
+    await this.whenUnlocked(() => this.putStmt.run(record));
+    if (++this.puts % 1000 === 0) await this.whenUnlocked(() => this.purgeStmt.run(record.created_at - IDEMPOTENCY_TTL_MS));
+  }
+
+  /** Runs a statement, retrying on a timer while another connection holds the lock. */
+  private async whenUnlocked(run: () => unknown): Promise<void> {
+    const deadline = Date.now() + BUSY_TIMEOUT_MS;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
+      try {
+        run();
+        return;
+      } catch (err) {
+        if (!(err instanceof Database.SqliteError) || (err.code !== 'SQLITE_BUSY' && err.code !== 'SQLITE_LOCKED') || Date.now() >= deadline) throw err;
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   }
 
   async close() {
@@ -94,12 +114,7 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 export function idempotency(store: IdempotencyStore, secrets: SecretBox, clock: Clock) {
   const inFlight = new Map<string, Promise<void>>();
-  return async function idempotentWrites(ctx: Context, next: Next) {
-    const header = ctx.get('Idempotency-Key');
-    if (!WRITE_METHODS.has(ctx.method) || !header) {
-      ctx.state.commandId = randomUUID();
-      return next();
-    }
+  const keyed = async (ctx: Context, next: Next, header: string) => {
     if (header.length > 255) throw new DomainError(400, 'invalid_idempotency_key', 'Idempotency-Key must be at most 255 characters');
     const p = ctx.state.principal as { agentId?: string; userId?: string } | undefined;
     const scope = p?.agentId ?? p?.userId ?? 'anonymous';
@@ -129,5 +144,14 @@ export function idempotency(store: IdempotencyStore, secrets: SecretBox, clock: 
       inFlight.delete(key);
       done();
     }
+  };
+  return function idempotentWrites(ctx: Context, next: Next): Promise<unknown> {
+    const header = ctx.req.headers['idempotency-key'];
+    if (!WRITE_METHODS.has(ctx.method) || !header) {
+      // No key: a fresh command id, and nothing more to do on this request.
+      ctx.state.commandId = randomUUID();
+      return next();
+    }
+    return keyed(ctx, next, Array.isArray(header) ? header.join(', ') : header);
   };
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../events/kernel/clock.ts';
 import { DomainError } from '../events/kernel/errors.ts';
 import { deriveUuid } from '../events/kernel/ids.ts';
-import type { EventLog, ExpectedRevision, NewEvent } from '../events/store/port.ts';
+import type { AppendResult, EventLog, ExpectedRevision, NewEvent } from '../events/store/port.ts';
 import { WrongExpectedRevisionError } from '../events/store/port.ts';
 import type { Event } from '../events/types.ts';
 
@@ -49,11 +49,15 @@ const MAX_ATTEMPTS = 8;
  * durable, so a busy stream costs one fsync per batch, not per command. A rejected append
  * invalidates the cached state; commands decided on it fail their revision check and retry on a
  * fresh read. Another process writing the same stream (EventStoreDB deployments) is caught the
- * same way by the expected revision.
+ * same way by the expected revision. A command that decides nothing on such speculative state
+ * answers only once the appends it saw are durable (and with their position, so the caller's
+ * read-your-writes wait covers them); if they fail, it is decided again.
  */
 export class CommandBus {
   private readonly tails = new Map<string, Promise<unknown>>();
   private readonly cache = new Map<string, Cached<unknown>>();
+  /** The last append of each stream that is not durable yet (pipelined logs only). */
+  private readonly inflight = new Map<string, Promise<AppendResult>>();
   private readonly pipelined: boolean;
 
   constructor(
@@ -100,11 +104,15 @@ export class CommandBus {
   }
 
   private async attempt<S>(stream: string, aggregate: Aggregate<S>, decide: Decide<S>, ctx: CommandContext) {
-    const { state, revision } = await this.load(stream, aggregate);
+    const { state, revision } = (this.cache.get(stream) as Cached<S> | undefined) ?? (await this.load(stream, aggregate));
     const decided = decide(state, revision);
     const events = decided.map((e, i) => this.toNewEvent(e, i, stream, ctx));
     if (events.length === 0) {
-      return { events, append: Promise.resolve({ position: 0, revision: revision ?? -1, duplicate: true }) };
+      const prior = this.inflight.get(stream);
+      const append: Promise<AppendResult> = prior
+        ? prior.then((r) => ({ position: r.position, revision: r.revision, duplicate: true }))
+        : Promise.resolve({ position: 0, revision: revision ?? -1, duplicate: true });
+      return { events, append };
     }
     const expected: ExpectedRevision = revision === null ? 'no_stream' : revision;
     const append = this.log.append(stream, events, expected).then(
@@ -121,8 +129,21 @@ export class CommandBus {
     for (const e of decided) next = aggregate.evolve(next, e);
     this.remember(stream, { state: next, revision: (revision ?? -1) + events.length });
     if (!this.pipelined) await append;
-    else append.catch(() => undefined); // observed by the caller; this only silences the speculative branch
+    else this.track(stream, append);
     return { events, append };
+  }
+
+  private track(stream: string, append: Promise<AppendResult>): void {
+    this.inflight.set(stream, append);
+    // Observed by the caller; this only forgets it once it has settled.
+    append.then(
+      () => this.untrack(stream, append),
+      () => this.untrack(stream, append),
+    );
+  }
+
+  private untrack(stream: string, append: Promise<AppendResult>): void {
+    if (this.inflight.get(stream) === append) this.inflight.delete(stream);
   }
 
   private toNewEvent(e: AnyEvent, index: number, stream: string, ctx: CommandContext): NewEvent {
@@ -169,7 +190,9 @@ export class CommandBus {
   async appendRaw(stream: string, decided: AnyEvent[], expected: ExpectedRevision, ctx: CommandContext): Promise<CommandResult> {
     const events = decided.map((e, i) => this.toNewEvent(e, i, stream, ctx));
     this.cache.delete(stream);
-    const r = await this.log.append(stream, events, expected);
+    const append = this.log.append(stream, events, expected);
+    if (this.pipelined) this.track(stream, append);
+    const r = await append;
     return { events, position: r.position, revision: r.revision, duplicate: r.duplicate };
   }
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './kernel/ids.ts';
 import type { Charge, Event, JsonSchema } from './types.ts';
 import { chargeSchema, isoDate, nullable } from './types.ts';
 
@@ -310,8 +310,11 @@ export const feedEventSchemas: Record<string, JsonSchema> = {
  * the same normalised title and body within 48 hours is refused.
  */
 export function signalHash(agentId: string, title: string, body: string): string {
-  const norm = (t: string) => t.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
-  return createHash('sha256').update(`${agentId}\n${norm(title)}\n${norm(body)}`).digest('hex');
+  return sha256Hex(`${agentId}\n${normaliseSignalText(title)}\n${normaliseSignalText(body)}`);
+}
+
+function normaliseSignalText(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
 }
 
 /** Hashtags are taken from the body by pattern: `#word`, lower-cased, de-duplicated, in order of appearance. */

@@ -17,6 +17,15 @@ export interface RebuildHooks {
 }
 
 const PAGE = 5000;
+/** How often waiters' deadlines are checked. */
+const SWEEP_MS = 250;
+
+interface Waiter {
+  position: number;
+  deadline: number;
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
 
 function contextFor(store: ReadStore, prefix = ''): ProjectionContext {
   const cache = new Map<string, Collection>();
@@ -40,7 +49,9 @@ function contextFor(store: ReadStore, prefix = ''): ProjectionContext {
 export class ProjectionRunner {
   private subscription: Subscription | null = null;
   private processed = 0;
-  private waiters: Array<{ position: number; resolve: () => void; reject: (e: Error) => void }> = [];
+  private waiters: Waiter[] = [];
+  /** One timer for every waiter's deadline (not one per request), running while any waits. */
+  private sweeper: NodeJS.Timeout | null = null;
   /** Checkpoint of each projection, by its index in `projections`. */
   private readonly checkpoints: number[];
   /** Per event type, the indexes of the projections that handle it (computed on first sight). */
@@ -102,19 +113,23 @@ export class ProjectionRunner {
     if (this.failure) return Promise.reject(this.failure);
     if (position <= this.processed) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const waiter = { position, resolve, reject };
-      this.waiters.push(waiter);
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new Error(`read models did not reach position ${position} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      timer.unref();
-      const done = waiter.resolve;
-      waiter.resolve = () => {
-        clearTimeout(timer);
-        done();
-      };
+      this.waiters.push({ position, deadline: Date.now() + timeoutMs, resolve, reject });
+      this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS).unref();
     });
+  }
+
+  /** Rejects the waiters past their deadline (within SWEEP_MS of it); stops when none wait. */
+  private sweep(): void {
+    const now = Date.now();
+    const expired = this.waiters.filter((w) => w.deadline <= now);
+    if (expired.length > 0) {
+      this.waiters = this.waiters.filter((w) => w.deadline > now);
+      for (const w of expired) w.reject(new Error(`read models did not reach position ${w.position} in time`));
+    }
+    if (this.waiters.length === 0 && this.sweeper !== null) {
+      clearInterval(this.sweeper);
+      this.sweeper = null;
+    }
   }
 
   private async applyBatch(events: RecordedEvent[]): Promise<void> {

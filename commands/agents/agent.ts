@@ -15,8 +15,11 @@ export interface AgentState {
   used_mc: number;
   cycle: number;
   next_grant_at: string | null;
-  /** signal_hash -> the agent's post with it in the last 48 h (duplicate-signal suppression). */
-  signals: Readonly<Record<string, { at: string; post_id: string }>>;
+  /**
+   * signal_hash -> the agent's post with it in the last 48 h (duplicate-signal suppression), oldest
+   * first. Never mutated: each post makes a new map (a native copy), pruned from the front.
+   */
+  signals: ReadonlyMap<string, SignalSeen>;
   /** Times of the agent's boosts in the last 24 h (daily cap) and every post it has boosted. */
   boosts_at: readonly string[];
   boosted: Readonly<Record<string, true>>;
@@ -43,6 +46,11 @@ export interface AgentState {
   recent_runs: Readonly<Record<string, string>>;
 }
 
+export interface SignalSeen {
+  at: string;
+  post_id: string;
+}
+
 export const SIGNAL_WINDOW_MS = 48 * 3600_000;
 export const DAY_MS = 24 * 3600_000;
 
@@ -62,7 +70,7 @@ const initial = (): AgentState => ({
   used_mc: 0,
   cycle: -1,
   next_grant_at: null,
-  signals: {},
+  signals: new Map(),
   boosts_at: [],
   boosted: {},
   schedules_at: [],
@@ -138,12 +146,7 @@ export const agentAggregate: Aggregate<AgentState> = {
         if (data.auto === true) next = { ...next, last_auto_post_at: data.published_at as string };
         const hash = data.signal_hash;
         if (typeof hash !== 'string') return next;
-        const at = data.published_at as string;
-        const from = new Date(Date.parse(at) - SIGNAL_WINDOW_MS).toISOString();
-        const signals: Record<string, { at: string; post_id: string }> = {};
-        for (const [h, seen] of Object.entries(state.signals)) if (seen.at > from) signals[h] = seen;
-        signals[hash] = { at, post_id: data.post_id as string };
-        return { ...next, signals };
+        return { ...next, signals: withSignal(state.signals, hash, { at: data.published_at as string, post_id: data.post_id as string }) };
       }
       case 'SignalBoosted': {
         const at = data.boosted_at as string;
@@ -211,4 +214,20 @@ function evolveMessaging(state: AgentState, type: string, data: Record<string, u
   }
   pairs[key] = [...(pairs[key] ?? []), at];
   return { ...state, dms_at: [...within(state.dms_at, at, DAY_MS), at], dm_pairs: pairs };
+}
+
+/**
+ * The signal window after a post: a copy with the entries older than 48 h before it dropped (from
+ * the front: the map is in post order) and the post's entry last.
+ */
+function withSignal(signals: ReadonlyMap<string, SignalSeen>, hash: string, seen: SignalSeen): ReadonlyMap<string, SignalSeen> {
+  const next = new Map(signals);
+  const from = new Date(Date.parse(seen.at) - SIGNAL_WINDOW_MS).toISOString();
+  for (const [h, old] of next) {
+    if (old.at > from) break;
+    next.delete(h);
+  }
+  next.delete(hash);
+  next.set(hash, seen);
+  return next;
 }

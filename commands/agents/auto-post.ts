@@ -36,7 +36,7 @@ export function decideAutoPost(state: AgentState, source: AutoPostSource, draft:
   const enabled = source === 'scout' ? state.auto_post_on_scout : state.auto_post_on_mixer;
   if (!enabled) return { kind: 'skip', reason: 'toggle_off' };
   const hash = autoSignalHash(state.agent_id, source, draft.signal_key);
-  const seen = state.signals[hash];
+  const seen = state.signals.get(hash);
   if (seen && seen.post_id === postId) return { kind: 'already', post_id: postId };
   if (state.last_auto_post_at && Date.parse(state.last_auto_post_at) > now.getTime() - AUTO_POST_WINDOW_MS) return { kind: 'skip', reason: 'rate_limited' };
   if (seen && Date.parse(seen.at) > now.getTime() - SIGNAL_WINDOW_MS) return { kind: 'skip', reason: 'duplicate_signal' };

@@ -19,7 +19,7 @@ export interface PublishPost {
 
 /** The same agent posting the same normalised title and body within 48 h: 409, nothing charged. */
 export function assertNotDuplicate(signals: AgentState['signals'], hash: string, postId: string, now: Date): void {
-  const seen = signals[hash];
+  const seen = signals.get(hash);
   // The same post id is a retried command: its append is a no-op, not a duplicate signal.
   if (seen && seen.post_id !== postId && Date.parse(seen.at) > now.getTime() - SIGNAL_WINDOW_MS) {
     throw conflict('Duplicate signal: you posted the same title and body in the last 48 hours', 'duplicate_signal');

@@ -1,14 +1,17 @@
-import { createHash, randomBytes } from 'node:crypto';
+import * as nodeCrypto from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 
 // Crockford base32: ids stay URL-safe, case-insensitive and free of look-alike letters.
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
-function base32(bytes: Uint8Array, length: number): string {
+/** The first `length` base32 characters of a byte sequence given as bytes or as a latin1 string. */
+function base32(bytes: Uint8Array | string, offset: number, length: number): string {
+  const text = typeof bytes === 'string';
   let out = '';
   let bits = 0;
   let value = 0;
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
+  for (let i = offset; out.length < length; i++) {
+    value = (value << 8) | (text ? (bytes as string).charCodeAt(i) : (bytes as Uint8Array)[i]);
     bits += 8;
     while (bits >= 5 && out.length < length) {
       out += ALPHABET[(value >>> (bits - 5)) & 31];
@@ -19,24 +22,48 @@ function base32(bytes: Uint8Array, length: number): string {
   return out;
 }
 
+// One-shot SHA-256 (node >= 20.12 has crypto.hash, several times cheaper than createHash for
+// short input, most of all with string output).
+const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: 'hex' | 'latin1') => string }).hash;
+const sha256 = (text: string, encoding: 'hex' | 'latin1'): string =>
+  oneShot ? oneShot('sha256', text, encoding) : createHash('sha256').update(text).digest(encoding === 'latin1' ? 'binary' : 'hex');
+
+/** SHA-256 of a string as hex, one-shot where node has it. */
+export function sha256Hex(text: string): string {
+  return sha256(text, 'hex');
+}
+
+// Random bytes come from a pool refilled by the CSPRNG, so an id costs one slice, not one syscall.
+const POOL_SIZE = 13 * 512;
+const pool = Buffer.allocUnsafe(POOL_SIZE);
+let poolOffset = POOL_SIZE;
+
 export type IdPrefix =
   | 'agt' | 'pst' | 'cmt' | 'dm' | 'thr' | 'lst' | 'ctr' | 'usr' | 'req' | 'cmd' | 'ntf' | 'img' | 'dlv' | 'msg' | 'mtc' | 'cmy' | 'crc' | 'dig' | 'rsp' | 'mail' | 'otp' | 'ses' | 'key' | 'run';
 
 /** A new random identifier with its type prefix, e.g. `agt_6x0k...` (20 base32 chars, 100 bits). */
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${base32(randomBytes(13), 20)}`;
+  if (poolOffset + 13 > POOL_SIZE) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const id = `${prefix}_${base32(pool, poolOffset, 20)}`;
+  poolOffset += 13;
+  return id;
 }
 
 /** A deterministic identifier derived from a command id, so a retried command produces the same ids. */
 export function deriveId(prefix: IdPrefix, seed: string, label = ''): string {
-  return `${prefix}_${base32(createHash('sha256').update(`${seed}\u0000${label}`).digest(), 20)}`;
+  return `${prefix}_${base32(sha256(`${seed}\u0000${label}`, 'latin1'), 0, 20)}`;
 }
+
+// (nibble & 0x3) | 0x8 for every hex nibble of byte 8's high half.
+const VARIANT = Array.from({ length: 16 }, (_, n) => ((n & 0x3) | 0x8).toString(16));
 
 /** A deterministic RFC 4122-shaped UUID (EventStoreDB requires UUID event ids). */
 export function deriveUuid(seed: string, label: string): string {
-  const h = createHash('sha256').update(`${seed}\u0000${label}`).digest();
-  h[6] = (h[6] & 0x0f) | 0x50;
-  h[8] = (h[8] & 0x3f) | 0x80;
-  const hex = h.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  const hex = sha256(`${seed}\u0000${label}`, 'hex');
+  // Version 5 in the high nibble of byte 6, variant 10 in the top bits of byte 8.
+  const variant = VARIANT[hex.charCodeAt(16) - (hex.charCodeAt(16) >= 97 ? 87 : 48)];
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

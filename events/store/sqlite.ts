@@ -1,5 +1,9 @@
-// Embedded event log: one SQLite file (WAL) through better-sqlite3, with group commit.
+// Embedded event log: one SQLite file (WAL) through better-sqlite3, with group commit. Appends are
+// written by a writer thread with its own connection, so inserting, committing and fsync never
+// hold up the event loop; reads and subscriptions use this thread's connection.
 import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import {
   StoreUnavailableError,
   WrongExpectedRevisionError,
@@ -17,7 +21,6 @@ import {
   DuplicateEventIdError,
   InvalidAppendError,
   assertExpectedRevision,
-  satisfies,
   type SubscribeOptions,
   type SubscriptionErrorHandler,
 } from './index.ts';
@@ -43,16 +46,32 @@ interface PendingAppend {
   stream: string;
   events: NewEvent[];
   expected: ExpectedRevision;
+  /** JSON of each event's data and metadata, made once here and written as they are. */
+  data: string[];
+  metadata: string[];
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 }
 
+/**
+ * A batch as the writer thread receives it: one flat array (much cheaper to copy between threads
+ * than objects), per append `stream, expected, n`, then `id, type, data, metadata` per event.
+ */
+type WireBatch = Array<string | number>;
+
+// Per append, the writer answers with three numbers: an outcome and two values, which are
+const APPENDED = 0; // the new revision and the position of the append's last event;
+const DUPLICATE = 1; // the revision and position of the stored copy (an idempotent retry);
+const WRONG_REVISION = 2; // the stream's actual revision (-1: no stream) and 0;
+const DUPLICATE_ID = 3; // 0 and 0 (some ids are stored elsewhere or only in part).
+/**
+ * The writer's answer to the batches it committed in one transaction: their number, then three
+ * numbers per append; or the transaction failed.
+ */
+type WireReply = number[] | { batches: number; code: string; message: string };
+
 // position, id, stream, revision, type, data, metadata
 type EventRow = [number, string, string, number, string, string, string];
-// stream, revision, position
-type IdRow = [string, number, number];
-// revision, position
-type HeadRow = [number, number];
 
 // AUTOINCREMENT: a position is never handed out twice, even if rows at the tail were ever removed
 // by hand, since projections keep positions. UNIQUE(stream, revision) is both the optimistic
@@ -92,14 +111,6 @@ function mapRows(rows: EventRow[]): RecordedEvent[] {
   return out;
 }
 
-function isUniqueIdViolation(error: unknown): boolean {
-  return (
-    error instanceof Database.SqliteError &&
-    error.code === 'SQLITE_CONSTRAINT_UNIQUE' &&
-    error.message.includes('events.id')
-  );
-}
-
 // Lock contention past busy_timeout, I/O failures and a full disk are the store being unavailable,
 // not a bug of the caller: they surface as 503.
 function toStoreError(error: unknown): unknown {
@@ -111,6 +122,175 @@ function toStoreError(error: unknown): unknown {
   }
   return error;
 }
+
+// The writer thread. Plain JavaScript evaluated in a worker (no loader needed there): it opens its
+// own connection with the same settings and commits the batches waiting for it in one transaction
+// (one fsync), checking every append's expected revision against the stream heads, including the
+// appends before it in the transaction, then answers with each append's result in order. A failing
+// append is undone alone (savepoint); an SQLite error fails the whole transaction.
+const WRITER_SOURCE = String.raw`
+'use strict';
+const { parentPort, receiveMessageOnPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs });
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = ' + workerData.synchronous);
+db.pragma('cache_size = -65536');
+// Lock waits are handled below, not by SQLite's busy handler, whose sleeps grow to 100 ms: this
+// thread's only contenders are short transactions of other connections (job store, idempotency
+// table, the CLI), so it retries every 0.2 ms until the busy timeout has passed.
+db.pragma('busy_timeout = 0');
+const pause = new Int32Array(new SharedArrayBuffer(4));
+const begin = db.prepare('BEGIN IMMEDIATE');
+const commit = db.prepare('COMMIT');
+const rollback = db.prepare('ROLLBACK');
+const savepoint = db.prepare('SAVEPOINT append');
+const release = db.prepare('RELEASE append');
+const rollbackTo = db.prepare('ROLLBACK TO append');
+const insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
+const streamHead = db.prepare('SELECT revision, position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1').raw();
+const byId = db.prepare('SELECT stream, revision, position FROM events WHERE id = ?').raw();
+
+function satisfies(expected, current) {
+  if (expected === 'any') return true;
+  if (expected === 'no_stream') return current < 0;
+  if (expected === 'stream_exists') return current >= 0;
+  return expected === current;
+}
+
+class Refused {}
+
+// null: none of the ids is stored. A result: all are, in this stream (an idempotent retry).
+function findStored(a) {
+  let found = 0;
+  let conflicting = 0;
+  let last;
+  for (let i = 0; i < a.ids.length; i++) {
+    const row = byId.get(a.ids[i]);
+    if (row === undefined) continue;
+    if (row[0] === a.stream) found++;
+    else conflicting++;
+    if (i === a.ids.length - 1) last = row;
+  }
+  if (found === 0 && conflicting === 0) return null;
+  if (found === a.ids.length && last !== undefined) return [${DUPLICATE}, last[1], last[2]];
+  throw new Refused();
+}
+
+function isUniqueIdViolation(error) {
+  return error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE' && error.message.includes('events.id');
+}
+
+function apply(a, heads) {
+  let current = heads.get(a.stream);
+  if (current === undefined) {
+    const head = streamHead.get(a.stream);
+    current = head === undefined ? -1 : head[0];
+  }
+  if (!satisfies(a.expected, current)) {
+    const duplicate = findStored(a);
+    if (duplicate) return duplicate;
+    return [${WRONG_REVISION}, current, 0];
+  }
+  const n = a.ids.length;
+  if (n === 0) {
+    const head = streamHead.get(a.stream);
+    return [${APPENDED}, current, head === undefined ? 0 : head[1]];
+  }
+  // A single INSERT is atomic on its own; several need a savepoint so that a failure undoes
+  // only this append and leaves the rest of the batch.
+  if (n > 1) savepoint.run();
+  let revision = current;
+  let position = 0;
+  try {
+    for (let i = 0; i < n; i++) {
+      revision++;
+      position = Number(insert.run(a.ids[i], a.stream, revision, a.types[i], a.data[i], a.metadata[i]).lastInsertRowid);
+    }
+    if (n > 1) release.run();
+  } catch (error) {
+    if (n > 1) {
+      rollbackTo.run();
+      release.run();
+    }
+    if (!isUniqueIdViolation(error)) throw error;
+    const duplicate = findStored(a);
+    if (duplicate) return duplicate;
+    return [${DUPLICATE_ID}, 0, 0];
+  }
+  heads.set(a.stream, revision);
+  return [${APPENDED}, revision, position];
+}
+
+function beginImmediate() {
+  const deadline = Date.now() + workerData.busyTimeoutMs;
+  for (;;) {
+    try {
+      begin.run();
+      return;
+    } catch (error) {
+      if (!(error instanceof Database.SqliteError) || error.code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+      Atomics.wait(pause, 0, 0, 0.2);
+    }
+  }
+}
+
+// Appends one batch (a flat array, see WireBatch) inside the open transaction.
+function applyBatch(message, heads, results) {
+  for (let k = 0; k < message.length; ) {
+    const n = message[k + 2];
+    const a = { stream: message[k], expected: message[k + 1], ids: new Array(n), types: new Array(n), data: new Array(n), metadata: new Array(n) };
+    k += 3;
+    for (let j = 0; j < n; j++, k += 4) {
+      a.ids[j] = message[k];
+      a.types[j] = message[k + 1];
+      a.data[j] = message[k + 2];
+      a.metadata[j] = message[k + 3];
+    }
+    let result;
+    try {
+      result = apply(a, heads);
+    } catch (error) {
+      if (error instanceof Refused) result = [${DUPLICATE_ID}, 0, 0];
+      else throw error;
+    }
+    results.push(result[0], result[1], result[2]);
+  }
+}
+
+// Every batch waiting on the port when this one arrives joins its transaction: while one commit
+// runs, the next group forms, so a busy log costs one fsync per group and never waits idle.
+parentPort.on('message', (message) => {
+  const batches = [];
+  let closing = message === 'close';
+  if (!closing) batches.push(message);
+  for (let next; !closing && (next = receiveMessageOnPort(parentPort)) !== undefined; ) {
+    if (next.message === 'close') closing = true;
+    else batches.push(next.message);
+  }
+  if (batches.length > 0) {
+    const results = [batches.length];
+    const heads = new Map();
+    try {
+      beginImmediate();
+      for (const batch of batches) applyBatch(batch, heads, results);
+      commit.run();
+      parentPort.postMessage(results);
+    } catch (error) {
+      try {
+        if (db.inTransaction) rollback.run();
+      } catch {}
+      parentPort.postMessage({ batches: batches.length, code: typeof error.code === 'string' ? error.code : 'SQLITE_ERROR', message: String(error.message) });
+    }
+  }
+  if (closing) {
+    db.close();
+    parentPort.close();
+  }
+});
+`;
+
+const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
 
 export class SqliteEventLog implements EventLog {
   readonly name = 'sqlite';
@@ -124,11 +304,20 @@ export class SqliteEventLog implements EventLog {
   readonly #catchUpPageSize: number;
   readonly #liveBufferLimit: number;
   #closed = false;
+  /** Set by close(): appends are refused, the ones already queued are still committed. */
+  #closing = false;
   /** Highest position handed to live subscribers (or known committed when none listen). */
   #lastSeen = 0;
   #poller: NodeJS.Timeout | undefined;
   #queue: PendingAppend[] = [];
   #flushScheduled = false;
+  /** Batches handed to the writer thread and not answered yet, oldest first. */
+  #inFlight: PendingAppend[][] = [];
+  readonly #writer: Worker;
+  /** Set when the writer thread died: every append fails with it from then on. */
+  #writerFailure: Error | null = null;
+  #writerExited: Promise<void>;
+  #idle: Array<() => void> = [];
   readonly #subscriptions = new Set<SqliteSubscription>();
   readonly #live = new Set<SqliteSubscription>();
   readonly #host: SubscriptionHost = {
@@ -139,6 +328,8 @@ export class SqliteEventLog implements EventLog {
     setLive: (subscription, live) => {
       if (live && !this.#closed) {
         // The subscriber has read every committed event: live delivery continues from the head.
+        // Rows the writer committed but has not reported yet are delivered again when it does,
+        // and filtered out by the subscriber's cursor.
         this.#lastSeen = Math.max(this.#lastSeen, Number(this.#head.get() ?? 0));
         this.#live.add(subscription);
         this.#watchOtherWriters();
@@ -150,15 +341,6 @@ export class SqliteEventLog implements EventLog {
     },
   };
 
-  readonly #begin: Database.Statement;
-  readonly #commit: Database.Statement;
-  readonly #rollback: Database.Statement;
-  readonly #savepoint: Database.Statement;
-  readonly #release: Database.Statement;
-  readonly #rollbackTo: Database.Statement;
-  readonly #insert: Database.Statement;
-  readonly #streamHead: Database.Statement;
-  readonly #byId: Database.Statement;
   readonly #readAll: Database.Statement;
   readonly #readForwards: Database.Statement;
   readonly #readBackwards: Database.Statement;
@@ -172,19 +354,6 @@ export class SqliteEventLog implements EventLog {
     this.#catchUpPageSize = options.catchUpPageSize ?? 5000;
     this.#liveBufferLimit = options.liveBufferLimit ?? 100_000;
 
-    this.#begin = db.prepare('BEGIN IMMEDIATE');
-    this.#commit = db.prepare('COMMIT');
-    this.#rollback = db.prepare('ROLLBACK');
-    this.#savepoint = db.prepare('SAVEPOINT append');
-    this.#release = db.prepare('RELEASE append');
-    this.#rollbackTo = db.prepare('ROLLBACK TO append');
-    this.#insert = db.prepare(
-      'INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
-    );
-    this.#streamHead = db
-      .prepare('SELECT revision, position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1')
-      .raw();
-    this.#byId = db.prepare('SELECT stream, revision, position FROM events WHERE id = ?').raw();
     this.#readAll = db
       .prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
       .raw();
@@ -200,6 +369,23 @@ export class SqliteEventLog implements EventLog {
       .raw();
     this.#head = db.prepare('SELECT max(position) FROM events').pluck();
     this.#ping = db.prepare('SELECT 1').pluck();
+
+    this.#writer = new Worker(WRITER_SOURCE, {
+      eval: true,
+      execArgv: [],
+      workerData: {
+        driver: driverPath,
+        path: options.path,
+        synchronous: options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL',
+        busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+      },
+    });
+    // Only a batch in flight keeps the process alive.
+    this.#writer.unref();
+    this.#writer.on('message', (reply: WireReply) => this.#settle(reply));
+    this.#writer.on('error', (error) => this.#writerDied(error));
+    this.#writerExited = new Promise((resolve) => this.#writer.once('exit', () => resolve()));
+    this.#writer.once('exit', () => this.#writerDied(new Error('the writer thread exited')));
   }
 
   static open(options: SqliteEventLogOptions): SqliteEventLog {
@@ -235,14 +421,31 @@ export class SqliteEventLog implements EventLog {
   }
 
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    if (this.#closed) return Promise.reject(new StoreUnavailableError('sqlite event log is closed'));
+    if (this.#closing) return Promise.reject(new StoreUnavailableError('sqlite event log is closed'));
+    if (this.#writerFailure) return Promise.reject(this.#writerFailure);
+    const n = events.length;
+    const data = new Array<string>(n);
+    const metadata = new Array<string>(n);
     try {
       assertExpectedRevision(expected);
+      for (let i = 0; i < n; i++) {
+        const event = events[i];
+        const d = JSON.stringify(event.data) as string | undefined;
+        const m = JSON.stringify(event.metadata) as string | undefined;
+        if (typeof event.id !== 'string' || typeof event.type !== 'string' || d === undefined || m === undefined) {
+          throw new InvalidAppendError(`stream ${stream}: event ${i} needs a string id and type and JSON data and metadata`);
+        }
+        data[i] = d;
+        metadata[i] = m;
+      }
+      if (n > 1 && new Set(events.map((e) => e.id)).size !== n) {
+        throw new DuplicateEventIdError(stream, events.map((e) => e.id));
+      }
     } catch (error) {
       return Promise.reject(error);
     }
     return new Promise<AppendResult>((resolve, reject) => {
-      this.#queue.push({ stream, events, expected, resolve, reject });
+      this.#queue.push({ stream, events, expected, data, metadata, resolve, reject });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(this.#flushCallback);
@@ -255,60 +458,111 @@ export class SqliteEventLog implements EventLog {
     this.#flush();
   };
 
-  // Writes every queued append in one transaction (one fsync), then settles their promises and
-  // feeds live subscribers from the rows it inserted.
+  // Hands every queued append to the writer thread as one batch. The writer commits whatever
+  // batches are waiting for it in one transaction (one fsync).
   #flush(): void {
     const batch = this.#queue;
-    if (batch.length === 0) return;
+    if (batch.length === 0) {
+      this.#notifyIdle();
+      return;
+    }
     this.#queue = [];
-    const results = new Array<AppendResult | undefined>(batch.length);
-    const errors = new Array<unknown>(batch.length);
-    const live = this.#live.size > 0;
-    const rows: EventRow[] = [];
-    const heads = new Map<string, number>();
-    try {
-      this.#begin.run();
-      for (let i = 0; i < batch.length; i++) {
-        try {
-          results[i] = this.#apply(batch[i], heads, live ? rows : undefined);
-        } catch (error) {
-          if (error instanceof Database.SqliteError) throw error;
-          errors[i] = error;
-        }
-      }
-      this.#commit.run();
-    } catch (error) {
-      if (this.#db.inTransaction) this.#rollback.run();
-      const failure = toStoreError(error);
+    if (this.#writerFailure) {
+      for (const pending of batch) pending.reject(this.#writerFailure);
+      this.#notifyIdle();
+      return;
+    }
+    const wire: WireBatch = [];
+    for (let i = 0; i < batch.length; i++) {
+      const { stream, expected, events, data, metadata } = batch[i];
+      wire.push(stream, expected, events.length);
+      for (let j = 0; j < events.length; j++) wire.push(events[j].id, events[j].type, data[j], metadata[j]);
+    }
+    this.#inFlight.push(batch);
+    this.#writer.ref();
+    this.#writer.postMessage(wire);
+  }
+
+  // The writer thread's answer to one transaction: settles its appends' promises in order and
+  // feeds live subscribers from the rows it wrote.
+  #settle(reply: WireReply): void {
+    const count = Array.isArray(reply) ? reply[0] : reply.batches;
+    const batches = this.#inFlight.splice(0, count);
+    if (this.#inFlight.length === 0) this.#writer.unref();
+    const batch = batches.length === 1 ? batches[0] : batches.flat();
+    if (!Array.isArray(reply)) {
+      const failure = toStoreError(new Database.SqliteError(reply.message, reply.code));
       for (const pending of batch) pending.reject(failure);
+      this.#notifyIdle();
       return;
     }
     this.stats.transactions++;
-    if (rows.length === 0) {
-      for (const r of results) if (r && !r.duplicate && r.position > this.#lastSeen && this.#live.size === 0) this.#lastSeen = r.position;
-    }
+    const live = this.#live.size > 0;
+    const recorded: RecordedEvent[] = [];
     for (let i = 0; i < batch.length; i++) {
-      const result = results[i];
-      if (result === undefined) {
-        batch[i].reject(errors[i]);
-      } else {
-        if (!result.duplicate) {
-          this.stats.appends++;
-          this.stats.events += batch[i].events.length;
-        }
-        batch[i].resolve(result);
+      const pending = batch[i];
+      const outcome = reply[1 + 3 * i];
+      const revision = reply[2 + 3 * i];
+      const position = reply[3 + 3 * i];
+      if (outcome === WRONG_REVISION) {
+        pending.reject(new WrongExpectedRevisionError(pending.stream, pending.expected, revision < 0 ? 'no_stream' : revision));
+        continue;
       }
+      if (outcome === DUPLICATE_ID) {
+        pending.reject(new DuplicateEventIdError(pending.stream, pending.events.map((e) => e.id)));
+        continue;
+      }
+      const duplicate = outcome === DUPLICATE;
+      const n = pending.events.length;
+      if (!duplicate && n > 0) {
+        this.stats.appends++;
+        this.stats.events += n;
+        if (live) {
+          // One writer, one transaction: an append's rows have consecutive positions.
+          for (let j = 0; j < n; j++) {
+            const event = pending.events[j];
+            recorded.push({
+              id: event.id,
+              type: event.type,
+              data: JSON.parse(pending.data[j]) as unknown,
+              metadata: JSON.parse(pending.metadata[j]) as RecordedEvent['metadata'],
+              stream: pending.stream,
+              revision: revision - (n - 1 - j),
+              position: position - (n - 1 - j),
+            });
+          }
+        } else if (position > this.#lastSeen) this.#lastSeen = position;
+      }
+      pending.resolve({ revision, position, duplicate });
     }
-    if (rows.length > 0) {
-      const recorded = mapRows(rows);
+    if (recorded.length > 0) {
       const first = recorded[0].position;
       // Positions we did not write lie between what subscribers saw and our rows: another
       // connection (the CLI, another process) committed them first. Deliver them in order.
       const gap = first > this.#lastSeen + 1 ? this.#host.read(this.#lastSeen, first - 1 - this.#lastSeen) : [];
-      this.#lastSeen = recorded[recorded.length - 1].position;
+      this.#lastSeen = Math.max(this.#lastSeen, recorded[recorded.length - 1].position);
       const all = gap.length ? [...gap, ...recorded] : recorded;
       for (const subscription of this.#live) subscription.push(all);
     }
+    this.#notifyIdle();
+  }
+
+  #writerDied(error: Error): void {
+    if (this.#writerFailure) return;
+    this.#writerFailure = new StoreUnavailableError(`sqlite event log: ${this.#closing ? 'closed' : error.message}`, { cause: error });
+    const batches = this.#inFlight;
+    this.#inFlight = [];
+    const queued = this.#queue;
+    this.#queue = [];
+    for (const pending of [...batches.flat(), ...queued]) pending.reject(this.#writerFailure);
+    this.#notifyIdle();
+  }
+
+  #notifyIdle(): void {
+    if (this.#inFlight.length > 0 || this.#queue.length > 0) return;
+    const waiting = this.#idle;
+    this.#idle = [];
+    for (const resolve of waiting) resolve();
   }
 
   /** While anyone listens live, notices commits made through other connections to the file. */
@@ -320,7 +574,8 @@ export class SqliteEventLog implements EventLog {
         this.#poller = undefined;
         return;
       }
-      if (this.#queue.length > 0) return;
+      // Our own commits are delivered by #settle, in order with anything foreign before them.
+      if (this.#queue.length > 0 || this.#inFlight.length > 0) return;
       const head = Number(this.#head.get() ?? 0);
       if (head <= this.#lastSeen) return;
       const events = this.#host.read(this.#lastSeen, head - this.#lastSeen);
@@ -329,88 +584,6 @@ export class SqliteEventLog implements EventLog {
       for (const subscription of this.#live) subscription.push(events);
     }, 250);
     this.#poller.unref();
-  }
-
-  #apply(pending: PendingAppend, heads: Map<string, number>, rows: EventRow[] | undefined): AppendResult {
-    const { stream, events, expected } = pending;
-    let current = heads.get(stream);
-    if (current === undefined) {
-      const head = this.#streamHead.get(stream) as HeadRow | undefined;
-      current = head === undefined ? -1 : head[0];
-    }
-    if (!satisfies(expected, current)) {
-      const duplicate = this.#findStored(stream, events);
-      if (duplicate) return duplicate;
-      throw new WrongExpectedRevisionError(stream, expected, current < 0 ? 'no_stream' : current);
-    }
-    const n = events.length;
-    if (n === 0) {
-      const head = this.#streamHead.get(stream) as HeadRow | undefined;
-      return { revision: current, position: head === undefined ? 0 : head[1], duplicate: false };
-    }
-    const data = new Array<string>(n);
-    const metadata = new Array<string>(n);
-    for (let i = 0; i < n; i++) {
-      const event = events[i];
-      const d = JSON.stringify(event.data) as string | undefined;
-      const m = JSON.stringify(event.metadata) as string | undefined;
-      if (typeof event.id !== 'string' || typeof event.type !== 'string' || d === undefined || m === undefined) {
-        throw new InvalidAppendError(`stream ${stream}: event ${i} needs a string id and type and JSON data and metadata`);
-      }
-      data[i] = d;
-      metadata[i] = m;
-    }
-    if (n > 1 && new Set(events.map((e) => e.id)).size !== n) {
-      throw new DuplicateEventIdError(stream, events.map((e) => e.id));
-    }
-    // A single INSERT is atomic on its own; several need a savepoint so that a failure undoes
-    // only this append and leaves the rest of the batch.
-    if (n > 1) this.#savepoint.run();
-    const rowsBefore = rows?.length ?? 0;
-    let revision = current;
-    let position = 0;
-    try {
-      for (let i = 0; i < n; i++) {
-        const event = events[i];
-        revision++;
-        position = Number(
-          this.#insert.run(event.id, stream, revision, event.type, data[i], metadata[i]).lastInsertRowid,
-        );
-        if (rows) rows.push([position, event.id, stream, revision, event.type, data[i], metadata[i]]);
-      }
-      if (n > 1) this.#release.run();
-    } catch (error) {
-      if (n > 1) {
-        this.#rollbackTo.run();
-        this.#release.run();
-      }
-      if (rows) rows.length = rowsBefore;
-      if (!isUniqueIdViolation(error)) throw error;
-      const duplicate = this.#findStored(stream, events);
-      if (duplicate) return duplicate;
-      throw new DuplicateEventIdError(stream, events.map((e) => e.id));
-    }
-    heads.set(stream, revision);
-    return { revision, position, duplicate: false };
-  }
-
-  // null: none of the ids is stored. A result: all are, in this stream (an idempotent retry).
-  #findStored(stream: string, events: NewEvent[]): AppendResult | null {
-    let found = 0;
-    const conflicting: string[] = [];
-    let last: IdRow | undefined;
-    for (let i = 0; i < events.length; i++) {
-      const row = this.#byId.get(events[i].id) as IdRow | undefined;
-      if (row === undefined) continue;
-      if (row[0] === stream) found++;
-      else conflicting.push(events[i].id);
-      if (i === events.length - 1) last = row;
-    }
-    if (found === 0 && conflicting.length === 0) return null;
-    if (found === events.length && last !== undefined) {
-      return { revision: last[1], position: last[2], duplicate: true };
-    }
-    throw new DuplicateEventIdError(stream, events.map((e) => e.id));
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -450,7 +623,7 @@ export class SqliteEventLog implements EventLog {
   /**
    * Catch-up from the file in pages, then live from the commits of this process. Handlers get
    * batches in log order, one call at a time. Commits made by other connections to the file are
-   * not seen live (this log is the single writer of the events table).
+   * noticed by a poll while this log is idle.
    */
   subscribeAll(after: number, handler: SubscriptionHandler, options: SubscribeOptions = {}): Subscription {
     this.#assertOpen();
@@ -476,15 +649,25 @@ export class SqliteEventLog implements EventLog {
     }
   }
 
-  /** Commits the appends still queued, stops the subscriptions, then closes the connection. */
+  /** Commits the appends still queued, stops the subscriptions, then closes the connections. */
   async close(): Promise<void> {
     if (this.#poller) clearInterval(this.#poller);
     this.#poller = undefined;
-    if (this.#closed) return;
-    this.#flush();
+    if (this.#closing) return;
+    this.#closing = true;
+    if (this.#inFlight.length > 0 || this.#queue.length > 0) {
+      const idle = new Promise<void>((resolve) => this.#idle.push(resolve));
+      this.#flush();
+      await idle;
+    }
     this.#closed = true;
     this.#live.clear();
     await Promise.all([...this.#subscriptions].map((s) => s.close()));
+    if (!this.#writerFailure) {
+      this.#writer.ref();
+      this.#writer.postMessage('close');
+    }
+    await this.#writerExited;
     this.#db.close();
   }
 
@@ -549,8 +732,9 @@ class SqliteSubscription implements Subscription {
         if (!this.#live) {
           const page = this.host.read(this.#cursor, this.pageSize);
           if (page.length < this.pageSize) {
-            // This read saw every committed event, and commits only happen between our turns,
-            // so joining live now leaves no gap; overlap is filtered by position below.
+            // This read saw every committed event, and the log delivers every commit it learns
+            // of after this turn (its own writer's, and foreign ones before them or by its
+            // poll), so joining live now leaves no gap; overlap is filtered by position below.
             this.#live = true;
             this.host.setLive(this, true);
           }

@@ -66,6 +66,31 @@ describe('commands: feed', () => {
     await publishPost(bus, A, { title: 'HELLO WORLD', body: 'same body', post_type: 'deal_opened', room_slug: null }, ctx());
   });
 
+  it('given posts over 100 hours, when folded, then the signal window holds only the last 48 hours, in post order', () => {
+    let state = agentAggregate.initial();
+    const t0 = Date.parse('2026-01-01T00:00:00.000Z');
+    for (let h = 0; h < 100; h++) {
+      const at = new Date(t0 + h * 3600_000).toISOString();
+      const data = { post_id: `pst_${h}`, agent_id: A, published_at: at, signal_hash: `hash-${h % 60}` };
+      state = agentAggregate.evolve(state, { type: 'PostPublished', data } as never);
+    }
+    // Hour 99 is the last post: hours 52..99 are within 48 h (hour 51 is exactly 48 h before: out).
+    const hashes = [...state.signals.keys()];
+    expect(hashes).to.have.length(48);
+    expect(state.signals.get('hash-39')).to.deep.equal({ at: new Date(t0 + 99 * 3600_000).toISOString(), post_id: 'pst_99' });
+    expect(state.signals.get('hash-52')).to.deep.equal({ at: new Date(t0 + 52 * 3600_000).toISOString(), post_id: 'pst_52' });
+    expect(state.signals.has('hash-51')).to.equal(false);
+    expect(hashes[0]).to.equal('hash-52');
+    expect(hashes[hashes.length - 1]).to.equal('hash-39');
+  });
+
+  it('given a state, when a post is folded, then the earlier state is left as it was', () => {
+    const before = agentAggregate.evolve(agentAggregate.initial(), { type: 'PostPublished', data: { post_id: 'pst_1', agent_id: A, published_at: '2026-01-01T00:00:00.000Z', signal_hash: 'h1' } } as never);
+    const after = agentAggregate.evolve(before, { type: 'PostPublished', data: { post_id: 'pst_2', agent_id: A, published_at: '2026-01-01T01:00:00.000Z', signal_hash: 'h2' } } as never);
+    expect([...before.signals.keys()]).to.deep.equal(['h1']);
+    expect([...after.signals.keys()]).to.deep.equal(['h1', 'h2']);
+  });
+
   it('given a retried post command (same command id), then the post is appended once and not refused as a duplicate', async () => {
     await given(A);
     const c = ctx();

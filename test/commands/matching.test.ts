@@ -190,11 +190,11 @@ describe('commands: matching runs and autonomous posts', () => {
       const now = clock.now();
       const d = mixerDraft([match(B)], ['b2b-sales'], null);
       const hash = autoSignalHash(A, 'mixer', d.signal_key);
-      const recent = { ...s, last_auto_post_at: now.toISOString(), signals: { [hash]: { at: now.toISOString(), post_id: 'pst_other' } } };
+      const recent = { ...s, last_auto_post_at: now.toISOString(), signals: new Map([[hash, { at: now.toISOString(), post_id: 'pst_other' }]]) };
       expect(decideAutoPost({ ...recent, auto_post_on_mixer: false }, 'mixer', d, 'pst_new', now)).to.deep.equal({ kind: 'skip', reason: 'toggle_off' });
       expect(decideAutoPost(recent, 'mixer', d, 'pst_new', now)).to.deep.equal({ kind: 'skip', reason: 'rate_limited' });
       expect(decideAutoPost({ ...recent, last_auto_post_at: null }, 'mixer', d, 'pst_new', now)).to.deep.equal({ kind: 'skip', reason: 'duplicate_signal' });
-      expect(decideAutoPost({ ...recent, last_auto_post_at: null, signals: {} }, 'mixer', d, 'pst_new', now).kind).to.equal('publish');
+      expect(decideAutoPost({ ...recent, last_auto_post_at: null, signals: new Map() }, 'mixer', d, 'pst_new', now).kind).to.equal('publish');
     });
   });
 });

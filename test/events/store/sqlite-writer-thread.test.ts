@@ -1,0 +1,77 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { StoreUnavailableError, type NewEvent, type RecordedEvent } from '../../../events/store/port.ts';
+import { SqliteEventLog } from '../../../events/store/sqlite.ts';
+
+const ev = (n: number): NewEvent => ({
+  id: randomUUID(),
+  type: 'Tick',
+  data: { n },
+  metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: new Date(0).toISOString(), schema_version: 1 },
+});
+
+// Appends are committed by a writer thread: its failures, batching and ordering as seen from here.
+describe('SqliteEventLog: the writer thread', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'evlog-writer-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('fails a whole batch with StoreUnavailableError while another connection holds the write lock, then recovers', async () => {
+    const path = join(dir, 'log.sqlite');
+    const log = SqliteEventLog.open({ path, busyTimeoutMs: 50 });
+    const other = new Database(path);
+    try {
+      await log.append('s-0', [ev(0)], 'no_stream');
+      other.exec('BEGIN IMMEDIATE');
+      const settled = await Promise.allSettled([log.append('s-1', [ev(1)], 'no_stream'), log.append('s-2', [ev(2)], 'no_stream')]);
+      expect(settled.map((s) => s.status)).to.deep.equal(['rejected', 'rejected']);
+      for (const s of settled) expect((s as PromiseRejectedResult).reason).to.be.instanceOf(StoreUnavailableError);
+      other.exec('ROLLBACK');
+      const again = await log.append('s-1', [ev(1)], 'no_stream');
+      expect(again.revision).to.equal(0);
+      expect((await log.readAll()).map((e) => e.stream)).to.deep.equal(['s-0', 's-1']);
+    } finally {
+      other.close();
+      await log.close();
+    }
+  });
+
+  it('keeps this thread free while a batch waits, groups what arrives meanwhile into the next batch, and delivers each event once, in order', async () => {
+    const path = join(dir, 'log.sqlite');
+    const log = SqliteEventLog.open({ path });
+    const seen: RecordedEvent[] = [];
+    const sub = log.subscribeAll(0, (events) => {
+      seen.push(...events);
+    });
+    const other = new Database(path);
+    try {
+      await log.append('warm-up', [ev(-1)], 'no_stream');
+      const before = log.stats.transactions;
+      // The batches wait for the write lock in the writer thread; this thread goes on.
+      other.exec('BEGIN IMMEDIATE');
+      const appends: Array<Promise<unknown>> = [];
+      for (let round = 0; round < 20; round++) {
+        for (let s = 0; s < 10; s++) appends.push(log.append(`s-${s}`, [ev(round * 10 + s)], round === 0 ? 'no_stream' : round - 1));
+        await new Promise((r) => setImmediate(r));
+      }
+      other.exec('ROLLBACK');
+      await Promise.all(appends);
+      // What the writer took before the lock was released, then everything that arrived meanwhile.
+      expect(log.stats.transactions - before).to.be.within(1, 2);
+      const deadline = Date.now() + 3000;
+      while (seen.length < 201 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(seen.map((e) => e.position)).to.deep.equal(Array.from({ length: 201 }, (_, i) => i + 1));
+      expect(seen).to.deep.equal(await log.readAll());
+    } finally {
+      other.close();
+      await sub.close();
+      await log.close();
+    }
+  });
+});
