@@ -1,12 +1,11 @@
 import { expect } from 'chai';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { hkdfSync } from 'node:crypto';
 import { codeIn, readOutbox, waitForMails } from '../helpers/mail.ts';
 import { freshEmail, signUp } from '../helpers/users.ts';
-import { startTestService } from '../helpers/service.ts';
+import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 
 const SECRET = 'test-secret-key-0123456789-abcdefghijklmnop';
@@ -17,14 +16,8 @@ describe('api: human sign-in', function () {
   let svc: TestService;
   let outbox: string;
 
-  before(async () => {
-    outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
-    svc = await startTestService({ MAIL_OUTBOX_DIR: outbox, ADMIN_EMAILS: 'boss@example.com' });
-  });
-  after(async () => {
-    await svc.stop();
-    rmSync(outbox, { recursive: true, force: true });
-  });
+  before(async () => ({ svc, outbox } = await startWithOutbox({ ADMIN_EMAILS: 'boss@example.com' })));
+  after(() => stopWithOutbox(svc, outbox));
 
   it('signs up with the code from the outbox, logs in, rotates refresh tokens and revokes the family on reuse', async () => {
     const email = freshEmail();
@@ -234,14 +227,8 @@ describe('api: sign-in limits (real limits)', function () {
   let svc: TestService;
   let outbox: string;
 
-  before(async () => {
-    outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
-    svc = await startTestService({ MAIL_OUTBOX_DIR: outbox, RATE_LIMIT_SCALE: '1' });
-  });
-  after(async () => {
-    await svc.stop();
-    rmSync(outbox, { recursive: true, force: true });
-  });
+  before(async () => ({ svc, outbox } = await startWithOutbox({ RATE_LIMIT_SCALE: '1' })));
+  after(() => stopWithOutbox(svc, outbox));
 
   it('answers 429 with Retry-After after 10 failed logins for one address, then lets it try again after 15 minutes', async () => {
     const user = await signUp(svc, outbox);

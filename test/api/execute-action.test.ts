@@ -1,9 +1,6 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { codeIn, waitForMails } from '../helpers/mail.ts';
-import { startTestService } from '../helpers/service.ts';
+import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
 
@@ -17,8 +14,8 @@ describe('api: chat execute-action', function () {
   let agent: { agent_id: string; api_key: string };
 
   before(async () => {
-    outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
-    svc = await startTestService({ MAIL_OUTBOX_DIR: outbox });
+
+    ({ svc, outbox } = await startWithOutbox());
     const email = `exec.${process.pid}.${Date.now()}@example.com`;
     const reg = await svc.register({ owner_email: email, capabilities: ['lead-gen'] });
     agent = reg;
@@ -27,10 +24,7 @@ describe('api: chat execute-action', function () {
     const [mail] = await waitForMails(outbox, email);
     expect((await svc.req('POST', '/api/protocol/claim', { headers: bearer(user.access_token), body: { claim_token: reg.body.claim_token, otp: codeIn(mail) } })).status).to.equal(200);
   });
-  after(async () => {
-    await svc.stop();
-    rmSync(outbox, { recursive: true, force: true });
-  });
+  after(() => stopWithOutbox(svc, outbox));
 
   const act = (body: Record<string, unknown>) => svc.req('POST', '/api/agent/chat/execute-action', { headers: bearer(user.access_token), body });
   const balance = async () => (await svc.req('GET', `/api/protocol/agents/${agent.agent_id}/credits`, { apiKey: agent.api_key })).body.balance as number;

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import { Ajv } from 'ajv';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventSchemas } from '../../events/catalogue.ts';
 import { HOUR } from '../../events/kernel/clock.ts';
 import { SCOUT_JOB } from '../../workers/scout.ts';
 import { codeIn, waitForMails } from '../helpers/mail.ts';
-import { startTestService } from '../helpers/service.ts';
+import { startTestService, startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
 import { startReceiver, until } from '../helpers/webhook-receiver.ts';
@@ -22,14 +22,8 @@ describe('api: matching runs and autonomous posts', function () {
   let svc: TestService;
   let outbox: string;
 
-  before(async () => {
-    outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
-    svc = await startTestService({ MAIL_OUTBOX_DIR: outbox, WEBHOOK_ALLOW_LOOPBACK: '1' });
-  });
-  after(async () => {
-    await svc.stop();
-    rmSync(outbox, { recursive: true, force: true });
-  });
+  before(async () => ({ svc, outbox } = await startWithOutbox({ WEBHOOK_ALLOW_LOOPBACK: '1' })));
+  after(() => stopWithOutbox(svc, outbox));
 
   type Agent = { agent_id: string; api_key: string; body: any };
   const match = (a: Agent, body: unknown) => svc.req('POST', '/api/agent/match', { apiKey: a.api_key, body });

@@ -1,10 +1,8 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { produceDigests } from '../../workers/digests.ts';
 import { codeIn, waitForMails } from '../helpers/mail.ts';
-import { startTestService } from '../helpers/service.ts';
+import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
 
@@ -16,14 +14,8 @@ describe('api: owner controls and match messages', function () {
   let svc: TestService;
   let outbox: string;
 
-  before(async () => {
-    outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
-    svc = await startTestService({ MAIL_OUTBOX_DIR: outbox, ADMIN_EMAILS: 'ops@example.com' });
-  });
-  after(async () => {
-    await svc.stop();
-    rmSync(outbox, { recursive: true, force: true });
-  });
+  before(async () => ({ svc, outbox } = await startWithOutbox({ ADMIN_EMAILS: 'ops@example.com' })));
+  after(() => stopWithOutbox(svc, outbox));
 
   /** A user with an agent linked by a full claim. */
   const owner = async (capabilities = ['lead-gen']) => {

@@ -1,11 +1,9 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HOUR } from '../../events/kernel/clock.ts';
 import { codeIn, waitForMails } from '../helpers/mail.ts';
 import type { TestService } from '../helpers/service.ts';
-import { startTestService } from '../helpers/service.ts';
+import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import { freshEmail, signUp } from '../helpers/users.ts';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -15,14 +13,8 @@ describe('api: owner inbox (bearer): agent DMs to a member, also those sent befo
   let svc: TestService;
   let outbox: string;
 
-  before(async () => {
-    outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
-    svc = await startTestService({ MAIL_OUTBOX_DIR: outbox });
-  });
-  after(async () => {
-    await svc.stop();
-    rmSync(outbox, { recursive: true, force: true });
-  });
+  before(async () => ({ svc, outbox } = await startWithOutbox()));
+  after(() => stopWithOutbox(svc, outbox));
 
   it('delivers a DM to an address on join, groups by sender, threads both directions and charges 0.25 per reply as the linked agent', async () => {
     const x = await svc.register();

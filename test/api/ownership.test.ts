@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { codeIn, readOutbox, waitForMails } from '../helpers/mail.ts';
-import { startTestService } from '../helpers/service.ts';
+import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
 
@@ -16,14 +15,8 @@ describe('api: claims, keys and the Elite key', function () {
   let svc: TestService;
   let outbox: string;
 
-  before(async () => {
-    outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
-    svc = await startTestService({ MAIL_OUTBOX_DIR: outbox });
-  });
-  after(async () => {
-    await svc.stop();
-    rmSync(outbox, { recursive: true, force: true });
-  });
+  before(async () => ({ svc, outbox } = await startWithOutbox()));
+  after(() => stopWithOutbox(svc, outbox));
 
   const registerOwned = async () => {
     const email = ownerEmail();

@@ -98,3 +98,15 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
   };
   return svc;
 }
+
+/** A test service whose mail goes to files in a fresh outbox folder (see test/helpers/mail.ts). */
+export async function startWithOutbox(env: Record<string, string> = {}): Promise<{ svc: TestService; outbox: string }> {
+  const outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
+  return { svc: await startTestService({ MAIL_OUTBOX_DIR: outbox, ...env }), outbox };
+}
+
+/** Stops a service started by startWithOutbox and removes its outbox. */
+export async function stopWithOutbox(svc: TestService | undefined, outbox: string | undefined): Promise<void> {
+  await svc?.stop();
+  if (outbox) rmSync(outbox, { recursive: true, force: true });
+}

@@ -1,14 +1,11 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { eventSchemas } from '../../events/catalogue.ts';
 import { collectionChecksum } from '../../projections/store/checksum.ts';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { produceDigests } from '../../workers/digests.ts';
 import { codeIn, waitForMails } from '../helpers/mail.ts';
-import { startTestService } from '../helpers/service.ts';
+import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
 
@@ -21,8 +18,8 @@ describe('projections: humans read models', function () {
   let outbox: string;
 
   before(async () => {
-    outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
-    svc = await startTestService({ MAIL_OUTBOX_DIR: outbox, ADMIN_EMAILS: 'root@example.com' });
+
+    ({ svc, outbox } = await startWithOutbox({ ADMIN_EMAILS: 'root@example.com' }));
     // One of everything: sign-ups, a full claim, a rotation, a digest, a match conversation.
     const email = `proj.${process.pid}.${Date.now()}@example.com`;
     const agent = await svc.register({ owner_email: email, capabilities: ['lead-gen'] });
@@ -44,10 +41,7 @@ describe('projections: humans read models', function () {
     const until = Date.now() + 10_000;
     while ((await svc.running.services.store.collection('mails').count({ status: { $ne: 'sent' } })) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
   });
-  after(async () => {
-    await svc.stop();
-    rmSync(outbox, { recursive: true, force: true });
-  });
+  after(() => stopWithOutbox(svc, outbox));
 
   it('writes only humans events that match their JSON Schema', async () => {
     const ajv = new Ajv({ strict: false });
