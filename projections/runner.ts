@@ -27,6 +27,20 @@ interface Waiter {
   reject: (e: Error) => void;
 }
 
+/** Per event type, the indexes of the projections in `projections` that handle it (computed on first sight). */
+function handlerIndex(projections: Projection[]): (type: string) => number[] {
+  const byType = new Map<string, number[]>();
+  return (type) => {
+    let list = byType.get(type);
+    if (list === undefined) {
+      list = [];
+      for (let i = 0; i < projections.length; i++) if (projections[i].handles.has(type)) list.push(i);
+      byType.set(type, list);
+    }
+    return list;
+  };
+}
+
 function contextFor(store: ReadStore, prefix = ''): ProjectionContext {
   const cache = new Map<string, Collection>();
   return {
@@ -54,8 +68,8 @@ export class ProjectionRunner {
   private sweeper: NodeJS.Timeout | null = null;
   /** Checkpoint of each projection, by its index in `projections`. */
   private readonly checkpoints: number[];
-  /** Per event type, the indexes of the projections that handle it (computed on first sight). */
-  private readonly handlersByType = new Map<string, number[]>();
+  /** Per event type, the indexes of the projections that handle it. */
+  private readonly handlersOf: (type: string) => number[];
   private failure: Error | null = null;
   private paused: Promise<void> | null = null;
   private resumePause: (() => void) | null = null;
@@ -69,16 +83,7 @@ export class ProjectionRunner {
   ) {
     this.live = contextFor(store);
     this.checkpoints = projections.map(() => 0);
-  }
-
-  private handlersOf(type: string): number[] {
-    let list = this.handlersByType.get(type);
-    if (list === undefined) {
-      list = [];
-      for (let j = 0; j < this.projections.length; j++) if (this.projections[j].handles.has(type)) list.push(j);
-      this.handlersByType.set(type, list);
-    }
-    return list;
+    this.handlersOf = handlerIndex(projections);
   }
 
   /** Position of the last event every projection has applied. */
@@ -196,16 +201,7 @@ export class ProjectionRunner {
       }
       await p.init?.(contexts[i]);
     }
-    const byType = new Map<string, number[]>();
-    const handlers = (type: string) => {
-      let list = byType.get(type);
-      if (list === undefined) {
-        list = [];
-        for (let i = 0; i < chosen.length; i++) if (chosen[i].handles.has(type)) list.push(i);
-        byType.set(type, list);
-      }
-      return list;
-    };
+    const handlers = handlerIndex(chosen);
     let position = 0;
     let events = 0;
     const replay = async () => {
