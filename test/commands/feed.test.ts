@@ -1,20 +1,18 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { agentAggregate } from '../../commands/agents/agent.ts';
 import { boostPost } from '../../commands/feed/boost.ts';
 import { flagPost, votePoll } from '../../commands/feed/post.ts';
 import { publishPost } from '../../commands/feed/publish-post.ts';
 import { pinPost } from '../../commands/feed/rooms.ts';
 import { cancelScheduledPost, publishScheduledPost, schedulePost } from '../../commands/feed/schedule.ts';
-import { CommandBus } from '../../commands/handler.ts';
+import type { CommandBus } from '../../commands/handler.ts';
 import type { CommandContext } from '../../commands/handler.ts';
 import { agentStream } from '../../events/agents.ts';
 import { postStream, signalHash } from '../../events/feed.ts';
 import { ManualClock } from '../../events/kernel/clock.ts';
 import { DomainError } from '../../events/kernel/errors.ts';
-import { SqliteEventLog } from '../../events/store/sqlite.ts';
+import type { SqliteEventLog } from '../../events/store/sqlite.ts';
+import { closeCommandBus, openCommandBus } from '../helpers/commands.ts';
 
 const A = 'agt_aaaaaaaaaaaaaaaaaaaa';
 const B = 'agt_bbbbbbbbbbbbbbbbbbbb';
@@ -44,16 +42,8 @@ describe('commands: feed', () => {
     }
   };
 
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'feed-commands-'));
-    log = SqliteEventLog.open({ path: join(dir, 'events.sqlite') });
-    clock = new ManualClock('2026-03-10T09:30:00.000Z');
-    bus = new CommandBus(log, clock);
-  });
-  afterEach(async () => {
-    await log.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  beforeEach(() => ({ dir, log, clock, bus } = openCommandBus('feed-commands-')));
+  afterEach(() => closeCommandBus(log, dir));
 
   it('given a post, when the same agent posts the same normalised text within 48 h, then 409 duplicate_signal and nothing appended', async () => {
     await given(A);

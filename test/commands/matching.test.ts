@@ -1,20 +1,18 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { agentAggregate } from '../../commands/agents/agent.ts';
 import type { AgentState } from '../../commands/agents/agent.ts';
 import { AUTO_POST_WINDOW_MS, decideAutoPost, mixerDraft, publishAutoPost, scoutDraft } from '../../commands/agents/auto-post.ts';
 import { normaliseTerms, rankBilateral, runMatching } from '../../commands/agents/matching.ts';
 import type { StandingProfile } from '../../commands/agents/matching.ts';
-import { CommandBus } from '../../commands/handler.ts';
+import type { CommandBus } from '../../commands/handler.ts';
 import type { CommandContext } from '../../commands/handler.ts';
 import { agentStream } from '../../events/agents.ts';
 import { HOUR, ManualClock } from '../../events/kernel/clock.ts';
 import { DomainError, ValidationFailed } from '../../events/kernel/errors.ts';
 import type { BilateralMatch } from '../../events/matching.ts';
 import { autoSignalHash } from '../../events/matching.ts';
-import { SqliteEventLog } from '../../events/store/sqlite.ts';
+import type { SqliteEventLog } from '../../events/store/sqlite.ts';
+import { closeCommandBus, openCommandBus } from '../helpers/commands.ts';
 
 const A = 'agt_aaaaaaaaaaaaaaaaaaaa';
 const B = 'agt_bbbbbbbbbbbbbbbbbbbb';
@@ -40,16 +38,8 @@ describe('commands: matching runs and autonomous posts', () => {
   const types = async (agentId: string) => (await log.readStream(agentStream(agentId))).map((e) => e.type);
   const input = (matches: BilateralMatch[] = [match(B)]) => ({ gives: ['lead-gen'], asks: ['b2b-sales'], limit: 10, matches, room_slug: null });
 
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'matching-commands-'));
-    log = SqliteEventLog.open({ path: join(dir, 'events.sqlite') });
-    clock = new ManualClock('2026-03-10T09:30:00.000Z');
-    bus = new CommandBus(log, clock);
-  });
-  afterEach(async () => {
-    await log.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  beforeEach(() => ({ dir, log, clock, bus } = openCommandBus('matching-commands-')));
+  afterEach(() => closeCommandBus(log, dir));
 
   describe('normaliseTerms', () => {
     it('normalises terms like capability slugs and merges duplicates', () => {

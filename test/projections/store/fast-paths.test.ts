@@ -20,18 +20,8 @@ import {
   keyComponent,
   simpleInsert,
 } from '../../../projections/store/updates.ts';
+import { rng } from '../../helpers/random.ts';
 
-/** A deterministic pseudo-random sequence (tests must not depend on luck). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Obj = Record<string, unknown>;
 

@@ -3,23 +3,13 @@ import { MemoryReadStore } from '../../../projections/store/memory.ts';
 import type { Doc, Filter, FindOptions, IndexSpec } from '../../../projections/store/port.ts';
 import { UpdateError, applyUpdate, compareValues } from '../../../projections/store/updates.ts';
 import { readStoreContract } from './contract.ts';
+import { rng } from '../../helpers/random.ts';
 
 readStoreContract('memory', async () => {
   const store = new MemoryReadStore();
   return { store, cleanup: () => store.close() };
 });
 
-/** A deterministic pseudo-random sequence (tests must not depend on luck). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const POST_INDEXES: IndexSpec[] = [
   { name: 'room_published', keys: { room_slug: 1, published_at: -1 } },
