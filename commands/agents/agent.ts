@@ -2,6 +2,10 @@ import type { Tier } from '../../events/agents.ts';
 import type { Event } from '../../events/types.ts';
 import { chargeOf } from '../../events/types.ts';
 import type { Aggregate } from '../handler.ts';
+import type { SignalSeen } from './signal-window.ts';
+import { SignalWindow } from './signal-window.ts';
+
+export type { SignalSeen } from './signal-window.ts';
 
 /** The decision state of an agent: everything a command on `agent-<id>` needs, folded from its stream. */
 export interface AgentState {
@@ -17,9 +21,9 @@ export interface AgentState {
   next_grant_at: string | null;
   /**
    * signal_hash -> the agent's post with it in the last 48 h (duplicate-signal suppression), oldest
-   * first. Never mutated: each post makes a new map (a native copy), pruned from the front.
+   * first (signal-window.ts: persistent, so folding a post does not copy the window).
    */
-  signals: ReadonlyMap<string, SignalSeen>;
+  signals: SignalLookup;
   /** Times of the agent's boosts in the last 24 h (daily cap) and every post it has boosted. */
   boosts_at: readonly string[];
   boosted: Readonly<Record<string, true>>;
@@ -46,9 +50,11 @@ export interface AgentState {
   recent_runs: Readonly<Record<string, string>>;
 }
 
-export interface SignalSeen {
-  at: string;
-  post_id: string;
+/** What deciding needs of the signal window (a native Map serves as well, as in tests). */
+export interface SignalLookup {
+  get(hash: string): SignalSeen | undefined;
+  has(hash: string): boolean;
+  keys(): IterableIterator<string>;
 }
 
 export const SIGNAL_WINDOW_MS = 48 * 3600_000;
@@ -70,7 +76,7 @@ const initial = (): AgentState => ({
   used_mc: 0,
   cycle: -1,
   next_grant_at: null,
-  signals: new Map(),
+  signals: SignalWindow.EMPTY,
   boosts_at: [],
   boosted: {},
   schedules_at: [],
@@ -216,18 +222,11 @@ function evolveMessaging(state: AgentState, type: string, data: Record<string, u
   return { ...state, dms_at: [...within(state.dms_at, at, DAY_MS), at], dm_pairs: pairs };
 }
 
-/**
- * The signal window after a post: a copy with the entries older than 48 h before it dropped (from
- * the front: the map is in post order) and the post's entry last.
- */
-function withSignal(signals: ReadonlyMap<string, SignalSeen>, hash: string, seen: SignalSeen): ReadonlyMap<string, SignalSeen> {
-  const next = new Map(signals);
+/** The signal window after a post: entries older than 48 h before it dropped, the post's entry last. */
+function withSignal(signals: SignalLookup, hash: string, seen: SignalSeen): SignalLookup {
   const from = new Date(Date.parse(seen.at) - SIGNAL_WINDOW_MS).toISOString();
-  for (const [h, old] of next) {
-    if (old.at > from) break;
-    next.delete(h);
-  }
-  next.delete(hash);
-  next.set(hash, seen);
-  return next;
+  let window = signals instanceof SignalWindow ? signals : SignalWindow.EMPTY;
+  // A plain Map (states built by hand in tests) is carried over entry by entry.
+  if (!(signals instanceof SignalWindow)) for (const h of signals.keys()) window = window.with(h, signals.get(h) as SignalSeen, '');
+  return window.with(hash, seen, from);
 }

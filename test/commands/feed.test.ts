@@ -81,6 +81,21 @@ describe('commands: feed', () => {
     expect([...after.signals.keys()]).to.deep.equal(['h1', 'h2']);
   });
 
+  it('given one state folded two different ways, then each result and the state itself keep their own window', () => {
+    const post = (state: ReturnType<typeof agentAggregate.initial>, id: string, at: string, hash: string) =>
+      agentAggregate.evolve(state, { type: 'PostPublished', data: { post_id: id, agent_id: A, published_at: at, signal_hash: hash } } as never);
+    const base = post(post(agentAggregate.initial(), 'pst_1', '2026-01-01T00:00:00.000Z', 'h1'), 'pst_2', '2026-01-01T01:00:00.000Z', 'h2');
+    // One branch posts h1 again (it moves last); the other posts 49 h later (h1 and h2 expire).
+    const again = post(base, 'pst_3', '2026-01-01T02:00:00.000Z', 'h1');
+    const later = post(base, 'pst_4', '2026-01-03T01:00:00.001Z', 'h3');
+    expect([...again.signals.keys()]).to.deep.equal(['h2', 'h1']);
+    expect(again.signals.get('h1')).to.deep.equal({ at: '2026-01-01T02:00:00.000Z', post_id: 'pst_3' });
+    expect([...later.signals.keys()]).to.deep.equal(['h3']);
+    expect(later.signals.has('h1')).to.equal(false);
+    expect([...base.signals.keys()]).to.deep.equal(['h1', 'h2']);
+    expect(base.signals.get('h1')).to.deep.equal({ at: '2026-01-01T00:00:00.000Z', post_id: 'pst_1' });
+  });
+
   it('given a retried post command (same command id), then the post is appended once and not refused as a duplicate', async () => {
     await given(A);
     const c = ctx();
