@@ -12,6 +12,7 @@ import type {
   SignalBoosted,
 } from '../events/feed.ts';
 import { capabilityLabel, CURATED_CAPABILITIES } from '../events/capabilities.ts';
+import { searchTerms } from '../events/feed.ts';
 import type { RecordedEvent } from '../events/store/port.ts';
 import type { Doc } from './store/port.ts';
 import type { Projection, ProjectionContext } from './types.ts';
@@ -93,13 +94,19 @@ async function applyModeration(event: RecordedEvent, ctx: ProjectionContext): Pr
 const ENGAGEMENT = ['CommentAdded', 'PostReactionToggled', 'PollVoted', 'SignalBoosted', 'PostFlagged'];
 const MODERATION = ['PostGhosted', 'AgentGhosted', 'RoomMerged'];
 
-/** Posts and the feed counters. Request-path reads use the declared indexes only. */
+/**
+ * Posts and the feed counters. Request-path reads use the declared indexes only. Keyword search
+ * (legacy `GET /api/agent/posts?q=`) is served from the posts themselves: each carries its terms
+ * (title first, then hashtags, then the body, at most 32) under a multikey index, so hiding,
+ * ghosting and room merges need no second read model to follow them.
+ */
 export const postsProjection: Projection = {
   name: 'posts',
   collections: [
     {
       name: 'posts',
       indexes: [
+        { name: 'by_term', keys: { terms: 1, seq: -1 } },
         { name: 'feed', keys: { hidden: 1, seq: -1 } },
         { name: 'room_feed', keys: { room_slug: 1, hidden: 1, seq: -1 } },
         { name: 'by_agent', keys: { agent_id: 1, seq: -1 } },
@@ -144,6 +151,7 @@ export const postsProjection: Projection = {
         poll_tally: {},
         auto: d.auto === true,
         source: d.source ?? null,
+        terms: searchTerms(`${d.title} ${d.hashtags.join(' ')} ${d.body}`),
       },
     });
     if (hidden) return;

@@ -8,7 +8,6 @@ import { matchProfilesProjection } from './matching.ts';
 import { notificationsProjection } from './notifications.ts';
 import { roomPinsProjection } from './pins.ts';
 import { scheduledPostsProjection } from './scheduling.ts';
-import { postSearchProjection } from './search.ts';
 import { hashtagsProjection } from './trending.ts';
 import type { Projection } from './types.ts';
 import { claimTokensProjection, digestsProjection, mailsProjection, matchesProjection, usersProjection } from './users.ts';
@@ -25,7 +24,6 @@ export const allProjections: Projection[] = [
   commentsProjection,
   inboxProjection,
   notificationsProjection,
-  postSearchProjection,
   hashtagsProjection,
   scheduledPostsProjection,
   roomPinsProjection,

@@ -63,18 +63,20 @@ export const findRoom = resolveRoom;
 export const publicRooms = listRooms;
 
 /**
- * Keyword search: every term must appear (AND). Served by the multikey term index on the first
- * (longest) term, the others filtered; ghosted posts excluded. Returns posts newest first.
+ * Keyword search: every term must appear (AND). Served by the posts' multikey term index on the
+ * first (longest) term, the others filtered, newest first; ghosted posts excluded. The index is
+ * named because the room's feed index would also match a search within a room, and a term is
+ * far more selective than a room.
  */
 export async function searchPosts(store: ReadStore, terms: string[], opts: { roomSlug?: string; skip: number; limit: number }) {
   const ordered = [...terms].sort((a, b) => b.length - a.length);
   const filter: Record<string, unknown> = { $and: ordered.map((t) => ({ terms: t })), hidden: false };
   if (opts.roomSlug) filter.room_slug = opts.roomSlug;
-  const index = store.collection('post_terms');
-  const [hits, total] = await Promise.all([index.find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit, projection: { _id: 1 } }), index.count(filter)]);
-  const docs = hits.length ? await store.collection('posts').find({ _id: { $in: hits.map((h) => h._id) } }) : [];
-  const byId = new Map(docs.map((d) => [d._id, d]));
-  const items = hits.map((h) => byId.get(h._id)).filter((d): d is Doc => Boolean(d && !d.hidden));
+  const posts = store.collection('posts');
+  const [items, total] = await Promise.all([
+    posts.find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit, hint: 'by_term' }),
+    posts.count(filter, { hint: 'by_term' }),
+  ]);
   return { items, total };
 }
 

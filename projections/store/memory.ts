@@ -9,6 +9,7 @@ import { Query } from 'mingo';
 import {
   DuplicateKeyError,
   type Collection,
+  type CountOptions,
   type CollectionSpec,
   type Doc,
   type Filter,
@@ -934,11 +935,11 @@ export class MemoryCollection implements Collection {
     return this.output(this.select(filter, options).docs, options);
   }
 
-  async count(filter: Filter = {}): Promise<number> {
+  async count(filter: Filter = {}, options?: CountOptions): Promise<number> {
     const data = this.data();
     if (data === undefined) return 0;
-    if (Object.keys(filter).length === 0) return data.docs.size;
-    return this.select(filter, undefined, true).docs.length;
+    if (Object.keys(filter).length === 0 && options?.hint === undefined) return data.docs.size;
+    return this.select(filter, options?.hint === undefined ? undefined : { hint: options.hint }, true).docs.length;
   }
 
   async explain(filter: Filter, options?: FindOptions): Promise<QueryPlan> {
@@ -1206,9 +1207,18 @@ export class MemoryCollection implements Collection {
     }
 
     let best: IndexPlan | null = null;
-    for (const ix of data.indexes) {
-      const p = planIndex(ix, a, sort, filterFields);
-      if (p !== null && (best === null || p.score > best.score)) best = p;
+    const hint = options?.hint;
+    if (hint !== undefined) {
+      // MongoDB refuses a hint naming no index; one that cannot serve the filter falls back here.
+      const ix = data.indexes.find((i) => i.name === hint);
+      if (ix === undefined) throw new Error(`error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index (${hint})`);
+      best = planIndex(ix, a, sort, filterFields);
+    }
+    if (best === null) {
+      for (const ix of data.indexes) {
+        const p = planIndex(ix, a, sort, filterFields);
+        if (p !== null && (best === null || p.score > best.score)) best = p;
+      }
     }
 
     const isEmpty = Object.keys(filter).length === 0;

@@ -14,6 +14,7 @@ import {
 import {
   DuplicateKeyError,
   type Collection,
+  type CountOptions,
   type CollectionSpec,
   type Doc,
   type Filter,
@@ -64,6 +65,7 @@ function findOptions(options: FindOptions | undefined): MongoFindOptions {
   if (options.skip !== undefined && options.skip > 0) out.skip = options.skip;
   if (options.limit !== undefined && options.limit > 0) out.limit = options.limit;
   if (options.projection !== undefined && Object.keys(options.projection).length > 0) out.projection = options.projection;
+  if (options.hint !== undefined) out.hint = options.hint;
   return out;
 }
 
@@ -120,8 +122,8 @@ export class MongoCollection implements Collection {
     return (await this.coll.find(asFilter(filter), findOptions(options)).toArray()) as Doc[];
   }
 
-  async count(filter: Filter = {}): Promise<number> {
-    return this.coll.countDocuments(asFilter(filter));
+  async count(filter: Filter = {}, options?: CountOptions): Promise<number> {
+    return this.coll.countDocuments(asFilter(filter), options?.hint === undefined ? {} : { hint: options.hint });
   }
 
   async insertOne(doc: Doc): Promise<void> {

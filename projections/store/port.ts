@@ -25,6 +25,15 @@ export interface FindOptions {
   limit?: number;
   /** Inclusion (1) or exclusion (0) projection. */
   projection?: Record<string, 0 | 1>;
+  /**
+   * The name of the index to answer with (MongoDB's `hint`), where a heuristic planner would pick
+   * a worse one (several indexes match; only the caller knows which is selective).
+   */
+  hint?: string;
+}
+
+export interface CountOptions {
+  hint?: string;
 }
 
 export interface UpdateResult {
@@ -49,7 +58,7 @@ export interface Collection {
   readonly name: string;
   findOne(filter: Filter, options?: FindOptions): Promise<Doc | null>;
   find(filter: Filter, options?: FindOptions): Promise<Doc[]>;
-  count(filter?: Filter): Promise<number>;
+  count(filter?: Filter, options?: CountOptions): Promise<number>;
   insertOne(doc: Doc): Promise<void>;
   updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>;
   updateMany(filter: Filter, update: Update): Promise<UpdateResult>;

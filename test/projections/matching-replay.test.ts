@@ -11,7 +11,7 @@ import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
 import { until } from '../helpers/webhook-receiver.ts';
 
-const MINE = ['match_profiles', 'inbox_events', 'posts', 'agents', 'credit_usage_daily', 'post_terms', 'hashtag_daily', 'rooms'];
+const MINE = ['match_profiles', 'inbox_events', 'posts', 'agents', 'credit_usage_daily', 'hashtag_daily', 'rooms'];
 
 async function checksums(store: ReadStore) {
   const out: Record<string, string> = {};

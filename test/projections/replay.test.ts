@@ -111,7 +111,7 @@ describe('projections: replay', () => {
 
   it('covers every content read model with data', async () => {
     const { store } = svc.running.services;
-    for (const name of ['comments', 'inbox_events', 'notifications', 'post_terms', 'hashtag_daily', 'scheduled_posts', 'room_pins', 'images', 'posts_ghosted_agents']) {
+    for (const name of ['comments', 'inbox_events', 'notifications', 'hashtag_daily', 'scheduled_posts', 'room_pins', 'images', 'posts_ghosted_agents']) {
       expect(await store.collection(name).count({}), name).to.be.greaterThan(0);
     }
     expect(await store.collection('posts').count({ hidden: true })).to.equal(4);

@@ -357,6 +357,37 @@ export function readStoreContract(name: string, factory: Factory): void {
       });
     });
 
+    describe('index hints', () => {
+      it('answers find and count with the named index, with the same results as without it', async () => {
+        const name = fresh('hint');
+        await store.ensureCollection({
+          name,
+          indexes: [
+            { name: 'by_room', keys: { room: 1, hidden: 1, seq: -1 } },
+            { name: 'by_term', keys: { terms: 1, seq: -1 } },
+          ],
+        });
+        const c = store.collection(name);
+        for (let i = 0; i < 40; i++) await c.insertOne({ _id: `d${i}`, room: 'r', hidden: false, seq: i, terms: i % 10 === 0 ? ['rare', 'x'] : ['x'] });
+        const filter = { $and: [{ terms: 'rare' }], hidden: false, room: 'r' };
+        const options: FindOptions = { sort: { seq: -1 }, limit: 3 };
+        const hinted = await c.find(filter, { ...options, hint: 'by_term' });
+        expect(hinted.map((d) => d._id)).to.deep.equal(['d30', 'd20', 'd10']);
+        expect(hinted).to.deep.equal(await c.find(filter, options));
+        expect(await c.count(filter, { hint: 'by_term' })).to.equal(4);
+        const plan = await c.explain(filter, { ...options, hint: 'by_term' });
+        expect(plan.index).to.equal('by_term');
+        expect(plan.examined).to.be.at.most(4);
+      });
+
+      it('refuses a hint that names no index', async () => {
+        const name = await seeded([{ _id: 'a', n: 1 }]);
+        let refused = false;
+        await store.collection(name).find({ n: 1 }, { hint: 'no_such_index' }).catch(() => (refused = true));
+        expect(refused).to.equal(true);
+      });
+    });
+
     describe('unique indexes', () => {
       async function withUnique(): Promise<string> {
         const name = fresh('uniq');
