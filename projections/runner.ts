@@ -17,6 +17,11 @@ export interface RebuildHooks {
 }
 
 const PAGE = 5000;
+/**
+ * From this many events behind on start (or always, for a rebuild), the store may bulk load:
+ * secondary indexes are built once at the end instead of entry by entry (ReadStore.deferIndexes).
+ */
+export const BULK_LOAD_MIN_EVENTS = 10_000;
 /** How often waiters' deadlines are checked. */
 const SWEEP_MS = 250;
 
@@ -80,6 +85,7 @@ export class ProjectionRunner {
     private readonly store: ReadStore,
     readonly projections: Projection[],
     private readonly onError: (err: Error) => void = () => undefined,
+    private readonly bulkLoadMinEvents = BULK_LOAD_MIN_EVENTS,
   ) {
     this.live = contextFor(store);
     this.checkpoints = projections.map(() => 0);
@@ -108,9 +114,20 @@ export class ProjectionRunner {
   async start(): Promise<void> {
     await this.prepare();
     const head = await this.log.headPosition();
-    const caughtUp = this.waitFor(head);
+    const bulk = head - this.processed >= this.bulkLoadMinEvents ? this.collectionNames(this.projections) : [];
+    if (bulk.length > 0) this.store.deferIndexes?.(bulk);
+    // Long catch-ups get no deadline: the waiter resolves when the head is reached.
+    const caughtUp = this.waitFor(head, Number.POSITIVE_INFINITY);
     this.subscription = this.log.subscribeAll(this.processed, (events) => this.applyBatch(events));
-    await caughtUp;
+    try {
+      await caughtUp;
+    } finally {
+      if (bulk.length > 0) this.store.buildIndexes?.(bulk);
+    }
+  }
+
+  private collectionNames(projections: Projection[], prefixOf: (p: Projection) => string = () => ''): string[] {
+    return projections.flatMap((p) => p.collections.map((c) => prefixOf(p) + c.name));
   }
 
   /** Read-your-writes: resolves once every projection has applied the event at `position`. */
@@ -201,6 +218,9 @@ export class ProjectionRunner {
       }
       await p.init?.(contexts[i]);
     }
+    // The fresh collections serve no reads until the swap: their indexes are built once, before it.
+    const fresh = this.collectionNames(chosen, prefixOf);
+    this.store.deferIndexes?.(fresh);
     const handlers = handlerIndex(chosen);
     let position = 0;
     let events = 0;
@@ -221,6 +241,7 @@ export class ProjectionRunner {
     await this.pause();
     try {
       await replay();
+      this.store.buildIndexes?.(fresh);
       const pairs: Array<[string, string]> = [];
       for (const p of chosen) {
         const own: Array<[string, string]> = p.collections.map((c) => [prefixOf(p) + c.name, c.name]);

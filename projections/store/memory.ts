@@ -153,7 +153,7 @@ class Index {
   readonly roots: Set<string>;
   readonly rootList: string[];
   /** Keys are encoded strings (updates.ts, keyComponent): one string comparison per step. */
-  readonly tree: IndexTree;
+  tree: IndexTree;
   /** Per field: has some document produced several entries through it? */
   readonly multikeyFields: boolean[];
   multikey = false;
@@ -240,6 +240,38 @@ class Index {
     this.multikey = true;
     this.multikeyFields[keys.field] = true;
     for (const key of keys.keys) this.tree.set(key, id);
+  }
+
+  /** Drops every entry (a deferred index, rebuilt by load). */
+  clear(): void {
+    this.tree = new KeyTree();
+  }
+
+  /**
+   * Builds the index from scratch for these documents: every key, one sort, then the tree loaded
+   * leaf by leaf (much cheaper than inserting the keys one by one into a growing tree). For
+   * non-unique indexes: keys end with the _id, so they never collide.
+   */
+  load(docs: Map<string, Doc>): void {
+    const keys: string[] = [];
+    const idOf = new Map<string, string>();
+    for (const doc of docs.values()) {
+      const k = this.keysOf(doc);
+      if (typeof k === 'string') {
+        keys.push(k);
+        idOf.set(k, doc._id);
+        continue;
+      }
+      this.multikey = true;
+      this.multikeyFields[k.field] = true;
+      for (const key of k.keys) {
+        keys.push(key);
+        idOf.set(key, doc._id);
+      }
+    }
+    // The default sort compares UTF-16 code units, as `<` does (the tree's order).
+    keys.sort();
+    this.tree = KeyTree.fromSorted(keys, keys.map((k) => idOf.get(k) as string));
   }
 
   /** Removes a document's entries. */
@@ -733,16 +765,47 @@ function compileFilter(filter: Filter): Query {
 
 class CollectionData {
   readonly docs = new Map<string, Doc>();
+  /** Every index, in declaration order (the planner's tie-break). */
   readonly indexes: Index[] = [];
-  readonly indexedRoots = new Set<string>();
+  /**
+   * The indexes each write keeps up to date: all of them, except while the collection is bulk
+   * loading (deferIndexes), when only the unique ones are (their checks cannot wait).
+   */
+  maintained: Index[] = this.indexes;
+  indexedRoots = new Set<string>();
   hasUnique = false;
   /** insertDoc's per-index keys (writes are synchronous, so one array per collection will do). */
   readonly keyScratch: IndexKeys[] = [];
 
+  get deferred(): boolean {
+    return this.maintained !== this.indexes;
+  }
+
   addIndex(index: Index): void {
     this.indexes.push(index);
-    for (const r of index.roots) this.indexedRoots.add(r);
-    if (index.unique) this.hasUnique = true;
+    if (this.deferred && index.unique) this.maintained.push(index);
+    this.refresh();
+  }
+
+  /** Stops maintaining the non-unique indexes (emptied) until materialize. */
+  defer(): void {
+    if (this.deferred || this.indexes.every((ix) => ix.unique)) return;
+    this.maintained = this.indexes.filter((ix) => ix.unique);
+    for (const ix of this.indexes) if (!ix.unique) ix.clear();
+    this.refresh();
+  }
+
+  /** Builds the deferred indexes from the documents (sorted, then loaded) and maintains them again. */
+  materialize(): void {
+    if (!this.deferred) return;
+    for (const ix of this.indexes) if (!this.maintained.includes(ix)) ix.load(this.docs);
+    this.maintained = this.indexes;
+    this.refresh();
+  }
+
+  private refresh(): void {
+    this.indexedRoots = new Set(this.maintained.flatMap((ix) => ix.rootList));
+    this.hasUnique = this.maintained.some((ix) => ix.unique);
   }
 }
 
@@ -1037,7 +1100,7 @@ export class MemoryCollection implements Collection {
     if (!knownAbsent && docs.has(doc._id)) {
       throw new DuplicateKeyError(`E11000 duplicate key error collection: ${this.name} index: _id_ dup key: { _id: ${JSON.stringify(doc._id)} }`);
     }
-    const indexes = data.indexes;
+    const indexes = data.maintained;
     const n = indexes.length;
     if (n === 0) {
       docs.set(doc._id, doc);
@@ -1054,13 +1117,13 @@ export class MemoryCollection implements Collection {
   }
 
   private removeDoc(data: CollectionData, doc: Doc): void {
-    for (const ix of data.indexes) ix.remove(ix.keysOf(doc));
+    for (const ix of data.maintained) ix.remove(ix.keysOf(doc));
     data.docs.delete(doc._id);
   }
 
   /** The indexes whose fields the update may change (no allocation when there are none). */
   private affected(data: CollectionData, update: Update, touchesPos: boolean): Index[] {
-    const indexes = data.indexes;
+    const indexes = data.maintained;
     if (indexes.length === 0) return NO_INDEXES;
     const roots = data.indexedRoots;
     let hit: string[] | undefined;
@@ -1206,6 +1269,8 @@ export class MemoryCollection implements Collection {
       return { docs: sorted.slice(skip, skip + limit), plan: { index: '_id_', examined } };
     }
 
+    // A query needs every index: a bulk-loading collection builds its deferred ones now.
+    data.materialize();
     let best: IndexPlan | null = null;
     const hint = options?.hint;
     if (hint !== undefined) {
@@ -1302,13 +1367,30 @@ export class MemoryReadStore implements ReadStore {
       const sameKeys = data.indexes.find((ix) => ix.sameSpec({ ...ixSpec, unique: ix.unique }));
       if (sameKeys !== undefined) throw new Error(`Index ${ixSpec.name} already exists on ${spec.name} with a different name: ${sameKeys.name}`);
       const ix = new Index({ name: ixSpec.name, keys: { ...ixSpec.keys }, unique: ixSpec.unique === true });
-      for (const doc of data.docs.values()) {
-        const keys = ix.keysOf(doc);
-        if (ix.unique) ix.checkUnique(keys, doc, spec.name);
-        ix.insert(keys, doc._id);
+      if (ix.unique) {
+        for (const doc of data.docs.values()) {
+          const keys = ix.keysOf(doc);
+          ix.checkUnique(keys, doc, spec.name);
+          ix.insert(keys, doc._id);
+        }
+      } else {
+        ix.load(data.docs);
       }
       data.addIndex(ix);
     }
+  }
+
+  /**
+   * Bulk loading (a replay from far behind): until buildIndexes, writes to these collections
+   * leave their non-unique indexes alone, which are then built in one sort each. A query that needs
+   * an index builds its collection's at once, so reads stay correct meanwhile.
+   */
+  deferIndexes(names: string[]): void {
+    for (const name of names) (this._data(name, true) as CollectionData).defer();
+  }
+
+  buildIndexes(names: string[]): void {
+    for (const name of names) this.collections.get(name)?.materialize();
   }
 
   async dropCollection(name: string): Promise<void> {

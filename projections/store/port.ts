@@ -82,6 +82,13 @@ export interface ReadStore {
   /** Renames each `from` to its `to`, replacing the target. Embedded: atomic as a whole; MongoDB: per collection. */
   swapCollections(pairs: Array<[from: string, to: string]>): Promise<void>;
   listCollections(): Promise<string[]>;
+  /**
+   * Optional bulk loading for a replay from far behind: writes to these collections may leave
+   * their non-unique indexes stale until buildIndexes (a query that needs one builds it first).
+   * The embedded store implements it; MongoDB maintains its indexes itself.
+   */
+  deferIndexes?(collections: string[]): void;
+  buildIndexes?(collections: string[]): void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -48,6 +48,14 @@ interface Split {
   right: Leaf | Branch;
 }
 
+/** [from, to) runs splitting `n` items into as few nodes as NODE_MAX allows, of even sizes. */
+function chunks(n: number): Array<[number, number]> {
+  const count = Math.ceil(n / NODE_MAX);
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i < count; i++) out.push([Math.floor((i * n) / count), Math.floor(((i + 1) * n) / count)]);
+  return out;
+}
+
 /** Position of the first key >= key. */
 function lowerBound(keys: string[], key: string): number {
   let lo = 0;
@@ -79,6 +87,39 @@ export class KeyTree implements IndexTree {
   private first: Leaf = this.root as Leaf;
   private last: Leaf = this.root as Leaf;
   size = 0;
+
+  /** A tree of sorted, distinct keys, built bottom-up: full leaves, then each level of branches. */
+  static fromSorted(keys: string[], vals: string[]): KeyTree {
+    const tree = new KeyTree();
+    const n = keys.length;
+    if (n === 0) return tree;
+    let level: Array<Leaf | Branch> = [];
+    let prev: Leaf | null = null;
+    for (const [from, to] of chunks(n)) {
+      const leaf = new Leaf(keys.slice(from, to), vals.slice(from, to));
+      leaf.prev = prev;
+      if (prev !== null) prev.next = leaf;
+      prev = leaf;
+      level.push(leaf);
+    }
+    tree.first = level[0] as Leaf;
+    tree.last = prev as Leaf;
+    // Each node's smallest key: the separator in front of it in its parent.
+    let lows = level.map((node) => (node as Leaf).keys[0]);
+    while (level.length > 1) {
+      const up: Branch[] = [];
+      const upLows: string[] = [];
+      for (const [from, to] of chunks(level.length)) {
+        up.push(new Branch(lows.slice(from + 1, to), level.slice(from, to)));
+        upLows.push(lows[from]);
+      }
+      level = up;
+      lows = upLows;
+    }
+    tree.root = level[0];
+    tree.size = n;
+    return tree;
+  }
 
   /** Adds an entry, or replaces the value of an existing key. */
   set(key: string, value: string): void {
