@@ -3,30 +3,58 @@ export interface SignalSeen {
   post_id: string;
 }
 
-/** How many entries the young generation takes before it is merged into the old one. */
-const YOUNG_MAX = 32;
+/**
+ * The entries of one line of versions, oldest first. Only ever appended to: a version is a range
+ * of it, so appending past a version's end leaves that version's view as it was.
+ */
+class Entries {
+  readonly hashes: string[] = [];
+  readonly seen: SignalSeen[] = [];
+  /** Per entry, the index of the same hash's entry before it (-1: none). */
+  readonly previous: number[] = [];
+  /** hash -> the index of its last entry. */
+  readonly last = new Map<string, number>();
+
+  push(hash: string, seen: SignalSeen): void {
+    this.previous.push(this.last.get(hash) ?? -1);
+    this.last.set(hash, this.hashes.length);
+    this.hashes.push(hash);
+    this.seen.push(seen);
+  }
+}
 
 /**
  * The agent's duplicate-signal window: signal_hash -> its latest post in the last 48 h, in post
- * order. Persistent in two generations of native Maps, neither ever mutated once a version is
- * made: a post copies only the young one (at most 32 entries), and every 32 posts the young one is
- * merged into a new old one, dropping what has expired. Folding a post therefore costs about the
- * same with 5 or 5,000 posts in the window, and earlier versions keep their own view.
+ * order. Persistent: each version is a range [start, end) of an append-only list of entries
+ * shared with the versions before it, so folding a post appends one entry (and moves `start`
+ * past the expired ones) instead of copying the window. Extending a version that is not the
+ * newest of its list (a fork, which the command bus does not make) copies its live entries into a
+ * new list; so does a list whose expired part has grown larger than its live part.
  */
 export class SignalWindow {
-  static readonly EMPTY = new SignalWindow(new Map(), new Map(), '');
+  static readonly EMPTY = new SignalWindow(new Entries(), 0, 0, '');
 
   private constructor(
-    private readonly old: ReadonlyMap<string, SignalSeen>,
-    /** Newer than everything in `old`; an entry here supersedes the same hash there. */
-    private readonly young: ReadonlyMap<string, SignalSeen>,
-    /** Entries at or before this time have left the window (they may still sit in `old`). */
+    private readonly entries: Entries,
+    private readonly start: number,
+    private readonly end: number,
+    /** Entries at or before this time have left the window. */
     private readonly from: string,
   ) {}
 
+  /** The index of the hash's latest entry in this version, or -1. */
+  private indexOf(hash: string): number {
+    const { last, previous } = this.entries;
+    let i = last.get(hash) ?? -1;
+    while (i >= this.end) i = previous[i];
+    return i >= this.start ? i : -1;
+  }
+
   get(hash: string): SignalSeen | undefined {
-    const seen = this.young.get(hash) ?? this.old.get(hash);
-    return seen !== undefined && seen.at > this.from ? seen : undefined;
+    const i = this.indexOf(hash);
+    if (i < 0) return undefined;
+    const seen = this.entries.seen[i];
+    return seen.at > this.from ? seen : undefined;
   }
 
   has(hash: string): boolean {
@@ -35,27 +63,25 @@ export class SignalWindow {
 
   /** The hashes in the window, oldest post first. */
   *keys(): IterableIterator<string> {
-    for (const [hash, seen] of this.old) if (seen.at > this.from && !this.young.has(hash)) yield hash;
-    for (const [hash, seen] of this.young) if (seen.at > this.from) yield hash;
+    const { hashes, seen } = this.entries;
+    for (let i = this.start; i < this.end; i++) if (seen[i].at > this.from && this.indexOf(hashes[i]) === i) yield hashes[i];
   }
 
   /** The window after a post: entries at or before `from` leave it, the post's entry goes last. */
   with(hash: string, seen: SignalSeen, from: string): SignalWindow {
-    if (this.young.size < YOUNG_MAX) {
-      const young = new Map(this.young);
-      young.delete(hash);
-      young.set(hash, seen);
-      return new SignalWindow(this.old, young, from);
+    let entries = this.entries;
+    let start = this.start;
+    let end = this.end;
+    const times = entries.seen;
+    while (start < end && times[start].at <= from) start++;
+    if (end !== entries.hashes.length || (start > 64 && start > end - start)) {
+      const copy = new Entries();
+      for (let i = start; i < end; i++) copy.push(entries.hashes[i], times[i]);
+      entries = copy;
+      end -= start;
+      start = 0;
     }
-    const old = new Map<string, SignalSeen>();
-    for (const source of [this.old, this.young]) {
-      for (const [h, s] of source) {
-        if (s.at <= from) continue;
-        old.delete(h);
-        old.set(h, s);
-      }
-    }
-    old.delete(hash);
-    return new SignalWindow(old, new Map([[hash, seen]]), from);
+    entries.push(hash, seen);
+    return new SignalWindow(entries, start, end + 1, from);
   }
 }
