@@ -140,6 +140,9 @@ type IndexKeys = string | MultiKeys;
 
 const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** _ids whose key component is 0x16, the _id itself, 0x00 (see updates.ts, stringPayload). */
+const PLAIN_ID = /^[\u0002-\u0015\u0017-\u00ef]*$/;
+
 /** The key component of an _id (always the last component, ascending). */
 function idComponent(id: unknown): string {
   return keyComponent(id, 1);
@@ -254,24 +257,35 @@ class Index {
    */
   load(docs: Map<string, Doc>): void {
     const keys: string[] = [];
-    const idOf = new Map<string, string>();
+    // A key ends with its _id's component: 0x16, the _id, 0x00 when the _id has no char the
+    // encoding escapes and no 0x16 of its own. With every _id such, each key gives back its _id
+    // after the sort, and no map from keys to _ids is needed.
+    let plain = true;
+    for (const id of docs.keys()) {
+      if (typeof id !== 'string' || !PLAIN_ID.test(id)) {
+        plain = false;
+        break;
+      }
+    }
+    const idOf = plain ? null : new Map<string, string>();
     for (const doc of docs.values()) {
       const k = this.keysOf(doc);
       if (typeof k === 'string') {
         keys.push(k);
-        idOf.set(k, doc._id);
+        idOf?.set(k, doc._id);
         continue;
       }
       this.multikey = true;
       this.multikeyFields[k.field] = true;
       for (const key of k.keys) {
         keys.push(key);
-        idOf.set(key, doc._id);
+        idOf?.set(key, doc._id);
       }
     }
     // The default sort compares UTF-16 code units, as `<` does (the tree's order).
     keys.sort();
-    this.tree = KeyTree.fromSorted(keys, keys.map((k) => idOf.get(k) as string));
+    const ids = idOf === null ? keys.map((k) => k.slice(k.lastIndexOf('\u0016') + 1, -1)) : keys.map((k) => idOf.get(k) as string);
+    this.tree = KeyTree.fromSorted(keys, ids);
   }
 
   /** Removes a document's entries. */

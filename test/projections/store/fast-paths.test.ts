@@ -469,6 +469,23 @@ describe('memory store: bulk loading (deferred indexes)', () => {
     }
   });
 
+  it('builds the same entries whatever the _ids hold (chars the key encoding escapes, its string tag)', async () => {
+    for (const ids of [['p1', 'p2', 'é3'], ['p1', 'a\u0016b', '東京', 'x\u0001y', '\u00ff', '']]) {
+      const spec: CollectionSpec = { name: 'w', indexes: [{ name: 'g_n', keys: { g: 1, n: -1 } }, { name: 'tags', keys: { tags: 1 } }] };
+      const live = new MemoryReadStore();
+      const bulk = new MemoryReadStore();
+      await live.ensureCollection(spec);
+      await bulk.ensureCollection(spec);
+      bulk.deferIndexes(['w']);
+      for (const [i, id] of ids.entries()) {
+        for (const store of [live, bulk]) await store.collection('w').applyAt(id, i + 1, { $set: { g: i % 2, n: i, tags: ['t', `t${i}`] } });
+      }
+      bulk.buildIndexes(['w']);
+      expect(indexEntries(bulk, 'w'), JSON.stringify(ids)).to.deep.equal(indexEntries(live, 'w'));
+      expect(indexEntries(bulk, 'w').g_n).to.have.length(ids.length);
+    }
+  });
+
   it('ends with the same documents and index entries as a collection maintained write by write, building on the first query', async () => {
     const random = rng(12);
     const spec: CollectionSpec = {
