@@ -470,7 +470,7 @@ describe('memory store: bulk loading (deferred indexes)', () => {
   });
 
   it('builds the same entries whatever the _ids hold (chars the key encoding escapes, its string tag)', async () => {
-    for (const ids of [['p1', 'p2', 'é3'], ['p1', 'a\u0016b', '東京', 'x\u0001y', '\u00ff', '']]) {
+    for (const ids of [['p1', 'p2', 'é3', ''], ['p1', 'a\u0016b'], ['p1', '東京'], ['p1', 'x\u0001y'], ['\u00ff', 'p2']]) {
       const spec: CollectionSpec = { name: 'w', indexes: [{ name: 'g_n', keys: { g: 1, n: -1 } }, { name: 'tags', keys: { tags: 1 } }] };
       const live = new MemoryReadStore();
       const bulk = new MemoryReadStore();
