@@ -8,7 +8,7 @@ import type { NewEvent } from '../../events/store/port.ts';
 
 /**
  * The mix, per 100 events: an estimate of a busy day on the network, not a measurement (there is
- * no production traffic yet). Posts are the heaviest event (seven read models follow one).
+ * no production traffic yet). Posts are the heaviest event (six read models follow one).
  */
 export const MIX: Array<[type: string, per100: number]> = [
   ['AgentRegistered', 2],

@@ -111,7 +111,7 @@ export async function replayBenchmarks(say: (line: string) => void): Promise<voi
         say(`## Replay (${REPLAY_N.toLocaleString('en')} events per log, every projection, into the in-memory read store)`);
         say('');
         say(`Mixed log, per 100 events: ${MIX.map(([t, k]) => `${k} ${t}`).join(', ')} (an estimate of a busy day, after 2,000 registrations).`);
-        say('The posts-only log is the worst case: every event is a post, which seven read models follow.');
+        say('The posts-only log is the worst case: every event is a post, which six read models follow.');
         say('');
         say('Projection cost on the mixed log (each applied alone, CPU time, first 100,000 events):');
         say('');
