@@ -100,6 +100,34 @@ describe('SqliteAgendaBackend specifics', function () {
     log.close();
   });
 
+  it('waits for another connection\'s write lock on a timer, keeping the event loop free, and gives up after busyTimeoutMs', async function () {
+    const patient = new SqliteAgendaBackend({ path, busyTimeoutMs: 2000 });
+    const impatient = new SqliteAgendaBackend({ path, busyTimeoutMs: 100 });
+    await patient.connect();
+    await impatient.connect();
+    const other = new Database(path);
+    other.exec('BEGIN IMMEDIATE');
+    let saved = false;
+    const saving = patient.repository.saveJob(job({ name: 'waits' }), undefined).then(() => (saved = true));
+    // Timers keep firing while the save waits: it is not blocked inside SQLite.
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 5);
+    await new Promise((r) => setTimeout(r, 150));
+    clearInterval(ticker);
+    expect(saved).to.equal(false);
+    expect(ticks).to.be.greaterThan(10);
+    let refused: unknown;
+    await impatient.repository.saveJob(job({ name: 'gives-up' }), undefined).catch((e) => (refused = e));
+    expect((refused as { code?: string }).code).to.match(/^SQLITE_BUSY/);
+    other.exec('COMMIT');
+    other.close();
+    await saving;
+    expect((await patient.repository.queryJobs({ name: 'waits' })).total).to.equal(1);
+    expect((await patient.repository.queryJobs({ name: 'gives-up' })).total).to.equal(0);
+    await impatient.disconnect();
+    await patient.disconnect();
+  });
+
   it('stores dates as integer milliseconds and data as JSON in agenda_jobs', async function () {
     await backend.connect();
     const nextRunAt = new Date('2030-01-02T03:04:05.678Z');

@@ -1,8 +1,10 @@
 // Agenda 6 backend stored in SQLite (better-sqlite3): the embedded, durable job store.
 //
 // The file is shared with the embedded event log (another better-sqlite3 connection on the same
-// file), so this backend only ever touches its own table (`agenda_jobs` by default), opens the file
-// in WAL mode with synchronous=FULL and waits on a busy timeout instead of failing on contention.
+// file), so this backend only ever touches its own table (`agenda_jobs` by default) and opens the
+// file in WAL mode with synchronous=FULL. While another connection holds the write lock (the event
+// log's writer thread, during each commit) a method waits on a timer and runs again, instead of in
+// SQLite's busy handler, which would stall the event loop and every request with it.
 //
 // Semantics follow @agendajs/mongo-backend's MongoJobRepository method by method (queries, sort
 // order, 'single' and 'unique' upserts, debounce, counts), with three deliberate differences (the
@@ -43,7 +45,7 @@ import type {
 export interface SqliteAgendaBackendOptions {
   /** SQLite file (shared with the event log). Its directory is created when missing. */
   path: string;
-  /** How long a statement waits for another connection's write lock, in ms (default 5000). */
+  /** How long a method waits for another connection's write lock, in ms (default 5000). */
   busyTimeoutMs?: number;
   /** Table holding the jobs (default 'agenda_jobs'). */
   table?: string;
@@ -56,6 +58,32 @@ export interface SqliteAgendaBackendOptions {
 }
 
 type Statement = Database.Statement<unknown[], unknown>;
+
+/**
+ * The repository methods that run statements. Each is read-only, one statement, or one
+ * transaction, so when SQLite refuses it as busy nothing has been done and it can simply run again.
+ */
+const RETRIED_ON_BUSY = [
+  'getJobById',
+  'queryJobs',
+  'getJobsOverview',
+  'getDistinctJobNames',
+  'getQueueSize',
+  'removeJobs',
+  'disableJobs',
+  'enableJobs',
+  'purgeAllJobs',
+  'unlockJob',
+  'unlockJobs',
+  'lockJob',
+  'getNextJobToRun',
+  'saveJobState',
+  'saveJob',
+] as const;
+
+function isBusy(error: unknown): boolean {
+  return error instanceof Database.SqliteError && (error.code.startsWith('SQLITE_BUSY') || error.code.startsWith('SQLITE_LOCKED'));
+}
 
 /** One row of the jobs table, exactly as SQLite returns it. */
 interface JobRow {
@@ -435,6 +463,23 @@ export class SqliteJobRepository implements JobRepository {
     if (!TABLE_NAME.test(this.table)) throw new Error(`invalid agenda table name "${this.table}"`);
     this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     this.synchronous = options.synchronous ?? 'FULL';
+    for (const name of RETRIED_ON_BUSY) {
+      const method = (this[name] as (...args: unknown[]) => Promise<unknown>).bind(this);
+      (this as Record<string, unknown>)[name] = (...args: unknown[]) => this.whenUnlocked(() => method(...args));
+    }
+  }
+
+  /** Runs a method, and again on a timer while another connection holds the lock (up to busyTimeoutMs). */
+  private async whenUnlocked<T>(run: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.busyTimeoutMs;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
+      try {
+        return await run();
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   }
 
   /** Opens the file and creates the table and indexes. Idempotent: a second call is a no-op. */
@@ -482,6 +527,8 @@ export class SqliteJobRepository implements JobRepository {
           CREATE INDEX IF NOT EXISTS ${t}_unique ON ${t} (name, uniqueQuery);
         `);
       }).immediate();
+      // From here on, contention waits on a timer (whenUnlocked), never inside SQLite.
+      db.pragma('busy_timeout = 0');
     } catch (error) {
       db.close();
       throw error;
