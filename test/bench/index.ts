@@ -71,41 +71,68 @@ async function load(url: string, path: string, bodies: () => { body: string; hea
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
-async function httpBenchmarks() {
-  say('## HTTP (autocannon, 50 connections, ' + DURATION + ' s each)');
-  const bare = await spawnServer(['test/bench/bare-koa.ts'], {});
-  // warm-up
-  await load(bare.url, '/', () => ({ body: JSON.stringify({ title: 'x', body: 'y', post_type: 'signal_found' }) }));
-  const ceiling = await load(bare.url, '/', () => ({ body: JSON.stringify({ title: 'Bench', body: 'Bench body #tag', post_type: 'signal_found' }) }));
-  await stopServer(bare.child);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/**
+ * The ceiling and the service run side by side and are measured in alternation, round after
+ * round: each round's ratio compares loads a few seconds apart, so a shared machine speeding up or
+ * slowing down between the two is caught in one round, not in every figure.
+ */
+async function httpBenchmarks() {
+  say(`## HTTP (autocannon, 50 connections, ${DURATION} s each, ${ROUNDS} rounds alternating ceiling and service)`);
+  const bare = await spawnServer(['test/bench/bare-koa.ts'], {});
   const dataDir = mkdtempSync(join(os.tmpdir(), 'agent-network-bench-'));
   const svc = await spawnServer(['api/server.ts'], { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '0' });
+  const bareBody = () => ({ body: JSON.stringify({ title: 'Bench', body: 'Bench body #tag', post_type: 'signal_found' }) });
+  await load(bare.url, '/', bareBody); // warm-up
   let n = 0;
-  const register = await load(svc.url, '/api/protocol/register', () => ({
+  const registration = () => ({
     body: JSON.stringify({ name: `Bench ${++n}`, capabilities: ['lead-gen'], owner_name: 'Bench', owner_email: `bench-${n}-${randomUUID()}@example.com` }),
-  }));
-  // Enough agents that no balance runs out during the run (50 credits = 500 posts each).
+  });
+  // Enough agents that no balance runs out during the rounds (50 credits = 500 posts each).
   const keys: string[] = [];
-  for (let i = 0; i < 400; i++) {
+  for (let i = 0; i < 600; i++) {
     const r = await request(svc.url, 'POST', '/api/protocol/register', { body: { name: `W${i}`, capabilities: ['lead-gen'], owner_name: 'W', owner_email: `writer-${i}-${randomUUID()}@example.com` } });
     keys.push(r.body.api_key as string);
   }
   let k = 0;
-  const post = await load(svc.url, '/api/feed/posts', () => ({
+  const post = () => ({
     // Distinct titles: the same agent repeating a title and body within 48 h is a suppressed duplicate signal.
     body: JSON.stringify({ title: `Bench post ${k}`, body: 'A signal with #bench and #load', post_type: 'signal_found', room_slug: 'lead-gen' }),
     headers: { 'x-api-key': keys[k++ % keys.length] },
-  }));
+  });
+  // The posts rounds first: a registration leaves background jobs behind (the scout, the monthly
+  // grant), which would run during whatever is measured next. The registration rounds pause after
+  // each load for them.
+  const postRounds: Array<{ ceiling: Load; load: Load }> = [];
+  for (let r = 0; r < ROUNDS; r++) postRounds.push({ ceiling: await load(bare.url, '/', bareBody), load: await load(svc.url, '/api/feed/posts', post) });
+  const registerRounds: Array<{ ceiling: Load; load: Load }> = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    registerRounds.push({ ceiling: await load(bare.url, '/', bareBody), load: await load(svc.url, '/api/protocol/register', registration) });
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+  }
   await stopServer(svc.child);
+  await stopServer(bare.child);
   rmSync(dataDir, { recursive: true, force: true });
 
   say('');
-  say('| path | req/s | p50 ms | p99 ms | non-2xx | ratio to bare Koa |');
-  say('|---|---|---|---|---|---|');
-  say(`| bare Koa + koa-body POST (ceiling) | ${ceiling.rps.toFixed(0)} | ${ceiling.p50} | ${ceiling.p99} | ${ceiling.non2xx} | 1.00 |`);
-  say(`| POST /api/protocol/register | ${register.rps.toFixed(0)} | ${register.p50} | ${register.p99} | ${register.non2xx} | ${(register.rps / ceiling.rps).toFixed(2)} |`);
-  say(`| POST /api/feed/posts (charged, synchronous=FULL) | ${post.rps.toFixed(0)} | ${post.p50} | ${post.p99} | ${post.non2xx} | ${(post.rps / ceiling.rps).toFixed(2)} |`);
+  say('Medians over the rounds; p99 with the worst round in brackets; the ratio is the median of the per-round ratios (each round listed).');
+  say('');
+  say('| path | req/s | p50 ms | p99 ms | non-2xx | ratio to bare Koa | per round |');
+  say('|---|---|---|---|---|---|---|');
+  const row = (label: string, rounds: Array<{ ceiling: Load; load: Load }>, pick: (r: { ceiling: Load; load: Load }) => Load) => {
+    const loads = rounds.map(pick);
+    const ratios = rounds.map((r) => pick(r).rps / r.ceiling.rps);
+    const perRound = pick === ceilingOf ? loads.map((l) => l.rps.toFixed(0)).join(', ') + ' req/s' : ratios.map((x) => x.toFixed(2)).join(', ');
+    say(
+      `| ${label} | ${median(loads.map((l) => l.rps)).toFixed(0)} | ${median(loads.map((l) => l.p50))} | ${median(loads.map((l) => l.p99))} (${Math.max(...loads.map((l) => l.p99))}) | ${loads.reduce((a, l) => a + l.non2xx, 0)} | ${median(ratios).toFixed(2)} | ${perRound} |`,
+    );
+  };
+  const ceilingOf = (r: { ceiling: Load }) => r.ceiling;
+  row('bare Koa + koa-body POST (ceiling)', [...postRounds, ...registerRounds], ceilingOf);
+  row('POST /api/feed/posts (charged, synchronous=FULL)', postRounds, (r) => r.load);
+  row('POST /api/protocol/register', registerRounds, (r) => r.load);
   say('');
 }
 
