@@ -9,17 +9,7 @@ import { ROOM_PROMOTION_AGENTS, roomDefaults, roomsProjection } from '../../proj
 import { collectionChecksum } from '../../projections/store/checksum.ts';
 import { MemoryReadStore } from '../../projections/store/memory.ts';
 import type { Projection, ProjectionContext } from '../../projections/types.ts';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../helpers/random.ts';
 
 /** The rooms projection as first written: read the room, then write the new count. */
 const referenceRooms: Projection = {
