@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startWorkers } from '../workers/index.ts';
@@ -8,6 +8,18 @@ import type { Config } from './config.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import type { ServiceOverrides, Services } from './services.ts';
 import { closeServices, openServices } from './services.ts';
+
+/** The answer to every request before the service is ready (the body is drained first). */
+function answerStarting(req: IncomingMessage, res: ServerResponse): void {
+  const path = (req.url ?? '').split('?')[0];
+  const body =
+    req.method === 'GET' && (path === '/health' || path === '/api/health')
+      ? { status: 'starting', detail: 'Read models are catching up with the event log' }
+      : { detail: 'The service is starting: read models are catching up with the event log; retry shortly', code: 'service_starting' };
+  req.resume();
+  res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });
+  res.end(JSON.stringify(body));
+}
 
 export interface RunningService {
   services: Services;
@@ -23,15 +35,32 @@ export interface RunningService {
  * and stores close, so nothing acknowledged is lost.
  */
 export async function startService(config: Config, overrides: ServiceOverrides & { workers?: boolean } = {}): Promise<RunningService> {
-  const services = await openServices(config, overrides);
-  const workers = overrides.workers === false ? null : await startWorkers(services);
-  const app = createApp(services);
-  const server = createServer(app.callback());
+  // Listening comes first: while the read models catch up with the log (a long log takes a while),
+  // every request gets 503 `service_starting` and /health says `starting`, rather than the port
+  // refusing connections.
+  let handle: RequestListener = answerStarting;
+  const server = createServer((req, res) => handle(req, res));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  let services: Services;
+  let workers: Workers | null;
+  try {
+    services = await openServices(config, overrides);
+    try {
+      workers = overrides.workers === false ? null : await startWorkers(services);
+    } catch (err) {
+      await closeServices(services);
+      throw err;
+    }
+  } catch (err) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    throw err;
+  }
+  handle = createApp(services).callback();
   const { port } = server.address() as AddressInfo;
   let stopping: Promise<void> | null = null;
   const stop = () => {

@@ -17,11 +17,13 @@ export async function bootServerProcess(dataDir: string, port: number, env: Reco
   for (;;) {
     if (exited !== undefined) throw new Error(`server exited early (${exited})`);
     try {
+      // 503 `starting` while the read models catch up, connection refused before it listens.
       const r = await request(`http://127.0.0.1:${port}`, 'GET', '/health');
       if (r.status === 200) return child;
     } catch {
-      if (Date.now() > deadline) throw new Error('server did not start within 20 s');
+      // not listening yet
     }
+    if (Date.now() > deadline) throw new Error('server did not start within 20 s');
     await new Promise((r) => setTimeout(r, 100));
   }
 }
