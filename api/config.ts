@@ -18,6 +18,8 @@ export interface Config {
   logLevel: string;
   /** `FULL` (default): an acknowledged write survives power loss. `NORMAL`: survives a process crash only. */
   sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** How often a background thread checkpoints the SQLite WAL (ms); 0: the writer does it inside commits. */
+  sqliteCheckpointIntervalMs: number;
   /** Server secret for keyed hashes and secret encryption; generated into DATA_DIR when unset. */
   secretKey: string | null;
   /** HS256 key for access and refresh tokens; derived from the server secret when unset. */
@@ -104,6 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitScale,
     logLevel,
     sqliteSynchronous: sync,
+    sqliteCheckpointIntervalMs: integer(env, 'SQLITE_CHECKPOINT_INTERVAL_MS', 10, 0, 60_000),
     secretKey,
     jwtSecret,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

@@ -54,7 +54,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   const sqlitePath = join(config.dataDir, 'events.sqlite');
   const closers: Array<() => Promise<void>> = [];
 
-  const log = await openEventLog({ eventstoreUrl: config.eventstoreUrl ?? undefined, sqlitePath, synchronous: config.sqliteSynchronous });
+  const log = await openEventLog({ eventstoreUrl: config.eventstoreUrl ?? undefined, sqlitePath, synchronous: config.sqliteSynchronous, checkpointIntervalMs: config.sqliteCheckpointIntervalMs });
   closers.push(() => log.close());
   const store = await openReadStore({ mongodbUrl: config.mongodbUrl ?? undefined, dbName: config.mongodbDb });
   closers.push(() => store.close());

@@ -72,9 +72,11 @@ export interface EventLogConfig {
   /** SQLite file of the embedded log (shared with the job scheduler and the idempotency table). */
   sqlitePath: string;
   synchronous?: 'FULL' | 'NORMAL';
+  /** Background WAL checkpoint interval of the embedded log (ms; 0: checkpoints inside commits). */
+  checkpointIntervalMs?: number;
 }
 
 export async function openEventLog(config: EventLogConfig): Promise<EventLog> {
   if (config.eventstoreUrl) return EventStoreDbEventLog.connect(config.eventstoreUrl);
-  return SqliteEventLog.open({ path: config.sqlitePath, synchronous: config.synchronous ?? 'FULL' });
+  return SqliteEventLog.open({ path: config.sqlitePath, synchronous: config.synchronous ?? 'FULL', checkpointIntervalMs: config.checkpointIntervalMs });
 }

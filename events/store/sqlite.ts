@@ -31,6 +31,12 @@ export interface SqliteEventLogOptions {
   synchronous?: 'FULL' | 'NORMAL';
   /** How long a write waits for a lock held by another connection to the same file. */
   busyTimeoutMs?: number;
+  /**
+   * How often a background thread copies committed WAL frames into the database file (a PASSIVE
+   * checkpoint, which never blocks the writer), in ms. 0 turns it off: the writer then checkpoints
+   * itself every 1000 pages as SQLite does by default, inside the commit of an append.
+   */
+  checkpointIntervalMs?: number;
   /** Default error callback of subscriptions that pass none. Without one, errors go to console.error. */
   onError?: SubscriptionErrorHandler;
   /** Rows per catch-up read of a subscription. */
@@ -136,6 +142,10 @@ const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs });
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = ' + workerData.synchronous);
 db.pragma('cache_size = -65536');
+// With the background checkpointer (below) the WAL is copied into the database file off this
+// thread; this thread's own checkpoint remains only as a bound on the WAL's size, should the
+// checkpointer fall behind.
+db.pragma('wal_autocheckpoint = ' + workerData.autocheckpointPages);
 // Lock waits are handled below, not by SQLite's busy handler, whose sleeps grow to 100 ms: this
 // thread's only contenders are short transactions of other connections (job store, idempotency
 // table, the CLI), so it retries every 0.2 ms until the busy timeout has passed.
@@ -290,6 +300,42 @@ parentPort.on('message', (message) => {
 });
 `;
 
+// The checkpointer thread: copies the WAL's committed frames into the database file every
+// intervalMs with a PASSIVE checkpoint, which never blocks the writer or readers. Doing it inside
+// the writer's commits (SQLite's default auto-checkpoint) stalls every append waiting on that
+// commit for the duration of the copy (about 10 ms per 1000 pages here), and copying frames often
+// lets the next transaction that finds the WAL fully copied start it over from the beginning. A
+// checkpoint that cannot run now (another checkpoint holds the lock) is simply tried next time.
+const CHECKPOINTER_SOURCE = String.raw`
+'use strict';
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path);
+db.pragma('synchronous = ' + workerData.synchronous);
+db.pragma('busy_timeout = 0');
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+const timer = setInterval(() => {
+  try {
+    checkpoint.run();
+  } catch (error) {
+    if (error.code !== 'SQLITE_BUSY' && error.code !== 'SQLITE_LOCKED') {
+      clearInterval(timer);
+      parentPort.postMessage({ code: typeof error.code === 'string' ? error.code : 'SQLITE_ERROR', message: String(error.message) });
+    }
+  }
+}, workerData.intervalMs);
+parentPort.on('message', (message) => {
+  if (message !== 'close') return;
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+`;
+
+/** The writer's own auto-checkpoint threshold (pages) while the checkpointer thread runs. */
+const WAL_BOUND_PAGES = 10_000;
+const DEFAULT_CHECKPOINT_INTERVAL_MS = 10;
+
 const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
 
 export class SqliteEventLog implements EventLog {
@@ -314,6 +360,9 @@ export class SqliteEventLog implements EventLog {
   /** Batches handed to the writer thread and not answered yet, oldest first. */
   #inFlight: PendingAppend[][] = [];
   readonly #writer: Worker;
+  /** The background checkpointer (null when checkpointIntervalMs is 0). */
+  readonly #checkpointer: Worker | null;
+  #checkpointerExited: Promise<void> = Promise.resolve();
   /** Set when the writer thread died: every append fails with it from then on. */
   #writerFailure: Error | null = null;
   #writerExited: Promise<void>;
@@ -348,6 +397,7 @@ export class SqliteEventLog implements EventLog {
   readonly #ping: Database.Statement;
 
   private constructor(options: SqliteEventLogOptions, db: Database.Database) {
+    const checkpointIntervalMs = options.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS;
     this.#path = options.path;
     this.#db = db;
     this.onError = options.onError;
@@ -378,6 +428,7 @@ export class SqliteEventLog implements EventLog {
         path: options.path,
         synchronous: options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL',
         busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+        autocheckpointPages: checkpointIntervalMs > 0 ? WAL_BOUND_PAGES : 1000,
       },
     });
     // Only a batch in flight keeps the process alive.
@@ -386,6 +437,24 @@ export class SqliteEventLog implements EventLog {
     this.#writer.on('error', (error) => this.#writerDied(error));
     this.#writerExited = new Promise((resolve) => this.#writer.once('exit', () => resolve()));
     this.#writer.once('exit', () => this.#writerDied(new Error('the writer thread exited')));
+
+    this.#checkpointer = null;
+    if (checkpointIntervalMs > 0) {
+      const checkpointer = new Worker(CHECKPOINTER_SOURCE, {
+        eval: true,
+        execArgv: [],
+        workerData: { driver: driverPath, path: options.path, synchronous: options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL', intervalMs: checkpointIntervalMs },
+      });
+      checkpointer.unref();
+      // A checkpointer that fails or dies costs nothing but speed: the writer's own bounded
+      // auto-checkpoint keeps the WAL from growing without end.
+      checkpointer.on('message', (failure: { code: string; message: string }) => {
+        process.emitWarning(`sqlite event log: background checkpoints stopped (${failure.code}: ${failure.message})`);
+      });
+      checkpointer.on('error', (error) => process.emitWarning(`sqlite event log: checkpointer thread failed: ${error.message}`));
+      this.#checkpointerExited = new Promise((resolve) => checkpointer.once('exit', () => resolve()));
+      this.#checkpointer = checkpointer;
+    }
   }
 
   static open(options: SqliteEventLogOptions): SqliteEventLog {
@@ -668,6 +737,11 @@ export class SqliteEventLog implements EventLog {
       this.#writer.postMessage('close');
     }
     await this.#writerExited;
+    if (this.#checkpointer) {
+      this.#checkpointer.ref();
+      this.#checkpointer.postMessage('close');
+      await this.#checkpointerExited;
+    }
     this.#db.close();
   }
 

@@ -251,6 +251,10 @@ describe('api: configuration', () => {
     expect(() => loadConfig({ MONGODB_URL: 'http://x' })).to.throw(/MONGODB_URL/);
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).to.throw(/LOG_LEVEL/);
     expect(() => loadConfig({ WEBHOOK_ALLOW_LOOPBACK: 'yes' })).to.throw(/WEBHOOK_ALLOW_LOOPBACK/);
+    expect(() => loadConfig({ SQLITE_CHECKPOINT_INTERVAL_MS: '-5' })).to.throw(/SQLITE_CHECKPOINT_INTERVAL_MS/);
+    expect(() => loadConfig({ SQLITE_CHECKPOINT_INTERVAL_MS: '60001' })).to.throw(/SQLITE_CHECKPOINT_INTERVAL_MS/);
+    expect(loadConfig({}).sqliteCheckpointIntervalMs).to.equal(10);
+    expect(loadConfig({ SQLITE_CHECKPOINT_INTERVAL_MS: '0' }).sqliteCheckpointIntervalMs).to.equal(0);
     expect(loadConfig({}).port).to.equal(8080);
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -71,6 +71,46 @@ describe('SqliteEventLog: the writer thread', () => {
     } finally {
       other.close();
       await sub.close();
+      await log.close();
+    }
+  });
+
+  // The WAL index (the -shm file) holds the WAL's last committed frame (mxFrame, offset 16 of its
+  // header) and how many frames have been copied into the database file (nBackfill, offset 96).
+  const walProgress = (path: string) => {
+    const shm = readFileSync(`${path}-shm`);
+    return { frames: shm.readUInt32LE(16), copied: shm.readUInt32LE(96) };
+  };
+
+  it('copies committed WAL frames into the database file from a background thread, between commits', async () => {
+    const path = join(dir, 'log.sqlite');
+    const log = SqliteEventLog.open({ path, checkpointIntervalMs: 5 });
+    try {
+      for (let i = 0; i < 50; i++) await log.append('s', [ev(i)], i === 0 ? 'no_stream' : i - 1);
+      const deadline = Date.now() + 3000;
+      let progress = walProgress(path);
+      while ((progress.frames === 0 || progress.copied < progress.frames) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 10));
+        progress = walProgress(path);
+      }
+      expect(progress.frames).to.be.greaterThan(0);
+      expect(progress.copied).to.equal(progress.frames);
+      expect((await log.readAll()).length).to.equal(50);
+    } finally {
+      await log.close();
+    }
+  });
+
+  it('without the checkpointer (interval 0) leaves a small WAL to the writer, which copies it only past 1000 pages', async () => {
+    const path = join(dir, 'log.sqlite');
+    const log = SqliteEventLog.open({ path, checkpointIntervalMs: 0 });
+    try {
+      for (let i = 0; i < 50; i++) await log.append('s', [ev(i)], i === 0 ? 'no_stream' : i - 1);
+      await new Promise((r) => setTimeout(r, 100));
+      const progress = walProgress(path);
+      expect(progress.frames).to.be.greaterThan(0);
+      expect(progress.copied).to.be.lessThan(progress.frames);
+    } finally {
       await log.close();
     }
   });
