@@ -150,6 +150,7 @@ export function idempotency(store: IdempotencyStore, secrets: SecretBox, clock: 
     if (!WRITE_METHODS.has(ctx.method) || !header) {
       // No key: a fresh command id, and nothing more to do on this request.
       ctx.state.commandId = randomUUID();
+      ctx.state.freshCommand = true;
       return next();
     }
     return keyed(ctx, next, Array.isArray(header) ? header.join(', ') : header);

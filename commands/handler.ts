@@ -1,6 +1,6 @@
 import type { Clock } from '../events/kernel/clock.ts';
 import { DomainError } from '../events/kernel/errors.ts';
-import { deriveUuid } from '../events/kernel/ids.ts';
+import { deriveOrderedUuid, deriveUuid } from '../events/kernel/ids.ts';
 import type { AppendResult, EventLog, ExpectedRevision, NewEvent } from '../events/store/port.ts';
 import { WrongExpectedRevisionError } from '../events/store/port.ts';
 import type { Event } from '../events/types.ts';
@@ -20,6 +20,13 @@ export interface CommandContext {
   actor: string | null;
   requestId: string | null;
   now: Date;
+  /**
+   * True when `commandId` was minted for this one request (no Idempotency-Key), so nothing can
+   * retry the command later: its event ids then start with `now` (time-ordered, see
+   * deriveOrderedUuid), which keeps the log's id index appends local. Ids stay deterministic
+   * within the command (the handler's own retries). A retryable command id leaves this unset.
+   */
+  fresh?: boolean;
 }
 
 export interface CommandResult {
@@ -148,7 +155,7 @@ export class CommandBus {
 
   private toNewEvent(e: AnyEvent, index: number, stream: string, ctx: CommandContext): NewEvent {
     return {
-      id: deriveUuid(ctx.commandId, `${stream}#${index}`),
+      id: ctx.fresh ? deriveOrderedUuid(ctx.commandId, `${stream}#${index}`, ctx.now.getTime()) : deriveUuid(ctx.commandId, `${stream}#${index}`),
       type: e.type,
       data: e.data,
       metadata: {

@@ -60,6 +60,19 @@ export function deriveId(prefix: IdPrefix, seed: string, label = ''): string {
 // (nibble & 0x3) | 0x8 for every hex nibble of byte 8's high half.
 const VARIANT = Array.from({ length: 16 }, (_, n) => ((n & 0x3) | 0x8).toString(16));
 
+/**
+ * A deterministic, time-ordered UUID in the layout of RFC 9562 version 7: the 48-bit Unix time in
+ * ms (`timeMs`), then 74 bits of SHA-256 of the seed and label. Ids minted close in time sort close
+ * together, so the event log's unique index on ids takes each commit's new ids on one or two pages
+ * instead of one random page per event. Same inputs, same id.
+ */
+export function deriveOrderedUuid(seed: string, label: string, timeMs: number): string {
+  const hex = sha256(`${seed}\u0000${label}`, 'hex');
+  const time = Math.max(0, Math.min(Math.floor(timeMs), 0xffff_ffff_ffff)).toString(16).padStart(12, '0');
+  const variant = VARIANT[hex.charCodeAt(16) - (hex.charCodeAt(16) >= 97 ? 87 : 48)];
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 /** A deterministic RFC 4122-shaped UUID (EventStoreDB requires UUID event ids). */
 export function deriveUuid(seed: string, label: string): string {
   const hex = sha256(`${seed}\u0000${label}`, 'hex');

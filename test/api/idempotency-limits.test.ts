@@ -26,6 +26,26 @@ describe('api: Idempotency-Key', () => {
     expect(credits.body.balance).to.equal(49.9);
   });
 
+  it('gives events of a request without a key time-ordered ids (UUID v7 from the clock), and of a keyed one ids that only the key decides', async () => {
+    const { api_key } = await svc.register();
+    const log = svc.running.services.log;
+    const idsOfNext = async (headers: Record<string, string>) => {
+      const head = await log.headPosition();
+      const res = await svc.req('POST', '/api/feed/posts', { apiKey: api_key, body: { title: `Ids ${Math.random()}`, body: 'ids', post_type: 'deal_opened' }, headers });
+      expect(res.status).to.equal(200);
+      return (await log.readAll({ after: head })).map((e) => e.id);
+    };
+    const now = svc.clock.now().getTime();
+    const [plain] = await idsOfNext({});
+    expect(plain).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(parseInt(plain.replace(/-/g, '').slice(0, 12), 16)).to.equal(now);
+    svc.clock.advance(1500);
+    const [later] = await idsOfNext({});
+    expect(later > plain).to.equal(true);
+    const [keyed] = await idsOfNext({ 'idempotency-key': 'ids-key' });
+    expect(keyed).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
   it('answers 409 for the same key with another body', async () => {
     const { api_key } = await svc.register();
     const headers = { 'idempotency-key': 'key-2' };

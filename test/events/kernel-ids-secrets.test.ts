@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHash, createHmac, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { API_KEY_PREFIX, SecretBox, newApiKey, newClaimToken, newWebhookSecret } from '../../commands/agents/secrets.ts';
-import { deriveId, deriveUuid, newId } from '../../events/kernel/ids.ts';
+import { deriveId, deriveOrderedUuid, deriveUuid, newId } from '../../events/kernel/ids.ts';
 
 // The fast paths (one-shot hashing, pooled random bytes) must give exactly what the plain
 // node:crypto formulation gives: ids and keyed hashes are stored, so a change would orphan data.
@@ -45,6 +45,21 @@ describe('events/kernel/ids and commands/agents/secrets', () => {
       expect(deriveId('cmt', seed, 'reply#3')).to.equal(referenceDeriveId('cmt', seed, 'reply#3'));
       expect(deriveUuid(seed, 'agent-agt_x#0')).to.equal(referenceDeriveUuid(seed, 'agent-agt_x#0'));
     }
+  });
+
+  it('derives time-ordered UUIDs (version 7 layout): the time in ms first, then the hash of seed and label; same inputs, same id', () => {
+    const t = Date.parse('2026-11-23T19:40:00.123Z');
+    for (const seed of seeds) {
+      const id = deriveOrderedUuid(seed, 'agent-agt_x#0', t);
+      expect(id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(id).to.equal(deriveOrderedUuid(seed, 'agent-agt_x#0', t));
+      expect(parseInt(id.replace(/-/g, '').slice(0, 12), 16)).to.equal(t);
+      // The random part is the v5 id's: the same hash bits after the version nibble.
+      expect(id.slice(15)).to.equal(deriveUuid(seed, 'agent-agt_x#0').slice(15));
+      expect(deriveOrderedUuid(seed, 'agent-agt_x#1', t)).to.not.equal(id);
+    }
+    const inOrder = Array.from({ length: 100 }, (_, i) => deriveOrderedUuid(randomUUID(), 'l', t + i * 7));
+    expect([...inOrder].sort()).to.deep.equal(inOrder);
   });
 
   it('makes random ids of 20 base32 characters that do not repeat', () => {

@@ -1,0 +1,46 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import type { Aggregate } from '../../commands/handler.ts';
+import { deriveOrderedUuid, deriveUuid } from '../../events/kernel/ids.ts';
+import type { SqliteEventLog } from '../../events/store/sqlite.ts';
+import type { CommandBus } from '../../commands/handler.ts';
+import type { ManualClock } from '../../events/kernel/clock.ts';
+import { closeCommandBus, openCommandBus } from '../helpers/commands.ts';
+
+// A counter: each command appends one Ticked event carrying the count it saw.
+const counter: Aggregate<number> = { initial: () => 0, evolve: (n) => n + 1 };
+const tick = (n: number) => [{ type: 'Ticked', data: { seen: n } }];
+
+describe('CommandBus: event ids', () => {
+  let dir: string;
+  let log: SqliteEventLog;
+  let clock: ManualClock;
+  let bus: CommandBus;
+  beforeEach(() => ({ dir, log, clock, bus } = openCommandBus('bus-ids-')));
+  afterEach(() => closeCommandBus(log, dir));
+
+  it('given a fresh command whose cached state went stale, when it is decided again, then its events keep the time-ordered ids of the command time', async () => {
+    const stream = 'counter-1';
+    await bus.handle(stream, counter, tick, bus.context({ commandId: randomUUID(), fresh: true }));
+    // Another writer moves the stream behind the bus's cache: the next append fails its revision check.
+    await log.append(stream, [{ id: randomUUID(), type: 'Ticked', data: { seen: -1 }, metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: clock.now().toISOString(), schema_version: 1 } }], 'any');
+    const commandId = randomUUID();
+    const ctx = bus.context({ commandId, fresh: true });
+    clock.advance(60_000); // the retry happens later; the ids still come from the command's own time
+    const result = await bus.handle(stream, counter, tick, ctx);
+    expect(result.events.map((e) => e.id)).to.deep.equal([deriveOrderedUuid(commandId, `${stream}#0`, ctx.now.getTime())]);
+    expect(result.events[0].data).to.deep.equal({ seen: 2 });
+    const stored = await log.readStream(stream);
+    expect(stored.map((e) => e.id).at(-1)).to.equal(result.events[0].id);
+  });
+
+  it('given a retryable command (no fresh flag), when it runs, then its ids depend on the command id alone', async () => {
+    const commandId = `grant:agt_x:${randomUUID()}`;
+    const first = await bus.handle('counter-2', counter, tick, bus.context({ commandId }));
+    expect(first.events[0].id).to.equal(deriveUuid(commandId, 'counter-2#0'));
+    clock.advance(3_600_000);
+    const again = await bus.handle('counter-2', counter, () => tick(0), bus.context({ commandId }));
+    expect(again.duplicate).to.equal(true);
+    expect(await log.readStream('counter-2')).to.have.length(1);
+  });
+});
