@@ -55,15 +55,36 @@ function rawReadParse(path: string): number {
   return rate;
 }
 
-async function runnerCatchUp(path: string, count: number): Promise<number> {
+/** Events/s of a catch-up from 0, and the share of its time spent building the deferred indexes at the end. */
+async function runnerCatchUp(path: string, count: number): Promise<{ rate: number; indexShare: number }> {
   const log = SqliteEventLog.open({ path });
-  const runner = new ProjectionRunner(log, new MemoryReadStore(), allProjections);
+  const store = new MemoryReadStore();
+  let indexMs = 0;
+  const build = store.buildIndexes.bind(store);
+  store.buildIndexes = (names) => {
+    const t0 = performance.now();
+    build(names);
+    indexMs += performance.now() - t0;
+  };
+  const runner = new ProjectionRunner(log, store, allProjections);
   const t = performance.now();
   await runner.start();
-  const rate = count / ((performance.now() - t) / 1000);
+  const elapsed = performance.now() - t;
   await runner.stop();
   await log.close();
-  return rate;
+  return { rate: count / (elapsed / 1000), indexShare: indexMs / elapsed };
+}
+
+export interface ReplayFigures {
+  log: 'mixed' | 'posts only';
+  /** Ceiling: raw read + JSON.parse, events/s. */
+  raw: number;
+  /** ProjectionRunner catch-up from 0, events/s. */
+  replay: number;
+  ratio: number;
+  ratios: number[];
+  /** Share of the catch-up spent building the deferred indexes at its end. */
+  indexShare: number;
 }
 
 /** CPU microseconds per event of each projection applied alone to the first `n` events (median of 3). */
@@ -97,19 +118,22 @@ async function perProjection(path: string, n: number): Promise<Array<[string, nu
   return out.sort((a, b) => b[2] - a[2]);
 }
 
-export async function replayBenchmarks(say: (line: string) => void): Promise<void> {
+export async function replayBenchmarks(say: (line: string) => void): Promise<ReplayFigures[]> {
   const dir = mkdtempSync(join(os.tmpdir(), 'agent-network-bench-replay-'));
   try {
-    const results: Array<[string, number, number, number[]]> = [];
+    const results: ReplayFigures[] = [];
     for (const kind of ['mix', 'posts'] as const) {
       const path = join(dir, `${kind}.sqlite`);
       await fill(path, kind, REPLAY_N);
       // Ceiling and runner in alternation, ROUNDS times: the median of the per-round ratios.
-      const rounds: Array<[number, number]> = [];
-      for (let r = 0; r < ROUNDS; r++) rounds.push([rawReadParse(path), await runnerCatchUp(path, REPLAY_N)]);
-      rounds.sort((a, b) => a[1] / a[0] - b[1] / b[0]);
-      const [raw, replay] = rounds[Math.floor(rounds.length / 2)];
-      results.push([kind, raw, replay, rounds.map(([c, x]) => x / c)]);
+      const rounds: Array<{ raw: number; rate: number; indexShare: number }> = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const raw = rawReadParse(path);
+        rounds.push({ raw, ...(await runnerCatchUp(path, REPLAY_N)) });
+      }
+      const ratios = rounds.map((x) => x.rate / x.raw);
+      const mid = [...rounds].sort((a, b) => a.rate / a.raw - b.rate / b.raw)[Math.floor(rounds.length / 2)];
+      results.push({ log: kind === 'mix' ? 'mixed' : 'posts only', raw: mid.raw, replay: mid.rate, ratio: mid.rate / mid.raw, ratios, indexShare: mid.indexShare });
       if (kind === 'mix') {
         const costs = await perProjection(path, 100_000);
         say(`## Replay (${REPLAY_N.toLocaleString('en')} events per log, every projection, into the in-memory read store)`);
@@ -127,10 +151,11 @@ export async function replayBenchmarks(say: (line: string) => void): Promise<voi
     }
     say(`Ceiling and runner measured in alternation, ${ROUNDS} rounds per log: the round with the median ratio, and every round's ratio.`);
     say('');
-    say('| log | raw SQLite read + JSON.parse (ceiling), events/s | ProjectionRunner catch-up from 0, end to end, events/s | ratio | per round |');
-    say('|---|---|---|---|---|');
-    for (const [kind, raw, replay, ratios] of results) say(`| ${kind === 'mix' ? 'mixed' : 'posts only'} | ${raw.toFixed(0)} | ${replay.toFixed(0)} | ${(replay / raw).toFixed(2)} | ${ratios.map((x) => x.toFixed(2)).join(', ')} |`);
+    say('| log | raw SQLite read + JSON.parse (ceiling), events/s | ProjectionRunner catch-up from 0, end to end, events/s | ratio | per round | share of the catch-up spent building indexes |');
+    say('|---|---|---|---|---|---|');
+    for (const r of results) say(`| ${r.log} | ${r.raw.toFixed(0)} | ${r.replay.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.ratios.map((x) => x.toFixed(2)).join(', ')} | ${(r.indexShare * 100).toFixed(0)}% |`);
     say('');
+    return results;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
