@@ -74,11 +74,6 @@ async function load(url: string, path: string, bodies: () => { body: string; hea
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/**
- * The ceiling and the service run side by side and are measured in alternation, round after
- * round: each round's ratio compares loads a few seconds apart, so a shared machine speeding up or
- * slowing down between the two is caught in one round, not in every figure.
- */
 interface HttpFigures {
   /** Median per-round ratio of the charged write to the bare handler. */
   postsRatio: number;
@@ -87,6 +82,11 @@ interface HttpFigures {
   postsP99Worst: number;
 }
 
+/**
+ * The ceiling and the service run side by side and are measured in alternation, round after
+ * round: each round's ratio compares loads a few seconds apart, so a shared machine speeding up or
+ * slowing down between the two is caught in one round, not in every figure.
+ */
 async function httpBenchmarks(): Promise<HttpFigures> {
   say(`## HTTP (autocannon, 50 connections, ${DURATION} s each, ${ROUNDS} rounds alternating ceiling and service)`);
   const bare = await spawnServer(['test/bench/bare-koa.ts'], {});
@@ -286,6 +286,8 @@ const NOTES = [
   '  keys by their first component to sort only short runs was measured on 2026-11-24 and was no',
   '  faster). The posts-only log is the worst case: its by_term index holds one entry per search',
   '  term of every post, and building it is about half of that catch-up.',
+  '- Per-projection costs in the replay table are measured with indexes maintained write by write',
+  '  (each projection alone), the way live application runs.',
   '- Tried and dropped because they did not make the full run faster: index trees partitioned on',
   '  their first field, a read-ahead thread for catch-up reads, per-group insertion hints in the',
   '  index trees (about 10% off each insert: the cost is memory latency, not the descent), a',
