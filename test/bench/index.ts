@@ -282,7 +282,7 @@ const NOTES = [
   '  thread was measured at 95-97% CPU under the load, the writer thread at about 12%. The bare',
   '  handler, almost all socket work, slows down more than the service when the machine does.',
   '- Replay: reading and parsing the log (the ceiling\'s own work) is about a fifth of a mixed',
-  '  catch-up; garbage collection about a fifth; then the projections\' writes and logic, and the',
+  '  catch-up; garbage collection about a sixth; then the projections\' writes and logic, and the',
   '  index builds at the end (the share is in the targets above). Each deferred index is built from',
   '  one sort of its keys; computing and holding the keys costs more than sorting them (grouping the',
   '  keys by their first component to sort only short runs was measured on 2026-11-24 and was no',
