@@ -25,6 +25,11 @@ export interface Config {
   /** HS256 key for access and refresh tokens; derived from the server secret when unset. */
   jwtSecret: string | null;
   shutdownTimeoutMs: number;
+  /**
+   * Embedded stores only: write the read models to DATA_DIR/read-models.snapshot on a clean stop
+   * and start from it (replaying only the newer events) when it is still valid.
+   */
+  readModelSnapshots: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -72,9 +77,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
-  const flag = (name: string): boolean => {
+  const flag = (name: string, fallback = false): boolean => {
     const raw = env[name];
-    if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === '0' || raw === 'false') return false;
     if (raw === '1' || raw === 'true') return true;
     throw new ConfigError(`${name} must be 1/true or 0/false (got "${raw}")`);
   };
@@ -110,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey,
     jwtSecret,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    readModelSnapshots: flag('READ_MODEL_SNAPSHOTS', true),
   };
 }
 

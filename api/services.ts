@@ -9,10 +9,13 @@ import { TokenService } from '../commands/humans/tokens.ts';
 import type { Clock } from '../events/kernel/clock.ts';
 import { systemClock } from '../events/kernel/clock.ts';
 import { openEventLog } from '../events/store/index.ts';
+import { SqliteEventLog } from '../events/store/sqlite.ts';
 import type { EventLog } from '../events/store/port.ts';
 import { allProjections } from '../projections/index.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
+import { restoreReadModels, saveReadModels } from '../projections/snapshots.ts';
 import { openReadStore } from '../projections/store/index.ts';
+import { MemoryReadStore } from '../projections/store/memory.ts';
 import type { ReadStore } from '../projections/store/port.ts';
 import type { BearerVerifier } from './auth.ts';
 import { userBearer } from './bearer.ts';
@@ -44,7 +47,12 @@ export interface Services {
 export interface ServiceOverrides {
   clock?: Clock;
   logger?: Logger;
+  /** false: never write a read-model snapshot at close (the CLI; the service owns the file). */
+  saveSnapshot?: boolean;
 }
+
+/** The read-model snapshot of the embedded store, in DATA_DIR. */
+export const SNAPSHOT_FILE = 'read-models.snapshot';
 
 /** Opens the stores and catches the read models up with the log. */
 export async function openServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
@@ -75,9 +83,31 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   const bus = new CommandBus(log, clock);
   const runner = new ProjectionRunner(log, store, allProjections, (err) => logger.fatal({ err }, 'projection failed'));
   const started = Date.now();
+  // The embedded default keeps its read models in memory: a snapshot written at the last clean
+  // stop saves replaying the whole log at every start.
+  const snapshots = config.readModelSnapshots && store instanceof MemoryReadStore && log instanceof SqliteEventLog ? { store, path: join(config.dataDir, SNAPSHOT_FILE), from: 0 } : null;
+  let restored: string[] = [];
+  if (snapshots) {
+    const outcome = await restoreReadModels(snapshots.store, log, snapshots.path);
+    if (outcome.kind === 'restored') {
+      snapshots.from = outcome.header.position;
+      restored = outcome.collections;
+      logger.info({ position: outcome.header.position, documents: outcome.header.documents, ms: Date.now() - started }, 'read models restored from snapshot');
+    } else if (outcome.kind === 'rejected') {
+      logger.warn({ reason: outcome.reason, file: snapshots.path }, 'read-model snapshot not used: replaying the whole log');
+    }
+  }
   await runner.start();
+  if (restored.length > 0) snapshots?.store.buildIndexes(restored);
   logger.info({ position: runner.position, ms: Date.now() - started, log: log.name, store: store.name }, 'read models caught up');
-  closers.unshift(() => runner.stop());
+  closers.unshift(async () => {
+    await runner.stop();
+    // Only a clean state is saved, and only when it moved on from the snapshot it started from.
+    if (!snapshots || overrides.saveSnapshot === false || runner.failed || runner.position === snapshots.from) return;
+    const t = Date.now();
+    const bytes = await saveReadModels(snapshots.store, log, runner.position, snapshots.path, clock.now().toISOString());
+    if (bytes !== null) logger.info({ position: runner.position, bytes, ms: Date.now() - t }, 'read-model snapshot written');
+  });
 
   return {
     config,

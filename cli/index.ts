@@ -16,7 +16,7 @@ const operator = () => `cli:${process.env.USER ?? 'operator'}`;
 
 async function withServices<T>(fn: (s: Services) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const s = await openServices(config, { logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }) });
+  const s = await openServices(config, { logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }), saveSnapshot: false });
   try {
     return await fn(s);
   } finally {

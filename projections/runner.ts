@@ -1,5 +1,5 @@
 import type { EventLog, RecordedEvent, Subscription } from '../events/store/port.ts';
-import type { Collection, ReadStore } from './store/port.ts';
+import { REBUILD_PREFIX, type Collection, type ReadStore } from './store/port.ts';
 import type { Projection, ProjectionContext } from './types.ts';
 import { CHECKPOINTS } from './types.ts';
 
@@ -90,6 +90,11 @@ export class ProjectionRunner {
     this.live = contextFor(store);
     this.checkpoints = projections.map(() => 0);
     this.handlersOf = handlerIndex(projections);
+  }
+
+  /** Has a projection failed to apply an event (application then stops)? */
+  get failed(): boolean {
+    return this.failure !== null;
   }
 
   /** Position of the last event every projection has applied. */
@@ -209,7 +214,7 @@ export class ProjectionRunner {
     if (chosen.length === 0) return;
     const { onProgress, beforeSwap } = hooks;
     const label = chosen.length === 1 ? chosen[0].name : names ? chosen.map((p) => p.name).join('+') : 'all projections';
-    const prefixOf = (p: Projection) => `_rebuild_${p.name}__`;
+    const prefixOf = (p: Projection) => `${REBUILD_PREFIX}${p.name}__`;
     const contexts = chosen.map((p) => contextFor(this.store, prefixOf(p)));
     for (const [i, p] of chosen.entries()) {
       for (const spec of p.collections) {

@@ -8,6 +8,7 @@
 import { Query } from 'mingo';
 import {
   DuplicateKeyError,
+  REBUILD_PREFIX,
   type Collection,
   type CountOptions,
   type CollectionSpec,
@@ -130,6 +131,24 @@ function distinctElements(arr: unknown[]): unknown[] {
  * The index entries of one document: one key, or several when an indexed field holds an array
  * with several distinct values (`field` is that field's position).
  */
+/** An index's entries in key order, as a read-model snapshot keeps them. */
+export interface StoredIndex {
+  name: string;
+  multikeyFields: boolean[];
+  keys: string[];
+  /** The _id of each entry; null when every _id is plain, and so the end of its key. */
+  ids: string[] | null;
+}
+
+/** A collection as a read-model snapshot keeps it. */
+export interface StoredCollection {
+  name: string;
+  indexes: IndexSpec[];
+  docs: Doc[];
+  /** The entries of indexes that were up to date; the others are rebuilt from the documents. */
+  entries: StoredIndex[];
+}
+
 class MultiKeys {
   constructor(
     readonly keys: string[],
@@ -142,6 +161,9 @@ const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 
 /** _ids whose key component is 0x16, the _id itself, 0x00 (see updates.ts, stringPayload). */
 const PLAIN_ID = /^[\u0002-\u0015\u0017-\u00ef]*$/;
+
+/** The _id at the end of a key, when that _id is plain (PLAIN_ID). */
+const plainIdOfKey = (key: string): string => key.slice(key.lastIndexOf('\u0016') + 1, -1);
 
 /** The key component of an _id (always the last component, ascending). */
 function idComponent(id: unknown): string {
@@ -284,8 +306,23 @@ class Index {
     }
     // The default sort compares UTF-16 code units, as `<` does (the tree's order).
     keys.sort();
-    const ids = idOf === null ? keys.map((k) => k.slice(k.lastIndexOf('\u0016') + 1, -1)) : keys.map((k) => idOf.get(k) as string);
+    const ids = idOf === null ? keys.map(plainIdOfKey) : keys.map((k) => idOf.get(k) as string);
     this.tree = KeyTree.fromSorted(keys, ids);
+  }
+
+  /** The index's entries, for a snapshot (restore takes them back). */
+  stored(): StoredIndex {
+    const { keys, vals } = this.tree.sorted();
+    // Plain _ids are read back from the keys' ends (as load does), and need not be kept.
+    const plain = vals.every((id) => PLAIN_ID.test(id));
+    return { name: this.name, multikeyFields: this.multikeyFields.slice(), keys, ids: plain ? null : vals };
+  }
+
+  /** Takes back the entries `stored` gave, made from the same documents by the same code. */
+  restore(stored: StoredIndex): void {
+    this.tree = KeyTree.fromSorted(stored.keys, stored.ids ?? stored.keys.map(plainIdOfKey));
+    stored.multikeyFields.forEach((multi, i) => (this.multikeyFields[i] = multi === true));
+    this.multikey = this.multikeyFields.some(Boolean);
   }
 
   /** Removes a document's entries. */
@@ -798,6 +835,25 @@ class CollectionData {
   addIndex(index: Index): void {
     this.indexes.push(index);
     if (this.deferred && index.unique) this.maintained.push(index);
+    this.refresh();
+  }
+
+  /**
+   * After a restore: the indexes whose entries were not restored are built like deferred ones
+   * (materialize); a unique one is built at once, as its checks cannot wait.
+   */
+  deferExcept(ready: Index[]): void {
+    for (const ix of this.indexes) {
+      if (ready.includes(ix) || !ix.unique) continue;
+      for (const doc of this.docs.values()) {
+        const keys = ix.keysOf(doc);
+        ix.checkUnique(keys, doc, '(restored)');
+        ix.insert(keys, doc._id);
+      }
+      ready.push(ix);
+    }
+    if (ready.length === this.indexes.length) return;
+    this.maintained = this.indexes.filter((ix) => ready.includes(ix));
     this.refresh();
   }
 
@@ -1370,6 +1426,10 @@ export class MemoryReadStore implements ReadStore {
   }
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
+    this.createIndexes(spec);
+  }
+
+  private createIndexes(spec: CollectionSpec): void {
     const data = this._data(spec.name, true) as CollectionData;
     for (const ixSpec of spec.indexes) {
       if (ixSpec.name === '_id_') continue;
@@ -1392,6 +1452,49 @@ export class MemoryReadStore implements ReadStore {
       }
       data.addIndex(ix);
     }
+  }
+
+  /**
+   * Every collection but a rebuild's unfinished ones, with its index specs, its documents (the
+   * live objects: a read-model snapshot serializes them before anything writes again) and the
+   * entries of its up-to-date indexes.
+   */
+  exportCollections(): StoredCollection[] {
+    const out: StoredCollection[] = [];
+    for (const [name, data] of this.collections) {
+      if (name.startsWith(REBUILD_PREFIX)) continue;
+      out.push({
+        name,
+        indexes: data.indexes.map((ix) => ({ ...ix.spec, keys: { ...ix.spec.keys } })),
+        docs: [...data.docs.values()],
+        entries: data.maintained.map((ix) => ix.stored()),
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Installs a collection read from a snapshot into this store, which must not hold it yet. Index
+   * entries the snapshot kept are taken as they are (same documents, same code: the snapshot's
+   * checks); any other index is deferred until buildIndexes, as in a bulk load.
+   */
+  restoreCollection(stored: StoredCollection): void {
+    const { name, docs } = stored;
+    if (this.collections.has(name)) throw new Error(`Cannot restore ${name}: the collection exists`);
+    this.createIndexes({ name, indexes: stored.indexes });
+    const data = this._data(name, true) as CollectionData;
+    for (const doc of docs) {
+      if (typeof doc._id !== 'string' || data.docs.has(doc._id)) throw new Error(`Cannot restore ${name}: missing or repeated _id`);
+      data.docs.set(doc._id, doc);
+    }
+    const kept = new Map(stored.entries.map((e) => [e.name, e]));
+    for (const ix of data.indexes) {
+      const entries = kept.get(ix.name);
+      if (entries === undefined) continue;
+      if (entries.ids !== null && entries.keys.length !== entries.ids.length) throw new Error(`Cannot restore ${name}: index ${ix.name} is malformed`);
+      ix.restore(entries);
+    }
+    data.deferExcept(data.indexes.filter((ix) => kept.has(ix.name)));
   }
 
   /**

@@ -14,6 +14,9 @@ export interface IndexSpec {
   unique?: boolean;
 }
 
+/** Names of the fresh collections a rebuild fills before it swaps them in (see ProjectionRunner.rebuild). */
+export const REBUILD_PREFIX = '_rebuild_';
+
 export interface CollectionSpec {
   name: string;
   indexes: IndexSpec[];

@@ -14,6 +14,8 @@ export interface IndexTree {
   countRange(lo: string, hi: string): number;
   /** The first entry whose key is >= `key` (or > `key` when `strict`). */
   pairFrom(key: string, strict: boolean): [string, string] | undefined;
+  /** Every key and its value, in key order (what fromSorted takes back). */
+  sorted(): { keys: string[]; vals: string[] };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -119,6 +121,18 @@ export class KeyTree implements IndexTree {
     tree.root = level[0];
     tree.size = n;
     return tree;
+  }
+
+  sorted(): { keys: string[]; vals: string[] } {
+    const keys: string[] = [];
+    const vals: string[] = [];
+    for (let leaf: Leaf | null = this.first; leaf !== null; leaf = leaf.next) {
+      for (let i = 0; i < leaf.keys.length; i++) {
+        keys.push(leaf.keys[i]);
+        vals.push(leaf.vals[i]);
+      }
+    }
+    return { keys, vals };
   }
 
   /** Adds an entry, or replaces the value of an existing key. */

@@ -256,5 +256,10 @@ describe('api: configuration', () => {
     expect(loadConfig({}).sqliteCheckpointIntervalMs).to.equal(10);
     expect(loadConfig({ SQLITE_CHECKPOINT_INTERVAL_MS: '0' }).sqliteCheckpointIntervalMs).to.equal(0);
     expect(loadConfig({}).port).to.equal(8080);
+    expect(() => loadConfig({ READ_MODEL_SNAPSHOTS: 'sometimes' })).to.throw(/READ_MODEL_SNAPSHOTS/);
+    expect(loadConfig({}).readModelSnapshots).to.equal(true);
+    expect(loadConfig({ READ_MODEL_SNAPSHOTS: '0' }).readModelSnapshots).to.equal(false);
+    expect(loadConfig({ READ_MODEL_SNAPSHOTS: 'true' }).readModelSnapshots).to.equal(true);
+    expect(loadConfig({ WEBHOOK_ALLOW_LOOPBACK: '' }).webhookAllowLoopback).to.equal(false);
   });
 });

@@ -1,0 +1,274 @@
+// Read-model snapshots of the embedded store: the in-memory collections written to one file in
+// DATA_DIR when the service stops, and read back when it starts, so that a start replays only the
+// events appended since instead of the whole log. A snapshot is a cache of what the projections
+// made from the log, never a source of truth: it is used only when it is intact (SHA-256 over the
+// file), was made by the same projection code (a fingerprint of that code), and ends on an event
+// that the log still holds at the same position. Anything else, and the start replays from 0.
+//
+// File: MAGIC, then frames (u32 little-endian length, then a v8.serialize payload), then the
+// SHA-256 of every byte before it. Frame 1 is the header; then per collection one frame with its
+// name, index specs, document count and kept index entries (name, multikey flags, count), then its
+// documents in frames of up to CHUNK, then each kept index's entries in frames of [keys, ids].
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deserialize, serialize } from 'node:v8';
+import type { StoredCollection, StoredIndex } from './memory.ts';
+import type { Doc, IndexSpec } from './port.ts';
+
+const MAGIC = Buffer.from('agent-network read models v1\n');
+const FORMAT = 1;
+const CHUNK = 5000;
+const ENTRY_CHUNK = 50_000;
+const HASH_BYTES = 32;
+const WRITE_BUFFER = 4 << 20;
+
+export type SnapshotCollection = StoredCollection;
+
+export interface SnapshotHeader {
+  format: number;
+  /** projectionCodeFingerprint() of the code that made the read models. */
+  fingerprint: string;
+  /** The log position of the last event applied to every collection. */
+  position: number;
+  /** The id of the event at that position: a log replaced by another is noticed. */
+  eventId: string;
+  createdAt: string;
+  collections: number;
+  documents: number;
+}
+
+export interface Snapshot {
+  header: SnapshotHeader;
+  collections: SnapshotCollection[];
+}
+
+/** Why a snapshot file was not used (the start then replays the whole log). */
+export class SnapshotRejected extends Error {}
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...sourceFiles(path));
+    else if (/\.(ts|js|mjs|json)$/.test(entry.name)) out.push(path);
+  }
+  return out;
+}
+
+/**
+ * A hash of everything that decides what the projections make of the log: their code and the
+ * events' (projections/, events/), the locked dependency versions and the Node.js version. Any
+ * change to them makes older snapshots unusable, so a changed projection is always replayed.
+ */
+export function projectionCodeFingerprint(): string {
+  const hash = createHash('sha256');
+  hash.update(`node ${process.version}\0format ${FORMAT}\0`);
+  const files = [...sourceFiles(join(root, 'projections')), ...sourceFiles(join(root, 'events')), join(root, 'package-lock.json')];
+  for (const file of files.map((f) => relative(root, f)).sort()) {
+    hash.update(`${file}\0`);
+    hash.update(readFileSync(join(root, file)));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * Entries [from, to) of an index as one frame: the keys (one-byte strings, see updates.ts
+ * keyComponent) as one latin1 buffer with their lengths, which read back far faster than an array
+ * of strings; and the _ids unless they are plain (then read back from the keys).
+ */
+function packEntries(e: StoredIndex, from: number, to: number): [Buffer, Uint32Array, string[] | null] {
+  const keys = e.keys.slice(from, to);
+  const joined = keys.join('');
+  if (/[^\u0000-\u00ff]/.test(joined)) throw new Error(`index ${e.name}: a key is not a one-byte string`);
+  return [Buffer.from(joined, 'latin1'), Uint32Array.from(keys, (k) => k.length), e.ids === null ? null : e.ids.slice(from, to)];
+}
+
+function unpackEntries(value: unknown, into: StoredIndex): void {
+  const [bytes, lengths, ids] = Array.isArray(value) ? value : [];
+  const sizes = lengths instanceof Uint32Array ? lengths : null;
+  if (!(bytes instanceof Uint8Array) || sizes === null || sizes.length === 0 || (into.ids === null) !== (ids === null) || (ids !== null && (!Array.isArray(ids) || ids.length !== sizes.length))) {
+    throw new SnapshotRejected('an index frame is malformed');
+  }
+  // One string per frame; each key is a slice of it (no copy).
+  const all = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  let at = 0;
+  for (const n of sizes) {
+    into.keys.push(all.slice(at, at + n));
+    at += n;
+  }
+  if (at !== all.length) throw new SnapshotRejected('an index frame is malformed');
+  if (into.ids !== null) for (const id of ids as string[]) into.ids.push(id);
+}
+
+/**
+ * Writes the collections to `path` atomically: a temporary file beside it (mode 0600: read models
+ * hold key hashes), flushed to disk, then renamed over the old snapshot. Returns its size in bytes.
+ */
+export function writeSnapshot(path: string, header: Omit<SnapshotHeader, 'format' | 'collections' | 'documents'>, collections: SnapshotCollection[]): number {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const fd = openSync(tmp, 'w', 0o600);
+  const hash = createHash('sha256');
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let size = 0;
+  const flush = () => {
+    if (pendingBytes === 0) return;
+    const buf = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off);
+    pending = [];
+    pendingBytes = 0;
+  };
+  const put = (buf: Buffer) => {
+    hash.update(buf);
+    pending.push(buf);
+    pendingBytes += buf.length;
+    size += buf.length;
+    if (pendingBytes >= WRITE_BUFFER) flush();
+  };
+  const frame = (value: unknown) => {
+    const payload = serialize(value);
+    const len = Buffer.allocUnsafe(4);
+    len.writeUInt32LE(payload.length);
+    put(len);
+    put(payload);
+  };
+  try {
+    put(MAGIC);
+    const documents = collections.reduce((n, c) => n + c.docs.length, 0);
+    frame({ ...header, format: FORMAT, collections: collections.length, documents } satisfies SnapshotHeader);
+    for (const c of collections) {
+      const entries = c.entries.map((e) => ({ name: e.name, multikeyFields: e.multikeyFields, count: e.keys.length, plainIds: e.ids === null }));
+      frame({ name: c.name, indexes: c.indexes, count: c.docs.length, entries });
+      for (let i = 0; i < c.docs.length; i += CHUNK) frame(c.docs.slice(i, i + CHUNK));
+      for (const e of c.entries) for (let i = 0; i < e.keys.length; i += ENTRY_CHUNK) frame(packEntries(e, i, i + ENTRY_CHUNK));
+    }
+    const digest = hash.digest();
+    pending.push(digest);
+    pendingBytes += digest.length;
+    size += digest.length;
+    flush();
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  renameSync(tmp, path);
+  // The rename itself is durable once the directory is flushed.
+  const dirFd = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
+  return size;
+}
+
+/** Removes the temporary files of snapshot writes that never finished (their process is gone). */
+export function removeStaleTemporaries(path: string): void {
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const pid = Number(name.slice(prefix.length, -'.tmp'.length));
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) continue;
+    rmSync(join(dirname(path), name), { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Reads a snapshot file. Null when there is none; SnapshotRejected when it is damaged, of another
+ * format, or made by other projection code (`fingerprint`). Nothing of a damaged file is returned:
+ * the digest is checked before the collections are handed over.
+ */
+export function readSnapshot(path: string, fingerprint: string): Snapshot | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const end = size - HASH_BYTES;
+    if (end < MAGIC.length) throw new SnapshotRejected('the file is truncated');
+    const hash = createHash('sha256');
+    let offset = 0;
+    const read = (n: number): Buffer => {
+      if (n > end - offset) throw new SnapshotRejected('the file is truncated');
+      const buf = Buffer.allocUnsafe(n);
+      for (let got = 0; got < n; ) {
+        const r = readSync(fd, buf, got, n - got, offset + got);
+        if (r === 0) throw new SnapshotRejected('the file is truncated');
+        got += r;
+      }
+      offset += n;
+      hash.update(buf);
+      return buf;
+    };
+    const frame = (): unknown => {
+      const len = read(4).readUInt32LE(0);
+      try {
+        return deserialize(read(len));
+      } catch (err) {
+        if (err instanceof SnapshotRejected) throw err;
+        throw new SnapshotRejected('a frame does not deserialize');
+      }
+    };
+    if (!read(MAGIC.length).equals(MAGIC)) throw new SnapshotRejected('not a read-model snapshot of this format');
+    const header = frame() as SnapshotHeader;
+    if (header?.format !== FORMAT) throw new SnapshotRejected(`format ${String(header?.format)} is not ${FORMAT}`);
+    if (header.fingerprint !== fingerprint) throw new SnapshotRejected('it was made by other projection code');
+    if (!Number.isSafeInteger(header.position) || header.position <= 0 || typeof header.eventId !== 'string') throw new SnapshotRejected('the header is malformed');
+    const collections: SnapshotCollection[] = [];
+    for (let c = 0; c < header.collections; c++) {
+      const head = frame() as { name: string; indexes: IndexSpec[]; count: number; entries: Array<{ name: string; multikeyFields: boolean[]; count: number; plainIds: boolean }> };
+      if (typeof head?.name !== 'string' || !Array.isArray(head.indexes) || !Number.isSafeInteger(head.count) || !Array.isArray(head.entries)) {
+        throw new SnapshotRejected('a collection header is malformed');
+      }
+      const docs: Doc[] = [];
+      while (docs.length < head.count) {
+        const chunk = frame();
+        if (!Array.isArray(chunk) || chunk.length === 0) throw new SnapshotRejected('a document frame is malformed');
+        for (const doc of chunk as Doc[]) docs.push(doc);
+      }
+      if (docs.length !== head.count) throw new SnapshotRejected(`collection ${head.name} holds more documents than its header says`);
+      const entries: StoredIndex[] = [];
+      for (const e of head.entries) {
+        const stored: StoredIndex = { name: e.name, multikeyFields: e.multikeyFields, keys: [], ids: e.plainIds ? null : [] };
+        while (stored.keys.length < e.count) unpackEntries(frame(), stored);
+        if (stored.keys.length !== e.count) throw new SnapshotRejected(`index ${e.name} of ${head.name} holds more entries than its header says`);
+        entries.push(stored);
+      }
+      collections.push({ name: head.name, indexes: head.indexes, docs, entries });
+    }
+    if (offset !== end) throw new SnapshotRejected('bytes follow the last collection');
+    const digest = Buffer.allocUnsafe(HASH_BYTES);
+    readSync(fd, digest, 0, HASH_BYTES, end);
+    if (!hash.digest().equals(digest)) throw new SnapshotRejected('its SHA-256 does not match (the file is damaged)');
+    return { header, collections };
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,112 @@
+import { expect } from 'chai';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SNAPSHOT_FILE } from '../../api/services.ts';
+import { projectionCodeFingerprint, readSnapshot, writeSnapshot } from '../../projections/store/snapshot.ts';
+import { bootServerProcess, randomPort } from '../helpers/process.ts';
+import { request } from '../helpers/service.ts';
+
+async function stop(child: ChildProcess, signal: 'SIGTERM' | 'SIGKILL'): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill(signal);
+  return exited;
+}
+
+describe('restart from a read-model snapshot (real processes, embedded stores)', function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  let port: number;
+  let base: string;
+  let child: ChildProcess | null = null;
+  let apiKey: string;
+  const snapshotPath = () => join(dataDir, SNAPSHOT_FILE);
+
+  const titles = async (): Promise<string[]> => {
+    const r = await request(base, 'GET', '/api/feed/posts?limit=100');
+    expect(r.status).to.equal(200);
+    return (r.body.items as Array<{ title: string }>).map((p) => p.title).sort();
+  };
+  const post = async (title: string) => {
+    const r = await request(base, 'POST', '/api/feed/posts', { apiKey, body: { title, body: `${title} #restart`, post_type: 'signal_found' } });
+    expect(r.status).to.equal(200);
+  };
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'agent-network-restart-'));
+    port = randomPort();
+    base = `http://127.0.0.1:${port}`;
+    child = await bootServerProcess(dataDir, port);
+    const reg = await request(base, 'POST', '/api/protocol/register', { body: { name: 'Restarter', capabilities: ['lead-gen'], owner_name: 'O', owner_email: 'restart@example.com' } });
+    expect(reg.status).to.equal(200);
+    apiKey = reg.body.api_key as string;
+    for (const t of ['first', 'second', 'third']) await post(t);
+  });
+  after(async () => {
+    if (child) await stop(child, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('a clean stop writes the snapshot (owner-only file); the next start uses it', async () => {
+    expect(await stop(child as ChildProcess, 'SIGTERM')).to.equal(0);
+    child = null;
+    expect(existsSync(snapshotPath())).to.equal(true);
+    expect(statSync(snapshotPath()).mode & 0o777).to.equal(0o600);
+    // Proof that the start reads the snapshot rather than the log: a title changed in a snapshot
+    // that passes every check (same code, intact, same last event) is what the feed then shows.
+    const snapshot = readSnapshot(snapshotPath(), projectionCodeFingerprint());
+    const posts = snapshot?.collections.find((c) => c.name === 'posts');
+    const doc = posts?.docs.find((d) => d.title === 'first');
+    expect(doc).to.not.equal(undefined);
+    doc!.title = 'first (from the snapshot)';
+    const { fingerprint, position, eventId, createdAt } = snapshot!.header;
+    writeSnapshot(snapshotPath(), { fingerprint, position, eventId, createdAt }, snapshot!.collections);
+    child = await bootServerProcess(dataDir, port);
+    expect(await titles()).to.deep.equal(['first (from the snapshot)', 'second', 'third']);
+    // The agent, its key and its balance came back too: it can post at once.
+    await post('fourth');
+    const me = await request(base, 'GET', '/api/protocol/me', { apiKey });
+    expect(me.status).to.equal(200);
+  });
+
+  it('after kill -9, the start takes the last snapshot and replays the events appended since', async () => {
+    const before = readFileSync(snapshotPath());
+    await post('fifth');
+    await stop(child as ChildProcess, 'SIGKILL');
+    child = await bootServerProcess(dataDir, port);
+    // The snapshot is the one of the last clean stop (kill -9 writes none) ...
+    expect(readFileSync(snapshotPath()).equals(before)).to.equal(true);
+    // ... and the posts made after it were replayed from the log onto it.
+    expect(await titles()).to.deep.equal(['fifth', 'first (from the snapshot)', 'fourth', 'second', 'third']);
+    const credits = await request(base, 'GET', '/api/protocol/credits', { apiKey });
+    expect(credits.status).to.equal(200);
+  });
+
+  it('a damaged snapshot is not used: the start replays the whole log', async () => {
+    await stop(child as ChildProcess, 'SIGTERM');
+    child = null;
+    const bytes = readFileSync(snapshotPath());
+    bytes[bytes.length >> 1] ^= 0x01;
+    writeFileSync(snapshotPath(), bytes);
+    child = await bootServerProcess(dataDir, port);
+    expect(await titles()).to.deep.equal(['fifth', 'first', 'fourth', 'second', 'third']);
+  });
+
+  it('READ_MODEL_SNAPSHOTS=0: no snapshot is read or written', async () => {
+    await stop(child as ChildProcess, 'SIGTERM');
+    child = null;
+    // A valid snapshot (from the clean stop above) with a changed title: not read when disabled.
+    const snapshot = readSnapshot(snapshotPath(), projectionCodeFingerprint());
+    const doc = snapshot?.collections.find((c) => c.name === 'posts')?.docs.find((d) => d.title === 'second');
+    doc!.title = 'second (from the snapshot)';
+    writeSnapshot(snapshotPath(), { ...snapshot!.header }, snapshot!.collections);
+    const written = readFileSync(snapshotPath());
+    child = await bootServerProcess(dataDir, port, { READ_MODEL_SNAPSHOTS: '0' });
+    expect(await titles()).to.deep.equal(['fifth', 'first', 'fourth', 'second', 'third']);
+    await post('sixth');
+    expect(await stop(child as ChildProcess, 'SIGTERM')).to.equal(0);
+    child = null;
+    expect(readFileSync(snapshotPath()).equals(written)).to.equal(true);
+  });
+});
