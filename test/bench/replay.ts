@@ -10,6 +10,7 @@ import { SqliteEventLog } from '../../events/store/sqlite.ts';
 import type { RecordedEvent } from '../../events/store/port.ts';
 import { allProjections } from '../../projections/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
+import { restoreReadModels, saveReadModels } from '../../projections/snapshots.ts';
 import { MemoryReadStore } from '../../projections/store/memory.ts';
 import type { ProjectionContext } from '../../projections/types.ts';
 import { checkAgainstSchemas, generateLog, MIX } from './replay-mix.ts';
@@ -56,7 +57,7 @@ function rawReadParse(path: string): number {
 }
 
 /** Events/s of a catch-up from 0, and the share of its time spent building the deferred indexes at the end. */
-async function runnerCatchUp(path: string, count: number): Promise<{ rate: number; indexShare: number }> {
+async function runnerCatchUp(path: string, count: number, then?: (store: MemoryReadStore, log: SqliteEventLog, position: number) => Promise<void>): Promise<{ rate: number; indexShare: number }> {
   const log = SqliteEventLog.open({ path });
   const store = new MemoryReadStore();
   let indexMs = 0;
@@ -71,8 +72,43 @@ async function runnerCatchUp(path: string, count: number): Promise<{ rate: numbe
   await runner.start();
   const elapsed = performance.now() - t;
   await runner.stop();
+  await then?.(store, log, runner.position);
   await log.close();
   return { rate: count / (elapsed / 1000), indexShare: indexMs / elapsed };
+}
+
+export interface SnapshotFigures {
+  /** A start from 0: the catch-up, ms. */
+  replayMs: number;
+  /** A start from the snapshot of that state: load, catch-up of nothing, index builds left, ms. */
+  startMs: number;
+  /** Writing the snapshot (a clean stop), ms, and its size. */
+  saveMs: number;
+  bytes: number;
+}
+
+/** Writes the replayed state as a snapshot, as a clean stop does. */
+async function saveSnapshot(store: MemoryReadStore, log: SqliteEventLog, position: number, path: string): Promise<{ saveMs: number; bytes: number }> {
+  const t = performance.now();
+  const bytes = (await saveReadModels(store, log, position, path, new Date().toISOString())) ?? 0;
+  return { saveMs: performance.now() - t, bytes };
+}
+
+/** A start of a fresh store from the snapshot, as the service makes it (nothing left to replay), ms. */
+async function startFromSnapshot(logPath: string, path: string): Promise<number> {
+  const log = SqliteEventLog.open({ path: logPath });
+  const t = performance.now();
+  const store = new MemoryReadStore();
+  const outcome = await restoreReadModels(store, log, path);
+  if (outcome.kind !== 'restored') throw new Error(`snapshot not restored: ${JSON.stringify(outcome)}`);
+  const runner = new ProjectionRunner(log, store, allProjections);
+  await runner.start();
+  store.buildIndexes(outcome.collections);
+  const startMs = performance.now() - t;
+  await runner.stop();
+  await log.close();
+  rmSync(path, { force: true });
+  return startMs;
 }
 
 export interface ReplayFigures {
@@ -85,6 +121,8 @@ export interface ReplayFigures {
   ratios: number[];
   /** Share of the catch-up spent building the deferred indexes at its end. */
   indexShare: number;
+  /** A start from a read-model snapshot of the same state (median round). */
+  snapshot: SnapshotFigures;
 }
 
 /** CPU microseconds per event of each projection applied alone to the first `n` events (median of 3). */
@@ -126,15 +164,23 @@ export async function replayBenchmarks(say: (line: string) => void): Promise<Rep
       const path = join(dir, `${kind}.sqlite`);
       await fill(path, kind, REPLAY_N);
       // Ceiling and runner in alternation, ROUNDS times: the median of the per-round ratios.
-      const rounds: Array<{ raw: number; rate: number; ratio: number; indexShare: number }> = [];
+      // Each round also starts a fresh store from a snapshot of the replayed state.
+      const rounds: Array<{ raw: number; rate: number; ratio: number; indexShare: number; snapshot: SnapshotFigures }> = [];
       for (let r = 0; r < ROUNDS; r++) {
         const raw = rawReadParse(path);
-        const { rate, indexShare } = await runnerCatchUp(path, REPLAY_N);
-        rounds.push({ raw, rate, ratio: rate / raw, indexShare });
+        const snapshotPath = join(dir, 'read-models.snapshot');
+        let saved = { saveMs: 0, bytes: 0 };
+        const { rate, indexShare } = await runnerCatchUp(path, REPLAY_N, async (store, log, position) => {
+          saved = await saveSnapshot(store, log, position, snapshotPath);
+        });
+        // The replayed store is garbage by now: the start from the snapshot has the heap to itself.
+        const snapshot = { replayMs: (REPLAY_N / rate) * 1000, startMs: await startFromSnapshot(path, snapshotPath), ...saved };
+        rounds.push({ raw, rate, ratio: rate / raw, indexShare, snapshot });
       }
       const ratios = rounds.map((x) => x.ratio);
       const mid = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
-      results.push({ log: kind === 'mix' ? 'mixed' : 'posts only', raw: mid.raw, replay: mid.rate, ratio: mid.ratio, ratios, indexShare: mid.indexShare });
+      const snapshot = [...rounds].sort((a, b) => a.snapshot.startMs / a.snapshot.replayMs - b.snapshot.startMs / b.snapshot.replayMs)[Math.floor(rounds.length / 2)].snapshot;
+      results.push({ log: kind === 'mix' ? 'mixed' : 'posts only', raw: mid.raw, replay: mid.rate, ratio: mid.ratio, ratios, indexShare: mid.indexShare, snapshot });
       if (kind === 'mix') {
         const costs = await perProjection(path, 100_000);
         say(`## Replay (${REPLAY_N.toLocaleString('en')} events per log, every projection, into the in-memory read store)`);
@@ -155,6 +201,17 @@ export async function replayBenchmarks(say: (line: string) => void): Promise<Rep
     say('| log | raw SQLite read + JSON.parse (ceiling), events/s | ProjectionRunner catch-up from 0, end to end, events/s | ratio | per round | share of the catch-up spent building indexes |');
     say('|---|---|---|---|---|---|');
     for (const r of results) say(`| ${r.log} | ${r.raw.toFixed(0)} | ${r.replay.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.ratios.map((x) => x.toFixed(2)).join(', ')} | ${(r.indexShare * 100).toFixed(0)}% |`);
+    say('');
+    say('### Start-up from a read-model snapshot');
+    say('');
+    say(`The same state as each catch-up above, written as a snapshot (what a clean stop does), then loaded into a fresh store by a start (${ROUNDS} rounds; the round with the median ratio).`);
+    say('');
+    say('| log | start from 0 (the catch-up above), ms | start from the snapshot, ms | ratio | snapshot written at the stop, ms | snapshot size, MB |');
+    say('|---|---|---|---|---|---|');
+    for (const r of results) {
+      const s = r.snapshot;
+      say(`| ${r.log} | ${s.replayMs.toFixed(0)} | ${s.startMs.toFixed(0)} | ${(s.startMs / s.replayMs).toFixed(2)} | ${s.saveMs.toFixed(0)} | ${(s.bytes / 1e6).toFixed(0)} |`);
+    }
     say('');
     return results;
   } finally {
