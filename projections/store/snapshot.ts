@@ -8,7 +8,8 @@
 // File: MAGIC, then frames (u32 little-endian length, then a v8.serialize payload), then the
 // SHA-256 of every byte before it. Frame 1 is the header; then per collection one frame with its
 // name, index specs, document count and kept index entries (name, multikey flags, count), then its
-// documents in frames of up to CHUNK, then each kept index's entries in frames of [keys, ids].
+// documents in frames of up to CHUNK, then each kept index's entries, ENTRY_CHUNK at a time, as a
+// frame of their keys' lengths and _ids followed by a raw frame (latin1 bytes) of the keys.
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
@@ -77,31 +78,32 @@ export function projectionCodeFingerprint(): string {
 }
 
 /**
- * Entries [from, to) of an index as one frame: the keys (one-byte strings, see updates.ts
- * keyComponent) as one latin1 buffer with their lengths, which read back far faster than an array
- * of strings; and the _ids unless they are plain (then read back from the keys).
+ * Entries [from, to) of an index as two frames: a v8 frame with the keys' lengths and the _ids
+ * (unless they are plain, then read back from the keys), and a raw frame of the keys themselves
+ * (one-byte strings, see updates.ts keyComponent) joined, as latin1 bytes. Read back, the raw frame
+ * is one string and each key a slice of it: far faster than an array of strings, and it goes from
+ * the file to the heap without a Buffer per frame (external memory, which makes V8 collect the
+ * whole heap again and again as it grows).
  */
-function packEntries(e: StoredIndex, from: number, to: number): [Buffer, Uint32Array, string[] | null] {
+function packEntries(e: StoredIndex, from: number, to: number): { meta: [number[], string[] | null]; joined: string } {
   const keys = e.keys.slice(from, to);
   const joined = keys.join('');
   if (/[^\u0000-\u00ff]/.test(joined)) throw new Error(`index ${e.name}: a key is not a one-byte string`);
-  return [Buffer.from(joined, 'latin1'), Uint32Array.from(keys, (k) => k.length), e.ids === null ? null : e.ids.slice(from, to)];
+  return { meta: [keys.map((k) => k.length), e.ids === null ? null : e.ids.slice(from, to)], joined };
 }
 
-function unpackEntries(value: unknown, into: StoredIndex): void {
-  const [bytes, lengths, ids] = Array.isArray(value) ? value : [];
-  const sizes = lengths instanceof Uint32Array ? lengths : null;
-  if (!(bytes instanceof Uint8Array) || sizes === null || sizes.length === 0 || (into.ids === null) !== (ids === null) || (ids !== null && (!Array.isArray(ids) || ids.length !== sizes.length))) {
+function unpackEntries(meta: unknown, joined: string, into: StoredIndex): void {
+  const [lengths, ids] = Array.isArray(meta) ? meta : [];
+  if (!Array.isArray(lengths) || lengths.length === 0 || (into.ids === null) !== (ids === null) || (ids !== null && (!Array.isArray(ids) || ids.length !== lengths.length))) {
     throw new SnapshotRejected('an index frame is malformed');
   }
-  // One string per frame; each key is a slice of it (no copy).
-  const all = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   let at = 0;
-  for (const n of sizes) {
-    into.keys.push(all.slice(at, at + n));
+  for (const n of lengths as number[]) {
+    if (!Number.isSafeInteger(n) || n <= 0) throw new SnapshotRejected('an index frame is malformed');
+    into.keys.push(joined.slice(at, at + n));
     at += n;
   }
-  if (at !== all.length) throw new SnapshotRejected('an index frame is malformed');
+  if (at !== joined.length) throw new SnapshotRejected('an index frame is malformed');
   if (into.ids !== null) for (const id of ids as string[]) into.ids.push(id);
 }
 
@@ -130,12 +132,23 @@ export function writeSnapshot(path: string, header: Omit<SnapshotHeader, 'format
     size += buf.length;
     if (pendingBytes >= WRITE_BUFFER) flush();
   };
+  const length = (n: number) => {
+    const len = Buffer.allocUnsafe(4);
+    len.writeUInt32LE(n);
+    put(len);
+  };
   const frame = (value: unknown) => {
     const payload = serialize(value);
-    const len = Buffer.allocUnsafe(4);
-    len.writeUInt32LE(payload.length);
-    put(len);
+    length(payload.length);
     put(payload);
+  };
+  // A raw frame goes from the string to the file (no Buffer of its own).
+  const rawFrame = (latin1: string) => {
+    length(latin1.length);
+    flush();
+    hash.update(latin1, 'latin1');
+    for (let off = 0; off < latin1.length; ) off += writeSync(fd, off === 0 ? latin1 : latin1.slice(off), null, 'latin1');
+    size += latin1.length;
   };
   try {
     put(MAGIC);
@@ -145,7 +158,13 @@ export function writeSnapshot(path: string, header: Omit<SnapshotHeader, 'format
       const entries = c.entries.map((e) => ({ name: e.name, multikeyFields: e.multikeyFields, count: e.keys.length, plainIds: e.ids === null }));
       frame({ name: c.name, indexes: c.indexes, count: c.docs.length, entries });
       for (let i = 0; i < c.docs.length; i += CHUNK) frame(c.docs.slice(i, i + CHUNK));
-      for (const e of c.entries) for (let i = 0; i < e.keys.length; i += ENTRY_CHUNK) frame(packEntries(e, i, i + ENTRY_CHUNK));
+      for (const e of c.entries) {
+        for (let i = 0; i < e.keys.length; i += ENTRY_CHUNK) {
+          const { meta, joined } = packEntries(e, i, i + ENTRY_CHUNK);
+          frame(meta);
+          rawFrame(joined);
+        }
+      }
     }
     const digest = hash.digest();
     pending.push(digest);
@@ -215,9 +234,13 @@ export function readSnapshot(path: string, fingerprint: string): Snapshot | null
     if (end < MAGIC.length) throw new SnapshotRejected('the file is truncated');
     const hash = createHash('sha256');
     let offset = 0;
+    // One buffer for every read, grown as frames need: each frame is copied into the heap
+    // (deserialized, or decoded as a string) before the next read reuses it.
+    let scratch = Buffer.allocUnsafe(1 << 20);
     const read = (n: number): Buffer => {
       if (n > end - offset) throw new SnapshotRejected('the file is truncated');
-      const buf = Buffer.allocUnsafe(n);
+      if (n > scratch.length) scratch = Buffer.allocUnsafe(Math.max(n, scratch.length * 2));
+      const buf = scratch.subarray(0, n);
       for (let got = 0; got < n; ) {
         const r = readSync(fd, buf, got, n - got, offset + got);
         if (r === 0) throw new SnapshotRejected('the file is truncated');
@@ -236,6 +259,7 @@ export function readSnapshot(path: string, fingerprint: string): Snapshot | null
         throw new SnapshotRejected('a frame does not deserialize');
       }
     };
+    const rawFrame = (): string => read(read(4).readUInt32LE(0)).toString('latin1');
     if (!read(MAGIC.length).equals(MAGIC)) throw new SnapshotRejected('not a read-model snapshot of this format');
     const header = frame() as SnapshotHeader;
     if (header?.format !== FORMAT) throw new SnapshotRejected(`format ${String(header?.format)} is not ${FORMAT}`);
@@ -257,7 +281,10 @@ export function readSnapshot(path: string, fingerprint: string): Snapshot | null
       const entries: StoredIndex[] = [];
       for (const e of head.entries) {
         const stored: StoredIndex = { name: e.name, multikeyFields: e.multikeyFields, keys: [], ids: e.plainIds ? null : [] };
-        while (stored.keys.length < e.count) unpackEntries(frame(), stored);
+        while (stored.keys.length < e.count) {
+          const meta = frame();
+          unpackEntries(meta, rawFrame(), stored);
+        }
         if (stored.keys.length !== e.count) throw new SnapshotRejected(`index ${e.name} of ${head.name} holds more entries than its header says`);
         entries.push(stored);
       }
