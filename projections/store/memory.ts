@@ -310,12 +310,13 @@ class Index {
     this.tree = KeyTree.fromSorted(keys, ids);
   }
 
-  /** The index's entries, for a snapshot (restore takes them back). */
-  stored(): StoredIndex {
+  /**
+   * The index's entries, for a snapshot (restore takes them back). When every _id of the
+   * collection is plain, the _ids are read back from the keys' ends (as load does) and not kept.
+   */
+  stored(plainIds: boolean): StoredIndex {
     const { keys, vals } = this.tree.sorted();
-    // Plain _ids are read back from the keys' ends (as load does), and need not be kept.
-    const plain = vals.every((id) => PLAIN_ID.test(id));
-    return { name: this.name, multikeyFields: this.multikeyFields.slice(), keys, ids: plain ? null : vals };
+    return { name: this.name, multikeyFields: this.multikeyFields.slice(), keys, ids: plainIds ? null : vals };
   }
 
   /** Takes back the entries `stored` gave, made from the same documents by the same code. */
@@ -1463,11 +1464,18 @@ export class MemoryReadStore implements ReadStore {
     const out: StoredCollection[] = [];
     for (const [name, data] of this.collections) {
       if (name.startsWith(REBUILD_PREFIX)) continue;
+      let plainIds = true;
+      for (const id of data.docs.keys()) {
+        if (!PLAIN_ID.test(id)) {
+          plainIds = false;
+          break;
+        }
+      }
       out.push({
         name,
         indexes: data.indexes.map((ix) => ({ ...ix.spec, keys: { ...ix.spec.keys } })),
         docs: [...data.docs.values()],
-        entries: data.maintained.map((ix) => ix.stored()),
+        entries: data.maintained.map((ix) => ix.stored(plainIds)),
       });
     }
     return out;

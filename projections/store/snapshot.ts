@@ -8,8 +8,8 @@
 // File: MAGIC, then frames (u32 little-endian length, then a v8.serialize payload), then the
 // SHA-256 of every byte before it. Frame 1 is the header; then per collection one frame with its
 // name, index specs, document count and kept index entries (name, multikey flags, count), then its
-// documents in frames of up to CHUNK, then each kept index's entries, ENTRY_CHUNK at a time, as a
-// frame of their keys' lengths and _ids followed by a raw frame (latin1 bytes) of the keys.
+// documents in frames of up to CHUNK, then each kept index's entries, up to RAW_BYTES of keys at a
+// time, as a frame of their keys' lengths and _ids followed by a raw frame (latin1 bytes) of the keys.
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
@@ -21,7 +21,11 @@ import type { Doc, IndexSpec } from './port.ts';
 const MAGIC = Buffer.from('agent-network read models v1\n');
 const FORMAT = 1;
 const CHUNK = 5000;
-const ENTRY_CHUNK = 50_000;
+/**
+ * Below Node's threshold for external strings (about 1 MB): a raw frame read back is then an
+ * ordinary heap string, not external memory, which makes V8 collect the whole heap as it grows.
+ */
+const RAW_BYTES = 900_000;
 const HASH_BYTES = 32;
 const WRITE_BUFFER = 4 << 20;
 
@@ -82,8 +86,8 @@ export function projectionCodeFingerprint(): string {
  * (unless they are plain, then read back from the keys), and a raw frame of the keys themselves
  * (one-byte strings, see updates.ts keyComponent) joined, as latin1 bytes. Read back, the raw frame
  * is one string and each key a slice of it: far faster than an array of strings, and it goes from
- * the file to the heap without a Buffer per frame (external memory, which makes V8 collect the
- * whole heap again and again as it grows).
+ * the file to the heap without a Buffer or an external string per frame (external memory makes V8
+ * collect the whole heap again and again as it grows).
  */
 function packEntries(e: StoredIndex, from: number, to: number): { meta: [number[], string[] | null]; joined: string } {
   const keys = e.keys.slice(from, to);
@@ -159,10 +163,13 @@ export function writeSnapshot(path: string, header: Omit<SnapshotHeader, 'format
       frame({ name: c.name, indexes: c.indexes, count: c.docs.length, entries });
       for (let i = 0; i < c.docs.length; i += CHUNK) frame(c.docs.slice(i, i + CHUNK));
       for (const e of c.entries) {
-        for (let i = 0; i < e.keys.length; i += ENTRY_CHUNK) {
-          const { meta, joined } = packEntries(e, i, i + ENTRY_CHUNK);
+        for (let i = 0; i < e.keys.length; ) {
+          let to = i + 1;
+          for (let bytes = e.keys[i].length; to < e.keys.length && bytes + e.keys[to].length <= RAW_BYTES; to++) bytes += e.keys[to].length;
+          const { meta, joined } = packEntries(e, i, to);
           frame(meta);
           rawFrame(joined);
+          i = to;
         }
       }
     }
