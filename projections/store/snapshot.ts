@@ -11,7 +11,7 @@
 // documents in frames of up to CHUNK, then each kept index's entries, up to RAW_BYTES of keys at a
 // time, as a frame of their keys' lengths and _ids followed by a raw frame (latin1 bytes) of the keys.
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
@@ -75,7 +75,7 @@ export function projectionCodeFingerprint(): string {
   const files = [...sourceFiles(join(root, 'projections')), ...sourceFiles(join(root, 'events')), join(root, 'package-lock.json')];
   for (const file of files.map((f) => relative(root, f)).sort()) {
     hash.update(`${file}\0`);
-    hash.update(readFileSync(join(root, file)));
+    if (existsSync(join(root, file))) hash.update(readFileSync(join(root, file)));
     hash.update('\0');
   }
   return hash.digest('hex');

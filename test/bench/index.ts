@@ -288,12 +288,22 @@ const NOTES = [
   '  keys by their first component to sort only short runs was measured on 2026-11-24 and was no',
   '  faster). The posts-only log is the worst case: its by_term index holds one entry per search',
   '  term of every post, and building it is about half of that catch-up.',
+  '- Start-up from a read-model snapshot (the embedded default after a clean stop): loading is',
+  '  mostly v8.deserialize of the documents and the young-generation collections that copy them',
+  '  (they all survive); index entries are read back, not rebuilt. The first version read each',
+  '  frame into a Buffer of its own and decoded index keys into strings of several MB (external',
+  '  strings in Node): that external memory made V8 mark the whole heap about once a second (posts',
+  '  only, 500,000 events: 25 s to load). One reused read buffer and key frames under 1 MB brought',
+  '  it to about 13 s. The posts-only snapshot is large (about 0.8 GB) because by_term holds one',
+  '  entry per search term of every post.',
   '- Per-projection costs in the replay table are measured with indexes maintained write by write',
   '  (each projection alone), the way live application runs.',
   '- Tried and dropped because they did not make the full run faster: index trees partitioned on',
   '  their first field, a read-ahead thread for catch-up reads, per-group insertion hints in the',
   '  index trees (about 10% off each insert: the cost is memory latency, not the descent), a',
-  '  larger V8 young generation (within the noise of these machines), and grouped index bulk loads.',
+  '  larger V8 young generation (within the noise of these machines; measured again on 2026-11-24:',
+  '  --max-semi-space-size=64 gave 0.32 against 0.30 mixed, 0.17 against 0.15 posts only, in one',
+  '  round each), and grouped index bulk loads.',
 ];
 
 async function main() {
