@@ -30,6 +30,11 @@ export interface Config {
    * and start from it (replaying only the newer events) when it is still valid.
    */
   readModelSnapshots: boolean;
+  /**
+   * A start that had to replay at least this many events writes a snapshot before it answers, so
+   * that a crash soon after does not replay them again; 0: only clean stops write one.
+   */
+  readModelSnapshotAfterEvents: number;
 }
 
 export class ConfigError extends Error {}
@@ -117,6 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     jwtSecret,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     readModelSnapshots: flag('READ_MODEL_SNAPSHOTS', true),
+    readModelSnapshotAfterEvents: integer(env, 'READ_MODEL_SNAPSHOT_AFTER_EVENTS', 100_000, 0, Number.MAX_SAFE_INTEGER),
   };
 }
 

@@ -100,13 +100,29 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   await runner.start();
   if (restored.length > 0) snapshots?.store.buildIndexes(restored);
   logger.info({ position: runner.position, ms: Date.now() - started, log: log.name, store: store.name }, 'read models caught up');
-  closers.unshift(async () => {
-    await runner.stop();
-    // Only a clean state is saved, and only when it moved on from the snapshot it started from.
+  // Only a clean state is saved, and only when it moved on from the snapshot it started from.
+  const saveSnapshot = async (why: string) => {
     if (!snapshots || overrides.saveSnapshot === false || runner.failed || runner.position === snapshots.from) return;
     const t = Date.now();
     const bytes = await saveReadModels(snapshots.store, log, runner.position, snapshots.path, clock.now().toISOString());
-    if (bytes !== null) logger.info({ position: runner.position, bytes, ms: Date.now() - t }, 'read-model snapshot written');
+    if (bytes === null) return;
+    snapshots.from = runner.position;
+    logger.info({ position: runner.position, bytes, ms: Date.now() - t, why }, 'read-model snapshot written');
+  };
+  // A long replay is saved before the service answers: a crash soon after then starts from here.
+  const after = config.readModelSnapshotAfterEvents;
+  if (snapshots && after > 0 && runner.position - snapshots.from >= after) {
+    try {
+      await runner.stop();
+      await saveSnapshot('long replay at start');
+    } catch (err) {
+      logger.warn({ err }, 'read-model snapshot after the start-up replay failed');
+    }
+    await runner.start();
+  }
+  closers.unshift(async () => {
+    await runner.stop();
+    await saveSnapshot('clean stop');
   });
 
   return {

@@ -260,6 +260,9 @@ describe('api: configuration', () => {
     expect(loadConfig({}).readModelSnapshots).to.equal(true);
     expect(loadConfig({ READ_MODEL_SNAPSHOTS: '0' }).readModelSnapshots).to.equal(false);
     expect(loadConfig({ READ_MODEL_SNAPSHOTS: 'true' }).readModelSnapshots).to.equal(true);
+    expect(() => loadConfig({ READ_MODEL_SNAPSHOT_AFTER_EVENTS: '-1' })).to.throw(/READ_MODEL_SNAPSHOT_AFTER_EVENTS/);
+    expect(loadConfig({}).readModelSnapshotAfterEvents).to.equal(100_000);
+    expect(loadConfig({ READ_MODEL_SNAPSHOT_AFTER_EVENTS: '0' }).readModelSnapshotAfterEvents).to.equal(0);
     expect(loadConfig({ WEBHOOK_ALLOW_LOOPBACK: '' }).webhookAllowLoopback).to.equal(false);
   });
 });

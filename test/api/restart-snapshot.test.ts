@@ -109,4 +109,16 @@ describe('restart from a read-model snapshot (real processes, embedded stores)',
     child = null;
     expect(readFileSync(snapshotPath()).equals(written)).to.equal(true);
   });
+
+  it('a start that replays at least READ_MODEL_SNAPSHOT_AFTER_EVENTS events writes a snapshot before it answers', async () => {
+    rmSync(snapshotPath());
+    child = await bootServerProcess(dataDir, port, { READ_MODEL_SNAPSHOT_AFTER_EVENTS: '1' });
+    // Written during the start (the whole log was replayed), before /health said 200.
+    const snapshot = readSnapshot(snapshotPath(), projectionCodeFingerprint());
+    const saved = snapshot?.collections.find((c) => c.name === 'posts')?.docs.map((d) => d.title).sort();
+    expect(saved).to.deep.equal(['fifth', 'first', 'fourth', 'second', 'sixth', 'third']);
+    await stop(child as ChildProcess, 'SIGKILL');
+    child = await bootServerProcess(dataDir, port);
+    expect(await titles()).to.deep.equal(['fifth', 'first', 'fourth', 'second', 'sixth', 'third']);
+  });
 });
