@@ -31,17 +31,14 @@ export async function restoreReadModels(store: MemoryReadStore, log: EventLog, p
     if (event === undefined || event.id !== header.eventId) {
       return { kind: 'rejected', reason: `the event log does not hold its last event (${header.eventId}) at position ${header.position}` };
     }
-    const names: string[] = [];
     try {
-      for (const c of snapshot.collections) {
-        store.restoreCollection(c);
-        names.push(c.name);
-      }
+      for (const c of snapshot.collections) store.restoreCollection(c);
     } catch (err) {
-      for (const name of names) await store.dropCollection(name);
+      // The store was empty: nothing of a snapshot that does not install stays in it.
+      for (const name of await store.listCollections()) await store.dropCollection(name);
       throw err;
     }
-    return { kind: 'restored', header, collections: names };
+    return { kind: 'restored', header, collections: snapshot.collections.map((c) => c.name) };
   } catch (err) {
     return { kind: 'rejected', reason: err instanceof Error ? err.message : String(err) };
   }

@@ -127,10 +127,6 @@ function distinctElements(arr: unknown[]): unknown[] {
   return out;
 }
 
-/**
- * The index entries of one document: one key, or several when an indexed field holds an array
- * with several distinct values (`field` is that field's position).
- */
 /** An index's entries in key order, as a read-model snapshot keeps them. */
 export interface StoredIndex {
   name: string;
@@ -149,6 +145,10 @@ export interface StoredCollection {
   entries: StoredIndex[];
 }
 
+/**
+ * The index entries of one document: one key, or several when an indexed field holds an array
+ * with several distinct values (`field` is that field's position).
+ */
 class MultiKeys {
   constructor(
     readonly keys: string[],
@@ -843,12 +843,12 @@ class CollectionData {
    * After a restore: the indexes whose entries were not restored are built like deferred ones
    * (materialize); a unique one is built at once, as its checks cannot wait.
    */
-  deferExcept(ready: Index[]): void {
+  deferExcept(ready: Index[], collection: string): void {
     for (const ix of this.indexes) {
       if (ready.includes(ix) || !ix.unique) continue;
       for (const doc of this.docs.values()) {
         const keys = ix.keysOf(doc);
-        ix.checkUnique(keys, doc, '(restored)');
+        ix.checkUnique(keys, doc, collection);
         ix.insert(keys, doc._id);
       }
       ready.push(ix);
@@ -1502,7 +1502,7 @@ export class MemoryReadStore implements ReadStore {
       if (entries.ids !== null && entries.keys.length !== entries.ids.length) throw new Error(`Cannot restore ${name}: index ${ix.name} is malformed`);
       ix.restore(entries);
     }
-    data.deferExcept(data.indexes.filter((ix) => kept.has(ix.name)));
+    data.deferExcept(data.indexes.filter((ix) => kept.has(ix.name)), name);
   }
 
   /**

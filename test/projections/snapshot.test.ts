@@ -212,6 +212,18 @@ describe('read-model snapshots (embedded store)', () => {
       }
     });
 
+    it('one that does not install (a unique index refuses its documents) leaves nothing behind', async () => {
+      const { log, runner } = svc.running.services;
+      const [last] = await log.readAll({ after: runner.position - 1, maxCount: 1 });
+      const docs = [{ _id: 'a', code: 1 }, { _id: 'b', code: 1 }];
+      const collections = [
+        { name: 'fine', indexes: [], docs: [{ _id: 'x' }], entries: [] },
+        { name: 'clash', indexes: [{ name: 'by_code', keys: { code: 1 as const }, unique: true }], docs, entries: [] },
+      ];
+      writeSnapshot(path, { fingerprint, position: last.position, eventId: last.id, createdAt: 'now' }, collections);
+      await rejected(/duplicate key/);
+    });
+
     it('the fingerprint follows the projection code and the Node.js version', () => {
       expect(projectionCodeFingerprint()).to.equal(fingerprint).and.to.match(/^[0-9a-f]{64}$/);
       const header = readSnapshot(path, fingerprint)?.header;
