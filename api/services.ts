@@ -86,19 +86,16 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   // The embedded default keeps its read models in memory: a snapshot written at the last clean
   // stop saves replaying the whole log at every start.
   const snapshots = config.readModelSnapshots && store instanceof MemoryReadStore && log instanceof SqliteEventLog ? { store, path: join(config.dataDir, SNAPSHOT_FILE), from: 0 } : null;
-  let restored: string[] = [];
   if (snapshots) {
     const outcome = await restoreReadModels(snapshots.store, log, snapshots.path);
     if (outcome.kind === 'restored') {
       snapshots.from = outcome.header.position;
-      restored = outcome.collections;
       logger.info({ position: outcome.header.position, documents: outcome.header.documents, ms: Date.now() - started }, 'read models restored from snapshot');
     } else if (outcome.kind === 'rejected') {
       logger.warn({ reason: outcome.reason, file: snapshots.path }, 'read-model snapshot not used: replaying the whole log');
     }
   }
   await runner.start();
-  if (restored.length > 0) snapshots?.store.buildIndexes(restored);
   logger.info({ position: runner.position, ms: Date.now() - started, log: log.name, store: store.name }, 'read models caught up');
   // Only a clean state is saved, and only when it moved on from the snapshot it started from.
   const saveSnapshot = async (why: string) => {

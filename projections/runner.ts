@@ -127,7 +127,9 @@ export class ProjectionRunner {
     try {
       await caughtUp;
     } finally {
-      if (bulk.length > 0) this.store.buildIndexes?.(bulk);
+      // Every index left deferred is built before the read models serve: a bulk catch-up's, and
+      // those of collections restored from a snapshot (a no-op for the others).
+      this.store.buildIndexes?.(this.collectionNames(this.projections));
     }
   }
 

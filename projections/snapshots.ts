@@ -7,7 +7,7 @@ import { projectionCodeFingerprint, readSnapshot, removeStaleTemporaries, writeS
 
 export type RestoreOutcome =
   | { kind: 'none' }
-  | { kind: 'restored'; header: SnapshotHeader; collections: string[] }
+  | { kind: 'restored'; header: SnapshotHeader }
   | { kind: 'rejected'; reason: string };
 
 /** The log's event at `position`, if it holds one there. */
@@ -19,7 +19,8 @@ async function eventAt(log: EventLog, position: number) {
 /**
  * Fills an empty store from the snapshot at `path` when it can be trusted (intact, same projection
  * code, and its last event still at its position in this log); otherwise leaves the store empty
- * and says why. The restored collections' non-unique indexes are built by store.buildIndexes.
+ * and says why. The restored collections' other indexes are built when the runner has caught up
+ * (ProjectionRunner.start), or by store.buildIndexes.
  */
 export async function restoreReadModels(store: MemoryReadStore, log: EventLog, path: string, fingerprint = projectionCodeFingerprint()): Promise<RestoreOutcome> {
   try {
@@ -38,7 +39,7 @@ export async function restoreReadModels(store: MemoryReadStore, log: EventLog, p
       for (const name of await store.listCollections()) await store.dropCollection(name);
       throw err;
     }
-    return { kind: 'restored', header, collections: snapshot.collections.map((c) => c.name) };
+    return { kind: 'restored', header };
   } catch (err) {
     return { kind: 'rejected', reason: err instanceof Error ? err.message : String(err) };
   }

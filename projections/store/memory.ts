@@ -162,6 +162,12 @@ const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 /** _ids whose key component is 0x16, the _id itself, 0x00 (see updates.ts, stringPayload). */
 const PLAIN_ID = /^[\u0002-\u0015\u0017-\u00ef]*$/;
 
+/** Is every _id of these documents plain (PLAIN_ID), so that it can be read back from a key's end? */
+function allPlainIds(docs: Map<string, Doc>): boolean {
+  for (const id of docs.keys()) if (typeof id !== 'string' || !PLAIN_ID.test(id)) return false;
+  return true;
+}
+
 /** The _id at the end of a key, when that _id is plain (PLAIN_ID). */
 const plainIdOfKey = (key: string): string => key.slice(key.lastIndexOf('\u0016') + 1, -1);
 
@@ -282,14 +288,7 @@ class Index {
     // A key ends with its _id's component: 0x16, the _id, 0x00 when the _id has no char the
     // encoding escapes and no 0x16 of its own. With every _id such, each key gives back its _id
     // after the sort, and no map from keys to _ids is needed.
-    let plain = true;
-    for (const id of docs.keys()) {
-      if (typeof id !== 'string' || !PLAIN_ID.test(id)) {
-        plain = false;
-        break;
-      }
-    }
-    const idOf = plain ? null : new Map<string, string>();
+    const idOf = allPlainIds(docs) ? null : new Map<string, string>();
     for (const doc of docs.values()) {
       const k = this.keysOf(doc);
       if (typeof k === 'string') {
@@ -1464,13 +1463,7 @@ export class MemoryReadStore implements ReadStore {
     const out: StoredCollection[] = [];
     for (const [name, data] of this.collections) {
       if (name.startsWith(REBUILD_PREFIX)) continue;
-      let plainIds = true;
-      for (const id of data.docs.keys()) {
-        if (!PLAIN_ID.test(id)) {
-          plainIds = false;
-          break;
-        }
-      }
+      const plainIds = allPlainIds(data.docs);
       out.push({
         name,
         indexes: data.indexes.map((ix) => ({ ...ix.spec, keys: { ...ix.spec.keys } })),

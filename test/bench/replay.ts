@@ -103,7 +103,6 @@ async function startFromSnapshot(logPath: string, path: string): Promise<number>
   if (outcome.kind !== 'restored') throw new Error(`snapshot not restored: ${JSON.stringify(outcome)}`);
   const runner = new ProjectionRunner(log, store, allProjections);
   await runner.start();
-  store.buildIndexes(outcome.collections);
   const startMs = performance.now() - t;
   await runner.stop();
   await log.close();

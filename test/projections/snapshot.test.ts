@@ -99,7 +99,6 @@ describe('read-model snapshots (embedded store)', () => {
     expect(outcome.kind).to.equal('restored');
     const catchUp = new ProjectionRunner(log, restored, allProjections);
     await catchUp.start();
-    if (outcome.kind === 'restored') restored.buildIndexes(outcome.collections);
     await catchUp.stop();
     const full = await replayed(log as SqliteEventLog);
     expect(await checksums(restored)).to.deep.equal(await checksums(full));
