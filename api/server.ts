@@ -7,7 +7,7 @@ import { createApp } from './app.ts';
 import type { Config } from './config.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import type { ServiceOverrides, Services } from './services.ts';
-import { closeServices, openServices } from './services.ts';
+import { StartAborted, closeServices, openServices } from './services.ts';
 
 /** The answer to every request before the service is ready (the body is drained first). */
 function answerStarting(req: IncomingMessage, res: ServerResponse): void {
@@ -50,7 +50,12 @@ export async function startService(config: Config, overrides: ServiceOverrides &
   try {
     services = await openServices(config, overrides);
     try {
+      if (overrides.signal?.aborted) throw new StartAborted();
       workers = overrides.workers === false ? null : await startWorkers(services);
+      if (overrides.signal?.aborted) {
+        await workers?.stop();
+        throw new StartAborted();
+      }
     } catch (err) {
       await closeServices(services);
       throw err;
@@ -93,13 +98,19 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const running = await startService(config);
-  const { logger } = running.services;
-  logger.info({ url: running.url, port: config.port, data_dir: config.dataDir }, 'service listening');
+  // Signals are taken from the start: one during start-up stops the catch-up cleanly (keeping
+  // the progress of a long one) instead of killing the process in the middle of it.
+  const starting = new AbortController();
+  let running: RunningService | null = null;
   let signalled = false;
   const shutdown = (signal: string) => {
     if (signalled) return;
     signalled = true;
+    if (running === null) {
+      starting.abort();
+      return;
+    }
+    const { logger } = running.services;
     logger.info({ signal }, 'shutting down');
     running.stop().then(
       () => process.exit(0),
@@ -111,6 +122,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  try {
+    running = await startService(config, { signal: starting.signal });
+  } catch (err) {
+    if (err instanceof StartAborted) process.exit(0);
+    throw err;
+  }
+  running.services.logger.info({ url: running.url, port: config.port, data_dir: config.dataDir }, 'service listening');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -49,6 +49,19 @@ export interface ServiceOverrides {
   logger?: Logger;
   /** false: never write a read-model snapshot at close (the CLI; the service owns the file). */
   saveSnapshot?: boolean;
+  /**
+   * Aborted by a stop signal while the service starts: the catch-up stops after the batch under
+   * way, a long one keeps its progress in a snapshot, the stores close, and StartAborted is thrown.
+   */
+  signal?: AbortSignal;
+}
+
+/** The start was stopped by its abort signal; everything it opened is closed again. */
+export class StartAborted extends Error {
+  constructor() {
+    super('stopped during start-up');
+    this.name = 'StartAborted';
+  }
 }
 
 /** The read-model snapshot of the embedded store, in DATA_DIR. */
@@ -95,8 +108,6 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
       logger.warn({ reason: outcome.reason, file: snapshots.path }, 'read-model snapshot not used: replaying the whole log');
     }
   }
-  await runner.start();
-  logger.info({ position: runner.position, ms: Date.now() - started, log: log.name, store: store.name }, 'read models caught up');
   // Only a clean state is saved, and only when it moved on from the snapshot it started from.
   const saveSnapshot = async (why: string) => {
     if (!snapshots || overrides.saveSnapshot === false || runner.failed || runner.position === snapshots.from) return;
@@ -106,9 +117,34 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     snapshots.from = runner.position;
     logger.info({ position: runner.position, bytes, ms: Date.now() - t, why }, 'read-model snapshot written');
   };
-  // A long replay is saved before the service answers: a crash soon after then starts from here.
   const after = config.readModelSnapshotAfterEvents;
-  if (snapshots && after > 0 && runner.position - snapshots.from >= after) {
+  const longReplay = () => snapshots !== null && after > 0 && runner.position - snapshots.from >= after;
+  const signal = overrides.signal;
+  const stopCatchUp = () => void runner.stop();
+  signal?.addEventListener('abort', stopCatchUp, { once: true });
+  let caughtUp: boolean;
+  try {
+    caughtUp = signal?.aborted ? false : await runner.start();
+  } finally {
+    signal?.removeEventListener('abort', stopCatchUp);
+  }
+  if (!caughtUp) {
+    // Stopped during the catch-up: what was applied is a consistent cut at runner.position (its
+    // deferred indexes are rebuilt when the snapshot is loaded), so a long one is kept.
+    logger.info({ position: runner.position, ms: Date.now() - started }, 'stopped during start-up');
+    if (longReplay()) {
+      try {
+        await saveSnapshot('stopped during start-up');
+      } catch (err) {
+        logger.warn({ err }, 'read-model snapshot at the stop during start-up failed');
+      }
+    }
+    await closeClosers(closers, logger);
+    throw new StartAborted();
+  }
+  logger.info({ position: runner.position, ms: Date.now() - started, log: log.name, store: store.name }, 'read models caught up');
+  // A long replay is saved before the service answers: a crash soon after then starts from here.
+  if (longReplay()) {
     try {
       await runner.stop();
       await saveSnapshot('long replay at start');
@@ -140,12 +176,16 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   };
 }
 
-export async function closeServices(s: Services): Promise<void> {
-  for (const close of s.closers) {
+async function closeClosers(closers: Array<() => Promise<void>>, logger: Logger): Promise<void> {
+  for (const close of closers) {
     try {
       await close();
     } catch (err) {
-      s.logger.warn({ err }, 'error while closing');
+      logger.warn({ err }, 'error while closing');
     }
   }
+}
+
+export async function closeServices(s: Services): Promise<void> {
+  await closeClosers(s.closers, s.logger);
 }

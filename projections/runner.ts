@@ -25,6 +25,14 @@ export const BULK_LOAD_MIN_EVENTS = 10_000;
 /** How often waiters' deadlines are checked. */
 const SWEEP_MS = 250;
 
+/** What waiters still pending get when the runner stops: they would never be released otherwise. */
+export class RunnerStoppedError extends Error {
+  constructor() {
+    super('the projection runner stopped');
+    this.name = 'RunnerStoppedError';
+  }
+}
+
 interface Waiter {
   position: number;
   deadline: number;
@@ -79,6 +87,8 @@ export class ProjectionRunner {
   private paused: Promise<void> | null = null;
   private resumePause: (() => void) | null = null;
   private readonly live: ProjectionContext;
+  /** Set by stop(), cleared by start(): a stop while start() prepares ends it before the catch-up. */
+  private stopping = false;
 
   constructor(
     private readonly log: EventLog,
@@ -115,9 +125,15 @@ export class ProjectionRunner {
     this.processed = Math.min(...this.checkpoints);
   }
 
-  /** Catches up to the head of the log, then keeps applying new events as they are appended. */
-  async start(): Promise<void> {
+  /**
+   * Catches up to the head of the log, then keeps applying new events as they are appended.
+   * Resolves false, not caught up, when stop() ends the catch-up first (a stop during start-up):
+   * the read models then hold every event up to `position`, their deferred indexes not built yet.
+   */
+  async start(): Promise<boolean> {
+    this.stopping = false;
     await this.prepare();
+    if (this.stopping) return false;
     const head = await this.log.headPosition();
     const bulk = head - this.processed >= this.bulkLoadMinEvents ? this.collectionNames(this.projections) : [];
     if (bulk.length > 0) this.store.deferIndexes?.(bulk);
@@ -126,11 +142,14 @@ export class ProjectionRunner {
     this.subscription = this.log.subscribeAll(this.processed, (events) => this.applyBatch(events));
     try {
       await caughtUp;
-    } finally {
-      // Every index left deferred is built before the read models serve: a bulk catch-up's, and
-      // those of collections restored from a snapshot (a no-op for the others).
-      this.store.buildIndexes?.(this.collectionNames(this.projections));
+    } catch (err) {
+      if (err instanceof RunnerStoppedError) return false;
+      throw err;
     }
+    // Every index left deferred is built before the read models serve: a bulk catch-up's, and
+    // those of collections restored from a snapshot (a no-op for the others).
+    this.store.buildIndexes?.(this.collectionNames(this.projections));
+    return true;
   }
 
   private collectionNames(projections: Projection[], prefixOf: (p: Projection) => string = () => ''): string[] {
@@ -279,8 +298,15 @@ export class ProjectionRunner {
     r?.();
   }
 
+  /** Stops application once the batch under way is applied; waiters still pending are rejected. */
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.subscription?.close();
     this.subscription = null;
+    if (this.waiters.length === 0) return;
+    const stopped = new RunnerStoppedError();
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.reject(stopped);
   }
 }

@@ -13,6 +13,7 @@ import { createWebhookWorker, WEBHOOK_JOBS } from './webhooks.ts';
 import { defineNotificationJobs, NOTIFICATION_JOBS } from './notifications.ts';
 import type { ScoutWorker } from './scout.ts';
 import { defineScoutJobs, SCOUT_JOB } from './scout.ts';
+import { APPEND_LANES, inLanes } from './lanes.ts';
 
 export const JOBS = {
   monthlyGrant: 'credits.monthly-grant',
@@ -63,7 +64,9 @@ export async function startWorkers(s: Services): Promise<Workers> {
     for (;;) {
       const due = await agentsDueForGrant(s.store, s.clock.now(), 500);
       if (due.length === 0) return granted;
-      for (const agentId of due) await grantFor(agentId);
+      // Agents' grants are independent appends: a few at a time share the log's group commits,
+      // so a start after a long pause (thousands of agents due) is not held up by one fsync each.
+      await inLanes(due, APPEND_LANES, grantFor);
       granted += due.length;
       if (due.length < 500) return granted;
     }

@@ -2,6 +2,7 @@ import type { Agenda } from 'agenda';
 import type { Services } from '../api/services.ts';
 import { expireNotifications } from '../commands/messaging/notifications.ts';
 import { expiredNotifications } from '../queries/notifications.ts';
+import { APPEND_LANES, inLanes } from './lanes.ts';
 
 export const NOTIFICATION_JOBS = { expire: 'notifications.expire' } as const;
 
@@ -17,11 +18,11 @@ export function defineNotificationJobs(s: Services, agenda: Agenda): { expire():
       const now = s.clock.now();
       const due = await expiredNotifications(s.store, now);
       if (due.size === 0) return total;
-      for (const [agentId, ids] of due) {
+      await inLanes([...due], APPEND_LANES, async ([agentId, ids]) => {
         const r = await expireNotifications(s.bus, agentId, ids, { commandId: `expire:${agentId}:${now.toISOString()}:${ids[0]}`, actor: 'system:notifications', requestId: null, now });
         await s.runner.waitFor(r.position);
         total += ids.length;
-      }
+      });
     }
   };
   agenda.define(NOTIFICATION_JOBS.expire, async () => {

@@ -815,6 +815,10 @@ class SqliteSubscription implements Subscription {
           if (page.length > 0) {
             this.#cursor = page[page.length - 1].position;
             await this.handler(page);
+            // Reading and a handler that completes synchronously never give the event loop a
+            // turn: without this, a long catch-up would hold off every request (even the 503
+            // of a service still starting) and signals until it ends.
+            if (!this.#live) await new Promise<void>((resolve) => setImmediate(resolve));
           }
           continue;
         }

@@ -1,11 +1,13 @@
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SNAPSHOT_FILE } from '../../api/services.ts';
 import { projectionCodeFingerprint, readSnapshot, writeSnapshot } from '../../projections/store/snapshot.ts';
-import { bootServerProcess, randomPort } from '../helpers/process.ts';
+import { fill } from '../bench/replay.ts';
+import { bootServerProcess, projectRoot, randomPort } from '../helpers/process.ts';
 import { request } from '../helpers/service.ts';
 
 async function stop(child: ChildProcess, signal: 'SIGTERM' | 'SIGKILL'): Promise<number | null> {
@@ -120,5 +122,92 @@ describe('restart from a read-model snapshot (real processes, embedded stores)',
     await stop(child as ChildProcess, 'SIGKILL');
     child = await bootServerProcess(dataDir, port);
     expect(await titles()).to.deep.equal(['fifth', 'first', 'fourth', 'second', 'sixth', 'third']);
+  });
+});
+
+describe('a stop signal during the start-up catch-up (real processes, embedded stores)', function () {
+  this.timeout(180_000);
+  const EVENTS = 100_000;
+  let dataDir: string;
+  let port: number;
+  let base: string;
+
+  /** Starts the service with info logs on stdout, collected as parsed lines. */
+  const spawnService = (env: Record<string, string> = {}) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+      cwd: projectRoot,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_SCALE: '0', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const lines: Array<Record<string, unknown>> = [];
+    let rest = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const parts = (rest + chunk.toString('utf8')).split('\n');
+      rest = parts.pop() ?? '';
+      for (const p of parts) if (p.startsWith('{')) lines.push(JSON.parse(p) as Record<string, unknown>);
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return { child, lines, exited, line: (msg: string) => lines.find((l) => l.msg === msg) };
+  };
+  /** Polls /health until it answers; returns the status and how long that answer took. */
+  const firstAnswer = async (): Promise<{ status: number; ms: number }> => {
+    for (;;) {
+      const t = Date.now();
+      try {
+        const r = await request(base, 'GET', '/health');
+        return { status: r.status, ms: Date.now() - t };
+      } catch {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  };
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'agent-network-start-stop-'));
+    port = randomPort();
+    base = `http://127.0.0.1:${port}`;
+    await fill(join(dataDir, 'events.sqlite'), 'mix', EVENTS);
+  });
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('answers 503 at once while catching up, stops cleanly on SIGTERM keeping its progress, and the next start carries on from it', async () => {
+    const first = spawnService({ READ_MODEL_SNAPSHOT_AFTER_EVENTS: '1000' });
+    // The catch-up gives the event loop turns: /health answers 503 promptly, not when it ends.
+    const answer = await firstAnswer();
+    expect(answer.status).to.equal(503);
+    expect(answer.ms).to.be.below(1000);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).to.equal(0);
+    const stopped = first.line('stopped during start-up');
+    expect(stopped, 'the signal landed during the catch-up').to.not.equal(undefined);
+    const cut = stopped!.position as number;
+    expect(cut).to.be.within(1000, EVENTS - 1);
+    expect(first.line('read-model snapshot written')).to.include({ position: cut, why: 'stopped during start-up' });
+    expect(readSnapshot(join(dataDir, SNAPSHOT_FILE), projectionCodeFingerprint())?.header.position).to.equal(cut);
+
+    // The next start loads that cut and replays only the rest.
+    const second = spawnService();
+    for (;;) {
+      if ((await firstAnswer()).status === 200) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(second.line('read models restored from snapshot')).to.include({ position: cut });
+    expect(second.line('read models caught up')).to.include({ position: EVENTS });
+    const resumed = await request(base, 'GET', '/api/feed/posts?limit=50');
+    const agents = await request(base, 'GET', '/api/protocol/agents?limit=50');
+    second.child.kill('SIGTERM');
+    expect(await second.exited).to.equal(0);
+
+    // What it serves equals a start that replays the whole log without a snapshot.
+    const whole = spawnService({ READ_MODEL_SNAPSHOTS: '0' });
+    for (;;) {
+      if ((await firstAnswer()).status === 200) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(whole.line('read models restored from snapshot')).to.equal(undefined);
+    expect((await request(base, 'GET', '/api/feed/posts?limit=50')).body).to.deep.equal(resumed.body);
+    expect((await request(base, 'GET', '/api/protocol/agents?limit=50')).body).to.deep.equal(agents.body);
+    whole.child.kill('SIGTERM');
+    expect(await whole.exited).to.equal(0);
   });
 });

@@ -320,6 +320,28 @@ describe('events/store/sqlite', function () {
         }
       });
 
+      it('gives the event loop a turn between catch-up pages, even to a handler that never awaits anything', async function () {
+        const paged = SqliteEventLog.open({ path: nextPath(), catchUpPageSize: 10 });
+        try {
+          await paged.append('agent-1', events(100), 'no_stream');
+          let delivered = 0;
+          let atTimer = -1;
+          let caughtUp!: () => void;
+          const done = new Promise<void>((resolve) => (caughtUp = resolve));
+          // A timer due at once: without the turns it would only run once all 100 are delivered.
+          setTimeout(() => (atTimer = delivered), 0);
+          const subscription = paged.subscribeAll(0, (batch) => {
+            delivered += batch.length;
+            if (delivered === 100) caughtUp();
+          });
+          await done;
+          await subscription.close();
+          expect(atTimer).to.be.within(0, 90);
+        } finally {
+          await paged.close();
+        }
+      });
+
       it('delivers live events equal to what is read back from the file', async function () {
         const live: RecordedEvent[] = [];
         let got!: () => void;
