@@ -199,7 +199,7 @@ class Index {
     this.rootList = [...this.roots];
     this.multikeyFields = this.fields.map(() => false);
     this.topLevel = this.paths.every((p) => p.length === 1) ? this.fields.slice() : null;
-    this.tree = new KeyTree();
+    this.tree = new KeyTree(plainIdOfKey);
   }
 
   get name(): string {
@@ -275,7 +275,7 @@ class Index {
 
   /** Drops every entry (a deferred index, rebuilt by load). */
   clear(): void {
-    this.tree = new KeyTree();
+    this.tree = new KeyTree(plainIdOfKey);
   }
 
   /**
@@ -305,8 +305,8 @@ class Index {
     }
     // The default sort compares UTF-16 code units, as `<` does (the tree's order).
     keys.sort();
-    const ids = idOf === null ? keys.map(plainIdOfKey) : keys.map((k) => idOf.get(k) as string);
-    this.tree = KeyTree.fromSorted(keys, ids);
+    // With plain _ids the tree stores no values: it reads each from its key's end when asked.
+    this.tree = idOf === null ? KeyTree.fromSorted(keys, null, plainIdOfKey) : KeyTree.fromSorted(keys, keys.map((k) => idOf.get(k) as string));
   }
 
   /**
@@ -320,7 +320,7 @@ class Index {
 
   /** Takes back the entries `stored` gave, made from the same documents by the same code. */
   restore(stored: StoredIndex): void {
-    this.tree = KeyTree.fromSorted(stored.keys, stored.ids ?? stored.keys.map(plainIdOfKey));
+    this.tree = KeyTree.fromSorted(stored.keys, stored.ids, plainIdOfKey);
     stored.multikeyFields.forEach((multi, i) => (this.multikeyFields[i] = multi === true));
     this.multikey = this.multikeyFields.some(Boolean);
   }

@@ -14,8 +14,11 @@ export interface IndexTree {
   countRange(lo: string, hi: string): number;
   /** The first entry whose key is >= `key` (or > `key` when `strict`). */
   pairFrom(key: string, strict: boolean): [string, string] | undefined;
-  /** Every key and its value, in key order (what fromSorted takes back). */
-  sorted(): { keys: string[]; vals: string[] };
+  /**
+   * Every key and its value, in key order (what fromSorted takes back); vals is null when every
+   * value is the one the tree's derive function reads from its key.
+   */
+  sorted(): { keys: string[]; vals: string[] | null };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -27,13 +30,16 @@ export interface IndexTree {
 // they empty and leave others as they are (deletes are rare next to inserts in a read model).
 
 const NODE_MAX = 32;
+/** The values of every leaf of a tree that derives its values from its keys (never written). */
+const DERIVED: string[] = Object.freeze([]) as unknown as string[];
 
 class Leaf {
   prev: Leaf | null = null;
   next: Leaf | null = null;
   constructor(
     readonly keys: string[],
-    readonly vals: string[],
+    /** DERIVED while the tree derives its values from the keys. */
+    public vals: string[],
   ) {}
 }
 
@@ -82,23 +88,39 @@ function upperBound(keys: string[], key: string): number {
   return lo;
 }
 
-/** A B+ tree of encoded keys. @internal Exported for its tests. */
+/**
+ * A B+ tree of encoded keys. Given a derive function (the store's: an index key ends with its
+ * document's _id), it stores no values while every value is the one derived from its key, and
+ * derives them when read; the first value that differs makes it store them all from then on.
+ * @internal Exported for its tests.
+ */
 export class KeyTree implements IndexTree {
-  private root: Leaf | Branch = new Leaf([], []);
+  private root: Leaf | Branch;
   /** The leftmost and rightmost leaves: no separator bounds them from below (above). */
-  private first: Leaf = this.root as Leaf;
-  private last: Leaf = this.root as Leaf;
+  private first: Leaf;
+  private last: Leaf;
   size = 0;
+  /** Set while the values are derived from the keys (every leaf's vals is then DERIVED). */
+  private derive: ((key: string) => string) | null;
 
-  /** A tree of sorted, distinct keys, built bottom-up: full leaves, then each level of branches. */
-  static fromSorted(keys: string[], vals: string[]): KeyTree {
-    const tree = new KeyTree();
+  constructor(derive: ((key: string) => string) | null = null) {
+    this.derive = derive;
+    this.root = this.first = this.last = new Leaf([], derive === null ? [] : DERIVED);
+  }
+
+  /**
+   * A tree of sorted, distinct keys, built bottom-up: full leaves, then each level of branches.
+   * `vals` null: every value is derive(key).
+   */
+  static fromSorted(keys: string[], vals: string[] | null, derive: ((key: string) => string) | null = null): KeyTree {
+    if (vals === null && derive === null) throw new Error('fromSorted: values or a derive function');
+    const tree = new KeyTree(vals === null ? derive : null);
     const n = keys.length;
     if (n === 0) return tree;
     let level: Array<Leaf | Branch> = [];
     let prev: Leaf | null = null;
     for (const [from, to] of chunks(n)) {
-      const leaf = new Leaf(keys.slice(from, to), vals.slice(from, to));
+      const leaf = new Leaf(keys.slice(from, to), vals === null ? DERIVED : vals.slice(from, to));
       leaf.prev = prev;
       if (prev !== null) prev.next = leaf;
       prev = leaf;
@@ -123,27 +145,36 @@ export class KeyTree implements IndexTree {
     return tree;
   }
 
-  sorted(): { keys: string[]; vals: string[] } {
+  sorted(): { keys: string[]; vals: string[] | null } {
     const keys: string[] = [];
-    const vals: string[] = [];
+    const vals: string[] | null = this.derive === null ? [] : null;
     for (let leaf: Leaf | null = this.first; leaf !== null; leaf = leaf.next) {
       for (let i = 0; i < leaf.keys.length; i++) {
         keys.push(leaf.keys[i]);
-        vals.push(leaf.vals[i]);
+        vals?.push(leaf.vals[i]);
       }
     }
     return { keys, vals };
   }
 
+  /** Stores every value from now on (a value differs from the one its key derives). */
+  private storeValues(derive: (key: string) => string): void {
+    for (let leaf: Leaf | null = this.first; leaf !== null; leaf = leaf.next) leaf.vals = leaf.keys.map(derive);
+    this.derive = null;
+  }
+
   /** Adds an entry, or replaces the value of an existing key. */
   set(key: string, value: string): void {
+    const derive = this.derive;
+    if (derive !== null && derive(key) !== value) this.storeValues(derive);
+    const stored = this.derive === null;
     // A key below every key goes first in the leftmost leaf, a key above every key last in the
     // rightmost one, without a descent (the inserts of replay, newest first or last).
     const first = this.first;
     let n = first.keys.length;
     if (n > 0 && n < NODE_MAX && key < first.keys[0]) {
       first.keys.unshift(key);
-      first.vals.unshift(value);
+      if (stored) first.vals.unshift(value);
       this.size++;
       return;
     }
@@ -151,7 +182,7 @@ export class KeyTree implements IndexTree {
     n = last.keys.length;
     if (n > 0 && n < NODE_MAX && key > last.keys[n - 1]) {
       last.keys.push(key);
-      last.vals.push(value);
+      if (stored) last.vals.push(value);
       this.size++;
       return;
     }
@@ -162,24 +193,25 @@ export class KeyTree implements IndexTree {
   private insert(node: Leaf | Branch, key: string, value: string): Split | null {
     if (node instanceof Leaf) {
       const { keys, vals } = node;
+      const stored = this.derive === null;
       const n = keys.length;
       const at = lowerBound(keys, key);
       if (at < n && keys[at] === key) {
-        vals[at] = value;
+        if (stored) vals[at] = value;
         return null;
       }
       keys.push(key);
-      vals.push(value);
-      for (let j = n; j > at; j--) {
-        keys[j] = keys[j - 1];
-        vals[j] = vals[j - 1];
-      }
+      for (let j = n; j > at; j--) keys[j] = keys[j - 1];
       keys[at] = key;
-      vals[at] = value;
+      if (stored) {
+        vals.push(value);
+        for (let j = n; j > at; j--) vals[j] = vals[j - 1];
+        vals[at] = value;
+      }
       this.size++;
       if (n < NODE_MAX) return null;
       const cut = at === n ? n : at === 0 ? 1 : (n + 1) >> 1;
-      const right = new Leaf(keys.splice(cut), vals.splice(cut));
+      const right = new Leaf(keys.splice(cut), stored ? vals.splice(cut) : DERIVED);
       right.prev = node;
       right.next = node.next;
       if (node.next !== null) node.next.prev = right;
@@ -208,7 +240,7 @@ export class KeyTree implements IndexTree {
     if (r === 0) return false;
     this.size--;
     if (r === 2 && this.root instanceof Branch) {
-      this.root = new Leaf([], []);
+      this.root = new Leaf([], this.derive === null ? [] : DERIVED);
       this.first = this.last = this.root;
     }
     while (this.root instanceof Branch && this.root.kids.length === 1) this.root = this.root.kids[0];
@@ -221,7 +253,7 @@ export class KeyTree implements IndexTree {
       const at = lowerBound(node.keys, key);
       if (at >= node.keys.length || node.keys[at] !== key) return 0;
       node.keys.splice(at, 1);
-      node.vals.splice(at, 1);
+      if (this.derive === null) node.vals.splice(at, 1);
       return node.keys.length === 0 ? 2 : 1;
     }
     const i = upperBound(node.seps, key);
@@ -250,9 +282,10 @@ export class KeyTree implements IndexTree {
   *entries(from: string): Generator<[string, string]> {
     let leaf: Leaf | null = this.leafFor(from);
     let i = lowerBound(leaf.keys, from);
+    const derive = this.derive;
     while (leaf !== null) {
       const { keys, vals } = leaf;
-      for (; i < keys.length; i++) yield [keys[i], vals[i]];
+      for (; i < keys.length; i++) yield [keys[i], derive === null ? vals[i] : derive(keys[i])];
       leaf = leaf.next;
       i = 0;
     }
@@ -262,9 +295,10 @@ export class KeyTree implements IndexTree {
   *entriesReversed(from: string): Generator<[string, string]> {
     let leaf: Leaf | null = this.leafFor(from);
     let i = upperBound(leaf.keys, from) - 1;
+    const derive = this.derive;
     while (leaf !== null) {
       const { keys, vals } = leaf;
-      for (; i >= 0; i--) yield [keys[i], vals[i]];
+      for (; i >= 0; i--) yield [keys[i], derive === null ? vals[i] : derive(keys[i])];
       leaf = leaf.prev;
       if (leaf !== null) i = leaf.keys.length - 1;
     }
@@ -295,6 +329,8 @@ export class KeyTree implements IndexTree {
       leaf = leaf.next;
       i = 0;
     }
-    return leaf === null ? undefined : [leaf.keys[i], leaf.vals[i]];
+    if (leaf === null) return undefined;
+    const found = leaf.keys[i];
+    return [found, this.derive === null ? leaf.vals[i] : this.derive(found)];
   }
 }

@@ -431,6 +431,63 @@ describe('memory store: the index B+ tree', () => {
   }
 });
 
+describe('memory store: an index tree that derives its values from its keys', () => {
+  const derive = (key: string) => `id:${key.slice(-4)}`;
+  const take = <T>(it: Iterator<T>, n: number): T[] => {
+    const out: T[] = [];
+    for (let r = it.next(); !r.done && out.length < n; r = it.next()) out.push(r.value);
+    return out;
+  };
+
+  it('stores no value while each is the derived one, answers like a tree that stores them, and stores them all from the first that differs', () => {
+    const random = rng(21);
+    for (const switchAt of [Number.POSITIVE_INFINITY, 0, 1500, 2999]) {
+      const derived = new KeyTree(derive);
+      const plain = new KeyTree();
+      const keyAt = () => `${'abc'[Math.floor(random() * 3)]}${String(Math.floor(random() * 9000)).padStart(4, '0')}`;
+      for (let step = 0; step < 3000; step++) {
+        const k = keyAt();
+        if (random() < 0.8) {
+          const v = step === switchAt ? 'differs' : derive(k);
+          derived.set(k, v);
+          plain.set(k, v);
+        } else {
+          expect(derived.delete(k)).to.equal(plain.delete(k));
+        }
+        if (step % 250 === 0 || step === switchAt) {
+          const from = keyAt();
+          const to = keyAt();
+          expect(derived.size).to.equal(plain.size);
+          expect(take(derived.entries(from), 50)).to.deep.equal(take(plain.entries(from), 50));
+          expect(take(derived.entriesReversed(from), 50)).to.deep.equal(take(plain.entriesReversed(from), 50));
+          expect(derived.countRange(from, to)).to.equal(plain.countRange(from, to));
+          expect(derived.pairFrom(from, false)).to.deep.equal(plain.pairFrom(from, false));
+        }
+      }
+      expect([...derived.entries('')]).to.deep.equal([...plain.entries('')]);
+      const { keys, vals } = derived.sorted();
+      // Values are handed out (for a snapshot) only once the tree had to store them.
+      expect(vals === null, `switch at ${switchAt}`).to.equal(switchAt >= 3000);
+      expect(keys).to.deep.equal(plain.sorted().keys);
+    }
+  });
+
+  it('loads from sorted keys alone, then behaves like a tree loaded with the values', () => {
+    const keys = Array.from({ length: 700 }, (_, i) => `k${String(i * 2).padStart(5, '0')}`);
+    const loaded = KeyTree.fromSorted(keys, null, derive);
+    const explicit = KeyTree.fromSorted(keys, keys.map(derive));
+    expect([...loaded.entriesReversed('\u00ff')]).to.deep.equal([...explicit.entriesReversed('\u00ff')]);
+    for (const [k, v] of [['k00003', derive('k00003')], ['k00005', 'other'], ['k00007', derive('k00007')]]) {
+      loaded.set(k, v);
+      explicit.set(k, v);
+    }
+    expect(loaded.delete('k00004')).to.equal(true);
+    expect(explicit.delete('k00004')).to.equal(true);
+    expect([...loaded.entries('')]).to.deep.equal([...explicit.entries('')]);
+    expect(() => KeyTree.fromSorted(keys, null)).to.throw(/derive/);
+  });
+});
+
 describe('memory store: bulk loading (deferred indexes)', () => {
   type Entries = Array<[string, string]>;
   /** Every entry of every index of a collection, in tree order (white-box: the trees themselves). */
