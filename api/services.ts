@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { MongoClient } from 'mongodb';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
@@ -62,6 +63,23 @@ export class StartAborted extends Error {
     super('stopped during start-up');
     this.name = 'StartAborted';
   }
+}
+
+/** Share of V8's heap limit in use after the start-up catch-up from which the start warns. */
+export const HEAP_WARN_SHARE = 0.6;
+
+/**
+ * The heap figures logged once the in-memory read models have caught up, and the warning to log
+ * when they leave little room to grow (the process dies when the heap reaches its limit).
+ */
+export function heapReport(stats: { used_heap_size: number; heap_size_limit: number }): { fields: { heap_used_mb: number; heap_limit_mb: number }; warning: string | null } {
+  const fields = { heap_used_mb: Math.round(stats.used_heap_size / 1e6), heap_limit_mb: Math.round(stats.heap_size_limit / 1e6) };
+  const share = stats.used_heap_size / stats.heap_size_limit;
+  const warning =
+    share < HEAP_WARN_SHARE
+      ? null
+      : `the in-memory read models leave little heap: ${Math.round(share * 100)}% of the ${fields.heap_limit_mb} MB limit in use after catching up; raise it (NODE_OPTIONS=--max-old-space-size=<MB>) or keep the read models in MongoDB (MONGODB_URL)`;
+  return { fields, warning };
 }
 
 /** The read-model snapshot of the embedded store, in DATA_DIR. */
@@ -142,7 +160,9 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     await closeClosers(closers, logger);
     throw new StartAborted();
   }
-  logger.info({ position: runner.position, ms: Date.now() - started, log: log.name, store: store.name }, 'read models caught up');
+  const heap = store instanceof MemoryReadStore ? heapReport(getHeapStatistics()) : null;
+  logger.info({ position: runner.position, ms: Date.now() - started, log: log.name, store: store.name, ...heap?.fields }, 'read models caught up');
+  if (heap?.warning) logger.warn(heap.fields, heap.warning);
   // A long replay is saved before the service answers: a crash soon after then starts from here.
   if (longReplay()) {
     try {

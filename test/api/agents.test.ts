@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { heapReport } from '../../api/services.ts';
 import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
 
@@ -240,6 +241,22 @@ describe('api: service endpoints and routing', () => {
     expect(given.headers['x-request-id']).to.equal('trace-123');
     const assigned = await svc.req('GET', '/health');
     expect(assigned.headers['x-request-id']).to.match(/^req_/);
+  });
+});
+
+describe('api: heap report after the start-up catch-up', () => {
+  it('given a heap under 60% of its limit, then the start logs the figures and no warning', () => {
+    const r = heapReport({ used_heap_size: 500e6, heap_size_limit: 4000e6 });
+    expect(r.fields).to.deep.equal({ heap_used_mb: 500, heap_limit_mb: 4000 });
+    expect(r.warning).to.equal(null);
+  });
+
+  it('given a heap at 60% of its limit or more, then the warning says how much and how to make room', () => {
+    expect(heapReport({ used_heap_size: 2399e6, heap_size_limit: 4000e6 }).warning).to.equal(null);
+    const r = heapReport({ used_heap_size: 2600e6, heap_size_limit: 4000e6 });
+    expect(r.warning).to.match(/65% of the 4000 MB limit/);
+    expect(r.warning).to.match(/--max-old-space-size/);
+    expect(r.warning).to.match(/MONGODB_URL/);
   });
 });
 

@@ -56,8 +56,20 @@ function rawReadParse(path: string): number {
   return rate;
 }
 
-/** Events/s of a catch-up from 0, and the share of its time spent building the deferred indexes at the end. */
-async function runnerCatchUp(path: string, count: number, then?: (store: MemoryReadStore, log: SqliteEventLog, position: number) => Promise<void>): Promise<{ rate: number; indexShare: number }> {
+/** Heap in use after a full collection, bytes (NaN unless node runs with --expose-gc, as npm run bench does). */
+function heapAfterGc(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return Number.NaN;
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+/**
+ * Events/s of a catch-up from 0, the share of its time spent building the deferred indexes at the
+ * end, and the heap the caught-up read models hold (bytes).
+ */
+async function runnerCatchUp(path: string, count: number, then?: (store: MemoryReadStore, log: SqliteEventLog, position: number) => Promise<void>): Promise<{ rate: number; indexShare: number; heap: number }> {
+  const heapBefore = heapAfterGc();
   const log = SqliteEventLog.open({ path });
   const store = new MemoryReadStore();
   let indexMs = 0;
@@ -72,9 +84,10 @@ async function runnerCatchUp(path: string, count: number, then?: (store: MemoryR
   await runner.start();
   const elapsed = performance.now() - t;
   await runner.stop();
+  const heap = heapAfterGc() - heapBefore;
   await then?.(store, log, runner.position);
   await log.close();
-  return { rate: count / (elapsed / 1000), indexShare: indexMs / elapsed };
+  return { rate: count / (elapsed / 1000), indexShare: indexMs / elapsed, heap };
 }
 
 /** Events/s of the runner's own read path alone: paged readAll into RecordedEvents, nothing applied. */
@@ -158,6 +171,8 @@ export interface ReplayFigures {
   ratios: number[];
   /** Share of the catch-up spent building the deferred indexes at its end. */
   indexShare: number;
+  /** Heap held by the caught-up read models, bytes. */
+  heap: number;
   /** A start from a read-model snapshot of the same state (median round). */
   snapshot: SnapshotFigures;
   floors: ReplayFloors;
@@ -203,24 +218,24 @@ export async function replayBenchmarks(say: (line: string) => void): Promise<Rep
       await fill(path, kind, REPLAY_N);
       // Ceiling and runner in alternation, ROUNDS times: the median of the per-round ratios.
       // Each round also starts a fresh store from a snapshot of the replayed state.
-      const rounds: Array<{ raw: number; rate: number; ratio: number; indexShare: number; snapshot: SnapshotFigures }> = [];
+      const rounds: Array<{ raw: number; rate: number; ratio: number; indexShare: number; heap: number; snapshot: SnapshotFigures }> = [];
       for (let r = 0; r < ROUNDS; r++) {
         const raw = rawReadParse(path);
         const snapshotPath = join(dir, 'read-models.snapshot');
         let saved = { saveMs: 0, bytes: 0 };
-        const { rate, indexShare } = await runnerCatchUp(path, REPLAY_N, async (store, log, position) => {
+        const { rate, indexShare, heap } = await runnerCatchUp(path, REPLAY_N, async (store, log, position) => {
           saved = await saveSnapshot(store, log, position, snapshotPath);
         });
         // The replayed store is garbage by now: the start from the snapshot has the heap to itself.
         const snapshot = { replayMs: (REPLAY_N / rate) * 1000, startMs: await startFromSnapshot(path, snapshotPath), ...saved };
-        rounds.push({ raw, rate, ratio: rate / raw, indexShare, snapshot });
+        rounds.push({ raw, rate, ratio: rate / raw, indexShare, heap, snapshot });
       }
       const ratios = rounds.map((x) => x.ratio);
       const mid = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
       const snapshot = [...rounds].sort((a, b) => a.snapshot.startMs / a.snapshot.replayMs - b.snapshot.startMs / b.snapshot.replayMs)[Math.floor(rounds.length / 2)].snapshot;
       const floors = { readPath: (await readPathOnly(path)) / rawReadParse(path), documentsOnly: 0 };
       floors.documentsOnly = (await documentsOnlyCatchUp(path, REPLAY_N)) / rawReadParse(path);
-      results.push({ log: kind === 'mix' ? 'mixed' : 'posts only', raw: mid.raw, replay: mid.rate, ratio: mid.ratio, ratios, indexShare: mid.indexShare, snapshot, floors });
+      results.push({ log: kind === 'mix' ? 'mixed' : 'posts only', raw: mid.raw, replay: mid.rate, ratio: mid.ratio, ratios, indexShare: mid.indexShare, heap: mid.heap, snapshot, floors });
       if (kind === 'mix') {
         const costs = await perProjection(path, 100_000);
         say(`## Replay (${REPLAY_N.toLocaleString('en')} events per log, every projection, into the in-memory read store)`);
@@ -238,9 +253,9 @@ export async function replayBenchmarks(say: (line: string) => void): Promise<Rep
     }
     say(`Ceiling and runner measured in alternation, ${ROUNDS} rounds per log: the round with the median ratio, and every round's ratio.`);
     say('');
-    say('| log | raw SQLite read + JSON.parse (ceiling), events/s | ProjectionRunner catch-up from 0, end to end, events/s | ratio | per round | share of the catch-up spent building indexes |');
-    say('|---|---|---|---|---|---|');
-    for (const r of results) say(`| ${r.log} | ${r.raw.toFixed(0)} | ${r.replay.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.ratios.map((x) => x.toFixed(2)).join(', ')} | ${(r.indexShare * 100).toFixed(0)}% |`);
+    say('| log | raw SQLite read + JSON.parse (ceiling), events/s | ProjectionRunner catch-up from 0, end to end, events/s | ratio | per round | share of the catch-up spent building indexes | heap held by the read models, MB (KB per event) |');
+    say('|---|---|---|---|---|---|---|');
+    for (const r of results) say(`| ${r.log} | ${r.raw.toFixed(0)} | ${r.replay.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.ratios.map((x) => x.toFixed(2)).join(', ')} | ${(r.indexShare * 100).toFixed(0)}% | ${(r.heap / 1e6).toFixed(0)} (${(r.heap / REPLAY_N / 1e3).toFixed(2)}) |`);
     say('');
     say('Where the catch-up goes, each step as a ratio to a ceiling measured right after it (one round per log): the runner\'s own read path with no projection applied, then every projection with its documents but no secondary index (unique indexes kept), then the whole catch-up (the median round above). The target is 0.6.');
     say('');
