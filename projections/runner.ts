@@ -135,6 +135,7 @@ export class ProjectionRunner {
     await this.prepare();
     if (this.stopping) return false;
     const head = await this.log.headPosition();
+    if (this.stopping) return false;
     const bulk = head - this.processed >= this.bulkLoadMinEvents ? this.collectionNames(this.projections) : [];
     if (bulk.length > 0) this.store.deferIndexes?.(bulk);
     // Long catch-ups get no deadline: the waiter resolves when the head is reached.
