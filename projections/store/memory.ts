@@ -310,12 +310,12 @@ class Index {
   }
 
   /**
-   * The index's entries, for a snapshot (restore takes them back). When every _id of the
-   * collection is plain, the _ids are read back from the keys' ends (as load does) and not kept.
+   * The index's entries, for a snapshot (restore takes them back). The _ids are kept only when
+   * the tree stores them: otherwise each is read back from its key's end (as load does).
    */
-  stored(plainIds: boolean): StoredIndex {
+  stored(): StoredIndex {
     const { keys, vals } = this.tree.sorted();
-    return { name: this.name, multikeyFields: this.multikeyFields.slice(), keys, ids: plainIds ? null : vals };
+    return { name: this.name, multikeyFields: this.multikeyFields.slice(), keys, ids: vals };
   }
 
   /** Takes back the entries `stored` gave, made from the same documents by the same code. */
@@ -1463,12 +1463,11 @@ export class MemoryReadStore implements ReadStore {
     const out: StoredCollection[] = [];
     for (const [name, data] of this.collections) {
       if (name.startsWith(REBUILD_PREFIX)) continue;
-      const plainIds = allPlainIds(data.docs);
       out.push({
         name,
         indexes: data.indexes.map((ix) => ({ ...ix.spec, keys: { ...ix.spec.keys } })),
         docs: [...data.docs.values()],
-        entries: data.maintained.map((ix) => ix.stored(plainIds)),
+        entries: data.maintained.map((ix) => ix.stored()),
       });
     }
     return out;
