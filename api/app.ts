@@ -9,24 +9,24 @@ import { authenticate } from './auth.ts';
 import { renderError } from './errors.ts';
 import { idempotency } from './idempotency.ts';
 import { LIMITS } from './rate-limit.ts';
-import { agentRoutes } from './routes/agents.ts';
-import { authRoutes } from './routes/auth.ts';
-import { ownershipRoutes } from './routes/ownership.ts';
-import { ownerRoutes } from './routes/owner.ts';
-import { matchRoutes } from './routes/matches.ts';
-import { actionRoutes } from './routes/actions.ts';
-import { contentRoutes } from './routes/content.ts';
-import { crawlerRoutes } from './routes/crawlers.ts';
-import { mediaRoutes } from './routes/media.ts';
-import { schedulingRoutes } from './routes/scheduling.ts';
-import { creditRoutes } from './routes/credits.ts';
-import { feedRoutes } from './routes/feed.ts';
-import { messagingRoutes } from './routes/messaging.ts';
-import { serviceRoutes } from './routes/service.ts';
-import { webhookRoutes } from './routes/webhooks.ts';
-import { a2aRoutes } from './routes/a2a.ts';
-import { meshRoutes } from './routes/mesh.ts';
-import { ownerInboxRoutes } from './routes/owner-inbox.ts';
+import { agentRoutes } from './routes/agents/agents.ts';
+import { authRoutes } from './routes/humans/auth.ts';
+import { ownershipRoutes } from './routes/humans/ownership.ts';
+import { ownerRoutes } from './routes/humans/owner.ts';
+import { matchRoutes } from './routes/humans/matches.ts';
+import { actionRoutes } from './routes/agents/actions.ts';
+import { contentRoutes } from './routes/feed/content.ts';
+import { crawlerRoutes } from './routes/site/crawlers.ts';
+import { mediaRoutes } from './routes/feed/media.ts';
+import { schedulingRoutes } from './routes/feed/scheduling.ts';
+import { creditRoutes } from './routes/credits/credits.ts';
+import { feedRoutes } from './routes/feed/posts.ts';
+import { messagingRoutes } from './routes/messaging/dms.ts';
+import { serviceRoutes } from './routes/docs/service.ts';
+import { webhookRoutes } from './routes/webhooks/webhooks.ts';
+import { a2aRoutes } from './routes/messaging/a2a.ts';
+import { meshRoutes } from './routes/messaging/mesh.ts';
+import { ownerInboxRoutes } from './routes/humans/owner-inbox.ts';
 import type { Services } from './services.ts';
 
 export const JSON_LIMIT = '64kb';
@@ -57,14 +57,17 @@ function front(s: Services) {
       renderError(ctx, err, logger);
     } finally {
       if (logging) {
-        logger.info({
-          request_id: requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          ms: Number(process.hrtime.bigint() - start) / 1e6,
-          agent_id: (ctx.state.principal as { agentId?: string } | undefined)?.agentId,
-        }, 'request');
+        logger.info(
+          {
+            request_id: requestId,
+            method: ctx.method,
+            path: ctx.path,
+            status: ctx.status,
+            ms: Number(process.hrtime.bigint() - start) / 1e6,
+            agent_id: (ctx.state.principal as { agentId?: string } | undefined)?.agentId,
+          },
+          'request',
+        );
       }
     }
   };
@@ -125,7 +128,11 @@ function readBody(req: IncomingMessage, length: number): Promise<string> {
       received += chunk.length;
       if (received > length) {
         req.pause();
-        fail(received > JSON_LIMIT_BYTES ? 413 : 400, received > JSON_LIMIT_BYTES ? 'request entity too large' : 'request size did not match content length', received > JSON_LIMIT_BYTES ? 'entity.too.large' : 'request.size.invalid');
+        fail(
+          received > JSON_LIMIT_BYTES ? 413 : 400,
+          received > JSON_LIMIT_BYTES ? 'request entity too large' : 'request size did not match content length',
+          received > JSON_LIMIT_BYTES ? 'entity.too.large' : 'request.size.invalid',
+        );
         return;
       }
       chunks.push(chunk);
@@ -155,7 +162,14 @@ function readBody(req: IncomingMessage, length: number): Promise<string> {
  * is the one koa-body alone gives.
  */
 export function bodyParser() {
-  const general = koaBody({ jsonLimit: JSON_LIMIT, jsonStrict: true, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE] });
+  const general = koaBody({
+    jsonLimit: JSON_LIMIT,
+    jsonStrict: true,
+    multipart: false,
+    urlencoded: false,
+    text: false,
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+  });
   return async function parseBody(ctx: Context, next: Next) {
     if (!PARSED_METHODS.has(ctx.method)) return next();
     const headers = ctx.req.headers;

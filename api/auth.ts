@@ -3,11 +3,10 @@ import type { SecretBox } from '../commands/agents/secrets.ts';
 import { API_KEY_PREFIX } from '../commands/agents/secrets.ts';
 import { DomainError } from '../events/kernel/errors.ts';
 import type { ReadStore } from '../projections/store/port.ts';
-import { agentIdForKeyHash } from '../queries/agents.ts';
+import { agentIdForKeyHash } from '../queries/agents/agents.ts';
 
 export type Principal =
-  | { kind: 'agent'; agentId: string; via: 'api_key' }
-  | { kind: 'user'; userId: string; agentId: string | null; roles: string[]; via: 'bearer' };
+  { kind: 'agent'; agentId: string; via: 'api_key' } | { kind: 'user'; userId: string; agentId: string | null; roles: string[]; via: 'bearer' };
 
 /** The bearer side of dual auth: human sign-in plugs its token check in here. */
 export type BearerVerifier = (token: string) => Promise<{ userId: string; agentId: string | null; roles: string[] } | null>;

@@ -1,6 +1,6 @@
 import type { TokenService } from '../commands/humans/tokens.ts';
 import type { ReadStore } from '../projections/store/port.ts';
-import { getUser, rolesOf } from '../queries/users.ts';
+import { getUser, rolesOf } from '../queries/humans/users.ts';
 import type { BearerVerifier } from './auth.ts';
 
 /**

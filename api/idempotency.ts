@@ -42,10 +42,14 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    this.db.exec('CREATE TABLE IF NOT EXISTS idempotency_keys (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL)');
+    this.db.exec(
+      'CREATE TABLE IF NOT EXISTS idempotency_keys (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL)',
+    );
     this.db.pragma('busy_timeout = 0');
     this.getStmt = this.db.prepare('SELECT key, fingerprint, status, body, created_at FROM idempotency_keys WHERE key = ?');
-    this.putStmt = this.db.prepare('INSERT OR IGNORE INTO idempotency_keys (key, fingerprint, status, body, created_at) VALUES (@key, @fingerprint, @status, @body, @created_at)');
+    this.putStmt = this.db.prepare(
+      'INSERT OR IGNORE INTO idempotency_keys (key, fingerprint, status, body, created_at) VALUES (@key, @fingerprint, @status, @body, @created_at)',
+    );
     this.purgeStmt = this.db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?');
   }
 
@@ -119,7 +123,9 @@ export function idempotency(store: IdempotencyStore, secrets: SecretBox, clock: 
     const p = ctx.state.principal as { agentId?: string; userId?: string } | undefined;
     const scope = p?.agentId ?? p?.userId ?? 'anonymous';
     const key = createHash('sha256').update(`${scope}\n${ctx.method} ${ctx.path}\n${header}`).digest('hex');
-    const fingerprint = createHash('sha256').update(JSON.stringify(ctx.request.body ?? null)).digest('hex');
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify(ctx.request.body ?? null))
+      .digest('hex');
     ctx.state.commandId = key;
 
     while (inFlight.has(key)) await inFlight.get(key);

@@ -60,7 +60,9 @@ export class RateLimiter {
     if (w.count >= limit) {
       if (ctx) setHeaders(ctx, { limit, remaining: 0, reset });
       ctx?.set('Retry-After', String(reset));
-      throw new DomainError(429, 'rate_limited', `Rate limit exceeded: ${limit} per ${describe(rule.windowMs)} for ${rule.name.replace(/_/g, ' ')}`, { retry_after: reset });
+      throw new DomainError(429, 'rate_limited', `Rate limit exceeded: ${limit} per ${describe(rule.windowMs)} for ${rule.name.replace(/_/g, ' ')}`, {
+        retry_after: reset,
+      });
     }
     w.count++;
     const status = { limit, remaining: limit - w.count, reset };

@@ -72,7 +72,10 @@ export const HEAP_WARN_SHARE = 0.6;
  * The heap figures logged once the in-memory read models have caught up, and the warning to log
  * when they leave little room to grow (the process dies when the heap reaches its limit).
  */
-export function heapReport(stats: { used_heap_size: number; heap_size_limit: number }): { fields: { heap_used_mb: number; heap_limit_mb: number }; warning: string | null } {
+export function heapReport(stats: { used_heap_size: number; heap_size_limit: number }): {
+  fields: { heap_used_mb: number; heap_limit_mb: number };
+  warning: string | null;
+} {
   const fields = { heap_used_mb: Math.round(stats.used_heap_size / 1e6), heap_limit_mb: Math.round(stats.heap_size_limit / 1e6) };
   const share = stats.used_heap_size / stats.heap_size_limit;
   const warning =
@@ -93,7 +96,12 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   const sqlitePath = join(config.dataDir, 'events.sqlite');
   const closers: Array<() => Promise<void>> = [];
 
-  const log = await openEventLog({ eventstoreUrl: config.eventstoreUrl ?? undefined, sqlitePath, synchronous: config.sqliteSynchronous, checkpointIntervalMs: config.sqliteCheckpointIntervalMs });
+  const log = await openEventLog({
+    eventstoreUrl: config.eventstoreUrl ?? undefined,
+    sqlitePath,
+    synchronous: config.sqliteSynchronous,
+    checkpointIntervalMs: config.sqliteCheckpointIntervalMs,
+  });
   closers.push(() => log.close());
   const store = await openReadStore({ mongodbUrl: config.mongodbUrl ?? undefined, dbName: config.mongodbDb });
   closers.push(() => store.close());
@@ -116,7 +124,10 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   const started = Date.now();
   // The embedded default keeps its read models in memory: a snapshot written at the last clean
   // stop saves replaying the whole log at every start.
-  const snapshots = config.readModelSnapshots && store instanceof MemoryReadStore && log instanceof SqliteEventLog ? { store, path: join(config.dataDir, SNAPSHOT_FILE), from: 0 } : null;
+  const snapshots =
+    config.readModelSnapshots && store instanceof MemoryReadStore && log instanceof SqliteEventLog
+      ? { store, path: join(config.dataDir, SNAPSHOT_FILE), from: 0 }
+      : null;
   if (snapshots) {
     const outcome = await restoreReadModels(snapshots.store, log, snapshots.path);
     if (outcome.kind === 'restored') {

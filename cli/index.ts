@@ -10,7 +10,7 @@ import type { Services } from '../api/services.ts';
 import { collectionChecksum } from '../projections/store/checksum.ts';
 import { pino } from 'pino';
 import { hideRoom, mergeRoom } from '../commands/feed/rooms.ts';
-import { getRoomDoc } from '../queries/rooms.ts';
+import { getRoomDoc } from '../queries/feed/rooms.ts';
 
 const operator = () => `cli:${process.env.USER ?? 'operator'}`;
 
@@ -34,7 +34,10 @@ program
   .action(async (projection: string | undefined) => {
     await withServices(async (s) => {
       const head = await s.log.headPosition();
-      const bar = new cliProgress.SingleBar({ format: '{projection} [{bar}] {percentage}% | {value}/{total} events', hideCursor: true }, cliProgress.Presets.shades_classic);
+      const bar = new cliProgress.SingleBar(
+        { format: '{projection} [{bar}] {percentage}% | {value}/{total} events', hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      );
       let mismatches = 0;
       let current = '';
       await s.runner.rebuild(projection ? [projection] : null, {
@@ -55,11 +58,15 @@ program
             const b = await collectionChecksum(s.store, live);
             const same = a.sha256 === b.sha256 && a.count === b.count;
             if (!same) mismatches++;
-            process.stdout.write(`${same ? 'OK      ' : 'MISMATCH'} ${name}/${live}: rebuilt ${a.count} docs sha256 ${a.sha256.slice(0, 16)} | live ${b.count} docs sha256 ${b.sha256.slice(0, 16)}\n`);
+            process.stdout.write(
+              `${same ? 'OK      ' : 'MISMATCH'} ${name}/${live}: rebuilt ${a.count} docs sha256 ${a.sha256.slice(0, 16)} | live ${b.count} docs sha256 ${b.sha256.slice(0, 16)}\n`,
+            );
           }
         },
       });
-      process.stdout.write(`replayed ${head} events; ${mismatches === 0 ? 'all rebuilt read models equal the live ones' : `${mismatches} collection(s) differ`}\n`);
+      process.stdout.write(
+        `replayed ${head} events; ${mismatches === 0 ? 'all rebuilt read models equal the live ones' : `${mismatches} collection(s) differ`}\n`,
+      );
       if (mismatches) process.exitCode = 1;
     });
   });
@@ -112,7 +119,9 @@ program
       }
       for (const t of rows) {
         const sign = t.type === 'debit' ? '-' : '+';
-        process.stdout.write(`${t.created_at}\t${sign}${t.amount.toFixed(2)}\tbalance ${t.balance_after.toFixed(2)}\t${t.action}\t${JSON.stringify(t.reference)}\t#${t.position}\n`);
+        process.stdout.write(
+          `${t.created_at}\t${sign}${t.amount.toFixed(2)}\tbalance ${t.balance_after.toFixed(2)}\t${t.action}\t${JSON.stringify(t.reference)}\t#${t.position}\n`,
+        );
       }
     });
   });
@@ -128,7 +137,12 @@ program
     await withServices(async (s) => {
       const now = s.clock.now();
       const event: SuperAdminGranted = { type: 'SuperAdminGranted', data: { email: normalised, granted_at: now.toISOString() } };
-      const r = await s.bus.appendRaw(ADMINS_STREAM, [event], 'any', { commandId: randomUUID(), actor: `cli:${process.env.USER ?? 'operator'}`, requestId: null, now });
+      const r = await s.bus.appendRaw(ADMINS_STREAM, [event], 'any', {
+        commandId: randomUUID(),
+        actor: `cli:${process.env.USER ?? 'operator'}`,
+        requestId: null,
+        now,
+      });
       process.stdout.write(`${normalised} is a super admin (event at position ${r.position})\n`);
     });
   });

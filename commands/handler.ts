@@ -3,14 +3,35 @@ import { DomainError } from '../events/kernel/errors.ts';
 import { deriveOrderedUuid, deriveUuid } from '../events/kernel/ids.ts';
 import type { AppendResult, EventLog, ExpectedRevision, NewEvent } from '../events/store/port.ts';
 import { WrongExpectedRevisionError } from '../events/store/port.ts';
-import type { Event } from '../events/types.ts';
+import type { DomainEvent } from '../events/catalogue.ts';
+import type { Appendable, Event } from '../events/types.ts';
+import { schemaVersionOf } from '../events/upcasters.ts';
 
+/** Any event shape; the service's own are the `DomainEvent` union (the default everywhere). */
 type AnyEvent = Event<string, unknown>;
 
-/** Pure fold of one aggregate's stream. `evolve` must not mutate `state`. */
-export interface Aggregate<S> {
-  initial(): S;
-  evolve(state: S, event: AnyEvent): S;
+/**
+ * Pure fold of one aggregate's stream: `E` is the union of the event types its stream holds.
+ * `evolve` must not mutate `state`.
+ */
+export interface Aggregate<S, E extends AnyEvent = DomainEvent> {
+  initialState(): S;
+  evolve(state: S, event: E): S;
+}
+
+/** What every command carries besides its data: the time from the injected clock (and, per command, its ids). */
+export interface CommandMetadata {
+  now: Date;
+}
+
+/**
+ * A command as a decider takes it: `data` holds the caller's input and every fact loaded from
+ * other streams or read models; `metadata` the time and every random value, so `decide` is pure.
+ */
+export interface Command<T extends string, D, M extends CommandMetadata = CommandMetadata> {
+  type: T;
+  data: D;
+  metadata: M;
 }
 
 /** Who asked and when: time comes from the injected clock, ids from the command id. */
@@ -29,8 +50,11 @@ export interface CommandContext {
   fresh?: boolean;
 }
 
-export interface CommandResult {
-  events: NewEvent[];
+export interface CommandResult<E extends AnyEvent = DomainEvent, S = unknown> {
+  /** The aggregate's state after the events (answers are built from `events` and `state`). */
+  state: S;
+  /** The events `decide` returned, with their ids and metadata (also on a duplicate, where nothing new was stored). */
+  events: Array<Appendable<E>>;
   /** Global position of the last event (the read models are up to date once they reach it). */
   position: number;
   revision: number;
@@ -38,7 +62,7 @@ export interface CommandResult {
   duplicate: boolean;
 }
 
-export type Decide<S> = (state: S, revision: number | null) => AnyEvent[];
+export type Decide<S, E extends AnyEvent = DomainEvent> = (state: S, revision: number | null) => E[];
 
 interface Cached<S> {
   state: S;
@@ -79,12 +103,12 @@ export class CommandBus {
     return { actor: null, requestId: null, now: this.clock.now(), ...partial };
   }
 
-  async handle<S>(stream: string, aggregate: Aggregate<S>, decide: Decide<S>, ctx: CommandContext): Promise<CommandResult> {
+  async handle<S, E extends AnyEvent>(stream: string, aggregate: Aggregate<S, E>, decide: Decide<S, E>, ctx: CommandContext): Promise<CommandResult<E, S>> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const { events, append } = await this.serial(stream, () => this.attempt(stream, aggregate, decide, ctx));
+        const { events, state, append } = await this.serial(stream, () => this.attempt(stream, aggregate, decide, ctx));
         const result = await append;
-        return { events, position: result.position, revision: result.revision, duplicate: result.duplicate };
+        return { events, state, position: result.position, revision: result.revision, duplicate: result.duplicate };
       } catch (err) {
         if (!(err instanceof WrongExpectedRevisionError)) throw err;
         this.cache.delete(stream);
@@ -96,13 +120,14 @@ export class CommandBus {
   }
 
   /** Reads the current state of a stream (cached), without deciding anything. */
-  async load<S>(stream: string, aggregate: Aggregate<S>): Promise<Cached<S>> {
+  async load<S, E extends AnyEvent>(stream: string, aggregate: Aggregate<S, E>): Promise<Cached<S>> {
     const hit = this.cache.get(stream) as Cached<S> | undefined;
     if (hit) return hit;
-    let state = aggregate.initial();
+    let state = aggregate.initialState();
     let revision: number | null = null;
     for (const e of await this.log.readStream(stream)) {
-      state = aggregate.evolve(state, e);
+      // The cast: a stream's name fixes its aggregate, and only that aggregate's commands append to it.
+      state = aggregate.evolve(state, e as unknown as E);
       revision = e.revision;
     }
     const loaded = { state, revision };
@@ -110,7 +135,7 @@ export class CommandBus {
     return loaded;
   }
 
-  private async attempt<S>(stream: string, aggregate: Aggregate<S>, decide: Decide<S>, ctx: CommandContext) {
+  private async attempt<S, E extends AnyEvent>(stream: string, aggregate: Aggregate<S, E>, decide: Decide<S, E>, ctx: CommandContext) {
     const { state, revision } = (this.cache.get(stream) as Cached<S> | undefined) ?? (await this.load(stream, aggregate));
     const decided = decide(state, revision);
     const events = decided.map((e, i) => this.toNewEvent(e, i, stream, ctx));
@@ -119,7 +144,7 @@ export class CommandBus {
       const append: Promise<AppendResult> = prior
         ? prior.then((r) => ({ position: r.position, revision: r.revision, duplicate: true }))
         : Promise.resolve({ position: 0, revision: revision ?? -1, duplicate: true });
-      return { events, append };
+      return { events, state, append };
     }
     const expected: ExpectedRevision = revision === null ? 'no_stream' : revision;
     const append = this.log.append(stream, events, expected).then(
@@ -137,7 +162,7 @@ export class CommandBus {
     this.remember(stream, { state: next, revision: (revision ?? -1) + events.length });
     if (!this.pipelined) await append;
     else this.track(stream, append);
-    return { events, append };
+    return { events, state: next, append };
   }
 
   private track(stream: string, append: Promise<AppendResult>): void {
@@ -153,8 +178,8 @@ export class CommandBus {
     if (this.inflight.get(stream) === append) this.inflight.delete(stream);
   }
 
-  private toNewEvent(e: AnyEvent, index: number, stream: string, ctx: CommandContext): NewEvent {
-    return {
+  private toNewEvent<E extends AnyEvent>(e: E, index: number, stream: string, ctx: CommandContext): Appendable<E> {
+    const event: NewEvent = {
       id: ctx.fresh ? deriveOrderedUuid(ctx.commandId, `${stream}#${index}`, ctx.now.getTime()) : deriveUuid(ctx.commandId, `${stream}#${index}`),
       type: e.type,
       data: e.data,
@@ -164,9 +189,11 @@ export class CommandBus {
         correlation_id: ctx.requestId,
         causation_id: ctx.commandId,
         occurred_at: ctx.now.toISOString(),
-        schema_version: 1,
+        schema_version: schemaVersionOf(e.type),
       },
     };
+    // Appendable<E> is NewEvent narrowed to E's type/data pairs, which `e` supplied.
+    return event as Appendable<E>;
   }
 
   private remember(stream: string, value: Cached<unknown>): void {
@@ -194,12 +221,12 @@ export class CommandBus {
   }
 
   /** Appends events that need no state (reservations, admin grants) with an explicit expectation. */
-  async appendRaw(stream: string, decided: AnyEvent[], expected: ExpectedRevision, ctx: CommandContext): Promise<CommandResult> {
+  async appendRaw<E extends AnyEvent>(stream: string, decided: E[], expected: ExpectedRevision, ctx: CommandContext): Promise<CommandResult<E, null>> {
     const events = decided.map((e, i) => this.toNewEvent(e, i, stream, ctx));
     this.cache.delete(stream);
     const append = this.log.append(stream, events, expected);
     if (this.pipelined) this.track(stream, append);
     const r = await append;
-    return { events, position: r.position, revision: r.revision, duplicate: r.duplicate };
+    return { events, state: null, position: r.position, revision: r.revision, duplicate: r.duplicate };
   }
 }

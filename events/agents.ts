@@ -3,37 +3,46 @@ import { isoDate, nullable } from './types.ts';
 
 export type Tier = 'free' | 'pro' | 'elite' | 'builder' | 'enterprise';
 
-export type AgentRegistered = Event<'AgentRegistered', {
-  agent_id: string;
-  name: string;
-  description: string | null;
-  capabilities: string[];
-  owner_name: string;
-  owner_email: string;
-  webhook_url: string | null;
-  /** AES-256-GCM ciphertext: deliveries must be signed with the secret itself, so it cannot be a one-way hash. */
-  webhook_secret_enc: string;
-  api_key_hash: string;
-  claim_token_hash: string;
-  tier: Tier;
-  registration_source: string;
-  intent_type: string;
-  registered_at: string;
-}>;
+export type AgentRegistered = Event<
+  'AgentRegistered',
+  {
+    agent_id: string;
+    name: string;
+    description: string | null;
+    capabilities: string[];
+    owner_name: string;
+    owner_email: string;
+    webhook_url: string | null;
+    /** AES-256-GCM ciphertext: deliveries must be signed with the secret itself, so it cannot be a one-way hash. */
+    webhook_secret_enc: string;
+    api_key_hash: string;
+    claim_token_hash: string;
+    tier: Tier;
+    registration_source: string;
+    intent_type: string;
+    registered_at: string;
+  }
+>;
 
-export type AgentProfileUpdated = Event<'AgentProfileUpdated', {
-  agent_id: string;
-  name?: string;
-  description?: string | null;
-  webhook_url?: string | null;
-}>;
+export type AgentProfileUpdated = Event<
+  'AgentProfileUpdated',
+  {
+    agent_id: string;
+    name?: string;
+    description?: string | null;
+    webhook_url?: string | null;
+  }
+>;
 
 /** Appended with expected revision "no stream" on `owner-email-<hash>`: one agent per owner e-mail. */
-export type OwnerEmailReserved = Event<'OwnerEmailReserved', {
-  email_hash: string;
-  agent_id: string;
-  reserved_at: string;
-}>;
+export type OwnerEmailReserved = Event<
+  'OwnerEmailReserved',
+  {
+    email_hash: string;
+    agent_id: string;
+    reserved_at: string;
+  }
+>;
 
 export type SuperAdminGranted = Event<'SuperAdminGranted', { email: string; granted_at: string }>;
 
@@ -45,7 +54,22 @@ export const agentEventSchemas: Record<string, JsonSchema> = {
   AgentRegistered: {
     type: 'object',
     additionalProperties: false,
-    required: ['agent_id', 'name', 'description', 'capabilities', 'owner_name', 'owner_email', 'webhook_url', 'webhook_secret_enc', 'api_key_hash', 'claim_token_hash', 'tier', 'registration_source', 'intent_type', 'registered_at'],
+    required: [
+      'agent_id',
+      'name',
+      'description',
+      'capabilities',
+      'owner_name',
+      'owner_email',
+      'webhook_url',
+      'webhook_secret_enc',
+      'api_key_hash',
+      'claim_token_hash',
+      'tier',
+      'registration_source',
+      'intent_type',
+      'registered_at',
+    ],
     properties: {
       agent_id: { type: 'string', pattern: '^agt_' },
       name: { type: 'string', minLength: 1 },

@@ -23,3 +23,41 @@ export const eventSchemas: Record<string, JsonSchema> = {
  * read models follow balances through these; a new charged event type is added to its area's list.
  */
 export const CHARGED_EVENT_TYPES: ReadonlySet<string> = new Set([...FEED_CHARGED_EVENTS, ...MESSAGING_CHARGED_EVENTS, ...MATCHING_CHARGED_EVENTS]);
+
+import type { AgentRegistered, AgentProfileUpdated, OwnerEmailReserved, SuperAdminGranted } from './agents.ts';
+import type { CreditsEvent } from './credits.ts';
+import type { FeedEvent } from './feed.ts';
+import type * as H from './humans.ts';
+import type { MatchingEvent } from './matching.ts';
+import type { MessagingEvent } from './messaging.ts';
+import type { WebhookEvent } from './webhooks.ts';
+
+/** Every domain event of the service: one discriminated union, so a `switch` on `type` narrows `data`. */
+export type DomainEvent =
+  | AgentRegistered
+  | AgentProfileUpdated
+  | OwnerEmailReserved
+  | SuperAdminGranted
+  | CreditsEvent
+  | FeedEvent
+  | H.UserEvent
+  | H.OtpEvent
+  | H.MailEvent
+  | H.AgentOwnershipEvent
+  | H.UserEmailReserved
+  | H.EliteAgentReserved
+  | H.AutoPostPrefsChanged
+  | H.DigestProduced
+  | H.DigestRead
+  | H.MatchCreated
+  | H.MatchMessageSent
+  | H.MatchMessageDeleted
+  | H.MatchMessageReported
+  | H.MatchMessagesRead
+  | MatchingEvent
+  | MessagingEvent
+  | WebhookEvent;
+
+export type DomainEventType = DomainEvent['type'];
+/** The event of one type, e.g. `EventOfType<'PostPublished'>`. */
+export type EventOfType<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

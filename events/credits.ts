@@ -2,14 +2,17 @@ import type { Event, JsonSchema } from './types.ts';
 import { isoDate } from './types.ts';
 
 /** One billing cycle's allocation. Cycle 0 is granted with the registration itself. */
-export type MonthlyCreditsGranted = Event<'MonthlyCreditsGranted', {
-  agent_id: string;
-  cycle: number;
-  amount_mc: number;
-  balance_after_mc: number;
-  cycle_start: string;
-  next_grant_at: string;
-}>;
+export type MonthlyCreditsGranted = Event<
+  'MonthlyCreditsGranted',
+  {
+    agent_id: string;
+    cycle: number;
+    amount_mc: number;
+    balance_after_mc: number;
+    cycle_start: string;
+    next_grant_at: string;
+  }
+>;
 
 export type CreditsEvent = MonthlyCreditsGranted;
 

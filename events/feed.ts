@@ -6,33 +6,36 @@ export const POST_TYPES = ['activity_summary', 'intro_sent', 'deal_opened', 'sig
 export type PostType = (typeof POST_TYPES)[number];
 
 /** Appended on the author's agent stream: the post and its charge are one atomic event. */
-export type PostPublished = Event<'PostPublished', {
-  post_id: string;
-  agent_id: string;
-  agent_name: string;
-  title: string;
-  body: string;
-  post_type: PostType;
-  room_slug: string | null;
-  hashtags: string[];
-  published_at: string;
-  /**
-   * The post's charge. Absent only on the publication of a scheduled post, which was charged when
-   * it was scheduled (PostScheduled); such a PostPublished carries `scheduled_at` instead.
-   */
-  charge?: Charge;
-  scheduled_at?: string;
-  /** Optional (later schema): a poll attached to the post (2-10 options, expiry at most 7 days). */
-  poll?: PostPoll | null;
-  /** Optional (later schema): the duplicate-signal key, see `signalHash` (autonomous posts: `autoSignalHash`). */
-  signal_hash?: string;
-  /**
-   * Optional (later schema): an autonomous post the service published on the agent's behalf
-   * (events/matching.ts): free, so it carries neither `charge` nor `scheduled_at`.
-   */
-  auto?: true;
-  source?: 'scout' | 'mixer';
-}>;
+export type PostPublished = Event<
+  'PostPublished',
+  {
+    post_id: string;
+    agent_id: string;
+    agent_name: string;
+    title: string;
+    body: string;
+    post_type: PostType;
+    room_slug: string | null;
+    hashtags: string[];
+    published_at: string;
+    /**
+     * The post's charge. Absent only on the publication of a scheduled post, which was charged when
+     * it was scheduled (PostScheduled); such a PostPublished carries `scheduled_at` instead.
+     */
+    charge?: Charge;
+    scheduled_at?: string;
+    /** Optional (later schema): a poll attached to the post (2-10 options, expiry at most 7 days). */
+    poll?: PostPoll | null;
+    /** Optional (later schema): the duplicate-signal key, see `signalHash` (autonomous posts: `autoSignalHash`). */
+    signal_hash?: string;
+    /**
+     * Optional (later schema): an autonomous post the service published on the agent's behalf
+     * (events/matching.ts): free, so it carries neither `charge` nor `scheduled_at`.
+     */
+    auto?: true;
+    source?: 'scout' | 'mixer';
+  }
+>;
 
 export interface PostPoll {
   options: string[];
@@ -44,130 +47,166 @@ export interface PostPoll {
  * `parent_comment_id` is always a top-level comment (a reply to a reply attaches to it), while
  * `reply_to_comment_id` keeps the comment the caller actually answered.
  */
-export type CommentAdded = Event<'CommentAdded', {
-  comment_id: string;
-  post_id: string;
-  agent_id: string;
-  agent_name: string;
-  parent_comment_id: string | null;
-  reply_to_comment_id: string | null;
-  content: string;
-  post_author_id: string;
-  post_room_slug: string | null;
-  created_at: string;
-  charge: Charge;
-}>;
+export type CommentAdded = Event<
+  'CommentAdded',
+  {
+    comment_id: string;
+    post_id: string;
+    agent_id: string;
+    agent_name: string;
+    parent_comment_id: string | null;
+    reply_to_comment_id: string | null;
+    content: string;
+    post_author_id: string;
+    post_room_slug: string | null;
+    created_at: string;
+    charge: Charge;
+  }
+>;
 
 /** Free shared state on `post-<id>`: one toggle per (comment, agent). */
-export type CommentUpvoteToggled = Event<'CommentUpvoteToggled', {
-  post_id: string;
-  comment_id: string;
-  agent_id: string;
-  upvoted: boolean;
-  toggled_at: string;
-}>;
+export type CommentUpvoteToggled = Event<
+  'CommentUpvoteToggled',
+  {
+    post_id: string;
+    comment_id: string;
+    agent_id: string;
+    upvoted: boolean;
+    toggled_at: string;
+  }
+>;
 
 export const REACTIONS = ['like', 'insightful', 'celebrate'] as const;
 export type Reaction = (typeof REACTIONS)[number];
 
 /** Free shared state on `post-<id>`: one toggle per (agent, reaction). */
-export type PostReactionToggled = Event<'PostReactionToggled', {
-  post_id: string;
-  agent_id: string;
-  reaction: Reaction;
-  active: boolean;
-  toggled_at: string;
-}>;
+export type PostReactionToggled = Event<
+  'PostReactionToggled',
+  {
+    post_id: string;
+    agent_id: string;
+    reaction: Reaction;
+    active: boolean;
+    toggled_at: string;
+  }
+>;
 
 /** On `post-<id>`: one vote per voter; notifies the post author (poll_vote). */
-export type PollVoted = Event<'PollVoted', {
-  post_id: string;
-  agent_id: string;
-  option_index: number;
-  post_author_id: string;
-  voted_at: string;
-}>;
+export type PollVoted = Event<
+  'PollVoted',
+  {
+    post_id: string;
+    agent_id: string;
+    option_index: number;
+    post_author_id: string;
+    voted_at: string;
+  }
+>;
 
 /** On `post-<id>`: one flag per distinct flagger. */
-export type PostFlagged = Event<'PostFlagged', {
-  post_id: string;
-  agent_id: string;
-  reason: string | null;
-  flag_count: number;
-  flagged_at: string;
-}>;
+export type PostFlagged = Event<
+  'PostFlagged',
+  {
+    post_id: string;
+    agent_id: string;
+    reason: string | null;
+    flag_count: number;
+    flagged_at: string;
+  }
+>;
 
 /** On `post-<id>`, appended with the 5th distinct flag: the post leaves every public read. */
-export type PostGhosted = Event<'PostGhosted', {
-  post_id: string;
-  post_author_id: string;
-  flag_count: number;
-  ghosted_at: string;
-}>;
+export type PostGhosted = Event<
+  'PostGhosted',
+  {
+    post_id: string;
+    post_author_id: string;
+    flag_count: number;
+    ghosted_at: string;
+  }
+>;
 
 /** On `agent-flags-<target>`: one flag per distinct flagger. */
-export type AgentFlagged = Event<'AgentFlagged', {
-  target_agent_id: string;
-  agent_id: string;
-  reason: string | null;
-  flag_count: number;
-  flagged_at: string;
-}>;
+export type AgentFlagged = Event<
+  'AgentFlagged',
+  {
+    target_agent_id: string;
+    agent_id: string;
+    reason: string | null;
+    flag_count: number;
+    flagged_at: string;
+  }
+>;
 
 /** On `agent-flags-<target>`, with the 5th distinct flag: the agent and its posts leave every public read. */
-export type AgentGhosted = Event<'AgentGhosted', {
-  agent_id: string;
-  flag_count: number;
-  ghosted_at: string;
-}>;
+export type AgentGhosted = Event<
+  'AgentGhosted',
+  {
+    agent_id: string;
+    flag_count: number;
+    ghosted_at: string;
+  }
+>;
 
 /** A signal boost, charged on the booster's stream; notifies the original author (signal_boost). */
-export type SignalBoosted = Event<'SignalBoosted', {
-  post_id: string;
-  agent_id: string;
-  post_author_id: string;
-  boosted_at: string;
-  charge: Charge;
-}>;
+export type SignalBoosted = Event<
+  'SignalBoosted',
+  {
+    post_id: string;
+    agent_id: string;
+    post_author_id: string;
+    boosted_at: string;
+    charge: Charge;
+  }
+>;
 
 /** A post to publish at `publish_at`, charged now on the author's stream (0.1, the post's price). */
-export type PostScheduled = Event<'PostScheduled', {
-  post_id: string;
-  agent_id: string;
-  agent_name: string;
-  title: string;
-  body: string;
-  post_type: PostType;
-  room_slug: string | null;
-  hashtags: string[];
-  poll: PostPoll | null;
-  signal_hash: string;
-  publish_at: string;
-  scheduled_at: string;
-  charge: Charge;
-}>;
+export type PostScheduled = Event<
+  'PostScheduled',
+  {
+    post_id: string;
+    agent_id: string;
+    agent_name: string;
+    title: string;
+    body: string;
+    post_type: PostType;
+    room_slug: string | null;
+    hashtags: string[];
+    poll: PostPoll | null;
+    signal_hash: string;
+    publish_at: string;
+    scheduled_at: string;
+    charge: Charge;
+  }
+>;
 
 /** Cancelling a scheduled post refunds it: a charge with a negative amount. */
-export type ScheduledPostCancelled = Event<'ScheduledPostCancelled', {
-  post_id: string;
-  agent_id: string;
-  cancelled_at: string;
-  charge: Charge;
-}>;
+export type ScheduledPostCancelled = Event<
+  'ScheduledPostCancelled',
+  {
+    post_id: string;
+    agent_id: string;
+    cancelled_at: string;
+    charge: Charge;
+  }
+>;
 
 /** On `room-<slug>`: at most 3 pins per room; notifies the post author (anchor_pin). */
 export type RoomPostPinned = Event<'RoomPostPinned', { room_slug: string; post_id: string; agent_id: string; post_author_id: string; pinned_at: string }>;
 export type RoomPostUnpinned = Event<'RoomPostUnpinned', { room_slug: string; post_id: string; agent_id: string; unpinned_at: string }>;
 
 /** On the uploader's stream (free): the bytes are in the blob store under `image_id`. */
-export type ImageUploaded = Event<'ImageUploaded', {
-  image_id: string;
-  agent_id: string;
-  content_type: string;
-  size_bytes: number;
-  sha256: string;
-  uploaded_at: string;
-}>;
+export type ImageUploaded = Event<
+  'ImageUploaded',
+  {
+    image_id: string;
+    agent_id: string;
+    content_type: string;
+    size_bytes: number;
+    sha256: string;
+    uploaded_at: string;
+  }
+>;
 
 /** On `room-<slug>` (super admin, CLI until human sign-in): a custom room folded into a curated one. */
 export type RoomMerged = Event<'RoomMerged', { room_slug: string; into: string; by: string; merged_at: string }>;
@@ -277,7 +316,19 @@ export const feedEventSchemas: Record<string, JsonSchema> = {
   CommentAdded: {
     type: 'object',
     additionalProperties: false,
-    required: ['comment_id', 'post_id', 'agent_id', 'agent_name', 'parent_comment_id', 'reply_to_comment_id', 'content', 'post_author_id', 'post_room_slug', 'created_at', 'charge'],
+    required: [
+      'comment_id',
+      'post_id',
+      'agent_id',
+      'agent_name',
+      'parent_comment_id',
+      'reply_to_comment_id',
+      'content',
+      'post_author_id',
+      'post_room_slug',
+      'created_at',
+      'charge',
+    ],
     properties: {
       comment_id: { type: 'string', pattern: '^cmt_' },
       post_id: postId,
@@ -292,12 +343,36 @@ export const feedEventSchemas: Record<string, JsonSchema> = {
       charge: chargeSchema,
     },
   },
-  CommentUpvoteToggled: strict({ post_id: postId, comment_id: { type: 'string', pattern: '^cmt_' }, agent_id: agentId, upvoted: { type: 'boolean' }, toggled_at: isoDate }),
+  CommentUpvoteToggled: strict({
+    post_id: postId,
+    comment_id: { type: 'string', pattern: '^cmt_' },
+    agent_id: agentId,
+    upvoted: { type: 'boolean' },
+    toggled_at: isoDate,
+  }),
   PostReactionToggled: strict({ post_id: postId, agent_id: agentId, reaction: { enum: [...REACTIONS] }, active: { type: 'boolean' }, toggled_at: isoDate }),
-  PollVoted: strict({ post_id: postId, agent_id: agentId, option_index: { type: 'integer', minimum: 0, maximum: 9 }, post_author_id: agentId, voted_at: isoDate }),
-  PostFlagged: strict({ post_id: postId, agent_id: agentId, reason: nullable({ type: 'string', maxLength: 500 }), flag_count: { type: 'integer', minimum: 1 }, flagged_at: isoDate }),
+  PollVoted: strict({
+    post_id: postId,
+    agent_id: agentId,
+    option_index: { type: 'integer', minimum: 0, maximum: 9 },
+    post_author_id: agentId,
+    voted_at: isoDate,
+  }),
+  PostFlagged: strict({
+    post_id: postId,
+    agent_id: agentId,
+    reason: nullable({ type: 'string', maxLength: 500 }),
+    flag_count: { type: 'integer', minimum: 1 },
+    flagged_at: isoDate,
+  }),
   PostGhosted: strict({ post_id: postId, post_author_id: agentId, flag_count: { type: 'integer', minimum: 1 }, ghosted_at: isoDate }),
-  AgentFlagged: strict({ target_agent_id: agentId, agent_id: agentId, reason: nullable({ type: 'string', maxLength: 500 }), flag_count: { type: 'integer', minimum: 1 }, flagged_at: isoDate }),
+  AgentFlagged: strict({
+    target_agent_id: agentId,
+    agent_id: agentId,
+    reason: nullable({ type: 'string', maxLength: 500 }),
+    flag_count: { type: 'integer', minimum: 1 },
+    flagged_at: isoDate,
+  }),
   AgentGhosted: strict({ agent_id: agentId, flag_count: { type: 'integer', minimum: 1 }, ghosted_at: isoDate }),
   SignalBoosted: strict({ post_id: postId, agent_id: agentId, post_author_id: agentId, boosted_at: isoDate, charge: chargeSchema }),
   RoomMerged: strict({ room_slug: { type: 'string' }, into: { type: 'string' }, by: { type: 'string' }, merged_at: isoDate }),
@@ -334,7 +409,10 @@ export function searchTerms(text: string, max = 32): string[] {
   const ascii = asciiSearchTerms(text, max);
   if (ascii !== null) return ascii;
   const out = new Set<string>();
-  const plain = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  const plain = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
   for (const m of plain.matchAll(/[\p{L}\p{N}]{2,40}/gu)) {
     out.add(m[0]);
     if (out.size >= max) break;

@@ -31,18 +31,21 @@ export type AutoPostOutcome = { status: 'published'; post_id: string } | { statu
  * the run's gives and asks (the runner's standing offers and needs from now on) and the bilateral
  * matches found; each match reaches both agents' inboxes as `new_match`.
  */
-export type MatchingRunCompleted = Event<'MatchingRunCompleted', {
-  run_id: string;
-  agent_id: string;
-  agent_name: string;
-  gives: string[];
-  asks: string[];
-  limit: number;
-  matches: BilateralMatch[];
-  auto_post: AutoPostOutcome;
-  completed_at: string;
-  charge: Charge;
-}>;
+export type MatchingRunCompleted = Event<
+  'MatchingRunCompleted',
+  {
+    run_id: string;
+    agent_id: string;
+    agent_name: string;
+    gives: string[];
+    asks: string[];
+    limit: number;
+    matches: BilateralMatch[];
+    auto_post: AutoPostOutcome;
+    completed_at: string;
+    charge: Charge;
+  }
+>;
 
 export type MatchingEvent = MatchingRunCompleted;
 
@@ -96,8 +99,18 @@ export const matchingEventSchemas: Record<string, JsonSchema> = {
       },
       auto_post: {
         oneOf: [
-          { type: 'object', additionalProperties: false, required: ['status', 'post_id'], properties: { status: { const: 'published' }, post_id: { type: 'string', pattern: '^pst_' } } },
-          { type: 'object', additionalProperties: false, required: ['status', 'reason'], properties: { status: { const: 'skipped' }, reason: { enum: [...AUTO_POST_SKIP_REASONS] } } },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['status', 'post_id'],
+            properties: { status: { const: 'published' }, post_id: { type: 'string', pattern: '^pst_' } },
+          },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['status', 'reason'],
+            properties: { status: { const: 'skipped' }, reason: { enum: [...AUTO_POST_SKIP_REASONS] } },
+          },
         ],
       },
       completed_at: isoDate,

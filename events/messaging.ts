@@ -6,21 +6,24 @@ import { chargeSchema, isoDate, nullable } from './types.ts';
  * the evidence for the 24 h caps are one atomic event. Exactly one target is set: another agent,
  * a member by user id, or an e-mail address (normalised) that may not be a member yet.
  */
-export type DirectMessageSent = Event<'DirectMessageSent', {
-  dm_id: string;
-  /** The payer (the sender). */
-  agent_id: string;
-  from_agent_id: string;
-  from_agent_name: string;
-  to_agent_id: string | null;
-  to_user_id: string | null;
-  to_email: string | null;
-  message: string;
-  sent_at: string;
-  charge: Charge;
-  /** Optional (later schema): set when a signed-in owner replied as their linked agent (`owner_dm_reply`). */
-  owner_user_id?: string;
-}>;
+export type DirectMessageSent = Event<
+  'DirectMessageSent',
+  {
+    dm_id: string;
+    /** The payer (the sender). */
+    agent_id: string;
+    from_agent_id: string;
+    from_agent_name: string;
+    to_agent_id: string | null;
+    to_user_id: string | null;
+    to_email: string | null;
+    message: string;
+    sent_at: string;
+    charge: Charge;
+    /** Optional (later schema): set when a signed-in owner replied as their linked agent (`owner_dm_reply`). */
+    owner_user_id?: string;
+  }
+>;
 
 /** On the blocker's stream: the blocked agent's DMs, A2A messages and group-DM invitations are refused. */
 export type AgentBlocked = Event<'AgentBlocked', { agent_id: string; blocked_agent_id: string; blocked_at: string }>;
@@ -31,15 +34,18 @@ export type AgentUnblocked = Event<'AgentUnblocked', { agent_id: string; blocked
  * (AES-256-GCM under the server secret); a regeneration issues a new key and keeps the old public
  * key listed, so signatures it made stay verifiable.
  */
-export type PassportKeyIssued = Event<'PassportKeyIssued', {
-  agent_id: string;
-  key_id: string;
-  /** Raw 32-byte Ed25519 public key, base64url. */
-  public_key: string;
-  private_key_enc: string;
-  issued_at: string;
-  replaces_key_id: string | null;
-}>;
+export type PassportKeyIssued = Event<
+  'PassportKeyIssued',
+  {
+    agent_id: string;
+    key_id: string;
+    /** Raw 32-byte Ed25519 public key, base64url. */
+    public_key: string;
+    private_key_enc: string;
+    issued_at: string;
+    replaces_key_id: string | null;
+  }
+>;
 
 export const A2A_INTENTS = ['intro_request', 'deal_offer', 'collaboration', 'info_request', 'response', 'other'] as const;
 export type A2AIntent = (typeof A2A_INTENTS)[number];
@@ -54,43 +60,52 @@ export interface A2ASignature {
 }
 
 /** An agent-to-agent message, charged on the sender's stream (0.25). */
-export type A2AMessageSent = Event<'A2AMessageSent', {
-  message_id: string;
-  agent_id: string;
-  from_agent_id: string;
-  from_agent_name: string;
-  to_agent_id: string;
-  intent: A2AIntent;
-  payload: Record<string, unknown>;
-  signature: A2ASignature | null;
-  sent_at: string;
-  charge: Charge;
-}>;
+export type A2AMessageSent = Event<
+  'A2AMessageSent',
+  {
+    message_id: string;
+    agent_id: string;
+    from_agent_id: string;
+    from_agent_name: string;
+    to_agent_id: string;
+    intent: A2AIntent;
+    payload: Record<string, unknown>;
+    signature: A2ASignature | null;
+    sent_at: string;
+    charge: Charge;
+  }
+>;
 
 /** A group DM (mesh thread), charged flat on the creator's stream; `participant_agent_ids` includes the creator (2-10). */
-export type MeshThreadCreated = Event<'MeshThreadCreated', {
-  thread_id: string;
-  agent_id: string;
-  agent_name: string;
-  name: string | null;
-  participant_agent_ids: string[];
-  first_message_id: string;
-  first_message: string;
-  created_at: string;
-  charge: Charge;
-}>;
+export type MeshThreadCreated = Event<
+  'MeshThreadCreated',
+  {
+    thread_id: string;
+    agent_id: string;
+    agent_name: string;
+    name: string | null;
+    participant_agent_ids: string[];
+    first_message_id: string;
+    first_message: string;
+    created_at: string;
+    charge: Charge;
+  }
+>;
 
 /** A message to a mesh thread, charged on the sender's stream; carries the participants so every other one is notified. */
-export type MeshThreadMessagePosted = Event<'MeshThreadMessagePosted', {
-  thread_id: string;
-  message_id: string;
-  agent_id: string;
-  agent_name: string;
-  participant_agent_ids: string[];
-  message: string;
-  posted_at: string;
-  charge: Charge;
-}>;
+export type MeshThreadMessagePosted = Event<
+  'MeshThreadMessagePosted',
+  {
+    thread_id: string;
+    message_id: string;
+    agent_id: string;
+    agent_name: string;
+    participant_agent_ids: string[];
+    message: string;
+    posted_at: string;
+    charge: Charge;
+  }
+>;
 
 /** On `notifications-<agent_id>`: the notifications a fetch returned are read. */
 export type NotificationsRead = Event<'NotificationsRead', { agent_id: string; notification_ids: string[]; read_at: string }>;
@@ -167,13 +182,15 @@ export const messagingEventSchemas: Record<string, JsonSchema> = {
     to_agent_id: agentId,
     intent: { enum: [...A2A_INTENTS] },
     payload: { type: 'object' },
-    signature: nullable(strict({
-      alg: { const: 'Ed25519' },
-      key_id: { type: 'string', pattern: '^key_' },
-      public_key: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
-      signed_at: isoDate,
-      value: { type: 'string', pattern: '^[A-Za-z0-9_-]{86}$' },
-    })),
+    signature: nullable(
+      strict({
+        alg: { const: 'Ed25519' },
+        key_id: { type: 'string', pattern: '^key_' },
+        public_key: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
+        signed_at: isoDate,
+        value: { type: 'string', pattern: '^[A-Za-z0-9_-]{86}$' },
+      }),
+    ),
     sent_at: isoDate,
     charge: chargeSchema,
   }),
@@ -200,5 +217,10 @@ export const messagingEventSchemas: Record<string, JsonSchema> = {
   }),
   NotificationsRead: strict({ agent_id: agentId, notification_ids: { type: 'array', minItems: 1, items: { type: 'string' } }, read_at: isoDate }),
   NotificationsExpired: strict({ agent_id: agentId, notification_ids: { type: 'array', minItems: 1, items: { type: 'string' } }, expired_at: isoDate }),
-  AgentHeartbeatReceived: strict({ agent_id: agentId, status: { enum: [...AGENT_STATUSES] }, capacity: nullable({ type: 'integer', minimum: 0, maximum: 100 }), received_at: isoDate }),
+  AgentHeartbeatReceived: strict({
+    agent_id: agentId,
+    status: { enum: [...AGENT_STATUSES] },
+    capacity: nullable({ type: 'integer', minimum: 0, maximum: 100 }),
+    received_at: isoDate,
+  }),
 };

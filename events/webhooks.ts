@@ -8,13 +8,16 @@ export const WEBHOOK_EVENT_NAMES = ['new_dm', 'new_match', 'new_comment', 'room_
 export type SignatureScheme = 'timestamped' | 'body';
 
 /** On `agent-<id>`: the webhook's URL, event filter (null = all, [] = paused) and signing variant. */
-export type WebhookConfigured = Event<'WebhookConfigured', {
-  agent_id: string;
-  webhook_url: string | null;
-  events: string[] | null;
-  signature_scheme: SignatureScheme;
-  configured_at: string;
-}>;
+export type WebhookConfigured = Event<
+  'WebhookConfigured',
+  {
+    agent_id: string;
+    webhook_url: string | null;
+    events: string[] | null;
+    signature_scheme: SignatureScheme;
+    configured_at: string;
+  }
+>;
 
 /** On `agent-<id>`: a new secret (AES-256-GCM ciphertext); the old one stops signing at once. */
 export type WebhookSecretRegenerated = Event<'WebhookSecretRegenerated', { agent_id: string; webhook_secret_enc: string; regenerated_at: string }>;
@@ -26,32 +29,38 @@ export type WebhookTestFired = Event<'WebhookTestFired', { agent_id: string; pin
 export type WebhookDisabled = Event<'WebhookDisabled', { agent_id: string; reason: string; delivery_id: string; disabled_at: string }>;
 
 /** On `delivery-<id>`: one inbox event to deliver to one webhook. The body is fixed here, so every retry sends the same bytes. */
-export type WebhookDeliveryQueued = Event<'WebhookDeliveryQueued', {
-  delivery_id: string;
-  agent_id: string;
-  inbox_id: string;
-  event: string;
-  body: string;
-  url: string;
-  queued_at: string;
-}>;
+export type WebhookDeliveryQueued = Event<
+  'WebhookDeliveryQueued',
+  {
+    delivery_id: string;
+    agent_id: string;
+    inbox_id: string;
+    event: string;
+    body: string;
+    url: string;
+    queued_at: string;
+  }
+>;
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'gone' | 'refused' | 'given_up';
 
 /** On `delivery-<id>`: one attempt and its result; `next_attempt_at` is the retry time (null: no retry). */
-export type WebhookDeliveryAttempted = Event<'WebhookDeliveryAttempted', {
-  delivery_id: string;
-  agent_id: string;
-  inbox_id: string;
-  attempt: number;
-  url: string;
-  status_code: number | null;
-  outcome: DeliveryOutcome;
-  error: string | null;
-  duration_ms: number;
-  attempted_at: string;
-  next_attempt_at: string | null;
-}>;
+export type WebhookDeliveryAttempted = Event<
+  'WebhookDeliveryAttempted',
+  {
+    delivery_id: string;
+    agent_id: string;
+    inbox_id: string;
+    attempt: number;
+    url: string;
+    status_code: number | null;
+    outcome: DeliveryOutcome;
+    error: string | null;
+    duration_ms: number;
+    attempted_at: string;
+    next_attempt_at: string | null;
+  }
+>;
 
 export type WebhookEvent = WebhookConfigured | WebhookSecretRegenerated | WebhookTestFired | WebhookDisabled | WebhookDeliveryQueued | WebhookDeliveryAttempted;
 

@@ -9,7 +9,6 @@ import type { Projection } from './types.ts';
 
 type Data<E extends { data: unknown }> = E['data'];
 
-
 /** Agents: profiles, credit account summary, activity. One document per agent. */
 export const agentsProjection: Projection = {
   name: 'agents',
@@ -23,7 +22,17 @@ export const agentsProjection: Projection = {
       ],
     },
   ],
-  handles: new Set(['AgentRegistered', 'AgentProfileUpdated', 'MonthlyCreditsGranted', 'AgentClaimed', 'AgentOwnerLinked', 'ApiKeyReplaced', 'AutoPostPrefsChanged', 'AgentGhosted', ...CHARGED_EVENT_TYPES]),
+  handles: new Set([
+    'AgentRegistered',
+    'AgentProfileUpdated',
+    'MonthlyCreditsGranted',
+    'AgentClaimed',
+    'AgentOwnerLinked',
+    'ApiKeyReplaced',
+    'AutoPostPrefsChanged',
+    'AgentGhosted',
+    ...CHARGED_EVENT_TYPES,
+  ]),
   async apply(event: RecordedEvent, ctx) {
     const agents = ctx.collection('agents');
     const at = event.metadata.occurred_at;
@@ -73,7 +82,9 @@ export const agentsProjection: Projection = {
       case 'AgentClaimed': {
         // Claiming (humans area): the Email-verified badge, the DM lock lifted, key rotation enabled.
         const d = event.data as Data<AgentClaimed>;
-        await agents.applyAt(d.agent_id, event.position, { $set: { is_claimed: true, claimed_via: d.claimed_via, claimed_at: d.claimed_at, ...(d.user_id ? { owner_user_id: d.user_id } : {}) } });
+        await agents.applyAt(d.agent_id, event.position, {
+          $set: { is_claimed: true, claimed_via: d.claimed_via, claimed_at: d.claimed_at, ...(d.user_id ? { owner_user_id: d.user_id } : {}) },
+        });
         return;
       }
       case 'AgentOwnerLinked': {

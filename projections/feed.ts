@@ -198,7 +198,10 @@ export const roomsProjection: Projection = {
       const d = event.data as RoomMerged['data'];
       const source = await rooms.findOne({ _id: d.room_slug });
       if (await rooms.applyAt(d.room_slug, event.position, { $set: { merged_into: d.into, merged_at: d.merged_at } })) {
-        await rooms.applyAt(d.into, event.position, { $addToSet: { merged_from: d.room_slug }, $inc: { post_count: (source?.post_count as number | undefined) ?? 0 } });
+        await rooms.applyAt(d.into, event.position, {
+          $addToSet: { merged_from: d.room_slug },
+          $inc: { post_count: (source?.post_count as number | undefined) ?? 0 },
+        });
       }
       return;
     }

@@ -27,19 +27,27 @@ export async function applyMatchingInbox(event: RecordedEvent, ctx: ProjectionCo
   });
   for (const m of d.matches) {
     // The counterpart: the runner gives what it asked for (m.they_ask) and asks what it offers (m.they_give).
-    await inbox.applyAt(`new_match:${d.run_id}:${m.agent_id}`, event.position, entry(m.agent_id, {
-      match_agent_id: d.agent_id,
-      match_agent_name: d.agent_name,
-      they_give: m.they_ask,
-      they_ask: m.they_give,
-      score: m.score,
-    }));
-    await inbox.applyAt(`new_match:${d.run_id}:${d.agent_id}:${m.agent_id}`, event.position, entry(d.agent_id, {
-      match_agent_id: m.agent_id,
-      match_agent_name: m.name,
-      they_give: m.they_give,
-      they_ask: m.they_ask,
-      score: m.score,
-    }));
+    await inbox.applyAt(
+      `new_match:${d.run_id}:${m.agent_id}`,
+      event.position,
+      entry(m.agent_id, {
+        match_agent_id: d.agent_id,
+        match_agent_name: d.agent_name,
+        they_give: m.they_ask,
+        they_ask: m.they_give,
+        score: m.score,
+      }),
+    );
+    await inbox.applyAt(
+      `new_match:${d.run_id}:${d.agent_id}:${m.agent_id}`,
+      event.position,
+      entry(d.agent_id, {
+        match_agent_id: m.agent_id,
+        match_agent_name: m.name,
+        they_give: m.they_give,
+        they_ask: m.they_ask,
+        score: m.score,
+      }),
+    );
   }
 }

@@ -21,23 +21,51 @@ export const meshThreadsProjection: Projection = {
     if (event.type === 'MeshThreadCreated') {
       const d = event.data as MeshThreadCreated['data'];
       await threads.applyAt(d.thread_id, event.position, {
-        $set: { thread_id: d.thread_id, name: d.name, created_by: d.agent_id, participant_agent_ids: d.participant_agent_ids, created_at: d.created_at, last_message_at: d.created_at, last_message_preview: d.first_message.slice(0, 140), message_count: 1 },
+        $set: {
+          thread_id: d.thread_id,
+          name: d.name,
+          created_by: d.agent_id,
+          participant_agent_ids: d.participant_agent_ids,
+          created_at: d.created_at,
+          last_message_at: d.created_at,
+          last_message_preview: d.first_message.slice(0, 140),
+          message_count: 1,
+        },
       });
       for (const p of d.participant_agent_ids) {
         await members.applyAt(`${d.thread_id}:${p}`, event.position, { $set: { thread_id: d.thread_id, agent_id: p, last_message_at: d.created_at } });
       }
       await messages.applyAt(d.first_message_id, event.position, {
-        $set: { message_id: d.first_message_id, thread_id: d.thread_id, agent_id: d.agent_id, agent_name: d.agent_name, message: d.first_message, created_at: d.created_at, seq: event.position },
+        $set: {
+          message_id: d.first_message_id,
+          thread_id: d.thread_id,
+          agent_id: d.agent_id,
+          agent_name: d.agent_name,
+          message: d.first_message,
+          created_at: d.created_at,
+          seq: event.position,
+        },
       });
       return;
     }
     const d = event.data as MeshThreadMessagePosted['data'];
-    await threads.applyAt(d.thread_id, event.position, { $set: { last_message_at: d.posted_at, last_message_preview: d.message.slice(0, 140) }, $inc: { message_count: 1 } });
+    await threads.applyAt(d.thread_id, event.position, {
+      $set: { last_message_at: d.posted_at, last_message_preview: d.message.slice(0, 140) },
+      $inc: { message_count: 1 },
+    });
     for (const p of d.participant_agent_ids) {
       await members.applyAt(`${d.thread_id}:${p}`, event.position, { $set: { last_message_at: d.posted_at } });
     }
     await messages.applyAt(d.message_id, event.position, {
-      $set: { message_id: d.message_id, thread_id: d.thread_id, agent_id: d.agent_id, agent_name: d.agent_name, message: d.message, created_at: d.posted_at, seq: event.position },
+      $set: {
+        message_id: d.message_id,
+        thread_id: d.thread_id,
+        agent_id: d.agent_id,
+        agent_name: d.agent_name,
+        message: d.message,
+        created_at: d.posted_at,
+        seq: event.position,
+      },
     });
   },
 };
@@ -49,6 +77,8 @@ export const presenceProjection: Projection = {
   handles: new Set(['AgentHeartbeatReceived']),
   async apply(event, ctx) {
     const d = event.data as AgentHeartbeatReceived['data'];
-    await ctx.collection('agent_presence').applyAt(d.agent_id, event.position, { $set: { agent_id: d.agent_id, status: d.status, capacity: d.capacity, heartbeat_at: d.received_at } });
+    await ctx
+      .collection('agent_presence')
+      .applyAt(d.agent_id, event.position, { $set: { agent_id: d.agent_id, status: d.status, capacity: d.capacity, heartbeat_at: d.received_at } });
   },
 };

@@ -33,21 +33,36 @@ export async function applyMessagingNotifications(event: RecordedEvent, ctx: Pro
     case 'MeshThreadCreated': {
       const d = event.data as MeshThreadCreated['data'];
       for (const p of d.participant_agent_ids) {
-        if (p !== d.agent_id) await notify(p, 'mesh_thread_invite', d.agent_id, { thread_id: d.thread_id, name: d.name, from_agent_name: d.agent_name, message: d.first_message }, d.created_at);
+        if (p !== d.agent_id)
+          await notify(
+            p,
+            'mesh_thread_invite',
+            d.agent_id,
+            { thread_id: d.thread_id, name: d.name, from_agent_name: d.agent_name, message: d.first_message },
+            d.created_at,
+          );
       }
       return;
     }
     case 'MeshThreadMessagePosted': {
       const d = event.data as MeshThreadMessagePosted['data'];
       for (const p of d.participant_agent_ids) {
-        if (p !== d.agent_id) await notify(p, 'mesh_thread_message', d.agent_id, { thread_id: d.thread_id, message_id: d.message_id, from_agent_name: d.agent_name, message: d.message }, d.posted_at);
+        if (p !== d.agent_id)
+          await notify(
+            p,
+            'mesh_thread_message',
+            d.agent_id,
+            { thread_id: d.thread_id, message_id: d.message_id, from_agent_name: d.agent_name, message: d.message },
+            d.posted_at,
+          );
       }
       return;
     }
     case 'NotificationsRead': {
       const d = event.data as NotificationsRead['data'];
       for (const id of d.notification_ids) {
-        if (await notifications.findOne({ _id: id, agent_id: d.agent_id })) await notifications.applyAt(id, event.position, { $set: { read: true, read_at: d.read_at } });
+        if (await notifications.findOne({ _id: id, agent_id: d.agent_id }))
+          await notifications.applyAt(id, event.position, { $set: { read: true, read_at: d.read_at } });
       }
       return;
     }

@@ -18,7 +18,13 @@ function noticeOf(event: RecordedEvent): Notice | null {
   switch (event.type) {
     case 'PollVoted': {
       const d = event.data as PollVoted['data'];
-      return { agent_id: d.post_author_id, type: 'poll_vote', from_agent_id: d.agent_id, data: { post_id: d.post_id, option_index: d.option_index }, at: d.voted_at };
+      return {
+        agent_id: d.post_author_id,
+        type: 'poll_vote',
+        from_agent_id: d.agent_id,
+        data: { post_id: d.post_id, option_index: d.option_index },
+        at: d.voted_at,
+      };
     }
     case 'SignalBoosted': {
       const d = event.data as SignalBoosted['data'];
@@ -26,7 +32,13 @@ function noticeOf(event: RecordedEvent): Notice | null {
     }
     case 'RoomPostPinned': {
       const d = event.data as RoomPostPinned['data'];
-      return { agent_id: d.post_author_id, type: 'anchor_pin', from_agent_id: d.agent_id, data: { post_id: d.post_id, room_slug: d.room_slug }, at: d.pinned_at };
+      return {
+        agent_id: d.post_author_id,
+        type: 'anchor_pin',
+        from_agent_id: d.agent_id,
+        data: { post_id: d.post_id, room_slug: d.room_slug },
+        at: d.pinned_at,
+      };
     }
     default:
       return null;

@@ -5,10 +5,7 @@ import type { EventLog } from '../events/store/port.ts';
 import type { MemoryReadStore } from './store/memory.ts';
 import { projectionCodeFingerprint, readSnapshot, removeStaleTemporaries, writeSnapshot, type SnapshotHeader } from './store/snapshot.ts';
 
-export type RestoreOutcome =
-  | { kind: 'none' }
-  | { kind: 'restored'; header: SnapshotHeader }
-  | { kind: 'rejected'; reason: string };
+export type RestoreOutcome = { kind: 'none' } | { kind: 'restored'; header: SnapshotHeader } | { kind: 'rejected'; reason: string };
 
 /** The log's event at `position`, if it holds one there. */
 async function eventAt(log: EventLog, position: number) {
@@ -22,7 +19,12 @@ async function eventAt(log: EventLog, position: number) {
  * and says why. The restored collections' other indexes are built when the runner has caught up
  * (ProjectionRunner.start), or by store.buildIndexes.
  */
-export async function restoreReadModels(store: MemoryReadStore, log: EventLog, path: string, fingerprint = projectionCodeFingerprint()): Promise<RestoreOutcome> {
+export async function restoreReadModels(
+  store: MemoryReadStore,
+  log: EventLog,
+  path: string,
+  fingerprint = projectionCodeFingerprint(),
+): Promise<RestoreOutcome> {
   try {
     removeStaleTemporaries(path);
     const snapshot = readSnapshot(path, fingerprint);

@@ -67,7 +67,9 @@ export const mailsProjection: Projection = {
       }
       case 'MailSendFailed': {
         const d = event.data as MailSendFailed['data'];
-        await mails.applyAt(d.mail_id, event.position, { $set: { status: d.final ? 'failed' : 'retrying', attempts: d.attempt, last_error: d.error, failed_at: d.failed_at } });
+        await mails.applyAt(d.mail_id, event.position, {
+          $set: { status: d.final ? 'failed' : 'retrying', attempts: d.attempt, last_error: d.error, failed_at: d.failed_at },
+        });
         return;
       }
     }
@@ -94,7 +96,9 @@ export const digestsProjection: Projection = {
     const digests = ctx.collection('digests');
     if (event.type === 'DigestProduced') {
       const d = event.data as DigestProduced['data'];
-      await digests.applyAt(d.digest_id, event.position, { $set: { user_id: d.user_id, agent_id: d.agent_id, items: d.items, since: d.since, produced_at: d.produced_at, read: false, read_at: null } });
+      await digests.applyAt(d.digest_id, event.position, {
+        $set: { user_id: d.user_id, agent_id: d.agent_id, items: d.items, since: d.since, produced_at: d.produced_at, read: false, read_at: null },
+      });
       return;
     }
     const d = event.data as DigestRead['data'];
@@ -107,7 +111,13 @@ export const matchesProjection: Projection = {
   name: 'matches',
   collections: [
     { name: 'matches', indexes: [{ name: 'by_member', keys: { members: 1, created_at: -1 } }] },
-    { name: 'match_messages', indexes: [{ name: 'by_match', keys: { match_id: 1, sent_at: 1 } }, { name: 'by_recipient_unread', keys: { recipient_id: 1, read: 1, deleted: 1 } }] },
+    {
+      name: 'match_messages',
+      indexes: [
+        { name: 'by_match', keys: { match_id: 1, sent_at: 1 } },
+        { name: 'by_recipient_unread', keys: { recipient_id: 1, read: 1, deleted: 1 } },
+      ],
+    },
   ],
   handles: new Set(['MatchCreated', 'MatchMessageSent', 'MatchMessageDeleted', 'MatchMessageReported', 'MatchMessagesRead']),
   async apply(event, ctx) {
@@ -115,12 +125,25 @@ export const matchesProjection: Projection = {
     switch (event.type) {
       case 'MatchCreated': {
         const d = event.data as MatchCreated['data'];
-        await ctx.collection('matches').applyAt(d.match_id, event.position, { $set: { members: [d.user_a_id, d.user_b_id], reason: d.reason, created_by: d.created_by, created_at: d.created_at, message_count: 0 } });
+        await ctx.collection('matches').applyAt(d.match_id, event.position, {
+          $set: { members: [d.user_a_id, d.user_b_id], reason: d.reason, created_by: d.created_by, created_at: d.created_at, message_count: 0 },
+        });
         return;
       }
       case 'MatchMessageSent': {
         const d = event.data as MatchMessageSent['data'];
-        await messages.applyAt(d.message_id, event.position, { $set: { match_id: d.match_id, sender_id: d.sender_id, recipient_id: d.recipient_id, content: d.content, sent_at: d.sent_at, read: false, deleted: false, report_count: 0 } });
+        await messages.applyAt(d.message_id, event.position, {
+          $set: {
+            match_id: d.match_id,
+            sender_id: d.sender_id,
+            recipient_id: d.recipient_id,
+            content: d.content,
+            sent_at: d.sent_at,
+            read: false,
+            deleted: false,
+            report_count: 0,
+          },
+        });
         await ctx.collection('matches').applyAt(d.match_id, event.position, { $inc: { message_count: 1 }, $set: { last_message_at: d.sent_at } });
         return;
       }

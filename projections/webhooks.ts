@@ -9,20 +9,38 @@ async function applyConfig(event: RecordedEvent, ctx: ProjectionContext): Promis
     case 'AgentRegistered': {
       const d = event.data as AgentRegistered['data'];
       await hooks.applyAt(d.agent_id, event.position, {
-        $set: { agent_id: d.agent_id, webhook_url: d.webhook_url, events: null, signature_scheme: 'timestamped', secret_enc: d.webhook_secret_enc, disabled: false, disabled_reason: null, configured_at: d.registered_at },
+        $set: {
+          agent_id: d.agent_id,
+          webhook_url: d.webhook_url,
+          events: null,
+          signature_scheme: 'timestamped',
+          secret_enc: d.webhook_secret_enc,
+          disabled: false,
+          disabled_reason: null,
+          configured_at: d.registered_at,
+        },
       });
       return;
     }
     case 'AgentProfileUpdated': {
       const d = event.data as AgentProfileUpdated['data'];
       if (d.webhook_url === undefined) return;
-      await hooks.applyAt(d.agent_id, event.position, { $set: { webhook_url: d.webhook_url, disabled: false, disabled_reason: null, configured_at: event.metadata.occurred_at } });
+      await hooks.applyAt(d.agent_id, event.position, {
+        $set: { webhook_url: d.webhook_url, disabled: false, disabled_reason: null, configured_at: event.metadata.occurred_at },
+      });
       return;
     }
     case 'WebhookConfigured': {
       const d = event.data as WebhookConfigured['data'];
       await hooks.applyAt(d.agent_id, event.position, {
-        $set: { webhook_url: d.webhook_url, events: d.events, signature_scheme: d.signature_scheme, disabled: false, disabled_reason: null, configured_at: d.configured_at },
+        $set: {
+          webhook_url: d.webhook_url,
+          events: d.events,
+          signature_scheme: d.signature_scheme,
+          disabled: false,
+          disabled_reason: null,
+          configured_at: d.configured_at,
+        },
       });
       return;
     }
@@ -59,12 +77,33 @@ export const webhooksProjection: Projection = {
     },
     { name: 'webhook_attempts', indexes: [{ name: 'by_agent', keys: { agent_id: 1, seq: -1 } }] },
   ],
-  handles: new Set(['AgentRegistered', 'AgentProfileUpdated', 'WebhookConfigured', 'WebhookSecretRegenerated', 'WebhookDisabled', 'WebhookDeliveryQueued', 'WebhookDeliveryAttempted']),
+  handles: new Set([
+    'AgentRegistered',
+    'AgentProfileUpdated',
+    'WebhookConfigured',
+    'WebhookSecretRegenerated',
+    'WebhookDisabled',
+    'WebhookDeliveryQueued',
+    'WebhookDeliveryAttempted',
+  ]),
   async apply(event, ctx) {
     if (event.type === 'WebhookDeliveryQueued') {
       const d = event.data as WebhookDeliveryQueued['data'];
       await ctx.collection('webhook_deliveries').applyAt(d.delivery_id, event.position, {
-        $set: { delivery_id: d.delivery_id, agent_id: d.agent_id, inbox_id: d.inbox_id, event: d.event, url: d.url, status: 'pending', attempts: 0, next_attempt_at: d.queued_at, queued_at: d.queued_at, last_status_code: null, last_error: null, seq: event.position },
+        $set: {
+          delivery_id: d.delivery_id,
+          agent_id: d.agent_id,
+          inbox_id: d.inbox_id,
+          event: d.event,
+          url: d.url,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: d.queued_at,
+          queued_at: d.queued_at,
+          last_status_code: null,
+          last_error: null,
+          seq: event.position,
+        },
       });
       return;
     }
@@ -72,7 +111,14 @@ export const webhooksProjection: Projection = {
       const d = event.data as WebhookDeliveryAttempted['data'];
       const status = d.outcome === 'delivered' ? 'delivered' : d.next_attempt_at ? 'pending' : d.outcome === 'gone' ? 'gone' : 'given_up';
       await ctx.collection('webhook_deliveries').applyAt(d.delivery_id, event.position, {
-        $set: { status, attempts: d.attempt, next_attempt_at: d.next_attempt_at, last_status_code: d.status_code, last_error: d.error, last_attempt_at: d.attempted_at },
+        $set: {
+          status,
+          attempts: d.attempt,
+          next_attempt_at: d.next_attempt_at,
+          last_status_code: d.status_code,
+          last_error: d.error,
+          last_attempt_at: d.attempted_at,
+        },
       });
       await ctx.collection('webhook_attempts').applyAt(`${d.delivery_id}:${d.attempt}`, event.position, {
         $set: { ...d, seq: event.position },

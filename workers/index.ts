@@ -3,16 +3,16 @@ import { grantDueCredits } from '../commands/credits/grant-due.ts';
 import type { MonthlyCreditsGranted } from '../events/credits.ts';
 import type { RecordedEvent, Subscription } from '../events/store/port.ts';
 import type { Services } from '../api/services.ts';
-import { agentsDueForGrant } from '../queries/agents.ts';
+import { agentsDueForGrant } from '../queries/agents/agents.ts';
 import { createAgenda, stopAgenda } from './agenda.ts';
-import { defineScheduledPostJobs } from './scheduled-posts.ts';
-import { defineMailJobs, MailNotificationChannel, openTransport } from './mail/worker.ts';
-import { DIGEST_JOB, produceDigests } from './digests.ts';
-import type { WebhookWorker } from './webhooks.ts';
-import { createWebhookWorker, WEBHOOK_JOBS } from './webhooks.ts';
-import { defineNotificationJobs, NOTIFICATION_JOBS } from './notifications.ts';
-import type { ScoutWorker } from './scout.ts';
-import { defineScoutJobs, SCOUT_JOB } from './scout.ts';
+import { defineScheduledPostJobs } from './feed/scheduled-posts.ts';
+import { defineMailJobs, MailNotificationChannel, openTransport } from './humans/mail/worker.ts';
+import { DIGEST_JOB, produceDigests } from './humans/digests.ts';
+import type { WebhookWorker } from './webhooks/deliveries.ts';
+import { createWebhookWorker, WEBHOOK_JOBS } from './webhooks/deliveries.ts';
+import { defineNotificationJobs, NOTIFICATION_JOBS } from './messaging/notifications.ts';
+import type { ScoutWorker } from './matching/scout.ts';
+import { defineScoutJobs, SCOUT_JOB } from './matching/scout.ts';
 import { APPEND_LANES, inLanes } from './lanes.ts';
 
 export const JOBS = {
@@ -24,7 +24,7 @@ export interface Workers {
   agenda: Agenda;
   /** Grants every allocation due at the clock's `now` (the sweep job's body). Returns agents granted. */
   sweepGrants(): Promise<number>;
-  /** Webhook delivery (workers/webhooks.ts): reactor, deliver and sweep job bodies. */
+  /** Webhook delivery (workers/webhooks/deliveries.ts): reactor, deliver and sweep job bodies. */
   webhooks: WebhookWorker;
   /** Removes notifications past their 90 days (the expiry job's body); returns how many. */
   expireNotifications(): Promise<number>;
@@ -33,7 +33,7 @@ export interface Workers {
   publishDueScheduledPosts(): Promise<number>;
   /** The scheduled-post job's body for one post. */
   publishScheduledPost(postId: string): Promise<boolean>;
-  /** The internal scout (workers/scout.ts): reactor, job body and resume. */
+  /** The internal scout (workers/matching/scout.ts): reactor, job body and resume. */
   scout: ScoutWorker;
   stop(): Promise<void>;
 }

@@ -6,7 +6,13 @@ import type { Services } from '../services.ts';
 
 /** The command context of a request: command id from the Idempotency-Key, time from the clock. */
 export function commandContext(s: Services, ctx: Context, actor: string | null): CommandContext {
-  return { commandId: ctx.state.commandId as string, actor, requestId: ctx.state.requestId as string, now: s.clock.now(), fresh: ctx.state.freshCommand === true };
+  return {
+    commandId: ctx.state.commandId as string,
+    actor,
+    requestId: ctx.state.requestId as string,
+    now: s.clock.now(),
+    fresh: ctx.state.freshCommand === true,
+  };
 }
 
 /** K|J writer with the default write limit (60 per minute per agent). */

@@ -42,7 +42,7 @@ export interface AgentState {
   claimed: boolean;
   owner_user_id: string | null;
   api_key_hash: string;
-  /** Autonomous posts (commands/agents/auto-post.ts): the owner's toggles and the last auto-post's time. */
+  /** Autonomous posts (commands/matching/auto-post.ts): the owner's toggles and the last auto-post's time. */
   auto_post_on_scout: boolean;
   auto_post_on_mixer: boolean;
   last_auto_post_at: string | null;
@@ -107,9 +107,8 @@ function withCharge(state: AgentState, data: unknown): AgentState {
   return c ? { ...state, balance_mc: c.balance_after_mc, used_mc: Math.max(0, state.used_mc + c.amount_mc) } : state;
 }
 
-
 export const agentAggregate: Aggregate<AgentState> = {
-  initial,
+  initialState: initial,
   evolve(state, event: Event<string, unknown>) {
     const data = event.data as Record<string, unknown>;
     switch (event.type) {
@@ -192,7 +191,6 @@ export const agentAggregate: Aggregate<AgentState> = {
     }
   },
 };
-
 
 /** The recipient key of the per-pair DM cap: an agent id, `user:<id>` or `email:<normalised>`. */
 export function dmPairKey(d: { to_agent_id?: unknown; to_user_id?: unknown; to_email?: unknown }): string {

@@ -93,11 +93,16 @@ export async function registerAgent(bus: CommandBus, secrets: SecretBox, input: 
       registered_at: ctx.now.toISOString(),
     },
   };
-  const result = await bus.handle(agentStream(agentId), agentAggregate, (state) => {
-    if (state.exists) return [];
-    const next = agentAggregate.evolve(state, registered);
-    return [registered, ...decideMonthlyGrants(next, ctx.now)];
-  }, ctx);
+  const result = await bus.handle(
+    agentStream(agentId),
+    agentAggregate,
+    (state) => {
+      if (state.exists) return [];
+      const next = agentAggregate.evolve(state, registered);
+      return [registered, ...decideMonthlyGrants(next, ctx.now)];
+    },
+    ctx,
+  );
   if (result.duplicate) {
     // A retry of a registration that already happened: the secrets were shown once and are gone.
     throw new DomainError(409, 'already_registered', 'This registration was already processed; its secrets were shown once');

@@ -19,13 +19,18 @@ export async function updateProfile(bus: CommandBus, agentId: string, input: Upd
   if (input.name !== undefined && !input.name.trim()) {
     throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'name must not be blank', type: 'value_error.blank' }]);
   }
-  return bus.handle(agentStream(agentId), agentAggregate, (state) => {
-    if (!state.exists) throw notFound('Agent', 'agent_not_found');
-    const data: AgentProfileUpdated['data'] = { agent_id: agentId };
-    if (input.name !== undefined) data.name = input.name.trim();
-    if (input.description !== undefined) data.description = input.description === null ? null : input.description.trim() || null;
-    if (input.webhook_url !== undefined) data.webhook_url = input.webhook_url;
-    if (Object.keys(data).length === 1) return [];
-    return [{ type: 'AgentProfileUpdated', data } satisfies AgentProfileUpdated];
-  }, ctx);
+  return bus.handle(
+    agentStream(agentId),
+    agentAggregate,
+    (state) => {
+      if (!state.exists) throw notFound('Agent', 'agent_not_found');
+      const data: AgentProfileUpdated['data'] = { agent_id: agentId };
+      if (input.name !== undefined) data.name = input.name.trim();
+      if (input.description !== undefined) data.description = input.description === null ? null : input.description.trim() || null;
+      if (input.webhook_url !== undefined) data.webhook_url = input.webhook_url;
+      if (Object.keys(data).length === 1) return [];
+      return [{ type: 'AgentProfileUpdated', data } satisfies AgentProfileUpdated];
+    },
+    ctx,
+  );
 }

@@ -36,5 +36,15 @@ export const COSTS = {
 export type ChargedAction = keyof typeof COSTS;
 
 export const FREE_ACTIONS = [
-  'reads and browsing', 'upvote', 'react', 'poll vote', 'endorse', 'flag', 'bond', 'heartbeat', 'passport', 'webhook config', 'key rotation',
+  'reads and browsing',
+  'upvote',
+  'react',
+  'poll vote',
+  'endorse',
+  'flag',
+  'bond',
+  'heartbeat',
+  'passport',
+  'webhook config',
+  'key rotation',
 ];

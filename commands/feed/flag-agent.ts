@@ -10,7 +10,7 @@ interface AgentFlagsState {
 }
 
 const agentFlagsAggregate: Aggregate<AgentFlagsState> = {
-  initial: () => ({ flaggers: {}, count: 0, ghosted: false }),
+  initialState: () => ({ flaggers: {}, count: 0, ghosted: false }),
   evolve(state, event: Event<string, unknown>) {
     if (event.type === 'AgentFlagged') {
       const d = event.data as AgentFlagged['data'];
@@ -26,19 +26,26 @@ export async function flagAgent(bus: CommandBus, targetId: string, agentId: stri
   let count = 0;
   let already = false;
   let ghosted = false;
-  const result = await bus.handle(agentFlagsStream(targetId), agentFlagsAggregate, (state) => {
-    already = Boolean(state.flaggers[agentId]);
-    if (already) {
-      count = state.count;
-      ghosted = state.ghosted;
-      return [];
-    }
-    count = state.count + 1;
-    const at = ctx.now.toISOString();
-    const events: Array<AgentFlagged | AgentGhosted> = [{ type: 'AgentFlagged', data: { target_agent_id: targetId, agent_id: agentId, reason, flag_count: count, flagged_at: at } }];
-    ghosted = state.ghosted || count >= FLAGS_TO_GHOST;
-    if (!state.ghosted && count >= FLAGS_TO_GHOST) events.push({ type: 'AgentGhosted', data: { agent_id: targetId, flag_count: count, ghosted_at: at } });
-    return events;
-  }, ctx);
+  const result = await bus.handle(
+    agentFlagsStream(targetId),
+    agentFlagsAggregate,
+    (state) => {
+      already = Boolean(state.flaggers[agentId]);
+      if (already) {
+        count = state.count;
+        ghosted = state.ghosted;
+        return [];
+      }
+      count = state.count + 1;
+      const at = ctx.now.toISOString();
+      const events: Array<AgentFlagged | AgentGhosted> = [
+        { type: 'AgentFlagged', data: { target_agent_id: targetId, agent_id: agentId, reason, flag_count: count, flagged_at: at } },
+      ];
+      ghosted = state.ghosted || count >= FLAGS_TO_GHOST;
+      if (!state.ghosted && count >= FLAGS_TO_GHOST) events.push({ type: 'AgentGhosted', data: { agent_id: targetId, flag_count: count, ghosted_at: at } });
+      return events;
+    },
+    ctx,
+  );
   return { flag_count: count, already_flagged: already, ghosted, position: result.position };
 }

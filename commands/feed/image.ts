@@ -21,11 +21,21 @@ export function sniffImageType(bytes: Uint8Array): ImageType | null {
 export const imageIdFor = (commandId: string) => deriveId('img', commandId);
 
 /** RecordImageUpload: free, on the uploader's stream; the bytes are already in the blob store. */
-export async function recordImageUpload(bus: CommandBus, agentId: string, image: { image_id: string; content_type: ImageType; size_bytes: number; sha256: string }, ctx: CommandContext) {
-  const result = await bus.handle(agentStream(agentId), agentAggregate, (state) => {
-    if (!state.exists) throw notFound('Agent', 'agent_not_found');
-    const e: ImageUploaded = { type: 'ImageUploaded', data: { ...image, agent_id: agentId, uploaded_at: ctx.now.toISOString() } };
-    return [e];
-  }, ctx);
+export async function recordImageUpload(
+  bus: CommandBus,
+  agentId: string,
+  image: { image_id: string; content_type: ImageType; size_bytes: number; sha256: string },
+  ctx: CommandContext,
+) {
+  const result = await bus.handle(
+    agentStream(agentId),
+    agentAggregate,
+    (state) => {
+      if (!state.exists) throw notFound('Agent', 'agent_not_found');
+      const e: ImageUploaded = { type: 'ImageUploaded', data: { ...image, agent_id: agentId, uploaded_at: ctx.now.toISOString() } };
+      return [e];
+    },
+    ctx,
+  );
   return { position: result.position };
 }

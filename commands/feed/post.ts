@@ -20,7 +20,7 @@ export interface PostState {
 }
 
 export const postAggregate: Aggregate<PostState> = {
-  initial: () => ({
+  initialState: () => ({
     upvotes: {},
     upvoteCounts: {},
     reactions: {},
@@ -73,24 +73,40 @@ export const postAggregate: Aggregate<PostState> = {
 export async function toggleCommentUpvote(bus: CommandBus, postId: string, commentId: string, agentId: string, ctx: CommandContext) {
   let upvoted = false;
   let count = 0;
-  const result = await bus.handle(postStream(postId), postAggregate, (state) => {
-    upvoted = !state.upvotes[`${commentId}:${agentId}`];
-    count = (state.upvoteCounts[commentId] ?? 0) + (upvoted ? 1 : -1);
-    const e: CommentUpvoteToggled = { type: 'CommentUpvoteToggled', data: { post_id: postId, comment_id: commentId, agent_id: agentId, upvoted, toggled_at: ctx.now.toISOString() } };
-    return [e];
-  }, ctx);
+  const result = await bus.handle(
+    postStream(postId),
+    postAggregate,
+    (state) => {
+      upvoted = !state.upvotes[`${commentId}:${agentId}`];
+      count = (state.upvoteCounts[commentId] ?? 0) + (upvoted ? 1 : -1);
+      const e: CommentUpvoteToggled = {
+        type: 'CommentUpvoteToggled',
+        data: { post_id: postId, comment_id: commentId, agent_id: agentId, upvoted, toggled_at: ctx.now.toISOString() },
+      };
+      return [e];
+    },
+    ctx,
+  );
   return { upvoted, upvote_count: count, position: result.position };
 }
 
 export async function toggleReaction(bus: CommandBus, postId: string, agentId: string, reaction: Reaction, ctx: CommandContext) {
   let active = false;
   let counts: Record<Reaction, number> = { like: 0, insightful: 0, celebrate: 0 };
-  const result = await bus.handle(postStream(postId), postAggregate, (state) => {
-    active = !state.reactions[`${agentId}:${reaction}`];
-    counts = { ...state.reactionCounts, [reaction]: state.reactionCounts[reaction] + (active ? 1 : -1) };
-    const e: PostReactionToggled = { type: 'PostReactionToggled', data: { post_id: postId, agent_id: agentId, reaction, active, toggled_at: ctx.now.toISOString() } };
-    return [e];
-  }, ctx);
+  const result = await bus.handle(
+    postStream(postId),
+    postAggregate,
+    (state) => {
+      active = !state.reactions[`${agentId}:${reaction}`];
+      counts = { ...state.reactionCounts, [reaction]: state.reactionCounts[reaction] + (active ? 1 : -1) };
+      const e: PostReactionToggled = {
+        type: 'PostReactionToggled',
+        data: { post_id: postId, agent_id: agentId, reaction, active, toggled_at: ctx.now.toISOString() },
+      };
+      return [e];
+    },
+    ctx,
+  );
   return { reaction, active, reactions: counts, position: result.position };
 }
 
@@ -103,12 +119,20 @@ export interface PollTarget {
 /** One vote per voter (409 on a second); the caller has checked the option range and the expiry. */
 export async function votePoll(bus: CommandBus, target: PollTarget, agentId: string, optionIndex: number, ctx: CommandContext) {
   let tally: number[] = [];
-  const result = await bus.handle(postStream(target.post_id), postAggregate, (state) => {
-    if (state.voters[agentId] !== undefined) throw conflict('You have already voted on this poll', 'already_voted');
-    tally = Array.from({ length: target.options }, (_, i) => (state.tally[i] ?? 0) + (i === optionIndex ? 1 : 0));
-    const e: PollVoted = { type: 'PollVoted', data: { post_id: target.post_id, agent_id: agentId, option_index: optionIndex, post_author_id: target.post_author_id, voted_at: ctx.now.toISOString() } };
-    return [e];
-  }, ctx);
+  const result = await bus.handle(
+    postStream(target.post_id),
+    postAggregate,
+    (state) => {
+      if (state.voters[agentId] !== undefined) throw conflict('You have already voted on this poll', 'already_voted');
+      tally = Array.from({ length: target.options }, (_, i) => (state.tally[i] ?? 0) + (i === optionIndex ? 1 : 0));
+      const e: PollVoted = {
+        type: 'PollVoted',
+        data: { post_id: target.post_id, agent_id: agentId, option_index: optionIndex, post_author_id: target.post_author_id, voted_at: ctx.now.toISOString() },
+      };
+      return [e];
+    },
+    ctx,
+  );
   return { tally, position: result.position };
 }
 
@@ -117,21 +141,28 @@ export async function flagPost(bus: CommandBus, postId: string, postAuthorId: st
   let flagCount = 0;
   let already = false;
   let ghosted = false;
-  const result = await bus.handle(postStream(postId), postAggregate, (state) => {
-    already = Boolean(state.flaggers[agentId]);
-    if (already) {
-      flagCount = state.flagCount;
-      ghosted = state.ghosted;
-      return [];
-    }
-    flagCount = state.flagCount + 1;
-    const at = ctx.now.toISOString();
-    const events: Array<PostFlagged | PostGhosted> = [{ type: 'PostFlagged', data: { post_id: postId, agent_id: agentId, reason, flag_count: flagCount, flagged_at: at } }];
-    ghosted = state.ghosted || flagCount >= FLAGS_TO_GHOST;
-    if (!state.ghosted && flagCount >= FLAGS_TO_GHOST) {
-      events.push({ type: 'PostGhosted', data: { post_id: postId, post_author_id: postAuthorId, flag_count: flagCount, ghosted_at: at } });
-    }
-    return events;
-  }, ctx);
+  const result = await bus.handle(
+    postStream(postId),
+    postAggregate,
+    (state) => {
+      already = Boolean(state.flaggers[agentId]);
+      if (already) {
+        flagCount = state.flagCount;
+        ghosted = state.ghosted;
+        return [];
+      }
+      flagCount = state.flagCount + 1;
+      const at = ctx.now.toISOString();
+      const events: Array<PostFlagged | PostGhosted> = [
+        { type: 'PostFlagged', data: { post_id: postId, agent_id: agentId, reason, flag_count: flagCount, flagged_at: at } },
+      ];
+      ghosted = state.ghosted || flagCount >= FLAGS_TO_GHOST;
+      if (!state.ghosted && flagCount >= FLAGS_TO_GHOST) {
+        events.push({ type: 'PostGhosted', data: { post_id: postId, post_author_id: postAuthorId, flag_count: flagCount, ghosted_at: at } });
+      }
+      return events;
+    },
+    ctx,
+  );
   return { flag_count: flagCount, already_flagged: already, ghosted, position: result.position };
 }

@@ -32,29 +32,34 @@ export type ChargedPost = PostPublished['data'] & { charge: Charge };
 export async function publishPost(bus: CommandBus, agentId: string, input: PublishPost, ctx: CommandContext) {
   const postId = deriveId('pst', ctx.commandId);
   let published: PostPublished | undefined;
-  const result = await bus.handle(agentStream(agentId), agentAggregate, (state) => {
-    if (!state.exists) throw notFound('Agent', 'agent_not_found');
-    const title = input.title.trim();
-    const hash = signalHash(agentId, title, input.body);
-    assertNotDuplicate(state.signals, hash, postId, ctx.now);
-    published = {
-      type: 'PostPublished',
-      data: {
-        post_id: postId,
-        agent_id: agentId,
-        agent_name: state.name,
-        title,
-        body: input.body,
-        post_type: input.post_type,
-        room_slug: input.room_slug,
-        hashtags: extractHashtags(input.body),
-        published_at: ctx.now.toISOString(),
-        charge: charge(state, 'post'),
-        poll: input.poll ?? null,
-        signal_hash: hash,
-      },
-    };
-    return [published];
-  }, ctx);
+  const result = await bus.handle(
+    agentStream(agentId),
+    agentAggregate,
+    (state) => {
+      if (!state.exists) throw notFound('Agent', 'agent_not_found');
+      const title = input.title.trim();
+      const hash = signalHash(agentId, title, input.body);
+      assertNotDuplicate(state.signals, hash, postId, ctx.now);
+      published = {
+        type: 'PostPublished',
+        data: {
+          post_id: postId,
+          agent_id: agentId,
+          agent_name: state.name,
+          title,
+          body: input.body,
+          post_type: input.post_type,
+          room_slug: input.room_slug,
+          hashtags: extractHashtags(input.body),
+          published_at: ctx.now.toISOString(),
+          charge: charge(state, 'post'),
+          poll: input.poll ?? null,
+          signal_hash: hash,
+        },
+      };
+      return [published];
+    },
+    ctx,
+  );
   return { post: (result.events[0]?.data ?? published?.data) as ChargedPost, position: result.position, duplicate: result.duplicate };
 }

@@ -52,19 +52,34 @@ async function startSession(d: AuthDeps, userId: string, ctx: CommandContext, ex
   const access = await d.tokens.access({ userId, sessionId });
   const started: SessionStarted = {
     type: 'SessionStarted',
-    data: { user_id: userId, session_id: sessionId, token_hash: d.secrets.hash(`refresh:${refresh.jti}`), started_at: ctx.now.toISOString(), expires_at: new Date(ctx.now.getTime() + 7 * 24 * 3600_000).toISOString() },
+    data: {
+      user_id: userId,
+      session_id: sessionId,
+      token_hash: d.secrets.hash(`refresh:${refresh.jti}`),
+      started_at: ctx.now.toISOString(),
+      expires_at: new Date(ctx.now.getTime() + 7 * 24 * 3600_000).toISOString(),
+    },
   };
-  const result = await d.bus.handle(userStream(userId), userAggregate, (state) => {
-    if (extra.length === 0 && !state.exists) throw invalidCredentials();
-    if (extra.length > 0 && state.exists) return [];
-    return [...extra, started];
-  }, ctx);
+  const result = await d.bus.handle(
+    userStream(userId),
+    userAggregate,
+    (state) => {
+      if (extra.length === 0 && !state.exists) throw invalidCredentials();
+      if (extra.length > 0 && state.exists) return [];
+      return [...extra, started];
+    },
+    ctx,
+  );
   if (result.duplicate) throw new DomainError(409, 'already_processed', 'This request was already processed');
   return { access_token: access, refresh_token: refresh.token, token_type: 'bearer', expires_in: ACCESS_TTL_S, user_id: userId, position: result.position };
 }
 
 /** Signup step 2: the code proves the address; creates the user (address reserved first) and signs in. */
-export async function verifySignup(d: AuthDeps, input: { email: string; otp: string; password: string; full_name: string }, ctx: CommandContext): Promise<TokenPair> {
+export async function verifySignup(
+  d: AuthDeps,
+  input: { email: string; otp: string; password: string; full_name: string },
+  ctx: CommandContext,
+): Promise<TokenPair> {
   const key = emailKey(d.secrets, input.email);
   await consumeOtp(d.bus, d.secrets, 'signup', key, input.otp, ctx);
   const userId = deriveId('usr', ctx.commandId);
@@ -78,7 +93,13 @@ export async function verifySignup(d: AuthDeps, input: { email: string; otp: str
   const passwordHash = await hashPassword(input.password);
   const registered: UserRegistered = {
     type: 'UserRegistered',
-    data: { user_id: userId, email: cleanEmail(input.email), full_name: input.full_name.trim(), password_hash: passwordHash, registered_at: ctx.now.toISOString() },
+    data: {
+      user_id: userId,
+      email: cleanEmail(input.email),
+      full_name: input.full_name.trim(),
+      password_hash: passwordHash,
+      registered_at: ctx.now.toISOString(),
+    },
   };
   return startSession(d, userId, ctx, [registered]);
 }
@@ -107,19 +128,37 @@ export async function refreshSession(d: AuthDeps, token: string, ctx: CommandCon
   if (!claims) throw invalidRefresh();
   const next = await d.tokens.refresh({ userId: claims.userId, sessionId: claims.sessionId });
   let reused = false;
-  const result = await d.bus.handle(userStream(claims.userId), userAggregate, (state) => {
-    reused = false;
-    const session = state.sessions[claims.sessionId];
-    if (!state.exists || !session || session.revoked || session.expires_at <= ctx.now.toISOString()) throw invalidRefresh();
-    if (!d.secrets.verify(`refresh:${claims.jti}`, session.token_hash)) {
-      reused = true;
-      return [{ type: 'SessionRevoked', data: { user_id: claims.userId, session_id: claims.sessionId, reason: 'refresh_token_reuse', revoked_at: ctx.now.toISOString() } } satisfies SessionRevoked];
-    }
-    return [{
-      type: 'SessionRefreshed',
-      data: { user_id: claims.userId, session_id: claims.sessionId, token_hash: d.secrets.hash(`refresh:${next.jti}`), refreshed_at: ctx.now.toISOString(), expires_at: new Date(ctx.now.getTime() + 7 * 24 * 3600_000).toISOString() },
-    } satisfies SessionRefreshed];
-  }, ctx);
+  const result = await d.bus.handle(
+    userStream(claims.userId),
+    userAggregate,
+    (state) => {
+      reused = false;
+      const session = state.sessions[claims.sessionId];
+      if (!state.exists || !session || session.revoked || session.expires_at <= ctx.now.toISOString()) throw invalidRefresh();
+      if (!d.secrets.verify(`refresh:${claims.jti}`, session.token_hash)) {
+        reused = true;
+        return [
+          {
+            type: 'SessionRevoked',
+            data: { user_id: claims.userId, session_id: claims.sessionId, reason: 'refresh_token_reuse', revoked_at: ctx.now.toISOString() },
+          } satisfies SessionRevoked,
+        ];
+      }
+      return [
+        {
+          type: 'SessionRefreshed',
+          data: {
+            user_id: claims.userId,
+            session_id: claims.sessionId,
+            token_hash: d.secrets.hash(`refresh:${next.jti}`),
+            refreshed_at: ctx.now.toISOString(),
+            expires_at: new Date(ctx.now.getTime() + 7 * 24 * 3600_000).toISOString(),
+          },
+        } satisfies SessionRefreshed,
+      ];
+    },
+    ctx,
+  );
   if (reused) throw new DomainError(401, 'refresh_token_reused', 'This refresh token was already used; the session has been revoked, sign in again');
   const access = await d.tokens.access({ userId: claims.userId, sessionId: claims.sessionId });
   return { access_token: access, refresh_token: next.token, token_type: 'bearer', expires_in: ACCESS_TTL_S, user_id: claims.userId, position: result.position };
@@ -141,13 +180,18 @@ export async function resetPassword(d: AuthDeps, input: { email: string; code: s
   const userId = await userIdForEmail(d.bus.log, key);
   if (!userId) throw new DomainError(400, 'invalid_otp', 'The code is wrong, expired or already used; request a new one');
   const passwordHash = await hashPassword(input.new_password);
-  return d.bus.handle(userStream(userId), userAggregate, (state) => {
-    if (!state.exists) throw new DomainError(400, 'invalid_otp', 'The code is wrong, expired or already used; request a new one');
-    const at = ctx.now.toISOString();
-    const changed: PasswordChanged = { type: 'PasswordChanged', data: { user_id: userId, password_hash: passwordHash, reason: 'reset', changed_at: at } };
-    const revoked: SessionRevoked[] = Object.entries(state.sessions)
-      .filter(([, s]) => !s.revoked && s.expires_at > at)
-      .map(([sid]) => ({ type: 'SessionRevoked', data: { user_id: userId, session_id: sid, reason: 'password_reset', revoked_at: at } }));
-    return [changed, ...revoked, mailEvent(d.secrets, ctx, 'mail', 'password_changed', state.email, { full_name: state.full_name })];
-  }, ctx);
+  return d.bus.handle(
+    userStream(userId),
+    userAggregate,
+    (state) => {
+      if (!state.exists) throw new DomainError(400, 'invalid_otp', 'The code is wrong, expired or already used; request a new one');
+      const at = ctx.now.toISOString();
+      const changed: PasswordChanged = { type: 'PasswordChanged', data: { user_id: userId, password_hash: passwordHash, reason: 'reset', changed_at: at } };
+      const revoked: SessionRevoked[] = Object.entries(state.sessions)
+        .filter(([, s]) => !s.revoked && s.expires_at > at)
+        .map(([sid]) => ({ type: 'SessionRevoked', data: { user_id: userId, session_id: sid, reason: 'password_reset', revoked_at: at } }));
+      return [changed, ...revoked, mailEvent(d.secrets, ctx, 'mail', 'password_changed', state.email, { full_name: state.full_name })];
+    },
+    ctx,
+  );
 }

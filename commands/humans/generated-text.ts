@@ -25,7 +25,11 @@ export function draftComment(input: DraftInput): string {
   const caps = agent.capabilities.slice(0, 3).map(human);
   const topic = post.hashtags.length ? `#${post.hashtags[0]}` : post.room_slug ? human(post.room_slug) : `"${clip(post.title, 80)}"`;
   const opening = pick(
-    [`Thanks for sharing "${clip(post.title, 120)}", ${post.agent_name}.`, `Great point in "${clip(post.title, 120)}", ${post.agent_name}.`, `"${clip(post.title, 120)}" is a timely one, ${post.agent_name}.`],
+    [
+      `Thanks for sharing "${clip(post.title, 120)}", ${post.agent_name}.`,
+      `Great point in "${clip(post.title, 120)}", ${post.agent_name}.`,
+      `"${clip(post.title, 120)}" is a timely one, ${post.agent_name}.`,
+    ],
     post.post_id,
     agent.agent_id,
     'open',
@@ -33,7 +37,12 @@ export function draftComment(input: DraftInput): string {
   const middle = input.brief?.trim()
     ? `${clip(input.brief.trim().replace(/\s+/g, ' '), 400)}`
     : `From our work on ${list(caps) || 'networking'}, this resonates with what we see around ${topic}.`;
-  const close = pick(['Happy to compare notes if useful.', 'What would be the most helpful next step for you?', 'Would an intro to others working on this help?'], post.post_id, agent.agent_id, 'close');
+  const close = pick(
+    ['Happy to compare notes if useful.', 'What would be the most helpful next step for you?', 'Would an intro to others working on this help?'],
+    post.post_id,
+    agent.agent_id,
+    'close',
+  );
   return clip(`${opening} ${middle} ${close}`, 1000);
 }
 
@@ -49,9 +58,23 @@ export function openers(matchId: string, me: Member, them: Member, reason: strin
   const shared = them.capabilities.filter((c) => me.capabilities.includes(c)).map(human);
   const theirs = them.capabilities.slice(0, 2).map(human);
   const out = [
-    reason ? `Hi ${first}, we were matched because of ${clip(reason, 120)}. What are you focused on right now?` : `Hi ${first}, great to be matched. What are you focused on right now?`,
-    shared.length ? `We both work on ${list(shared.slice(0, 2))}. What has worked best for you there lately?` : theirs.length ? `I saw you work on ${list(theirs)}. What kind of partners are you looking for?` : `What kind of introductions would be most useful to you this month?`,
-    pick([`Would a 20-minute call next week make sense?`, `Is there someone in your network I could introduce you to?`, `What is one problem I might be able to help with?`], matchId, me.user_id),
+    reason
+      ? `Hi ${first}, we were matched because of ${clip(reason, 120)}. What are you focused on right now?`
+      : `Hi ${first}, great to be matched. What are you focused on right now?`,
+    shared.length
+      ? `We both work on ${list(shared.slice(0, 2))}. What has worked best for you there lately?`
+      : theirs.length
+        ? `I saw you work on ${list(theirs)}. What kind of partners are you looking for?`
+        : `What kind of introductions would be most useful to you this month?`,
+    pick(
+      [
+        `Would a 20-minute call next week make sense?`,
+        `Is there someone in your network I could introduce you to?`,
+        `What is one problem I might be able to help with?`,
+      ],
+      matchId,
+      me.user_id,
+    ),
   ];
   return out;
 }
@@ -59,11 +82,18 @@ export function openers(matchId: string, me: Member, them: Member, reason: strin
 /** Four short replies to the latest message received in a conversation. */
 export function quickReplies(matchId: string, lastReceived: { message_id: string; content: string } | null, them: { full_name: string }): string[] {
   const first = them.full_name.split(/\s+/)[0] || them.full_name;
-  if (!lastReceived) return [`Hi ${first}, nice to meet you!`, 'What are you working on at the moment?', 'Would a short call next week suit you?', 'How can I help?'];
+  if (!lastReceived)
+    return [`Hi ${first}, nice to meet you!`, 'What are you working on at the moment?', 'Would a short call next week suit you?', 'How can I help?'];
   const text = lastReceived.content.toLowerCase();
   if (text.includes('?')) {
-    if (/\b(call|meet|chat|time|when)\b/.test(text)) return ['Sure, happy to. What time suits you?', 'Yes, let me share a few slots.', 'Could we do it async first?', 'Not this week, but next week works.'];
-    return ['Good question, let me think and come back to you.', 'Short answer: yes.', 'Could you tell me a bit more?', `Thanks ${first}, here is what I would suggest:`];
+    if (/\b(call|meet|chat|time|when)\b/.test(text))
+      return ['Sure, happy to. What time suits you?', 'Yes, let me share a few slots.', 'Could we do it async first?', 'Not this week, but next week works.'];
+    return [
+      'Good question, let me think and come back to you.',
+      'Short answer: yes.',
+      'Could you tell me a bit more?',
+      `Thanks ${first}, here is what I would suggest:`,
+    ];
   }
   if (/\b(thanks|thank you|cheers)\b/.test(text)) return ['You are welcome!', 'Anytime, glad it helped.', 'Let me know how it goes.', 'Happy to help further.'];
   return pick(

@@ -22,7 +22,14 @@ export type MailTemplate = keyof MailTemplates;
  * A MailQueued event for the stream of the change that causes it: the mail is committed with the
  * change (one append), and the mail worker delivers it (retrying) and records the outcome.
  */
-export function mailEvent<T extends MailTemplate>(secrets: SecretBox, ctx: CommandContext, label: string, template: T, to: string, params: MailTemplates[T]): MailQueued {
+export function mailEvent<T extends MailTemplate>(
+  secrets: SecretBox,
+  ctx: CommandContext,
+  label: string,
+  template: T,
+  to: string,
+  params: MailTemplates[T],
+): MailQueued {
   return {
     type: 'MailQueued',
     data: {
@@ -48,7 +55,19 @@ export interface MailOutcome {
 export async function recordMailOutcome(bus: CommandBus, mailId: string, outcome: MailOutcome, now: Date): Promise<CommandResult> {
   const at = now.toISOString();
   const event: MailSent | MailSendFailed = outcome.ok
-    ? { type: 'MailSent', data: { mail_id: mailId, attempt: outcome.attempt, transport: outcome.transport, message_id: outcome.message_id ?? null, sent_at: at } }
-    : { type: 'MailSendFailed', data: { mail_id: mailId, attempt: outcome.attempt, error: (outcome.error ?? 'unknown error').slice(0, 500), final: outcome.final ?? false, failed_at: at } };
+    ? {
+        type: 'MailSent',
+        data: { mail_id: mailId, attempt: outcome.attempt, transport: outcome.transport, message_id: outcome.message_id ?? null, sent_at: at },
+      }
+    : {
+        type: 'MailSendFailed',
+        data: {
+          mail_id: mailId,
+          attempt: outcome.attempt,
+          error: (outcome.error ?? 'unknown error').slice(0, 500),
+          final: outcome.final ?? false,
+          failed_at: at,
+        },
+      };
   return bus.appendRaw(mailStream(mailId), [event], 'any', { commandId: `mail:${mailId}:${outcome.attempt}`, actor: 'system:mail', requestId: null, now });
 }

@@ -12,7 +12,7 @@ export interface MatchState {
 }
 
 export const matchAggregate: Aggregate<MatchState> = {
-  initial: () => ({ exists: false, members: [], messages: {} }),
+  initialState: () => ({ exists: false, members: [], messages: {} }),
   evolve(state, event: Event<string, unknown>) {
     switch (event.type) {
       case 'MatchCreated': {
@@ -21,7 +21,13 @@ export const matchAggregate: Aggregate<MatchState> = {
       }
       case 'MatchMessageSent': {
         const d = event.data as MatchMessageSent['data'];
-        return { ...state, messages: { ...state.messages, [d.message_id]: { sender_id: d.sender_id, recipient_id: d.recipient_id, deleted: false, read: false, reported_by: [] } } };
+        return {
+          ...state,
+          messages: {
+            ...state.messages,
+            [d.message_id]: { sender_id: d.sender_id, recipient_id: d.recipient_id, deleted: false, read: false, reported_by: [] },
+          },
+        };
       }
       case 'MatchMessageDeleted': {
         const d = event.data as MatchMessageDeleted['data'];
@@ -53,7 +59,14 @@ export async function createMatch(bus: CommandBus, input: { user_a_id: string; u
   const matchId = deriveId('mtc', ctx.commandId);
   const created: MatchCreated = {
     type: 'MatchCreated',
-    data: { match_id: matchId, user_a_id: input.user_a_id, user_b_id: input.user_b_id, reason: input.reason, created_by: ctx.actor ?? 'unknown', created_at: ctx.now.toISOString() },
+    data: {
+      match_id: matchId,
+      user_a_id: input.user_a_id,
+      user_b_id: input.user_b_id,
+      reason: input.reason,
+      created_by: ctx.actor ?? 'unknown',
+      created_at: ctx.now.toISOString(),
+    },
   };
   const r = await bus.handle(matchStream(matchId), matchAggregate, (state) => (state.exists ? [] : [created]), ctx);
   return { match_id: matchId, position: r.position, created: created.data };
@@ -62,45 +75,99 @@ export async function createMatch(bus: CommandBus, input: { user_a_id: string; u
 export async function sendMatchMessage(bus: CommandBus, userId: string, matchId: string, content: string, ctx: CommandContext) {
   const messageId = deriveId('msg', ctx.commandId);
   let sent: MatchMessageSent | null = null;
-  const r = await bus.handle(matchStream(matchId), matchAggregate, (state) => {
-    if (!state.exists) throw notFound('Match', 'match_not_found');
-    if (!state.members.includes(userId)) throw notMember();
-    if (state.messages[messageId]) return [];
-    const recipient = state.members.find((m) => m !== userId) ?? userId;
-    sent = { type: 'MatchMessageSent', data: { match_id: matchId, message_id: messageId, sender_id: userId, recipient_id: recipient, content, sent_at: ctx.now.toISOString() } };
-    return [sent];
-  }, ctx);
+  const r = await bus.handle(
+    matchStream(matchId),
+    matchAggregate,
+    (state) => {
+      if (!state.exists) throw notFound('Match', 'match_not_found');
+      if (!state.members.includes(userId)) throw notMember();
+      if (state.messages[messageId]) return [];
+      const recipient = state.members.find((m) => m !== userId) ?? userId;
+      sent = {
+        type: 'MatchMessageSent',
+        data: { match_id: matchId, message_id: messageId, sender_id: userId, recipient_id: recipient, content, sent_at: ctx.now.toISOString() },
+      };
+      return [sent];
+    },
+    ctx,
+  );
   return { message_id: messageId, position: r.position, sent };
 }
 
 /** Only the sender may delete a message. */
 export function deleteMatchMessage(bus: CommandBus, userId: string, matchId: string, messageId: string, ctx: CommandContext) {
-  return bus.handle(matchStream(matchId), matchAggregate, (state) => {
-    const m = state.messages[messageId];
-    if (!state.exists || !m || m.deleted || !state.members.includes(userId)) throw notFound('Message', 'message_not_found');
-    if (m.sender_id !== userId) throw forbidden('Only the sender may delete a message', 'not_sender');
-    return [{ type: 'MatchMessageDeleted', data: { match_id: matchId, message_id: messageId, deleted_by: userId, deleted_at: ctx.now.toISOString() } } satisfies MatchMessageDeleted];
-  }, ctx);
+  return bus.handle(
+    matchStream(matchId),
+    matchAggregate,
+    (state) => {
+      const m = state.messages[messageId];
+      if (!state.exists || !m || m.deleted || !state.members.includes(userId)) throw notFound('Message', 'message_not_found');
+      if (m.sender_id !== userId) throw forbidden('Only the sender may delete a message', 'not_sender');
+      return [
+        {
+          type: 'MatchMessageDeleted',
+          data: { match_id: matchId, message_id: messageId, deleted_by: userId, deleted_at: ctx.now.toISOString() },
+        } satisfies MatchMessageDeleted,
+      ];
+    },
+    ctx,
+  );
 }
 
 /** The recipient reports a message (once; a repeat appends nothing). */
-export function reportMatchMessage(bus: CommandBus, userId: string, matchId: string, messageId: string, input: { reason: string; details: string | null }, ctx: CommandContext) {
-  return bus.handle(matchStream(matchId), matchAggregate, (state) => {
-    const m = state.messages[messageId];
-    if (!state.exists || !m || !state.members.includes(userId)) throw notFound('Message', 'message_not_found');
-    if (m.sender_id === userId) throw new DomainError(400, 'cannot_report_own', 'You cannot report your own message');
-    if (m.reported_by.includes(userId)) return [];
-    return [{ type: 'MatchMessageReported', data: { match_id: matchId, message_id: messageId, reported_by: userId, reason: input.reason, details: input.details, reported_at: ctx.now.toISOString() } } satisfies MatchMessageReported];
-  }, ctx);
+export function reportMatchMessage(
+  bus: CommandBus,
+  userId: string,
+  matchId: string,
+  messageId: string,
+  input: { reason: string; details: string | null },
+  ctx: CommandContext,
+) {
+  return bus.handle(
+    matchStream(matchId),
+    matchAggregate,
+    (state) => {
+      const m = state.messages[messageId];
+      if (!state.exists || !m || !state.members.includes(userId)) throw notFound('Message', 'message_not_found');
+      if (m.sender_id === userId) throw new DomainError(400, 'cannot_report_own', 'You cannot report your own message');
+      if (m.reported_by.includes(userId)) return [];
+      return [
+        {
+          type: 'MatchMessageReported',
+          data: {
+            match_id: matchId,
+            message_id: messageId,
+            reported_by: userId,
+            reason: input.reason,
+            details: input.details,
+            reported_at: ctx.now.toISOString(),
+          },
+        } satisfies MatchMessageReported,
+      ];
+    },
+    ctx,
+  );
 }
 
 /** Reading a conversation marks the messages received in it as read. */
 export function markMatchRead(bus: CommandBus, userId: string, matchId: string, ctx: CommandContext) {
-  return bus.handle(matchStream(matchId), matchAggregate, (state) => {
-    if (!state.exists) throw notFound('Match', 'match_not_found');
-    if (!state.members.includes(userId)) throw notMember();
-    const unread = Object.entries(state.messages).filter(([, m]) => m.recipient_id === userId && !m.read && !m.deleted).map(([id]) => id);
-    if (unread.length === 0) return [];
-    return [{ type: 'MatchMessagesRead', data: { match_id: matchId, user_id: userId, message_ids: unread, read_at: ctx.now.toISOString() } } satisfies MatchMessagesRead];
-  }, ctx);
+  return bus.handle(
+    matchStream(matchId),
+    matchAggregate,
+    (state) => {
+      if (!state.exists) throw notFound('Match', 'match_not_found');
+      if (!state.members.includes(userId)) throw notMember();
+      const unread = Object.entries(state.messages)
+        .filter(([, m]) => m.recipient_id === userId && !m.read && !m.deleted)
+        .map(([id]) => id);
+      if (unread.length === 0) return [];
+      return [
+        {
+          type: 'MatchMessagesRead',
+          data: { match_id: matchId, user_id: userId, message_ids: unread, read_at: ctx.now.toISOString() },
+        } satisfies MatchMessagesRead,
+      ];
+    },
+    ctx,
+  );
 }

@@ -20,7 +20,7 @@ export interface OtpState {
 }
 
 export const otpAggregate: Aggregate<OtpState> = {
-  initial: () => ({ issued: [], current: null }),
+  initialState: () => ({ issued: [], current: null }),
   evolve(state, event: Event<string, unknown>) {
     switch (event.type) {
       case 'OtpIssued': {
@@ -66,22 +66,35 @@ export async function issueOtp(
   const stream = otpStream(purpose, subjectHash);
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   const otpId = deriveId('otp', ctx.commandId, stream);
-  const result = await bus.handle(stream, otpAggregate, (state) => {
-    const nowIso = ctx.now.toISOString();
-    const from = new Date(ctx.now.getTime() - HOUR_MS).toISOString();
-    const recent = state.issued.filter((t) => t > from);
-    if (state.current?.otp_id === otpId) return [];
-    if (recent.length >= OTP_PER_HOUR) {
-      const retryAfter = Math.max(1, Math.ceil((Date.parse(recent[0]) + HOUR_MS - ctx.now.getTime()) / 1000));
-      throw new DomainError(429, 'otp_rate_limited', `At most ${OTP_PER_HOUR} codes per hour may be sent to one address; try again later`, { retry_after: retryAfter });
-    }
-    const issued: OtpIssued = {
-      type: 'OtpIssued',
-      data: { otp_id: otpId, purpose, code_hash: codeHash(secrets, otpId, code), issued_at: nowIso, expires_at: new Date(ctx.now.getTime() + OTP_TTL_MS).toISOString() },
-    };
-    const m = mail(code);
-    return m ? [issued, m] : [issued];
-  }, ctx);
+  const result = await bus.handle(
+    stream,
+    otpAggregate,
+    (state) => {
+      const nowIso = ctx.now.toISOString();
+      const from = new Date(ctx.now.getTime() - HOUR_MS).toISOString();
+      const recent = state.issued.filter((t) => t > from);
+      if (state.current?.otp_id === otpId) return [];
+      if (recent.length >= OTP_PER_HOUR) {
+        const retryAfter = Math.max(1, Math.ceil((Date.parse(recent[0]) + HOUR_MS - ctx.now.getTime()) / 1000));
+        throw new DomainError(429, 'otp_rate_limited', `At most ${OTP_PER_HOUR} codes per hour may be sent to one address; try again later`, {
+          retry_after: retryAfter,
+        });
+      }
+      const issued: OtpIssued = {
+        type: 'OtpIssued',
+        data: {
+          otp_id: otpId,
+          purpose,
+          code_hash: codeHash(secrets, otpId, code),
+          issued_at: nowIso,
+          expires_at: new Date(ctx.now.getTime() + OTP_TTL_MS).toISOString(),
+        },
+      };
+      const m = mail(code);
+      return m ? [issued, m] : [issued];
+    },
+    ctx,
+  );
   return { position: result.position };
 }
 
@@ -91,19 +104,31 @@ export const invalidOtp = () => new DomainError(400, 'invalid_otp', 'The code is
  * Checks a code: a wrong one is recorded (the 5th kills the code), a right one is consumed, so it
  * works once. Throws 400 `invalid_otp` for every failure, without saying which.
  */
-export async function consumeOtp(bus: CommandBus, secrets: SecretBox, purpose: OtpPurpose, subjectHash: string, code: string, ctx: CommandContext): Promise<{ position: number }> {
+export async function consumeOtp(
+  bus: CommandBus,
+  secrets: SecretBox,
+  purpose: OtpPurpose,
+  subjectHash: string,
+  code: string,
+  ctx: CommandContext,
+): Promise<{ position: number }> {
   const stream = otpStream(purpose, subjectHash);
   let ok = false;
-  const result = await bus.handle(stream, otpAggregate, (state) => {
-    ok = false;
-    const c = state.current;
-    if (!c || c.consumed || c.attempts >= OTP_MAX_TRIES || c.expires_at <= ctx.now.toISOString()) return [];
-    if (/^\d{6}$/.test(code) && secrets.verify(`otp:${c.otp_id}:${code}`, c.code_hash)) {
-      ok = true;
-      return [{ type: 'OtpConsumed', data: { otp_id: c.otp_id, consumed_at: ctx.now.toISOString() } } satisfies OtpConsumed];
-    }
-    return [{ type: 'OtpAttemptFailed', data: { otp_id: c.otp_id, failed_at: ctx.now.toISOString(), attempts: c.attempts + 1 } } satisfies OtpAttemptFailed];
-  }, { ...ctx, commandId: `${ctx.commandId}:otp` });
+  const result = await bus.handle(
+    stream,
+    otpAggregate,
+    (state) => {
+      ok = false;
+      const c = state.current;
+      if (!c || c.consumed || c.attempts >= OTP_MAX_TRIES || c.expires_at <= ctx.now.toISOString()) return [];
+      if (/^\d{6}$/.test(code) && secrets.verify(`otp:${c.otp_id}:${code}`, c.code_hash)) {
+        ok = true;
+        return [{ type: 'OtpConsumed', data: { otp_id: c.otp_id, consumed_at: ctx.now.toISOString() } } satisfies OtpConsumed];
+      }
+      return [{ type: 'OtpAttemptFailed', data: { otp_id: c.otp_id, failed_at: ctx.now.toISOString(), attempts: c.attempts + 1 } } satisfies OtpAttemptFailed];
+    },
+    { ...ctx, commandId: `${ctx.commandId}:otp` },
+  );
   if (!ok) throw invalidOtp();
   return { position: result.position };
 }

@@ -42,11 +42,19 @@ export async function requestLiteClaimOtp(d: OwnershipDeps, agentId: string, ctx
 export async function verifyLiteClaim(d: OwnershipDeps, agentId: string, otp: string, ctx: CommandContext) {
   if ((await loadAgent(d.bus, agentId)).claimed) throw alreadyClaimed();
   await consumeOtp(d.bus, d.secrets, 'claim_lite', agentId, otp, ctx);
-  return d.bus.handle(agentStream(agentId), agentAggregate, (state) => {
-    if (state.claimed) return [];
-    const claimed: AgentClaimed = { type: 'AgentClaimed', data: { agent_id: agentId, claimed_via: 'email_otp', user_id: null, claimed_at: ctx.now.toISOString() } };
-    return [claimed, mailEvent(d.secrets, ctx, 'mail', 'agent_claimed', state.owner_email, { agent_name: state.name, agent_id: agentId })];
-  }, ctx);
+  return d.bus.handle(
+    agentStream(agentId),
+    agentAggregate,
+    (state) => {
+      if (state.claimed) return [];
+      const claimed: AgentClaimed = {
+        type: 'AgentClaimed',
+        data: { agent_id: agentId, claimed_via: 'email_otp', user_id: null, claimed_at: ctx.now.toISOString() },
+      };
+      return [claimed, mailEvent(d.secrets, ctx, 'mail', 'agent_claimed', state.owner_email, { agent_name: state.name, agent_id: agentId })];
+    },
+    ctx,
+  );
 }
 
 // ---- full claim: claim token + OTP while signed in links the agent to the user ----------------
@@ -74,15 +82,20 @@ export async function fullClaim(d: OwnershipDeps, userId: string, agentId: strin
   const before = await loadAgent(d.bus, agentId);
   if (before.owner_user_id && before.owner_user_id !== userId) throw new DomainError(409, 'already_linked', 'This agent is already linked to an account');
   await consumeOtp(d.bus, d.secrets, 'claim_full', agentId, otp, ctx);
-  return d.bus.handle(agentStream(agentId), agentAggregate, (state) => {
-    if (state.owner_user_id === userId) return [];
-    if (state.owner_user_id) throw new DomainError(409, 'already_linked', 'This agent is already linked to an account');
-    const at = ctx.now.toISOString();
-    const link: AgentClaimed | AgentOwnerLinked = state.claimed
-      ? { type: 'AgentOwnerLinked', data: { agent_id: agentId, user_id: userId, linked_at: at } }
-      : { type: 'AgentClaimed', data: { agent_id: agentId, claimed_via: 'email_otp', user_id: userId, claimed_at: at } };
-    return [link, mailEvent(d.secrets, ctx, 'mail', 'agent_claimed', state.owner_email, { agent_name: state.name, agent_id: agentId })];
-  }, ctx);
+  return d.bus.handle(
+    agentStream(agentId),
+    agentAggregate,
+    (state) => {
+      if (state.owner_user_id === userId) return [];
+      if (state.owner_user_id) throw new DomainError(409, 'already_linked', 'This agent is already linked to an account');
+      const at = ctx.now.toISOString();
+      const link: AgentClaimed | AgentOwnerLinked = state.claimed
+        ? { type: 'AgentOwnerLinked', data: { agent_id: agentId, user_id: userId, linked_at: at } }
+        : { type: 'AgentClaimed', data: { agent_id: agentId, claimed_via: 'email_otp', user_id: userId, claimed_at: at } };
+      return [link, mailEvent(d.secrets, ctx, 'mail', 'agent_claimed', state.owner_email, { agent_name: state.name, agent_id: agentId })];
+    },
+    ctx,
+  );
 }
 
 // ---- keys ---------------------------------------------------------------------------------
@@ -91,13 +104,31 @@ export async function fullClaim(d: OwnershipDeps, userId: string, agentId: strin
 function replaceKey(d: OwnershipDeps, agentId: string, reason: ApiKeyReplaced['data']['reason'], ctx: CommandContext, check: (s: AgentState) => void) {
   const apiKey = newApiKey();
   return d.bus
-    .handle(agentStream(agentId), agentAggregate, (state) => {
-      if (!state.exists) throw notFound('Agent', 'agent_not_found');
-      check(state);
-      const at = ctx.now.toISOString();
-      const replaced: ApiKeyReplaced = { type: 'ApiKeyReplaced', data: { agent_id: agentId, old_key_hash: state.api_key_hash, new_key_hash: d.secrets.hash(apiKey), reason, replaced_at: at } };
-      return [replaced, mailEvent(d.secrets, ctx, 'mail', 'api_key_changed', state.owner_email, { agent_name: state.name, agent_id: agentId, reason, actor: ctx.actor ?? 'unknown', request_id: ctx.requestId ?? '-', at })];
-    }, ctx)
+    .handle(
+      agentStream(agentId),
+      agentAggregate,
+      (state) => {
+        if (!state.exists) throw notFound('Agent', 'agent_not_found');
+        check(state);
+        const at = ctx.now.toISOString();
+        const replaced: ApiKeyReplaced = {
+          type: 'ApiKeyReplaced',
+          data: { agent_id: agentId, old_key_hash: state.api_key_hash, new_key_hash: d.secrets.hash(apiKey), reason, replaced_at: at },
+        };
+        return [
+          replaced,
+          mailEvent(d.secrets, ctx, 'mail', 'api_key_changed', state.owner_email, {
+            agent_name: state.name,
+            agent_id: agentId,
+            reason,
+            actor: ctx.actor ?? 'unknown',
+            request_id: ctx.requestId ?? '-',
+            at,
+          }),
+        ];
+      },
+      ctx,
+    )
     .then((result) => {
       if (result.duplicate) throw new DomainError(409, 'already_processed', 'This request was already processed; the new key was shown once');
       return { api_key: apiKey, position: result.position };
@@ -139,7 +170,11 @@ export async function eliteAgentOf(bus: CommandBus, userId: string): Promise<str
  * stream"): tier Elite, registration_source `elite_auto`, claimed and linked to the user. Its key
  * is returned only by this call; afterwards only regeneration shows a new one.
  */
-export async function provisionEliteAgent(d: OwnershipDeps, userId: string, ctx: CommandContext): Promise<{ agent_id: string; api_key: string | null; created: boolean; position: number }> {
+export async function provisionEliteAgent(
+  d: OwnershipDeps,
+  userId: string,
+  ctx: CommandContext,
+): Promise<{ agent_id: string; api_key: string | null; created: boolean; position: number }> {
   const existing = await eliteAgentOf(d.bus, userId);
   if (existing) return { agent_id: existing, api_key: null, created: false, position: 0 };
   const { state: user } = await d.bus.load(userStream(userId), userAggregate);
@@ -175,10 +210,15 @@ export async function provisionEliteAgent(d: OwnershipDeps, userId: string, ctx:
     },
   };
   const claimed: AgentClaimed = { type: 'AgentClaimed', data: { agent_id: agentId, claimed_via: 'email_otp', user_id: userId, claimed_at: at } };
-  const result = await d.bus.handle(agentStream(agentId), agentAggregate, (state) => {
-    if (state.exists) return [];
-    return [registered, claimed, ...decideMonthlyGrants(agentAggregate.evolve(state, registered), ctx.now)];
-  }, ctx);
+  const result = await d.bus.handle(
+    agentStream(agentId),
+    agentAggregate,
+    (state) => {
+      if (state.exists) return [];
+      return [registered, claimed, ...decideMonthlyGrants(agentAggregate.evolve(state, registered), ctx.now)];
+    },
+    ctx,
+  );
   return { agent_id: agentId, api_key: apiKey, created: true, position: result.position };
 }
 

@@ -25,7 +25,11 @@ export interface RefreshClaims extends AccessClaims {
 export class TokenService {
   private readonly key: Uint8Array;
 
-  constructor(serverSecret: string, jwtSecret: string | null, private readonly now: () => Date) {
+  constructor(
+    serverSecret: string,
+    jwtSecret: string | null,
+    private readonly now: () => Date,
+  ) {
     this.key = jwtSecret
       ? new TextEncoder().encode(jwtSecret)
       : new Uint8Array(hkdfSync('sha256', Buffer.from(serverSecret, 'utf8'), 'agent-network', 'jwt-hs256-v1', 32));
@@ -55,7 +59,13 @@ export class TokenService {
   private async verify(token: string, audience: string): Promise<Record<string, unknown> | null> {
     if (token.length > 4096) return null;
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: [ALG], issuer: ISSUER, audience, currentDate: this.now(), requiredClaims: ['sub', 'exp', 'iat', 'sid'] });
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms: [ALG],
+        issuer: ISSUER,
+        audience,
+        currentDate: this.now(),
+        requiredClaims: ['sub', 'exp', 'iat', 'sid'],
+      });
       return payload as Record<string, unknown>;
     } catch {
       return null;

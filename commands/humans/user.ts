@@ -31,7 +31,7 @@ function live(sessions: Readonly<Record<string, Session>>, at: string): Record<s
 }
 
 export const userAggregate: Aggregate<UserState> = {
-  initial: () => ({ exists: false, user_id: '', email: '', full_name: '', password_hash: '', sessions: {}, digests: {} }),
+  initialState: () => ({ exists: false, user_id: '', email: '', full_name: '', password_hash: '', sessions: {}, digests: {} }),
   evolve(state, event: Event<string, unknown>) {
     switch (event.type) {
       case 'UserRegistered': {
@@ -42,11 +42,17 @@ export const userAggregate: Aggregate<UserState> = {
         return { ...state, password_hash: (event.data as PasswordChanged['data']).password_hash };
       case 'SessionStarted': {
         const d = event.data as SessionStarted['data'];
-        return { ...state, sessions: { ...live(state.sessions, d.started_at), [d.session_id]: { token_hash: d.token_hash, expires_at: d.expires_at, revoked: false } } };
+        return {
+          ...state,
+          sessions: { ...live(state.sessions, d.started_at), [d.session_id]: { token_hash: d.token_hash, expires_at: d.expires_at, revoked: false } },
+        };
       }
       case 'SessionRefreshed': {
         const d = event.data as SessionRefreshed['data'];
-        return { ...state, sessions: { ...live(state.sessions, d.refreshed_at), [d.session_id]: { token_hash: d.token_hash, expires_at: d.expires_at, revoked: false } } };
+        return {
+          ...state,
+          sessions: { ...live(state.sessions, d.refreshed_at), [d.session_id]: { token_hash: d.token_hash, expires_at: d.expires_at, revoked: false } },
+        };
       }
       case 'SessionRevoked': {
         const d = event.data as SessionRevoked['data'];

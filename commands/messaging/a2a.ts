@@ -25,23 +25,28 @@ export async function sendA2A(bus: CommandBus, secrets: SecretBox, fromId: strin
   const passport = input.sign ? await ensurePassport(bus, secrets, fromId, ctx.now) : null;
   const messageId = deriveId('msg', ctx.commandId);
   let sent: A2AMessageSent | undefined;
-  const result = await bus.handle(agentStream(fromId), agentAggregate, (state) => {
-    if (!state.exists) throw notFound('Agent', 'agent_not_found');
-    const now = ctx.now.toISOString();
-    const c = charge(state, 'a2a_message');
-    const fields = { message_id: messageId, from_agent_id: fromId, to_agent_id: input.to_agent_id, intent: input.intent, payload: input.payload };
-    sent = {
-      type: 'A2AMessageSent',
-      data: {
-        ...fields,
-        agent_id: fromId,
-        from_agent_name: state.name,
-        signature: passport?.current ? signA2A(passport.current, secrets, fields, now) : null,
-        sent_at: now,
-        charge: c,
-      },
-    };
-    return [sent];
-  }, ctx);
+  const result = await bus.handle(
+    agentStream(fromId),
+    agentAggregate,
+    (state) => {
+      if (!state.exists) throw notFound('Agent', 'agent_not_found');
+      const now = ctx.now.toISOString();
+      const c = charge(state, 'a2a_message');
+      const fields = { message_id: messageId, from_agent_id: fromId, to_agent_id: input.to_agent_id, intent: input.intent, payload: input.payload };
+      sent = {
+        type: 'A2AMessageSent',
+        data: {
+          ...fields,
+          agent_id: fromId,
+          from_agent_name: state.name,
+          signature: passport?.current ? signA2A(passport.current, secrets, fields, now) : null,
+          sent_at: now,
+          charge: c,
+        },
+      };
+      return [sent];
+    },
+    ctx,
+  );
   return { message: (result.events[0]?.data ?? sent?.data) as A2AMessageSent['data'], position: result.position };
 }

@@ -48,45 +48,65 @@ export async function sendDm(bus: CommandBus, fromId: string, input: SendDm, ctx
   }
   const dmId = deriveId('dm', ctx.commandId);
   let sent: DirectMessageSent | undefined;
-  const result = await bus.handle(agentStream(fromId), agentAggregate, (state) => {
-    if (!state.exists) throw notFound('Agent', 'agent_not_found');
-    const now = ctx.now.toISOString();
-    const unlockAt = Date.parse(state.registered_at) + DM_LOCK_MS;
-    if (!input.sender_claimed && !state.claimed && ctx.now.getTime() < unlockAt) {
-      const wait = Math.ceil((unlockAt - ctx.now.getTime()) / 1000);
-      throw new DomainError(403, 'dm_locked', `Direct messages unlock 1 hour after registration (in ${Math.ceil(wait / 60)} min), or at once when the agent is claimed`, {
-        unlocks_at: new Date(unlockAt).toISOString(),
-        retry_after: wait,
-      });
-    }
-    const recent = within(state.dms_at, now, DAY);
-    if (input.daily_cap > 0 && recent.length >= input.daily_cap) {
-      const reset = resetOf(recent, ctx.now);
-      throw new DomainError(429, 'daily_cap', `Daily cap reached: ${input.daily_cap} direct messages per 24 hours`, { retry_after: reset, limit: input.daily_cap, remaining: 0, reset });
-    }
-    const key = dmPairKey(t);
-    const pair = within(state.dm_pairs[key] ?? [], now, DAY);
-    if (input.pair_cap > 0 && pair.length >= input.pair_cap) {
-      const reset = resetOf(pair, ctx.now);
-      throw new DomainError(429, 'pair_limit', `At most ${input.pair_cap} direct messages to the same recipient per 24 hours`, { retry_after: reset, limit: input.pair_cap, remaining: 0, reset });
-    }
-    sent = {
-      type: 'DirectMessageSent',
-      data: {
-        dm_id: dmId,
-        agent_id: fromId,
-        from_agent_id: fromId,
-        from_agent_name: state.name,
-        to_agent_id: 'to_agent_id' in t ? t.to_agent_id : null,
-        to_user_id: 'to_user_id' in t ? t.to_user_id : null,
-        to_email: 'to_email' in t ? t.to_email : null,
-        message: input.message,
-        sent_at: now,
-        charge: charge(state, input.owner_user_id ? 'owner_dm_reply' : 'dm'),
-        ...(input.owner_user_id ? { owner_user_id: input.owner_user_id } : {}),
-      },
-    };
-    return [sent];
-  }, ctx);
+  const result = await bus.handle(
+    agentStream(fromId),
+    agentAggregate,
+    (state) => {
+      if (!state.exists) throw notFound('Agent', 'agent_not_found');
+      const now = ctx.now.toISOString();
+      const unlockAt = Date.parse(state.registered_at) + DM_LOCK_MS;
+      if (!input.sender_claimed && !state.claimed && ctx.now.getTime() < unlockAt) {
+        const wait = Math.ceil((unlockAt - ctx.now.getTime()) / 1000);
+        throw new DomainError(
+          403,
+          'dm_locked',
+          `Direct messages unlock 1 hour after registration (in ${Math.ceil(wait / 60)} min), or at once when the agent is claimed`,
+          {
+            unlocks_at: new Date(unlockAt).toISOString(),
+            retry_after: wait,
+          },
+        );
+      }
+      const recent = within(state.dms_at, now, DAY);
+      if (input.daily_cap > 0 && recent.length >= input.daily_cap) {
+        const reset = resetOf(recent, ctx.now);
+        throw new DomainError(429, 'daily_cap', `Daily cap reached: ${input.daily_cap} direct messages per 24 hours`, {
+          retry_after: reset,
+          limit: input.daily_cap,
+          remaining: 0,
+          reset,
+        });
+      }
+      const key = dmPairKey(t);
+      const pair = within(state.dm_pairs[key] ?? [], now, DAY);
+      if (input.pair_cap > 0 && pair.length >= input.pair_cap) {
+        const reset = resetOf(pair, ctx.now);
+        throw new DomainError(429, 'pair_limit', `At most ${input.pair_cap} direct messages to the same recipient per 24 hours`, {
+          retry_after: reset,
+          limit: input.pair_cap,
+          remaining: 0,
+          reset,
+        });
+      }
+      sent = {
+        type: 'DirectMessageSent',
+        data: {
+          dm_id: dmId,
+          agent_id: fromId,
+          from_agent_id: fromId,
+          from_agent_name: state.name,
+          to_agent_id: 'to_agent_id' in t ? t.to_agent_id : null,
+          to_user_id: 'to_user_id' in t ? t.to_user_id : null,
+          to_email: 'to_email' in t ? t.to_email : null,
+          message: input.message,
+          sent_at: now,
+          charge: charge(state, input.owner_user_id ? 'owner_dm_reply' : 'dm'),
+          ...(input.owner_user_id ? { owner_user_id: input.owner_user_id } : {}),
+        },
+      };
+      return [sent];
+    },
+    ctx,
+  );
   return { dm: (result.events[0]?.data ?? sent?.data) as DirectMessageSent['data'], position: result.position };
 }

@@ -39,52 +39,70 @@ export async function createThread(bus: CommandBus, creatorId: string, input: Cr
   }
   const threadId = deriveId('thr', ctx.commandId);
   let created: MeshThreadCreated | undefined;
-  const result = await bus.handle(agentStream(creatorId), agentAggregate, (state) => {
-    if (!state.exists) throw notFound('Agent', 'agent_not_found');
-    const now = ctx.now.toISOString();
-    const day = within(state.threads_at, now, DAY);
-    const hour = within(day, now, HOUR);
-    if (input.hourly_cap > 0 && hour.length >= input.hourly_cap) throw limited('rate_limited', `Rate limit exceeded: ${input.hourly_cap} group DMs per hour`, hour, HOUR, input.hourly_cap, ctx.now);
-    if (input.daily_cap > 0 && day.length >= input.daily_cap) throw limited('daily_cap', `Daily cap reached: ${input.daily_cap} group DMs per 24 hours`, day, DAY, input.daily_cap, ctx.now);
-    created = {
-      type: 'MeshThreadCreated',
-      data: {
-        thread_id: threadId,
-        agent_id: creatorId,
-        agent_name: state.name,
-        name: input.name,
-        participant_agent_ids: [creatorId, ...others],
-        first_message_id: deriveId('msg', ctx.commandId, 'first'),
-        first_message: input.first_message,
-        created_at: now,
-        charge: charge(state, 'mesh_thread_create'),
-      },
-    };
-    return [created];
-  }, ctx);
+  const result = await bus.handle(
+    agentStream(creatorId),
+    agentAggregate,
+    (state) => {
+      if (!state.exists) throw notFound('Agent', 'agent_not_found');
+      const now = ctx.now.toISOString();
+      const day = within(state.threads_at, now, DAY);
+      const hour = within(day, now, HOUR);
+      if (input.hourly_cap > 0 && hour.length >= input.hourly_cap)
+        throw limited('rate_limited', `Rate limit exceeded: ${input.hourly_cap} group DMs per hour`, hour, HOUR, input.hourly_cap, ctx.now);
+      if (input.daily_cap > 0 && day.length >= input.daily_cap)
+        throw limited('daily_cap', `Daily cap reached: ${input.daily_cap} group DMs per 24 hours`, day, DAY, input.daily_cap, ctx.now);
+      created = {
+        type: 'MeshThreadCreated',
+        data: {
+          thread_id: threadId,
+          agent_id: creatorId,
+          agent_name: state.name,
+          name: input.name,
+          participant_agent_ids: [creatorId, ...others],
+          first_message_id: deriveId('msg', ctx.commandId, 'first'),
+          first_message: input.first_message,
+          created_at: now,
+          charge: charge(state, 'mesh_thread_create'),
+        },
+      };
+      return [created];
+    },
+    ctx,
+  );
   return { thread: (result.events[0]?.data ?? created?.data) as MeshThreadCreated['data'], position: result.position };
 }
 
 /** PostMeshThreadMessage: 0.25 on the sender, participants only (the thread's membership is fixed at creation). */
-export async function postThreadMessage(bus: CommandBus, senderId: string, thread: { thread_id: string; participant_agent_ids: string[] }, message: string, ctx: CommandContext) {
+export async function postThreadMessage(
+  bus: CommandBus,
+  senderId: string,
+  thread: { thread_id: string; participant_agent_ids: string[] },
+  message: string,
+  ctx: CommandContext,
+) {
   if (!thread.participant_agent_ids.includes(senderId)) throw new DomainError(403, 'not_a_participant', 'Only participants can read or post in this group DM');
   let posted: MeshThreadMessagePosted | undefined;
-  const result = await bus.handle(agentStream(senderId), agentAggregate, (state) => {
-    if (!state.exists) throw notFound('Agent', 'agent_not_found');
-    posted = {
-      type: 'MeshThreadMessagePosted',
-      data: {
-        thread_id: thread.thread_id,
-        message_id: deriveId('msg', ctx.commandId),
-        agent_id: senderId,
-        agent_name: state.name,
-        participant_agent_ids: thread.participant_agent_ids,
-        message,
-        posted_at: ctx.now.toISOString(),
-        charge: charge(state, 'mesh_thread_message'),
-      },
-    };
-    return [posted];
-  }, ctx);
+  const result = await bus.handle(
+    agentStream(senderId),
+    agentAggregate,
+    (state) => {
+      if (!state.exists) throw notFound('Agent', 'agent_not_found');
+      posted = {
+        type: 'MeshThreadMessagePosted',
+        data: {
+          thread_id: thread.thread_id,
+          message_id: deriveId('msg', ctx.commandId),
+          agent_id: senderId,
+          agent_name: state.name,
+          participant_agent_ids: thread.participant_agent_ids,
+          message,
+          posted_at: ctx.now.toISOString(),
+          charge: charge(state, 'mesh_thread_message'),
+        },
+      };
+      return [posted];
+    },
+    ctx,
+  );
   return { message: (result.events[0]?.data ?? posted?.data) as MeshThreadMessagePosted['data'], position: result.position };
 }

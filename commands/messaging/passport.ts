@@ -32,7 +32,7 @@ export interface PassportState {
 }
 
 export const passportAggregate: Aggregate<PassportState> = {
-  initial: () => ({ current: null, previous: [] }),
+  initialState: () => ({ current: null, previous: [] }),
   evolve(state, event: Event<string, unknown>) {
     if (event.type !== 'PassportKeyIssued') return state;
     const d = event.data as PassportKeyIssued['data'];
@@ -114,8 +114,19 @@ export function a2aSignedDocument(m: { message_id: string; from_agent_id: string
   return { message_id: m.message_id, from_agent_id: m.from_agent_id, to_agent_id: m.to_agent_id, intent: m.intent, payload: m.payload, signed_at: m.signed_at };
 }
 
-export function signA2A(key: PassportKey, secrets: SecretBox, m: { message_id: string; from_agent_id: string; to_agent_id: string; intent: string; payload: unknown }, signedAt: string): A2ASignature {
-  return { alg: 'Ed25519', key_id: key.key_id, public_key: key.public_key, signed_at: signedAt, value: signWith(key, secrets, a2aSignedDocument({ ...m, signed_at: signedAt })) };
+export function signA2A(
+  key: PassportKey,
+  secrets: SecretBox,
+  m: { message_id: string; from_agent_id: string; to_agent_id: string; intent: string; payload: unknown },
+  signedAt: string,
+): A2ASignature {
+  return {
+    alg: 'Ed25519',
+    key_id: key.key_id,
+    public_key: key.public_key,
+    signed_at: signedAt,
+    value: signWith(key, secrets, a2aSignedDocument({ ...m, signed_at: signedAt })),
+  };
 }
 
 /**

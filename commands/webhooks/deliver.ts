@@ -21,7 +21,7 @@ export interface DeliveryState {
 }
 
 export const deliveryAggregate: Aggregate<DeliveryState> = {
-  initial: () => ({ queued: null, attempts: 0, done: false }),
+  initialState: () => ({ queued: null, attempts: 0, done: false }),
   evolve(state, event: Event<string, unknown>) {
     if (event.type === 'WebhookDeliveryQueued') return { ...state, queued: event.data as WebhookDeliveryQueued['data'] };
     if (event.type === 'WebhookDeliveryAttempted') {
@@ -35,7 +35,12 @@ export const deliveryAggregate: Aggregate<DeliveryState> = {
 /** QueueWebhookDelivery: once per inbox entry ("no stream"), so a redelivered log event queues nothing twice. */
 export async function queueDelivery(bus: CommandBus, data: WebhookDeliveryQueued['data'], ctx: CommandContext): Promise<number | null> {
   try {
-    const r = await bus.appendRaw(deliveryStream(data.delivery_id), [{ type: 'WebhookDeliveryQueued', data } satisfies WebhookDeliveryQueued], 'no_stream', ctx);
+    const r = await bus.appendRaw(
+      deliveryStream(data.delivery_id),
+      [{ type: 'WebhookDeliveryQueued', data } satisfies WebhookDeliveryQueued],
+      'no_stream',
+      ctx,
+    );
     return r.position;
   } catch (err) {
     if (err instanceof WrongExpectedRevisionError) return null;
@@ -66,36 +71,49 @@ export function nextAttemptAt(attempt: number, now: Date, random: () => number =
  */
 export async function recordAttempt(bus: CommandBus, deliveryId: string, url: string, result: AttemptResult, ctx: CommandContext, random?: () => number) {
   let attempted: WebhookDeliveryAttempted | undefined;
-  const r = await bus.handle(deliveryStream(deliveryId), deliveryAggregate, (state) => {
-    if (!state.queued) throw notFound('Delivery', 'delivery_not_found');
-    if (state.done) throw conflict('Delivery already finished', 'delivery_finished');
-    const attempt = state.attempts + 1;
-    const retry = result.outcome === 'failed' ? nextAttemptAt(attempt, ctx.now, random) : null;
-    const outcome: DeliveryOutcome = result.outcome === 'failed' && retry === null ? 'given_up' : result.outcome;
-    attempted = {
-      type: 'WebhookDeliveryAttempted',
-      data: {
-        delivery_id: deliveryId,
-        agent_id: state.queued.agent_id,
-        inbox_id: state.queued.inbox_id,
-        attempt,
-        url,
-        status_code: result.status_code,
-        outcome,
-        error: result.error,
-        duration_ms: Math.max(0, Math.round(result.duration_ms)),
-        attempted_at: ctx.now.toISOString(),
-        next_attempt_at: retry,
-      },
-    };
-    return [attempted];
-  }, ctx);
+  const r = await bus.handle(
+    deliveryStream(deliveryId),
+    deliveryAggregate,
+    (state) => {
+      if (!state.queued) throw notFound('Delivery', 'delivery_not_found');
+      if (state.done) throw conflict('Delivery already finished', 'delivery_finished');
+      const attempt = state.attempts + 1;
+      const retry = result.outcome === 'failed' ? nextAttemptAt(attempt, ctx.now, random) : null;
+      const outcome: DeliveryOutcome = result.outcome === 'failed' && retry === null ? 'given_up' : result.outcome;
+      attempted = {
+        type: 'WebhookDeliveryAttempted',
+        data: {
+          delivery_id: deliveryId,
+          agent_id: state.queued.agent_id,
+          inbox_id: state.queued.inbox_id,
+          attempt,
+          url,
+          status_code: result.status_code,
+          outcome,
+          error: result.error,
+          duration_ms: Math.max(0, Math.round(result.duration_ms)),
+          attempted_at: ctx.now.toISOString(),
+          next_attempt_at: retry,
+        },
+      };
+      return [attempted];
+    },
+    ctx,
+  );
   const data = (r.events[0]?.data ?? attempted?.data) as WebhookDeliveryAttempted['data'];
   let position = r.position;
   if (data.outcome === 'gone') {
-    const d = await bus.handle(agentStream(data.agent_id), agentAggregate, () => [
-      { type: 'WebhookDisabled', data: { agent_id: data.agent_id, reason: 'The receiver answered 410 Gone', delivery_id: deliveryId, disabled_at: ctx.now.toISOString() } } satisfies WebhookDisabled,
-    ], { ...ctx, commandId: `${ctx.commandId}:disable` });
+    const d = await bus.handle(
+      agentStream(data.agent_id),
+      agentAggregate,
+      () => [
+        {
+          type: 'WebhookDisabled',
+          data: { agent_id: data.agent_id, reason: 'The receiver answered 410 Gone', delivery_id: deliveryId, disabled_at: ctx.now.toISOString() },
+        } satisfies WebhookDisabled,
+      ],
+      { ...ctx, commandId: `${ctx.commandId}:disable` },
+    );
     position = Math.max(position, d.position);
   }
   return { attempt: data, position };

@@ -42,7 +42,8 @@ export async function resolvePublicTarget(url: URL, resolver: Resolver, allowLoo
   let addresses: Array<{ address: string; family: number }>;
   if (isIP(host)) addresses = [{ address: host, family: isIP(host) }];
   else {
-    if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) throw new RefusedTarget(`host ${host} is not public`);
+    if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal'))
+      throw new RefusedTarget(`host ${host} is not public`);
     try {
       addresses = await resolver(host);
     } catch (err) {

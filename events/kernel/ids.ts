@@ -26,7 +26,11 @@ function base32(bytes: Uint8Array | string, offset: number, length: number): str
 // short input, most of all with string output).
 const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: 'hex' | 'latin1') => string }).hash;
 const sha256 = (text: string, encoding: 'hex' | 'latin1'): string =>
-  oneShot ? oneShot('sha256', text, encoding) : createHash('sha256').update(text).digest(encoding === 'latin1' ? 'binary' : 'hex');
+  oneShot
+    ? oneShot('sha256', text, encoding)
+    : createHash('sha256')
+        .update(text)
+        .digest(encoding === 'latin1' ? 'binary' : 'hex');
 
 /** SHA-256 of a string as hex, one-shot where node has it. */
 export function sha256Hex(text: string): string {
@@ -39,7 +43,30 @@ const pool = Buffer.allocUnsafe(POOL_SIZE);
 let poolOffset = POOL_SIZE;
 
 export type IdPrefix =
-  | 'agt' | 'pst' | 'cmt' | 'dm' | 'thr' | 'lst' | 'ctr' | 'usr' | 'req' | 'cmd' | 'ntf' | 'img' | 'dlv' | 'msg' | 'mtc' | 'cmy' | 'crc' | 'dig' | 'rsp' | 'mail' | 'otp' | 'ses' | 'key' | 'run';
+  | 'agt'
+  | 'pst'
+  | 'cmt'
+  | 'dm'
+  | 'thr'
+  | 'lst'
+  | 'ctr'
+  | 'usr'
+  | 'req'
+  | 'cmd'
+  | 'ntf'
+  | 'img'
+  | 'dlv'
+  | 'msg'
+  | 'mtc'
+  | 'cmy'
+  | 'crc'
+  | 'dig'
+  | 'rsp'
+  | 'mail'
+  | 'otp'
+  | 'ses'
+  | 'key'
+  | 'run';
 
 /** A new random identifier with its type prefix, e.g. `agt_6x0k...` (20 base32 chars, 100 bits). */
 export function newId(prefix: IdPrefix): string {
@@ -68,7 +95,9 @@ const VARIANT = Array.from({ length: 16 }, (_, n) => ((n & 0x3) | 0x8).toString(
  */
 export function deriveOrderedUuid(seed: string, label: string, timeMs: number): string {
   const hex = sha256(`${seed}\u0000${label}`, 'hex');
-  const time = Math.max(0, Math.min(Math.floor(timeMs), 0xffff_ffff_ffff)).toString(16).padStart(12, '0');
+  const time = Math.max(0, Math.min(Math.floor(timeMs), 0xffff_ffff_ffff))
+    .toString(16)
+    .padStart(12, '0');
   const variant = VARIANT[hex.charCodeAt(16) - (hex.charCodeAt(16) >= 97 ? 87 : 48)];
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

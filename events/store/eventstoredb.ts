@@ -64,14 +64,8 @@ import {
   type Subscription,
   type SubscriptionHandler,
 } from './port.ts';
-import {
-  DuplicateEventIdError,
-  InvalidAppendError,
-  assertExpectedRevision,
-  satisfies,
-  type SubscribeOptions,
-  type SubscriptionErrorHandler,
-} from './index.ts';
+import { DuplicateEventIdError, InvalidAppendError, assertExpectedRevision, satisfies, type SubscribeOptions, type SubscriptionErrorHandler } from './index.ts';
+import { upcast } from '../upcasters.ts';
 
 export interface EventStoreDbEventLogOptions {
   /** Events read back beyond the append's own count when looking for an earlier copy of it. */
@@ -88,12 +82,7 @@ function toPosition(position: number): Position {
 }
 
 function isUnavailable(error: unknown): boolean {
-  if (
-    error instanceof UnavailableError ||
-    error instanceof DeadlineExceededError ||
-    error instanceof TimeoutError ||
-    error instanceof NotLeaderError
-  ) {
+  if (error instanceof UnavailableError || error instanceof DeadlineExceededError || error instanceof TimeoutError || error instanceof NotLeaderError) {
     return true;
   }
   // Raw gRPC status: 14 UNAVAILABLE, 4 DEADLINE_EXCEEDED.
@@ -121,7 +110,7 @@ function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedE
   if (position === undefined) {
     throw new StoreUnavailableError('EventStoreDB returned no event position (server 22.6 or later is required)');
   }
-  return {
+  return upcast({
     id: event.id,
     type: event.type,
     data: event.data as unknown,
@@ -129,7 +118,7 @@ function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedE
     stream: event.streamId,
     revision: Number(event.revision),
     position: Number(position),
-  };
+  });
 }
 
 function toEventData(event: NewEvent) {
@@ -193,7 +182,10 @@ export class EventStoreDbEventLog implements EventLog {
     assertExpectedRevision(expected);
     if (events.length === 0) return this.#emptyAppend(stream, expected);
     if (new Set(events.map((e) => e.id)).size !== events.length) {
-      throw new DuplicateEventIdError(stream, events.map((e) => e.id));
+      throw new DuplicateEventIdError(
+        stream,
+        events.map((e) => e.id),
+      );
     }
     for (const event of events) {
       if (typeof event.id !== 'string' || typeof event.type !== 'string' || event.data === undefined || event.metadata === undefined) {
@@ -227,12 +219,7 @@ export class EventStoreDbEventLog implements EventLog {
     return { revision, position, duplicate: false };
   }
 
-  async #refused(
-    stream: string,
-    events: NewEvent[],
-    expected: ExpectedRevision,
-    actual: number | 'no_stream',
-  ): Promise<AppendResult> {
+  async #refused(stream: string, events: NewEvent[], expected: ExpectedRevision, actual: number | 'no_stream'): Promise<AppendResult> {
     const stored = await this.#findStored(stream, events);
     if (stored) return stored;
     throw new WrongExpectedRevisionError(stream, expected, actual);
@@ -262,7 +249,10 @@ export class EventStoreDbEventLog implements EventLog {
     if (found === events.length && last !== undefined) {
       return { revision: last.revision, position: last.position, duplicate: true };
     }
-    throw new DuplicateEventIdError(stream, events.map((e) => e.id));
+    throw new DuplicateEventIdError(
+      stream,
+      events.map((e) => e.id),
+    );
   }
 
   async #positionOf(stream: string, revision: number): Promise<number> {
@@ -343,13 +333,8 @@ export class EventStoreDbEventLog implements EventLog {
       fromPosition: after > 0 ? toPosition(after) : START,
       filter: excludeSystemEvents(),
     });
-    const subscription = new EventStoreDbSubscription(
-      source,
-      after,
-      handler,
-      options.onError ?? this.onError,
-      this.#batchSize,
-      () => this.#subscriptions.delete(subscription),
+    const subscription = new EventStoreDbSubscription(source, after, handler, options.onError ?? this.onError, this.#batchSize, () =>
+      this.#subscriptions.delete(subscription),
     );
     this.#subscriptions.add(subscription);
     return subscription;
@@ -363,10 +348,7 @@ export class EventStoreDbEventLog implements EventLog {
     } catch (error) {
       const mapped = mapError(error);
       if (mapped instanceof StoreUnavailableError) throw mapped;
-      throw new StoreUnavailableError(
-        `EventStoreDB ping failed: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
+      throw new StoreUnavailableError(`EventStoreDB ping failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
 

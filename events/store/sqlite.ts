@@ -17,13 +17,8 @@ import {
   type Subscription,
   type SubscriptionHandler,
 } from './port.ts';
-import {
-  DuplicateEventIdError,
-  InvalidAppendError,
-  assertExpectedRevision,
-  type SubscribeOptions,
-  type SubscriptionErrorHandler,
-} from './index.ts';
+import { DuplicateEventIdError, InvalidAppendError, assertExpectedRevision, type SubscribeOptions, type SubscriptionErrorHandler } from './index.ts';
+import { upcast } from '../upcasters.ts';
 
 export interface SqliteEventLogOptions {
   path: string;
@@ -100,7 +95,7 @@ const MAX_REVISION = Number.MAX_SAFE_INTEGER;
 const READ_PAGE = 5000;
 
 function toRecorded(row: EventRow): RecordedEvent {
-  return {
+  return upcast({
     id: row[1],
     type: row[4],
     data: JSON.parse(row[5]) as unknown,
@@ -108,7 +103,7 @@ function toRecorded(row: EventRow): RecordedEvent {
     stream: row[2],
     revision: row[3],
     position: row[0],
-  };
+  });
 }
 
 function mapRows(rows: EventRow[]): RecordedEvent[] {
@@ -120,10 +115,7 @@ function mapRows(rows: EventRow[]): RecordedEvent[] {
 // Lock contention past busy_timeout, I/O failures and a full disk are the store being unavailable,
 // not a bug of the caller: they surface as 503.
 function toStoreError(error: unknown): unknown {
-  if (
-    error instanceof Database.SqliteError &&
-    /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|CORRUPT|NOTADB)/.test(error.code)
-  ) {
+  if (error instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|CORRUPT|NOTADB)/.test(error.code)) {
     return new StoreUnavailableError(`sqlite event log: ${error.message}`, { cause: error });
   }
   return error;
@@ -404,19 +396,9 @@ export class SqliteEventLog implements EventLog {
     this.#catchUpPageSize = options.catchUpPageSize ?? 5000;
     this.#liveBufferLimit = options.liveBufferLimit ?? 100_000;
 
-    this.#readAll = db
-      .prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
-      .raw();
-    this.#readForwards = db
-      .prepare(
-        `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
-      )
-      .raw();
-    this.#readBackwards = db
-      .prepare(
-        `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
-      )
-      .raw();
+    this.#readAll = db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`).raw();
+    this.#readForwards = db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`).raw();
+    this.#readBackwards = db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`).raw();
     this.#head = db.prepare('SELECT max(position) FROM events').pluck();
     this.#ping = db.prepare('SELECT 1').pluck();
 
@@ -443,7 +425,12 @@ export class SqliteEventLog implements EventLog {
       const checkpointer = new Worker(CHECKPOINTER_SOURCE, {
         eval: true,
         execArgv: [],
-        workerData: { driver: driverPath, path: options.path, synchronous: options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL', intervalMs: checkpointIntervalMs },
+        workerData: {
+          driver: driverPath,
+          path: options.path,
+          synchronous: options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL',
+          intervalMs: checkpointIntervalMs,
+        },
       });
       checkpointer.unref();
       // A checkpointer that fails or dies costs nothing but speed: the writer's own bounded
@@ -508,7 +495,10 @@ export class SqliteEventLog implements EventLog {
         metadata[i] = m;
       }
       if (n > 1 && new Set(events.map((e) => e.id)).size !== n) {
-        throw new DuplicateEventIdError(stream, events.map((e) => e.id));
+        throw new DuplicateEventIdError(
+          stream,
+          events.map((e) => e.id),
+        );
       }
     } catch (error) {
       return Promise.reject(error);
@@ -578,7 +568,12 @@ export class SqliteEventLog implements EventLog {
         continue;
       }
       if (outcome === DUPLICATE_ID) {
-        pending.reject(new DuplicateEventIdError(pending.stream, pending.events.map((e) => e.id)));
+        pending.reject(
+          new DuplicateEventIdError(
+            pending.stream,
+            pending.events.map((e) => e.id),
+          ),
+        );
         continue;
       }
       const duplicate = outcome === DUPLICATE;
@@ -590,15 +585,17 @@ export class SqliteEventLog implements EventLog {
           // One writer, one transaction: an append's rows have consecutive positions.
           for (let j = 0; j < n; j++) {
             const event = pending.events[j];
-            recorded.push({
-              id: event.id,
-              type: event.type,
-              data: JSON.parse(pending.data[j]) as unknown,
-              metadata: JSON.parse(pending.metadata[j]) as RecordedEvent['metadata'],
-              stream: pending.stream,
-              revision: revision - (n - 1 - j),
-              position: position - (n - 1 - j),
-            });
+            recorded.push(
+              upcast({
+                id: event.id,
+                type: event.type,
+                data: JSON.parse(pending.data[j]) as unknown,
+                metadata: JSON.parse(pending.metadata[j]) as RecordedEvent['metadata'],
+                stream: pending.stream,
+                revision: revision - (n - 1 - j),
+                position: position - (n - 1 - j),
+              }),
+            );
           }
         } else if (position > this.#lastSeen) this.#lastSeen = position;
       }
@@ -696,14 +693,7 @@ export class SqliteEventLog implements EventLog {
    */
   subscribeAll(after: number, handler: SubscriptionHandler, options: SubscribeOptions = {}): Subscription {
     this.#assertOpen();
-    const subscription = new SqliteSubscription(
-      this.#host,
-      after,
-      handler,
-      options.onError ?? this.onError,
-      this.#catchUpPageSize,
-      this.#liveBufferLimit,
-    );
+    const subscription = new SqliteSubscription(this.#host, after, handler, options.onError ?? this.onError, this.#catchUpPageSize, this.#liveBufferLimit);
     this.#subscriptions.add(subscription);
     subscription.start();
     return subscription;

@@ -39,7 +39,7 @@ function compareIds(a: unknown, b: unknown): number {
   const y = String(b);
   if (x === y) return 0;
   const n = Math.min(x.length, y.length);
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const cx = x.codePointAt(i) as number;
     const cy = y.codePointAt(i) as number;
     if (cx !== cy) return cx < cy ? -1 : 1;

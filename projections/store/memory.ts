@@ -306,7 +306,13 @@ class Index {
     // The default sort compares UTF-16 code units, as `<` does (the tree's order).
     keys.sort();
     // With plain _ids the tree stores no values: it reads each from its key's end when asked.
-    this.tree = idOf === null ? KeyTree.fromSorted(keys, null, plainIdOfKey) : KeyTree.fromSorted(keys, keys.map((k) => idOf.get(k) as string));
+    this.tree =
+      idOf === null
+        ? KeyTree.fromSorted(keys, null, plainIdOfKey)
+        : KeyTree.fromSorted(
+            keys,
+            keys.map((k) => idOf.get(k) as string),
+          );
   }
 
   /**
@@ -461,7 +467,8 @@ function analyzeInto(filter: Filter, out: FilterAnalysis): void {
       continue;
     }
     let c = out.fields.get(field);
-    if (c !== undefined) c.exact = false; // a second condition on the field: keep the first as bounds
+    if (c !== undefined)
+      c.exact = false; // a second condition on the field: keep the first as bounds
     else {
       c = newConstraint();
       out.fields.set(field, c);
@@ -1314,7 +1321,8 @@ export class MemoryCollection implements Collection {
   private select(filter: Filter, options: FindOptions | undefined, countOnly = false): Selection {
     const data = this.data();
     if (data === undefined) return { docs: [], plan: { index: null, examined: 0 } };
-    const sort: SortKey[] = options?.sort === undefined ? [] : Object.entries(options.sort as SortSpec).map(([field, dir]) => ({ field, dir: dir === -1 ? -1 : 1 }));
+    const sort: SortKey[] =
+      options?.sort === undefined ? [] : Object.entries(options.sort as SortSpec).map(([field, dir]) => ({ field, dir: dir === -1 ? -1 : 1 }));
     const skip = Math.max(0, options?.skip ?? 0);
     const limit = options?.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
     const a = analyze(filter);
@@ -1346,7 +1354,8 @@ export class MemoryCollection implements Collection {
     if (hint !== undefined) {
       // MongoDB refuses a hint naming no index; one that cannot serve the filter falls back here.
       const ix = data.indexes.find((i) => i.name === hint);
-      if (ix === undefined) throw new Error(`error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index (${hint})`);
+      if (ix === undefined)
+        throw new Error(`error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index (${hint})`);
       best = planIndex(ix, a, sort, filterFields);
     }
     if (best === null) {
@@ -1494,7 +1503,10 @@ export class MemoryReadStore implements ReadStore {
       if (entries.ids !== null && entries.keys.length !== entries.ids.length) throw new Error(`Cannot restore ${name}: index ${ix.name} is malformed`);
       ix.restore(entries);
     }
-    data.deferExcept(data.indexes.filter((ix) => kept.has(ix.name)), name);
+    data.deferExcept(
+      data.indexes.filter((ix) => kept.has(ix.name)),
+      name,
+    );
   }
 
   /**

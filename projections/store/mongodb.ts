@@ -248,9 +248,9 @@ export class MongoReadStore implements ReadStore {
     }
     const indexes = spec.indexes.filter((ix) => ix.name !== '_id_');
     if (indexes.length === 0) return;
-    await this.db.collection(spec.name).createIndexes(
-      indexes.map((ix) => ({ key: { ...ix.keys }, name: ix.name, ...(ix.unique === true ? { unique: true } : {}) })),
-    );
+    await this.db
+      .collection(spec.name)
+      .createIndexes(indexes.map((ix) => ({ key: { ...ix.keys }, name: ix.name, ...(ix.unique === true ? { unique: true } : {}) })));
   }
 
   async dropCollection(name: string): Promise<void> {
@@ -267,7 +267,10 @@ export class MongoReadStore implements ReadStore {
 
   async listCollections(): Promise<string[]> {
     const infos = await this.db.listCollections({}, { nameOnly: true }).toArray();
-    return infos.map((c) => c.name).filter((n) => !n.startsWith('system.')).sort();
+    return infos
+      .map((c) => c.name)
+      .filter((n) => !n.startsWith('system.'))
+      .sort();
   }
 
   async ping(): Promise<void> {

@@ -98,7 +98,12 @@ function packEntries(e: StoredIndex, from: number, to: number): { meta: [number[
 
 function unpackEntries(meta: unknown, joined: string, into: StoredIndex): void {
   const [lengths, ids] = Array.isArray(meta) ? meta : [];
-  if (!Array.isArray(lengths) || lengths.length === 0 || (into.ids === null) !== (ids === null) || (ids !== null && (!Array.isArray(ids) || ids.length !== lengths.length))) {
+  if (
+    !Array.isArray(lengths) ||
+    lengths.length === 0 ||
+    (into.ids === null) !== (ids === null) ||
+    (ids !== null && (!Array.isArray(ids) || ids.length !== lengths.length))
+  ) {
     throw new SnapshotRejected('an index frame is malformed');
   }
   let at = 0;
@@ -125,7 +130,7 @@ export function writeSnapshot(path: string, header: Omit<SnapshotHeader, 'format
   const flush = () => {
     if (pendingBytes === 0) return;
     const buf = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
-    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off);
+    for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off);
     pending = [];
     pendingBytes = 0;
   };
@@ -151,7 +156,7 @@ export function writeSnapshot(path: string, header: Omit<SnapshotHeader, 'format
     length(latin1.length);
     flush();
     hash.update(latin1, 'latin1');
-    for (let off = 0; off < latin1.length; ) off += writeSync(fd, off === 0 ? latin1 : latin1.slice(off), null, 'latin1');
+    for (let off = 0; off < latin1.length;) off += writeSync(fd, off === 0 ? latin1 : latin1.slice(off), null, 'latin1');
     size += latin1.length;
   };
   try {
@@ -163,7 +168,7 @@ export function writeSnapshot(path: string, header: Omit<SnapshotHeader, 'format
       frame({ name: c.name, indexes: c.indexes, count: c.docs.length, entries });
       for (let i = 0; i < c.docs.length; i += CHUNK) frame(c.docs.slice(i, i + CHUNK));
       for (const e of c.entries) {
-        for (let i = 0; i < e.keys.length; ) {
+        for (let i = 0; i < e.keys.length;) {
           let to = i + 1;
           for (let bytes = e.keys[i].length; to < e.keys.length && bytes + e.keys[to].length <= RAW_BYTES; to++) bytes += e.keys[to].length;
           const { meta, joined } = packEntries(e, i, to);
@@ -248,7 +253,7 @@ export function readSnapshot(path: string, fingerprint: string): Snapshot | null
       if (n > end - offset) throw new SnapshotRejected('the file is truncated');
       if (n > scratch.length) scratch = Buffer.allocUnsafe(Math.max(n, scratch.length * 2));
       const buf = scratch.subarray(0, n);
-      for (let got = 0; got < n; ) {
+      for (let got = 0; got < n;) {
         const r = readSync(fd, buf, got, n - got, offset + got);
         if (r === 0) throw new SnapshotRejected('the file is truncated');
         got += r;
@@ -271,10 +276,16 @@ export function readSnapshot(path: string, fingerprint: string): Snapshot | null
     const header = frame() as SnapshotHeader;
     if (header?.format !== FORMAT) throw new SnapshotRejected(`format ${String(header?.format)} is not ${FORMAT}`);
     if (header.fingerprint !== fingerprint) throw new SnapshotRejected('it was made by other projection code');
-    if (!Number.isSafeInteger(header.position) || header.position <= 0 || typeof header.eventId !== 'string') throw new SnapshotRejected('the header is malformed');
+    if (!Number.isSafeInteger(header.position) || header.position <= 0 || typeof header.eventId !== 'string')
+      throw new SnapshotRejected('the header is malformed');
     const collections: SnapshotCollection[] = [];
     for (let c = 0; c < header.collections; c++) {
-      const head = frame() as { name: string; indexes: IndexSpec[]; count: number; entries: Array<{ name: string; multikeyFields: boolean[]; count: number; plainIds: boolean }> };
+      const head = frame() as {
+        name: string;
+        indexes: IndexSpec[];
+        count: number;
+        entries: Array<{ name: string; multikeyFields: boolean[]; count: number; plainIds: boolean }>;
+      };
       if (typeof head?.name !== 'string' || !Array.isArray(head.indexes) || !Number.isSafeInteger(head.count) || !Array.isArray(head.entries)) {
         throw new SnapshotRejected('a collection header is malformed');
       }

@@ -790,7 +790,7 @@ function checkIdUpdate(doc: Obj, op: string, path: string, value: unknown, opts:
 
 function replaceDocument(doc: Obj, replacement: Obj): boolean {
   if (replacement._id !== undefined && doc._id !== undefined && !valuesEqual(replacement._id, doc._id)) {
-    throw new UpdateError("The _id field cannot be changed by a replacement document");
+    throw new UpdateError('The _id field cannot be changed by a replacement document');
   }
   const next: Obj = doc._id === undefined ? {} : { _id: doc._id };
   for (const k in replacement) if (k !== '_id' || doc._id === undefined) next[k] = cloneValue(replacement[k]);
@@ -873,9 +873,23 @@ function numberKey(tag: number, v: number, mask: number): string {
   const b = f64Bytes;
   let b0, b1, b2, b3, b4, b5, b6, b7;
   if (LITTLE_ENDIAN) {
-    b0 = b[7]; b1 = b[6]; b2 = b[5]; b3 = b[4]; b4 = b[3]; b5 = b[2]; b6 = b[1]; b7 = b[0]; // prettier-ignore
+    b0 = b[7];
+    b1 = b[6];
+    b2 = b[5];
+    b3 = b[4];
+    b4 = b[3];
+    b5 = b[2];
+    b6 = b[1];
+    b7 = b[0]; // prettier-ignore
   } else {
-    b0 = b[0]; b1 = b[1]; b2 = b[2]; b3 = b[3]; b4 = b[4]; b5 = b[5]; b6 = b[6]; b7 = b[7]; // prettier-ignore
+    b0 = b[0];
+    b1 = b[1];
+    b2 = b[2];
+    b3 = b[3];
+    b4 = b[4];
+    b5 = b[5];
+    b6 = b[6];
+    b7 = b[7]; // prettier-ignore
   }
   // Positive: flip the sign bit. Negative: flip every bit. Then the direction's mask.
   const x = b0 & 0x80 ? 0xff ^ mask : mask;

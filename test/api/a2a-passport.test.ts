@@ -10,7 +10,12 @@ import { startTestService } from '../helpers/service.ts';
 // A third party's view: node's own Ed25519 and an RFC 8785 (JCS) library, nothing of the service.
 const canonicalize = createRequire(import.meta.url)('canonicalize') as (v: unknown) => string;
 const nodeVerify = (publicKeyB64u: string, document: unknown, signatureB64u: string) =>
-  verify(null, Buffer.from(canonicalize(document), 'utf8'), createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKeyB64u }, format: 'jwk' }), Buffer.from(signatureB64u, 'base64url'));
+  verify(
+    null,
+    Buffer.from(canonicalize(document), 'utf8'),
+    createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKeyB64u }, format: 'jwk' }),
+    Buffer.from(signatureB64u, 'base64url'),
+  );
 
 type Agent = { agent_id: string; api_key: string };
 
@@ -93,7 +98,14 @@ describe('api: passports and A2A messages', () => {
     const passport = (await svc.req('GET', `/api/agent/${a.agent_id}/passport`)).body;
     expect(sig.public_key).to.equal(passport.public_key);
     const received = (await svc.req('GET', '/api/agent/a2a/inbox', { apiKey: b.api_key })).body.items[0];
-    const document = { message_id: received.message_id, from_agent_id: received.from_agent_id, to_agent_id: received.to_agent_id, intent: received.intent, payload: received.payload, signed_at: received.signature.signed_at };
+    const document = {
+      message_id: received.message_id,
+      from_agent_id: received.from_agent_id,
+      to_agent_id: received.to_agent_id,
+      intent: received.intent,
+      payload: received.payload,
+      signed_at: received.signature.signed_at,
+    };
     expect(nodeVerify(passport.public_key, document, received.signature.value)).to.equal(true);
     expect(nodeVerify(passport.public_key, { ...document, payload: { ...payload, amount: 1201 } }, received.signature.value)).to.equal(false);
     expect(nodeVerify(passport.public_key, { ...document, to_agent_id: a.agent_id }, received.signature.value)).to.equal(false);
@@ -108,7 +120,20 @@ describe('api: passports and A2A messages', () => {
     expect(nodeVerify(old.public_key, document, received.signature.value)).to.equal(true);
     const next = await send(a, { to_agent_id: b.agent_id, intent: 'response', payload: {}, sign: true });
     expect(next.body.signature.key_id).to.equal(regen.body.key_id);
-    expect(nodeVerify(regen.body.public_key, { message_id: next.body.message_id, from_agent_id: a.agent_id, to_agent_id: b.agent_id, intent: 'response', payload: {}, signed_at: next.body.signature.signed_at }, next.body.signature.value)).to.equal(true);
+    expect(
+      nodeVerify(
+        regen.body.public_key,
+        {
+          message_id: next.body.message_id,
+          from_agent_id: a.agent_id,
+          to_agent_id: b.agent_id,
+          intent: 'response',
+          payload: {},
+          signed_at: next.body.signature.signed_at,
+        },
+        next.body.signature.value,
+      ),
+    ).to.equal(true);
   });
 
   it('refuses a blocked sender with 403 "Message not delivered" and charges nothing', async () => {

@@ -21,7 +21,9 @@ describe('api: registration and profile', () => {
   });
 
   it('registers an agent and returns the full registration response with secrets shown once', async () => {
-    const res = await svc.req('POST', '/api/protocol/register', { body: validBody('ada@example.com', { description: 'Finds leads', webhook_url: 'https://hooks.example.com/x' }) });
+    const res = await svc.req('POST', '/api/protocol/register', {
+      body: validBody('ada@example.com', { description: 'Finds leads', webhook_url: 'https://hooks.example.com/x' }),
+    });
     expect(res.status).to.equal(200);
     const b = res.body;
     expect(b.agent_id).to.match(/^agt_[0-9a-z]{20}$/);
@@ -37,7 +39,12 @@ describe('api: registration and profile', () => {
 
     const me = await svc.req('GET', '/api/protocol/me', { apiKey: b.api_key });
     expect(me.status).to.equal(200);
-    expect(me.body).to.include({ agent_id: b.agent_id, owner_email: 'ada@example.com', description: 'Finds leads', webhook_url: 'https://hooks.example.com/x' });
+    expect(me.body).to.include({
+      agent_id: b.agent_id,
+      owner_email: 'ada@example.com',
+      description: 'Finds leads',
+      webhook_url: 'https://hooks.example.com/x',
+    });
     expect(me.body.capabilities).to.deep.equal(['lead-gen', 'b2b-sales']);
     expect(me.body.credits).to.include({ balance: 50, used: 0, percent_used: 0 });
     expect(me.body.rate_limit.writes).to.include.keys('limit', 'remaining', 'reset');
@@ -55,7 +62,9 @@ describe('api: registration and profile', () => {
   });
 
   it('lets only one of many concurrent registrations for one e-mail win', async () => {
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => svc.req('POST', '/api/protocol/register', { body: validBody(`race+${i}@example.org`) })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => svc.req('POST', '/api/protocol/register', { body: validBody(`race+${i}@example.org`) })),
+    );
     expect(results.filter((r) => r.status === 200)).to.have.length(1);
     expect(results.filter((r) => r.status === 409)).to.have.length(9);
   });
@@ -101,7 +110,10 @@ describe('api: registration and profile', () => {
 
   it('updates name, description and webhook_url through PATCH /me, refusing other fields', async () => {
     const { api_key, agent_id } = await svc.register();
-    const ok = await svc.req('PATCH', '/api/protocol/me', { apiKey: api_key, body: { name: 'Renamed', description: 'New', webhook_url: 'https://example.com/hook' } });
+    const ok = await svc.req('PATCH', '/api/protocol/me', {
+      apiKey: api_key,
+      body: { name: 'Renamed', description: 'New', webhook_url: 'https://example.com/hook' },
+    });
     expect(ok.status).to.equal(200);
     expect(ok.body).to.include({ agent_id, name: 'Renamed', description: 'New', webhook_url: 'https://example.com/hook' });
     const profile = await svc.req('GET', `/api/protocol/agents/${agent_id}`);

@@ -26,7 +26,9 @@ describe('api: human sign-in', function () {
     const [mail] = await waitForMails(outbox, email);
     expect(mail.subject).to.match(/sign-up code/);
     expect(mail.html).to.contain(codeIn(mail));
-    const signup = await svc.req('POST', '/api/auth/verify-email-otp', { body: { email, otp: codeIn(mail), password: 'hunter2hunter2', full_name: 'Grace <b>Hopper</b>' } });
+    const signup = await svc.req('POST', '/api/auth/verify-email-otp', {
+      body: { email, otp: codeIn(mail), password: 'hunter2hunter2', full_name: 'Grace <b>Hopper</b>' },
+    });
     expect(signup.status, signup.text).to.equal(200);
     expect(signup.body).to.include({ token_type: 'bearer', expires_in: 900 });
     expect(signup.body.user_id).to.match(/^usr_/);
@@ -65,7 +67,14 @@ describe('api: human sign-in', function () {
     expect(other.status, other.text).to.equal(200);
 
     const events = await svc.running.services.log.readStream(`user-${signup.body.user_id}`);
-    expect(events.map((e) => e.type)).to.deep.equal(['UserRegistered', 'SessionStarted', 'SessionStarted', 'SessionRefreshed', 'SessionRevoked', 'SessionRefreshed']);
+    expect(events.map((e) => e.type)).to.deep.equal([
+      'UserRegistered',
+      'SessionStarted',
+      'SessionStarted',
+      'SessionRefreshed',
+      'SessionRevoked',
+      'SessionRefreshed',
+    ]);
   });
 
   it('answers a second signup for a known address the same way, mailing a notice instead of a code', async () => {
@@ -95,7 +104,13 @@ describe('api: human sign-in', function () {
         .sign(opts.k ?? key);
     // The forger's own well-formed token is accepted: the checks below fail for one reason each.
     expect((await svc.req('GET', '/api/auth/me', { headers: bearer(await sign({})) })).status).to.equal(200);
-    const none = new UnsecuredJWT({ sid: 'ses_x' }).setSubject(user_id).setIssuer('agent-network').setAudience('agent-network:api').setIssuedAt(now).setExpirationTime(now + 600).encode();
+    const none = new UnsecuredJWT({ sid: 'ses_x' })
+      .setSubject(user_id)
+      .setIssuer('agent-network')
+      .setAudience('agent-network:api')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .encode();
     const [h, p, sig] = access_token.split('.');
     const payload = JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>;
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...payload, sub: 'usr_someoneelse0000000' })).toString('base64url')}.${sig}`;
@@ -125,7 +140,8 @@ describe('api: human sign-in', function () {
   });
 
   it('kills a code after 5 wrong tries, lets it expire after 10 minutes, and accepts it only once', async () => {
-    const tryCode = (email: string, otp: string) => svc.req('POST', '/api/auth/verify-email-otp', { body: { email, otp, password: 'a-long-password', full_name: 'Tester' } });
+    const tryCode = (email: string, otp: string) =>
+      svc.req('POST', '/api/auth/verify-email-otp', { body: { email, otp, password: 'a-long-password', full_name: 'Tester' } });
 
     const a = freshEmail();
     await svc.req('POST', '/api/auth/send-verification-otp', { body: { email: a } });
@@ -195,7 +211,12 @@ describe('api: human sign-in', function () {
     expect(me.body.roles).to.deep.equal(['member', 'super_admin']);
     const user = await signUp(svc, outbox);
     const s = svc.running.services;
-    const r = await s.bus.appendRaw('admins', [{ type: 'SuperAdminGranted', data: { email: user.email, granted_at: s.clock.now().toISOString() } }], 'any', s.bus.context({ commandId: `grant-${user.email}` }));
+    const r = await s.bus.appendRaw(
+      'admins',
+      [{ type: 'SuperAdminGranted', data: { email: user.email, granted_at: s.clock.now().toISOString() } }],
+      'any',
+      s.bus.context({ commandId: `grant-${user.email}` }),
+    );
     await s.runner.waitFor(r.position);
     expect((await svc.req('GET', '/api/auth/me', { headers: bearer(user.access_token) })).body.roles).to.deep.equal(['member', 'super_admin']);
   });
@@ -209,7 +230,9 @@ describe('api: human sign-in', function () {
 
   it('keeps no plaintext password, code or refresh token anywhere under DATA_DIR', async () => {
     const user = await signUp(svc, outbox, freshEmail(), 'plaintext-password-marker-42');
-    const codes = readOutbox(outbox).map((m) => / is: (\d{6})$/m.exec(m.text)?.[1]).filter((c): c is string => Boolean(c));
+    const codes = readOutbox(outbox)
+      .map((m) => / is: (\d{6})$/m.exec(m.text)?.[1])
+      .filter((c): c is string => Boolean(c));
     expect(codes.length).to.be.greaterThan(3);
     const needles = [user.password, user.refresh_token, user.access_token, ...codes.map((c) => ` is: ${c}`)];
     const files = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
@@ -232,7 +255,8 @@ describe('api: sign-in limits (real limits)', function () {
 
   it('answers 429 with Retry-After after 10 failed logins for one address, then lets it try again after 15 minutes', async () => {
     const user = await signUp(svc, outbox);
-    for (let i = 0; i < 10; i++) expect((await svc.req('POST', '/api/auth/login', { body: { email: user.email, password: `wrong-${i}` } })).status).to.equal(401);
+    for (let i = 0; i < 10; i++)
+      expect((await svc.req('POST', '/api/auth/login', { body: { email: user.email, password: `wrong-${i}` } })).status).to.equal(401);
     const limited = await svc.req('POST', '/api/auth/login', { body: { email: user.email, password: user.password } });
     expect(limited.status).to.equal(429);
     expect(limited.headers['retry-after']).to.be.a('string');

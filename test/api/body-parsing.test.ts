@@ -44,7 +44,8 @@ function send(port: number, raw: Raw): Promise<{ status: number; body: string }>
   return new Promise((resolve, reject) => {
     const body = raw.body === undefined ? undefined : Buffer.isBuffer(raw.body) ? raw.body : Buffer.from(raw.body, 'utf8');
     const headers: Record<string, string> = { ...(raw.headers ?? {}) };
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'transfer-encoding' || h.toLowerCase() === 'content-length')) headers['content-length'] = String(body.length);
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'transfer-encoding' || h.toLowerCase() === 'content-length'))
+      headers['content-length'] = String(body.length);
     const req = http.request({ host: '127.0.0.1', port, method: raw.method ?? 'POST', path: '/', headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -112,7 +113,14 @@ describe('api: JSON body parsing', () => {
   before(async () => {
     ours = await serve(bodyParser());
     reference = await serve(
-      koaBody({ jsonLimit: JSON_LIMIT, jsonStrict: true, multipart: false, urlencoded: false, text: false, parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE] }) as unknown as (ctx: Context, next: Next) => unknown,
+      koaBody({
+        jsonLimit: JSON_LIMIT,
+        jsonStrict: true,
+        multipart: false,
+        urlencoded: false,
+        text: false,
+        parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+      }) as unknown as (ctx: Context, next: Next) => unknown,
     );
   });
   after(() => {
@@ -128,7 +136,10 @@ describe('api: JSON body parsing', () => {
   }
 
   it('gives the documented answers for malformed, scalar, oversized and poisoned bodies', async () => {
-    expect(await send(ours.port, { headers: json, body: '{"a":' })).to.deep.equal({ status: 400, body: JSON.stringify({ detail: 'Malformed JSON body', code: 'invalid_json' }) });
+    expect(await send(ours.port, { headers: json, body: '{"a":' })).to.deep.equal({
+      status: 400,
+      body: JSON.stringify({ detail: 'Malformed JSON body', code: 'invalid_json' }),
+    });
     expect((await send(ours.port, { headers: json, body: '42' })).status).to.equal(400);
     expect((await send(ours.port, { headers: json, body: big(64 * 1024 + 1) })).status).to.equal(413);
     expect((await send(ours.port, { headers: json, body: '{"__proto__":{"admin":true}}' })).status).to.equal(400);

@@ -28,7 +28,10 @@ describe('api: comments, replies, upvotes, reactions', () => {
     expect(c.status).to.equal(200);
     expect(c.body.comment_id).to.match(/^cmt_/);
     expect(c.body).to.include({ post_id: postId, content: 'Great signal', credits_charged: 0.1, balance: 49.9, upvote_count: 0, parent_comment_id: null });
-    const r = await svc.req('POST', `/api/feed/posts/${postId}/comments/${c.body.comment_id}/reply`, { apiKey: other.api_key, body: { content: 'And a reply' } });
+    const r = await svc.req('POST', `/api/feed/posts/${postId}/comments/${c.body.comment_id}/reply`, {
+      apiKey: other.api_key,
+      body: { content: 'And a reply' },
+    });
     expect(r.status).to.equal(200);
     expect(r.body).to.include({ parent_comment_id: c.body.comment_id, credits_charged: 0.1, balance: 49.8 });
 
@@ -47,7 +50,10 @@ describe('api: comments, replies, upvotes, reactions', () => {
     const id = p.body.post_id;
     const top = await svc.req('POST', `/api/feed/posts/${id}/comments`, { apiKey: other.api_key, body: { content: 'top' } });
     const r1 = await svc.req('POST', `/api/feed/posts/${id}/comments/${top.body.comment_id}/reply`, { apiKey: author.api_key, body: { content: 'reply 1' } });
-    const r2 = await svc.req('POST', `/api/feed/posts/${id}/comments/${r1.body.comment_id}/reply`, { apiKey: other.api_key, body: { content: 'reply to reply' } });
+    const r2 = await svc.req('POST', `/api/feed/posts/${id}/comments/${r1.body.comment_id}/reply`, {
+      apiKey: other.api_key,
+      body: { content: 'reply to reply' },
+    });
     expect(r2.body.parent_comment_id).to.equal(top.body.comment_id);
     expect(r2.body.reply_to_comment_id).to.equal(r1.body.comment_id);
     const second = await svc.req('POST', `/api/agent/posts/${id}/comments`, { apiKey: other.api_key, body: { content: 'second top (legacy path)' } });
@@ -79,7 +85,9 @@ describe('api: comments, replies, upvotes, reactions', () => {
     const after = await svc.running.services.log.headPosition();
     expect(after).to.equal(before + 1);
     expect((await svc.req('POST', '/api/feed/posts/pst_nope/comments', { apiKey: other.api_key, body: { content: 'hi' } })).status).to.equal(404);
-    expect((await svc.req('POST', `/api/feed/posts/${postId}/comments/cmt_nope/reply`, { apiKey: other.api_key, body: { content: 'hi' } })).status).to.equal(404);
+    expect((await svc.req('POST', `/api/feed/posts/${postId}/comments/cmt_nope/reply`, { apiKey: other.api_key, body: { content: 'hi' } })).status).to.equal(
+      404,
+    );
     expect((await svc.req('GET', '/api/feed/posts/pst_nope/comments')).status).to.equal(404);
     expect((await svc.req('POST', `/api/feed/posts/${postId}/comments`, { body: { content: 'anonymous' } })).status).to.equal(401);
     expect(await svc.running.services.log.headPosition()).to.equal(after);

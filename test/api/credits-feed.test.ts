@@ -89,7 +89,11 @@ describe('api: posts and credits', () => {
   it("forbids reading another agent's credits (403)", async () => {
     const a = await svc.register();
     const b = await svc.register();
-    for (const path of [`/api/protocol/agents/${b.agent_id}/credits`, `/api/protocol/agents/${b.agent_id}/credits/history`, `/api/protocol/agents/${b.agent_id}/credits/usage/daily`]) {
+    for (const path of [
+      `/api/protocol/agents/${b.agent_id}/credits`,
+      `/api/protocol/agents/${b.agent_id}/credits/history`,
+      `/api/protocol/agents/${b.agent_id}/credits/usage/daily`,
+    ]) {
       const res = await svc.req('GET', path, { apiKey: a.api_key });
       expect(res.status, path).to.equal(403);
     }

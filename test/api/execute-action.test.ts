@@ -14,7 +14,6 @@ describe('api: chat execute-action', function () {
   let agent: { agent_id: string; api_key: string };
 
   before(async () => {
-
     ({ svc, outbox } = await startWithOutbox());
     const email = `exec.${process.pid}.${Date.now()}@example.com`;
     const reg = await svc.register({ owner_email: email, capabilities: ['lead-gen'] });
@@ -22,7 +21,10 @@ describe('api: chat execute-action', function () {
     user = await signUp(svc, outbox);
     await svc.req('POST', '/api/protocol/claim/request-otp', { body: { claim_token: reg.body.claim_token } });
     const [mail] = await waitForMails(outbox, email);
-    expect((await svc.req('POST', '/api/protocol/claim', { headers: bearer(user.access_token), body: { claim_token: reg.body.claim_token, otp: codeIn(mail) } })).status).to.equal(200);
+    expect(
+      (await svc.req('POST', '/api/protocol/claim', { headers: bearer(user.access_token), body: { claim_token: reg.body.claim_token, otp: codeIn(mail) } }))
+        .status,
+    ).to.equal(200);
   });
   after(() => stopWithOutbox(svc, outbox));
 
@@ -31,13 +33,21 @@ describe('api: chat execute-action', function () {
 
   it('posts to a room and comments on its latest post, charging exactly what the direct endpoints charge', async () => {
     const start = await balance();
-    const posted = await act({ action_type: 'post_to_protocol_room', target_id: 'lead-gen', target_name: 'Lead Gen', draft_content: 'Looking for B2B leads in fintech #fintech' });
+    const posted = await act({
+      action_type: 'post_to_protocol_room',
+      target_id: 'lead-gen',
+      target_name: 'Lead Gen',
+      draft_content: 'Looking for B2B leads in fintech #fintech',
+    });
     expect(posted.status, posted.text).to.equal(200);
     expect(posted.body.result).to.include({ success: true, room_slug: 'lead-gen', credits_charged: 0.1 });
     expect(await balance()).to.equal(Math.round((start - 0.1) * 100) / 100);
 
     const other = await svc.register({ capabilities: ['lead-gen'] });
-    const theirs = await svc.req('POST', '/api/feed/posts', { apiKey: other.api_key, body: { title: 'Latest in lead gen', body: 'Fresh signal', post_type: 'signal_found', room_slug: 'lead-gen' } });
+    const theirs = await svc.req('POST', '/api/feed/posts', {
+      apiKey: other.api_key,
+      body: { title: 'Latest in lead gen', body: 'Fresh signal', post_type: 'signal_found', room_slug: 'lead-gen' },
+    });
     const commented = await act({ action_type: 'comment_on_post', target_id: 'lead-gen', post_ref: 'latest', draft_content: 'Great signal!' });
     expect(commented.status, commented.text).to.equal(200);
     expect(commented.body.result).to.include({ success: true, post_id: theirs.body.post_id, post_title: 'Latest in lead gen', room_name: 'lead-gen' });
@@ -78,10 +88,15 @@ describe('api: chat execute-action', function () {
     const bad = await act({ action_type: 'boost_signal' });
     expect(bad.status).to.equal(422);
     const lonely = await signUp(svc, outbox);
-    const none = await svc.req('POST', '/api/agent/chat/execute-action', { headers: bearer(lonely.access_token), body: { action_type: 'search_agents', query: 'x' } });
+    const none = await svc.req('POST', '/api/agent/chat/execute-action', {
+      headers: bearer(lonely.access_token),
+      body: { action_type: 'search_agents', query: 'x' },
+    });
     expect(none.status).to.equal(401);
     expect(none.body.detail).to.equal('No active agent linked to your account');
-    expect((await svc.req('POST', '/api/agent/chat/execute-action', { apiKey: agent.api_key, body: { action_type: 'search_agents', query: 'x' } })).status).to.equal(401);
+    expect(
+      (await svc.req('POST', '/api/agent/chat/execute-action', { apiKey: agent.api_key, body: { action_type: 'search_agents', query: 'x' } })).status,
+    ).to.equal(401);
   });
 
   it('sends a DM as the claimed agent (no DM lock) and updates the brief', async () => {

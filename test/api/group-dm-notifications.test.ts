@@ -86,7 +86,7 @@ describe('api: group DMs, notifications, heartbeat and status (RATE_LIMIT_SCALE=
     expect((await svc.req('GET', `/api/agent/group-dm/${threadId}`)).status).to.equal(401);
   });
 
-  it('lists only the caller\'s own threads, by last_message_at', async () => {
+  it("lists only the caller's own threads, by last_message_at", async () => {
     svc.clock.advance(MINUTE);
     const second = await create(b, { participant_agent_ids: [c.agent_id], first_message: 'Side chat' });
     const listC = await svc.req('GET', '/api/agent/group-dm', { apiKey: c.api_key });
@@ -97,7 +97,9 @@ describe('api: group DMs, notifications, heartbeat and status (RATE_LIMIT_SCALE=
     expect(again.body.items.map((t: { thread_id: string }) => t.thread_id)).to.deep.equal([threadId, second.body.thread_id]);
     expect(again.body.total).to.equal(2);
     expect((await svc.req('GET', '/api/agent/group-dm', { apiKey: d.api_key })).body.items).to.deep.equal([]);
-    expect((await svc.req('GET', '/api/agent/group-dm', { apiKey: a.api_key })).body.items.map((t: { thread_id: string }) => t.thread_id)).to.deep.equal([threadId]);
+    expect((await svc.req('GET', '/api/agent/group-dm', { apiKey: a.api_key })).body.items.map((t: { thread_id: string }) => t.thread_id)).to.deep.equal([
+      threadId,
+    ]);
   });
 
   it('limits messages to 20 per minute per agent (429), and creations to 10 per hour and 20 per day', async () => {

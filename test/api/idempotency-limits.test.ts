@@ -31,7 +31,11 @@ describe('api: Idempotency-Key', () => {
     const log = svc.running.services.log;
     const idsOfNext = async (headers: Record<string, string>) => {
       const head = await log.headPosition();
-      const res = await svc.req('POST', '/api/feed/posts', { apiKey: api_key, body: { title: `Ids ${Math.random()}`, body: 'ids', post_type: 'deal_opened' }, headers });
+      const res = await svc.req('POST', '/api/feed/posts', {
+        apiKey: api_key,
+        body: { title: `Ids ${Math.random()}`, body: 'ids', post_type: 'deal_opened' },
+        headers,
+      });
       expect(res.status).to.equal(200);
       return (await log.readAll({ after: head })).map((e) => e.id);
     };

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventSchemas } from '../../events/catalogue.ts';
 import { HOUR } from '../../events/kernel/clock.ts';
-import { SCOUT_JOB } from '../../workers/scout.ts';
+import { SCOUT_JOB } from '../../workers/matching/scout.ts';
 import { codeIn, waitForMails } from '../helpers/mail.ts';
 import { startTestService, startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
@@ -43,7 +43,10 @@ describe('api: matching runs and autonomous posts', function () {
     const user = await signUp(svc, outbox);
     await svc.req('POST', '/api/protocol/claim/request-otp', { body: { claim_token: agent.body.claim_token } });
     const [mail] = await waitForMails(outbox, email);
-    const claim = await svc.req('POST', '/api/protocol/claim', { headers: bearer(user.access_token), body: { claim_token: agent.body.claim_token, otp: codeIn(mail) } });
+    const claim = await svc.req('POST', '/api/protocol/claim', {
+      headers: bearer(user.access_token),
+      body: { claim_token: agent.body.claim_token, otp: codeIn(mail) },
+    });
     expect(claim.status, claim.text).to.equal(200);
     return { ...agent, token: user.access_token };
   };
@@ -122,7 +125,10 @@ describe('api: matching runs and autonomous posts', function () {
       expect(await head()).to.equal(before);
     }
     const named = await match(a, { gives: ['ok-term', 'a'], asks: ['$$'] });
-    expect(named.body.detail.map((d: { loc: unknown[] }) => d.loc)).to.deep.equal([['body', 'gives', 1], ['body', 'asks', 0]]);
+    expect(named.body.detail.map((d: { loc: unknown[] }) => d.loc)).to.deep.equal([
+      ['body', 'gives', 1],
+      ['body', 'asks', 0],
+    ]);
     expect(named.body.detail[0].type).to.equal('value_error.term');
     expect((await svc.req('GET', `/api/protocol/agents/${a.agent_id}/credits`, { apiKey: a.api_key })).body.balance).to.equal(50);
     const anonymous = await svc.req('POST', '/api/agent/match', { body: { gives: [], asks: ok } });
@@ -148,20 +154,40 @@ describe('api: matching runs and autonomous posts', function () {
     expect((await svc.req('POST', `/api/agent/blocks/${blocked.agent_id}`, { apiKey: a.api_key })).status).to.equal(200);
     for (let i = 0; i < 5; i++) {
       const flagger = await svc.register();
-      expect((await svc.req('POST', `/api/protocol/agents/${ghost.agent_id}/flag`, { apiKey: flagger.api_key, body: { reason: 'spam' } })).status).to.equal(200);
+      expect((await svc.req('POST', `/api/protocol/agents/${ghost.agent_id}/flag`, { apiKey: flagger.api_key, body: { reason: 'spam' } })).status).to.equal(
+        200,
+      );
     }
 
     const body = await run(a, [], [sales, extra, leads]);
     expect(body.matches.map((m: { agent_id: string }) => m.agent_id)).to.deep.equal([richer.agent_id, both.agent_id]);
     expect(body.count).to.equal(2);
-    expect(body.matches[0]).to.deep.equal({ agent_id: richer.agent_id, name: 'Richer', capabilities: [sales], they_give: [sales, extra], they_ask: [leads], score: 3 });
-    expect(body.matches[1]).to.deep.equal({ agent_id: both.agent_id, name: 'Both Ways', capabilities: [sales], they_give: [sales], they_ask: [leads], score: 2 });
+    expect(body.matches[0]).to.deep.equal({
+      agent_id: richer.agent_id,
+      name: 'Richer',
+      capabilities: [sales],
+      they_give: [sales, extra],
+      they_ask: [leads],
+      score: 3,
+    });
+    expect(body.matches[1]).to.deep.equal({
+      agent_id: both.agent_id,
+      name: 'Both Ways',
+      capabilities: [sales],
+      they_give: [sales],
+      they_ask: [leads],
+      score: 2,
+    });
     const limited = await run(a, [], [sales, extra], 1);
     expect(limited.matches.map((m: { agent_id: string }) => m.agent_id)).to.deep.equal([richer.agent_id]);
     // The ghosted agent's own run reaches nobody either (it would match `a` otherwise), and still costs its credit.
     const ghostRun = await run(ghost, [], [leads]);
     expect(ghostRun).to.include({ count: 0, credits_charged: 1 });
-    expect((await svc.req('GET', `/api/protocol/agents/${a.agent_id}/matches`, { apiKey: a.api_key })).body.events.map((e: { payload: { match_agent_id: string } }) => e.payload.match_agent_id)).to.not.include(ghost.agent_id);
+    expect(
+      (await svc.req('GET', `/api/protocol/agents/${a.agent_id}/matches`, { apiKey: a.api_key })).body.events.map(
+        (e: { payload: { match_agent_id: string } }) => e.payload.match_agent_id,
+      ),
+    ).to.not.include(ghost.agent_id);
   });
 
   it('delivers each match to the other agent as new_match (inbox, matches route and webhook), and to the runner', async () => {
@@ -171,11 +197,23 @@ describe('api: matching runs and autonomous posts', function () {
     svc.clock.advance(HOUR);
     const receiver = await startReceiver({ secret: b.body.webhook_secret, now: () => svc.clock.now().getTime() });
     try {
-      const hook = await svc.req('PATCH', `/api/protocol/agents/${b.agent_id}/webhook`, { apiKey: b.api_key, body: { webhook_url: receiver.url, events: ['new_match'] } });
+      const hook = await svc.req('PATCH', `/api/protocol/agents/${b.agent_id}/webhook`, {
+        apiKey: b.api_key,
+        body: { webhook_url: receiver.url, events: ['new_match'] },
+      });
       expect(hook.status, hook.text).to.equal(200);
       const a = await svc.register({ name: 'Runner', capabilities: [leads] });
       const body = await run(a, [], [sales]);
-      const expected = { run_id: body.run_id, initiated_by: a.agent_id, match_agent_id: a.agent_id, match_agent_name: 'Runner', they_give: [leads], they_ask: [sales], score: 2, matched_at: body.created_at };
+      const expected = {
+        run_id: body.run_id,
+        initiated_by: a.agent_id,
+        match_agent_id: a.agent_id,
+        match_agent_name: 'Runner',
+        they_give: [leads],
+        they_ask: [sales],
+        score: 2,
+        matched_at: body.created_at,
+      };
 
       const matches = await svc.req('GET', `/api/protocol/agents/${b.agent_id}/matches`, { apiKey: b.api_key });
       expect(matches.status).to.equal(200);
@@ -210,7 +248,14 @@ describe('api: matching runs and autonomous posts', function () {
     expect(body.auto_post.status).to.equal('published');
     expect(body.balance).to.equal(49);
     const [post] = await postsBy(a.agent_id);
-    expect(post).to.include({ post_id: body.auto_post.post_id, post_type: 'activity_summary', auto: true, source: 'mixer', title: `Found 1 bilateral match for #${sales}`, published: true });
+    expect(post).to.include({
+      post_id: body.auto_post.post_id,
+      post_type: 'activity_summary',
+      auto: true,
+      source: 'mixer',
+      title: `Found 1 bilateral match for #${sales}`,
+      published: true,
+    });
     expect(post.body).to.contain('Seller');
     expect(post.hashtags).to.include.members([sales, leads, 'bilateral-matching']);
     expect((await me(a)).last_auto_post_at).to.equal(body.created_at);
@@ -226,13 +271,18 @@ describe('api: matching runs and autonomous posts', function () {
     const b = await svc.register({ capabilities: [sales] });
     await run(b, [], [leads]);
     const a = await owned([leads]);
-    const off = await svc.req('PATCH', '/api/svc/my-agent/auto-post-prefs', { headers: bearer(a.token), body: { auto_post_on_mixer: false, auto_post_on_scout: false } });
+    const off = await svc.req('PATCH', '/api/svc/my-agent/auto-post-prefs', {
+      headers: bearer(a.token),
+      body: { auto_post_on_mixer: false, auto_post_on_scout: false },
+    });
     expect(off.status, off.text).to.equal(200);
     const before = await head();
     const body = await run(a, [], [sales]);
     expect(body.count).to.equal(1);
     expect(body.auto_post).to.deep.equal({ status: 'skipped', reason: 'toggle_off' });
-    const types = (await svc.running.services.log.readAll({ after: before, maxCount: 100 })).filter((e) => e.stream === `agent-${a.agent_id}`).map((e) => e.type);
+    const types = (await svc.running.services.log.readAll({ after: before, maxCount: 100 }))
+      .filter((e) => e.stream === `agent-${a.agent_id}`)
+      .map((e) => e.type);
     expect(types).to.deep.equal(['MatchingRunCompleted']);
     // The scout toggle: a newcomer offering what `a` asks brings no signal.
     const scoutTerm = term('scouted');
@@ -241,7 +291,10 @@ describe('api: matching runs and autonomous posts', function () {
     const registered = (await svc.running.services.log.readStream(`agent-${newcomer.agent_id}`))[0];
     expect(await svc.running.workers!.scout.scout(registered.id, newcomer.agent_id, registered.position)).to.equal(0);
     expect(await postsBy(a.agent_id)).to.deep.equal([]);
-    expect((await svc.req('GET', '/api/svc/my-agent/auto-post-prefs', { headers: bearer(a.token) })).body).to.include({ last_auto_post_at: null, auto_post_on_mixer: false });
+    expect((await svc.req('GET', '/api/svc/my-agent/auto-post-prefs', { headers: bearer(a.token) })).body).to.include({
+      last_auto_post_at: null,
+      auto_post_on_mixer: false,
+    });
 
     await svc.req('PATCH', '/api/svc/my-agent/auto-post-prefs', { headers: bearer(a.token), body: { auto_post_on_mixer: true } });
     const on = await run(a, [], [sales]);
@@ -287,7 +340,7 @@ describe('api: matching runs and autonomous posts', function () {
     expect(await postsBy(a.agent_id)).to.have.length(2);
   });
 
-  it('scout: a newcomer whose capabilities meet an agent\'s standing asks brings that agent a signal_found post; others get none', async () => {
+  it("scout: a newcomer whose capabilities meet an agent's standing asks brings that agent a signal_found post; others get none", async () => {
     const [wanted, other] = [term('wanted'), term('other')];
     const watcher = await svc.register({ capabilities: ['lead-gen'] });
     await run(watcher, [], [wanted]);
@@ -331,7 +384,10 @@ describe('api: matching runs and autonomous posts', function () {
       const r = await other.req('POST', '/api/agent/match', { apiKey: watcher.api_key, body: { gives: [], asks: [wanted] } });
       expect(r.status, r.text).to.equal(200);
       await other.register({ capabilities: [wanted] });
-      const scoutPosts = async (s: TestService) => ((await s.req('GET', '/api/feed/posts?limit=100')).body.items as Array<{ agent_id: string; source: string }>).filter((p) => p.agent_id === watcher.agent_id && p.source === 'scout');
+      const scoutPosts = async (s: TestService) =>
+        ((await s.req('GET', '/api/feed/posts?limit=100')).body.items as Array<{ agent_id: string; source: string }>).filter(
+          (p) => p.agent_id === watcher.agent_id && p.source === 'scout',
+        );
       await until(async () => (await scoutPosts(other)).length === 1, 'the scout post');
 
       clock.advance(5 * HOUR);
@@ -342,7 +398,10 @@ describe('api: matching runs and autonomous posts', function () {
       await other.running.workers!.agenda.cancel({ name: SCOUT_JOB });
       await other.stop({ keepData: true });
       other = await startTestService({}, { clock, dataDir: dir });
-      await until(async () => (await other.running.workers!.agenda.queryJobs({ name: SCOUT_JOB })).jobs.some((j) => j.lastFinishedAt), 'the re-derived scout job to run');
+      await until(
+        async () => (await other.running.workers!.agenda.queryJobs({ name: SCOUT_JOB })).jobs.some((j) => j.lastFinishedAt),
+        'the re-derived scout job to run',
+      );
       expect(await scoutPosts(other)).to.have.length(1);
 
       const ajv = new Ajv({ strict: false, allErrors: true });

@@ -34,7 +34,12 @@ describe('api: image upload', () => {
   });
 
   it('accepts PNG, JPEG, GIF and WebP by content, stores them in the blob folder and serves them back', async () => {
-    for (const [bytes, type] of [[PNG, 'image/png'], [JPEG, 'image/jpeg'], [GIF, 'image/gif'], [WEBP, 'image/webp']] as const) {
+    for (const [bytes, type] of [
+      [PNG, 'image/png'],
+      [JPEG, 'image/jpeg'],
+      [GIF, 'image/gif'],
+      [WEBP, 'image/webp'],
+    ] as const) {
       // The declared name and type are ignored: the content decides.
       const res = await svc.req('POST', '/api/feed/upload-image', { apiKey: agent.api_key, ...multipart('file', 'x.bin', 'application/octet-stream', bytes) });
       expect(res.status, type).to.equal(200);
@@ -70,12 +75,21 @@ describe('api: image upload', () => {
 
   it('refuses other content (415) even when named .png, files over 5 MB (413), a missing file (422) and anonymous callers (401)', async () => {
     const before = await svc.running.services.log.headPosition();
-    const svg = await svc.req('POST', '/api/feed/upload-image', { apiKey: agent.api_key, ...multipart('file', 'x.png', 'image/png', Buffer.from('<svg onload="alert(1)"></svg>')) });
+    const svg = await svc.req('POST', '/api/feed/upload-image', {
+      apiKey: agent.api_key,
+      ...multipart('file', 'x.png', 'image/png', Buffer.from('<svg onload="alert(1)"></svg>')),
+    });
     expect(svg.status).to.equal(415);
     expect(svg.body.code).to.equal('unsupported_image_type');
-    const big = await svc.req('POST', '/api/feed/upload-image', { apiKey: agent.api_key, ...multipart('file', 'big.png', 'image/png', Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024)])) });
+    const big = await svc.req('POST', '/api/feed/upload-image', {
+      apiKey: agent.api_key,
+      ...multipart('file', 'big.png', 'image/png', Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024)])),
+    });
     expect(big.status).to.equal(413);
-    const exact = await svc.req('POST', '/api/feed/upload-image', { apiKey: agent.api_key, ...multipart('file', 'ok.png', 'image/png', Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024 - PNG.length)])) });
+    const exact = await svc.req('POST', '/api/feed/upload-image', {
+      apiKey: agent.api_key,
+      ...multipart('file', 'ok.png', 'image/png', Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024 - PNG.length)])),
+    });
     expect(exact.status).to.equal(200);
     const missing = await svc.req('POST', '/api/feed/upload-image', { apiKey: agent.api_key, ...multipart('other', 'x.png', 'image/png', PNG) });
     expect(missing.status).to.equal(422);
@@ -93,7 +107,10 @@ describe('api: sitemaps and crawler previews', () => {
   before(async () => {
     svc = await startTestService({ PUBLIC_BASE_URL: 'https://net.example.com' });
     agent = await svc.register({ name: XSS_NAME, description: `Desc with "quotes" & <b>tags</b>`, capabilities: ['lead-gen'] });
-    const p = await svc.req('POST', '/api/feed/posts', { apiKey: agent.api_key, body: { title: XSS_TITLE, body: `Body <img src=x onerror="alert(1)"> & done`, post_type: 'signal_found', room_slug: 'lead-gen' } });
+    const p = await svc.req('POST', '/api/feed/posts', {
+      apiKey: agent.api_key,
+      body: { title: XSS_TITLE, body: `Body <img src=x onerror="alert(1)"> & done`, post_type: 'signal_found', room_slug: 'lead-gen' },
+    });
     postId = p.body.post_id;
   });
   after(async () => {
@@ -155,6 +172,7 @@ describe('api: sitemaps and crawler previews', () => {
     expect(room.status).to.equal(200);
     expect(room.text).to.contain('<meta property="og:url" content="https://net.example.com/rooms/lead-gen">');
     expect(JSON.parse(/<script type="application\/ld\+json">(.*?)<\/script>/s.exec(room.text)?.[1] ?? '{}')['@type']).to.equal('CollectionPage');
-    for (const path of ['/api/preview/bot/agt_nope', '/api/preview/post/pst_nope', '/api/preview/room/nope-room']) expect((await svc.req('GET', path)).status, path).to.equal(404);
+    for (const path of ['/api/preview/bot/agt_nope', '/api/preview/post/pst_nope', '/api/preview/room/nope-room'])
+      expect((await svc.req('GET', path)).status, path).to.equal(404);
   });
 });

@@ -67,7 +67,12 @@ describe('api: direct messages, blocks and the inbox (exact caps, RATE_LIMIT_SCA
     expect(inbox.body.events).to.have.length(1);
     const [e] = inbox.body.events;
     expect(e).to.include({ event: 'new_dm', created_at: r.body.created_at, delivered_via: 'inbox' });
-    expect(e.payload).to.deep.equal({ from_agent_id: a.agent_id, from_agent_name: r.body.from_agent_name, message: 'Intro: we both do lead-gen', dm_id: r.body.dm_id });
+    expect(e.payload).to.deep.equal({
+      from_agent_id: a.agent_id,
+      from_agent_name: r.body.from_agent_name,
+      message: 'Intro: we both do lead-gen',
+      dm_id: r.body.dm_id,
+    });
     const matches = await svc.req('GET', `/api/protocol/agents/${b.agent_id}/matches`, { apiKey: b.api_key });
     expect(matches.status).to.equal(200);
     expect(matches.body.events).to.deep.equal([]);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
-import { produceDigests } from '../../workers/digests.ts';
+import { produceDigests } from '../../workers/humans/digests.ts';
 import { codeIn, waitForMails } from '../helpers/mail.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
@@ -24,7 +24,10 @@ describe('api: owner controls and match messages', function () {
     const user = await signUp(svc, outbox);
     await svc.req('POST', '/api/protocol/claim/request-otp', { body: { claim_token: agent.body.claim_token } });
     const [mail] = await waitForMails(outbox, email);
-    const claim = await svc.req('POST', '/api/protocol/claim', { headers: bearer(user.access_token), body: { claim_token: agent.body.claim_token, otp: codeIn(mail) } });
+    const claim = await svc.req('POST', '/api/protocol/claim', {
+      headers: bearer(user.access_token),
+      body: { claim_token: agent.body.claim_token, otp: codeIn(mail) },
+    });
     expect(claim.status, claim.text).to.equal(200);
     return { ...user, agent_id: agent.agent_id, api_key: agent.api_key };
   };
@@ -40,12 +43,17 @@ describe('api: owner controls and match messages', function () {
     expect(patch.body).to.include({ auto_post_on_scout: false, auto_post_on_mixer: true });
     expect((await svc.req('GET', '/api/protocol/me', { apiKey: a.api_key })).body.auto_post_on_scout).to.equal(false);
     // b's agent is untouched; b can only address its own.
-    expect((await svc.req('GET', '/api/svc/my-agent/auto-post-prefs', { headers: bearer(b.access_token) })).body).to.include({ agent_id: b.agent_id, auto_post_on_scout: true });
+    expect((await svc.req('GET', '/api/svc/my-agent/auto-post-prefs', { headers: bearer(b.access_token) })).body).to.include({
+      agent_id: b.agent_id,
+      auto_post_on_scout: true,
+    });
     const none = await svc.req('GET', '/api/svc/my-agent/auto-post-prefs', { headers: bearer(lonely.access_token) });
     expect(none.status).to.equal(401);
     expect(none.body.detail).to.equal('No active agent linked to your account');
     expect((await svc.req('PATCH', '/api/svc/my-agent/auto-post-prefs', { apiKey: a.api_key, body: { auto_post_on_scout: true } })).status).to.equal(401);
-    expect((await svc.req('PATCH', '/api/svc/my-agent/auto-post-prefs', { headers: bearer(a.access_token), body: { auto_post_on_scout: 'no' } })).status).to.equal(422);
+    expect(
+      (await svc.req('PATCH', '/api/svc/my-agent/auto-post-prefs', { headers: bearer(a.access_token), body: { auto_post_on_scout: 'no' } })).status,
+    ).to.equal(422);
   });
 
   it('digests: the worker lists new agents sharing a capability; each user reads and marks only their own', async () => {
@@ -72,14 +80,21 @@ describe('api: owner controls and match messages', function () {
     const after = await svc.req('GET', '/api/svc/digests', { headers: bearer(a.access_token) });
     expect(after.body.unread_count).to.equal(0);
     expect(after.body.items[0].read).to.equal(true);
-    expect((await svc.req('GET', '/api/svc/digests', { headers: bearer(b.access_token) })).body.items.every((d: { digest_id: string }) => d.digest_id !== digest.digest_id)).to.equal(true);
+    expect(
+      (await svc.req('GET', '/api/svc/digests', { headers: bearer(b.access_token) })).body.items.every(
+        (d: { digest_id: string }) => d.digest_id !== digest.digest_id,
+      ),
+    ).to.equal(true);
     expect((await svc.req('GET', '/api/svc/digests')).status).to.equal(401);
   });
 
   it('draft-comment: deterministic text from the post and the agent, free, bearer only', async () => {
     const a = await owner(['investor-connect']);
     const author = await svc.register();
-    const post = await svc.req('POST', '/api/feed/posts', { apiKey: author.api_key, body: { title: 'Raising a seed round', body: 'Looking for angels #fundraising', post_type: 'signal_found' } });
+    const post = await svc.req('POST', '/api/feed/posts', {
+      apiKey: author.api_key,
+      body: { title: 'Raising a seed round', body: 'Looking for angels #fundraising', post_type: 'signal_found' },
+    });
     expect(post.status, post.text).to.equal(200);
     const ask = () => svc.req('POST', '/api/agent/draft-comment', { headers: bearer(a.access_token), body: { post_id: post.body.post_id } });
     const d1 = await ask();
@@ -87,7 +102,10 @@ describe('api: owner controls and match messages', function () {
     expect(d1.body.draft).to.contain('Raising a seed round');
     expect(d1.body.draft).to.contain('investor connect');
     expect((await ask()).body.draft).to.equal(d1.body.draft);
-    const briefed = await svc.req('POST', '/api/agent/draft-comment', { headers: bearer(a.access_token), body: { post_id: post.body.post_id, brief: 'Mention our angel list' } });
+    const briefed = await svc.req('POST', '/api/agent/draft-comment', {
+      headers: bearer(a.access_token),
+      body: { post_id: post.body.post_id, brief: 'Mention our angel list' },
+    });
     expect(briefed.body.draft).to.contain('Mention our angel list');
     const credits = await svc.req('GET', `/api/protocol/agents/${a.agent_id}/credits`, { apiKey: a.api_key });
     expect(credits.body.balance).to.equal(50);
@@ -100,8 +118,13 @@ describe('api: owner controls and match messages', function () {
     const a = await owner(['co-founder-search']);
     const b = await owner(['co-founder-search']);
     const c = await signUp(svc, outbox);
-    expect((await svc.req('POST', '/api/admin/matches', { headers: bearer(a.access_token), body: { user_a_id: a.user_id, user_b_id: b.user_id } })).status).to.equal(403);
-    const m = await svc.req('POST', '/api/admin/matches', { headers: bearer(ops.access_token), body: { user_a_id: a.user_id, user_b_id: b.user_id, reason: 'both look for a co-founder' } });
+    expect(
+      (await svc.req('POST', '/api/admin/matches', { headers: bearer(a.access_token), body: { user_a_id: a.user_id, user_b_id: b.user_id } })).status,
+    ).to.equal(403);
+    const m = await svc.req('POST', '/api/admin/matches', {
+      headers: bearer(ops.access_token),
+      body: { user_a_id: a.user_id, user_b_id: b.user_id, reason: 'both look for a co-founder' },
+    });
     expect(m.status, m.text).to.equal(200);
     const matchId = m.body.match_id as string;
     expect(matchId).to.match(/^mtc_/);
@@ -109,7 +132,9 @@ describe('api: owner controls and match messages', function () {
     const sent = await svc.req('POST', '/api/messages', { headers: bearer(a.access_token), body: { match_id: matchId, content: 'Hi! When could we meet?' } });
     expect(sent.status, sent.text).to.equal(200);
     expect(sent.body).to.include({ match_id: matchId, sender_id: a.user_id, content: 'Hi! When could we meet?', is_read: false });
-    expect((await svc.req('POST', '/api/messages', { headers: bearer(c.access_token), body: { match_id: matchId, content: 'intruder' } })).status).to.equal(403);
+    expect((await svc.req('POST', '/api/messages', { headers: bearer(c.access_token), body: { match_id: matchId, content: 'intruder' } })).status).to.equal(
+      403,
+    );
     expect((await svc.req('GET', `/api/messages/${matchId}`, { headers: bearer(c.access_token) })).status).to.equal(403);
     expect((await svc.req('GET', '/api/messages/mtc_nope', { headers: bearer(a.access_token) })).status).to.equal(404);
 
@@ -133,7 +158,10 @@ describe('api: owner controls and match messages', function () {
     expect((await svc.req('DELETE', `/api/messages/${msgId}`, { headers: bearer(c.access_token) })).status).to.equal(403);
     expect((await svc.req('POST', `/api/messages/${msgId}/report`, { headers: bearer(c.access_token), body: { reason: 'spam' } })).status).to.equal(403);
     expect((await svc.req('POST', `/api/messages/${msgId}/report`, { headers: bearer(a.access_token), body: { reason: 'spam' } })).status).to.equal(400);
-    const report = await svc.req('POST', `/api/messages/${msgId}/report`, { headers: bearer(b.access_token), body: { reason: 'spam', details: 'unsolicited' } });
+    const report = await svc.req('POST', `/api/messages/${msgId}/report`, {
+      headers: bearer(b.access_token),
+      body: { reason: 'spam', details: 'unsolicited' },
+    });
     expect(report.status, report.text).to.equal(200);
     const del = await svc.req('DELETE', `/api/messages/${msgId}`, { headers: bearer(a.access_token) });
     expect(del.status, del.text).to.equal(200);

@@ -20,7 +20,10 @@ describe('api: owner inbox (bearer): agent DMs to a member, also those sent befo
     const x = await svc.register();
     svc.clock.advance(HOUR);
     const email = freshEmail();
-    const early = await svc.req('POST', `/api/protocol/agents/${x.agent_id}/dm`, { apiKey: x.api_key, body: { to_email: email, message: 'Before you joined' } });
+    const early = await svc.req('POST', `/api/protocol/agents/${x.agent_id}/dm`, {
+      apiKey: x.api_key,
+      body: { to_email: email, message: 'Before you joined' },
+    });
     expect(early.status).to.equal(200);
     expect(early.body.status).to.equal('stored_for_member');
 
@@ -29,7 +32,10 @@ describe('api: owner inbox (bearer): agent DMs to a member, also those sent befo
     const linked = await svc.register({ owner_email: ownerEmail });
     expect((await svc.req('POST', '/api/protocol/claim/request-otp', { body: { claim_token: linked.body.claim_token } })).status).to.equal(200);
     const [mail] = await waitForMails(outbox, ownerEmail);
-    const claim = await svc.req('POST', '/api/protocol/claim', { headers: bearer(user.access_token), body: { claim_token: linked.body.claim_token, otp: codeIn(mail) } });
+    const claim = await svc.req('POST', '/api/protocol/claim', {
+      headers: bearer(user.access_token),
+      body: { claim_token: linked.body.claim_token, otp: codeIn(mail) },
+    });
     expect(claim.status, claim.text).to.equal(200);
 
     let inbox = await svc.req('GET', '/api/agent/my-inbox', { headers: bearer(user.access_token) });
@@ -38,13 +44,19 @@ describe('api: owner inbox (bearer): agent DMs to a member, also those sent befo
     expect(inbox.body.items[0]).to.include({ agent_id: x.agent_id, message_count: 1, last_message: 'Before you joined' });
 
     svc.clock.advance(60_000);
-    const byId = await svc.req('POST', `/api/protocol/agents/${x.agent_id}/dm`, { apiKey: x.api_key, body: { to_user_id: user.user_id, message: 'Now by user id' } });
+    const byId = await svc.req('POST', `/api/protocol/agents/${x.agent_id}/dm`, {
+      apiKey: x.api_key,
+      body: { to_user_id: user.user_id, message: 'Now by user id' },
+    });
     expect(byId.status).to.equal(200);
     inbox = await svc.req('GET', '/api/agent/my-inbox', { headers: bearer(user.access_token) });
     expect(inbox.body.items[0]).to.include({ message_count: 2, last_message: 'Now by user id' });
 
     svc.clock.advance(60_000);
-    const reply = await svc.req('POST', `/api/agent/my-inbox/${x.agent_id}/reply`, { headers: bearer(user.access_token), body: { message: 'Thanks, let us talk' } });
+    const reply = await svc.req('POST', `/api/agent/my-inbox/${x.agent_id}/reply`, {
+      headers: bearer(user.access_token),
+      body: { message: 'Thanks, let us talk' },
+    });
     expect(reply.status, reply.text).to.equal(200);
     expect(reply.body).to.include({ from_agent_id: linked.agent_id, to_agent_id: x.agent_id, credits_charged: 0.25, balance: 49.75 });
     const history = await svc.req('GET', `/api/protocol/agents/${linked.agent_id}/credits/history`, { apiKey: linked.api_key });
@@ -70,6 +82,8 @@ describe('api: owner inbox (bearer): agent DMs to a member, also those sent befo
     expect(noAgent.body.detail).to.equal('No active agent linked to your account');
     expect((await svc.req('GET', '/api/agent/my-inbox', { apiKey: x.api_key })).status).to.equal(401);
     expect((await svc.req('GET', '/api/agent/my-inbox')).status).to.equal(401);
-    expect((await svc.req('POST', `/api/agent/my-inbox/agt_stranger/reply`, { headers: bearer(user.access_token), body: { message: 'hi' } })).status).to.equal(404);
+    expect((await svc.req('POST', `/api/agent/my-inbox/agt_stranger/reply`, { headers: bearer(user.access_token), body: { message: 'hi' } })).status).to.equal(
+      404,
+    );
   });
 });

@@ -36,7 +36,9 @@ describe('api: claims, keys and the Elite key', function () {
     expect(req.body.message).to.not.contain(a.email);
     const [mail] = await waitForMails(outbox, a.email);
     expect(mail.subject).to.contain('Claim code');
-    const wrong = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/claim/lite/verify`, { body: { otp: codeIn(mail) === '000000' ? '111111' : '000000' } });
+    const wrong = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/claim/lite/verify`, {
+      body: { otp: codeIn(mail) === '000000' ? '111111' : '000000' },
+    });
     expect(wrong.status).to.equal(400);
     const ok = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/claim/lite/verify`, { body: { otp: codeIn(mail) } });
     expect(ok.status, ok.text).to.equal(200);
@@ -70,7 +72,10 @@ describe('api: claims, keys and the Elite key', function () {
     expect(me.body.agents.map((x: { agent_id: string }) => x.agent_id)).to.deep.equal([a.agent_id]);
     expect(me.body.active_agent_id).to.equal(a.agent_id);
 
-    const post = await svc.req('POST', '/api/feed/posts', { headers: bearer(user.access_token), body: { title: 'From the owner', body: 'Posted with a bearer token', post_type: 'signal_found' } });
+    const post = await svc.req('POST', '/api/feed/posts', {
+      headers: bearer(user.access_token),
+      body: { title: 'From the owner', body: 'Posted with a bearer token', post_type: 'signal_found' },
+    });
     expect(post.status, post.text).to.equal(200);
     const credits = await svc.req('GET', `/api/protocol/agents/${a.agent_id}/credits`, { apiKey: a.api_key });
     expect(credits.body.balance).to.equal(49.9);
@@ -78,7 +83,10 @@ describe('api: claims, keys and the Elite key', function () {
     // Nobody else can take it over.
     const other = await signUp(svc, outbox);
     expect((await svc.req('POST', '/api/protocol/claim/request-otp', { body: { claim_token: a.claim_token } })).status).to.equal(409);
-    const steal = await svc.req('POST', '/api/protocol/claim', { headers: bearer(other.access_token), body: { claim_token: a.claim_token, otp: codeIn(mail) } });
+    const steal = await svc.req('POST', '/api/protocol/claim', {
+      headers: bearer(other.access_token),
+      body: { claim_token: a.claim_token, otp: codeIn(mail) },
+    });
     expect(steal.status).to.equal(409);
     expect((await svc.req('GET', '/api/auth/me', { headers: bearer(other.access_token) })).body.agents).to.deep.equal([]);
   });
@@ -94,14 +102,18 @@ describe('api: claims, keys and the Elite key', function () {
 
     await svc.req('POST', '/api/protocol/claim/request-otp', { body: { claim_token: a.claim_token } });
     const [mail] = await waitForMails(outbox, a.email);
-    expect((await svc.req('POST', '/api/protocol/claim', { headers: bearer(owner.access_token), body: { claim_token: a.claim_token, otp: codeIn(mail) } })).status).to.equal(200);
+    expect(
+      (await svc.req('POST', '/api/protocol/claim', { headers: bearer(owner.access_token), body: { claim_token: a.claim_token, otp: codeIn(mail) } })).status,
+    ).to.equal(200);
 
     expect((await svc.req('POST', `/api/protocol/agents/${a.agent_id}/rotate-key`, { apiKey: a.api_key })).status).to.equal(401);
     const denied = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/rotate-key`, { headers: bearer(stranger.access_token) });
     expect(denied.status).to.equal(403);
     expect((await svc.req('GET', '/api/protocol/me', { apiKey: a.api_key })).status).to.equal(200);
 
-    const rotated = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/rotate-key`, { headers: { ...bearer(owner.access_token), 'x-request-id': 'rotate-req-1' } });
+    const rotated = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/rotate-key`, {
+      headers: { ...bearer(owner.access_token), 'x-request-id': 'rotate-req-1' },
+    });
     expect(rotated.status, rotated.text).to.equal(200);
     expect(rotated.body.api_key).to.match(/^ans_live_/);
     expect((await svc.req('GET', '/api/protocol/me', { apiKey: a.api_key })).status).to.equal(401);
@@ -123,13 +135,18 @@ describe('api: claims, keys and the Elite key', function () {
     expect(req.status, req.text).to.equal(200);
     const [mail] = await waitForMails(outbox, a.email);
     expect(mail.subject).to.contain('Key recovery');
-    const bad = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key`, { headers: bearer(user.access_token), body: { otp: codeIn(mail) === '000000' ? '111111' : '000000' } });
+    const bad = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key`, {
+      headers: bearer(user.access_token),
+      body: { otp: codeIn(mail) === '000000' ? '111111' : '000000' },
+    });
     expect(bad.status).to.equal(400);
     const ok = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key`, { headers: bearer(user.access_token), body: { otp: codeIn(mail) } });
     expect(ok.status, ok.text).to.equal(200);
     expect((await svc.req('GET', '/api/protocol/me', { apiKey: a.api_key })).status).to.equal(401);
     expect((await svc.req('GET', '/api/protocol/me', { apiKey: ok.body.api_key })).status).to.equal(200);
-    expect((await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key`, { headers: bearer(user.access_token), body: { otp: codeIn(mail) } })).status).to.equal(400);
+    expect(
+      (await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key`, { headers: bearer(user.access_token), body: { otp: codeIn(mail) } })).status,
+    ).to.equal(400);
   });
 
   it('elite key: provisioned once per user (elite_auto), shown once, regenerated on demand; each user sees only their own', async () => {
@@ -164,7 +181,9 @@ describe('api: claims, keys and the Elite key', function () {
     await svc.req('POST', '/api/protocol/claim', { headers: bearer(user.access_token), body: { claim_token: a.claim_token, otp: codeIn(mail) } });
     const rotated = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/rotate-key`, { headers: bearer(user.access_token) });
     const elite = await svc.req('GET', '/api/protocol/elite-key', { headers: bearer(user.access_token) });
-    const codes = readOutbox(outbox).map((m) => / is: (\d{6})$/m.exec(m.text)?.[1]).filter((c): c is string => Boolean(c));
+    const codes = readOutbox(outbox)
+      .map((m) => / is: (\d{6})$/m.exec(m.text)?.[1])
+      .filter((c): c is string => Boolean(c));
     const needles = [a.api_key, a.claim_token, rotated.body.api_key, elite.body.api_key, user.password, user.refresh_token, ...codes.map((c) => ` is: ${c}`)];
     for (const s of needles) expect(s).to.be.a('string');
     const files = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));

@@ -26,7 +26,11 @@ describe('api: polls, flags, boosts and duplicate signals', () => {
       const p = await pollPost('Poll A', { options: ['Red', 'Blue', 'Green'] });
       expect(p.status).to.equal(200);
       expect(p.body.poll).to.deep.equal({
-        options: [{ index: 0, text: 'Red', votes: 0 }, { index: 1, text: 'Blue', votes: 0 }, { index: 2, text: 'Green', votes: 0 }],
+        options: [
+          { index: 0, text: 'Red', votes: 0 },
+          { index: 1, text: 'Blue', votes: 0 },
+          { index: 2, text: 'Green', votes: 0 },
+        ],
         total_votes: 0,
         expires_at: '2026-03-11T09:30:00.000Z',
       });
@@ -53,9 +57,16 @@ describe('api: polls, flags, boosts and duplicate signals', () => {
       const balance = (await svc.req('GET', `/api/protocol/agents/${voters[2].agent_id}/credits`, { apiKey: voters[2].api_key })).body.balance;
       await svc.req('POST', `/api/feed/posts/${p.body.post_id}/poll/vote`, { apiKey: voters[2].api_key, body: { option_index: 0 } });
       await svc.req('POST', `/api/feed/posts/${p.body.post_id}/poll/vote`, { apiKey: author.api_key, body: { option_index: 1 } });
-      const notes = await svc.running.services.store.collection('notifications').find({ agent_id: author.agent_id, type: 'poll_vote', 'data.post_id': p.body.post_id });
+      const notes = await svc.running.services.store
+        .collection('notifications')
+        .find({ agent_id: author.agent_id, type: 'poll_vote', 'data.post_id': p.body.post_id });
       expect(notes).to.have.length(1);
-      expect(notes[0]).to.include({ from_agent_id: voters[2].agent_id, read: false, created_at: '2026-03-10T09:30:00.000Z', expires_at: '2026-06-08T09:30:00.000Z' });
+      expect(notes[0]).to.include({
+        from_agent_id: voters[2].agent_id,
+        read: false,
+        created_at: '2026-03-10T09:30:00.000Z',
+        expires_at: '2026-06-08T09:30:00.000Z',
+      });
       expect(notes[0].data).to.deep.equal({ post_id: p.body.post_id, option_index: 0 });
       const after = (await svc.req('GET', `/api/protocol/agents/${voters[2].agent_id}/credits`, { apiKey: voters[2].api_key })).body.balance;
       expect(after).to.equal(balance);
@@ -78,7 +89,9 @@ describe('api: polls, flags, boosts and duplicate signals', () => {
         svc.clock.set(saved);
       }
       const plain = await svc.req('POST', '/api/feed/posts', { apiKey: author.api_key, body: { title: 'No poll', body: 'b', post_type: 'intro_sent' } });
-      expect((await svc.req('POST', `/api/feed/posts/${plain.body.post_id}/poll/vote`, { apiKey: voters[3].api_key, body: { option_index: 0 } })).status).to.equal(404);
+      expect(
+        (await svc.req('POST', `/api/feed/posts/${plain.body.post_id}/poll/vote`, { apiKey: voters[3].api_key, body: { option_index: 0 } })).status,
+      ).to.equal(404);
     });
 
     it('validates polls at creation: 2 to 10 options, expiry in the future and within 7 days', async () => {
@@ -100,7 +113,10 @@ describe('api: polls, flags, boosts and duplicate signals', () => {
 
   describe('flags', () => {
     it('ghosts a post from every public read at 5 distinct flaggers; repeat flags do not count', async () => {
-      const p = await svc.req('POST', '/api/feed/posts', { apiKey: author.api_key, body: { title: 'Spammy zebra offer', body: 'buy #zebras', post_type: 'deal_opened', room_slug: 'b2b-sales' } });
+      const p = await svc.req('POST', '/api/feed/posts', {
+        apiKey: author.api_key,
+        body: { title: 'Spammy zebra offer', body: 'buy #zebras', post_type: 'deal_opened', room_slug: 'b2b-sales' },
+      });
       const id = p.body.post_id;
       const roomTotal = async () => (await svc.req('GET', '/api/feed/topics/b2b-sales/posts')).body.total;
       const totalBefore = (await svc.req('GET', '/api/feed/posts')).body.total;
@@ -129,11 +145,20 @@ describe('api: polls, flags, boosts and duplicate signals', () => {
 
     it('ghosts an agent, its posts and its comments at 5 distinct flaggers', async () => {
       const bad = await svc.register({ capabilities: ['lead-gen'] });
-      const p = await svc.req('POST', '/api/feed/posts', { apiKey: bad.api_key, body: { title: 'Walrus deals', body: 'walrus', post_type: 'deal_opened', room_slug: 'lead-gen' } });
-      const host = await svc.req('POST', '/api/feed/posts', { apiKey: author.api_key, body: { title: 'Hosting comments', body: 'h', post_type: 'intro_sent' } });
+      const p = await svc.req('POST', '/api/feed/posts', {
+        apiKey: bad.api_key,
+        body: { title: 'Walrus deals', body: 'walrus', post_type: 'deal_opened', room_slug: 'lead-gen' },
+      });
+      const host = await svc.req('POST', '/api/feed/posts', {
+        apiKey: author.api_key,
+        body: { title: 'Hosting comments', body: 'h', post_type: 'intro_sent' },
+      });
       const kept = await svc.req('POST', `/api/feed/posts/${host.body.post_id}/comments`, { apiKey: voters[0].api_key, body: { content: 'kept' } });
       await svc.req('POST', `/api/feed/posts/${host.body.post_id}/comments`, { apiKey: bad.api_key, body: { content: 'walrus comment' } });
-      await svc.req('POST', `/api/feed/posts/${host.body.post_id}/comments/${kept.body.comment_id}/reply`, { apiKey: bad.api_key, body: { content: 'walrus reply' } });
+      await svc.req('POST', `/api/feed/posts/${host.body.post_id}/comments/${kept.body.comment_id}/reply`, {
+        apiKey: bad.api_key,
+        body: { content: 'walrus reply' },
+      });
       expect((await svc.req('GET', `/api/feed/posts/${host.body.post_id}/comments`)).body.total).to.equal(2);
       const before = (await svc.req('GET', '/api/feed/posts')).body.total;
       for (let i = 0; i < 5; i++) {
@@ -150,7 +175,10 @@ describe('api: polls, flags, boosts and duplicate signals', () => {
       expect((await svc.req('GET', '/api/feed/posts')).body.total).to.equal(before - 1);
       expect((await svc.req('GET', '/api/agent/posts?q=walrus')).body.total).to.equal(0);
       // A post written after the ghosting stays hidden too.
-      const later = await svc.req('POST', '/api/feed/posts', { apiKey: bad.api_key, body: { title: 'Walrus again', body: 'walrus 2', post_type: 'deal_opened' } });
+      const later = await svc.req('POST', '/api/feed/posts', {
+        apiKey: bad.api_key,
+        body: { title: 'Walrus again', body: 'walrus 2', post_type: 'deal_opened' },
+      });
       expect(later.status).to.equal(200);
       expect((await svc.req('GET', `/api/agent/posts/${later.body.post_id}`)).status).to.equal(404);
       expect((await svc.req('POST', `/api/protocol/agents/${voters[0].agent_id}/flag`, { apiKey: voters[0].api_key })).status).to.equal(400);
@@ -189,23 +217,50 @@ describe('api: polls, flags, boosts and duplicate signals', () => {
   describe('duplicate signals', () => {
     it('refuses the same normalised title and body from the same agent within 48 h (409, nothing charged)', async () => {
       const agent = await svc.register();
-      const first = await svc.req('POST', '/api/feed/posts', { apiKey: agent.api_key, body: { title: 'Series A closed', body: 'Acme  raised\n$5M', post_type: 'signal_found' } });
+      const first = await svc.req('POST', '/api/feed/posts', {
+        apiKey: agent.api_key,
+        body: { title: 'Series A closed', body: 'Acme  raised\n$5M', post_type: 'signal_found' },
+      });
       expect(first.status).to.equal(200);
       const before = await svc.running.services.log.headPosition();
-      const dup = await svc.req('POST', '/api/feed/posts', { apiKey: agent.api_key, body: { title: ' series a CLOSED ', body: 'acme raised $5M', post_type: 'deal_opened' } });
+      const dup = await svc.req('POST', '/api/feed/posts', {
+        apiKey: agent.api_key,
+        body: { title: ' series a CLOSED ', body: 'acme raised $5M', post_type: 'deal_opened' },
+      });
       expect(dup.status).to.equal(409);
       expect(dup.body.code).to.equal('duplicate_signal');
       expect(await svc.running.services.log.headPosition()).to.equal(before);
       const credits = await svc.req('GET', `/api/protocol/agents/${agent.agent_id}/credits`, { apiKey: agent.api_key });
       expect(credits.body.balance).to.equal(49.9);
       // Another agent may post the same text; the same agent may once 48 h have passed.
-      expect((await svc.req('POST', '/api/feed/posts', { apiKey: author.api_key, body: { title: 'Series A closed', body: 'Acme raised $5M', post_type: 'signal_found' } })).status).to.equal(200);
+      expect(
+        (
+          await svc.req('POST', '/api/feed/posts', {
+            apiKey: author.api_key,
+            body: { title: 'Series A closed', body: 'Acme raised $5M', post_type: 'signal_found' },
+          })
+        ).status,
+      ).to.equal(200);
       const saved = svc.clock.now();
       try {
         svc.clock.set('2026-03-12T09:29:59.000Z');
-        expect((await svc.req('POST', '/api/feed/posts', { apiKey: agent.api_key, body: { title: 'Series A closed', body: 'Acme raised $5M', post_type: 'signal_found' } })).status).to.equal(409);
+        expect(
+          (
+            await svc.req('POST', '/api/feed/posts', {
+              apiKey: agent.api_key,
+              body: { title: 'Series A closed', body: 'Acme raised $5M', post_type: 'signal_found' },
+            })
+          ).status,
+        ).to.equal(409);
         svc.clock.set('2026-03-12T09:30:00.001Z');
-        expect((await svc.req('POST', '/api/feed/posts', { apiKey: agent.api_key, body: { title: 'Series A closed', body: 'Acme raised $5M', post_type: 'signal_found' } })).status).to.equal(200);
+        expect(
+          (
+            await svc.req('POST', '/api/feed/posts', {
+              apiKey: agent.api_key,
+              body: { title: 'Series A closed', body: 'Acme raised $5M', post_type: 'signal_found' },
+            })
+          ).status,
+        ).to.equal(200);
       } finally {
         svc.clock.set(saved);
       }
@@ -226,7 +281,13 @@ describe('api: poll-vote rate limit and the boost daily cap (real limits)', () =
     const author = await svc.register();
     const voter = await svc.register();
     const posts = [];
-    for (let i = 0; i < 6; i++) posts.push(await svc.req('POST', '/api/feed/posts', { apiKey: author.api_key, body: { title: `Poll ${i}`, body: 'b', post_type: 'activity_summary', poll: { options: ['a', 'b'] } } }));
+    for (let i = 0; i < 6; i++)
+      posts.push(
+        await svc.req('POST', '/api/feed/posts', {
+          apiKey: author.api_key,
+          body: { title: `Poll ${i}`, body: 'b', post_type: 'activity_summary', poll: { options: ['a', 'b'] } },
+        }),
+      );
     for (let i = 0; i < 5; i++) {
       const r = await svc.req('POST', `/api/feed/posts/${posts[i].body.post_id}/poll/vote`, { apiKey: voter.api_key, body: { option_index: 0 } });
       expect(r.status).to.equal(200);
@@ -239,7 +300,9 @@ describe('api: poll-vote rate limit and the boost daily cap (real limits)', () =
     expect(limited.headers['ratelimit-limit']).to.equal('5');
     expect(limited.headers['ratelimit-remaining']).to.equal('0');
     svc.clock.advance(60_000);
-    expect((await svc.req('POST', `/api/feed/posts/${posts[5].body.post_id}/poll/vote`, { apiKey: voter.api_key, body: { option_index: 0 } })).status).to.equal(200);
+    expect((await svc.req('POST', `/api/feed/posts/${posts[5].body.post_id}/poll/vote`, { apiKey: voter.api_key, body: { option_index: 0 } })).status).to.equal(
+      200,
+    );
   });
 
   it('caps boosts at 100 per agent per 24 h: the 101st is 429 daily_cap, nothing charged', async () => {

@@ -40,7 +40,9 @@ describe('restart from a read-model snapshot (real processes, embedded stores)',
     port = randomPort();
     base = `http://127.0.0.1:${port}`;
     child = await bootServerProcess(dataDir, port);
-    const reg = await request(base, 'POST', '/api/protocol/register', { body: { name: 'Restarter', capabilities: ['lead-gen'], owner_name: 'O', owner_email: 'restart@example.com' } });
+    const reg = await request(base, 'POST', '/api/protocol/register', {
+      body: { name: 'Restarter', capabilities: ['lead-gen'], owner_name: 'O', owner_email: 'restart@example.com' },
+    });
     expect(reg.status).to.equal(200);
     apiKey = reg.body.api_key as string;
     for (const t of ['first', 'second', 'third']) await post(t);
@@ -117,7 +119,10 @@ describe('restart from a read-model snapshot (real processes, embedded stores)',
     child = await bootServerProcess(dataDir, port, { READ_MODEL_SNAPSHOT_AFTER_EVENTS: '1' });
     // Written during the start (the whole log was replayed), before /health said 200.
     const snapshot = readSnapshot(snapshotPath(), projectionCodeFingerprint());
-    const saved = snapshot?.collections.find((c) => c.name === 'posts')?.docs.map((d) => d.title).sort();
+    const saved = snapshot?.collections
+      .find((c) => c.name === 'posts')
+      ?.docs.map((d) => d.title)
+      .sort();
     expect(saved).to.deep.equal(['fifth', 'first', 'fourth', 'second', 'sixth', 'third']);
     await stop(child as ChildProcess, 'SIGKILL');
     child = await bootServerProcess(dataDir, port);
@@ -196,7 +201,9 @@ describe('a stop signal during the start-up catch-up (real processes, embedded s
     expect(caughtUp).to.include({ position: EVENTS });
     // The heap the read models leave is in the same line (a warning follows when it runs short).
     expect(caughtUp!.heap_used_mb).to.be.a('number').and.above(0);
-    expect(caughtUp!.heap_limit_mb).to.be.a('number').and.above(caughtUp!.heap_used_mb as number);
+    expect(caughtUp!.heap_limit_mb)
+      .to.be.a('number')
+      .and.above(caughtUp!.heap_used_mb as number);
     const resumed = await request(base, 'GET', '/api/feed/posts?limit=50');
     const agents = await request(base, 'GET', '/api/protocol/agents?limit=50');
     second.child.kill('SIGTERM');

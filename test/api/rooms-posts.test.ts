@@ -44,8 +44,14 @@ describe('api: rooms, topics and the older posts family', () => {
     expect(topic.body.items).to.have.length(2);
     expect(topic.body.items[0]).to.have.property('agent_id');
     expect(topic.body.items[0]).to.not.have.property('owner_email');
-    const p1 = await svc.req('POST', '/api/feed/posts', { apiKey: a.api_key, body: { title: 'Orbit 1', body: 'x', post_type: 'deal_opened', room_slug: 'orbital-logistics' } });
-    const p2 = await svc.req('POST', '/api/feed/posts', { apiKey: b.api_key, body: { title: 'Orbit 2', body: 'y', post_type: 'deal_opened', room_slug: 'orbital-logistics' } });
+    const p1 = await svc.req('POST', '/api/feed/posts', {
+      apiKey: a.api_key,
+      body: { title: 'Orbit 1', body: 'x', post_type: 'deal_opened', room_slug: 'orbital-logistics' },
+    });
+    const p2 = await svc.req('POST', '/api/feed/posts', {
+      apiKey: b.api_key,
+      body: { title: 'Orbit 2', body: 'y', post_type: 'deal_opened', room_slug: 'orbital-logistics' },
+    });
     await svc.req('POST', '/api/feed/posts', { apiKey: b.api_key, body: { title: 'Elsewhere', body: 'z', post_type: 'deal_opened' } });
     for (const path of ['/api/feed/topics/orbital-logistics/posts', '/api/protocol/rooms/orbital-logistics/posts']) {
       const posts = await svc.req('GET', path);
@@ -62,7 +68,10 @@ describe('api: rooms, topics and the older posts family', () => {
   });
 
   it('creates posts on the older family, mapping content and room, and charges 0.1', async () => {
-    const res = await svc.req('POST', '/api/agent/posts', { apiKey: a.api_key, body: { content: 'Legacy signal about #rockets\nsecond line', room: 'lead-gen' } });
+    const res = await svc.req('POST', '/api/agent/posts', {
+      apiKey: a.api_key,
+      body: { content: 'Legacy signal about #rockets\nsecond line', room: 'lead-gen' },
+    });
     expect(res.status).to.equal(200);
     expect(res.body).to.include({ title: 'Legacy signal about #rockets', room_slug: 'lead-gen', post_type: 'activity_summary', credits_charged: 0.1 });
     expect(res.body.body).to.equal('Legacy signal about #rockets\nsecond line');
@@ -79,8 +88,14 @@ describe('api: rooms, topics and the older posts family', () => {
   });
 
   it('searches posts by keywords (every word must match), newest first, optionally in a room', async () => {
-    const x = await svc.req('POST', '/api/feed/posts', { apiKey: b.api_key, body: { title: 'Quantum widgets funding', body: 'Seed round for Zürich widgets', post_type: 'signal_found', room_slug: 'investor-connect' } });
-    const y = await svc.req('POST', '/api/feed/posts', { apiKey: a.api_key, body: { title: 'More quantum news', body: 'Widgets again #quantum', post_type: 'signal_found' } });
+    const x = await svc.req('POST', '/api/feed/posts', {
+      apiKey: b.api_key,
+      body: { title: 'Quantum widgets funding', body: 'Seed round for Zürich widgets', post_type: 'signal_found', room_slug: 'investor-connect' },
+    });
+    const y = await svc.req('POST', '/api/feed/posts', {
+      apiKey: a.api_key,
+      body: { title: 'More quantum news', body: 'Widgets again #quantum', post_type: 'signal_found' },
+    });
     let r = await svc.req('GET', '/api/agent/posts?q=quantum');
     expect(r.status).to.equal(200);
     expect(ids(r.body.items)).to.deep.equal([y.body.post_id, x.body.post_id]);
@@ -94,7 +109,10 @@ describe('api: rooms, topics and the older posts family', () => {
     expect(r.body).to.include({ total: 0 });
     // Served by the term index, in a room too (where the room's feed index would also match).
     const posts = svc.running.services.store.collection('posts');
-    for (const filter of [{ $and: [{ terms: 'quantum' }], hidden: false }, { $and: [{ terms: 'quantum' }], hidden: false, room_slug: 'investor-connect' }]) {
+    for (const filter of [
+      { $and: [{ terms: 'quantum' }], hidden: false },
+      { $and: [{ terms: 'quantum' }], hidden: false, room_slug: 'investor-connect' },
+    ]) {
       const plan = await posts.explain(filter, { sort: { seq: -1 }, limit: 20, hint: 'by_term' });
       expect(plan).to.deep.equal({ index: 'by_term', examined: 2 });
     }
@@ -102,8 +120,17 @@ describe('api: rooms, topics and the older posts family', () => {
 
   it('shows a post detail with related-in-room and more-by-author', async () => {
     const posts = [];
-    for (let i = 0; i < 3; i++) posts.push(await svc.req('POST', '/api/feed/posts', { apiKey: a.api_key, body: { title: `Detail ${i}`, body: 'd', post_type: 'intro_sent', room_slug: 'talent-matching' } }));
-    const byB = await svc.req('POST', '/api/feed/posts', { apiKey: b.api_key, body: { title: 'Detail by b', body: 'd', post_type: 'intro_sent', room_slug: 'talent-matching' } });
+    for (let i = 0; i < 3; i++)
+      posts.push(
+        await svc.req('POST', '/api/feed/posts', {
+          apiKey: a.api_key,
+          body: { title: `Detail ${i}`, body: 'd', post_type: 'intro_sent', room_slug: 'talent-matching' },
+        }),
+      );
+    const byB = await svc.req('POST', '/api/feed/posts', {
+      apiKey: b.api_key,
+      body: { title: 'Detail by b', body: 'd', post_type: 'intro_sent', room_slug: 'talent-matching' },
+    });
     const detail = await svc.req('GET', `/api/agent/posts/${posts[0].body.post_id}`);
     expect(detail.status).to.equal(200);
     expect(detail.body).to.include({ post_id: posts[0].body.post_id, title: 'Detail 0', room_slug: 'talent-matching' });

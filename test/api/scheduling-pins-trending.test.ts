@@ -25,7 +25,10 @@ describe('api: scheduled posts', () => {
   };
 
   it('charges 0.1 at scheduling, lists it as upcoming, and publishes it at publish_at through the job', async () => {
-    const res = await svc.req('POST', '/api/feed/posts/schedule', { apiKey: agent.api_key, body: post('Later', { publish_at: '2026-03-10T10:30:00Z', room_slug: 'lead-gen' }) });
+    const res = await svc.req('POST', '/api/feed/posts/schedule', {
+      apiKey: agent.api_key,
+      body: post('Later', { publish_at: '2026-03-10T10:30:00Z', room_slug: 'lead-gen' }),
+    });
     expect(res.status).to.equal(200);
     expect(res.body).to.include({ published: false, status: 'scheduled', publish_at: '2026-03-10T10:30:00.000Z', credits_charged: 0.1, balance: 49.9 });
     const id = res.body.post_id;
@@ -124,8 +127,14 @@ describe('api: scheduled posts survive a restart', () => {
     const clock = new ManualClock('2026-03-10T09:30:00.000Z');
     let svc = await startTestService({}, { clock });
     const agent = await svc.register();
-    const res = await svc.req('POST', '/api/feed/posts/schedule', { apiKey: agent.api_key, body: post('Across restarts', { publish_at: '2026-03-10T12:00:00Z' }) });
-    const future = await svc.req('POST', '/api/feed/posts/schedule', { apiKey: agent.api_key, body: post('Still later', { publish_at: '2026-03-20T12:00:00Z' }) });
+    const res = await svc.req('POST', '/api/feed/posts/schedule', {
+      apiKey: agent.api_key,
+      body: post('Across restarts', { publish_at: '2026-03-10T12:00:00Z' }),
+    });
+    const future = await svc.req('POST', '/api/feed/posts/schedule', {
+      apiKey: agent.api_key,
+      body: post('Still later', { publish_at: '2026-03-20T12:00:00Z' }),
+    });
     const dataDir = svc.dataDir;
     await svc.stop({ keepData: true });
     clock.set('2026-03-10T12:03:00.000Z');
@@ -155,7 +164,8 @@ describe('api: pins', () => {
     admin = await svc.register({ owner_email: ADMIN });
     author = await svc.register();
     stranger = await svc.register();
-    for (let i = 0; i < 4; i++) posts.push((await svc.req('POST', '/api/feed/posts', { apiKey: author.api_key, body: post(`Pin ${i}`, { room_slug: 'lead-gen' }) })).body.post_id);
+    for (let i = 0; i < 4; i++)
+      posts.push((await svc.req('POST', '/api/feed/posts', { apiKey: author.api_key, body: post(`Pin ${i}`, { room_slug: 'lead-gen' }) })).body.post_id);
   });
   after(async () => {
     await svc.stop();
@@ -254,7 +264,8 @@ describe('api: scheduling and pin limits (real limits)', () => {
 
   it('allows 10 schedules per hour, then 429 with the headers; 100 per 24 h, then 429 daily_cap', async () => {
     const agent = await svc.register();
-    const schedule = (i: number) => svc.req('POST', '/api/feed/posts/schedule', { apiKey: agent.api_key, body: post(`S${i}`, { publish_at: '2026-04-30T00:00:00Z' }) });
+    const schedule = (i: number) =>
+      svc.req('POST', '/api/feed/posts/schedule', { apiKey: agent.api_key, body: post(`S${i}`, { publish_at: '2026-04-30T00:00:00Z' }) });
     for (let i = 0; i < 10; i++) expect((await schedule(i)).status).to.equal(200);
     const limited = await schedule(10);
     expect(limited.status).to.equal(429);

@@ -16,7 +16,9 @@ describe('graceful shutdown', () => {
     const base = `http://127.0.0.1:${port}`;
     let child = await bootServerProcess(dataDir, port);
     try {
-      const reg = await request(base, 'POST', '/api/protocol/register', { body: { name: 'T', capabilities: ['lead-gen'], owner_name: 'O', owner_email: 'term@example.com' } });
+      const reg = await request(base, 'POST', '/api/protocol/register', {
+        body: { name: 'T', capabilities: ['lead-gen'], owner_name: 'O', owner_email: 'term@example.com' },
+      });
       const apiKey = reg.body.api_key as string;
       const agent = new http.Agent({ keepAlive: true, maxSockets: 40 });
       await Promise.all(Array.from({ length: 40 }, () => request(base, 'GET', '/health', { agent })));
@@ -84,7 +86,11 @@ describe('graceful shutdown', () => {
 
   it('refuses to start with a bad configuration value, naming the variable', async function () {
     this.timeout(30_000);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], { cwd: projectRoot, env: { ...process.env, PORT: 'eighty' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+      cwd: projectRoot,
+      env: { ...process.env, PORT: 'eighty' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise((resolve) => child.once('exit', resolve));

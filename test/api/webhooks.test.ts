@@ -3,7 +3,7 @@ import { Ajv } from 'ajv';
 import { eventSchemas } from '../../events/catalogue.ts';
 import http from 'node:http';
 import { HOUR, MINUTE } from '../../events/kernel/clock.ts';
-import type { WebhookWorker } from '../../workers/webhooks.ts';
+import type { WebhookWorker } from '../../workers/webhooks/deliveries.ts';
 import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { Receiver } from '../helpers/webhook-receiver.ts';
@@ -121,7 +121,10 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
     receiver.script = [500, 503];
     const before = receiver.received.length;
     const sent = await dm('Retry me');
-    const id = await pumped(async () => (await deliveriesFor(owner.agent_id)).find((d) => String(d.inbox_id).includes(sent.body.dm_id))?._id, 'queued delivery');
+    const id = await pumped(
+      async () => (await deliveriesFor(owner.agent_id)).find((d) => String(d.inbox_id).includes(sent.body.dm_id))?._id,
+      'queued delivery',
+    );
     await pumped(async () => (await delivery(id))?.attempts === 1, 'first attempt');
     let d = await delivery(id);
     expect(d).to.include({ status: 'pending', last_status_code: 500 });
@@ -168,7 +171,10 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
   it('gives up after the 8th failed attempt (about 0 s, 30 s, 2, 10, 30 min, 1, 3, 6 h)', async () => {
     receiver.fallback = 500;
     const sent = await dm('Never accepted');
-    const id = await pumped(async () => (await deliveriesFor(owner.agent_id)).find((d) => String(d.inbox_id).includes(sent.body.dm_id))?._id, 'queued delivery');
+    const id = await pumped(
+      async () => (await deliveriesFor(owner.agent_id)).find((d) => String(d.inbox_id).includes(sent.body.dm_id))?._id,
+      'queued delivery',
+    );
     await pumped(async () => (await delivery(id))?.attempts === 1, 'first attempt');
     for (const wait of [30_000, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR]) {
       svc.clock.advance(wait);
@@ -231,7 +237,10 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
     try {
       receiver.script = [302];
       const sent = await dm('Redirect me');
-      const id = await pumped(async () => (await deliveriesFor(owner.agent_id)).find((d) => String(d.inbox_id).includes(sent.body.dm_id))?._id, 'queued delivery');
+      const id = await pumped(
+        async () => (await deliveriesFor(owner.agent_id)).find((d) => String(d.inbox_id).includes(sent.body.dm_id))?._id,
+        'queued delivery',
+      );
       const d = await pumped(async () => {
         const x = await delivery(id);
         return x?.attempts === 1 ? x : null;
@@ -250,7 +259,10 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
     receiver.hang = true;
     try {
       const sent = await dm('Slow receiver');
-      const id = await pumped(async () => (await deliveriesFor(owner.agent_id)).find((d) => String(d.inbox_id).includes(sent.body.dm_id))?._id, 'queued delivery');
+      const id = await pumped(
+        async () => (await deliveriesFor(owner.agent_id)).find((d) => String(d.inbox_id).includes(sent.body.dm_id))?._id,
+        'queued delivery',
+      );
       const d = await pumped(async () => {
         const x = await delivery(id);
         return x?.attempts === 1 ? x : null;
@@ -268,7 +280,10 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
     await worker.sweep();
     receiver.script = [410];
     const sent = await dm('Gone');
-    const id = await pumped(async () => (await deliveriesFor(owner.agent_id)).find((d) => String(d.inbox_id).includes(sent.body.dm_id))?._id, 'queued delivery');
+    const id = await pumped(
+      async () => (await deliveriesFor(owner.agent_id)).find((d) => String(d.inbox_id).includes(sent.body.dm_id))?._id,
+      'queued delivery',
+    );
     await pumped(async () => (await delivery(id))?.status === 'gone', 'gone');
     const cfg = await pumped(async () => {
       const r = await svc.req('GET', `/api/protocol/agents/${owner.agent_id}/webhook`, { apiKey: owner.api_key });
@@ -287,7 +302,15 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
     const ajv = new Ajv({ strict: false, allErrors: true });
     const events = await svc.running.services.log.readAll({ after: 0, maxCount: 1_000_000 });
     const types = new Set(events.map((e) => e.type));
-    for (const t of ['WebhookConfigured', 'WebhookSecretRegenerated', 'WebhookTestFired', 'WebhookDisabled', 'WebhookDeliveryQueued', 'WebhookDeliveryAttempted']) expect(types.has(t), t).to.equal(true);
+    for (const t of [
+      'WebhookConfigured',
+      'WebhookSecretRegenerated',
+      'WebhookTestFired',
+      'WebhookDisabled',
+      'WebhookDeliveryQueued',
+      'WebhookDeliveryAttempted',
+    ])
+      expect(types.has(t), t).to.equal(true);
     for (const e of events) expect(ajv.validate(eventSchemas[e.type], e.data), `${e.type}: ${ajv.errorsText()}`).to.equal(true);
   });
 });
@@ -344,7 +367,10 @@ describe('api: webhook SSRF guard (no loopback allowance)', () => {
     expect(cfg.status).to.equal(200);
     const answers: Array<Array<{ address: string; family: number }>> = [
       [{ address: '127.0.0.1', family: 4 }],
-      [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.7', family: 4 }],
+      [
+        { address: '93.184.216.34', family: 4 },
+        { address: '10.0.0.7', family: 4 },
+      ],
       [{ address: '::ffff:169.254.169.254', family: 6 }],
       [{ address: '169.254.169.254', family: 4 }],
     ];
@@ -389,8 +415,13 @@ describe('api: webhook deliveries survive a process that had no worker running',
     clock.advance(HOUR);
     const receiver = await startReceiver({ secret: b.body.webhook_secret, now: () => clock.now().getTime() });
     try {
-      expect((await first.req('PATCH', `/api/protocol/agents/${b.agent_id}/webhook`, { apiKey: b.api_key, body: { webhook_url: receiver.url } })).status).to.equal(200);
-      const sent = await first.req('POST', `/api/protocol/agents/${a.agent_id}/dm`, { apiKey: a.api_key, body: { to_agent_id: b.agent_id, message: 'While no worker ran' } });
+      expect(
+        (await first.req('PATCH', `/api/protocol/agents/${b.agent_id}/webhook`, { apiKey: b.api_key, body: { webhook_url: receiver.url } })).status,
+      ).to.equal(200);
+      const sent = await first.req('POST', `/api/protocol/agents/${a.agent_id}/dm`, {
+        apiKey: a.api_key,
+        body: { to_agent_id: b.agent_id, message: 'While no worker ran' },
+      });
       expect(sent.status).to.equal(200);
       await first.stop({ keepData: true });
       expect(receiver.received).to.have.length(0);

@@ -26,7 +26,11 @@ const say = (line: string) => {
 
 function spawnServer(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const port = 30_000 + Math.floor(Math.random() * 20_000);
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const url = `http://127.0.0.1:${port}`;
   return new Promise((resolve, reject) => {
     const deadline = Date.now() + 30_000;
@@ -101,7 +105,9 @@ async function httpBenchmarks(): Promise<HttpFigures> {
   // Enough agents that no balance runs out during the rounds (50 credits = 500 posts each).
   const keys: string[] = [];
   for (let i = 0; i < 600; i++) {
-    const r = await request(svc.url, 'POST', '/api/protocol/register', { body: { name: `W${i}`, capabilities: ['lead-gen'], owner_name: 'W', owner_email: `writer-${i}-${randomUUID()}@example.com` } });
+    const r = await request(svc.url, 'POST', '/api/protocol/register', {
+      body: { name: `W${i}`, capabilities: ['lead-gen'], owner_name: 'W', owner_email: `writer-${i}-${randomUUID()}@example.com` },
+    });
     keys.push(r.body.api_key as string);
   }
   let k = 0;
@@ -161,7 +167,14 @@ const postEvent = (i: number, stream: string): NewEvent => ({
     published_at: new Date(1_780_000_000_000 + i * 1000).toISOString(),
     charge: { action: 'post', amount_mc: 100, balance_after_mc: 1_000_000 - (i % 1000) * 100 },
   },
-  metadata: { actor: null, request_id: null, correlation_id: null, causation_id: randomUUID(), occurred_at: new Date(1_780_000_000_000 + i * 1000).toISOString(), schema_version: 1 },
+  metadata: {
+    actor: null,
+    request_id: null,
+    correlation_id: null,
+    causation_id: randomUUID(),
+    occurred_at: new Date(1_780_000_000_000 + i * 1000).toISOString(),
+    schema_version: 1,
+  },
 });
 
 async function logBenchmarks(): Promise<number> {
@@ -173,10 +186,14 @@ async function logBenchmarks(): Promise<number> {
     const raw = new Database(join(dir, 'raw.sqlite'));
     raw.pragma('journal_mode = WAL');
     raw.pragma('synchronous = FULL');
-    raw.exec('CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, stream TEXT NOT NULL, revision INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, UNIQUE(stream, revision))');
+    raw.exec(
+      'CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, stream TEXT NOT NULL, revision INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, UNIQUE(stream, revision))',
+    );
     const ins = raw.prepare('INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
     const batch = raw.transaction((rows: NewEvent[], base: number) => {
-      rows.forEach((e, j) => ins.run(e.id, `agent-${(base + j) % 1000}`, Math.floor((base + j) / 1000), e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)));
+      rows.forEach((e, j) =>
+        ins.run(e.id, `agent-${(base + j) % 1000}`, Math.floor((base + j) / 1000), e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)),
+      );
     });
     const rawEvents = Array.from({ length: N }, (_, i) => postEvent(i, `agent-${i % 1000}`));
     let t = performance.now();
@@ -188,7 +205,9 @@ async function logBenchmarks(): Promise<number> {
     const events = Array.from({ length: N }, (_, i) => postEvent(i, `agent-${i % 1000}`));
     t = performance.now();
     for (let i = 0; i < N; i += CONCURRENCY) {
-      await Promise.all(events.slice(i, i + CONCURRENCY).map((e, j) => log.append(`agent-${(i + j) % 1000}`, [e], (i + j) < 1000 ? 'no_stream' : Math.floor((i + j) / 1000) - 1)));
+      await Promise.all(
+        events.slice(i, i + CONCURRENCY).map((e, j) => log.append(`agent-${(i + j) % 1000}`, [e], i + j < 1000 ? 'no_stream' : Math.floor((i + j) / 1000) - 1)),
+      );
     }
     const append = N / ((performance.now() - t) / 1000);
 
@@ -221,7 +240,9 @@ async function queryBenchmarks(): Promise<Map<number, number>> {
     const posts = store.collection('posts');
     const rooms = ['lead-gen', 'investor-connect', 'b2b-sales', 'talent-matching', null];
     for (let i = 1; i <= size; i++) {
-      await posts.applyAt(`pst_${i}`, i, { $set: { agent_id: `agt_${i % 5000}`, title: `t${i}`, room_slug: rooms[i % rooms.length], hidden: i % 97 === 0, seq: i } });
+      await posts.applyAt(`pst_${i}`, i, {
+        $set: { agent_id: `agt_${i % 5000}`, title: `t${i}`, room_slug: rooms[i % rooms.length], hidden: i % 97 === 0, seq: i },
+      });
     }
     for (const [label, filter] of [
       ['public feed, first page', { hidden: false }],
@@ -250,7 +271,9 @@ const verdict = (met: boolean) => (met ? 'met' : 'not met');
 function targets(http: HttpFigures, appendRatio: number, replay: ReplayFigures[], queries: Map<number, number>): string[] {
   const out = ['## Targets (issue 2), from this run', ''];
   const httpMet = http.postsRatio >= 0.3 && http.postsP99 < 40;
-  out.push(`- Charged write path >= 0.3 of a bare Koa + koa-body POST handler with p99 < 40 ms: ${verdict(httpMet)} (ratio ${http.postsRatio.toFixed(2)}, p99 ${http.postsP99} ms, worst round ${http.postsP99Worst} ms).`);
+  out.push(
+    `- Charged write path >= 0.3 of a bare Koa + koa-body POST handler with p99 < 40 ms: ${verdict(httpMet)} (ratio ${http.postsRatio.toFixed(2)}, p99 ${http.postsP99} ms, worst round ${http.postsP99Worst} ms).`,
+  );
   out.push(`- Raw append >= 0.7 of a plain better-sqlite3 insert loop at the same durability: ${verdict(appendRatio >= 0.7)} (${appendRatio.toFixed(2)}).`);
   for (const r of replay) {
     const met = r.ratio >= 0.6 && r.replay >= 300_000;
@@ -260,7 +283,9 @@ function targets(http: HttpFigures, appendRatio: number, replay: ReplayFigures[]
   }
   const q100k = queries.get(100_000) ?? Number.NaN;
   const q1m = queries.get(1_000_000) ?? Number.NaN;
-  out.push(`- Indexed read-model query < 1 ms at 100,000 documents: ${verdict(q100k < 1)} (slowest median ${q100k.toFixed(3)} ms; at 1,000,000: ${q1m.toFixed(3)} ms).`);
+  out.push(
+    `- Indexed read-model query < 1 ms at 100,000 documents: ${verdict(q100k < 1)} (slowest median ${q100k.toFixed(3)} ms; at 1,000,000: ${q1m.toFixed(3)} ms).`,
+  );
   out.push('');
   return out;
 }
@@ -281,13 +306,13 @@ const NOTES = [
   '  12 and 49 ms. A commit is not what limits it: a FULL commit took 0.29 ms here, and the main',
   '  thread was measured at 95-97% CPU under the load, the writer thread at about 12%. The bare',
   '  handler, almost all socket work, slows down more than the service when the machine does.',
-  '- Replay: reading and parsing the log (the ceiling\'s own work) is about a fifth of a mixed',
-  '  catch-up; garbage collection about a sixth; then the projections\' writes and logic, and the',
+  "- Replay: reading and parsing the log (the ceiling's own work) is about a fifth of a mixed",
+  "  catch-up; garbage collection about a sixth; then the projections' writes and logic, and the",
   '  index builds at the end (the share is in the targets above). The floors table shows what that',
-  '  leaves: the runner reads and parses at about the ceiling\'s own speed, and the projections\'',
+  "  leaves: the runner reads and parses at about the ceiling's own speed, and the projections'",
   '  documents alone, with every secondary index taken out, already stay well under 0.6, so no',
   '  work on the indexes can reach it; the document work itself would have to shrink about',
-  '  threefold (or run beside the ceiling\'s thread, not after it). Each deferred index is built from',
+  "  threefold (or run beside the ceiling's thread, not after it). Each deferred index is built from",
   '  one sort of its keys; computing and holding the keys costs more than sorting them (grouping the',
   '  keys by their first component to sort only short runs was measured on 2026-11-24 and was no',
   '  faster). The posts-only log is the worst case: its by_term index holds one entry per search',
@@ -321,7 +346,13 @@ async function main() {
   ];
   const only = process.argv[2];
   if (only) {
-    const sections: Record<string, () => Promise<unknown>> = { http: httpBenchmarks, log: logBenchmarks, replay: () => replayBenchmarks(say), query: queryBenchmarks, messaging: () => messagingBenchmarks(say) };
+    const sections: Record<string, () => Promise<unknown>> = {
+      http: httpBenchmarks,
+      log: logBenchmarks,
+      replay: () => replayBenchmarks(say),
+      query: queryBenchmarks,
+      messaging: () => messagingBenchmarks(say),
+    };
     const run = sections[only];
     if (!run) throw new Error(`unknown section ${only}: one of ${Object.keys(sections).join(', ')}`);
     await run();

@@ -7,7 +7,7 @@ import { SecretBox } from '../../commands/agents/secrets.ts';
 import { canonicalBytes, ensurePassport, signA2A, verifySignature, a2aSignedDocument } from '../../commands/messaging/passport.ts';
 import { CommandBus } from '../../commands/handler.ts';
 import { ManualClock } from '../../events/kernel/clock.ts';
-import { sendWebhook } from '../../workers/webhook-http.ts';
+import { sendWebhook } from '../../workers/webhooks/http.ts';
 import type { EventLog } from '../../events/store/port.ts';
 import { SqliteEventLog } from '../../events/store/sqlite.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,23 +36,45 @@ export async function messagingBenchmarks(say: (line: string) => void): Promise<
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}/hook`;
-  const body = JSON.stringify({ event: 'new_dm', agent_id: 'agt_bench', data: { from_agent_id: 'agt_x', from_agent_name: 'X', message: 'x'.repeat(200), dm_id: 'dm_x' }, timestamp: new Date().toISOString() });
+  const body = JSON.stringify({
+    event: 'new_dm',
+    agent_id: 'agt_bench',
+    data: { from_agent_id: 'agt_x', from_agent_name: 'X', message: 'x'.repeat(200), dm_id: 'dm_x' },
+    timestamp: new Date().toISOString(),
+  });
   const N = 5000;
   const C = 16;
   try {
-    const raw = await pool(N, C, () =>
-      new Promise<void>((resolve, reject) => {
-        const r = http.request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve());
-        });
-        r.on('error', reject);
-        r.end(body);
-      }),
+    const raw = await pool(
+      N,
+      C,
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const r = http.request(
+            url,
+            { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } },
+            (res) => {
+              res.resume();
+              res.on('end', () => resolve());
+            },
+          );
+          r.on('error', reject);
+          r.end(body);
+        }),
     );
     const ours = await pool(N, C, async () => {
       const r = await sendWebhook(
-        { url, body, event: 'new_dm', agentId: 'agt_bench', deliveryId: 'dlv_bench', attempt: 1, secret: 'whsec_benchmark_secret', scheme: 'timestamped', timestamp: Math.floor(Date.now() / 1000) },
+        {
+          url,
+          body,
+          event: 'new_dm',
+          agentId: 'agt_bench',
+          deliveryId: 'dlv_bench',
+          attempt: 1,
+          secret: 'whsec_benchmark_secret',
+          scheme: 'timestamped',
+          timestamp: Math.floor(Date.now() / 1000),
+        },
         { resolver: async () => [{ address: '127.0.0.1', family: 4 }], allowLoopback: true, timeoutMs: 10_000 },
       );
       if (r.outcome !== 'delivered') throw new Error(`delivery failed: ${r.error}`);
@@ -76,7 +98,13 @@ export async function messagingBenchmarks(say: (line: string) => void): Promise<
     const passport = await ensurePassport(bus, secrets, 'agt_bench', new Date());
     const key = passport.current;
     if (!key) throw new Error('no key');
-    const message = { message_id: 'msg_bench', from_agent_id: 'agt_bench', to_agent_id: 'agt_other', intent: 'deal_offer', payload: { reason: 'benchmark', amount: 1200, sector: 'fintech', notes: 'x'.repeat(200) } };
+    const message = {
+      message_id: 'msg_bench',
+      from_agent_id: 'agt_bench',
+      to_agent_id: 'agt_other',
+      intent: 'deal_offer',
+      payload: { reason: 'benchmark', amount: 1200, sector: 'fintech', notes: 'x'.repeat(200) },
+    };
     const M = 2000;
     const rate = (fn: () => void) => {
       const t = performance.now();

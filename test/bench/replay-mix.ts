@@ -140,7 +140,13 @@ export function* generateLog(kind: 'mix' | 'posts', count: number): Generator<Ge
           break;
         }
         case 'PostReactionToggled':
-          e = event('PostReactionToggled', `post-${pick(posts).id}`, { post_id: pick(posts).id, agent_id: actor.id, reaction: pick(['like', 'insightful', 'celebrate']), active: true, toggled_at: at() });
+          e = event('PostReactionToggled', `post-${pick(posts).id}`, {
+            post_id: pick(posts).id,
+            agent_id: actor.id,
+            reaction: pick(['like', 'insightful', 'celebrate']),
+            active: true,
+            toggled_at: at(),
+          });
           break;
         case 'CommentUpvoteToggled': {
           const c = comments.length > 0 ? pick(comments) : null;
@@ -153,7 +159,13 @@ export function* generateLog(kind: 'mix' | 'posts', count: number): Generator<Ge
         }
         case 'SignalBoosted': {
           const p = pick(posts);
-          e = event('SignalBoosted', `agent-${actor.id}`, { post_id: p.id, agent_id: actor.id, post_author_id: p.author, boosted_at: at(), charge: charge(actor, 'boost', 100) });
+          e = event('SignalBoosted', `agent-${actor.id}`, {
+            post_id: p.id,
+            agent_id: actor.id,
+            post_author_id: p.author,
+            boosted_at: at(),
+            charge: charge(actor, 'boost', 100),
+          });
           break;
         }
         case 'DirectMessageSent': {
@@ -173,12 +185,25 @@ export function* generateLog(kind: 'mix' | 'posts', count: number): Generator<Ge
           break;
         }
         case 'AgentHeartbeatReceived':
-          e = event('AgentHeartbeatReceived', `presence-${actor.id}`, { agent_id: actor.id, status: 'online', capacity: Math.floor(random() * 101), received_at: at() });
+          e = event('AgentHeartbeatReceived', `presence-${actor.id}`, {
+            agent_id: actor.id,
+            status: 'online',
+            capacity: Math.floor(random() * 101),
+            received_at: at(),
+          });
           break;
         case 'WebhookDeliveryQueued': {
           const d = { id: id('dlv', deliveries.length), agent: actor.id };
           deliveries.push(d);
-          e = event('WebhookDeliveryQueued', `webhook-${actor.id}`, { delivery_id: d.id, agent_id: actor.id, inbox_id: `inb_${n}`, event: 'new_dm', body: '{"event":"new_dm"}', url: 'https://hooks.example.com/agent', queued_at: at() });
+          e = event('WebhookDeliveryQueued', `webhook-${actor.id}`, {
+            delivery_id: d.id,
+            agent_id: actor.id,
+            inbox_id: `inb_${n}`,
+            event: 'new_dm',
+            body: '{"event":"new_dm"}',
+            url: 'https://hooks.example.com/agent',
+            queued_at: at(),
+          });
           break;
         }
         default: {

@@ -46,7 +46,10 @@ function rawReadParse(path: string): number {
   const reader = new Database(path, { readonly: true });
   const t = performance.now();
   let count = 0;
-  for (const row of reader.prepare('SELECT position, id, stream, revision, type, data, metadata FROM events ORDER BY position').iterate() as Iterable<{ data: string; metadata: string }>) {
+  for (const row of reader.prepare('SELECT position, id, stream, revision, type, data, metadata FROM events ORDER BY position').iterate() as Iterable<{
+    data: string;
+    metadata: string;
+  }>) {
     JSON.parse(row.data);
     JSON.parse(row.metadata);
     count++;
@@ -114,7 +117,10 @@ async function readPathOnly(path: string): Promise<number> {
 
 /** Events/s of a catch-up from 0 with every secondary index taken out (unique ones kept): the documents alone. */
 async function documentsOnlyCatchUp(path: string, count: number): Promise<number> {
-  const projections = allProjections.map((p) => ({ ...p, collections: p.collections.map((c) => ({ ...c, indexes: c.indexes.filter((ix) => ix.unique === true) })) }));
+  const projections = allProjections.map((p) => ({
+    ...p,
+    collections: p.collections.map((c) => ({ ...c, indexes: c.indexes.filter((ix) => ix.unique === true) })),
+  }));
   return (await runnerCatchUp(path, count, undefined, projections)).rate;
 }
 
@@ -230,10 +236,22 @@ export async function replayBenchmarks(say: (line: string) => void): Promise<Rep
       }
       const ratios = rounds.map((x) => x.ratio);
       const mid = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
-      const snapshot = [...rounds].sort((a, b) => a.snapshot.startMs / a.snapshot.replayMs - b.snapshot.startMs / b.snapshot.replayMs)[Math.floor(rounds.length / 2)].snapshot;
+      const snapshot = [...rounds].sort((a, b) => a.snapshot.startMs / a.snapshot.replayMs - b.snapshot.startMs / b.snapshot.replayMs)[
+        Math.floor(rounds.length / 2)
+      ].snapshot;
       const floors = { readPath: (await readPathOnly(path)) / rawReadParse(path), documentsOnly: 0 };
       floors.documentsOnly = (await documentsOnlyCatchUp(path, REPLAY_N)) / rawReadParse(path);
-      results.push({ log: kind === 'mix' ? 'mixed' : 'posts only', raw: mid.raw, replay: mid.rate, ratio: mid.ratio, ratios, indexShare: mid.indexShare, heap: mid.heap, snapshot, floors });
+      results.push({
+        log: kind === 'mix' ? 'mixed' : 'posts only',
+        raw: mid.raw,
+        replay: mid.rate,
+        ratio: mid.ratio,
+        ratios,
+        indexShare: mid.indexShare,
+        heap: mid.heap,
+        snapshot,
+        floors,
+      });
       if (kind === 'mix') {
         const costs = await perProjection(path, 100_000);
         say(`## Replay (${REPLAY_N.toLocaleString('en')} events per log, every projection, into the in-memory read store)`);
@@ -251,11 +269,18 @@ export async function replayBenchmarks(say: (line: string) => void): Promise<Rep
     }
     say(`Ceiling and runner measured in alternation, ${ROUNDS} rounds per log: the round with the median ratio, and every round's ratio.`);
     say('');
-    say('| log | raw SQLite read + JSON.parse (ceiling), events/s | ProjectionRunner catch-up from 0, end to end, events/s | ratio | per round | share of the catch-up spent building indexes | heap held by the read models, MB (KB per event) |');
+    say(
+      '| log | raw SQLite read + JSON.parse (ceiling), events/s | ProjectionRunner catch-up from 0, end to end, events/s | ratio | per round | share of the catch-up spent building indexes | heap held by the read models, MB (KB per event) |',
+    );
     say('|---|---|---|---|---|---|---|');
-    for (const r of results) say(`| ${r.log} | ${r.raw.toFixed(0)} | ${r.replay.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.ratios.map((x) => x.toFixed(2)).join(', ')} | ${(r.indexShare * 100).toFixed(0)}% | ${(r.heap / 1e6).toFixed(0)} (${(r.heap / REPLAY_N / 1e3).toFixed(2)}) |`);
+    for (const r of results)
+      say(
+        `| ${r.log} | ${r.raw.toFixed(0)} | ${r.replay.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.ratios.map((x) => x.toFixed(2)).join(', ')} | ${(r.indexShare * 100).toFixed(0)}% | ${(r.heap / 1e6).toFixed(0)} (${(r.heap / REPLAY_N / 1e3).toFixed(2)}) |`,
+      );
     say('');
-    say('Where the catch-up goes, each step as a ratio to a ceiling measured right after it (one round per log): the runner\'s own read path with no projection applied, then every projection with its documents but no secondary index (unique indexes kept), then the whole catch-up (the median round above). The target is 0.6.');
+    say(
+      "Where the catch-up goes, each step as a ratio to a ceiling measured right after it (one round per log): the runner's own read path with no projection applied, then every projection with its documents but no secondary index (unique indexes kept), then the whole catch-up (the median round above). The target is 0.6.",
+    );
     say('');
     say('| log | read path alone | documents, no secondary index | whole catch-up |');
     say('|---|---|---|---|');
@@ -263,13 +288,17 @@ export async function replayBenchmarks(say: (line: string) => void): Promise<Rep
     say('');
     say('### Start-up from a read-model snapshot');
     say('');
-    say(`The same state as each catch-up above, written as a snapshot (what a clean stop does), then loaded into a fresh store by a start (${ROUNDS} rounds; the round with the median ratio).`);
+    say(
+      `The same state as each catch-up above, written as a snapshot (what a clean stop does), then loaded into a fresh store by a start (${ROUNDS} rounds; the round with the median ratio).`,
+    );
     say('');
     say('| log | start from 0 (the catch-up above), ms | start from the snapshot, ms | ratio | snapshot written at the stop, ms | snapshot size, MB |');
     say('|---|---|---|---|---|---|');
     for (const r of results) {
       const s = r.snapshot;
-      say(`| ${r.log} | ${s.replayMs.toFixed(0)} | ${s.startMs.toFixed(0)} | ${(s.startMs / s.replayMs).toFixed(2)} | ${s.saveMs.toFixed(0)} | ${(s.bytes / 1e6).toFixed(0)} |`);
+      say(
+        `| ${r.log} | ${s.replayMs.toFixed(0)} | ${s.startMs.toFixed(0)} | ${(s.startMs / s.replayMs).toFixed(2)} | ${s.saveMs.toFixed(0)} | ${(s.bytes / 1e6).toFixed(0)} |`,
+      );
     }
     say('');
     return results;

@@ -5,7 +5,7 @@ import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
 import { loadConfig } from '../../api/config.ts';
 import { openServices, closeServices } from '../../api/services.ts';
-import { isSuperAdmin } from '../../queries/agents.ts';
+import { isSuperAdmin } from '../../queries/agents/agents.ts';
 import { pino } from 'pino';
 
 const run = promisify(execFile);
@@ -16,13 +16,17 @@ describe('cli', () => {
   let svc: TestService;
   let agent: { agent_id: string; api_key: string };
   const cli = (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', 'cli/index.ts', ...args], { cwd: root, env: { ...process.env, DATA_DIR: svc.dataDir, SECRET_KEY: SECRET, LOG_LEVEL: 'silent' } });
+    run(process.execPath, ['--import', 'tsx', 'cli/index.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: svc.dataDir, SECRET_KEY: SECRET, LOG_LEVEL: 'silent' },
+    });
 
   before(async function () {
     this.timeout(30_000);
     svc = await startTestService();
     agent = await svc.register({ capabilities: ['lead-gen'] });
-    for (let i = 0; i < 3; i++) await svc.req('POST', '/api/feed/posts', { apiKey: agent.api_key, body: { title: `p${i}`, body: 'b', post_type: 'signal_found' } });
+    for (let i = 0; i < 3; i++)
+      await svc.req('POST', '/api/feed/posts', { apiKey: agent.api_key, body: { title: `p${i}`, body: 'b', post_type: 'signal_found' } });
     await svc.stop({ keepData: true });
   });
 

@@ -15,14 +15,26 @@ describe('cli: room administration', () => {
   const clock = new ManualClock('2026-03-10T09:30:00.000Z');
   const posts: string[] = [];
   let agent: { agent_id: string; api_key: string };
-  const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'cli/index.ts', ...args], { cwd: root, env: { ...process.env, DATA_DIR: dataDir, SECRET_KEY: SECRET, LOG_LEVEL: 'silent' } });
+  const cli = (...args: string[]) =>
+    run(process.execPath, ['--import', 'tsx', 'cli/index.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: dataDir, SECRET_KEY: SECRET, LOG_LEVEL: 'silent' },
+    });
 
   before(async function () {
     this.timeout(30_000);
     svc = await startTestService({}, { clock });
     dataDir = svc.dataDir;
     for (let i = 0; i < 3; i++) agent = await svc.register({ capabilities: ['deep-sea-mining'] });
-    for (let i = 0; i < 2; i++) posts.push((await svc.req('POST', '/api/feed/posts', { apiKey: agent.api_key, body: { title: `Mining ${i}`, body: 'ore', post_type: 'deal_opened', room_slug: 'deep-sea-mining' } })).body.post_id);
+    for (let i = 0; i < 2; i++)
+      posts.push(
+        (
+          await svc.req('POST', '/api/feed/posts', {
+            apiKey: agent.api_key,
+            body: { title: `Mining ${i}`, body: 'ore', post_type: 'deal_opened', room_slug: 'deep-sea-mining' },
+          })
+        ).body.post_id,
+      );
     await svc.stop({ keepData: true });
   });
   after(async () => {
@@ -35,7 +47,12 @@ describe('cli: room administration', () => {
     expect(merged.stdout).to.contain('room deep-sea-mining merged into b2b-sales');
     const hidden = await cli('rooms', 'hide', 'talent-matching');
     expect(hidden.stdout).to.contain('room talent-matching hidden');
-    for (const args of [['rooms', 'merge', 'b2b-sales', 'lead-gen'], ['rooms', 'merge', 'no-such-room', 'lead-gen'], ['rooms', 'merge', 'deep-sea-mining', 'not-curated'], ['rooms', 'hide', 'no-such-room']]) {
+    for (const args of [
+      ['rooms', 'merge', 'b2b-sales', 'lead-gen'],
+      ['rooms', 'merge', 'no-such-room', 'lead-gen'],
+      ['rooms', 'merge', 'deep-sea-mining', 'not-curated'],
+      ['rooms', 'hide', 'no-such-room'],
+    ]) {
       try {
         await cli(...args);
         expect.fail(`should fail: ${args.join(' ')}`);
@@ -57,10 +74,20 @@ describe('cli: room administration', () => {
     expect(alias.body.room_slug).to.equal('b2b-sales');
     const topic = await svc.req('GET', '/api/feed/topics/b2b-sales');
     expect(topic.body.total).to.equal(3);
-    const moved = await svc.req('POST', '/api/feed/posts', { apiKey: agent.api_key, body: { title: 'After merge', body: 'ore', post_type: 'deal_opened', room_slug: 'deep-sea-mining' } });
+    const moved = await svc.req('POST', '/api/feed/posts', {
+      apiKey: agent.api_key,
+      body: { title: 'After merge', body: 'ore', post_type: 'deal_opened', room_slug: 'deep-sea-mining' },
+    });
     expect(moved.body.room_slug).to.equal('b2b-sales');
     expect((await svc.req('GET', '/api/feed/topics/talent-matching')).status).to.equal(404);
-    expect((await svc.req('POST', '/api/feed/posts', { apiKey: agent.api_key, body: { title: 'x', body: 'y', post_type: 'deal_opened', room_slug: 'talent-matching' } })).status).to.equal(404);
+    expect(
+      (
+        await svc.req('POST', '/api/feed/posts', {
+          apiKey: agent.api_key,
+          body: { title: 'x', body: 'y', post_type: 'deal_opened', room_slug: 'talent-matching' },
+        })
+      ).status,
+    ).to.equal(404);
     const events = await svc.running.services.log.readStream('room-deep-sea-mining');
     expect(events.map((e) => e.type)).to.deep.equal(['RoomMerged']);
     expect(events[0].data).to.include({ room_slug: 'deep-sea-mining', into: 'b2b-sales' });

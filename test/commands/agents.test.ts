@@ -53,7 +53,18 @@ describe('agents: webhook URL check', () => {
     expect(checkWebhookUrl('http://example.com/h')).to.match(/https/);
     expect(checkWebhookUrl('https://user:pw@example.com/h')).to.match(/credentials/);
     expect(checkWebhookUrl('https://localhost/h')).to.match(/public/);
-    for (const host of ['127.0.0.1', '10.1.2.3', '192.168.1.1', '172.20.0.1', '169.254.169.254', '[::1]', '[::ffff:127.0.0.1]', '[fe80::1]', '[fd00::1]', '0.0.0.0']) {
+    for (const host of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '192.168.1.1',
+      '172.20.0.1',
+      '169.254.169.254',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      '[fe80::1]',
+      '[fd00::1]',
+      '0.0.0.0',
+    ]) {
       expect(checkWebhookUrl(`https://${host}/h`), host).to.not.equal(null);
     }
     expect(checkWebhookUrl('https://hooks.example.com/h')).to.equal(null);

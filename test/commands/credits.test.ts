@@ -4,17 +4,19 @@ import type { AgentState } from '../../commands/agents/agent.ts';
 import { cycleStart, currentCycle } from '../../commands/credits/billing.ts';
 import { decideMonthlyGrants } from '../../commands/credits/grant.ts';
 import { charge } from '../../commands/credits/spend.ts';
+import type { DomainEvent } from '../../events/catalogue.ts';
 import { DomainError } from '../../events/kernel/errors.ts';
 
 function registeredAt(at: string, tier: AgentState['tier'] = 'free'): AgentState {
-  return agentAggregate.evolve(agentAggregate.initial(), {
+  // A partial AgentRegistered: only the fields the fold reads.
+  return agentAggregate.evolve(agentAggregate.initialState(), {
     type: 'AgentRegistered',
     data: { agent_id: 'agt_x', name: 'X', tier, registered_at: at },
-  });
+  } as DomainEvent);
 }
 
 function fold(state: AgentState, events: Array<{ type: string; data: unknown }>): AgentState {
-  return events.reduce((s, e) => agentAggregate.evolve(s, e), state);
+  return events.reduce((s, e) => agentAggregate.evolve(s, e as DomainEvent), state);
 }
 
 describe('credits: billing cycles and grants', () => {

@@ -26,10 +26,25 @@ describe('commands: feed', () => {
   let n = 0;
   const ctx = (): CommandContext => ({ commandId: `cmd-${++n}`, actor: null, requestId: null, now: clock.now() });
   const given = async (agentId: string, balance_mc = 50_000) => {
-    await bus.appendRaw(agentStream(agentId), [
-      { type: 'AgentRegistered', data: { agent_id: agentId, name: agentId, tier: 'free', registered_at: clock.now().toISOString() } },
-      { type: 'MonthlyCreditsGranted', data: { agent_id: agentId, cycle: 0, amount_mc: balance_mc, balance_after_mc: balance_mc, cycle_start: clock.now().toISOString(), next_grant_at: '2026-04-10T09:30:00.000Z' } },
-    ], 'no_stream', ctx());
+    await bus.appendRaw(
+      agentStream(agentId),
+      [
+        { type: 'AgentRegistered', data: { agent_id: agentId, name: agentId, tier: 'free', registered_at: clock.now().toISOString() } },
+        {
+          type: 'MonthlyCreditsGranted',
+          data: {
+            agent_id: agentId,
+            cycle: 0,
+            amount_mc: balance_mc,
+            balance_after_mc: balance_mc,
+            cycle_start: clock.now().toISOString(),
+            next_grant_at: '2026-04-10T09:30:00.000Z',
+          },
+        },
+      ],
+      'no_stream',
+      ctx(),
+    );
   };
   const failsWith = async (p: Promise<unknown>, status: number, code: string) => {
     try {
@@ -50,14 +65,18 @@ describe('commands: feed', () => {
     const first = await publishPost(bus, A, { title: 'Hello  World', body: 'Same\nbody', post_type: 'signal_found', room_slug: null }, ctx());
     expect(first.post.signal_hash).to.equal(signalHash(A, 'hello world', 'same body'));
     const head = await log.headPosition();
-    await failsWith(publishPost(bus, A, { title: 'HELLO WORLD', body: 'same body ', post_type: 'deal_opened', room_slug: null }, ctx()), 409, 'duplicate_signal');
+    await failsWith(
+      publishPost(bus, A, { title: 'HELLO WORLD', body: 'same body ', post_type: 'deal_opened', room_slug: null }, ctx()),
+      409,
+      'duplicate_signal',
+    );
     expect(await log.headPosition()).to.equal(head);
     clock.advance(48 * 3600_000 + 1);
     await publishPost(bus, A, { title: 'HELLO WORLD', body: 'same body', post_type: 'deal_opened', room_slug: null }, ctx());
   });
 
   it('given posts over 100 hours, when folded, then the signal window holds only the last 48 hours, in post order', () => {
-    let state = agentAggregate.initial();
+    let state = agentAggregate.initialState();
     const t0 = Date.parse('2026-01-01T00:00:00.000Z');
     for (let h = 0; h < 100; h++) {
       const at = new Date(t0 + h * 3600_000).toISOString();
@@ -75,16 +94,22 @@ describe('commands: feed', () => {
   });
 
   it('given a state, when a post is folded, then the earlier state is left as it was', () => {
-    const before = agentAggregate.evolve(agentAggregate.initial(), { type: 'PostPublished', data: { post_id: 'pst_1', agent_id: A, published_at: '2026-01-01T00:00:00.000Z', signal_hash: 'h1' } } as never);
-    const after = agentAggregate.evolve(before, { type: 'PostPublished', data: { post_id: 'pst_2', agent_id: A, published_at: '2026-01-01T01:00:00.000Z', signal_hash: 'h2' } } as never);
+    const before = agentAggregate.evolve(agentAggregate.initialState(), {
+      type: 'PostPublished',
+      data: { post_id: 'pst_1', agent_id: A, published_at: '2026-01-01T00:00:00.000Z', signal_hash: 'h1' },
+    } as never);
+    const after = agentAggregate.evolve(before, {
+      type: 'PostPublished',
+      data: { post_id: 'pst_2', agent_id: A, published_at: '2026-01-01T01:00:00.000Z', signal_hash: 'h2' },
+    } as never);
     expect([...before.signals.keys()]).to.deep.equal(['h1']);
     expect([...after.signals.keys()]).to.deep.equal(['h1', 'h2']);
   });
 
   it('given one state folded two different ways, then each result and the state itself keep their own window', () => {
-    const post = (state: ReturnType<typeof agentAggregate.initial>, id: string, at: string, hash: string) =>
+    const post = (state: ReturnType<typeof agentAggregate.initialState>, id: string, at: string, hash: string) =>
       agentAggregate.evolve(state, { type: 'PostPublished', data: { post_id: id, agent_id: A, published_at: at, signal_hash: hash } } as never);
-    const base = post(post(agentAggregate.initial(), 'pst_1', '2026-01-01T00:00:00.000Z', 'h1'), 'pst_2', '2026-01-01T01:00:00.000Z', 'h2');
+    const base = post(post(agentAggregate.initialState(), 'pst_1', '2026-01-01T00:00:00.000Z', 'h1'), 'pst_2', '2026-01-01T01:00:00.000Z', 'h2');
     // One branch posts h1 again (it moves last); the other posts 49 h later (h1 and h2 expire).
     const again = post(base, 'pst_3', '2026-01-01T02:00:00.000Z', 'h1');
     const later = post(base, 'pst_4', '2026-01-03T01:00:00.001Z', 'h3');
@@ -135,7 +160,14 @@ describe('commands: feed', () => {
 
   it('given a scheduled post, when cancelled, then the refund restores the balance; publishing it afterwards appends nothing', async () => {
     await given(A, 100);
-    const { scheduled } = await schedulePost(bus, A, { title: 'S', body: 'B', post_type: 'intro_sent', room_slug: null }, new Date('2026-03-11T00:00:00Z'), 100, ctx());
+    const { scheduled } = await schedulePost(
+      bus,
+      A,
+      { title: 'S', body: 'B', post_type: 'intro_sent', room_slug: null },
+      new Date('2026-03-11T00:00:00Z'),
+      100,
+      ctx(),
+    );
     expect(scheduled.charge).to.deep.equal({ action: 'schedule_post', amount_mc: 100, balance_after_mc: 0 });
     await failsWith(publishPost(bus, A, { title: 'other', body: 'x', post_type: 'intro_sent', room_slug: null }, ctx()), 402, 'insufficient_credits');
     const { cancelled } = await cancelScheduledPost(bus, A, scheduled.post_id, ctx());
@@ -149,7 +181,14 @@ describe('commands: feed', () => {
 
   it('given a scheduled post, when published before publish_at, then nothing; at publish_at, a PostPublished without a charge', async () => {
     await given(A);
-    const { scheduled } = await schedulePost(bus, A, { title: 'S', body: 'B', post_type: 'intro_sent', room_slug: null }, new Date('2026-03-11T00:00:00Z'), 100, ctx());
+    const { scheduled } = await schedulePost(
+      bus,
+      A,
+      { title: 'S', body: 'B', post_type: 'intro_sent', room_slug: null },
+      new Date('2026-03-11T00:00:00Z'),
+      100,
+      ctx(),
+    );
     expect((await publishScheduledPost(bus, scheduled, ctx())).published).to.equal(false);
     clock.set('2026-03-11T00:00:00.000Z');
     expect((await publishScheduledPost(bus, scheduled, ctx())).published).to.equal(true);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { Aggregate } from '../../commands/handler.ts';
+import type { Event } from '../../events/types.ts';
 import { deriveOrderedUuid, deriveUuid } from '../../events/kernel/ids.ts';
 import type { SqliteEventLog } from '../../events/store/sqlite.ts';
 import type { CommandBus } from '../../commands/handler.ts';
@@ -8,8 +9,9 @@ import type { ManualClock } from '../../events/kernel/clock.ts';
 import { closeCommandBus, openCommandBus } from '../helpers/commands.ts';
 
 // A counter: each command appends one Ticked event carrying the count it saw.
-const counter: Aggregate<number> = { initial: () => 0, evolve: (n) => n + 1 };
-const tick = (n: number) => [{ type: 'Ticked', data: { seen: n } }];
+const counter: Aggregate<number, Ticked> = { initialState: () => 0, evolve: (n) => n + 1 };
+type Ticked = Event<'Ticked', { seen: number }>;
+const tick = (n: number): Ticked[] => [{ type: 'Ticked', data: { seen: n } }];
 
 describe('CommandBus: event ids', () => {
   let dir: string;
@@ -23,7 +25,18 @@ describe('CommandBus: event ids', () => {
     const stream = 'counter-1';
     await bus.handle(stream, counter, tick, bus.context({ commandId: randomUUID(), fresh: true }));
     // Another writer moves the stream behind the bus's cache: the next append fails its revision check.
-    await log.append(stream, [{ id: randomUUID(), type: 'Ticked', data: { seen: -1 }, metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: clock.now().toISOString(), schema_version: 1 } }], 'any');
+    await log.append(
+      stream,
+      [
+        {
+          id: randomUUID(),
+          type: 'Ticked',
+          data: { seen: -1 },
+          metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: clock.now().toISOString(), schema_version: 1 },
+        },
+      ],
+      'any',
+    );
     const commandId = randomUUID();
     const ctx = bus.context({ commandId, fresh: true });
     clock.advance(60_000); // the retry happens later; the ids still come from the command's own time

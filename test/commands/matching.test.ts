@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { agentAggregate } from '../../commands/agents/agent.ts';
 import type { AgentState } from '../../commands/agents/agent.ts';
-import { AUTO_POST_WINDOW_MS, decideAutoPost, mixerDraft, publishAutoPost, scoutDraft } from '../../commands/agents/auto-post.ts';
-import { normaliseTerms, rankBilateral, runMatching } from '../../commands/agents/matching.ts';
-import type { StandingProfile } from '../../commands/agents/matching.ts';
+import { AUTO_POST_WINDOW_MS, decideAutoPost, mixerDraft, publishAutoPost, scoutDraft } from '../../commands/matching/auto-post.ts';
+import { normaliseTerms, rankBilateral, runMatching } from '../../commands/matching/matching.ts';
+import type { StandingProfile } from '../../commands/matching/matching.ts';
 import type { CommandBus } from '../../commands/handler.ts';
 import type { CommandContext } from '../../commands/handler.ts';
 import { agentStream } from '../../events/agents.ts';
@@ -18,7 +18,14 @@ const A = 'agt_aaaaaaaaaaaaaaaaaaaa';
 const B = 'agt_bbbbbbbbbbbbbbbbbbbb';
 const C = 'agt_cccccccccccccccccccc';
 const match = (agentId: string, name = agentId): BilateralMatch => ({ agent_id: agentId, name, they_give: ['b2b-sales'], they_ask: ['lead-gen'], score: 2 });
-const profile = (agentId: string, offers: string[], needs: string[], lastRunAt: string | null = null): StandingProfile => ({ agent_id: agentId, name: agentId, capabilities: offers, offers, needs, last_run_at: lastRunAt });
+const profile = (agentId: string, offers: string[], needs: string[], lastRunAt: string | null = null): StandingProfile => ({
+  agent_id: agentId,
+  name: agentId,
+  capabilities: offers,
+  offers,
+  needs,
+  last_run_at: lastRunAt,
+});
 
 describe('commands: matching runs and autonomous posts', () => {
   let dir: string;
@@ -28,11 +35,26 @@ describe('commands: matching runs and autonomous posts', () => {
   let n = 0;
   const ctx = (commandId = `cmd-${++n}`): CommandContext => ({ commandId, actor: null, requestId: null, now: clock.now() });
   const given = async (agentId: string, balance_mc = 50_000, extra: Array<{ type: string; data: Record<string, unknown> }> = []) => {
-    await bus.appendRaw(agentStream(agentId), [
-      { type: 'AgentRegistered', data: { agent_id: agentId, name: `Agent ${agentId.slice(4, 5)}`, tier: 'free', registered_at: clock.now().toISOString() } },
-      { type: 'MonthlyCreditsGranted', data: { agent_id: agentId, cycle: 0, amount_mc: balance_mc, balance_after_mc: balance_mc, cycle_start: clock.now().toISOString(), next_grant_at: '2026-04-10T09:30:00.000Z' } },
-      ...extra,
-    ], 'no_stream', ctx());
+    await bus.appendRaw(
+      agentStream(agentId),
+      [
+        { type: 'AgentRegistered', data: { agent_id: agentId, name: `Agent ${agentId.slice(4, 5)}`, tier: 'free', registered_at: clock.now().toISOString() } },
+        {
+          type: 'MonthlyCreditsGranted',
+          data: {
+            agent_id: agentId,
+            cycle: 0,
+            amount_mc: balance_mc,
+            balance_after_mc: balance_mc,
+            cycle_start: clock.now().toISOString(),
+            next_grant_at: '2026-04-10T09:30:00.000Z',
+          },
+        },
+        ...extra,
+      ],
+      'no_stream',
+      ctx(),
+    );
   };
   const state = async (agentId: string): Promise<AgentState> => (await bus.load(agentStream(agentId), agentAggregate)).state;
   const types = async (agentId: string) => (await log.readStream(agentStream(agentId))).map((e) => e.type);
@@ -51,7 +73,10 @@ describe('commands: matching runs and autonomous posts', () => {
         expect.fail('expected a validation error');
       } catch (err) {
         expect(err).to.be.instanceOf(ValidationFailed);
-        expect((err as ValidationFailed).errors.map((e) => e.loc)).to.deep.equal([['body', 'gives', 1], ['body', 'gives', 2]]);
+        expect((err as ValidationFailed).errors.map((e) => e.loc)).to.deep.equal([
+          ['body', 'gives', 1],
+          ['body', 'gives', 2],
+        ]);
       }
     });
   });
@@ -170,7 +195,10 @@ describe('commands: matching runs and autonomous posts', () => {
       await given(A);
       const first = await publishAutoPost(bus, A, 'scout', draft(), ctx('scout:evt-1:A'));
       clock.advance(5 * HOUR);
-      expect(await publishAutoPost(bus, A, 'scout', draft(), ctx('scout:evt-1:A'))).to.include({ status: 'already_published', post_id: (first as { post_id: string }).post_id });
+      expect(await publishAutoPost(bus, A, 'scout', draft(), ctx('scout:evt-1:A'))).to.include({
+        status: 'already_published',
+        post_id: (first as { post_id: string }).post_id,
+      });
       expect((await types(A)).filter((t) => t === 'PostPublished')).to.have.length(1);
     });
 

@@ -20,7 +20,10 @@ describe('commands: messaging and webhook building blocks', () => {
   });
 
   it('refuses every non-public resolution at connect time, and http unless loopback is explicitly allowed', async () => {
-    const resolveTo = (...addresses: string[]) => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    const resolveTo =
+      (...addresses: string[]) =>
+      async () =>
+        addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
     const refused = async (url: string, resolver: ReturnType<typeof resolveTo>, allow = false) => {
       try {
         await resolvePublicTarget(new URL(url), resolver, allow);
@@ -29,7 +32,22 @@ describe('commands: messaging and webhook building blocks', () => {
         return err instanceof RefusedTarget;
       }
     };
-    for (const bad of ['127.0.0.1', '10.0.0.1', '172.16.5.5', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '::1', 'fe80::1', 'fd12::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe']) {
+    for (const bad of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.5',
+      '192.168.0.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '::1',
+      'fe80::1',
+      'fd12::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '::ffff:a9fe:a9fe',
+    ]) {
       expect(await refused('https://hook.example.com/x', resolveTo(bad)), bad).to.equal(true);
     }
     expect(await refused('https://hook.example.com/x', resolveTo('93.184.216.34', '10.0.0.1')), 'mixed answer').to.equal(true);

@@ -39,7 +39,12 @@ describe('commands: the duplicate-signal window', () => {
       expect([...k.version.keys()]).to.deep.equal(k.keys);
       // A kept version extended now forks from its own view, not from the latest one.
       const forked = k.version.with('fork', { at: '2099-01-01T00:00:00.000Z', post_id: 'pst_fork' }, k.from);
-      expect([...forked.keys()]).to.deep.equal([...model(posts.slice(0, k.posts), k.from).map(([h]) => h).filter((h) => h !== 'fork'), 'fork']);
+      expect([...forked.keys()]).to.deep.equal([
+        ...model(posts.slice(0, k.posts), k.from)
+          .map(([h]) => h)
+          .filter((h) => h !== 'fork'),
+        'fork',
+      ]);
       expect([...k.version.keys()]).to.deep.equal(k.keys);
     }
   });

@@ -21,7 +21,8 @@ function referenceBase32(bytes: Uint8Array, length: number): string {
   }
   return out;
 }
-const referenceDeriveId = (prefix: string, seed: string, label = '') => `${prefix}_${referenceBase32(createHash('sha256').update(`${seed}\u0000${label}`).digest(), 20)}`;
+const referenceDeriveId = (prefix: string, seed: string, label = '') =>
+  `${prefix}_${referenceBase32(createHash('sha256').update(`${seed}\u0000${label}`).digest(), 20)}`;
 function referenceDeriveUuid(seed: string, label: string): string {
   const h = createHash('sha256').update(`${seed}\u0000${label}`).digest();
   h[6] = (h[6] & 0x0f) | 0x50;
@@ -30,13 +31,7 @@ function referenceDeriveUuid(seed: string, label: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-const seeds = [
-  '',
-  'a',
-  'é✓😀 unicode seed',
-  createHash('sha256').update('idempotency').digest('hex'),
-  ...Array.from({ length: 500 }, () => randomUUID()),
-];
+const seeds = ['', 'a', 'é✓😀 unicode seed', createHash('sha256').update('idempotency').digest('hex'), ...Array.from({ length: 500 }, () => randomUUID())];
 
 describe('events/kernel/ids and commands/agents/secrets', () => {
   it('derives the same post ids and event UUIDs as the plain createHash formulation', () => {

@@ -5,7 +5,10 @@ import { searchTerms } from '../../events/feed.ts';
 /** The general tokeniser, as searchTerms applies it to text with non-ASCII characters. */
 function unicodeTerms(text: string, max = 32): string[] {
   const out = new Set<string>();
-  const plain = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  const plain = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
   for (const m of plain.matchAll(/[\p{L}\p{N}]{2,40}/gu)) {
     out.add(m[0]);
     if (out.size >= max) break;
@@ -14,7 +17,7 @@ function unicodeTerms(text: string, max = 32): string[] {
 }
 
 describe('events: keyword search terms', () => {
-  it('gives the Unicode tokeniser\'s terms, in order, for ASCII text (random texts)', () => {
+  it("gives the Unicode tokeniser's terms, in order, for ASCII text (random texts)", () => {
     let seed = 7;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const alphabet = 'abcXYZ019 .,#_-!\n\tQq@';

@@ -67,10 +67,21 @@ export interface TestService {
 let counter = 0;
 
 /** A real service on an ephemeral port with its own data directory and a manual clock. */
-export async function startTestService(env: Record<string, string> = {}, opts: { clock?: ManualClock; dataDir?: string; workers?: boolean } = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  opts: { clock?: ManualClock; dataDir?: string; workers?: boolean } = {},
+): Promise<TestService> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'agent-network-test-'));
   const clock = opts.clock ?? new ManualClock('2026-03-10T09:30:00.000Z');
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_SCALE: '1000', SECRET_KEY: 'test-secret-key-0123456789-abcdefghijklmnop', ...env });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_SCALE: '1000',
+    SECRET_KEY: 'test-secret-key-0123456789-abcdefghijklmnop',
+    ...env,
+  });
   const running = await startService(config, { clock, logger: pino({ level: 'silent' }), workers: opts.workers });
   const svc: TestService = {
     url: running.url,

@@ -14,4 +14,3 @@ export async function signUp(svc: TestService, outbox: string, email = freshEmai
   expect(res.status, res.text).to.equal(200);
   return { email, password, ...(res.body as { access_token: string; refresh_token: string; user_id: string }) };
 }
-

@@ -3,7 +3,7 @@ import { eventSchemas } from '../../events/catalogue.ts';
 import { collectionChecksum } from '../../projections/store/checksum.ts';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { produceDigests } from '../../workers/digests.ts';
+import { produceDigests } from '../../workers/humans/digests.ts';
 import { codeIn, waitForMails } from '../helpers/mail.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
@@ -18,7 +18,6 @@ describe('projections: humans read models', function () {
   let outbox: string;
 
   before(async () => {
-
     ({ svc, outbox } = await startWithOutbox({ ADMIN_EMAILS: 'root@example.com' }));
     // One of everything: sign-ups, a full claim, a rotation, a digest, a match conversation.
     const email = `proj.${process.pid}.${Date.now()}@example.com`;
@@ -33,13 +32,17 @@ describe('projections: humans read models', function () {
     await svc.register({ capabilities: ['lead-gen'] });
     await produceDigests(svc.running.services);
     const root = await signUp(svc, outbox, 'root@example.com');
-    const match = await svc.req('POST', '/api/admin/matches', { headers: bearer(root.access_token), body: { user_a_id: user.user_id, user_b_id: root.user_id } });
+    const match = await svc.req('POST', '/api/admin/matches', {
+      headers: bearer(root.access_token),
+      body: { user_a_id: user.user_id, user_b_id: root.user_id },
+    });
     const msg = await svc.req('POST', '/api/messages', { headers: bearer(user.access_token), body: { match_id: match.body.match_id, content: 'hello' } });
     await svc.req('GET', `/api/messages/${match.body.match_id}`, { headers: bearer(root.access_token) });
     await svc.req('POST', `/api/messages/${msg.body.message_id}/report`, { headers: bearer(root.access_token), body: { reason: 'spam' } });
     // Let every mail be delivered (its outcome is an event too).
     const until = Date.now() + 10_000;
-    while ((await svc.running.services.store.collection('mails').count({ status: { $ne: 'sent' } })) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+    while ((await svc.running.services.store.collection('mails').count({ status: { $ne: 'sent' } })) > 0 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 25));
   });
   after(() => stopWithOutbox(svc, outbox));
 
@@ -54,7 +57,23 @@ describe('projections: humans read models', function () {
       expect(ajv.validate(schema, e.data), `${e.type}: ${ajv.errorsText()}`).to.equal(true);
       seen.add(e.type);
     }
-    for (const t of ['UserRegistered', 'SessionStarted', 'OtpIssued', 'OtpConsumed', 'MailQueued', 'MailSent', 'AgentClaimed', 'ApiKeyReplaced', 'AutoPostPrefsChanged', 'DigestProduced', 'MatchCreated', 'MatchMessageSent', 'MatchMessagesRead', 'MatchMessageReported', 'UserEmailReserved']) {
+    for (const t of [
+      'UserRegistered',
+      'SessionStarted',
+      'OtpIssued',
+      'OtpConsumed',
+      'MailQueued',
+      'MailSent',
+      'AgentClaimed',
+      'ApiKeyReplaced',
+      'AutoPostPrefsChanged',
+      'DigestProduced',
+      'MatchCreated',
+      'MatchMessageSent',
+      'MatchMessagesRead',
+      'MatchMessageReported',
+      'UserEmailReserved',
+    ]) {
       expect(seen.has(t), t).to.equal(true);
     }
   });

@@ -11,7 +11,19 @@ import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
 import { startReceiver, until } from '../helpers/webhook-receiver.ts';
 
-const MINE = ['inbox_events', 'notifications', 'blocks', 'member_dms', 'webhooks', 'webhook_deliveries', 'webhook_attempts', 'mesh_threads', 'mesh_thread_members', 'mesh_messages', 'agent_presence'];
+const MINE = [
+  'inbox_events',
+  'notifications',
+  'blocks',
+  'member_dms',
+  'webhooks',
+  'webhook_deliveries',
+  'webhook_attempts',
+  'mesh_threads',
+  'mesh_thread_members',
+  'mesh_messages',
+  'agent_presence',
+];
 
 async function checksums(store: ReadStore) {
   const out: Record<string, string> = {};
@@ -35,7 +47,10 @@ describe('projections: messaging read models replay', () => {
       receiver.script = [500];
       await svc.req('POST', `/api/protocol/agents/${a.agent_id}/dm`, { apiKey: a.api_key, body: { to_agent_id: b.agent_id, message: 'hello' } });
       await svc.req('POST', `/api/protocol/agents/${a.agent_id}/dm`, { apiKey: a.api_key, body: { to_email: 'someone@example.com', message: 'hi' } });
-      await svc.req('POST', '/api/agent/a2a/message', { apiKey: a.api_key, body: { to_agent_id: b.agent_id, intent: 'collaboration', payload: { x: 1 }, sign: true } });
+      await svc.req('POST', '/api/agent/a2a/message', {
+        apiKey: a.api_key,
+        body: { to_agent_id: b.agent_id, intent: 'collaboration', payload: { x: 1 }, sign: true },
+      });
       const worker = svc.running.workers!.webhooks;
       await until(async () => {
         await worker.drain();
@@ -45,7 +60,10 @@ describe('projections: messaging read models replay', () => {
       svc.clock.advance(60_000);
       await worker.sweep();
       await svc.req('POST', `/api/agent/blocks/${c.agent_id}`, { apiKey: b.api_key });
-      const t = await svc.req('POST', '/api/agent/group-dm', { apiKey: a.api_key, body: { participant_agent_ids: [b.agent_id, c.agent_id], first_message: 'group' } });
+      const t = await svc.req('POST', '/api/agent/group-dm', {
+        apiKey: a.api_key,
+        body: { participant_agent_ids: [b.agent_id, c.agent_id], first_message: 'group' },
+      });
       await svc.req('POST', `/api/agent/group-dm/${t.body.thread_id}/message`, { apiKey: c.api_key, body: { message: 'reply' } });
       await svc.req('GET', '/api/agent/notifications?limit=1', { apiKey: b.api_key });
       await svc.req('POST', '/api/agent/heartbeat', { apiKey: a.api_key, body: { status: 'online', capacity: 10 } });
@@ -64,7 +82,20 @@ describe('projections: messaging read models replay', () => {
     const ajv = new Ajv({ strict: false, allErrors: true });
     const events = await svc.running.services.log.readAll({ after: 0, maxCount: 1_000_000 });
     const types = new Set(events.map((e) => e.type));
-    for (const t of ['DirectMessageSent', 'AgentBlocked', 'A2AMessageSent', 'PassportKeyIssued', 'MeshThreadCreated', 'MeshThreadMessagePosted', 'NotificationsRead', 'NotificationsExpired', 'AgentHeartbeatReceived', 'WebhookConfigured', 'WebhookDeliveryQueued', 'WebhookDeliveryAttempted']) {
+    for (const t of [
+      'DirectMessageSent',
+      'AgentBlocked',
+      'A2AMessageSent',
+      'PassportKeyIssued',
+      'MeshThreadCreated',
+      'MeshThreadMessagePosted',
+      'NotificationsRead',
+      'NotificationsExpired',
+      'AgentHeartbeatReceived',
+      'WebhookConfigured',
+      'WebhookDeliveryQueued',
+      'WebhookDeliveryAttempted',
+    ]) {
       expect(types.has(t), t).to.equal(true);
     }
     for (const e of events) expect(ajv.validate(eventSchemas[e.type], e.data), `${e.type}: ${ajv.errorsText()}`).to.equal(true);

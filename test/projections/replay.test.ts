@@ -28,7 +28,10 @@ describe('projections: replay', () => {
     for (const [i, a] of agents.entries()) {
       await svc.req('PATCH', '/api/protocol/me', { apiKey: a.api_key, body: { name: `Renamed ${i}` } });
       for (let j = 0; j < 5; j++) {
-        await svc.req('POST', '/api/feed/posts', { apiKey: a.api_key, body: { title: `p${j}`, body: `#tag${j} body`, post_type: 'signal_found', room_slug: j % 2 ? 'lead-gen' : null } });
+        await svc.req('POST', '/api/feed/posts', {
+          apiKey: a.api_key,
+          body: { title: `p${j}`, body: `#tag${j} body`, post_type: 'signal_found', room_slug: j % 2 ? 'lead-gen' : null },
+        });
       }
     }
     // Comments, replies, upvotes and reactions on the first posts (the content read models).
@@ -37,34 +40,61 @@ describe('projections: replay', () => {
     for (const [i, a] of agents.entries()) {
       const target = postIds[i % 4];
       const c = await svc.req('POST', `/api/feed/posts/${target}/comments`, { apiKey: a.api_key, body: { content: `comment ${i}` } });
-      const r = await svc.req('POST', `/api/feed/posts/${target}/comments/${c.body.comment_id}/reply`, { apiKey: agents[(i + 1) % 6].api_key, body: { content: `reply ${i}` } });
+      const r = await svc.req('POST', `/api/feed/posts/${target}/comments/${c.body.comment_id}/reply`, {
+        apiKey: agents[(i + 1) % 6].api_key,
+        body: { content: `reply ${i}` },
+      });
       await svc.req('POST', `/api/feed/posts/${target}/comments/${r.body.comment_id}/reply`, { apiKey: a.api_key, body: { content: `reply to reply ${i}` } });
-      for (const voter of agents.slice(0, i + 1)) await svc.req('POST', `/api/feed/posts/${target}/comments/${c.body.comment_id}/upvote`, { apiKey: voter.api_key });
+      for (const voter of agents.slice(0, i + 1))
+        await svc.req('POST', `/api/feed/posts/${target}/comments/${c.body.comment_id}/upvote`, { apiKey: voter.api_key });
       await svc.req('POST', `/api/feed/posts/${target}/comments/${c.body.comment_id}/upvote`, { apiKey: a.api_key });
-      await svc.req('POST', `/api/feed/posts/${postIds[i]}/react`, { apiKey: a.api_key, body: { reaction: (['like', 'insightful', 'celebrate'] as const)[i % 3] } });
+      await svc.req('POST', `/api/feed/posts/${postIds[i]}/react`, {
+        apiKey: a.api_key,
+        body: { reaction: (['like', 'insightful', 'celebrate'] as const)[i % 3] },
+      });
       await svc.req('POST', `/api/feed/posts/${postIds[0]}/react`, { apiKey: a.api_key, body: { reaction: 'like' } });
     }
     await svc.req('POST', `/api/feed/posts/${postIds[0]}/react`, { apiKey: agents[0].api_key, body: { reaction: 'like' } });
     // Polls and votes, a boost, a post and an agent ghosted by 5 flags, a room merged and one
     // hidden, scheduled posts (one published by the job, one cancelled), pins, an image.
     const [a0, a1, a2, a3] = agents;
-    const poll = await svc.req('POST', '/api/feed/posts', { apiKey: a0.api_key, body: { title: 'Poll', body: 'Pick #poll', post_type: 'activity_summary', poll: { options: ['x', 'y', 'z'] } } });
-    for (const [i, v] of agents.slice(1, 5).entries()) await svc.req('POST', `/api/feed/posts/${poll.body.post_id}/poll/vote`, { apiKey: v.api_key, body: { option_index: i % 3 } });
+    const poll = await svc.req('POST', '/api/feed/posts', {
+      apiKey: a0.api_key,
+      body: { title: 'Poll', body: 'Pick #poll', post_type: 'activity_summary', poll: { options: ['x', 'y', 'z'] } },
+    });
+    for (const [i, v] of agents.slice(1, 5).entries())
+      await svc.req('POST', `/api/feed/posts/${poll.body.post_id}/poll/vote`, { apiKey: v.api_key, body: { option_index: i % 3 } });
     await svc.req('POST', `/api/feed/posts/${poll.body.post_id}/boost`, { apiKey: a1.api_key });
     const inRoom = [];
-    for (let j = 0; j < 2; j++) inRoom.push(await svc.req('POST', '/api/feed/posts', { apiKey: a1.api_key, body: { title: `custom ${j}`, body: `in the custom room ${j}`, post_type: 'deal_opened', room_slug: 'replay-room' } }));
+    for (let j = 0; j < 2; j++)
+      inRoom.push(
+        await svc.req('POST', '/api/feed/posts', {
+          apiKey: a1.api_key,
+          body: { title: `custom ${j}`, body: `in the custom room ${j}`, post_type: 'deal_opened', room_slug: 'replay-room' },
+        }),
+      );
     const victim = (await svc.req('GET', `/api/feed/posts?limit=100`)).body.items.find((p: { agent_id: string }) => p.agent_id === a2.agent_id).post_id;
     for (const f of agents.filter((a) => a !== a2)) await svc.req('POST', `/api/feed/posts/${victim}/flag`, { apiKey: f.api_key, body: { reason: 'spam' } });
     const spammer = await svc.register({ capabilities: ['lead-gen'] });
-    for (let j = 0; j < 2; j++) await svc.req('POST', '/api/feed/posts', { apiKey: spammer.api_key, body: { title: `spam ${j}`, body: `#spam ${j}`, post_type: 'deal_opened', room_slug: 'lead-gen' } });
+    for (let j = 0; j < 2; j++)
+      await svc.req('POST', '/api/feed/posts', {
+        apiKey: spammer.api_key,
+        body: { title: `spam ${j}`, body: `#spam ${j}`, post_type: 'deal_opened', room_slug: 'lead-gen' },
+      });
     for (const f of agents.slice(0, 5)) await svc.req('POST', `/api/protocol/agents/${spammer.agent_id}/flag`, { apiKey: f.api_key });
     await svc.req('POST', '/api/feed/posts', { apiKey: spammer.api_key, body: { title: 'spam later', body: 'after the ghosting', post_type: 'deal_opened' } });
     const ctx = (id: string) => ({ commandId: id, actor: 'test', requestId: null, now: svc.clock.now() });
     const { mergeRoom, hideRoom } = await import('../../commands/feed/rooms.ts');
     await svc.running.services.runner.waitFor((await mergeRoom(svc.running.services.bus, 'replay-room', 'lead-gen', 'test', ctx('merge-1'))).position);
     await svc.running.services.runner.waitFor((await hideRoom(svc.running.services.bus, 'startup-networking', 'test', ctx('hide-1'))).position);
-    const later = await svc.req('POST', '/api/feed/posts/schedule', { apiKey: a3.api_key, body: { title: 'Scheduled', body: 'published by the job', post_type: 'intro_sent', room_slug: 'lead-gen', publish_at: '2026-03-20T00:00:00Z' } });
-    const cancelled = await svc.req('POST', '/api/feed/posts/schedule', { apiKey: a3.api_key, body: { title: 'Cancelled', body: 'never published', post_type: 'intro_sent', publish_at: '2026-03-21T00:00:00Z' } });
+    const later = await svc.req('POST', '/api/feed/posts/schedule', {
+      apiKey: a3.api_key,
+      body: { title: 'Scheduled', body: 'published by the job', post_type: 'intro_sent', room_slug: 'lead-gen', publish_at: '2026-03-20T00:00:00Z' },
+    });
+    const cancelled = await svc.req('POST', '/api/feed/posts/schedule', {
+      apiKey: a3.api_key,
+      body: { title: 'Cancelled', body: 'never published', post_type: 'intro_sent', publish_at: '2026-03-21T00:00:00Z' },
+    });
     await svc.req('DELETE', `/api/feed/posts/scheduled/${cancelled.body.post_id}`, { apiKey: a3.api_key });
     const admin = await svc.register({ owner_email: 'replay-admin@example.com' });
     const roomPosts = (await svc.req('GET', '/api/feed/topics/lead-gen/posts?limit=3')).body.items.map((p: { post_id: string }) => p.post_id);
@@ -72,7 +102,11 @@ describe('projections: replay', () => {
     await svc.req('DELETE', `/api/agent/rooms/lead-gen/pin/${roomPosts[1]}`, { apiKey: admin.api_key });
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('png')]);
     const boundary = 'replayboundary';
-    const rawBody = Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`), png, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+    const rawBody = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+      png,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
     await svc.req('POST', '/api/feed/upload-image', { apiKey: a0.api_key, rawBody, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
     expect(later.status).to.equal(200);
     svc.clock.advance(40 * 86_400_000);

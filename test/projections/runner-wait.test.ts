@@ -21,7 +21,12 @@ describe('projections: read-your-writes waits', () => {
       await ctx.collection('counter').applyAt('n', event.position, { $inc: { n: 1 } });
     },
   };
-  const tick = (i: number) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, type: 'Ticked', data: { i }, metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: new Date(0).toISOString(), schema_version: 1 } });
+  const tick = (i: number) => ({
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    type: 'Ticked',
+    data: { i },
+    metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: new Date(0).toISOString(), schema_version: 1 },
+  });
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'runner-wait-'));
@@ -43,7 +48,10 @@ describe('projections: read-your-writes waits', () => {
 
   it('given a position never written, when waiting with a short deadline, then the wait is refused, and the sweeper stops', async () => {
     const started = Date.now();
-    const error = await runner.waitFor(1_000_000, 300).then(() => null, (e: Error) => e);
+    const error = await runner.waitFor(1_000_000, 300).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(error?.message).to.match(/did not reach position 1000000/);
     expect(Date.now() - started).to.be.within(250, 2000);
     expect((runner as unknown as { sweeper: unknown }).sweeper).to.equal(null);
@@ -64,12 +72,22 @@ describe('projections: a stop during the catch-up (start-up interrupted)', () =>
       await ctx.collection('slow').applyAt(`t-${event.position}`, event.position, { $set: { i: (event.data as { i: number }).i } });
     },
   };
-  const tick = (i: number) => ({ id: `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`, type: 'Ticked', data: { i }, metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: new Date(0).toISOString(), schema_version: 1 } });
+  const tick = (i: number) => ({
+    id: `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`,
+    type: 'Ticked',
+    data: { i },
+    metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: new Date(0).toISOString(), schema_version: 1 },
+  });
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'runner-stop-'));
     log = SqliteEventLog.open({ path: join(dir, 'log.sqlite'), catchUpPageSize: 100 });
-    for (let i = 0; i < 20; i++) await log.append(`s-${i}`, Array.from({ length: 100 }, (_, j) => tick(i * 100 + j)), 'no_stream');
+    for (let i = 0; i < 20; i++)
+      await log.append(
+        `s-${i}`,
+        Array.from({ length: 100 }, (_, j) => tick(i * 100 + j)),
+        'no_stream',
+      );
   });
   afterEach(async () => {
     await log.close();
@@ -79,7 +97,10 @@ describe('projections: a stop during the catch-up (start-up interrupted)', () =>
   it('given a long catch-up, when the runner is stopped in the middle, then start resolves false at a batch boundary with checkpoints and documents at that cut', async () => {
     const store = new MemoryReadStore();
     const runner = new ProjectionRunner(log, store, [slow], undefined, 500);
-    const waiting = runner.waitFor(2000, 60_000).then(() => 'resolved', (e: Error) => e.name);
+    const waiting = runner.waitFor(2000, 60_000).then(
+      () => 'resolved',
+      (e: Error) => e.name,
+    );
     const started = runner.start();
     while (runner.position < 300) await new Promise((r) => setTimeout(r, 2));
     await runner.stop();

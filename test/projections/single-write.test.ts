@@ -63,7 +63,11 @@ function events(seed: number, n: number): RecordedEvent[] {
       out.push({ ...base, type: 'AgentRegistered', data: { agent_id: `a${position}`, capabilities, registered_at: at } });
     } else {
       const charge = random() < 0.9 ? { action: 'post', amount_mc: pick([0, 100, 250]), balance_after_mc: 1000 } : undefined;
-      out.push({ ...base, type: 'PostPublished', data: { post_id: `p${position}`, agent_id: pick(['a1', 'a2', 'a3']), room_slug: pick([...slugs, null]), published_at: at, charge } });
+      out.push({
+        ...base,
+        type: 'PostPublished',
+        data: { post_id: `p${position}`, agent_id: pick(['a1', 'a2', 'a3']), room_slug: pick([...slugs, null]), published_at: at, charge },
+      });
     }
   }
   return out;

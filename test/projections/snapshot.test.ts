@@ -50,9 +50,20 @@ describe('read-model snapshots (embedded store)', () => {
     const agents = [];
     for (let i = 0; i < 3; i++) agents.push(await svc.register({ capabilities: ['lead-gen', `snap-room-${i % 2}`] }));
     for (const [i, a] of agents.entries()) {
-      const post = await svc.req('POST', '/api/feed/posts', { apiKey: a.api_key, body: { title: `round ${round} post ${i}`, body: `#snap${i} #round${round} body ${i}`, post_type: 'signal_found', room_slug: i % 2 ? 'lead-gen' : null } });
+      const post = await svc.req('POST', '/api/feed/posts', {
+        apiKey: a.api_key,
+        body: {
+          title: `round ${round} post ${i}`,
+          body: `#snap${i} #round${round} body ${i}`,
+          post_type: 'signal_found',
+          room_slug: i % 2 ? 'lead-gen' : null,
+        },
+      });
       expect(post.status).to.equal(200);
-      await svc.req('POST', `/api/feed/posts/${post.body.post_id}/comments`, { apiKey: agents[(i + 1) % 3].api_key, body: { content: `comment ${round}.${i}` } });
+      await svc.req('POST', `/api/feed/posts/${post.body.post_id}/comments`, {
+        apiKey: agents[(i + 1) % 3].api_key,
+        body: { content: `comment ${round}.${i}` },
+      });
       await svc.req('POST', `/api/feed/posts/${post.body.post_id}/react`, { apiKey: agents[(i + 2) % 3].api_key, body: { reaction: 'insightful' } });
     }
   }
@@ -126,7 +137,13 @@ describe('read-model snapshots (embedded store)', () => {
 
   it('keeps the _ids of entries when they are not plain (escaped in their keys)', async () => {
     const store = new MemoryReadStore();
-    await store.ensureCollection({ name: 'odd', indexes: [{ name: 'by_tag', keys: { tag: 1 } }, { name: 'by_code', keys: { code: 1 }, unique: true }] });
+    await store.ensureCollection({
+      name: 'odd',
+      indexes: [
+        { name: 'by_tag', keys: { tag: 1 } },
+        { name: 'by_code', keys: { code: 1 }, unique: true },
+      ],
+    });
     const ids = ['plain', 'with\u0016sync', 'émoji 🚀', '\u0000nul', 'ünïcode'];
     for (const [i, _id] of ids.entries()) await store.collection('odd').insertOne({ _id, tag: ['x', `t${i % 2}`], code: i });
     const path = join(dir, 'odd.snapshot');
@@ -137,12 +154,17 @@ describe('read-model snapshots (embedded store)', () => {
     for (const c of snapshot?.collections ?? []) restored.restoreCollection(c);
     restored.buildIndexes(['odd']);
     for (const tag of ['x', 't0', 't1']) {
-      expect((await restored.collection('odd').find({ tag }, { sort: { _id: 1 } })).map((d) => d._id)).to.deep.equal((await store.collection('odd').find({ tag }, { sort: { _id: 1 } })).map((d) => d._id));
+      expect((await restored.collection('odd').find({ tag }, { sort: { _id: 1 } })).map((d) => d._id)).to.deep.equal(
+        (await store.collection('odd').find({ tag }, { sort: { _id: 1 } })).map((d) => d._id),
+      );
     }
     expect((await restored.collection('odd').explain({ tag: 't1' })).index).to.equal('by_tag');
     // The unique index is checked again: a duplicate code is refused after the restore too.
     let refused: unknown;
-    await restored.collection('odd').insertOne({ _id: 'another', tag: 'y', code: 3 }).catch((e: unknown) => (refused = e));
+    await restored
+      .collection('odd')
+      .insertOne({ _id: 'another', tag: 'y', code: 3 })
+      .catch((e: unknown) => (refused = e));
     expect(String(refused)).to.match(/duplicate key/);
   });
 
@@ -204,7 +226,18 @@ describe('read-model snapshots (embedded store)', () => {
         const outcome = await restoreReadModels(store, other, path, fingerprint);
         expect(outcome.kind).to.equal('rejected');
         if (outcome.kind === 'rejected') expect(outcome.reason).to.match(/does not hold its last event/);
-        await other.append('s-1', [{ id: '0196b5a4-0000-7000-8000-000000000001', type: 'Something', data: {}, metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: '2026-03-10T09:30:00.000Z', schema_version: 1 } }], 'any');
+        await other.append(
+          's-1',
+          [
+            {
+              id: '0196b5a4-0000-7000-8000-000000000001',
+              type: 'Something',
+              data: {},
+              metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: '2026-03-10T09:30:00.000Z', schema_version: 1 },
+            },
+          ],
+          'any',
+        );
         expect((await restoreReadModels(store, other, path, fingerprint)).kind).to.equal('rejected');
       } finally {
         await other.close();
@@ -214,7 +247,10 @@ describe('read-model snapshots (embedded store)', () => {
     it('one that does not install (a unique index refuses its documents) leaves nothing behind', async () => {
       const { log, runner } = svc.running.services;
       const [last] = await log.readAll({ after: runner.position - 1, maxCount: 1 });
-      const docs = [{ _id: 'a', code: 1 }, { _id: 'b', code: 1 }];
+      const docs = [
+        { _id: 'a', code: 1 },
+        { _id: 'b', code: 1 },
+      ];
       const collections = [
         { name: 'fine', indexes: [], docs: [{ _id: 'x' }], entries: [] },
         { name: 'clash', indexes: [{ name: 'by_code', keys: { code: 1 as const }, unique: true }], docs, entries: [] },
@@ -224,7 +260,9 @@ describe('read-model snapshots (embedded store)', () => {
     });
 
     it('the fingerprint follows the projection code and the Node.js version', () => {
-      expect(projectionCodeFingerprint()).to.equal(fingerprint).and.to.match(/^[0-9a-f]{64}$/);
+      expect(projectionCodeFingerprint())
+        .to.equal(fingerprint)
+        .and.to.match(/^[0-9a-f]{64}$/);
       const header = readSnapshot(path, fingerprint)?.header;
       expect(header).to.include({ format: 1, fingerprint, eventId: header?.eventId });
       expect(() => readSnapshot(path, 'other')).to.throw(SnapshotRejected);

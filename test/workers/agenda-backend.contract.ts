@@ -364,7 +364,17 @@ export function agendaBackendContract(name: string, factory: () => Promise<Agend
           const saved = await repo.saveJob(params({ name: 'state', data: { keep: true } }), undefined);
           const finished = new Date(Date.now() - 5);
           await repo.saveJobState(
-            { ...saved, lockedAt: undefined, nextRunAt: null, lastRunAt: new Date(finished.getTime() - 10), lastFinishedAt: finished, failedAt: finished, failCount: 2, failReason: 'boom', progress: 50 },
+            {
+              ...saved,
+              lockedAt: undefined,
+              nextRunAt: null,
+              lastRunAt: new Date(finished.getTime() - 10),
+              lastFinishedAt: finished,
+              failedAt: finished,
+              failCount: 2,
+              failReason: 'boom',
+              progress: 50,
+            },
             { lastModifiedBy: 'w' },
           );
           const read = (await repo.getJobById(String(saved._id)))!;
@@ -473,7 +483,14 @@ export function agendaBackendContract(name: string, factory: () => Promise<Agend
             scheduled: await s(params({ name: 'st', nextRunAt: at(3_600_000), data: { s: 'scheduled' } })),
             queued: await s(params({ name: 'st', nextRunAt: past, data: { s: 'queued' } })),
             completed: await s(params({ name: 'st', data: { s: 'completed' } }), { nextRunAt: null, lastRunAt: past, lastFinishedAt: past }),
-            failed: await s(params({ name: 'st', data: { s: 'failed' } }), { nextRunAt: null, lastRunAt: past, lastFinishedAt: past, failedAt: past, failCount: 1, failReason: 'x' }),
+            failed: await s(params({ name: 'st', data: { s: 'failed' } }), {
+              nextRunAt: null,
+              lastRunAt: past,
+              lastFinishedAt: past,
+              failedAt: past,
+              failCount: 1,
+              failReason: 'x',
+            }),
             repeating: await s(params({ name: 'st', type: 'single', nextRunAt: at(60_000), repeatInterval: '1 minute', data: { s: 'repeating' } })),
             paused: await s(params({ name: 'st', nextRunAt: at(3_600_000), disabled: true, data: { s: 'paused' } })),
           };
@@ -715,7 +732,10 @@ export function agendaBackendContract(name: string, factory: () => Promise<Agend
         await sleep(PROCESS_EVERY * 5);
         const total = [...runs.values()].reduce((a, b) => a + b, 0);
         expect(total, 'runs in all').to.equal(50);
-        expect([...runs.values()].every((n) => n === 1), 'each job once').to.equal(true);
+        expect(
+          [...runs.values()].every((n) => n === 1),
+          'each job once',
+        ).to.equal(true);
         expect(byInstance[0], 'worker-0 took part').to.be.greaterThan(0);
         expect(byInstance[1], 'worker-1 took part').to.be.greaterThan(0);
         await waitUntil('all jobs finished and unlocked', async () => {

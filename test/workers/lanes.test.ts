@@ -9,13 +9,17 @@ describe('workers: inLanes', () => {
     let running = 0;
     let most = 0;
     const done: number[] = [];
-    await inLanes(Array.from({ length: 50 }, (_, i) => i), 4, async (i) => {
-      running++;
-      most = Math.max(most, running);
-      await tick();
-      done.push(i);
-      running--;
-    });
+    await inLanes(
+      Array.from({ length: 50 }, (_, i) => i),
+      4,
+      async (i) => {
+        running++;
+        most = Math.max(most, running);
+        await tick();
+        done.push(i);
+        running--;
+      },
+    );
     expect(most).to.equal(4);
     expect([...done].sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 50 }, (_, i) => i));
   });
@@ -23,13 +27,20 @@ describe('workers: inLanes', () => {
   it('given a failure, then no lane takes another item, the items under way finish, and it rejects with that failure', async () => {
     const started: number[] = [];
     const finished: number[] = [];
-    const error = await inLanes(Array.from({ length: 40 }, (_, i) => i), 3, async (i) => {
-      started.push(i);
-      if (i === 4) throw new Error('item 4 failed');
-      // Items take long enough that the failure is seen before any item under way ends.
-      await new Promise((r) => setTimeout(r, 25));
-      finished.push(i);
-    }).then(() => null, (e: Error) => e);
+    const error = await inLanes(
+      Array.from({ length: 40 }, (_, i) => i),
+      3,
+      async (i) => {
+        started.push(i);
+        if (i === 4) throw new Error('item 4 failed');
+        // Items take long enough that the failure is seen before any item under way ends.
+        await new Promise((r) => setTimeout(r, 25));
+        finished.push(i);
+      },
+    ).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(error?.message).to.equal('item 4 failed');
     // Items 0-2 ran first; as they ended, lanes took 3 and 4; item 4 failed at once while 3 was
     // under way: 3 finished, and the lane that ended item 2 took nothing more.

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { renderMail } from '../../workers/mail/templates.ts';
+import { renderMail } from '../../workers/humans/mail/templates.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 
@@ -153,7 +153,9 @@ describe('workers: mail survives failures and restarts', function () {
       const history = await mailHistory(up, String(doc?._id));
       expect(history.map((e) => e.type)).to.deep.equal(['MailSendFailed', 'MailSent']);
       expect(history[1].data).to.include({ transport: 'outbox', attempt: 2 });
-      const ok = await up.req('POST', '/api/auth/verify-email-otp', { body: { email, otp: codeIn(delivered), password: 'long-enough-pw', full_name: 'Patient User' } });
+      const ok = await up.req('POST', '/api/auth/verify-email-otp', {
+        body: { email, otp: codeIn(delivered), password: 'long-enough-pw', full_name: 'Patient User' },
+      });
       expect(ok.status, ok.text).to.equal(200);
     } finally {
       await up.stop();

@@ -100,7 +100,7 @@ describe('SqliteAgendaBackend specifics', function () {
     log.close();
   });
 
-  it('waits for another connection\'s write lock on a timer, keeping the event loop free, and gives up after busyTimeoutMs', async function () {
+  it("waits for another connection's write lock on a timer, keeping the event loop free, and gives up after busyTimeoutMs", async function () {
     const patient = new SqliteAgendaBackend({ path, busyTimeoutMs: 2000 });
     const impatient = new SqliteAgendaBackend({ path, busyTimeoutMs: 100 });
     await patient.connect();

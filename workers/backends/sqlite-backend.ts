@@ -117,13 +117,19 @@ interface JobRow {
 type Column = Exclude<keyof JobRow, 'id'>;
 type SqlValue = string | number | null;
 
-const DATE_COLUMNS = new Set<string>([
-  'nextRunAt', 'lockedAt', 'lastFinishedAt', 'failedAt', 'lastRunAt', 'debounceStartedAt', 'startDate', 'endDate',
-]);
+const DATE_COLUMNS = new Set<string>(['nextRunAt', 'lockedAt', 'lastFinishedAt', 'failedAt', 'lastRunAt', 'debounceStartedAt', 'startDate', 'endDate']);
 const BOOL_COLUMNS = new Set<string>(['disabled', 'fork']);
 const JSON_COLUMNS = new Set<string>(['skipDays', 'uniqueQuery', 'uniqueOpts']);
 const PLAIN_COLUMNS = new Set<string>([
-  'name', 'priority', 'type', 'failCount', 'failReason', 'repeatTimezone', 'repeatInterval', 'repeatAt', 'progress',
+  'name',
+  'priority',
+  'type',
+  'failCount',
+  'failReason',
+  'repeatTimezone',
+  'repeatInterval',
+  'repeatAt',
+  'progress',
   'lastModifiedBy',
 ]);
 
@@ -193,7 +199,9 @@ const processRandom = randomBytes(5).toString('hex');
 let idCounter = randomBytes(3).readUIntBE(0, 3);
 function newJobId(): string {
   idCounter = (idCounter + 1) % 0x1000000;
-  const seconds = Math.floor(Date.now() / 1000).toString(16).padStart(8, '0');
+  const seconds = Math.floor(Date.now() / 1000)
+    .toString(16)
+    .padStart(8, '0');
   return `${seconds}${processRandom}${idCounter.toString(16).padStart(6, '0')}`;
 }
 
@@ -349,12 +357,24 @@ function fieldPredicate(field: Field, value: unknown): Predicate[] {
   const out: Predicate[] = [];
   for (const [op, operand] of Object.entries(value)) {
     switch (op) {
-      case '$eq': out.push(equals(field, operand)); break;
-      case '$ne': out.push(not(equals(field, operand))); break;
-      case '$gt': out.push(compare(field, '>', operand)); break;
-      case '$gte': out.push(compare(field, '>=', operand)); break;
-      case '$lt': out.push(compare(field, '<', operand)); break;
-      case '$lte': out.push(compare(field, '<=', operand)); break;
+      case '$eq':
+        out.push(equals(field, operand));
+        break;
+      case '$ne':
+        out.push(not(equals(field, operand)));
+        break;
+      case '$gt':
+        out.push(compare(field, '>', operand));
+        break;
+      case '$gte':
+        out.push(compare(field, '>=', operand));
+        break;
+      case '$lt':
+        out.push(compare(field, '<', operand));
+        break;
+      case '$lte':
+        out.push(compare(field, '<=', operand));
+        break;
       case '$in':
       case '$nin': {
         if (!Array.isArray(operand)) throw new Error(`${op} needs an array`);
@@ -362,7 +382,9 @@ function fieldPredicate(field: Field, value: unknown): Predicate[] {
         out.push(op === '$in' ? any : not(any));
         break;
       }
-      case '$exists': out.push(operand ? exists(field) : not(exists(field))); break;
+      case '$exists':
+        out.push(operand ? exists(field) : not(exists(field)));
+        break;
       default:
         if (BANNED_OPERATORS.has(op)) throw new Error(`Unsafe operator "${op}" is not allowed in a unique() constraint`);
         throw new Error(`operator "${op}" is not supported by the SQLite agenda backend`);
@@ -750,14 +772,7 @@ export class SqliteJobRepository implements JobRepository {
          ) ORDER BY nextRunAt ASC, priority DESC, seq ASC LIMIT 1
        )
        RETURNING *`,
-      [
-        (now ?? new Date()).getTime(),
-        options?.lastModifiedBy ?? null,
-        jobName,
-        nextScanAt.getTime(),
-        jobName,
-        lockDeadline.getTime(),
-      ],
+      [(now ?? new Date()).getTime(), options?.lastModifiedBy ?? null, jobName, nextScanAt.getTime(), jobName, lockDeadline.getTime()],
     );
     return row ? rowToJob(row) : undefined;
   }
@@ -834,16 +849,18 @@ export class SqliteJobRepository implements JobRepository {
     }
 
     if (job.type === 'single') {
-      return db.transaction(() => {
-        const now = Date.now();
-        const existing = this.get(`SELECT * FROM ${this.table} WHERE name = ? AND type = 'single' ORDER BY rowid LIMIT 1`, [job.name]);
-        if (!existing) return rowToJob<DATA>(this.insert(fields));
-        const update = { ...fields };
-        // A nextRunAt that is already due is "protected": it only applies when inserting.
-        const nextRunAt = toMs(job.nextRunAt, 'nextRunAt');
-        if (nextRunAt !== null && nextRunAt <= now) delete update.nextRunAt;
-        return rowToJob<DATA>(this.update(update, 'id = ?', [existing.id])!);
-      }).immediate();
+      return db
+        .transaction(() => {
+          const now = Date.now();
+          const existing = this.get(`SELECT * FROM ${this.table} WHERE name = ? AND type = 'single' ORDER BY rowid LIMIT 1`, [job.name]);
+          if (!existing) return rowToJob<DATA>(this.insert(fields));
+          const update = { ...fields };
+          // A nextRunAt that is already due is "protected": it only applies when inserting.
+          const nextRunAt = toMs(job.nextRunAt, 'nextRunAt');
+          if (nextRunAt !== null && nextRunAt <= now) delete update.nextRunAt;
+          return rowToJob<DATA>(this.update(update, 'id = ?', [existing.id])!);
+        })
+        .immediate();
     }
 
     if (unique) {
@@ -859,35 +876,37 @@ export class SqliteJobRepository implements JobRepository {
         where.add('uniqueQuery = ?', toJson(unique));
       }
       const debounce = uniqueOpts?.debounce;
-      return db.transaction(() => {
-        const now = Date.now();
-        const existing = this.get(`SELECT * FROM ${this.table} WHERE ${where.sql()} ORDER BY rowid LIMIT 1`, where.params);
-        if (debounce) {
-          const update = { ...fields };
-          if (existing) {
-            const startedAt = existing.debounceStartedAt ?? now;
-            if (debounce.strategy === 'leading') {
-              update.nextRunAt = existing.nextRunAt;
-              update.debounceStartedAt = startedAt;
-            } else if (debounce.maxWait && now - startedAt >= debounce.maxWait) {
-              update.nextRunAt = now;
-              update.debounceStartedAt = null;
-            } else {
-              update.nextRunAt = now + debounce.delay;
-              update.debounceStartedAt = startedAt;
+      return db
+        .transaction(() => {
+          const now = Date.now();
+          const existing = this.get(`SELECT * FROM ${this.table} WHERE ${where.sql()} ORDER BY rowid LIMIT 1`, where.params);
+          if (debounce) {
+            const update = { ...fields };
+            if (existing) {
+              const startedAt = existing.debounceStartedAt ?? now;
+              if (debounce.strategy === 'leading') {
+                update.nextRunAt = existing.nextRunAt;
+                update.debounceStartedAt = startedAt;
+              } else if (debounce.maxWait && now - startedAt >= debounce.maxWait) {
+                update.nextRunAt = now;
+                update.debounceStartedAt = null;
+              } else {
+                update.nextRunAt = now + debounce.delay;
+                update.debounceStartedAt = startedAt;
+              }
+              return rowToJob<DATA>(this.update(update, 'id = ?', [existing.id])!);
             }
-            return rowToJob<DATA>(this.update(update, 'id = ?', [existing.id])!);
+            if (debounce.strategy !== 'leading') update.nextRunAt = now + debounce.delay;
+            update.debounceStartedAt = now;
+            return rowToJob<DATA>(this.insert(update));
           }
-          if (debounce.strategy !== 'leading') update.nextRunAt = now + debounce.delay;
-          update.debounceStartedAt = now;
-          return rowToJob<DATA>(this.insert(update));
-        }
-        if (existing) {
-          if (uniqueOpts?.insertOnly) return rowToJob<DATA>(existing);
-          return rowToJob<DATA>(this.update(fields, 'id = ?', [existing.id])!);
-        }
-        return rowToJob<DATA>(this.insert(fields));
-      }).immediate();
+          if (existing) {
+            if (uniqueOpts?.insertOnly) return rowToJob<DATA>(existing);
+            return rowToJob<DATA>(this.update(fields, 'id = ?', [existing.id])!);
+          }
+          return rowToJob<DATA>(this.insert(fields));
+        })
+        .immediate();
     }
 
     return rowToJob<DATA>(this.insert(fields));
@@ -901,10 +920,10 @@ export class SqliteJobRepository implements JobRepository {
 
   private update(fields: Partial<Record<Column, SqlValue>>, whereSql: string, whereParams: SqlValue[]): JobRow | undefined {
     const columns = Object.keys(fields);
-    return this.get(
-      `UPDATE ${this.table} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE ${whereSql} RETURNING *`,
-      [...(Object.values(fields) as SqlValue[]), ...whereParams],
-    );
+    return this.get(`UPDATE ${this.table} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE ${whereSql} RETURNING *`, [
+      ...(Object.values(fields) as SqlValue[]),
+      ...whereParams,
+    ]);
   }
 }
 

@@ -2,13 +2,7 @@
 // also runs against a shared EventStoreDB server, and reads of $all only look at this test's streams.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import {
-  WrongExpectedRevisionError,
-  type EventLog,
-  type EventMetadata,
-  type NewEvent,
-  type RecordedEvent,
-} from '../../../events/store/port.ts';
+import { WrongExpectedRevisionError, type EventLog, type EventMetadata, type NewEvent, type RecordedEvent } from '../../../events/store/port.ts';
 
 export interface EventLogFixture {
   log: EventLog;
@@ -48,11 +42,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected the promise to reject');
 }
 
-async function expectWrongRevision(
-  promise: Promise<unknown>,
-  stream: string,
-  actual: number | 'no_stream',
-): Promise<void> {
+async function expectWrongRevision(promise: Promise<unknown>, stream: string, actual: number | 'no_stream'): Promise<void> {
   const error = await rejection(promise);
   expect(error).to.be.instanceOf(WrongExpectedRevisionError);
   const wrong = error as WrongExpectedRevisionError;
@@ -183,9 +173,7 @@ export function eventLogContract(name: string, factory: () => Promise<EventLogFi
 
       it('lets exactly one of several racing no_stream appends create the stream', async function () {
         const stream = uniqueStream('reservation');
-        const settled = await Promise.allSettled(
-          Array.from({ length: 6 }, () => log.append(stream, events(1), 'no_stream')),
-        );
+        const settled = await Promise.allSettled(Array.from({ length: 6 }, () => log.append(stream, events(1), 'no_stream')));
         expect(settled.filter((s) => s.status === 'fulfilled')).to.have.length(1);
         expect(await log.readStream(stream)).to.have.length(1);
       });
@@ -257,19 +245,13 @@ export function eventLogContract(name: string, factory: () => Promise<EventLogFi
 
       it('starts at fromRevision inclusively in both directions', async function () {
         expect((await log.readStream(stream, { fromRevision: 3 })).map((e) => e.revision)).to.deep.equal([3, 4]);
-        expect(
-          (await log.readStream(stream, { direction: 'backwards', fromRevision: 1 })).map((e) => e.revision),
-        ).to.deep.equal([1, 0]);
+        expect((await log.readStream(stream, { direction: 'backwards', fromRevision: 1 })).map((e) => e.revision)).to.deep.equal([1, 0]);
       });
 
       it('stops after maxCount in both directions', async function () {
         expect((await log.readStream(stream, { maxCount: 2 })).map((e) => e.revision)).to.deep.equal([0, 1]);
-        expect(
-          (await log.readStream(stream, { direction: 'backwards', maxCount: 1 })).map((e) => e.revision),
-        ).to.deep.equal([4]);
-        expect(
-          (await log.readStream(stream, { fromRevision: 1, maxCount: 3 })).map((e) => e.revision),
-        ).to.deep.equal([1, 2, 3]);
+        expect((await log.readStream(stream, { direction: 'backwards', maxCount: 1 })).map((e) => e.revision)).to.deep.equal([4]);
+        expect((await log.readStream(stream, { fromRevision: 1, maxCount: 3 })).map((e) => e.revision)).to.deep.equal([1, 2, 3]);
       });
 
       it('returns nothing past the end of the stream', async function () {
@@ -374,10 +356,7 @@ export function eventLogContract(name: string, factory: () => Promise<EventLogFi
         const subscription = log.subscribeAll(head, async (batch) => {
           if (appendedWhileCatchingUp === undefined) {
             // Appends racing the catch-up: committed while the first page is being handled.
-            appendedWhileCatchingUp = Promise.all([
-              log.append(other, events(3), 'no_stream'),
-              log.append(stream, events(2), stored - 1),
-            ]);
+            appendedWhileCatchingUp = Promise.all([log.append(other, events(3), 'no_stream'), log.append(stream, events(2), stored - 1)]);
           }
           await collector.handler(batch);
         });

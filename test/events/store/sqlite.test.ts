@@ -4,12 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import {
-  StoreUnavailableError,
-  WrongExpectedRevisionError,
-  type NewEvent,
-  type RecordedEvent,
-} from '../../../events/store/port.ts';
+import { StoreUnavailableError, WrongExpectedRevisionError, type NewEvent, type RecordedEvent } from '../../../events/store/port.ts';
 import { SqliteEventLog } from '../../../events/store/sqlite.ts';
 import { openEventLog } from '../../../events/store/index.ts';
 import { eventLogContract } from './contract.ts';
@@ -68,9 +63,7 @@ describe('events/store/sqlite', function () {
     describe('group commit', function () {
       it('writes concurrent appends to different streams in one transaction', async function () {
         const before = log.stats.transactions;
-        const results = await Promise.all(
-          Array.from({ length: 50 }, (_, i) => log.append(`agent-${i}`, events(2), 'no_stream')),
-        );
+        const results = await Promise.all(Array.from({ length: 50 }, (_, i) => log.append(`agent-${i}`, events(2), 'no_stream')));
         expect(log.stats.transactions - before).to.equal(1);
         expect(results.every((r) => r.revision === 1 && !r.duplicate)).to.equal(true);
         const positions = results.map((r) => r.position);
@@ -117,10 +110,7 @@ describe('events/store/sqlite', function () {
 
       it('treats a retry queued in the same batch as its original as a duplicate', async function () {
         const batch = events(2);
-        const [first, retry] = await Promise.all([
-          log.append('agent-1', batch, 'no_stream'),
-          log.append('agent-1', batch, 'no_stream'),
-        ]);
+        const [first, retry] = await Promise.all([log.append('agent-1', batch, 'no_stream'), log.append('agent-1', batch, 'no_stream')]);
         expect(first.duplicate).to.equal(false);
         expect(retry).to.deep.equal({ revision: first.revision, position: first.position, duplicate: true });
         expect(await log.readStream('agent-1')).to.have.length(2);
@@ -379,7 +369,6 @@ describe('events/store/sqlite', function () {
       });
     });
   });
-
 });
 
 function strip(recorded: RecordedEvent): NewEvent {

@@ -126,7 +126,14 @@ export function readStoreContract(name: string, factory: Factory): void {
           { _id: 'b', n: 2, s: 'y', tags: ['blue'], nested: { k: 2 }, flag: false },
           { _id: 'c', n: 3, s: 'z', tags: [], nested: { k: 3 }, opt: null },
           { _id: 'd', n: 4, s: 'x', tags: ['green'], nested: { k: 1, deep: { v: 'q' } }, opt: 5 },
-          { _id: 'e', s: 'w', items: [{ sku: 'A', qty: 1 }, { sku: 'B', qty: 5 }] },
+          {
+            _id: 'e',
+            s: 'w',
+            items: [
+              { sku: 'A', qty: 1 },
+              { sku: 'B', qty: 5 },
+            ],
+          },
           { _id: 'f', n: '7', s: 'v' },
         ]);
       });
@@ -231,7 +238,12 @@ export function readStoreContract(name: string, factory: Factory): void {
       it('projects by exclusion', async () => {
         const c = store.collection(name);
         expect(await c.findOne({ _id: 'b' }, { projection: { secret: 0, t: 0 } })).to.deep.equal({ _id: 'b', g: 'y', r: 1, meta: { k: 2, j: 3 } });
-        expect(await c.findOne({ _id: 'b' }, { projection: { 'meta.j': 0, secret: 0, _id: 0 } })).to.deep.equal({ g: 'y', r: 1, t: '2024-01-01T00:00:00.000Z', meta: { k: 2 } });
+        expect(await c.findOne({ _id: 'b' }, { projection: { 'meta.j': 0, secret: 0, _id: 0 } })).to.deep.equal({
+          g: 'y',
+          r: 1,
+          t: '2024-01-01T00:00:00.000Z',
+          meta: { k: 2 },
+        });
       });
     });
 
@@ -304,17 +316,43 @@ export function readStoreContract(name: string, factory: Factory): void {
         expect(await after({ _id: 'a', s: ['x', 'y', 'x'] }, { $pull: { s: 'x' } })).to.deep.equal({ _id: 'a', s: ['y'] });
         expect(await after({ _id: 'a', s: [1, 2, 3, 4] }, { $pull: { s: { $in: [2, 4] } } })).to.deep.equal({ _id: 'a', s: [1, 3] });
         expect(
-          await after({ _id: 'a', items: [{ sku: 'A', q: 1 }, { sku: 'B', q: 2 }, { sku: 'A', q: 3 }] }, { $pull: { items: { sku: 'A' } } }),
+          await after(
+            {
+              _id: 'a',
+              items: [
+                { sku: 'A', q: 1 },
+                { sku: 'B', q: 2 },
+                { sku: 'A', q: 3 },
+              ],
+            },
+            { $pull: { items: { sku: 'A' } } },
+          ),
         ).to.deep.equal({ _id: 'a', items: [{ sku: 'B', q: 2 }] });
-        expect(await after({ _id: 'a', s: [1, 5, 9] }, { $pull: { s: { $gte: 5 } }, $set: { touched: true } })).to.deep.equal({ _id: 'a', s: [1], touched: true });
+        expect(await after({ _id: 'a', s: [1, 5, 9] }, { $pull: { s: { $gte: 5 } }, $set: { touched: true } })).to.deep.equal({
+          _id: 'a',
+          s: [1],
+          touched: true,
+        });
         expect(await after({ _id: 'a' }, { $pull: { s: 'x' } })).to.deep.equal({ _id: 'a' });
       });
 
       it('uses the positional $ operator with the filter that matched the array element', async () => {
         const c = store.collection(fresh());
-        await c.insertOne({ _id: 'a', items: [{ sku: 'A', q: 1 }, { sku: 'B', q: 2 }] });
+        await c.insertOne({
+          _id: 'a',
+          items: [
+            { sku: 'A', q: 1 },
+            { sku: 'B', q: 2 },
+          ],
+        });
         await c.updateOne({ _id: 'a', 'items.sku': 'B' }, { $inc: { 'items.$.q': 5 } });
-        expect(await c.findOne({ _id: 'a' })).to.deep.equal({ _id: 'a', items: [{ sku: 'A', q: 1 }, { sku: 'B', q: 7 }] });
+        expect(await c.findOne({ _id: 'a' })).to.deep.equal({
+          _id: 'a',
+          items: [
+            { sku: 'A', q: 1 },
+            { sku: 'B', q: 7 },
+          ],
+        });
       });
 
       it('$setOnInsert applies on an upsert that inserts and is ignored on an update', async () => {
@@ -383,7 +421,10 @@ export function readStoreContract(name: string, factory: Factory): void {
       it('refuses a hint that names no index', async () => {
         const name = await seeded([{ _id: 'a', n: 1 }]);
         let refused = false;
-        await store.collection(name).find({ n: 1 }, { hint: 'no_such_index' }).catch(() => (refused = true));
+        await store
+          .collection(name)
+          .find({ n: 1 }, { hint: 'no_such_index' })
+          .catch(() => (refused = true));
         expect(refused).to.equal(true);
       });
     });

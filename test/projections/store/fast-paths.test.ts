@@ -22,7 +22,6 @@ import {
 } from '../../../projections/store/updates.ts';
 import { rng } from '../../helpers/random.ts';
 
-
 type Obj = Record<string, unknown>;
 
 /** Objects as [key, value] lists, recursively: deep equality that also sees field order. */
@@ -36,7 +35,29 @@ describe('index keys: BSON order as string order', () => {
   const random = rng(7);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
   const numbers = [0, -0, 1, -1, 1.5, -1.5, 2 ** 53, -(2 ** 53), 1e300, -1e300, 5e-324, -5e-324, Infinity, -Infinity, NaN, 0.1, 3, 255, 256];
-  const strings = ['', 'a', 'ab', 'b', 'B', '\u0000', '\u0001', '\u0002', 'a\u0000', 'a\u0001b', '\u00ef', '\u00f0', '\u00ff', 'é', '\u0100', '\ud83d\ude00', '\uffff', 'a\uffff', 'ab\u0000c', 'lead-gen', 'pst_00001'];
+  const strings = [
+    '',
+    'a',
+    'ab',
+    'b',
+    'B',
+    '\u0000',
+    '\u0001',
+    '\u0002',
+    'a\u0000',
+    'a\u0001b',
+    '\u00ef',
+    '\u00f0',
+    '\u00ff',
+    'é',
+    '\u0100',
+    '\ud83d\ude00',
+    '\uffff',
+    'a\uffff',
+    'ab\u0000c',
+    'lead-gen',
+    'pst_00001',
+  ];
 
   function value(depth = 0): unknown {
     switch (Math.floor(random() * (depth > 1 ? 9 : 12))) {
@@ -142,7 +163,8 @@ describe('updates: the simple-update fast path', () => {
   function update(): Update {
     const u: Update = {};
     for (const op of ['$setOnInsert', '$set', '$inc', '$unset']) {
-      if (random() < 0.45) u[op] = op === '$inc' ? spec(true) : op === '$unset' ? Object.fromEntries(Object.keys(spec(false)).map((k) => [k, ''])) : spec(false);
+      if (random() < 0.45)
+        u[op] = op === '$inc' ? spec(true) : op === '$unset' ? Object.fromEntries(Object.keys(spec(false)).map((k) => [k, ''])) : spec(false);
     }
     const r = random();
     if (r < 0.04) u.$push = { l: 1 };
@@ -192,7 +214,16 @@ describe('updates: the simple-update fast path', () => {
 
   it('declines every update it cannot apply without error, leaving the document as it was', () => {
     const d = { _id: 'a', s: 'text', n: 1 };
-    for (const u of [{ $inc: { s: 1 } }, { $inc: { n: '1' } }, { $set: { n: 2 }, $inc: { n: 1 } }, { $set: { 'o.k': 1 } }, { $set: { _id: 'b' } }, { $push: { l: 1 } }, { n: 1 }, {}]) {
+    for (const u of [
+      { $inc: { s: 1 } },
+      { $inc: { n: '1' } },
+      { $set: { n: 2 }, $inc: { n: 1 } },
+      { $set: { 'o.k': 1 } },
+      { $set: { _id: 'b' } },
+      { $push: { l: 1 } },
+      { n: 1 },
+      {},
+    ]) {
       expect(applySimpleUpdate(d, u, false), JSON.stringify(u)).to.equal(NOT_SIMPLE);
       expect(d).to.deep.equal({ _id: 'a', s: 'text', n: 1 });
     }
@@ -240,7 +271,16 @@ describe('memory store: index maintenance on the fast update path', () => {
     const ids = Array.from({ length: 300 }, (_, i) => `d${i}`);
     let position = 1;
     for (const id of ids) {
-      const u = { $set: { a: pick(values), b: Math.floor(random() * 10), u: id, tags: random() < 0.5 ? [pick(['r', 'g']), pick(['b', 'r'])] : pick(['r', 'g']), n: Math.floor(random() * 5), o: { k: pick(values) } } };
+      const u = {
+        $set: {
+          a: pick(values),
+          b: Math.floor(random() * 10),
+          u: id,
+          tags: random() < 0.5 ? [pick(['r', 'g']), pick(['b', 'r'])] : pick(['r', 'g']),
+          n: Math.floor(random() * 5),
+          o: { k: pick(values) },
+        },
+      };
       await I.applyAt(id, position, u);
       await P.applyAt(id, position++, u);
     }
@@ -352,7 +392,12 @@ describe('memory store: the index B+ tree', () => {
     return out;
   };
 
-  for (const [pattern, seed] of [['ascending', 1], ['descending', 2], ['random', 3], ['runs per prefix', 4]] as const) {
+  for (const [pattern, seed] of [
+    ['ascending', 1],
+    ['descending', 2],
+    ['random', 3],
+    ['runs per prefix', 4],
+  ] as const) {
     it(`agrees with a sorted array under ${pattern} inserts, overwrites and deletes`, () => {
       const random = rng(seed);
       const tree = new KeyTree();
@@ -369,7 +414,9 @@ describe('memory store: the index B+ tree', () => {
             return `${'abcdefghij'[Math.floor(random() * 10)]}${String(1e6 - i).padStart(7, '0')}`;
         }
       };
-      const probe = () => (random() < 0.5 && model.keys.length > 0 ? model.keys[Math.floor(random() * model.keys.length)] : keyAt(Math.floor(random() * 4000))) + (random() < 0.2 ? '\u0000' : '');
+      const probe = () =>
+        (random() < 0.5 && model.keys.length > 0 ? model.keys[Math.floor(random() * model.keys.length)] : keyAt(Math.floor(random() * 4000))) +
+        (random() < 0.2 ? '\u0000' : '');
       for (let step = 0; step < 6000; step++) {
         const r = random();
         if (r < 0.7) {
@@ -477,7 +524,11 @@ describe('memory store: an index tree that derives its values from its keys', ()
     const loaded = KeyTree.fromSorted(keys, null, derive);
     const explicit = KeyTree.fromSorted(keys, keys.map(derive));
     expect([...loaded.entriesReversed('\u00ff')]).to.deep.equal([...explicit.entriesReversed('\u00ff')]);
-    for (const [k, v] of [['k00003', derive('k00003')], ['k00005', 'other'], ['k00007', derive('k00007')]]) {
+    for (const [k, v] of [
+      ['k00003', derive('k00003')],
+      ['k00005', 'other'],
+      ['k00007', derive('k00007')],
+    ]) {
       loaded.set(k, v);
       explicit.set(k, v);
     }
@@ -501,7 +552,10 @@ describe('memory store: bulk loading (deferred indexes)', () => {
     const random = rng(11);
     for (const n of [0, 1, 31, 32, 33, 64, 65, 1000, 5000]) {
       const keys = Array.from({ length: n }, (_, i) => `k${String(i * 2).padStart(6, '0')}`);
-      const loaded = KeyTree.fromSorted(keys, keys.map((k) => `v${k}`));
+      const loaded = KeyTree.fromSorted(
+        keys,
+        keys.map((k) => `v${k}`),
+      );
       const grown = new KeyTree();
       for (const k of keys) grown.set(k, `v${k}`);
       const probe = () => `k${String(Math.floor(random() * (n * 2 + 4))).padStart(6, '0')}${random() < 0.3 ? '\u0000' : ''}`;
@@ -527,8 +581,20 @@ describe('memory store: bulk loading (deferred indexes)', () => {
   });
 
   it('builds the same entries whatever the _ids hold (chars the key encoding escapes, its string tag)', async () => {
-    for (const ids of [['p1', 'p2', 'é3', ''], ['p1', 'a\u0016b'], ['p1', '東京'], ['p1', 'x\u0001y'], ['\u00ff', 'p2']]) {
-      const spec: CollectionSpec = { name: 'w', indexes: [{ name: 'g_n', keys: { g: 1, n: -1 } }, { name: 'tags', keys: { tags: 1 } }] };
+    for (const ids of [
+      ['p1', 'p2', 'é3', ''],
+      ['p1', 'a\u0016b'],
+      ['p1', '東京'],
+      ['p1', 'x\u0001y'],
+      ['\u00ff', 'p2'],
+    ]) {
+      const spec: CollectionSpec = {
+        name: 'w',
+        indexes: [
+          { name: 'g_n', keys: { g: 1, n: -1 } },
+          { name: 'tags', keys: { tags: 1 } },
+        ],
+      };
       const live = new MemoryReadStore();
       const bulk = new MemoryReadStore();
       await live.ensureCollection(spec);
@@ -570,7 +636,10 @@ describe('memory store: bulk loading (deferred indexes)', () => {
         const local = rng(seed);
         const localPick = <T>(xs: readonly T[]): T => xs[Math.floor(local() * xs.length)];
         try {
-          if (r < 0.6) await c.applyAt(id, i, { $set: { a: localPick(['p', 'q', 'r', null]), seq: i, u: `u${Math.floor(local() * 2000)}`, tags: localPick([['t1', 't2'], 't3', []]) } });
+          if (r < 0.6)
+            await c.applyAt(id, i, {
+              $set: { a: localPick(['p', 'q', 'r', null]), seq: i, u: `u${Math.floor(local() * 2000)}`, tags: localPick([['t1', 't2'], 't3', []]) },
+            });
           else if (r < 0.8) await c.applyAt(id, i, { $set: { a: localPick(['p', 'q']) }, $inc: { n: 1 } });
           else if (r < 0.9) await c.deleteOne({ _id: id });
           else await c.updateMany({ _id: { $in: [id, `d${(Number(id.slice(1)) + 1) % 400}`] } }, { $set: { tags: ['t2'] } });

@@ -10,7 +10,6 @@ readStoreContract('memory', async () => {
   return { store, cleanup: () => store.close() };
 });
 
-
 const POST_INDEXES: IndexSpec[] = [
   { name: 'room_published', keys: { room_slug: 1, published_at: -1 } },
   { name: 'tags_published', keys: { tags: 1, published_at: -1 } },
@@ -54,7 +53,10 @@ describe('memory read store: index-served queries on 100,000 documents', functio
     const plan = await c.explain(filter, opts);
     expect(plan.index).to.equal('room_published');
     expect(plan.examined).to.be.at.most(25);
-    const expected = all.filter((d) => d.room_slug === 'room-7' && !d.hidden).sort(byPublishedDesc).slice(0, 20);
+    const expected = all
+      .filter((d) => d.room_slug === 'room-7' && !d.hidden)
+      .sort(byPublishedDesc)
+      .slice(0, 20);
     expect((await c.find(filter, opts)).map((d) => d._id)).to.deep.equal(expected.map((d) => d._id));
   });
 
@@ -70,7 +72,10 @@ describe('memory read store: index-served queries on 100,000 documents', functio
     const opts: FindOptions = { sort: { published_at: -1 }, limit: 20 };
     const plan = await c.explain({ tags: 't5' }, opts);
     expect(plan).to.deep.equal({ index: 'tags_published', examined: 20 });
-    const expected = all.filter((d) => (d.tags as string[]).includes('t5')).sort(byPublishedDesc).slice(0, 20);
+    const expected = all
+      .filter((d) => (d.tags as string[]).includes('t5'))
+      .sort(byPublishedDesc)
+      .slice(0, 20);
     expect((await c.find({ tags: 't5' }, opts)).map((d) => d._id)).to.deep.equal(expected.map((d) => d._id));
     const both = await c.find({ tags: { $in: ['t1', 't7'] } }, { sort: { published_at: -1 }, limit: 50 });
     expect(new Set(both.map((d) => d._id)).size).to.equal(50);
@@ -82,7 +87,10 @@ describe('memory read store: index-served queries on 100,000 documents', functio
     const plan = await c.explain(filter, opts);
     expect(plan.index).to.equal('room_published');
     expect(plan.examined).to.be.at.most(20);
-    const expected = all.filter((d) => ['room-1', 'room-2', 'room-3'].includes(d.room_slug as string)).sort(byPublishedDesc).slice(5, 20);
+    const expected = all
+      .filter((d) => ['room-1', 'room-2', 'room-3'].includes(d.room_slug as string))
+      .sort(byPublishedDesc)
+      .slice(5, 20);
     expect((await c.find(filter, opts)).map((d) => d._id)).to.deep.equal(expected.map((d) => d._id));
   });
 
@@ -324,7 +332,13 @@ describe('memory read store: collections and snapshots of state', () => {
 
   it('applies projection writes quickly enough for replay (well under 10 µs each here)', async () => {
     const store = new MemoryReadStore();
-    await store.ensureCollection({ name: 'agents', indexes: [{ name: 'handle', keys: { handle: 1 }, unique: true }, { name: 'karma', keys: { karma: -1 } }] });
+    await store.ensureCollection({
+      name: 'agents',
+      indexes: [
+        { name: 'handle', keys: { handle: 1 }, unique: true },
+        { name: 'karma', keys: { karma: -1 } },
+      ],
+    });
     const c = store.collection('agents');
     for (let i = 0; i < 1000; i++) await c.applyAt(`a${i}`, i + 1, { $set: { handle: `h${i}`, karma: 0 } });
     const n = 100_000;
@@ -417,7 +431,15 @@ describe('updates: the fast MongoDB update applier', () => {
 
   it('reports no change when the update leaves the document as it was', () => {
     const d = { _id: 'a', n: 1, m: 2, p: 3, q: 4, r: 5, t: 6, s: ['x'], o: { k: [1] } };
-    const noop = { $set: { n: 1, o: { k: [1] } }, $inc: { m: 0 }, $min: { p: 4, r: 5 }, $max: { q: 0, t: 6 }, $unset: { nope: '' }, $addToSet: { s: 'x' }, $pull: { u: 'x' } };
+    const noop = {
+      $set: { n: 1, o: { k: [1] } },
+      $inc: { m: 0 },
+      $min: { p: 4, r: 5 },
+      $max: { q: 0, t: 6 },
+      $unset: { nope: '' },
+      $addToSet: { s: 'x' },
+      $pull: { u: 'x' },
+    };
     expect(apply(d, noop)).to.equal(false);
     expect(d).to.deep.equal({ _id: 'a', n: 1, m: 2, p: 3, q: 4, r: 5, t: 6, s: ['x'], o: { k: [1] } });
     expect(apply(d, { $set: { n: 2 } })).to.equal(true);
@@ -466,9 +488,18 @@ describe('updates: the fast MongoDB update applier', () => {
     const d: Record<string, unknown> = { _id: 'a', n: 2, l: [1, 2, 3], old: 'v' };
     expect(apply(d, { $mul: { n: 5 }, $pop: { l: -1 }, $rename: { old: 'new' } })).to.equal(true);
     expect(d).to.deep.equal({ _id: 'a', n: 10, l: [2, 3], new: 'v' });
-    const p = { _id: 'a', items: [{ k: 'x', q: 1 }, { k: 'y', q: 1 }] };
+    const p = {
+      _id: 'a',
+      items: [
+        { k: 'x', q: 1 },
+        { k: 'y', q: 1 },
+      ],
+    };
     applyUpdate(p, { $inc: { 'items.$.q': 2 } }, { isInsert: false, filter: { 'items.k': 'y' } });
-    expect(p.items).to.deep.equal([{ k: 'x', q: 1 }, { k: 'y', q: 3 }]);
+    expect(p.items).to.deep.equal([
+      { k: 'x', q: 1 },
+      { k: 'y', q: 3 },
+    ]);
   });
 
   it('orders values like BSON: null < numbers < strings < objects < arrays < booleans', () => {

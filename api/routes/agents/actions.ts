@@ -1,0 +1,308 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { normaliseCapability } from '../../../events/capabilities.ts';
+import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import type { Principal } from '../../auth.ts';
+import type { Services } from '../../services.ts';
+import { validate } from '../../validation.ts';
+import { requireOwnedAgent } from '../humans/owner.ts';
+
+/**
+ * `POST /api/agent/chat/execute-action`: the owner's in-app agent runs one confirmed action. Each
+ * action is dispatched through the same route as its direct endpoint, acting as the user's linked
+ * agent, so validation, credit charges, caps and rate limits are exactly those of that endpoint.
+ * Action types whose capability is not in the service yet answer 422 naming the type.
+ */
+type Json = Record<string, unknown>;
+interface Step {
+  method: 'GET' | 'POST' | 'PATCH';
+  path: string;
+  body?: Json;
+}
+
+const str = (max: number) => ({ type: 'string', minLength: 1, maxLength: max });
+const params = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required, properties });
+const content = str(10_000);
+const id = str(64);
+
+const firstLine = (text: string) => {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+};
+const qs = (q: Record<string, string | number | undefined>) =>
+  Object.entries(q)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+    .join('&');
+
+/** The accepted action types, their parameters and the direct endpoint each one runs through. */
+const ACTIONS: Record<string, { schema: Json; free: boolean }> = {
+  post_to_protocol_room: {
+    free: false,
+    schema: params(['target_id', 'draft_content'], {
+      target_id: str(40),
+      target_name: str(200),
+      draft_content: content,
+      title: str(200),
+      post_type: { enum: ['activity_summary', 'intro_sent', 'deal_opened', 'signal_found'] },
+    }),
+  },
+  comment_on_post: { free: false, schema: params(['draft_content'], { draft_content: str(1000), post_id: id, target_id: str(40), post_ref: str(200) }) },
+  reply_to_comment: { free: false, schema: params(['post_id', 'comment_id', 'draft_content'], { post_id: id, comment_id: id, draft_content: str(1000) }) },
+  upvote_comment: { free: false, schema: params(['post_id', 'comment_id'], { post_id: id, comment_id: id }) },
+  send_dm: { free: false, schema: params(['draft_content'], { draft_content: str(1000), target_id: id, to_agent_id: id, to_user_id: id }) },
+  send_agent_dm: { free: false, schema: params(['draft_content'], { draft_content: str(1000), target_id: id, to_agent_id: id }) },
+  update_agent_brief: { free: false, schema: params(['draft_content'], { draft_content: { type: 'string', maxLength: 500 } }) },
+  vote_on_poll: { free: false, schema: params(['post_id', 'option_index'], { post_id: id, option_index: { type: 'integer', minimum: 0 } }) },
+  boost_signal: { free: false, schema: params(['post_id'], { post_id: id }) },
+  flag_signal: { free: false, schema: params(['post_id'], { post_id: id, reason: { type: 'string', maxLength: 500 } }) },
+  create_mesh_thread: {
+    free: false,
+    schema: params(['participant_agent_ids', 'draft_content'], {
+      participant_agent_ids: { type: 'array', items: id, minItems: 1, maxItems: 9 },
+      name: str(100),
+      draft_content: str(1000),
+    }),
+  },
+  run_mixer: {
+    free: false,
+    schema: params(['asks'], {
+      asks: { type: 'array', minItems: 1, maxItems: 20, items: str(60) },
+      gives: { type: 'array', maxItems: 20, items: str(60) },
+      limit: { type: 'integer', minimum: 1, maximum: 50 },
+    }),
+  },
+  schedule_signal: {
+    free: false,
+    schema: params(['draft_content', 'publish_at'], {
+      target_id: str(40),
+      draft_content: content,
+      title: str(200),
+      publish_at: { type: 'string', format: 'date-time' },
+      post_type: { enum: ['activity_summary', 'intro_sent', 'deal_opened', 'signal_found'] },
+    }),
+  },
+  search_agent_feed: { free: true, schema: params(['query'], { query: str(200), target_id: str(40), limit: { type: 'integer', minimum: 1, maximum: 50 } }) },
+  find_relevant_posts: { free: true, schema: params(['query'], { query: str(200), include_moltbook: { type: 'boolean' } }) },
+  search_agents: { free: true, schema: params(['query'], { query: str(100), limit: { type: 'integer', minimum: 1, maximum: 50 } }) },
+  check_signal_inbox: { free: true, schema: params([], { limit: { type: 'integer', minimum: 1, maximum: 100 } }) },
+};
+
+/** Named by the spec, but their capability arrives with a later issue: 422 naming the type until then. */
+export const NOT_YET_AVAILABLE = [
+  'approve_intro',
+  'create_room',
+  'endorse_agent',
+  'send_bond_request',
+  'accept_bond_request',
+  'browse_members',
+  'get_pending_intros',
+  'list_following',
+  'check_agent_pulse',
+  'view_trust_stamps',
+  'search_agents_intent',
+];
+export const ACCEPTED_ACTIONS = Object.keys(ACTIONS);
+
+const requestSchema = { type: 'object', required: ['action_type'], properties: { action_type: str(64), parameters: { type: 'object' } } };
+
+export function actionRoutes(router: Router, _s: Services): void {
+  const routes = router.routes();
+
+  /** Runs one direct endpoint inside this request, as the user's agent; errors surface as that endpoint's. */
+  const run = async (ctx: Context, agentId: string, step: Step): Promise<Json> => {
+    const saved = { method: ctx.method, url: ctx.url, body: ctx.request.body as unknown, principal: ctx.state.principal as unknown };
+    ctx.method = step.method;
+    ctx.url = step.path;
+    const request = ctx.request as { body: unknown };
+    request.body = step.body ?? {};
+    ctx.state.principal = { kind: 'agent', agentId, via: 'api_key' } satisfies Principal;
+    try {
+      const before = ctx.body as unknown;
+      await routes(ctx as never, async () => undefined);
+      if (ctx.body === before || ctx.body === undefined || ctx.body === null) throw notFound('Action target');
+      return ctx.body as Json;
+    } finally {
+      ctx.method = saved.method;
+      ctx.url = saved.url;
+      request.body = saved.body;
+      ctx.state.principal = saved.principal;
+    }
+  };
+
+  router.post('/api/agent/chat/execute-action', async (ctx) => {
+    const { agentId } = requireOwnedAgent(ctx);
+    const raw = validate<{ action_type: string; parameters?: Json } & Json>(requestSchema, ctx.request.body);
+    const { action_type: type, parameters, ...flat } = raw;
+    const def = ACTIONS[type];
+    if (!def) {
+      const later = NOT_YET_AVAILABLE.includes(type);
+      throw new ValidationFailed([
+        {
+          loc: ['body', 'action_type'],
+          msg: later ? `action_type '${type}' is not available yet in this service` : `unknown action_type '${type}'; accepted: ${ACCEPTED_ACTIONS.join(', ')}`,
+          type: later ? 'value_error.action_type.unavailable' : 'value_error.action_type.unknown',
+        },
+      ]);
+    }
+    const p = validate<Json>(def.schema, { ...flat, ...(parameters ?? {}) });
+    const text = (k: string) => (typeof p[k] === 'string' ? (p[k] as string) : undefined);
+    let result: Json;
+    switch (type) {
+      case 'post_to_protocol_room': {
+        const draft = text('draft_content') ?? '';
+        result = await run(ctx, agentId, {
+          method: 'POST',
+          path: '/api/feed/posts',
+          body: { title: text('title') ?? firstLine(draft), body: draft, post_type: text('post_type') ?? 'signal_found', room_slug: text('target_id') },
+        });
+        result = {
+          success: true,
+          post_id: result.post_id,
+          room_slug: result.room_slug,
+          credits_charged: result.credits_charged,
+          balance: result.balance,
+          message: `Posted to ${text('target_name') ?? String(result.room_slug)}`,
+        };
+        break;
+      }
+      case 'comment_on_post': {
+        let postId = text('post_id');
+        if (!postId) {
+          const room = text('target_id');
+          if (!room) throw new ValidationFailed([{ loc: ['body', 'post_id'], msg: 'give post_id, or target_id (room slug) with post_ref', type: 'missing' }]);
+          const ref = text('post_ref') ?? 'latest';
+          const found =
+            ref === 'latest'
+              ? await run(ctx, agentId, { method: 'GET', path: `/api/feed/posts?${qs({ room_slug: room, limit: 1 })}` })
+              : await run(ctx, agentId, { method: 'GET', path: `/api/agent/posts?${qs({ q: ref, room_slug: room, limit: 1 })}` });
+          const first = (found.items as Json[] | undefined)?.[0];
+          if (!first) throw notFound('Post', 'post_not_found');
+          postId = String(first.post_id);
+        }
+        const post = await run(ctx, agentId, { method: 'GET', path: `/api/agent/posts/${encodeURIComponent(postId)}` });
+        const c = await run(ctx, agentId, {
+          method: 'POST',
+          path: `/api/feed/posts/${encodeURIComponent(postId)}/comments`,
+          body: { content: text('draft_content') },
+        });
+        const p2 = (post.post as Json | undefined) ?? post;
+        result = {
+          success: true,
+          post_id: postId,
+          comment_id: c.comment_id,
+          post_title: p2.title,
+          room_name: p2.room_slug ?? null,
+          credits_charged: c.credits_charged,
+          balance: c.balance,
+          message: 'Comment posted',
+        };
+        break;
+      }
+      case 'reply_to_comment':
+        result = await run(ctx, agentId, {
+          method: 'POST',
+          path: `/api/feed/posts/${encodeURIComponent(String(p.post_id))}/comments/${encodeURIComponent(String(p.comment_id))}/reply`,
+          body: { content: text('draft_content') },
+        });
+        break;
+      case 'upvote_comment':
+        result = await run(ctx, agentId, {
+          method: 'POST',
+          path: `/api/feed/posts/${encodeURIComponent(String(p.post_id))}/comments/${encodeURIComponent(String(p.comment_id))}/upvote`,
+        });
+        break;
+      case 'send_dm':
+      case 'send_agent_dm': {
+        const to = text('to_user_id') ? { to_user_id: text('to_user_id') } : { to_agent_id: text('to_agent_id') ?? text('target_id') };
+        if (!Object.values(to)[0])
+          throw new ValidationFailed([{ loc: ['body', 'target_id'], msg: 'give target_id (agent id), to_agent_id or to_user_id', type: 'missing' }]);
+        result = await run(ctx, agentId, { method: 'POST', path: `/api/protocol/agents/${agentId}/dm`, body: { ...to, message: text('draft_content') } });
+        break;
+      }
+      case 'update_agent_brief':
+        result = await run(ctx, agentId, { method: 'PATCH', path: '/api/protocol/me', body: { description: text('draft_content') ?? null } });
+        break;
+      case 'vote_on_poll':
+        result = await run(ctx, agentId, {
+          method: 'POST',
+          path: `/api/feed/posts/${encodeURIComponent(String(p.post_id))}/poll/vote`,
+          body: { option_index: p.option_index },
+        });
+        break;
+      case 'boost_signal':
+        result = await run(ctx, agentId, { method: 'POST', path: `/api/feed/posts/${encodeURIComponent(String(p.post_id))}/boost` });
+        break;
+      case 'flag_signal':
+        result = await run(ctx, agentId, {
+          method: 'POST',
+          path: `/api/feed/posts/${encodeURIComponent(String(p.post_id))}/flag`,
+          body: text('reason') ? { reason: text('reason') } : {},
+        });
+        break;
+      case 'create_mesh_thread':
+        result = await run(ctx, agentId, {
+          method: 'POST',
+          path: '/api/agent/group-dm',
+          body: { participant_agent_ids: p.participant_agent_ids, ...(text('name') ? { name: text('name') } : {}), first_message: text('draft_content') },
+        });
+        break;
+      case 'run_mixer':
+        result = await run(ctx, agentId, {
+          method: 'POST',
+          path: '/api/agent/match',
+          body: { gives: p.gives ?? [], asks: p.asks, ...(p.limit !== undefined ? { limit: p.limit } : {}) },
+        });
+        break;
+      case 'schedule_signal': {
+        const draft = text('draft_content') ?? '';
+        result = await run(ctx, agentId, {
+          method: 'POST',
+          path: '/api/feed/posts/schedule',
+          body: {
+            title: text('title') ?? firstLine(draft),
+            body: draft,
+            post_type: text('post_type') ?? 'signal_found',
+            room_slug: text('target_id') ?? null,
+            publish_at: text('publish_at'),
+          },
+        });
+        break;
+      }
+      case 'search_agent_feed':
+        result = await run(ctx, agentId, {
+          method: 'GET',
+          path: `/api/agent/posts?${qs({ q: text('query'), room_slug: text('target_id'), limit: p.limit as number | undefined })}`,
+        });
+        break;
+      case 'find_relevant_posts': {
+        const found = await run(ctx, agentId, { method: 'GET', path: `/api/agent/posts?${qs({ q: text('query'), limit: 3 })}` });
+        const items = ((found.items as Json[] | undefined) ?? []).slice(0, 3).map((x) => ({
+          post_id: x.post_id,
+          title: x.title,
+          snippet: String(x.body ?? '').slice(0, 200),
+          room_label: x.room_slug ? String(x.room_slug).replace(/-/g, ' ') : 'General feed',
+          room_slug: x.room_slug ?? null,
+          agent_name: x.agent_name,
+          platform: 'agent-network',
+          relevance_reason: `Matches "${text('query') ?? ''}"`,
+        }));
+        // The third-party network is not connected: include_moltbook adds nothing.
+        result = { items, total: items.length, include_moltbook: p.include_moltbook === true };
+        break;
+      }
+      case 'search_agents': {
+        const slug = normaliseCapability(text('query') ?? '');
+        result = await run(ctx, agentId, { method: 'GET', path: `/api/protocol/agents?${qs({ capability: slug, limit: p.limit as number | undefined })}` });
+        break;
+      }
+      case 'check_signal_inbox':
+        result = await run(ctx, agentId, { method: 'GET', path: `/api/agent/notifications?${qs({ limit: p.limit as number | undefined })}` });
+        break;
+      default:
+        throw new ValidationFailed([{ loc: ['body', 'action_type'], msg: `unknown action_type '${type}'`, type: 'value_error.action_type.unknown' }]);
+    }
+    ctx.status = 200;
+    ctx.body = { success: true, action_type: type, free: def.free, agent_id: agentId, result };
+  });
+}

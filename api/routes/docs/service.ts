@@ -1,0 +1,78 @@
+import type Router from '@koa/router';
+import type { RouterContext } from '@koa/router';
+import type { Services } from '../../services.ts';
+
+export const PROTOCOL_VERSION = '3.7.0';
+export const RELEASED_AT = '2026-06-15';
+
+export const HIGHLIGHTS = [
+  'Unified feed at /api/feed/*',
+  'Dual auth (API key or bearer token) on writes',
+  'Hashtag extraction from post bodies',
+  'Image upload for posts',
+  'Reactions: like, insightful, celebrate',
+  'Trending hashtags',
+  'Tool server grows from 31 to 36 tools',
+];
+
+async function checkStores(s: Services) {
+  const checks: Record<string, string> = {};
+  let ok = true;
+  const probe = async (name: string, fn: () => Promise<void>) => {
+    try {
+      await Promise.race([fn(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
+      checks[name] = 'ok';
+    } catch {
+      checks[name] = 'unavailable';
+      ok = false;
+    }
+  };
+  await Promise.all([probe('event_log', () => s.log.ping()), probe('read_store', () => s.store.ping())]);
+  return { ok, checks };
+}
+
+export function serviceRoutes(router: Router, s: Services): void {
+  const health = async (ctx: RouterContext) => {
+    const { ok, checks } = await checkStores(s);
+    ctx.status = ok ? 200 : 503;
+    ctx.body = {
+      status: ok ? 'ok' : 'unavailable',
+      version: PROTOCOL_VERSION,
+      checks,
+      event_log: s.log.name,
+      read_store: s.store.name,
+      projection_position: s.runner.position,
+      time: s.clock.now().toISOString(),
+    };
+  };
+  router.get('/health', health);
+  router.get('/api/health', health);
+
+  router.get('/api/', (ctx) => {
+    const base = s.config.publicBaseUrl;
+    ctx.body = {
+      name: 'Agent Network',
+      description: 'A professional network in which AI agents and human professionals take part side by side.',
+      version: PROTOCOL_VERSION,
+      health_url: `${base}/api/health`,
+      docs_version_url: `${base}/api/docs/version`,
+      register_url: `${base}/api/protocol/register`,
+      tiers_url: `${base}/api/protocol/tiers`,
+      feed_url: `${base}/api/feed/posts`,
+    };
+  });
+
+  router.get('/api/docs/version', (ctx) => {
+    const base = s.config.publicBaseUrl;
+    ctx.body = {
+      version: PROTOCOL_VERSION,
+      released_at: RELEASED_AT,
+      changelog_url: `${base}/api/docs/content#changelog`,
+      llms_txt_url: `${base}/llms.txt`,
+      agent_instructions_url: `${base}/api/docs/agent-instructions.md`,
+      ai_context_url: `${base}/api/docs/ai-context.txt`,
+      docs_content_url: `${base}/api/docs/content`,
+      highlights: HIGHLIGHTS,
+    };
+  });
+}

@@ -1,0 +1,83 @@
+import type Router from '@koa/router';
+import { createHash } from 'node:crypto';
+import { readFile, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Context } from 'koa';
+import { koaBody } from 'koa-body';
+import { IMAGE_MAX_BYTES, imageIdFor, recordImageUpload, sniffImageType } from '../../../commands/feed/image.ts';
+import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import type { BlobStore } from '../../blobs.ts';
+import { LocalBlobStore } from '../../blobs.ts';
+import type { Services } from '../../services.ts';
+import { commandContext, settled, writer } from '../util.ts';
+
+interface UploadedFile {
+  filepath: string;
+  size: number;
+}
+
+const multipart = koaBody({
+  multipart: true,
+  json: false,
+  urlencoded: false,
+  text: false,
+  formidable: { maxFiles: 1, maxFields: 10, maxFileSize: IMAGE_MAX_BYTES, maxTotalFileSize: IMAGE_MAX_BYTES, allowEmptyFiles: false },
+});
+
+/** Parses the multipart body; formidable's refusals become 413 (too large) or 400. */
+async function parseMultipart(ctx: Context): Promise<void> {
+  if (!ctx.is('multipart/form-data')) throw new DomainError(415, 'unsupported_media_type', 'Send the image as multipart/form-data with a "file" field');
+  try {
+    await multipart(ctx, async () => undefined);
+  } catch (err) {
+    const e = err as { httpCode?: number; code?: number; message?: string };
+    if (e.httpCode === 413 || /maxFileSize|maxTotalFileSize|exceeded/i.test(e.message ?? '')) {
+      throw new DomainError(413, 'payload_too_large', `Images are at most ${IMAGE_MAX_BYTES / 1024 / 1024} MB`);
+    }
+    throw new DomainError(400, 'invalid_multipart', 'Malformed multipart body');
+  }
+}
+
+function uploadedFile(ctx: Context): UploadedFile | null {
+  const files = ctx.request.files as Record<string, UploadedFile | UploadedFile[]> | undefined;
+  const f = files?.file ?? files?.image;
+  return (Array.isArray(f) ? f[0] : f) ?? null;
+}
+
+export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = new LocalBlobStore(join(s.config.dataDir, 'blobs'))): void {
+  router.post('/api/feed/upload-image', async (ctx) => {
+    const agentId = writer(s, ctx);
+    await parseMultipart(ctx);
+    const file = uploadedFile(ctx);
+    const all = Object.values((ctx.request.files as Record<string, UploadedFile | UploadedFile[]> | undefined) ?? {}).flat();
+    try {
+      if (!file) throw new ValidationFailed([{ loc: ['body', 'file'], msg: 'field required (a multipart file named "file")', type: 'missing' }]);
+      const bytes = await readFile(file.filepath);
+      if (bytes.length > IMAGE_MAX_BYTES) throw new DomainError(413, 'payload_too_large', 'Images are at most 5 MB');
+      const type = sniffImageType(bytes);
+      if (!type) throw new DomainError(415, 'unsupported_image_type', 'Only PNG, JPEG, GIF and WebP images are accepted (checked by content)');
+      const cmdCtx = commandContext(s, ctx, agentId);
+      const imageId = imageIdFor(cmdCtx.commandId);
+      await blobs.put(imageId, bytes);
+      const meta = { image_id: imageId, content_type: type, size_bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+      const { position } = await recordImageUpload(s.bus, agentId, meta, cmdCtx);
+      await settled(s, position);
+      const url = `${s.config.publicBaseUrl}/api/feed/images/${imageId}`;
+      ctx.body = { image_id: imageId, url, image_url: url, content_type: type, size_bytes: bytes.length, markdown: `![image](${url})` };
+    } finally {
+      await Promise.all(all.map((f) => unlink(f.filepath).catch(() => undefined)));
+    }
+  });
+
+  router.get('/api/feed/images/:image_id', async (ctx) => {
+    const meta = await s.store.collection('images').findOne({ _id: ctx.params.image_id });
+    const bytes = meta ? await blobs.get(meta._id) : null;
+    if (!meta || !bytes) throw notFound('Image', 'image_not_found');
+    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
+    ctx.set('ETag', `"${String(meta.sha256)}"`);
+    ctx.type = meta.content_type as string;
+    ctx.body = bytes;
+  });
+}

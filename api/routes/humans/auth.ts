@@ -1,0 +1,137 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { isDisposableDomain } from '../../../commands/agents/email.ts';
+import type { AuthDeps } from '../../../commands/humans/auth.ts';
+import { forgotPassword, login, refreshSession, requestSignupOtp, resetPassword, verifySignup } from '../../../commands/humans/auth.ts';
+import { OTP_MINUTES } from '../../../commands/humans/otp.ts';
+import { DomainError, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { publicAgent } from '../../../queries/agents/agents.ts';
+import { agentsOf, getUser } from '../../../queries/humans/users.ts';
+import { principalOf } from '../../auth.ts';
+import type { LimitRule } from '../../rate-limit.ts';
+import type { Services } from '../../services.ts';
+import { validate } from '../../validation.ts';
+import { commandContext, settled } from '../util.ts';
+
+/** Per client address on every auth endpoint, and failed sign-ins per address; both scale with RATE_LIMIT_SCALE. */
+export const AUTH_LIMITS = {
+  auth: { name: 'auth_requests', points: 30, windowMs: 60_000 },
+  loginFailures: { name: 'failed_logins', points: 10, windowMs: 15 * 60_000 },
+} satisfies Record<string, LimitRule>;
+
+const email = { type: 'string', minLength: 3, maxLength: 254, format: 'email' };
+const password = { type: 'string', minLength: 8, maxLength: 128 };
+const otp = { type: 'string', minLength: 1, maxLength: 12 };
+const body = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required, properties });
+
+const schemas = {
+  sendOtp: body(['email'], { email }),
+  verify: body(['email', 'otp', 'password', 'full_name'], { email, otp, password, full_name: { type: 'string', minLength: 1, maxLength: 100 } }),
+  login: body(['email', 'password'], { email, password: { type: 'string', minLength: 1, maxLength: 128 } }),
+  refresh: body(['refresh_token'], { refresh_token: { type: 'string', minLength: 1, maxLength: 4096 } }),
+  forgot: body(['email'], { email }),
+  reset: body(['email', 'code', 'new_password'], { email, code: otp, new_password: password }),
+};
+
+/** J: a signed-in user (bearer token). */
+export function requireUser(ctx: Context): { userId: string; agentId: string | null; roles: string[] } {
+  const p = principalOf(ctx);
+  if (!p || p.kind !== 'user') throw new DomainError(401, 'unauthorized', 'A bearer token is required (Authorization: Bearer <ACCESS_TOKEN>)');
+  return { userId: p.userId, agentId: p.agentId, roles: p.roles };
+}
+
+export function authDeps(s: Services): AuthDeps {
+  return { bus: s.bus, secrets: s.secrets, tokens: s.tokens, publicBaseUrl: s.config.publicBaseUrl };
+}
+
+const CODE_SENT = `If the address can receive mail, a 6-digit code is on its way. It is valid for ${OTP_MINUTES} minutes.`;
+
+export function authRoutes(router: Router, s: Services): void {
+  const deps = authDeps(s);
+  const limitIp = (ctx: Context) => s.limiter.hit(AUTH_LIMITS.auth, ctx.ip, ctx);
+  const tokenBody = (t: { access_token: string; refresh_token: string; token_type: string; expires_in: number; user_id: string }) => ({
+    access_token: t.access_token,
+    refresh_token: t.refresh_token,
+    token_type: t.token_type,
+    expires_in: t.expires_in,
+    user_id: t.user_id,
+  });
+
+  router.post('/api/auth/send-verification-otp', async (ctx) => {
+    limitIp(ctx);
+    const input = validate<{ email: string }>(schemas.sendOtp, ctx.request.body);
+    if (isDisposableDomain(input.email))
+      throw new ValidationFailed([{ loc: ['body', 'email'], msg: 'disposable e-mail domains are not accepted', type: 'value_error.email.disposable' }]);
+    await requestSignupOtp(deps, input.email, commandContext(s, ctx, null));
+    ctx.body = { message: CODE_SENT, expires_in_minutes: OTP_MINUTES };
+  });
+
+  router.post('/api/auth/verify-email-otp', async (ctx) => {
+    limitIp(ctx);
+    const input = validate<{ email: string; otp: string; password: string; full_name: string }>(schemas.verify, ctx.request.body);
+    if (!input.full_name.trim()) throw new ValidationFailed([{ loc: ['body', 'full_name'], msg: 'full_name must not be blank', type: 'value_error.blank' }]);
+    const tokens = await verifySignup(deps, input, commandContext(s, ctx, null));
+    await settled(s, tokens.position);
+    ctx.body = tokenBody(tokens);
+  });
+
+  router.post('/api/auth/login', async (ctx) => {
+    limitIp(ctx);
+    const input = validate<{ email: string; password: string }>(schemas.login, ctx.request.body);
+    const key = input.email.trim().toLowerCase();
+    const failures = s.limiter.status(AUTH_LIMITS.loginFailures, key);
+    if (s.limiter.scale > 0 && failures.remaining === 0) s.limiter.hit(AUTH_LIMITS.loginFailures, key, ctx);
+    try {
+      const tokens = await login(deps, input, commandContext(s, ctx, null));
+      await settled(s, tokens.position);
+      ctx.body = tokenBody(tokens);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'invalid_credentials') s.limiter.hit(AUTH_LIMITS.loginFailures, key);
+      throw err;
+    }
+  });
+
+  router.post('/api/auth/refresh', async (ctx) => {
+    limitIp(ctx);
+    const input = validate<{ refresh_token: string }>(schemas.refresh, ctx.request.body);
+    const tokens = await refreshSession(deps, input.refresh_token, commandContext(s, ctx, null));
+    await settled(s, tokens.position);
+    ctx.body = tokenBody(tokens);
+  });
+
+  router.post('/api/auth/forgot-password', async (ctx) => {
+    limitIp(ctx);
+    const input = validate<{ email: string }>(schemas.forgot, ctx.request.body);
+    await forgotPassword(deps, input.email, commandContext(s, ctx, null));
+    ctx.body = { message: CODE_SENT, expires_in_minutes: OTP_MINUTES };
+  });
+
+  router.post('/api/auth/reset-password', async (ctx) => {
+    limitIp(ctx);
+    const input = validate<{ email: string; code: string; new_password: string }>(schemas.reset, ctx.request.body);
+    const result = await resetPassword(deps, input, commandContext(s, ctx, null));
+    await settled(s, result.position);
+    ctx.body = { message: 'Password changed. Every session was signed out; sign in with the new password.' };
+  });
+
+  router.get('/api/auth/me', async (ctx) => {
+    const who = requireUser(ctx);
+    const user = await getUser(s.store, who.userId);
+    if (!user) throw new DomainError(401, 'unauthorized', 'Invalid or expired token');
+    const agents = await agentsOf(s.store, (user.agent_ids as string[] | undefined) ?? []);
+    ctx.body = {
+      user_id: who.userId,
+      email: user.email,
+      full_name: user.full_name,
+      roles: who.roles,
+      created_at: user.created_at,
+      active_agent_id: who.agentId,
+      agents: agents.map((a) => ({
+        ...publicAgent(a, s.config.publicBaseUrl),
+        owner_email: a.owner_email,
+        auto_post_on_scout: a.auto_post_on_scout,
+        auto_post_on_mixer: a.auto_post_on_mixer,
+      })),
+    };
+  });
+}

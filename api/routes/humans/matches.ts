@@ -1,0 +1,137 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { openers, quickReplies } from '../../../commands/humans/generated-text.ts';
+import type { Member } from '../../../commands/humans/generated-text.ts';
+import { createMatch, deleteMatchMessage, markMatchRead, reportMatchMessage, sendMatchMessage } from '../../../commands/humans/matches.ts';
+import { forbidden, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import type { Doc } from '../../../projections/store/port.ts';
+import { getAgent } from '../../../queries/agents/agents.ts';
+import { getMatch, getMatchMessage, getUser, matchMessages, matchMessageView, unreadMatchMessages } from '../../../queries/humans/users.ts';
+import { LIMITS } from '../../rate-limit.ts';
+import type { Services } from '../../services.ts';
+import { validate } from '../../validation.ts';
+import { requireUser } from './auth.ts';
+import { commandContext, settled } from '../util.ts';
+
+const body = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required, properties });
+const userId = { type: 'string', minLength: 1, maxLength: 64 };
+const schemas = {
+  match: body(['user_a_id', 'user_b_id'], { user_a_id: userId, user_b_id: userId, reason: { type: ['string', 'null'], maxLength: 500 } }),
+  message: body(['match_id', 'content'], {
+    match_id: { type: 'string', minLength: 1, maxLength: 64 },
+    content: { type: 'string', minLength: 1, maxLength: 2000 },
+  }),
+  report: body(['reason'], { reason: { type: 'string', minLength: 1, maxLength: 100 }, details: { type: ['string', 'null'], maxLength: 1000 } }),
+};
+
+/** Super admin only. */
+export function requireSuperAdmin(ctx: Context): string {
+  const user = requireUser(ctx);
+  if (!user.roles.includes('super_admin')) throw forbidden('This needs the super admin role', 'admin_required');
+  return user.userId;
+}
+
+export function matchRoutes(router: Router, s: Services): void {
+  /** The match, if the caller is one of its two members (404 if it does not exist, 403 otherwise). */
+  const memberMatch = async (matchId: string, user: string): Promise<Doc> => {
+    const match = await getMatch(s.store, matchId);
+    if (!match) throw notFound('Match', 'match_not_found');
+    if (!(match.members as string[]).includes(user)) throw forbidden('Only the two members of a match can read or write it', 'not_match_member');
+    return match;
+  };
+  const member = async (id: string): Promise<Member> => {
+    const u = await getUser(s.store, id);
+    const agent = typeof u?.agent_id === 'string' ? await getAgent(s.store, u.agent_id) : null;
+    return { user_id: id, full_name: String(u?.full_name ?? 'there'), capabilities: (agent?.capabilities as string[] | undefined) ?? [] };
+  };
+
+  router.post('/api/admin/matches', async (ctx) => {
+    const admin = requireSuperAdmin(ctx);
+    const input = validate<{ user_a_id: string; user_b_id: string; reason?: string | null }>(schemas.match, ctx.request.body);
+    for (const id of [input.user_a_id, input.user_b_id]) if (!(await getUser(s.store, id))) throw notFound('User', 'user_not_found');
+    const r = await createMatch(
+      s.bus,
+      { user_a_id: input.user_a_id, user_b_id: input.user_b_id, reason: input.reason?.trim() || null },
+      commandContext(s, ctx, admin),
+    );
+    await settled(s, r.position);
+    ctx.body = { match_id: r.match_id, members: [input.user_a_id, input.user_b_id], reason: r.created.reason, created_at: r.created.created_at };
+  });
+
+  router.post('/api/messages', async (ctx) => {
+    const { userId: me } = requireUser(ctx);
+    s.limiter.hit(LIMITS.writes, me, ctx);
+    const input = validate<{ match_id: string; content: string }>(schemas.message, ctx.request.body);
+    if (!input.content.trim()) throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'content must not be blank', type: 'value_error.blank' }]);
+    await memberMatch(input.match_id, me);
+    const r = await sendMatchMessage(s.bus, me, input.match_id, input.content.trim(), commandContext(s, ctx, me));
+    await settled(s, r.position);
+    const doc = await getMatchMessage(s.store, r.message_id);
+    if (!doc) throw notFound('Message', 'message_not_found');
+    ctx.body = matchMessageView(doc);
+  });
+
+  router.get('/api/messages/unread/count', async (ctx) => {
+    const { userId: me } = requireUser(ctx);
+    ctx.body = { unread_count: await unreadMatchMessages(s.store, me) };
+  });
+
+  router.get('/api/messages/:match_id', async (ctx) => {
+    const { userId: me } = requireUser(ctx);
+    await memberMatch(ctx.params.match_id, me);
+    const items = await matchMessages(s.store, ctx.params.match_id);
+    // Reading the conversation marks what the caller received as read.
+    if (items.some((m) => m.recipient_id === me && m.read !== true)) {
+      const r = await markMatchRead(s.bus, me, ctx.params.match_id, commandContext(s, ctx, me));
+      await settled(s, r.position);
+    }
+    ctx.body = items.map(matchMessageView);
+  });
+
+  router.delete('/api/messages/:message_id', async (ctx) => {
+    const { userId: me } = requireUser(ctx);
+    const msg = await getMatchMessage(s.store, ctx.params.message_id);
+    if (!msg || msg.deleted === true) throw notFound('Message', 'message_not_found');
+    await memberMatch(String(msg.match_id), me);
+    const r = await deleteMatchMessage(s.bus, me, String(msg.match_id), msg._id, commandContext(s, ctx, me));
+    await settled(s, r.position);
+    ctx.body = { message_id: msg._id, deleted: true };
+  });
+
+  router.post('/api/messages/:message_id/report', async (ctx) => {
+    const { userId: me } = requireUser(ctx);
+    const input = validate<{ reason: string; details?: string | null }>(schemas.report, ctx.request.body);
+    const msg = await getMatchMessage(s.store, ctx.params.message_id);
+    if (!msg) throw notFound('Message', 'message_not_found');
+    await memberMatch(String(msg.match_id), me);
+    const r = await reportMatchMessage(
+      s.bus,
+      me,
+      String(msg.match_id),
+      msg._id,
+      { reason: input.reason, details: input.details ?? null },
+      commandContext(s, ctx, me),
+    );
+    await settled(s, r.position);
+    ctx.body = { message_id: msg._id, reported: true };
+  });
+
+  router.get('/api/messages/:match_id/openers', async (ctx) => {
+    const { userId: me } = requireUser(ctx);
+    const match = await memberMatch(ctx.params.match_id, me);
+    const other = (match.members as string[]).find((m) => m !== me) ?? me;
+    ctx.body = { match_id: match._id, openers: openers(match._id, await member(me), await member(other), (match.reason as string | null) ?? null) };
+  });
+
+  router.get('/api/messages/:match_id/quick-replies', async (ctx) => {
+    const { userId: me } = requireUser(ctx);
+    const match = await memberMatch(ctx.params.match_id, me);
+    const other = (match.members as string[]).find((m) => m !== me) ?? me;
+    const received = (await matchMessages(s.store, match._id)).filter((m) => m.sender_id === other);
+    const last = received[received.length - 1];
+    ctx.body = {
+      match_id: match._id,
+      replies: quickReplies(match._id, last ? { message_id: last._id, content: String(last.content) } : null, await member(other)),
+    };
+  });
+}

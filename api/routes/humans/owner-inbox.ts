@@ -1,0 +1,114 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { normaliseEmail } from '../../../commands/agents/email.ts';
+import { DMS_PER_DAY, DMS_PER_PAIR, sendDm } from '../../../commands/messaging/dm.ts';
+import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { toCredits } from '../../../events/kernel/money.ts';
+import type { Doc } from '../../../projections/store/port.ts';
+import { getUser, memberDms } from '../../../queries/messaging/messaging.ts';
+import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
+import type { Services } from '../../services.ts';
+import { validate } from '../../validation.ts';
+import { requireUser } from './auth.ts';
+import { commandContext, settled } from '../util.ts';
+
+const replySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['message'],
+  properties: { message: { type: 'string', minLength: 1, maxLength: 1000 } },
+};
+
+const messageView = (d: Doc) => ({
+  dm_id: d._id,
+  direction: d.direction ?? 'inbound',
+  from_agent_id: d.from_agent_id,
+  from_agent_name: d.from_agent_name,
+  to_agent_id: d.to_agent_id ?? null,
+  message: d.message,
+  created_at: d.created_at,
+});
+
+/** The owner inbox (J): agent DMs to the signed-in member, by user id and by their address (also those sent before they joined). */
+export function ownerInboxRoutes(router: Router, s: Services): void {
+  const dmsOf = async (ctx: Context) => {
+    const user = requireUser(ctx);
+    const doc = await getUser(s.store, user.userId);
+    const email = typeof doc?.email === 'string' ? doc.email : null;
+    const emails = email ? [...new Set([email.toLowerCase(), normaliseEmail(email)])] : [];
+    return { user, dms: await memberDms(s.store, { user_id: user.userId, emails }) };
+  };
+
+  router.get('/api/agent/my-inbox', async (ctx) => {
+    const { dms } = await dmsOf(ctx);
+    const groups = new Map<string, { agent_id: string; agent_name: string; message_count: number; last_message: string; last_message_at: string }>();
+    for (const d of dms) {
+      if (d.direction === 'outbound') continue;
+      const id = d.from_agent_id as string;
+      const g = groups.get(id);
+      if (g) g.message_count++;
+      else
+        groups.set(id, {
+          agent_id: id,
+          agent_name: d.from_agent_name as string,
+          message_count: 1,
+          last_message: d.message as string,
+          last_message_at: d.created_at as string,
+        });
+    }
+    const items = [...groups.values()];
+    ctx.body = { items, total: items.length };
+  });
+
+  router.get('/api/agent/my-inbox/:agent_id/thread', async (ctx) => {
+    const { dms } = await dmsOf(ctx);
+    const other = ctx.params.agent_id;
+    const thread = dms.filter((d) => (d.direction === 'outbound' ? d.to_agent_id === other : d.from_agent_id === other)).reverse();
+    if (thread.length === 0) throw notFound('Conversation', 'conversation_not_found');
+    ctx.body = { agent_id: other, messages: thread.map(messageView), total: thread.length };
+  });
+
+  router.post('/api/agent/my-inbox/:agent_id/reply', async (ctx) => {
+    const { user, dms } = await dmsOf(ctx);
+    if (!user.agentId) throw new DomainError(401, 'no_linked_agent', 'No active agent linked to your account');
+    const agentId = user.agentId;
+    s.limiter.hit(LIMITS.writes, agentId, ctx);
+    const { message } = validate<{ message: string }>(replySchema, ctx.request.body);
+    if (!message.trim()) throw new ValidationFailed([{ loc: ['body', 'message'], msg: 'message must not be blank', type: 'value_error.blank' }]);
+    const other = ctx.params.agent_id;
+    if (!dms.some((d) => d.direction !== 'outbound' && d.from_agent_id === other)) throw notFound('Conversation', 'conversation_not_found');
+    let result;
+    try {
+      result = await sendDm(
+        s.bus,
+        agentId,
+        {
+          target: { to_agent_id: other },
+          message,
+          sender_claimed: true,
+          daily_cap: scaledCap(s.limiter, DMS_PER_DAY),
+          pair_cap: scaledCap(s.limiter, DMS_PER_PAIR),
+          owner_user_id: user.userId,
+        },
+        commandContext(s, ctx, user.userId),
+      );
+    } catch (err) {
+      if (err instanceof DomainError && err.status === 429 && typeof err.extra.reset === 'number') {
+        setHeaders(ctx, { limit: err.extra.limit as number, remaining: 0, reset: err.extra.reset });
+        ctx.set('Retry-After', String(err.extra.reset));
+      }
+      throw err;
+    }
+    await settled(s, result.position);
+    ctx.body = {
+      dm_id: result.dm.dm_id,
+      direction: 'outbound',
+      from_agent_id: agentId,
+      to_agent_id: other,
+      message,
+      created_at: result.dm.sent_at,
+      credits_charged: toCredits(result.dm.charge.amount_mc),
+      balance: toCredits(result.dm.charge.balance_after_mc),
+    };
+  });
+}

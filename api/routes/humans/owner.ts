@@ -1,0 +1,96 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { draftComment } from '../../../commands/humans/generated-text.ts';
+import { markDigestRead, setAutoPostPrefs } from '../../../commands/humans/owner.ts';
+import type { AutoPostPrefs } from '../../../commands/humans/owner.ts';
+import { DomainError, notFound } from '../../../events/kernel/errors.ts';
+import { getAgent } from '../../../queries/agents/agents.ts';
+import { getVisiblePost } from '../../../queries/feed/posts.ts';
+import { digestsOf, digestView } from '../../../queries/humans/users.ts';
+import { LIMITS } from '../../rate-limit.ts';
+import type { Services } from '../../services.ts';
+import { paging, validate } from '../../validation.ts';
+import { requireUser } from './auth.ts';
+import { commandContext, settled } from '../util.ts';
+
+/** Bearer only: the signed-in user and the agent linked to them (401 without one, as on K|J routes). */
+export function requireOwnedAgent(ctx: Context): { userId: string; agentId: string } {
+  const user = requireUser(ctx);
+  if (!user.agentId) throw new DomainError(401, 'no_linked_agent', 'No active agent linked to your account');
+  return { userId: user.userId, agentId: user.agentId };
+}
+
+const prefsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { auto_post_on_scout: { type: 'boolean' }, auto_post_on_mixer: { type: 'boolean' } },
+};
+const draftSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['post_id'],
+  properties: { post_id: { type: 'string', minLength: 1, maxLength: 64 }, brief: { type: 'string', maxLength: 500 } },
+};
+
+export function ownerRoutes(router: Router, s: Services): void {
+  const prefsOf = async (agentId: string) => {
+    const agent = await getAgent(s.store, agentId);
+    if (!agent) throw notFound('Agent', 'agent_not_found');
+    return {
+      agent_id: agentId,
+      auto_post_on_scout: agent.auto_post_on_scout !== false,
+      auto_post_on_mixer: agent.auto_post_on_mixer !== false,
+      last_auto_post_at: agent.last_auto_post_at ?? null,
+    };
+  };
+
+  router.get('/api/svc/my-agent/auto-post-prefs', async (ctx) => {
+    const { agentId } = requireOwnedAgent(ctx);
+    ctx.body = await prefsOf(agentId);
+  });
+
+  router.patch('/api/svc/my-agent/auto-post-prefs', async (ctx) => {
+    const { userId, agentId } = requireOwnedAgent(ctx);
+    s.limiter.hit(LIMITS.writes, agentId, ctx);
+    const input = validate<AutoPostPrefs>(prefsSchema, ctx.request.body);
+    const r = await setAutoPostPrefs(s.bus, userId, agentId, input, commandContext(s, ctx, userId));
+    await settled(s, r.position);
+    ctx.body = await prefsOf(agentId);
+  });
+
+  router.get('/api/svc/digests', async (ctx) => {
+    const { userId } = requireUser(ctx);
+    const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
+    const { items, total, unread } = await digestsOf(s.store, userId, { skip, limit });
+    ctx.body = { items: items.map(digestView), total, unread_count: unread, page, limit };
+  });
+
+  router.post('/api/svc/digests/:digest_id/read', async (ctx) => {
+    const { userId } = requireUser(ctx);
+    const r = await markDigestRead(s.bus, userId, ctx.params.digest_id, commandContext(s, ctx, userId));
+    await settled(s, r.position);
+    ctx.body = { digest_id: ctx.params.digest_id, read: true };
+  });
+
+  router.post('/api/agent/draft-comment', async (ctx) => {
+    const { agentId } = requireOwnedAgent(ctx);
+    const input = validate<{ post_id: string; brief?: string }>(draftSchema, ctx.request.body);
+    const [post, agent] = await Promise.all([getVisiblePost(s.store, input.post_id), getAgent(s.store, agentId)]);
+    if (!post) throw notFound('Post', 'post_not_found');
+    if (!agent) throw notFound('Agent', 'agent_not_found');
+    const draft = draftComment({
+      post: {
+        post_id: post._id,
+        title: String(post.title ?? ''),
+        body: String(post.body ?? ''),
+        agent_name: String(post.agent_name ?? 'there'),
+        hashtags: (post.hashtags as string[] | undefined) ?? [],
+        room_slug: (post.room_slug as string | null | undefined) ?? null,
+      },
+      agent: { agent_id: agentId, name: String(agent.name), capabilities: (agent.capabilities as string[] | undefined) ?? [] },
+      brief: input.brief,
+    });
+    ctx.body = { post_id: post._id, agent_id: agentId, draft, generated_by: 'template', cost: 0 };
+  });
+}

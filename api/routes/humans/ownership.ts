@@ -1,0 +1,160 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { CLAIM_TOKEN_PREFIX } from '../../../commands/agents/secrets.ts';
+import type { OwnershipDeps } from '../../../commands/humans/ownership.ts';
+import {
+  fullClaim,
+  invalidClaimToken,
+  provisionEliteAgent,
+  recoverKey,
+  regenerateEliteKey,
+  requestFullClaimOtp,
+  requestKeyRecoveryOtp,
+  requestLiteClaimOtp,
+  rotateKey,
+  verifyLiteClaim,
+} from '../../../commands/humans/ownership.ts';
+import { OTP_MINUTES } from '../../../commands/humans/otp.ts';
+import { notFound } from '../../../events/kernel/errors.ts';
+import { getAgent, publicAgent } from '../../../queries/agents/agents.ts';
+import { agentIdForClaimTokenHash } from '../../../queries/humans/users.ts';
+import type { Services } from '../../services.ts';
+import { validate } from '../../validation.ts';
+import { AUTH_LIMITS, requireUser } from './auth.ts';
+import { commandContext, settled } from '../util.ts';
+
+const body = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required, properties });
+const otp = { type: 'string', minLength: 1, maxLength: 12 };
+const claimToken = { type: 'string', minLength: 1, maxLength: 200 };
+const schemas = {
+  empty: body([], {}),
+  otp: body(['otp'], { otp }),
+  claimToken: body(['claim_token'], { claim_token: claimToken }),
+  claim: body(['claim_token', 'otp'], { claim_token: claimToken, otp }),
+};
+
+const KEY_NOTICE = 'Save this key now: it is shown once. The previous key no longer works.';
+
+export function ownershipRoutes(router: Router, s: Services): void {
+  const deps: OwnershipDeps = { bus: s.bus, secrets: s.secrets };
+  const limitIp = (ctx: Context) => s.limiter.hit(AUTH_LIMITS.auth, ctx.ip, ctx);
+  const sent = (email: string) => ({
+    message: `A 6-digit code was sent to the owner e-mail (${maskEmail(email)}). It is valid for ${OTP_MINUTES} minutes.`,
+    expires_in_minutes: OTP_MINUTES,
+  });
+  const agentView = async (agentId: string) => {
+    const agent = await getAgent(s.store, agentId);
+    if (!agent) throw notFound('Agent', 'agent_not_found');
+    return agent;
+  };
+  const claimedAgent = async (token: string) => {
+    if (!token.startsWith(CLAIM_TOKEN_PREFIX)) throw invalidClaimToken();
+    const agentId = await agentIdForClaimTokenHash(s.store, s.secrets.hash(token));
+    if (!agentId) throw invalidClaimToken();
+    return agentId;
+  };
+
+  router.post('/api/protocol/agents/:id/claim/lite/request-otp', async (ctx) => {
+    limitIp(ctx);
+    validate(schemas.empty, ctx.request.body ?? {});
+    const agent = await agentView(ctx.params.id);
+    await requestLiteClaimOtp(deps, ctx.params.id, commandContext(s, ctx, null));
+    ctx.body = { agent_id: ctx.params.id, ...sent(String(agent.owner_email)) };
+  });
+
+  router.post('/api/protocol/agents/:id/claim/lite/verify', async (ctx) => {
+    limitIp(ctx);
+    const input = validate<{ otp: string }>(schemas.otp, ctx.request.body);
+    const r = await verifyLiteClaim(deps, ctx.params.id, input.otp, commandContext(s, ctx, null));
+    await settled(s, r.position);
+    const agent = await agentView(ctx.params.id);
+    ctx.body = {
+      ...publicAgent(agent, s.config.publicBaseUrl),
+      message: 'Agent claimed: Email-verified badge added, direct messages unlocked, key rotation enabled.',
+    };
+  });
+
+  router.post('/api/protocol/claim/request-otp', async (ctx) => {
+    limitIp(ctx);
+    const input = validate<{ claim_token: string }>(schemas.claimToken, ctx.request.body);
+    const agentId = await claimedAgent(input.claim_token);
+    const agent = await agentView(agentId);
+    await requestFullClaimOtp(deps, agentId, input.claim_token, commandContext(s, ctx, null));
+    ctx.body = { agent_id: agentId, ...sent(String(agent.owner_email)) };
+  });
+
+  router.post('/api/protocol/claim', async (ctx) => {
+    const user = requireUser(ctx);
+    limitIp(ctx);
+    const input = validate<{ claim_token: string; otp: string }>(schemas.claim, ctx.request.body);
+    const agentId = await claimedAgent(input.claim_token);
+    const r = await fullClaim(deps, user.userId, agentId, input.claim_token, input.otp, commandContext(s, ctx, user.userId));
+    await settled(s, r.position);
+    const agent = await agentView(agentId);
+    ctx.body = {
+      ...publicAgent(agent, s.config.publicBaseUrl),
+      owner_user_id: user.userId,
+      message: 'Agent claimed and linked to your account; it now appears in your dashboard.',
+    };
+  });
+
+  router.post('/api/protocol/agents/:id/rotate-key', async (ctx) => {
+    const user = requireUser(ctx);
+    validate(schemas.empty, ctx.request.body ?? {});
+    await agentView(ctx.params.id);
+    const r = await rotateKey(deps, user.userId, ctx.params.id, commandContext(s, ctx, user.userId));
+    await settled(s, r.position);
+    ctx.body = { agent_id: ctx.params.id, api_key: r.api_key, message: KEY_NOTICE };
+  });
+
+  router.post('/api/protocol/agents/:id/regenerate-key/request-otp', async (ctx) => {
+    const user = requireUser(ctx);
+    limitIp(ctx);
+    validate(schemas.empty, ctx.request.body ?? {});
+    const agent = await agentView(ctx.params.id);
+    await requestKeyRecoveryOtp(deps, ctx.params.id, commandContext(s, ctx, user.userId));
+    ctx.body = { agent_id: ctx.params.id, ...sent(String(agent.owner_email)) };
+  });
+
+  router.post('/api/protocol/agents/:id/regenerate-key', async (ctx) => {
+    const user = requireUser(ctx);
+    limitIp(ctx);
+    const input = validate<{ otp: string }>(schemas.otp, ctx.request.body);
+    await agentView(ctx.params.id);
+    const r = await recoverKey(deps, ctx.params.id, input.otp, commandContext(s, ctx, user.userId));
+    await settled(s, r.position);
+    ctx.body = { agent_id: ctx.params.id, api_key: r.api_key, message: KEY_NOTICE };
+  });
+
+  router.get('/api/protocol/elite-key', async (ctx) => {
+    const user = requireUser(ctx);
+    const r = await provisionEliteAgent(deps, user.userId, commandContext(s, ctx, user.userId));
+    if (r.position) await settled(s, r.position);
+    const agent = await agentView(r.agent_id);
+    ctx.body = {
+      agent_id: r.agent_id,
+      api_key: r.api_key,
+      key_shown: r.api_key !== null,
+      tier: agent.tier,
+      registration_source: agent.registration_source,
+      created_at: agent.created_at,
+      message: r.api_key
+        ? 'Your Elite agent was provisioned. Save this key now: it is shown once.'
+        : 'The key was shown when the agent was provisioned; POST /api/protocol/elite-key/regenerate issues a new one.',
+    };
+  });
+
+  router.post('/api/protocol/elite-key/regenerate', async (ctx) => {
+    const user = requireUser(ctx);
+    validate(schemas.empty, ctx.request.body ?? {});
+    const r = await regenerateEliteKey(deps, user.userId, commandContext(s, ctx, user.userId));
+    await settled(s, r.position);
+    ctx.body = { agent_id: r.agent_id, api_key: r.api_key, registration_source: 'elite_auto', message: KEY_NOTICE };
+  });
+}
+
+/** Shows where a code went without disclosing the address: `a***@example.com`. */
+function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  return at <= 0 ? '***' : `${email[0]}***${email.slice(at)}`;
+}

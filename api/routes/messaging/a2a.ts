@@ -1,0 +1,78 @@
+import type Router from '@koa/router';
+import { sendA2A } from '../../../commands/messaging/a2a.ts';
+import type { SendA2A } from '../../../commands/messaging/a2a.ts';
+import { ensurePassport, publicPassport, regeneratePassport } from '../../../commands/messaging/passport.ts';
+import { notFound } from '../../../events/kernel/errors.ts';
+import { toCredits } from '../../../events/kernel/money.ts';
+import { A2A_INTENTS } from '../../../events/messaging.ts';
+import { getAgent } from '../../../queries/agents/agents.ts';
+import { inboxPage } from '../../../queries/messaging/messaging.ts';
+import { requireAgent } from '../../auth.ts';
+import type { Services } from '../../services.ts';
+import { paging, validate } from '../../validation.ts';
+import { commandContext, settled, writer } from '../util.ts';
+
+const a2aSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['to_agent_id', 'intent'],
+  properties: {
+    to_agent_id: { type: 'string', minLength: 1, maxLength: 64 },
+    intent: { type: 'string', enum: [...A2A_INTENTS] },
+    payload: { type: 'object' },
+    sign: { type: 'boolean' },
+  },
+};
+
+export function a2aRoutes(router: Router, s: Services): void {
+  const passportFor = async (agentId: string) => {
+    const agent = await getAgent(s.store, agentId);
+    if (!agent) throw notFound('Agent', 'agent_not_found');
+    const now = s.clock.now();
+    const state = await ensurePassport(s.bus, s.secrets, agentId, now);
+    return publicPassport(state, { agent_id: agentId, name: agent.name as string, capabilities: agent.capabilities as string[] }, s.secrets, now);
+  };
+
+  router.post('/api/agent/a2a/message', async (ctx) => {
+    const agentId = writer(s, ctx);
+    const body = validate<{ to_agent_id: string; intent: SendA2A['intent']; payload?: Record<string, unknown>; sign?: boolean }>(a2aSchema, ctx.request.body);
+    const { message: m, position } = await sendA2A(
+      s.bus,
+      s.secrets,
+      agentId,
+      { to_agent_id: body.to_agent_id, intent: body.intent, payload: body.payload ?? {}, sign: body.sign === true },
+      commandContext(s, ctx, agentId),
+    );
+    await settled(s, position);
+    ctx.body = {
+      message_id: m.message_id,
+      from_agent_id: m.from_agent_id,
+      to_agent_id: m.to_agent_id,
+      intent: m.intent,
+      payload: m.payload,
+      signature: m.signature,
+      status: 'delivered',
+      created_at: m.sent_at,
+      credits_charged: toCredits(m.charge.amount_mc),
+      balance: toCredits(m.charge.balance_after_mc),
+    };
+  });
+
+  router.get('/api/agent/a2a/inbox', async (ctx) => {
+    const agentId = requireAgent(ctx);
+    const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
+    const { items, total } = await inboxPage(s.store, agentId, 'a2a_message', { skip, limit });
+    ctx.body = { items: items.map((d) => ({ ...(d.payload as Record<string, unknown>), delivered_via: d.delivered_via ?? 'inbox' })), total, page, limit };
+  });
+
+  router.get('/api/agent/:id/passport', async (ctx) => {
+    ctx.body = await passportFor(ctx.params.id);
+  });
+
+  router.post('/api/agent/passport/regenerate', async (ctx) => {
+    const agentId = writer(s, ctx);
+    const r = await regeneratePassport(s.bus, s.secrets, agentId, commandContext(s, ctx, agentId));
+    await settled(s, r.position);
+    ctx.body = await passportFor(agentId);
+  });
+}

@@ -1,0 +1,133 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { looksLikeEmail, normaliseEmail } from '../../../commands/agents/email.ts';
+import { setBlock } from '../../../commands/messaging/blocks.ts';
+import type { DmTarget } from '../../../commands/messaging/dm.ts';
+import { DMS_PER_DAY, DMS_PER_PAIR, sendDm } from '../../../commands/messaging/dm.ts';
+import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { toCredits } from '../../../events/kernel/money.ts';
+import { getAgent } from '../../../queries/agents/agents.ts';
+import { blocksOf, getUser, inboxFor } from '../../../queries/messaging/messaging.ts';
+import { requireAgent, requireApiKey, requireSelf } from '../../auth.ts';
+import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
+import type { Services } from '../../services.ts';
+import { paging, validate } from '../../validation.ts';
+import { commandContext, settled, writer } from '../util.ts';
+
+const dmSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['message'],
+  properties: {
+    message: { type: 'string', minLength: 1, maxLength: 1000 },
+    to_agent_id: { type: 'string', minLength: 1, maxLength: 64 },
+    to_user_id: { type: 'string', minLength: 1, maxLength: 64 },
+    to_email: { type: 'string', minLength: 3, maxLength: 254 },
+  },
+};
+
+interface DmBody {
+  message: string;
+  to_agent_id?: string;
+  to_user_id?: string;
+  to_email?: string;
+}
+
+function dmTarget(body: DmBody): DmTarget {
+  const given = (['to_agent_id', 'to_user_id', 'to_email'] as const).filter((k) => body[k] !== undefined);
+  if (given.length !== 1) {
+    throw new ValidationFailed([{ loc: ['body'], msg: 'exactly one of to_agent_id, to_user_id, to_email is required', type: 'value_error.target' }]);
+  }
+  if (!body.message.trim()) throw new ValidationFailed([{ loc: ['body', 'message'], msg: 'message must not be blank', type: 'value_error.blank' }]);
+  if (body.to_agent_id !== undefined) return { to_agent_id: body.to_agent_id };
+  if (body.to_user_id !== undefined) return { to_user_id: body.to_user_id };
+  const email = body.to_email as string;
+  if (!looksLikeEmail(email)) throw new ValidationFailed([{ loc: ['body', 'to_email'], msg: 'value is not a valid email', type: 'value_error.email' }]);
+  return { to_email: normaliseEmail(email) };
+}
+
+/** Query `since`: an ISO 8601 instant, normalised to the stored form. */
+export function sinceOf(query: Record<string, unknown>): string | undefined {
+  const raw = query.since;
+  if (raw === undefined || raw === '') return undefined;
+  const t = typeof raw === 'string' ? Date.parse(raw) : NaN;
+  if (!Number.isFinite(t))
+    throw new ValidationFailed([{ loc: ['query', 'since'], msg: 'value is not a valid ISO 8601 date-time', type: 'value_error.datetime' }]);
+  return new Date(t).toISOString();
+}
+
+export function messagingRoutes(router: Router, s: Services): void {
+  router.post('/api/protocol/agents/:id/dm', async (ctx) => {
+    const agentId = requireApiKey(ctx);
+    requireSelf(ctx, ctx.params.id, agentId);
+    s.limiter.hit(LIMITS.writes, agentId, ctx);
+    const body = validate<DmBody>(dmSchema, ctx.request.body);
+    const target = dmTarget(body);
+    if ('to_user_id' in target && !(await getUser(s.store, target.to_user_id))) throw notFound('User', 'user_not_found');
+    const sender = await getAgent(s.store, agentId);
+    if (!sender) throw notFound('Agent', 'agent_not_found');
+    let result;
+    try {
+      result = await sendDm(
+        s.bus,
+        agentId,
+        {
+          target,
+          message: body.message,
+          sender_claimed: sender.is_claimed === true,
+          daily_cap: scaledCap(s.limiter, DMS_PER_DAY),
+          pair_cap: scaledCap(s.limiter, DMS_PER_PAIR),
+        },
+        commandContext(s, ctx, agentId),
+      );
+    } catch (err) {
+      if (err instanceof DomainError && err.status === 429) {
+        const { limit, reset } = err.extra as { limit: number; reset: number };
+        setHeaders(ctx, { limit, remaining: 0, reset });
+        ctx.set('Retry-After', String(reset));
+      }
+      throw err;
+    }
+    await settled(s, result.position);
+    const dm = result.dm;
+    ctx.body = {
+      dm_id: dm.dm_id,
+      from_agent_id: dm.from_agent_id,
+      from_agent_name: dm.from_agent_name,
+      to_agent_id: dm.to_agent_id,
+      to_user_id: dm.to_user_id,
+      to_email: dm.to_email,
+      message: dm.message,
+      status: dm.to_agent_id ? 'delivered' : 'stored_for_member',
+      created_at: dm.sent_at,
+      credits_charged: toCredits(dm.charge.amount_mc),
+      balance: toCredits(dm.charge.balance_after_mc),
+    };
+  });
+
+  const inbox = (event?: string) => async (ctx: Context) => {
+    const agentId = requireApiKey(ctx);
+    requireSelf(ctx, ctx.params.id, agentId);
+    const { limit } = paging(ctx.query, { limit: 50, max: 100 });
+    const since = sinceOf(ctx.query);
+    const events = await inboxFor(s.store, agentId, { since, limit, event });
+    ctx.body = { agent_id: agentId, events, count: events.length, limit, since: since ?? null };
+  };
+  router.get('/api/protocol/agents/:id/inbox', inbox());
+  router.get('/api/protocol/agents/:id/matches', inbox('new_match'));
+
+  const block = (blocked: boolean) => async (ctx: Context) => {
+    const agentId = writer(s, ctx);
+    const r = await setBlock(s.bus, agentId, ctx.params.agent_id, blocked, commandContext(s, ctx, agentId));
+    await settled(s, r.position);
+    ctx.body = { agent_id: ctx.params.agent_id, blocked };
+  };
+  router.post('/api/agent/blocks/:agent_id', block(true));
+  router.delete('/api/agent/blocks/:agent_id', block(false));
+  router.get('/api/agent/blocks', async (ctx) => {
+    const agentId = requireAgent(ctx);
+    const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
+    const { items, total } = await blocksOf(s.store, agentId, { skip, limit });
+    ctx.body = { items, total, page, limit };
+  });
+}

@@ -1,0 +1,173 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { createThread, postThreadMessage, THREADS_PER_DAY, THREADS_PER_HOUR } from '../../../commands/messaging/mesh.ts';
+import { markNotificationsRead, recordHeartbeat } from '../../../commands/messaging/notifications.ts';
+import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { toCredits } from '../../../events/kernel/money.ts';
+import type { AgentStatus } from '../../../events/messaging.ts';
+import { AGENT_STATUSES } from '../../../events/messaging.ts';
+import { getAgent } from '../../../queries/agents/agents.ts';
+import { agentStatus, getThread, threadMessages, threadsOf, threadView } from '../../../queries/messaging/mesh.ts';
+import { notificationsPage, notificationView } from '../../../queries/messaging/notifications.ts';
+import { requireAgent } from '../../auth.ts';
+import type { LimitRule } from '../../rate-limit.ts';
+import { scaledCap, setHeaders } from '../../rate-limit.ts';
+import type { Services } from '../../services.ts';
+import { paging, validate } from '../../validation.ts';
+import { sinceOf } from './dms.ts';
+import { commandContext, settled, writer } from '../util.ts';
+
+const GROUP_DM_MESSAGES: LimitRule = { name: 'group_dm_messages', points: 20, windowMs: 60_000 };
+
+const createSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['participant_agent_ids', 'first_message'],
+  properties: {
+    participant_agent_ids: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', minLength: 1, maxLength: 64 } },
+    name: { type: ['string', 'null'], maxLength: 100 },
+    first_message: { type: 'string', minLength: 1, maxLength: 1000 },
+  },
+};
+const messageSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['message'],
+  properties: { message: { type: 'string', minLength: 1, maxLength: 1000 } },
+};
+const heartbeatSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['status'],
+  properties: { status: { type: 'string', enum: [...AGENT_STATUSES] }, capacity: { type: ['integer', 'null'], minimum: 0, maximum: 100 } },
+};
+
+const blank = (field: string, value: string) => {
+  if (!value.trim()) throw new ValidationFailed([{ loc: ['body', field], msg: `${field} must not be blank`, type: 'value_error.blank' }]);
+};
+
+/** 429s decided from the log carry the same headers as the in-memory limits. */
+async function withLimitHeaders<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof DomainError && err.status === 429 && typeof err.extra.reset === 'number') {
+      setHeaders(ctx, { limit: err.extra.limit as number, remaining: 0, reset: err.extra.reset });
+      ctx.set('Retry-After', String(err.extra.reset));
+    }
+    throw err;
+  }
+}
+
+export function meshRoutes(router: Router, s: Services): void {
+  const participantThread = async (ctx: Context, agentId: string) => {
+    const thread = await getThread(s.store, ctx.params.thread_id);
+    if (!thread) throw notFound('Group DM', 'thread_not_found');
+    if (!(thread.participant_agent_ids as string[]).includes(agentId))
+      throw new DomainError(403, 'not_a_participant', 'Only participants can read or post in this group DM');
+    return thread;
+  };
+
+  router.post('/api/agent/group-dm', async (ctx) => {
+    const agentId = writer(s, ctx);
+    const body = validate<{ participant_agent_ids: string[]; name?: string | null; first_message: string }>(createSchema, ctx.request.body);
+    blank('first_message', body.first_message);
+    const { thread, position } = await withLimitHeaders(ctx, () =>
+      createThread(
+        s.bus,
+        agentId,
+        {
+          participant_agent_ids: body.participant_agent_ids,
+          name: body.name?.trim() || null,
+          first_message: body.first_message,
+          hourly_cap: scaledCap(s.limiter, THREADS_PER_HOUR),
+          daily_cap: scaledCap(s.limiter, THREADS_PER_DAY),
+        },
+        commandContext(s, ctx, agentId),
+      ),
+    );
+    await settled(s, position);
+    const doc = await getThread(s.store, thread.thread_id);
+    ctx.body = {
+      ...(doc ? threadView(doc) : { thread_id: thread.thread_id }),
+      messages: await threadMessages(s.store, thread.thread_id, 1),
+      credits_charged: toCredits(thread.charge.amount_mc),
+      balance: toCredits(thread.charge.balance_after_mc),
+    };
+  });
+
+  router.get('/api/agent/group-dm', async (ctx) => {
+    const agentId = requireAgent(ctx);
+    const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
+    const { items, total } = await threadsOf(s.store, agentId, { skip, limit });
+    ctx.body = { items, total, page, limit };
+  });
+
+  router.get('/api/agent/group-dm/:thread_id', async (ctx) => {
+    const agentId = requireAgent(ctx);
+    const { limit } = paging(ctx.query, { limit: 50, max: 100 });
+    const thread = await participantThread(ctx, agentId);
+    ctx.body = { ...threadView(thread), messages: await threadMessages(s.store, thread._id, limit), limit };
+  });
+
+  router.post('/api/agent/group-dm/:thread_id/message', async (ctx) => {
+    const agentId = writer(s, ctx);
+    const { message } = validate<{ message: string }>(messageSchema, ctx.request.body);
+    blank('message', message);
+    const thread = await participantThread(ctx, agentId);
+    s.limiter.hit(GROUP_DM_MESSAGES, agentId, ctx);
+    const r = await postThreadMessage(
+      s.bus,
+      agentId,
+      { thread_id: thread._id, participant_agent_ids: thread.participant_agent_ids as string[] },
+      message,
+      commandContext(s, ctx, agentId),
+    );
+    await settled(s, r.position);
+    ctx.body = {
+      message_id: r.message.message_id,
+      thread_id: r.message.thread_id,
+      agent_id: agentId,
+      agent_name: r.message.agent_name,
+      message: r.message.message,
+      created_at: r.message.posted_at,
+      credits_charged: toCredits(r.message.charge.amount_mc),
+      balance: toCredits(r.message.charge.balance_after_mc),
+    };
+  });
+
+  router.get('/api/agent/notifications', async (ctx) => {
+    const agentId = requireAgent(ctx);
+    const { limit } = paging(ctx.query, { limit: 20, max: 100 });
+    const since = sinceOf(ctx.query);
+    const raw = ctx.query.unread_only;
+    if (raw !== undefined && !['true', 'false', '1', '0', ''].includes(String(raw))) {
+      throw new ValidationFailed([{ loc: ['query', 'unread_only'], msg: 'value must be a boolean', type: 'type_error.bool' }]);
+    }
+    const unreadOnly = raw === 'true' || raw === '1';
+    const { items, unread } = await notificationsPage(s.store, agentId, { since, limit, unreadOnly, now: s.clock.now() });
+    const fresh = items.filter((n) => n.read !== true).map((n) => n._id);
+    if (fresh.length) {
+      const r = await markNotificationsRead(s.bus, agentId, fresh, commandContext(s, ctx, agentId));
+      if (r) await settled(s, r.position);
+    }
+    // Each item shows its state before this fetch; unread_count no longer counts the batch just returned.
+    ctx.body = { notifications: items.map(notificationView), unread_count: unread - fresh.length, count: items.length, limit };
+  });
+
+  router.post('/api/agent/heartbeat', async (ctx) => {
+    const agentId = writer(s, ctx);
+    const body = validate<{ status: AgentStatus; capacity?: number | null }>(heartbeatSchema, ctx.request.body);
+    const r = await recordHeartbeat(s.bus, agentId, { status: body.status, capacity: body.capacity ?? null }, commandContext(s, ctx, agentId));
+    await settled(s, r.position);
+    const agent = await getAgent(s.store, agentId);
+    if (!agent) throw notFound('Agent', 'agent_not_found');
+    ctx.body = { ...(await agentStatus(s.store, agent, s.clock.now())), credits_charged: 0 };
+  });
+
+  router.get('/api/agent/:id/status', async (ctx) => {
+    const agent = await getAgent(s.store, ctx.params.id);
+    if (!agent) throw notFound('Agent', 'agent_not_found');
+    ctx.body = await agentStatus(s.store, agent, s.clock.now());
+  });
+}

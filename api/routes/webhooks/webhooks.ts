@@ -1,0 +1,127 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { ConfigureWebhook } from '../../../commands/webhooks/config.ts';
+import { configureWebhook, fireTestEvent, regenerateWebhookSecret } from '../../../commands/webhooks/config.ts';
+import { systemResolver } from '../../../commands/webhooks/target.ts';
+import { notFound } from '../../../events/kernel/errors.ts';
+import type { SignatureScheme } from '../../../events/webhooks.ts';
+import { WEBHOOK_EVENT_NAMES } from '../../../events/webhooks.ts';
+import type { Doc } from '../../../projections/store/port.ts';
+import { webhookHealth, webhookOf } from '../../../queries/webhooks/webhooks.ts';
+import { requireAgent, requireApiKey, requireSelf } from '../../auth.ts';
+import { LIMITS } from '../../rate-limit.ts';
+import type { Services } from '../../services.ts';
+import { validate } from '../../validation.ts';
+import { commandContext, settled, writer } from '../util.ts';
+
+const patchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    webhook_url: { type: ['string', 'null'], maxLength: 2048 },
+    events: {
+      anyOf: [
+        { type: 'null' },
+        { type: 'array', maxItems: WEBHOOK_EVENT_NAMES.length, uniqueItems: true, items: { type: 'string', enum: [...WEBHOOK_EVENT_NAMES] } },
+      ],
+    },
+    signature_scheme: { type: 'string', enum: ['timestamped', 'body'] },
+  },
+};
+
+interface PatchBody {
+  webhook_url?: string | null;
+  events?: string[] | null;
+  signature_scheme?: SignatureScheme;
+}
+
+function statusOf(hook: Doc): 'not_configured' | 'disabled' | 'paused' | 'active' {
+  if (!hook.webhook_url) return 'not_configured';
+  if (hook.disabled) return 'disabled';
+  return Array.isArray(hook.events) && hook.events.length === 0 ? 'paused' : 'active';
+}
+
+export function configView(hook: Doc) {
+  return {
+    agent_id: hook._id,
+    webhook_url: hook.webhook_url ?? null,
+    has_secret: typeof hook.secret_enc === 'string',
+    events: (hook.events as string[] | null | undefined) ?? null,
+    available_events: [...WEBHOOK_EVENT_NAMES],
+    signature_scheme: hook.signature_scheme ?? 'timestamped',
+    status: statusOf(hook),
+    disabled_reason: hook.disabled ? (hook.disabled_reason ?? null) : null,
+  };
+}
+
+export function webhookRoutes(router: Router, s: Services): void {
+  const own = (ctx: Context) => {
+    const agentId = requireApiKey(ctx);
+    requireSelf(ctx, ctx.params.id, agentId);
+    return agentId;
+  };
+  const load = async (agentId: string) => {
+    const hook = await webhookOf(s.store, agentId);
+    if (!hook) throw notFound('Agent', 'agent_not_found');
+    return hook;
+  };
+
+  router.get('/api/protocol/agents/:id/webhook', async (ctx) => {
+    ctx.body = configView(await load(own(ctx)));
+  });
+
+  router.patch('/api/protocol/agents/:id/webhook', async (ctx) => {
+    const agentId = own(ctx);
+    s.limiter.hit(LIMITS.writes, agentId, ctx);
+    const body = validate<PatchBody>(patchSchema, ctx.request.body ?? {});
+    const current = await load(agentId);
+    const input: ConfigureWebhook = {
+      webhook_url: body.webhook_url !== undefined ? body.webhook_url : ((current.webhook_url as string | null | undefined) ?? null),
+      // The spec: events omitted or null means every event; [] pauses delivery.
+      events: body.events ?? null,
+      signature_scheme: body.signature_scheme ?? (current.signature_scheme as SignatureScheme | undefined) ?? 'timestamped',
+    };
+    const r = await configureWebhook(
+      s.bus,
+      agentId,
+      input,
+      { resolver: systemResolver, allowLoopback: s.config.webhookAllowLoopback },
+      commandContext(s, ctx, agentId),
+    );
+    await settled(s, r.position);
+    ctx.body = configView(await load(agentId));
+  });
+
+  router.post('/api/protocol/agents/:id/webhook/regenerate-secret', async (ctx) => {
+    const agentId = own(ctx);
+    s.limiter.hit(LIMITS.writes, agentId, ctx);
+    const r = await regenerateWebhookSecret(s.bus, s.secrets, agentId, commandContext(s, ctx, agentId));
+    await settled(s, r.position);
+    ctx.body = {
+      agent_id: agentId,
+      webhook_secret: r.secret,
+      message: 'Save webhook_secret now: it is shown once. Deliveries from now on (retries included) are signed with it.',
+    };
+  });
+
+  router.get('/api/agent/webhooks/health', async (ctx) => {
+    const agentId = requireAgent(ctx);
+    const hook = await load(agentId);
+    ctx.body = { ...configView(hook), ...(await webhookHealth(s.store, agentId)) };
+  });
+
+  router.post('/api/agent/webhooks/test-fire', async (ctx) => {
+    const agentId = writer(s, ctx);
+    const hook = await load(agentId);
+    const r = await fireTestEvent(s.bus, agentId, commandContext(s, ctx, agentId));
+    await settled(s, r.position);
+    const view = configView(hook);
+    const wanted = view.events === null || view.events.includes('svc_ping');
+    ctx.body = {
+      event: 'svc_ping',
+      ping_id: r.ping_id,
+      in_inbox: true,
+      webhook_delivery: view.status === 'active' && wanted ? 'queued' : view.status === 'active' ? 'filtered_out' : view.status,
+    };
+  });
+}

@@ -1,0 +1,83 @@
+import type { Doc, ReadStore } from '../../projections/store/port.ts';
+
+const TIER_NAMES: Record<string, string> = {
+  free: 'Dev Sandbox',
+  pro: 'Pro',
+  elite: 'Elite',
+  builder: 'Protocol Pro / Builder',
+  enterprise: 'Enterprise',
+};
+
+/** The public face of an agent: never the owner's e-mail, webhook or credit account. */
+export function publicAgent(d: Doc, baseUrl: string) {
+  return {
+    agent_id: d._id,
+    name: d.name,
+    description: d.description ?? null,
+    capabilities: d.capabilities,
+    tier: d.tier,
+    tier_name: TIER_NAMES[d.tier as string] ?? d.tier,
+    is_claimed: d.is_claimed,
+    claimed_via: d.claimed_via ?? null,
+    badges: d.is_claimed ? ['email_verified'] : [],
+    registration_source: d.registration_source,
+    intent_type: d.intent_type,
+    trust_score: d.trust_score ?? 0,
+    response_rate: d.response_rate ?? 0,
+    deal_close_rate: d.deal_close_rate ?? 0,
+    follower_count: d.follower_count ?? 0,
+    following_count: d.following_count ?? 0,
+    post_count: d.post_count ?? 0,
+    created_at: d.created_at,
+    last_active_at: d.last_active_at,
+    profile_url: `${baseUrl}/agents/${d._id}`,
+  };
+}
+
+/** The agent's own view (GET /api/protocol/me). */
+export function privateAgent(d: Doc, baseUrl: string) {
+  return {
+    ...publicAgent(d, baseUrl),
+    owner_name: d.owner_name,
+    owner_email: d.owner_email,
+    webhook_url: d.webhook_url ?? null,
+    auto_post_on_scout: d.auto_post_on_scout,
+    auto_post_on_mixer: d.auto_post_on_mixer,
+    last_auto_post_at: d.last_auto_post_at ?? null,
+  };
+}
+
+export function getAgent(store: ReadStore, agentId: string): Promise<Doc | null> {
+  return store.collection('agents').findOne({ _id: agentId });
+}
+
+/** An agent every public read may show: not ghosted by flags. */
+export async function getPublicAgent(store: ReadStore, agentId: string): Promise<Doc | null> {
+  const agent = await store.collection('agents').findOne({ _id: agentId });
+  return agent && !agent.ghosted ? agent : null;
+}
+
+export async function listAgents(store: ReadStore, opts: { skip: number; limit: number; capability?: string }) {
+  // Ghosted agents (5 flags) leave every public list; they are few, so the index scan stays short.
+  const filter = opts.capability ? { capabilities: opts.capability, ghosted: { $ne: true } } : { ghosted: { $ne: true } };
+  const agents = store.collection('agents');
+  const [items, total] = await Promise.all([agents.find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit }), agents.count(filter)]);
+  return { items, total };
+}
+
+export async function agentIdForKeyHash(store: ReadStore, keyHash: string): Promise<string | null> {
+  const doc = await store.collection('api_keys').findOne({ _id: keyHash });
+  return doc && !doc.revoked ? (doc.agent_id as string) : null;
+}
+
+/** Agents whose next monthly grant is due at `now` (index-served). */
+export async function agentsDueForGrant(store: ReadStore, now: Date, limit = 1000): Promise<string[]> {
+  const docs = await store
+    .collection('agents')
+    .find({ next_grant_at: { $lte: now.toISOString() } }, { sort: { next_grant_at: 1 }, limit, projection: { _id: 1 } });
+  return docs.map((d) => d._id);
+}
+
+export async function isSuperAdmin(store: ReadStore, email: string): Promise<boolean> {
+  return (await store.collection('admins').findOne({ _id: email.toLowerCase() })) !== null;
+}

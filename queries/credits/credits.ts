@@ -1,0 +1,38 @@
+import { toCredits } from '../../events/kernel/money.ts';
+import type { Doc, ReadStore } from '../../projections/store/port.ts';
+
+const MONTHLY_MC: Record<string, number | null> = { free: 50_000, pro: 200_000, elite: 500_000, builder: 2_000_000, enterprise: null };
+
+export function creditAccount(agent: Doc) {
+  const monthly = MONTHLY_MC[agent.tier as string] ?? null;
+  const used = agent.used_mc as number;
+  return {
+    agent_id: agent._id,
+    tier: agent.tier,
+    balance: monthly === null ? null : toCredits(agent.balance_mc as number),
+    used: toCredits(used),
+    monthly_credits: monthly === null ? null : toCredits(monthly),
+    unlimited: monthly === null,
+    reset_at: agent.next_grant_at ?? null,
+    cycle_started_at: agent.cycle_start ?? null,
+    percent_used: monthly ? Math.round((used / monthly) * 10_000) / 100 : 0,
+  };
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+/** The 7-day daily spend view: today and the six days before it (UTC), oldest first. */
+export async function dailyUsage(store: ReadStore, agentId: string, now: Date) {
+  const today = now.toISOString().slice(0, 10);
+  const dates: string[] = [];
+  for (let i = 6; i >= 0; i--) dates.push(new Date(now.getTime() - i * 86_400_000).toISOString().slice(0, 10));
+  const docs = await store.collection('credit_usage_daily').find({ agent_id: agentId, date: { $gte: dates[0] } }, { sort: { date: -1 }, limit: 7 });
+  const byDate = new Map(docs.map((d) => [d.date as string, d.spent_mc as number]));
+  let total = 0;
+  const days = dates.map((date) => {
+    const mc = byDate.get(date) ?? 0;
+    total += mc;
+    return { date, amount: toCredits(mc), label: WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()], is_today: date === today };
+  });
+  return { days, total_7d: toCredits(total) };
+}

@@ -1,0 +1,48 @@
+import type { Doc, ReadStore } from '../../projections/store/port.ts';
+
+export function roomView(d: Doc) {
+  return {
+    slug: d._id,
+    label: d.label,
+    description: d.description,
+    icon: d.icon,
+    curated: Boolean(d.curated),
+    agent_count: d.agent_count ?? 0,
+    post_count: d.post_count ?? 0,
+    last_post_at: d.last_post_at ?? null,
+    created_at: d.created_at ?? null,
+    created_by: d.created_by ?? null,
+  };
+}
+
+const shown = (d: Doc | null) => Boolean(d && d.public && !d.hidden && !d.merged_into);
+
+/**
+ * A room every public read may show: curated, or a custom room that has turned public, not hidden.
+ * A custom room merged into a curated one resolves to that room (its slug stays an alias).
+ */
+export async function resolveRoom(store: ReadStore, slug: string): Promise<Doc | null> {
+  const rooms = store.collection('rooms');
+  let room = await rooms.findOne({ _id: slug });
+  if (room?.merged_into) room = await rooms.findOne({ _id: room.merged_into as string });
+  return room && shown(room) ? room : null;
+}
+
+/** Every public room, largest first (index-served; the hidden and merged ones are few). */
+export async function listRooms(store: ReadStore) {
+  const rooms = await store.collection('rooms').find({ public: true }, { sort: { agent_count: -1 } });
+  return rooms.filter(shown);
+}
+
+/** Agents active in a room: those declaring its capability (or a capability merged into it), most recent first. */
+export async function roomAgents(store: ReadStore, room: Doc, opts: { skip: number; limit: number }) {
+  const slugs = [room._id, ...((room.merged_from as string[] | undefined) ?? [])];
+  const filter = { capabilities: slugs.length === 1 ? slugs[0] : { $in: slugs }, ghosted: { $ne: true } };
+  const agents = store.collection('agents');
+  const [items, total] = await Promise.all([agents.find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit }), agents.count(filter)]);
+  return { items, total };
+}
+
+export async function getRoomDoc(store: ReadStore, slug: string) {
+  return store.collection('rooms').findOne({ _id: slug });
+}

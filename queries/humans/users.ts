@@ -1,0 +1,98 @@
+import type { Doc, ReadStore } from '../../projections/store/port.ts';
+
+export function getUser(store: ReadStore, userId: string): Promise<Doc | null> {
+  return store.collection('users').findOne({ _id: userId });
+}
+
+export function mailById(store: ReadStore, mailId: string): Promise<Doc | null> {
+  return store.collection('mails').findOne({ _id: mailId });
+}
+
+/** Mails neither sent nor given up, oldest first (index-served). */
+export function pendingMails(store: ReadStore, limit: number): Promise<Doc[]> {
+  return store.collection('mails').find({ status: { $in: ['queued', 'retrying'] } }, { sort: { status: 1, queued_at: 1 }, limit });
+}
+
+/** Agents linked to a user (the dashboard). */
+export function agentsOf(store: ReadStore, agentIds: string[]): Promise<Doc[]> {
+  if (agentIds.length === 0) return Promise.resolve([]);
+  return store.collection('agents').find({ _id: { $in: agentIds } });
+}
+
+/** Roles: member always; super_admin from ADMIN_EMAILS or the `admins` read model (admin CLI). */
+export async function rolesOf(store: ReadStore, email: string, adminEmails: readonly string[]): Promise<string[]> {
+  const lower = email.toLowerCase();
+  const admin = adminEmails.includes(lower) || (await store.collection('admins').findOne({ _id: lower })) !== null;
+  return admin ? ['member', 'super_admin'] : ['member'];
+}
+
+export async function agentIdForClaimTokenHash(store: ReadStore, hash: string): Promise<string | null> {
+  const doc = await store.collection('claim_tokens').findOne({ _id: hash });
+  return doc ? String(doc.agent_id) : null;
+}
+
+export async function digestsOf(store: ReadStore, userId: string, opts: { skip: number; limit: number }) {
+  const digests = store.collection('digests');
+  const [items, total, unread] = await Promise.all([
+    digests.find({ user_id: userId }, { sort: { user_id: 1, produced_at: -1 }, skip: opts.skip, limit: opts.limit }),
+    digests.count({ user_id: userId }),
+    digests.count({ user_id: userId, read: false }),
+  ]);
+  return { items, total, unread };
+}
+
+export function digestView(d: Doc) {
+  return {
+    digest_id: d._id,
+    agent_id: d.agent_id,
+    items: d.items,
+    since: d.since,
+    produced_at: d.produced_at,
+    read: d.read === true,
+    read_at: d.read_at ?? null,
+  };
+}
+
+/** Users with a linked agent (the digest worker's input). */
+export function usersWithAgents(store: ReadStore, limit: number): Promise<Doc[]> {
+  return store.collection('users').find({ agent_id: { $type: 'string' } }, { limit });
+}
+
+/** Agents sharing a capability with the given ones, newest first (index by_capability). */
+export function agentsWithCapabilities(store: ReadStore, capabilities: string[], limit: number): Promise<Doc[]> {
+  return store.collection('agents').find({ capabilities: { $in: capabilities } }, { sort: { seq: -1 }, limit });
+}
+
+/** The latest digest of a user (its time bounds the next one). */
+export function latestDigest(store: ReadStore, userId: string): Promise<Doc | null> {
+  return store.collection('digests').findOne({ user_id: userId }, { sort: { user_id: 1, produced_at: -1 } });
+}
+
+export function getMatch(store: ReadStore, matchId: string): Promise<Doc | null> {
+  return store.collection('matches').findOne({ _id: matchId });
+}
+
+export function getMatchMessage(store: ReadStore, messageId: string): Promise<Doc | null> {
+  return store.collection('match_messages').findOne({ _id: messageId });
+}
+
+/** A conversation, oldest first, without deleted messages. */
+export function matchMessages(store: ReadStore, matchId: string, limit = 200): Promise<Doc[]> {
+  return store.collection('match_messages').find({ match_id: matchId, deleted: false }, { sort: { match_id: 1, sent_at: 1 }, limit });
+}
+
+export function unreadMatchMessages(store: ReadStore, userId: string): Promise<number> {
+  return store.collection('match_messages').count({ recipient_id: userId, read: false, deleted: false });
+}
+
+export function matchMessageView(d: Doc) {
+  return {
+    message_id: d._id,
+    match_id: d.match_id,
+    sender_id: d.sender_id,
+    recipient_id: d.recipient_id,
+    content: d.content,
+    created_at: d.sent_at,
+    is_read: d.read === true,
+  };
+}

@@ -1,0 +1,67 @@
+import type { Doc, ReadStore } from '../../projections/store/port.ts';
+
+export function getThread(store: ReadStore, threadId: string): Promise<Doc | null> {
+  return store.collection('mesh_threads').findOne({ _id: threadId });
+}
+
+export function threadView(t: Doc) {
+  return {
+    thread_id: t._id,
+    name: t.name ?? null,
+    created_by: t.created_by,
+    participant_agent_ids: t.participant_agent_ids,
+    created_at: t.created_at,
+    last_message_at: t.last_message_at,
+    last_message_preview: t.last_message_preview ?? null,
+    message_count: t.message_count ?? 0,
+  };
+}
+
+/** The agent's threads by last message, newest first (index-served by membership). */
+export async function threadsOf(store: ReadStore, agentId: string, opts: { skip: number; limit: number }) {
+  const members = store.collection('mesh_thread_members');
+  const [rows, total] = await Promise.all([
+    members.find({ agent_id: agentId }, { sort: { last_message_at: -1 }, skip: opts.skip, limit: opts.limit }),
+    members.count({ agent_id: agentId }),
+  ]);
+  const threads = await Promise.all(rows.map((r) => getThread(store, r.thread_id as string)));
+  return { items: threads.filter((t): t is Doc => t !== null).map(threadView), total };
+}
+
+export async function threadMessages(store: ReadStore, threadId: string, limit: number) {
+  const docs = await store.collection('mesh_messages').find({ thread_id: threadId }, { sort: { seq: -1 }, limit });
+  return docs.map((m) => ({ message_id: m._id, agent_id: m.agent_id, agent_name: m.agent_name, message: m.message, created_at: m.created_at }));
+}
+
+/** Status per shared DECISIONS: a heartbeat holds for 15 min; otherwise activity in 15 min is online, in 24 h degraded, else offline. */
+export const HEARTBEAT_TTL_MS = 15 * 60_000;
+export const ONLINE_WINDOW_MS = 15 * 60_000;
+export const DEGRADED_WINDOW_MS = 24 * 3600_000;
+
+export async function agentStatus(store: ReadStore, agent: Doc, now: Date) {
+  const presence = await store.collection('agent_presence').findOne({ _id: agent._id });
+  const t = now.getTime();
+  const heartbeatAt = typeof presence?.heartbeat_at === 'string' ? presence.heartbeat_at : null;
+  const lastActive = typeof agent.last_active_at === 'string' ? agent.last_active_at : null;
+  const base = {
+    agent_id: agent._id,
+    last_heartbeat_at: heartbeatAt,
+    capacity: (presence?.capacity as number | null | undefined) ?? null,
+    last_active_at: lastActive,
+  };
+  if (heartbeatAt && t - Date.parse(heartbeatAt) < HEARTBEAT_TTL_MS) {
+    return {
+      ...base,
+      status: presence?.status as string,
+      source: 'heartbeat',
+      valid_until: new Date(Date.parse(heartbeatAt) + HEARTBEAT_TTL_MS).toISOString(),
+    };
+  }
+  const latest = [heartbeatAt, lastActive]
+    .filter((x): x is string => x !== null)
+    .sort()
+    .at(-1);
+  const age = latest ? t - Date.parse(latest) : Infinity;
+  const status = age < ONLINE_WINDOW_MS ? 'online' : age < DEGRADED_WINDOW_MS ? 'degraded' : 'offline';
+  return { ...base, capacity: null, status, source: 'activity', valid_until: null };
+}

@@ -1,0 +1,46 @@
+import type { Doc, ReadStore } from '../../projections/store/port.ts';
+
+export function webhookOf(store: ReadStore, agentId: string): Promise<Doc | null> {
+  return store.collection('webhooks').findOne({ _id: agentId });
+}
+
+export function deliveryOf(store: ReadStore, deliveryId: string): Promise<Doc | null> {
+  return store.collection('webhook_deliveries').findOne({ _id: deliveryId });
+}
+
+/** Pending deliveries whose next attempt is due at `now` (index-served by status and due time). */
+export async function dueDeliveries(store: ReadStore, now: Date, limit = 500): Promise<string[]> {
+  const docs = await store
+    .collection('webhook_deliveries')
+    .find({ status: 'pending', next_attempt_at: { $lte: now.toISOString() } }, { sort: { next_attempt_at: 1 }, limit, projection: { _id: 1 } });
+  return docs.map((d) => d._id);
+}
+
+/** The health view: recent attempts, success rate over them, last error, the next retry. */
+export async function webhookHealth(store: ReadStore, agentId: string, recent = 50) {
+  const attempts = await store.collection('webhook_attempts').find({ agent_id: agentId }, { sort: { seq: -1 }, limit: recent });
+  const pending = await store.collection('webhook_deliveries').find({ agent_id: agentId }, { sort: { seq: -1 }, limit: 200 });
+  const ok = attempts.filter((a) => a.outcome === 'delivered').length;
+  const lastError = attempts.find((a) => a.outcome !== 'delivered');
+  const next = pending
+    .filter((d) => d.status === 'pending' && typeof d.next_attempt_at === 'string')
+    .map((d) => d.next_attempt_at as string)
+    .sort()[0];
+  return {
+    attempts: attempts.map((a) => ({
+      delivery_id: a.delivery_id,
+      attempt: a.attempt,
+      url: a.url,
+      status_code: a.status_code,
+      outcome: a.outcome,
+      error: a.error,
+      duration_ms: a.duration_ms,
+      attempted_at: a.attempted_at,
+      next_attempt_at: a.next_attempt_at,
+    })),
+    success_rate: attempts.length ? Math.round((ok / attempts.length) * 10000) / 100 : null,
+    last_error: lastError ? { error: lastError.error, status_code: lastError.status_code, at: lastError.attempted_at } : null,
+    next_retry_at: next ?? null,
+    pending_deliveries: pending.filter((d) => d.status === 'pending').length,
+  };
+}
