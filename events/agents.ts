@@ -1,116 +1,59 @@
-import type { Event, JsonSchema } from './types.ts';
-import { isoDate, nullable } from './types.ts';
+import { Type, type Static } from '@sinclair/typebox';
+import type { Event } from './types.ts';
+import { AgentId, Data, IsoDate, Literals, Nullable } from './types.ts';
 
-export type Tier = 'free' | 'pro' | 'elite' | 'builder' | 'enterprise';
+export const TIER_NAMES = ['free', 'pro', 'elite', 'builder', 'enterprise'] as const;
+export type Tier = (typeof TIER_NAMES)[number];
 
-export type AgentRegistered = Event<
-  'AgentRegistered',
+const Capabilities = Type.Array(Type.String({ pattern: '^[a-z0-9-]{3,40}$' }), { minItems: 1 });
+const Description = Nullable(Type.String({ maxLength: 500 }));
+const WebhookUrl = Nullable(Type.String({ pattern: '^https://' }));
+
+export const AgentRegisteredData = Data({
+  agent_id: AgentId,
+  name: Type.String({ minLength: 1 }),
+  description: Description,
+  capabilities: Capabilities,
+  owner_name: Type.String({ minLength: 1 }),
+  owner_email: Type.String({ minLength: 3 }),
+  webhook_url: WebhookUrl,
+  /** AES-256-GCM ciphertext: deliveries must be signed with the secret itself, so it cannot be a one-way hash. */
+  webhook_secret_enc: Type.String(),
+  api_key_hash: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+  claim_token_hash: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+  tier: Literals(TIER_NAMES),
+  registration_source: Type.String(),
+  intent_type: Type.String(),
+  registered_at: IsoDate,
+});
+export type AgentRegistered = Event<'AgentRegistered', Static<typeof AgentRegisteredData>>;
+
+/** The changed fields only: at least one besides `agent_id`. */
+export const AgentProfileUpdatedData = Data(
   {
-    agent_id: string;
-    name: string;
-    description: string | null;
-    capabilities: string[];
-    owner_name: string;
-    owner_email: string;
-    webhook_url: string | null;
-    /** AES-256-GCM ciphertext: deliveries must be signed with the secret itself, so it cannot be a one-way hash. */
-    webhook_secret_enc: string;
-    api_key_hash: string;
-    claim_token_hash: string;
-    tier: Tier;
-    registration_source: string;
-    intent_type: string;
-    registered_at: string;
-  }
->;
-
-export type AgentProfileUpdated = Event<
-  'AgentProfileUpdated',
-  {
-    agent_id: string;
-    name?: string;
-    description?: string | null;
-    webhook_url?: string | null;
-  }
->;
+    agent_id: AgentId,
+    name: Type.Optional(Type.String({ minLength: 1 })),
+    description: Type.Optional(Description),
+    webhook_url: Type.Optional(WebhookUrl),
+  },
+  { minProperties: 2 },
+);
+export type AgentProfileUpdated = Event<'AgentProfileUpdated', Static<typeof AgentProfileUpdatedData>>;
 
 /** Appended with expected revision "no stream" on `owner-email-<hash>`: one agent per owner e-mail. */
-export type OwnerEmailReserved = Event<
-  'OwnerEmailReserved',
-  {
-    email_hash: string;
-    agent_id: string;
-    reserved_at: string;
-  }
->;
+export const OwnerEmailReservedData = Data({ email_hash: Type.String(), agent_id: AgentId, reserved_at: IsoDate });
+export type OwnerEmailReserved = Event<'OwnerEmailReserved', Static<typeof OwnerEmailReservedData>>;
 
-export type SuperAdminGranted = Event<'SuperAdminGranted', { email: string; granted_at: string }>;
+export const SuperAdminGrantedData = Data({ email: Type.String(), granted_at: IsoDate });
+export type SuperAdminGranted = Event<'SuperAdminGranted', Static<typeof SuperAdminGrantedData>>;
 
 export type AgentEvent = AgentRegistered | AgentProfileUpdated;
 
-const capabilities = { type: 'array', items: { type: 'string', pattern: '^[a-z0-9-]{3,40}$' }, minItems: 1 };
-
-export const agentEventSchemas: Record<string, JsonSchema> = {
-  AgentRegistered: {
-    type: 'object',
-    additionalProperties: false,
-    required: [
-      'agent_id',
-      'name',
-      'description',
-      'capabilities',
-      'owner_name',
-      'owner_email',
-      'webhook_url',
-      'webhook_secret_enc',
-      'api_key_hash',
-      'claim_token_hash',
-      'tier',
-      'registration_source',
-      'intent_type',
-      'registered_at',
-    ],
-    properties: {
-      agent_id: { type: 'string', pattern: '^agt_' },
-      name: { type: 'string', minLength: 1 },
-      description: nullable({ type: 'string', maxLength: 500 }),
-      capabilities,
-      owner_name: { type: 'string', minLength: 1 },
-      owner_email: { type: 'string', minLength: 3 },
-      webhook_url: nullable({ type: 'string', pattern: '^https://' }),
-      webhook_secret_enc: { type: 'string' },
-      api_key_hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-      claim_token_hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-      tier: { enum: ['free', 'pro', 'elite', 'builder', 'enterprise'] },
-      registration_source: { type: 'string' },
-      intent_type: { type: 'string' },
-      registered_at: isoDate,
-    },
-  },
-  AgentProfileUpdated: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['agent_id'],
-    minProperties: 2,
-    properties: {
-      agent_id: { type: 'string', pattern: '^agt_' },
-      name: { type: 'string', minLength: 1 },
-      description: nullable({ type: 'string', maxLength: 500 }),
-      webhook_url: nullable({ type: 'string', pattern: '^https://' }),
-    },
-  },
-  OwnerEmailReserved: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['email_hash', 'agent_id', 'reserved_at'],
-    properties: { email_hash: { type: 'string' }, agent_id: { type: 'string', pattern: '^agt_' }, reserved_at: isoDate },
-  },
-  SuperAdminGranted: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['email', 'granted_at'],
-    properties: { email: { type: 'string' }, granted_at: isoDate },
-  },
+export const agentEventSchemas = {
+  AgentRegistered: AgentRegisteredData,
+  AgentProfileUpdated: AgentProfileUpdatedData,
+  OwnerEmailReserved: OwnerEmailReservedData,
+  SuperAdminGranted: SuperAdminGrantedData,
 };
 
 export const agentStream = (agentId: string) => `agent-${agentId}`;

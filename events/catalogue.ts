@@ -1,14 +1,22 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { AgentEvent, OwnerEmailReserved, SuperAdminGranted } from './agents.ts';
 import { agentEventSchemas } from './agents.ts';
+import type { CreditsEvent } from './credits.ts';
 import { creditEventSchemas } from './credits.ts';
+import type { FeedEvent } from './feed.ts';
 import { FEED_CHARGED_EVENTS, feedEventSchemas } from './feed.ts';
+import type * as H from './humans.ts';
 import { humanEventSchemas } from './humans.ts';
+import type { MatchingEvent } from './matching.ts';
 import { MATCHING_CHARGED_EVENTS, matchingEventSchemas } from './matching.ts';
+import type { MessagingEvent } from './messaging.ts';
 import { MESSAGING_CHARGED_EVENTS, messagingEventSchemas } from './messaging.ts';
+import type { Event } from './types.ts';
+import type { WebhookEvent } from './webhooks.ts';
 import { webhookEventSchemas } from './webhooks.ts';
-import type { JsonSchema } from './types.ts';
 
-/** Every event type the service writes, with its JSON Schema (appends are validated against it in tests). */
-export const eventSchemas: Record<string, JsonSchema> = {
+/** Every event type the service writes, with the TypeBox schema of its data: the one source of both its type and its JSON Schema. */
+const catalogue = {
   ...agentEventSchemas,
   ...creditEventSchemas,
   ...feedEventSchemas,
@@ -17,47 +25,41 @@ export const eventSchemas: Record<string, JsonSchema> = {
   ...messagingEventSchemas,
   ...webhookEventSchemas,
 };
+export type EventCatalogue = typeof catalogue;
+
+/**
+ * The JSON Schema of each event type's data (appends are validated against it in tests). Typed by
+ * key (`eventSchemas.PostPublished`), and indexable by a type name read from the log.
+ */
+export const eventSchemas: EventCatalogue & Readonly<Record<string, TSchema>> = catalogue;
+
+export type DomainEventType = keyof EventCatalogue;
+/** Every domain event of the service: one discriminated union, so a `switch` on `type` narrows `data`. */
+export type DomainEvent = { [K in DomainEventType]: Event<K, Static<EventCatalogue[K]>> }[DomainEventType];
+/** The event of one type, e.g. `EventOfType<'PostPublished'>`. */
+export type EventOfType<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 
 /**
  * Event types that carry a `charge` (the credit-spend building block). The agents and credit-usage
  * read models follow balances through these; a new charged event type is added to its area's list.
  */
-export const CHARGED_EVENT_TYPES: ReadonlySet<string> = new Set([...FEED_CHARGED_EVENTS, ...MESSAGING_CHARGED_EVENTS, ...MATCHING_CHARGED_EVENTS]);
+export const CHARGED_EVENT_TYPES: ReadonlySet<string> = new Set<DomainEventType>([
+  ...FEED_CHARGED_EVENTS,
+  ...MESSAGING_CHARGED_EVENTS,
+  ...MATCHING_CHARGED_EVENTS,
+]);
 
-import type { AgentRegistered, AgentProfileUpdated, OwnerEmailReserved, SuperAdminGranted } from './agents.ts';
-import type { CreditsEvent } from './credits.ts';
-import type { FeedEvent } from './feed.ts';
-import type * as H from './humans.ts';
-import type { MatchingEvent } from './matching.ts';
-import type { MessagingEvent } from './messaging.ts';
-import type { WebhookEvent } from './webhooks.ts';
-
-/** Every domain event of the service: one discriminated union, so a `switch` on `type` narrows `data`. */
-export type DomainEvent =
-  | AgentRegistered
-  | AgentProfileUpdated
-  | OwnerEmailReserved
-  | SuperAdminGranted
-  | CreditsEvent
-  | FeedEvent
-  | H.UserEvent
-  | H.OtpEvent
-  | H.MailEvent
-  | H.AgentOwnershipEvent
-  | H.UserEmailReserved
-  | H.EliteAgentReserved
-  | H.AutoPostPrefsChanged
-  | H.DigestProduced
-  | H.DigestRead
-  | H.MatchCreated
-  | H.MatchMessageSent
-  | H.MatchMessageDeleted
-  | H.MatchMessageReported
-  | H.MatchMessagesRead
-  | MatchingEvent
-  | MessagingEvent
-  | WebhookEvent;
-
-export type DomainEventType = DomainEvent['type'];
-/** The event of one type, e.g. `EventOfType<'PostPublished'>`. */
-export type EventOfType<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
+// Compile-time: every area union and each event type declared beside its schema is a member of
+// DomainEvent (a misspelt type or a data type that drifted from the catalogue fails here).
+type Member<E extends DomainEvent> = E;
+type _AreaUnionsAreDomainEvents = [
+  Member<AgentEvent | OwnerEmailReserved | SuperAdminGranted>,
+  Member<CreditsEvent>,
+  Member<FeedEvent>,
+  Member<H.UserEvent | H.OtpEvent | H.MailEvent | H.AgentOwnershipEvent>,
+  Member<H.UserEmailReserved | H.EliteAgentReserved | H.AutoPostPrefsChanged | H.DigestProduced | H.DigestRead>,
+  Member<H.MatchCreated | H.MatchMessageSent | H.MatchMessageDeleted | H.MatchMessageReported | H.MatchMessagesRead>,
+  Member<MatchingEvent>,
+  Member<MessagingEvent>,
+  Member<WebhookEvent>,
+];

@@ -1,217 +1,170 @@
+import { Type, type Static } from '@sinclair/typebox';
 import { sha256Hex } from './kernel/ids.ts';
-import type { Charge, Event, JsonSchema } from './types.ts';
-import { chargeSchema, isoDate, nullable } from './types.ts';
+import { AUTO_POST_SOURCES } from './matching.ts';
+import type { Event } from './types.ts';
+import { AgentId, Charge, Data, Hex64, IsoDate, Literals, Nullable } from './types.ts';
 
 export const POST_TYPES = ['activity_summary', 'intro_sent', 'deal_opened', 'signal_found'] as const;
 export type PostType = (typeof POST_TYPES)[number];
 
+export const REACTIONS = ['like', 'insightful', 'celebrate'] as const;
+export type Reaction = (typeof REACTIONS)[number];
+
+const PostId = Type.String({ pattern: '^pst_' });
+const CommentId = Type.String({ pattern: '^cmt_' });
+const FlagCount = Type.Integer({ minimum: 1 });
+const FlagReason = Nullable(Type.String({ maxLength: 500 }));
+
+export const PostPoll = Data({
+  options: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 2, maxItems: 10 }),
+  expires_at: IsoDate,
+});
+export type PostPoll = Static<typeof PostPoll>;
+
 /** Appended on the author's agent stream: the post and its charge are one atomic event. */
-export type PostPublished = Event<
-  'PostPublished',
+export const PostPublishedData = Data(
   {
-    post_id: string;
-    agent_id: string;
-    agent_name: string;
-    title: string;
-    body: string;
-    post_type: PostType;
-    room_slug: string | null;
-    hashtags: string[];
-    published_at: string;
+    post_id: PostId,
+    agent_id: AgentId,
+    agent_name: Type.String(),
+    title: Type.String({ minLength: 1 }),
+    body: Type.String({ minLength: 1 }),
+    post_type: Literals(POST_TYPES),
+    room_slug: Nullable(Type.String()),
+    hashtags: Type.Array(Type.String()),
+    published_at: IsoDate,
     /**
      * The post's charge. Absent only on the publication of a scheduled post, which was charged when
      * it was scheduled (PostScheduled); such a PostPublished carries `scheduled_at` instead.
      */
-    charge?: Charge;
-    scheduled_at?: string;
+    charge: Type.Optional(Charge),
+    scheduled_at: Type.Optional(IsoDate),
     /** Optional (later schema): a poll attached to the post (2-10 options, expiry at most 7 days). */
-    poll?: PostPoll | null;
+    poll: Type.Optional(Nullable(PostPoll)),
     /** Optional (later schema): the duplicate-signal key, see `signalHash` (autonomous posts: `autoSignalHash`). */
-    signal_hash?: string;
+    signal_hash: Type.Optional(Hex64),
     /**
      * Optional (later schema): an autonomous post the service published on the agent's behalf
      * (events/matching.ts): free, so it carries neither `charge` nor `scheduled_at`.
      */
-    auto?: true;
-    source?: 'scout' | 'mixer';
-  }
->;
-
-export interface PostPoll {
-  options: string[];
-  expires_at: string;
-}
+    auto: Type.Optional(Type.Literal(true)),
+    source: Type.Optional(Literals(AUTO_POST_SOURCES)),
+  },
+  {
+    // A post carries its charge unless it is the publication of a scheduled (already charged) post
+    // or an autonomous post (free, `auto: true` with its `source`).
+    oneOf: [
+      { required: ['charge'], not: { anyOf: [{ required: ['scheduled_at'] }, { required: ['auto'] }] } },
+      { required: ['scheduled_at'], not: { anyOf: [{ required: ['charge'] }, { required: ['auto'] }] } },
+      { required: ['auto', 'source', 'signal_hash'], not: { anyOf: [{ required: ['charge'] }, { required: ['scheduled_at'] }] } },
+    ],
+  },
+);
+export type PostPublished = Event<'PostPublished', Static<typeof PostPublishedData>>;
 
 /**
  * A comment or a reply, charged on the commenter's stream. Threads are two levels deep:
  * `parent_comment_id` is always a top-level comment (a reply to a reply attaches to it), while
  * `reply_to_comment_id` keeps the comment the caller actually answered.
  */
-export type CommentAdded = Event<
-  'CommentAdded',
-  {
-    comment_id: string;
-    post_id: string;
-    agent_id: string;
-    agent_name: string;
-    parent_comment_id: string | null;
-    reply_to_comment_id: string | null;
-    content: string;
-    post_author_id: string;
-    post_room_slug: string | null;
-    created_at: string;
-    charge: Charge;
-  }
->;
+export const CommentAddedData = Data({
+  comment_id: CommentId,
+  post_id: PostId,
+  agent_id: AgentId,
+  agent_name: Type.String(),
+  parent_comment_id: Nullable(CommentId),
+  reply_to_comment_id: Nullable(CommentId),
+  content: Type.String({ minLength: 1, maxLength: 1000 }),
+  post_author_id: AgentId,
+  post_room_slug: Nullable(Type.String()),
+  created_at: IsoDate,
+  charge: Charge,
+});
+export type CommentAdded = Event<'CommentAdded', Static<typeof CommentAddedData>>;
 
 /** Free shared state on `post-<id>`: one toggle per (comment, agent). */
-export type CommentUpvoteToggled = Event<
-  'CommentUpvoteToggled',
-  {
-    post_id: string;
-    comment_id: string;
-    agent_id: string;
-    upvoted: boolean;
-    toggled_at: string;
-  }
->;
-
-export const REACTIONS = ['like', 'insightful', 'celebrate'] as const;
-export type Reaction = (typeof REACTIONS)[number];
+export const CommentUpvoteToggledData = Data({ post_id: PostId, comment_id: CommentId, agent_id: AgentId, upvoted: Type.Boolean(), toggled_at: IsoDate });
+export type CommentUpvoteToggled = Event<'CommentUpvoteToggled', Static<typeof CommentUpvoteToggledData>>;
 
 /** Free shared state on `post-<id>`: one toggle per (agent, reaction). */
-export type PostReactionToggled = Event<
-  'PostReactionToggled',
-  {
-    post_id: string;
-    agent_id: string;
-    reaction: Reaction;
-    active: boolean;
-    toggled_at: string;
-  }
->;
+export const PostReactionToggledData = Data({ post_id: PostId, agent_id: AgentId, reaction: Literals(REACTIONS), active: Type.Boolean(), toggled_at: IsoDate });
+export type PostReactionToggled = Event<'PostReactionToggled', Static<typeof PostReactionToggledData>>;
 
 /** On `post-<id>`: one vote per voter; notifies the post author (poll_vote). */
-export type PollVoted = Event<
-  'PollVoted',
-  {
-    post_id: string;
-    agent_id: string;
-    option_index: number;
-    post_author_id: string;
-    voted_at: string;
-  }
->;
+export const PollVotedData = Data({
+  post_id: PostId,
+  agent_id: AgentId,
+  option_index: Type.Integer({ minimum: 0, maximum: 9 }),
+  post_author_id: AgentId,
+  voted_at: IsoDate,
+});
+export type PollVoted = Event<'PollVoted', Static<typeof PollVotedData>>;
 
 /** On `post-<id>`: one flag per distinct flagger. */
-export type PostFlagged = Event<
-  'PostFlagged',
-  {
-    post_id: string;
-    agent_id: string;
-    reason: string | null;
-    flag_count: number;
-    flagged_at: string;
-  }
->;
+export const PostFlaggedData = Data({ post_id: PostId, agent_id: AgentId, reason: FlagReason, flag_count: FlagCount, flagged_at: IsoDate });
+export type PostFlagged = Event<'PostFlagged', Static<typeof PostFlaggedData>>;
 
 /** On `post-<id>`, appended with the 5th distinct flag: the post leaves every public read. */
-export type PostGhosted = Event<
-  'PostGhosted',
-  {
-    post_id: string;
-    post_author_id: string;
-    flag_count: number;
-    ghosted_at: string;
-  }
->;
+export const PostGhostedData = Data({ post_id: PostId, post_author_id: AgentId, flag_count: FlagCount, ghosted_at: IsoDate });
+export type PostGhosted = Event<'PostGhosted', Static<typeof PostGhostedData>>;
 
 /** On `agent-flags-<target>`: one flag per distinct flagger. */
-export type AgentFlagged = Event<
-  'AgentFlagged',
-  {
-    target_agent_id: string;
-    agent_id: string;
-    reason: string | null;
-    flag_count: number;
-    flagged_at: string;
-  }
->;
+export const AgentFlaggedData = Data({ target_agent_id: AgentId, agent_id: AgentId, reason: FlagReason, flag_count: FlagCount, flagged_at: IsoDate });
+export type AgentFlagged = Event<'AgentFlagged', Static<typeof AgentFlaggedData>>;
 
 /** On `agent-flags-<target>`, with the 5th distinct flag: the agent and its posts leave every public read. */
-export type AgentGhosted = Event<
-  'AgentGhosted',
-  {
-    agent_id: string;
-    flag_count: number;
-    ghosted_at: string;
-  }
->;
+export const AgentGhostedData = Data({ agent_id: AgentId, flag_count: FlagCount, ghosted_at: IsoDate });
+export type AgentGhosted = Event<'AgentGhosted', Static<typeof AgentGhostedData>>;
 
 /** A signal boost, charged on the booster's stream; notifies the original author (signal_boost). */
-export type SignalBoosted = Event<
-  'SignalBoosted',
-  {
-    post_id: string;
-    agent_id: string;
-    post_author_id: string;
-    boosted_at: string;
-    charge: Charge;
-  }
->;
+export const SignalBoostedData = Data({ post_id: PostId, agent_id: AgentId, post_author_id: AgentId, boosted_at: IsoDate, charge: Charge });
+export type SignalBoosted = Event<'SignalBoosted', Static<typeof SignalBoostedData>>;
 
 /** A post to publish at `publish_at`, charged now on the author's stream (0.1, the post's price). */
-export type PostScheduled = Event<
-  'PostScheduled',
-  {
-    post_id: string;
-    agent_id: string;
-    agent_name: string;
-    title: string;
-    body: string;
-    post_type: PostType;
-    room_slug: string | null;
-    hashtags: string[];
-    poll: PostPoll | null;
-    signal_hash: string;
-    publish_at: string;
-    scheduled_at: string;
-    charge: Charge;
-  }
->;
+export const PostScheduledData = Data({
+  post_id: PostId,
+  agent_id: AgentId,
+  agent_name: Type.String(),
+  title: Type.String({ minLength: 1 }),
+  body: Type.String({ minLength: 1 }),
+  post_type: Literals(POST_TYPES),
+  room_slug: Nullable(Type.String()),
+  hashtags: Type.Array(Type.String()),
+  poll: Nullable(PostPoll),
+  signal_hash: Hex64,
+  publish_at: IsoDate,
+  scheduled_at: IsoDate,
+  charge: Charge,
+});
+export type PostScheduled = Event<'PostScheduled', Static<typeof PostScheduledData>>;
 
 /** Cancelling a scheduled post refunds it: a charge with a negative amount. */
-export type ScheduledPostCancelled = Event<
-  'ScheduledPostCancelled',
-  {
-    post_id: string;
-    agent_id: string;
-    cancelled_at: string;
-    charge: Charge;
-  }
->;
+export const ScheduledPostCancelledData = Data({ post_id: PostId, agent_id: AgentId, cancelled_at: IsoDate, charge: Charge });
+export type ScheduledPostCancelled = Event<'ScheduledPostCancelled', Static<typeof ScheduledPostCancelledData>>;
 
 /** On `room-<slug>`: at most 3 pins per room; notifies the post author (anchor_pin). */
-export type RoomPostPinned = Event<'RoomPostPinned', { room_slug: string; post_id: string; agent_id: string; post_author_id: string; pinned_at: string }>;
-export type RoomPostUnpinned = Event<'RoomPostUnpinned', { room_slug: string; post_id: string; agent_id: string; unpinned_at: string }>;
+export const RoomPostPinnedData = Data({ room_slug: Type.String(), post_id: PostId, agent_id: AgentId, post_author_id: AgentId, pinned_at: IsoDate });
+export type RoomPostPinned = Event<'RoomPostPinned', Static<typeof RoomPostPinnedData>>;
+export const RoomPostUnpinnedData = Data({ room_slug: Type.String(), post_id: PostId, agent_id: AgentId, unpinned_at: IsoDate });
+export type RoomPostUnpinned = Event<'RoomPostUnpinned', Static<typeof RoomPostUnpinnedData>>;
 
 /** On the uploader's stream (free): the bytes are in the blob store under `image_id`. */
-export type ImageUploaded = Event<
-  'ImageUploaded',
-  {
-    image_id: string;
-    agent_id: string;
-    content_type: string;
-    size_bytes: number;
-    sha256: string;
-    uploaded_at: string;
-  }
->;
+export const ImageUploadedData = Data({
+  image_id: Type.String({ pattern: '^img_' }),
+  agent_id: AgentId,
+  content_type: Type.String({ enum: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] }),
+  size_bytes: Type.Integer({ minimum: 1, maximum: 5 * 1024 * 1024 }),
+  sha256: Hex64,
+  uploaded_at: IsoDate,
+});
+export type ImageUploaded = Event<'ImageUploaded', Static<typeof ImageUploadedData>>;
 
 /** On `room-<slug>` (super admin, CLI until human sign-in): a custom room folded into a curated one. */
-export type RoomMerged = Event<'RoomMerged', { room_slug: string; into: string; by: string; merged_at: string }>;
+export const RoomMergedData = Data({ room_slug: Type.String(), into: Type.String(), by: Type.String(), merged_at: IsoDate });
+export type RoomMerged = Event<'RoomMerged', Static<typeof RoomMergedData>>;
 /** On `room-<slug>` (super admin): the room leaves every public read and takes no new posts. */
-export type RoomHidden = Event<'RoomHidden', { room_slug: string; by: string; hidden_at: string }>;
+export const RoomHiddenData = Data({ room_slug: Type.String(), by: Type.String(), hidden_at: IsoDate });
+export type RoomHidden = Event<'RoomHidden', Static<typeof RoomHiddenData>>;
 
 export type FeedEvent =
   | PostPublished
@@ -232,6 +185,26 @@ export type FeedEvent =
   | RoomPostUnpinned
   | ImageUploaded;
 
+export const feedEventSchemas = {
+  PostPublished: PostPublishedData,
+  CommentAdded: CommentAddedData,
+  CommentUpvoteToggled: CommentUpvoteToggledData,
+  PostReactionToggled: PostReactionToggledData,
+  PollVoted: PollVotedData,
+  PostFlagged: PostFlaggedData,
+  PostGhosted: PostGhostedData,
+  AgentFlagged: AgentFlaggedData,
+  AgentGhosted: AgentGhostedData,
+  SignalBoosted: SignalBoostedData,
+  RoomMerged: RoomMergedData,
+  RoomHidden: RoomHiddenData,
+  PostScheduled: PostScheduledData,
+  ScheduledPostCancelled: ScheduledPostCancelledData,
+  RoomPostPinned: RoomPostPinnedData,
+  RoomPostUnpinned: RoomPostUnpinnedData,
+  ImageUploaded: ImageUploadedData,
+};
+
 /** Feed events that carry a charge (see events/catalogue.ts CHARGED_EVENT_TYPES). */
 export const FEED_CHARGED_EVENTS = ['PostPublished', 'CommentAdded', 'SignalBoosted', 'PostScheduled', 'ScheduledPostCancelled'] as const;
 
@@ -241,143 +214,6 @@ export const agentFlagsStream = (agentId: string) => `agent-flags-${agentId}`;
 
 /** Distinct flaggers that ghost a post or an agent. */
 export const FLAGS_TO_GHOST = 5;
-
-const postId = { type: 'string', pattern: '^pst_' };
-const agentId = { type: 'string', pattern: '^agt_' };
-const strict = (properties: Record<string, JsonSchema>): JsonSchema => ({
-  type: 'object',
-  additionalProperties: false,
-  required: Object.keys(properties),
-  properties,
-});
-const pollSchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['options', 'expires_at'],
-  properties: { options: { type: 'array', minItems: 2, maxItems: 10, items: { type: 'string', minLength: 1, maxLength: 200 } }, expires_at: isoDate },
-};
-
-export const feedEventSchemas: Record<string, JsonSchema> = {
-  PostPublished: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['post_id', 'agent_id', 'agent_name', 'title', 'body', 'post_type', 'room_slug', 'hashtags', 'published_at'],
-    // A post carries its charge unless it is the publication of a scheduled (already charged) post
-    // or an autonomous post (free, `auto: true` with its `source`).
-    oneOf: [
-      { required: ['charge'], not: { anyOf: [{ required: ['scheduled_at'] }, { required: ['auto'] }] } },
-      { required: ['scheduled_at'], not: { anyOf: [{ required: ['charge'] }, { required: ['auto'] }] } },
-      { required: ['auto', 'source', 'signal_hash'], not: { anyOf: [{ required: ['charge'] }, { required: ['scheduled_at'] }] } },
-    ],
-    properties: {
-      post_id: { type: 'string', pattern: '^pst_' },
-      agent_id: { type: 'string', pattern: '^agt_' },
-      agent_name: { type: 'string' },
-      title: { type: 'string', minLength: 1 },
-      body: { type: 'string', minLength: 1 },
-      post_type: { enum: [...POST_TYPES] },
-      room_slug: nullable({ type: 'string' }),
-      hashtags: { type: 'array', items: { type: 'string' } },
-      published_at: isoDate,
-      charge: chargeSchema,
-      poll: nullable(pollSchema),
-      signal_hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-      scheduled_at: isoDate,
-      auto: { const: true },
-      source: { enum: ['scout', 'mixer'] },
-    },
-  },
-  PostScheduled: strict({
-    post_id: postId,
-    agent_id: agentId,
-    agent_name: { type: 'string' },
-    title: { type: 'string', minLength: 1 },
-    body: { type: 'string', minLength: 1 },
-    post_type: { enum: [...POST_TYPES] },
-    room_slug: nullable({ type: 'string' }),
-    hashtags: { type: 'array', items: { type: 'string' } },
-    poll: nullable(pollSchema),
-    signal_hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-    publish_at: isoDate,
-    scheduled_at: isoDate,
-    charge: chargeSchema,
-  }),
-  ScheduledPostCancelled: strict({ post_id: postId, agent_id: agentId, cancelled_at: isoDate, charge: chargeSchema }),
-  RoomPostPinned: strict({ room_slug: { type: 'string' }, post_id: postId, agent_id: agentId, post_author_id: agentId, pinned_at: isoDate }),
-  RoomPostUnpinned: strict({ room_slug: { type: 'string' }, post_id: postId, agent_id: agentId, unpinned_at: isoDate }),
-  ImageUploaded: strict({
-    image_id: { type: 'string', pattern: '^img_' },
-    agent_id: agentId,
-    content_type: { enum: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] },
-    size_bytes: { type: 'integer', minimum: 1, maximum: 5 * 1024 * 1024 },
-    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-    uploaded_at: isoDate,
-  }),
-  CommentAdded: {
-    type: 'object',
-    additionalProperties: false,
-    required: [
-      'comment_id',
-      'post_id',
-      'agent_id',
-      'agent_name',
-      'parent_comment_id',
-      'reply_to_comment_id',
-      'content',
-      'post_author_id',
-      'post_room_slug',
-      'created_at',
-      'charge',
-    ],
-    properties: {
-      comment_id: { type: 'string', pattern: '^cmt_' },
-      post_id: postId,
-      agent_id: agentId,
-      agent_name: { type: 'string' },
-      parent_comment_id: nullable({ type: 'string', pattern: '^cmt_' }),
-      reply_to_comment_id: nullable({ type: 'string', pattern: '^cmt_' }),
-      content: { type: 'string', minLength: 1, maxLength: 1000 },
-      post_author_id: agentId,
-      post_room_slug: nullable({ type: 'string' }),
-      created_at: isoDate,
-      charge: chargeSchema,
-    },
-  },
-  CommentUpvoteToggled: strict({
-    post_id: postId,
-    comment_id: { type: 'string', pattern: '^cmt_' },
-    agent_id: agentId,
-    upvoted: { type: 'boolean' },
-    toggled_at: isoDate,
-  }),
-  PostReactionToggled: strict({ post_id: postId, agent_id: agentId, reaction: { enum: [...REACTIONS] }, active: { type: 'boolean' }, toggled_at: isoDate }),
-  PollVoted: strict({
-    post_id: postId,
-    agent_id: agentId,
-    option_index: { type: 'integer', minimum: 0, maximum: 9 },
-    post_author_id: agentId,
-    voted_at: isoDate,
-  }),
-  PostFlagged: strict({
-    post_id: postId,
-    agent_id: agentId,
-    reason: nullable({ type: 'string', maxLength: 500 }),
-    flag_count: { type: 'integer', minimum: 1 },
-    flagged_at: isoDate,
-  }),
-  PostGhosted: strict({ post_id: postId, post_author_id: agentId, flag_count: { type: 'integer', minimum: 1 }, ghosted_at: isoDate }),
-  AgentFlagged: strict({
-    target_agent_id: agentId,
-    agent_id: agentId,
-    reason: nullable({ type: 'string', maxLength: 500 }),
-    flag_count: { type: 'integer', minimum: 1 },
-    flagged_at: isoDate,
-  }),
-  AgentGhosted: strict({ agent_id: agentId, flag_count: { type: 'integer', minimum: 1 }, ghosted_at: isoDate }),
-  SignalBoosted: strict({ post_id: postId, agent_id: agentId, post_author_id: agentId, boosted_at: isoDate, charge: chargeSchema }),
-  RoomMerged: strict({ room_slug: { type: 'string' }, into: { type: 'string' }, by: { type: 'string' }, merged_at: isoDate }),
-  RoomHidden: strict({ room_slug: { type: 'string' }, by: { type: 'string' }, hidden_at: isoDate }),
-};
 
 /**
  * The duplicate-signal key: SHA-256 (hex) of `agent_id \n title \n body`, each text NFKC-normalised,

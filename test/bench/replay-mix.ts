@@ -5,6 +5,7 @@ import { Ajv } from 'ajv';
 import { createHash, randomUUID } from 'node:crypto';
 import { eventSchemas } from '../../events/catalogue.ts';
 import type { NewEvent } from '../../events/store/port.ts';
+import { schemaVersionOf } from '../../events/upcasters.ts';
 
 /**
  * The mix, per 100 events: an estimate of a busy day on the network, not a measurement (there is
@@ -62,7 +63,7 @@ export function* generateLog(kind: 'mix' | 'posts', count: number): Generator<Ge
     type,
     stream,
     data,
-    metadata: { actor: null, request_id: null, correlation_id: null, causation_id: randomUUID(), occurred_at: at(), schema_version: 1 },
+    metadata: { actor: null, request_id: null, correlation_id: null, causation_id: randomUUID(), occurred_at: at(), schema_version: schemaVersionOf(type) },
   });
   const wheel: string[] = [];
   for (const [type, k] of MIX) for (let i = 0; i < k; i++) wheel.push(type);
@@ -181,6 +182,7 @@ export function* generateLog(kind: 'mix' | 'posts', count: number): Generator<Ge
             message: 'Hello, would you like an intro to a founder in your space?',
             sent_at: at(),
             charge: charge(actor, 'dm', 250),
+            owner_user_id: null,
           });
           break;
         }
