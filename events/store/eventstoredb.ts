@@ -64,7 +64,14 @@ import {
   type Subscription,
   type SubscriptionHandler,
 } from './port.ts';
-import { DuplicateEventIdError, InvalidAppendError, assertExpectedRevision, satisfies, type SubscribeOptions, type SubscriptionErrorHandler } from './index.ts';
+import {
+  DuplicateEventIdError,
+  InvalidAppendError,
+  assertExpectedRevision,
+  satisfies,
+  type SubscribeOptions,
+  type SubscriptionErrorHandler,
+} from './shared.ts';
 import { upcast } from '../upcasters.ts';
 
 export interface EventStoreDbEventLogOptions {

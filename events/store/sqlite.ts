@@ -1,9 +1,9 @@
 // Embedded event log: one SQLite file (WAL) through better-sqlite3, with group commit. Appends are
-// written by a writer thread with its own connection, so inserting, committing and fsync never
-// hold up the event loop; reads and subscriptions use this thread's connection.
+// written by a writer thread (sqlite-writer.thread.ts) with its own connection, so inserting,
+// committing and fsync never hold up the event loop; reads and subscriptions use this thread's
+// connection. A second thread (sqlite-checkpointer.thread.ts) copies the WAL into the file.
 import Database from 'better-sqlite3';
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import {
   StoreUnavailableError,
   WrongExpectedRevisionError,
@@ -17,7 +17,21 @@ import {
   type Subscription,
   type SubscriptionHandler,
 } from './port.ts';
-import { DuplicateEventIdError, InvalidAppendError, assertExpectedRevision, type SubscribeOptions, type SubscriptionErrorHandler } from './index.ts';
+import { DuplicateEventIdError, InvalidAppendError, assertExpectedRevision, type SubscribeOptions, type SubscriptionErrorHandler } from './shared.ts';
+import {
+  CLOSE,
+  DUPLICATE,
+  DUPLICATE_ID,
+  WRONG_REVISION,
+  type CheckpointerData,
+  type CheckpointerMessage,
+  type CheckpointerReply,
+  type WireBatch,
+  type WireReply,
+  type WriterData,
+  type WriterMessage,
+} from './sqlite-wire.ts';
+import { startTsThread } from './ts-thread.ts';
 import { upcast } from '../upcasters.ts';
 
 export interface SqliteEventLogOptions {
@@ -53,23 +67,6 @@ interface PendingAppend {
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 }
-
-/**
- * A batch as the writer thread receives it: one flat array (much cheaper to copy between threads
- * than objects), per append `stream, expected, n`, then `id, type, data, metadata` per event.
- */
-type WireBatch = Array<string | number>;
-
-// Per append, the writer answers with three numbers: an outcome and two values, which are
-const APPENDED = 0; // the new revision and the position of the append's last event;
-const DUPLICATE = 1; // the revision and position of the stored copy (an idempotent retry);
-const WRONG_REVISION = 2; // the stream's actual revision (-1: no stream) and 0;
-const DUPLICATE_ID = 3; // 0 and 0 (some ids are stored elsewhere or only in part).
-/**
- * The writer's answer to the batches it committed in one transaction: their number, then three
- * numbers per append; or the transaction failed.
- */
-type WireReply = number[] | { batches: number; code: string; message: string };
 
 // position, id, stream, revision, type, data, metadata
 type EventRow = [number, string, string, number, string, string, string];
@@ -121,214 +118,9 @@ function toStoreError(error: unknown): unknown {
   return error;
 }
 
-// The writer thread. Plain JavaScript evaluated in a worker (no loader needed there): it opens its
-// own connection with the same settings and commits the batches waiting for it in one transaction
-// (one fsync), checking every append's expected revision against the stream heads, including the
-// appends before it in the transaction, then answers with each append's result in order. A failing
-// append is undone alone (savepoint); an SQLite error fails the whole transaction.
-const WRITER_SOURCE = String.raw`
-'use strict';
-const { parentPort, receiveMessageOnPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs });
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = ' + workerData.synchronous);
-db.pragma('cache_size = -65536');
-// With the background checkpointer (below) the WAL is copied into the database file off this
-// thread; this thread's own checkpoint remains only as a bound on the WAL's size, should the
-// checkpointer fall behind.
-db.pragma('wal_autocheckpoint = ' + workerData.autocheckpointPages);
-// Lock waits are handled below, not by SQLite's busy handler, whose sleeps grow to 100 ms: this
-// thread's only contenders are short transactions of other connections (job store, idempotency
-// table, the CLI), so it retries every 0.2 ms until the busy timeout has passed.
-db.pragma('busy_timeout = 0');
-const pause = new Int32Array(new SharedArrayBuffer(4));
-const begin = db.prepare('BEGIN IMMEDIATE');
-const commit = db.prepare('COMMIT');
-const rollback = db.prepare('ROLLBACK');
-const savepoint = db.prepare('SAVEPOINT append');
-const release = db.prepare('RELEASE append');
-const rollbackTo = db.prepare('ROLLBACK TO append');
-const insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
-const streamHead = db.prepare('SELECT revision, position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1').raw();
-const byId = db.prepare('SELECT stream, revision, position FROM events WHERE id = ?').raw();
-
-function satisfies(expected, current) {
-  if (expected === 'any') return true;
-  if (expected === 'no_stream') return current < 0;
-  if (expected === 'stream_exists') return current >= 0;
-  return expected === current;
-}
-
-class Refused {}
-
-// null: none of the ids is stored. A result: all are, in this stream (an idempotent retry).
-function findStored(a) {
-  let found = 0;
-  let conflicting = 0;
-  let last;
-  for (let i = 0; i < a.ids.length; i++) {
-    const row = byId.get(a.ids[i]);
-    if (row === undefined) continue;
-    if (row[0] === a.stream) found++;
-    else conflicting++;
-    if (i === a.ids.length - 1) last = row;
-  }
-  if (found === 0 && conflicting === 0) return null;
-  if (found === a.ids.length && last !== undefined) return [${DUPLICATE}, last[1], last[2]];
-  throw new Refused();
-}
-
-function isUniqueIdViolation(error) {
-  return error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE' && error.message.includes('events.id');
-}
-
-function apply(a, heads) {
-  let current = heads.get(a.stream);
-  if (current === undefined) {
-    const head = streamHead.get(a.stream);
-    current = head === undefined ? -1 : head[0];
-  }
-  if (!satisfies(a.expected, current)) {
-    const duplicate = findStored(a);
-    if (duplicate) return duplicate;
-    return [${WRONG_REVISION}, current, 0];
-  }
-  const n = a.ids.length;
-  if (n === 0) {
-    const head = streamHead.get(a.stream);
-    return [${APPENDED}, current, head === undefined ? 0 : head[1]];
-  }
-  // A single INSERT is atomic on its own; several need a savepoint so that a failure undoes
-  // only this append and leaves the rest of the batch.
-  if (n > 1) savepoint.run();
-  let revision = current;
-  let position = 0;
-  try {
-    for (let i = 0; i < n; i++) {
-      revision++;
-      position = Number(insert.run(a.ids[i], a.stream, revision, a.types[i], a.data[i], a.metadata[i]).lastInsertRowid);
-    }
-    if (n > 1) release.run();
-  } catch (error) {
-    if (n > 1) {
-      rollbackTo.run();
-      release.run();
-    }
-    if (!isUniqueIdViolation(error)) throw error;
-    const duplicate = findStored(a);
-    if (duplicate) return duplicate;
-    return [${DUPLICATE_ID}, 0, 0];
-  }
-  heads.set(a.stream, revision);
-  return [${APPENDED}, revision, position];
-}
-
-function beginImmediate() {
-  const deadline = Date.now() + workerData.busyTimeoutMs;
-  for (;;) {
-    try {
-      begin.run();
-      return;
-    } catch (error) {
-      if (!(error instanceof Database.SqliteError) || error.code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
-      Atomics.wait(pause, 0, 0, 0.2);
-    }
-  }
-}
-
-// Appends one batch (a flat array, see WireBatch) inside the open transaction.
-function applyBatch(message, heads, results) {
-  for (let k = 0; k < message.length; ) {
-    const n = message[k + 2];
-    const a = { stream: message[k], expected: message[k + 1], ids: new Array(n), types: new Array(n), data: new Array(n), metadata: new Array(n) };
-    k += 3;
-    for (let j = 0; j < n; j++, k += 4) {
-      a.ids[j] = message[k];
-      a.types[j] = message[k + 1];
-      a.data[j] = message[k + 2];
-      a.metadata[j] = message[k + 3];
-    }
-    let result;
-    try {
-      result = apply(a, heads);
-    } catch (error) {
-      if (error instanceof Refused) result = [${DUPLICATE_ID}, 0, 0];
-      else throw error;
-    }
-    results.push(result[0], result[1], result[2]);
-  }
-}
-
-// Every batch waiting on the port when this one arrives joins its transaction: while one commit
-// runs, the next group forms, so a busy log costs one fsync per group and never waits idle.
-parentPort.on('message', (message) => {
-  const batches = [];
-  let closing = message === 'close';
-  if (!closing) batches.push(message);
-  for (let next; !closing && (next = receiveMessageOnPort(parentPort)) !== undefined; ) {
-    if (next.message === 'close') closing = true;
-    else batches.push(next.message);
-  }
-  if (batches.length > 0) {
-    const results = [batches.length];
-    const heads = new Map();
-    try {
-      beginImmediate();
-      for (const batch of batches) applyBatch(batch, heads, results);
-      commit.run();
-      parentPort.postMessage(results);
-    } catch (error) {
-      try {
-        if (db.inTransaction) rollback.run();
-      } catch {}
-      parentPort.postMessage({ batches: batches.length, code: typeof error.code === 'string' ? error.code : 'SQLITE_ERROR', message: String(error.message) });
-    }
-  }
-  if (closing) {
-    db.close();
-    parentPort.close();
-  }
-});
-`;
-
-// The checkpointer thread: copies the WAL's committed frames into the database file every
-// intervalMs with a PASSIVE checkpoint, which never blocks the writer or readers. Doing it inside
-// the writer's commits (SQLite's default auto-checkpoint) stalls every append waiting on that
-// commit for the duration of the copy (about 10 ms per 1000 pages here), and copying frames often
-// lets the next transaction that finds the WAL fully copied start it over from the beginning. A
-// checkpoint that cannot run now (another checkpoint holds the lock) is simply tried next time.
-const CHECKPOINTER_SOURCE = String.raw`
-'use strict';
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.path);
-db.pragma('synchronous = ' + workerData.synchronous);
-db.pragma('busy_timeout = 0');
-const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-const timer = setInterval(() => {
-  try {
-    checkpoint.run();
-  } catch (error) {
-    if (error.code !== 'SQLITE_BUSY' && error.code !== 'SQLITE_LOCKED') {
-      clearInterval(timer);
-      parentPort.postMessage({ code: typeof error.code === 'string' ? error.code : 'SQLITE_ERROR', message: String(error.message) });
-    }
-  }
-}, workerData.intervalMs);
-parentPort.on('message', (message) => {
-  if (message !== 'close') return;
-  clearInterval(timer);
-  db.close();
-  parentPort.close();
-});
-`;
-
 /** The writer's own auto-checkpoint threshold (pages) while the checkpointer thread runs. */
 const WAL_BOUND_PAGES = 10_000;
 const DEFAULT_CHECKPOINT_INTERVAL_MS = 10;
-
-const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
 
 export class SqliteEventLog implements EventLog {
   readonly name = 'sqlite';
@@ -402,17 +194,14 @@ export class SqliteEventLog implements EventLog {
     this.#head = db.prepare('SELECT max(position) FROM events').pluck();
     this.#ping = db.prepare('SELECT 1').pluck();
 
-    this.#writer = new Worker(WRITER_SOURCE, {
-      eval: true,
-      execArgv: [],
-      workerData: {
-        driver: driverPath,
-        path: options.path,
-        synchronous: options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL',
-        busyTimeoutMs: options.busyTimeoutMs ?? 5000,
-        autocheckpointPages: checkpointIntervalMs > 0 ? WAL_BOUND_PAGES : 1000,
-      },
-    });
+    const synchronous = options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL';
+    const writerData: WriterData = {
+      path: options.path,
+      synchronous,
+      busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+      autocheckpointPages: checkpointIntervalMs > 0 ? WAL_BOUND_PAGES : 1000,
+    };
+    this.#writer = startTsThread(new URL('./sqlite-writer.thread.ts', import.meta.url), writerData);
     // Only a batch in flight keeps the process alive.
     this.#writer.unref();
     this.#writer.on('message', (reply: WireReply) => this.#settle(reply));
@@ -422,20 +211,12 @@ export class SqliteEventLog implements EventLog {
 
     this.#checkpointer = null;
     if (checkpointIntervalMs > 0) {
-      const checkpointer = new Worker(CHECKPOINTER_SOURCE, {
-        eval: true,
-        execArgv: [],
-        workerData: {
-          driver: driverPath,
-          path: options.path,
-          synchronous: options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL',
-          intervalMs: checkpointIntervalMs,
-        },
-      });
+      const checkpointerData: CheckpointerData = { path: options.path, synchronous, intervalMs: checkpointIntervalMs };
+      const checkpointer = startTsThread(new URL('./sqlite-checkpointer.thread.ts', import.meta.url), checkpointerData);
       checkpointer.unref();
       // A checkpointer that fails or dies costs nothing but speed: the writer's own bounded
       // auto-checkpoint keeps the WAL from growing without end.
-      checkpointer.on('message', (failure: { code: string; message: string }) => {
+      checkpointer.on('message', (failure: CheckpointerReply) => {
         process.emitWarning(`sqlite event log: background checkpoints stopped (${failure.code}: ${failure.message})`);
       });
       checkpointer.on('error', (error) => process.emitWarning(`sqlite event log: checkpointer thread failed: ${error.message}`));
@@ -539,7 +320,7 @@ export class SqliteEventLog implements EventLog {
     }
     this.#inFlight.push(batch);
     this.#writer.ref();
-    this.#writer.postMessage(wire);
+    this.#writer.postMessage(wire satisfies WriterMessage);
   }
 
   // The writer thread's answer to one transaction: settles its appends' promises in order and
@@ -724,12 +505,12 @@ export class SqliteEventLog implements EventLog {
     await Promise.all([...this.#subscriptions].map((s) => s.close()));
     if (!this.#writerFailure) {
       this.#writer.ref();
-      this.#writer.postMessage('close');
+      this.#writer.postMessage(CLOSE satisfies WriterMessage);
     }
     await this.#writerExited;
     if (this.#checkpointer) {
       this.#checkpointer.ref();
-      this.#checkpointer.postMessage('close');
+      this.#checkpointer.postMessage(CLOSE satisfies CheckpointerMessage);
       await this.#checkpointerExited;
     }
     this.#db.close();

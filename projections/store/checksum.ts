@@ -28,7 +28,10 @@ export function canonicalJson(value: unknown): string {
       }
       return `{${parts.join(',')}}`;
     }
-    default:
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+    default: // unreachable; TypeScript's return check does not see the cases above as exhaustive
       return 'null';
   }
 }

@@ -92,7 +92,7 @@ export function projectionCodeFingerprint(): string {
 function packEntries(e: StoredIndex, from: number, to: number): { meta: [number[], string[] | null]; joined: string } {
   const keys = e.keys.slice(from, to);
   const joined = keys.join('');
-  if (/[^\u0000-\u00ff]/.test(joined)) throw new Error(`index ${e.name}: a key is not a one-byte string`);
+  if (/[\u0100-\uffff]/.test(joined)) throw new Error(`index ${e.name}: a key is not a one-byte string`);
   return { meta: [keys.map((k) => k.length), e.ids === null ? null : e.ids.slice(from, to)], joined };
 }
 

@@ -48,7 +48,8 @@ export function typeRank(v: unknown): number {
       if (v instanceof RegExp) return 11;
       if (v instanceof Uint8Array) return 6;
       return 4;
-    default:
+    case 'function':
+    case 'symbol':
       return 4;
   }
 }
@@ -969,8 +970,9 @@ function keyOf(v: unknown): string {
       }
       return objectKey(v as Obj);
     }
-    default:
-      // Functions and symbols: compareValues treats them as objects (of their own keys).
+    case 'function':
+    case 'symbol':
+      // compareValues treats them as objects (of their own keys).
       return objectKey(Object(v) as Obj);
   }
 }
@@ -1001,6 +1003,12 @@ export function keyComponent(v: unknown, dir: number): string {
     case 'object':
       if (v === null) return KEY_NULL_DESC;
       if (v instanceof Date) return numberKey(0x22, v.getTime(), 0xff);
+      break;
+    case 'string':
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+      break;
   }
   return complementKey(keyOf(v));
 }

@@ -410,7 +410,7 @@ describe('memory store: the index B+ tree', () => {
             return `k${String(1e6 - i).padStart(7, '0')}`;
           case 'random':
             return `k${Math.floor(random() * 5000)}`;
-          default:
+          case 'runs per prefix':
             return `${'abcdefghij'[Math.floor(random() * 10)]}${String(1e6 - i).padStart(7, '0')}`;
         }
       };

@@ -1,0 +1,159 @@
+// What a query of the in-memory read store does besides choosing an index: sorting and
+// projection with MongoDB semantics, and the filter test (mingo), compiled once per filter text.
+import { Query } from 'mingo';
+import type { Doc, Filter } from '../port.ts';
+import { cloneValue, compareValues, splitPath } from '../updates.ts';
+import { Multi, pathKeyValue, type Obj } from './keys.ts';
+import type { SortKey } from './planner.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Sorting and projection with MongoDB semantics.
+
+function sortKeyOf(doc: Obj, segs: string[], dir: number): unknown {
+  const v = pathKeyValue(doc, segs);
+  if (!(v instanceof Multi)) return v;
+  let best = v.values[0];
+  for (const x of v.values) if (compareValues(x, best) * dir < 0) best = x;
+  return best;
+}
+
+export function sortDocs(docs: Doc[], sort: SortKey[]): Doc[] {
+  const paths = sort.map((s) => splitPath(s.field));
+  const keyed = docs.map((doc) => ({ doc, keys: sort.map((s, i) => sortKeyOf(doc, paths[i], s.dir)) }));
+  keyed.sort((a, b) => {
+    for (let i = 0; i < sort.length; i++) {
+      const c = compareValues(a.keys[i], b.keys[i]);
+      if (c !== 0) return c * sort[i].dir;
+    }
+    return compareValues(a.doc._id, b.doc._id);
+  });
+  return keyed.map((k) => k.doc);
+}
+
+type ProjectionTree = { [field: string]: true | ProjectionTree };
+
+function projectionTree(paths: string[]): ProjectionTree {
+  const tree: ProjectionTree = {};
+  for (const path of paths) {
+    const segs = path.split('.');
+    let node = tree;
+    for (let i = 0; i < segs.length; i++) {
+      const s = segs[i];
+      if (i === segs.length - 1) node[s] = true;
+      else {
+        const child = node[s];
+        if (child === true) break;
+        node = child === undefined ? (node[s] = {}) : child;
+      }
+    }
+  }
+  return tree;
+}
+
+function include(value: Obj, tree: ProjectionTree): Obj {
+  const out: Obj = {};
+  for (const k of Object.keys(value)) {
+    const t = tree[k];
+    if (t === undefined) continue;
+    const v = value[k];
+    if (t === true) out[k] = cloneValue(v);
+    else if (Array.isArray(v)) out[k] = v.filter(isDocument).map((e) => include(e, t));
+    else if (isDocument(v)) out[k] = include(v, t);
+  }
+  return out;
+}
+
+function exclude(value: Obj, tree: ProjectionTree): Obj {
+  const out: Obj = {};
+  for (const k of Object.keys(value)) {
+    const t = tree[k];
+    const v = value[k];
+    if (t === true) continue;
+    if (t === undefined) out[k] = cloneValue(v);
+    else if (Array.isArray(v)) out[k] = v.map((e) => (isDocument(e) ? exclude(e, t) : cloneValue(e)));
+    else if (isDocument(v)) out[k] = exclude(v, t);
+    else out[k] = cloneValue(v);
+  }
+  return out;
+}
+
+function isDocument(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+}
+
+interface CompiledProjection {
+  apply(doc: Doc): Doc;
+}
+
+export function compileProjection(projection: Record<string, 0 | 1> | undefined): CompiledProjection | null {
+  if (projection === undefined) return null;
+  const keys = Object.keys(projection);
+  if (keys.length === 0) return null;
+  const idFlag = projection._id;
+  const others = keys.filter((k) => k !== '_id');
+  const included = others.filter((k) => Boolean(projection[k]));
+  const excluded = others.filter((k) => !projection[k]);
+  if (included.length > 0 && excluded.length > 0) {
+    throw new Error(`Cannot do exclusion on field ${excluded[0]} in inclusion projection`);
+  }
+  const dropId = idFlag !== undefined && !idFlag;
+  if (included.length > 0 || (others.length === 0 && !dropId)) {
+    const tree = projectionTree(included);
+    if (!dropId) tree._id = true;
+    return { apply: (doc) => include(doc, tree) as Doc };
+  }
+  const tree = projectionTree(excluded);
+  if (dropId) tree._id = true;
+  return { apply: (doc) => exclude(doc, tree) as Doc };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compiled mingo queries, memoised by the filter's text (request paths repeat their filters).
+
+const queryCache = new Map<string, Query>();
+
+function filterKey(v: unknown): string | null {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Object.is(v, -0) ? '-0' : String(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'undefined':
+      return 'undefined';
+    case 'bigint':
+      return `${v}n`;
+    case 'object': {
+      if (v instanceof RegExp) return `/${v.source}/${v.flags}`;
+      if (v instanceof Date) return `D${v.getTime()}`;
+      const isArray = Array.isArray(v);
+      const proto = Object.getPrototypeOf(v);
+      if (!isArray && proto !== Object.prototype && proto !== null) return null;
+      let s = isArray ? '[' : '{';
+      for (const k of Object.keys(v)) {
+        const part = filterKey((v as Obj)[k]);
+        if (part === null) return null;
+        s += isArray ? `${part},` : `${JSON.stringify(k)}:${part},`;
+      }
+      return s + (isArray ? ']' : '}');
+    }
+    case 'function':
+    case 'symbol':
+    default: // unreachable; TypeScript's return check does not see the cases above as exhaustive
+      return null;
+  }
+}
+
+export function compileFilter(filter: Filter): Query {
+  const key = filterKey(filter);
+  if (key === null) return new Query(filter, {});
+  let q = queryCache.get(key);
+  if (q === undefined) {
+    q = new Query(filter, {});
+    if (queryCache.size >= 2000) queryCache.delete(queryCache.keys().next().value as string);
+    queryCache.set(key, q);
+  }
+  return q;
+}
