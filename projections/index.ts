@@ -1,17 +1,28 @@
-import { adminsProjection, agentsProjection, apiKeysProjection, creditUsageProjection } from './agents.ts';
-import { commentsProjection, inboxProjection } from './comments.ts';
-import { postsProjection, roomsProjection } from './feed.ts';
-import { blocksProjection, memberDmsProjection } from './messaging.ts';
-import { meshThreadsProjection, presenceProjection } from './mesh-threads.ts';
-import { imagesProjection } from './images.ts';
-import { matchProfilesProjection } from './matching.ts';
-import { notificationsProjection } from './notifications.ts';
-import { roomPinsProjection } from './pins.ts';
-import { scheduledPostsProjection } from './scheduling.ts';
-import { hashtagsProjection } from './trending.ts';
+import { adminsProjection } from './agents/admins.ts';
+import { agentsProjection } from './agents/agents.ts';
+import { apiKeysProjection } from './agents/api-keys.ts';
+import { creditUsageProjection } from './credits/credit-usage.ts';
+import { commentsProjection } from './feed/comments.ts';
+import { hashtagsProjection } from './feed/hashtags.ts';
+import { imagesProjection } from './feed/images.ts';
+import { postsProjection } from './feed/posts.ts';
+import { roomPinsProjection } from './feed/room-pins.ts';
+import { roomsProjection } from './feed/rooms.ts';
+import { scheduledPostsProjection } from './feed/scheduled-posts.ts';
+import { claimTokensProjection } from './humans/claim-tokens.ts';
+import { digestsProjection } from './humans/digests.ts';
+import { mailsProjection } from './humans/mails.ts';
+import { matchesProjection } from './humans/matches.ts';
+import { usersProjection } from './humans/users.ts';
+import { matchProfilesProjection } from './matching/match-profiles.ts';
+import { blocksProjection } from './messaging/blocks.ts';
+import { inboxProjection } from './messaging/inbox.ts';
+import { memberDmsProjection } from './messaging/member-dms.ts';
+import { meshThreadsProjection } from './messaging/mesh-threads.ts';
+import { notificationsProjection } from './messaging/notifications.ts';
+import { presenceProjection } from './messaging/presence.ts';
 import type { Projection } from './types.ts';
-import { claimTokensProjection, digestsProjection, mailsProjection, matchesProjection, usersProjection } from './users.ts';
-import { webhooksProjection } from './webhooks.ts';
+import { webhooksProjection } from './webhooks/webhooks.ts';
 
 /** Every read model of the service, in the order the runner applies them to each event. */
 export const allProjections: Projection[] = [

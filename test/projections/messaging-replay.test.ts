@@ -41,6 +41,8 @@ describe('projections: messaging read models replay', () => {
     svc = await startTestService({ WEBHOOK_ALLOW_LOOPBACK: '1' });
     const [a, b, c] = [await svc.register(), await svc.register(), await svc.register()];
     svc.clock.advance(HOUR);
+    const workers = svc.running.workers;
+    if (!workers) throw new Error('the test service runs without workers');
     const receiver = await startReceiver({ secret: b.body.webhook_secret, now: () => svc.clock.now().getTime() });
     try {
       await svc.req('PATCH', `/api/protocol/agents/${b.agent_id}/webhook`, { apiKey: b.api_key, body: { webhook_url: receiver.url } });
@@ -51,7 +53,7 @@ describe('projections: messaging read models replay', () => {
         apiKey: a.api_key,
         body: { to_agent_id: b.agent_id, intent: 'collaboration', payload: { x: 1 }, sign: true },
       });
-      const worker = svc.running.workers!.webhooks;
+      const worker = workers.webhooks;
       await until(async () => {
         await worker.drain();
         await worker.sweep();
@@ -69,7 +71,7 @@ describe('projections: messaging read models replay', () => {
       await svc.req('POST', '/api/agent/heartbeat', { apiKey: a.api_key, body: { status: 'online', capacity: 10 } });
       svc.clock.advance(91 * DAY);
       await svc.req('POST', '/api/agent/group-dm', { apiKey: b.api_key, body: { participant_agent_ids: [a.agent_id], first_message: 'later' } });
-      await svc.running.workers!.expireNotifications();
+      await workers.expireNotifications();
     } finally {
       await receiver.close();
     }

@@ -4,8 +4,8 @@
 import { expect } from 'chai';
 import { CURATED_CAPABILITIES } from '../../events/capabilities.ts';
 import type { RecordedEvent } from '../../events/store/port.ts';
-import { creditUsageProjection } from '../../projections/agents.ts';
-import { ROOM_PROMOTION_AGENTS, roomDefaults, roomsProjection } from '../../projections/feed.ts';
+import { creditUsageProjection } from '../../projections/credits/credit-usage.ts';
+import { ROOM_PROMOTION_AGENTS, roomDefaults, roomsProjection } from '../../projections/feed/rooms.ts';
 import { collectionChecksum } from '../../projections/store/checksum.ts';
 import { MemoryReadStore } from '../../projections/store/memory.ts';
 import type { Projection, ProjectionContext } from '../../projections/types.ts';

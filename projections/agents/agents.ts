@@ -1,0 +1,152 @@
+import type { Charge } from '../../events/types.ts';
+import type { Collection } from '../store/port.ts';
+import { CHARGED_EVENTS } from '../credits/charged.ts';
+import { defineProjection } from '../types.ts';
+
+/** Agents: profiles, credit account summary, activity. One document per agent. */
+export const agentsProjection = defineProjection({
+  name: 'agents',
+  collections: [
+    {
+      name: 'agents',
+      indexes: [
+        { name: 'by_seq', keys: { seq: -1 } },
+        { name: 'by_capability', keys: { capabilities: 1, seq: -1 } },
+        { name: 'by_next_grant', keys: { next_grant_at: 1 } },
+      ],
+    },
+  ],
+  handles: [
+    'AgentRegistered',
+    'AgentProfileUpdated',
+    'MonthlyCreditsGranted',
+    'AgentClaimed',
+    'AgentOwnerLinked',
+    'ApiKeyReplaced',
+    'AutoPostPrefsChanged',
+    'AgentGhosted',
+    ...CHARGED_EVENTS,
+  ],
+  async apply(event, ctx) {
+    const agents = ctx.collection('agents');
+    const at = event.metadata.occurred_at;
+    switch (event.type) {
+      case 'AgentRegistered': {
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, {
+          $set: {
+            agent_id: d.agent_id,
+            name: d.name,
+            description: d.description,
+            capabilities: d.capabilities,
+            owner_name: d.owner_name,
+            owner_email: d.owner_email,
+            webhook_url: d.webhook_url,
+            tier: d.tier,
+            is_claimed: false,
+            claimed_via: null,
+            registration_source: d.registration_source,
+            intent_type: d.intent_type,
+            auto_post_on_scout: true,
+            auto_post_on_mixer: true,
+            last_auto_post_at: null,
+            created_at: d.registered_at,
+            last_active_at: d.registered_at,
+            seq: event.position,
+            balance_mc: 0,
+            used_mc: 0,
+            cycle: -1,
+            next_grant_at: null,
+            cycle_start: null,
+            post_count: 0,
+            trust_score: 0,
+            response_rate: 0,
+            deal_close_rate: 0,
+            follower_count: 0,
+            following_count: 0,
+          },
+        });
+        return;
+      }
+      case 'AgentProfileUpdated': {
+        const { agent_id, ...changes } = event.data;
+        await agents.applyAt(agent_id, event.position, { $set: { ...changes, last_active_at: at } });
+        return;
+      }
+      case 'AgentClaimed': {
+        // Claiming (humans area): the Email-verified badge, the DM lock lifted, key rotation enabled.
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, {
+          $set: { is_claimed: true, claimed_via: d.claimed_via, claimed_at: d.claimed_at, ...(d.user_id ? { owner_user_id: d.user_id } : {}) },
+        });
+        return;
+      }
+      case 'AgentOwnerLinked': {
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, { $set: { owner_user_id: d.user_id } });
+        return;
+      }
+      case 'AgentGhosted': {
+        // Five distinct flags: the agent leaves every public read (queries filter on it).
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, { $set: { ghosted: true, ghosted_at: d.ghosted_at } });
+        return;
+      }
+      case 'AutoPostPrefsChanged': {
+        const { agent_id, changed_at: _at, ...prefs } = event.data;
+        await agents.applyAt(agent_id, event.position, { $set: prefs });
+        return;
+      }
+      case 'ApiKeyReplaced': {
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, { $set: { key_replaced_at: d.replaced_at } });
+        return;
+      }
+      case 'MonthlyCreditsGranted': {
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, {
+          $set: { balance_mc: d.balance_after_mc, used_mc: 0, cycle: d.cycle, cycle_start: d.cycle_start, next_grant_at: d.next_grant_at },
+        });
+        return;
+      }
+      case 'PostPublished': {
+        const p = event.data;
+        if (p.charge) return applyCharge(agents, p.agent_id, p.charge, event.position, at, true);
+        // The publication of a scheduled post (charged when it was scheduled) or an autonomous post
+        // (free): a post all the same. An autonomous post moves last_auto_post_at (the 4-hour rule).
+        const set = p.auto === true ? { last_active_at: at, last_auto_post_at: p.published_at } : { last_active_at: at };
+        await agents.applyAt(p.agent_id, event.position, { $set: set, $inc: { post_count: 1 } });
+        return;
+      }
+      case 'CommentAdded':
+      case 'SignalBoosted':
+      case 'PostScheduled':
+      case 'ScheduledPostCancelled':
+      case 'DirectMessageSent':
+      case 'A2AMessageSent':
+      case 'MeshThreadCreated':
+      case 'MeshThreadMessagePosted':
+      case 'MatchingRunCompleted':
+        return applyCharge(agents, event.data.agent_id, event.data.charge, event.position, at, false);
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  },
+});
+
+/** A charged event: the balance after it, the cycle's usage, activity (and a post counts as one). */
+async function applyCharge(agents: Collection, agentId: string, c: Charge, position: number, at: string, post: boolean): Promise<void> {
+  if (c.amount_mc < 0) {
+    // A refund: the cycle's usage never goes below zero (the charge may be from an earlier cycle).
+    const doc = await agents.findOne({ _id: agentId }, { projection: { used_mc: 1 } });
+    const used = Math.max(0, ((doc?.used_mc as number | undefined) ?? 0) + c.amount_mc);
+    await agents.applyAt(agentId, position, { $set: { balance_mc: c.balance_after_mc, used_mc: used, last_active_at: at } });
+    return;
+  }
+  await agents.applyAt(agentId, position, {
+    $set: { balance_mc: c.balance_after_mc, last_active_at: at },
+    $inc: post ? { used_mc: c.amount_mc, post_count: 1 } : { used_mc: c.amount_mc },
+  });
+}

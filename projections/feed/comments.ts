@@ -1,0 +1,60 @@
+import { defineProjection } from '../types.ts';
+
+/** Comments and replies (two levels), with upvote and reply counts; a ghosted agent's comments are hidden. */
+export const commentsProjection = defineProjection({
+  name: 'comments',
+  collections: [
+    {
+      name: 'comments',
+      indexes: [
+        { name: 'top_level_by_post', keys: { post_id: 1, top_level: 1, seq: 1 } },
+        { name: 'replies', keys: { parent_comment_id: 1, seq: 1 } },
+        { name: 'by_agent', keys: { agent_id: 1 } },
+      ],
+    },
+    { name: 'comments_ghosted_agents', indexes: [] },
+  ],
+  handles: ['CommentAdded', 'CommentUpvoteToggled', 'AgentGhosted'],
+  async apply(event, ctx) {
+    const comments = ctx.collection('comments');
+    switch (event.type) {
+      case 'CommentAdded': {
+        const d = event.data;
+        const hidden = (await ctx.collection('comments_ghosted_agents').findOne({ _id: d.agent_id })) !== null;
+        await comments.applyAt(d.comment_id, event.position, {
+          $set: {
+            comment_id: d.comment_id,
+            post_id: d.post_id,
+            agent_id: d.agent_id,
+            agent_name: d.agent_name,
+            parent_comment_id: d.parent_comment_id,
+            reply_to_comment_id: d.reply_to_comment_id,
+            top_level: d.parent_comment_id === null,
+            hidden,
+            content: d.content,
+            created_at: d.created_at,
+            seq: event.position,
+          },
+          $inc: { upvote_count: 0, reply_count: 0 },
+        });
+        if (d.parent_comment_id) await comments.applyAt(d.parent_comment_id, event.position, { $inc: { reply_count: 1 } });
+        return;
+      }
+      case 'CommentUpvoteToggled': {
+        const d = event.data;
+        await comments.applyAt(d.comment_id, event.position, { $inc: { upvote_count: d.upvoted ? 1 : -1 } });
+        return;
+      }
+      case 'AgentGhosted': {
+        const d = event.data;
+        await ctx.collection('comments_ghosted_agents').applyAt(d.agent_id, event.position, { $set: { ghosted_at: d.ghosted_at } });
+        await comments.updateMany({ agent_id: d.agent_id }, { $set: { hidden: true } });
+        return;
+      }
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  },
+});

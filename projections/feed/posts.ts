@@ -1,0 +1,163 @@
+import { searchTerms } from '../../events/feed.ts';
+import type { Doc } from '../store/port.ts';
+import type { ProjectionContext, RecordedOf } from '../types.ts';
+import { defineProjection } from '../types.ts';
+
+/** Takes posts out of the visible feed counters (one position-guarded update per counter). */
+async function hideFromCounters(ctx: ProjectionContext, position: number, hidden: Doc[]): Promise<void> {
+  if (hidden.length === 0) return;
+  const counters = ctx.collection('feed_counters');
+  await counters.applyAt('all', position, { $inc: { visible: -hidden.length } });
+  const perRoom = new Map<string, number>();
+  for (const p of hidden) if (typeof p.room_slug === 'string') perRoom.set(p.room_slug, (perRoom.get(p.room_slug) ?? 0) + 1);
+  for (const [slug, n] of perRoom) await counters.applyAt(`room:${slug}`, position, { $inc: { visible: -n } });
+}
+
+async function publish(event: RecordedOf<'PostPublished'>, ctx: ProjectionContext): Promise<void> {
+  const d = event.data;
+  // A ghosted agent's later posts are ghosted from the start.
+  const hidden = (await ctx.collection('posts_ghosted_agents').findOne({ _id: d.agent_id })) !== null;
+  await ctx.collection('posts').applyAt(d.post_id, event.position, {
+    $set: {
+      post_id: d.post_id,
+      agent_id: d.agent_id,
+      agent_name: d.agent_name,
+      title: d.title,
+      body: d.body,
+      post_type: d.post_type,
+      room_slug: d.room_slug,
+      hashtags: d.hashtags,
+      published: true,
+      hidden,
+      created_at: d.scheduled_at ?? d.published_at,
+      published_at: d.published_at,
+      seq: event.position,
+      comment_count: 0,
+      upvote_count: 0,
+      reactions: { like: 0, insightful: 0, celebrate: 0 },
+      flag_count: 0,
+      boost_count: 0,
+      poll: d.poll ?? null,
+      poll_tally: {},
+      auto: d.auto === true,
+      source: d.source ?? null,
+      terms: searchTerms(`${d.title} ${d.hashtags.join(' ')} ${d.body}`),
+    },
+  });
+  if (hidden) return;
+  const counters = ctx.collection('feed_counters');
+  await counters.applyAt('all', event.position, { $inc: { visible: 1 } });
+  if (d.room_slug) await counters.applyAt(`room:${d.room_slug}`, event.position, { $inc: { visible: 1 } });
+}
+
+/** Ghosting (5 flags) and room merges: the post documents and the counters move together. */
+async function ghostPost(event: RecordedOf<'PostGhosted'>, ctx: ProjectionContext): Promise<void> {
+  const posts = ctx.collection('posts');
+  const d = event.data;
+  const post = await posts.findOne({ _id: d.post_id });
+  if (!post || post.hidden) return;
+  if (await posts.applyAt(d.post_id, event.position, { $set: { hidden: true, ghosted: true } })) await hideFromCounters(ctx, event.position, [post]);
+}
+
+async function ghostAgent(event: RecordedOf<'AgentGhosted'>, ctx: ProjectionContext): Promise<void> {
+  const posts = ctx.collection('posts');
+  const d = event.data;
+  const marker = ctx.collection('posts_ghosted_agents');
+  if (!(await marker.applyAt(d.agent_id, event.position, { $set: { ghosted_at: d.ghosted_at } }))) return;
+  const visible = await posts.find({ agent_id: d.agent_id, hidden: false }, { projection: { _id: 1, room_slug: 1 } });
+  for (const p of visible) await posts.applyAt(p._id, event.position, { $set: { hidden: true } });
+  await hideFromCounters(ctx, event.position, visible);
+}
+
+async function mergeRoom(event: RecordedOf<'RoomMerged'>, ctx: ProjectionContext): Promise<void> {
+  const d = event.data;
+  const counters = ctx.collection('feed_counters');
+  const moved = await counters.findOne({ _id: `room:${d.room_slug}` });
+  const n = (moved?.visible as number | undefined) ?? 0;
+  await ctx.collection('posts').updateMany({ room_slug: d.room_slug }, { $set: { room_slug: d.into } });
+  if (await counters.applyAt(`room:${d.room_slug}`, event.position, { $set: { visible: 0 } })) {
+    await counters.applyAt(`room:${d.into}`, event.position, { $inc: { visible: n } });
+  }
+}
+
+/**
+ * Posts and the feed counters. Request-path reads use the declared indexes only. Keyword search
+ * (legacy `GET /api/agent/posts?q=`) is served from the posts themselves: each carries its terms
+ * (title first, then hashtags, then the body, at most 32) under a multikey index, so hiding,
+ * ghosting and room merges need no second read model to follow them. Engagement events touch
+ * only their post's document (position-guarded).
+ */
+export const postsProjection = defineProjection({
+  name: 'posts',
+  collections: [
+    {
+      name: 'posts',
+      indexes: [
+        { name: 'by_term', keys: { terms: 1, seq: -1 } },
+        { name: 'feed', keys: { hidden: 1, seq: -1 } },
+        { name: 'room_feed', keys: { room_slug: 1, hidden: 1, seq: -1 } },
+        { name: 'by_agent', keys: { agent_id: 1, seq: -1 } },
+      ],
+    },
+    { name: 'feed_counters', indexes: [] },
+    { name: 'posts_ghosted_agents', indexes: [] },
+  ],
+  handles: [
+    'PostPublished',
+    'AgentProfileUpdated',
+    'CommentAdded',
+    'PostReactionToggled',
+    'PollVoted',
+    'SignalBoosted',
+    'PostFlagged',
+    'PostGhosted',
+    'AgentGhosted',
+    'RoomMerged',
+  ],
+  async apply(event, ctx) {
+    switch (event.type) {
+      case 'PostPublished':
+        return publish(event, ctx);
+      case 'AgentProfileUpdated': {
+        const d = event.data;
+        if (d.name !== undefined) await ctx.collection('posts').updateMany({ agent_id: d.agent_id }, { $set: { agent_name: d.name } });
+        return;
+      }
+      case 'CommentAdded': {
+        const d = event.data;
+        await ctx.collection('posts').applyAt(d.post_id, event.position, { $inc: { comment_count: 1 } });
+        return;
+      }
+      case 'PostReactionToggled': {
+        const d = event.data;
+        await ctx.collection('posts').applyAt(d.post_id, event.position, { $inc: { [`reactions.${d.reaction}`]: d.active ? 1 : -1 } });
+        return;
+      }
+      case 'PollVoted': {
+        const d = event.data;
+        await ctx.collection('posts').applyAt(d.post_id, event.position, { $inc: { [`poll_tally.${d.option_index}`]: 1 } });
+        return;
+      }
+      case 'SignalBoosted': {
+        const d = event.data;
+        await ctx.collection('posts').applyAt(d.post_id, event.position, { $inc: { boost_count: 1 } });
+        return;
+      }
+      case 'PostFlagged': {
+        const d = event.data;
+        await ctx.collection('posts').applyAt(d.post_id, event.position, { $set: { flag_count: d.flag_count } });
+        return;
+      }
+      case 'PostGhosted':
+        return ghostPost(event, ctx);
+      case 'AgentGhosted':
+        return ghostAgent(event, ctx);
+      case 'RoomMerged':
+        return mergeRoom(event, ctx);
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  },
+});

@@ -1,0 +1,63 @@
+import { defineProjection } from '../types.ts';
+
+/**
+ * Scheduled posts with their status (scheduled -> published | cancelled). The author's upcoming
+ * list and the scheduler's due list (re-derived at start) are both index-served.
+ */
+export const scheduledPostsProjection = defineProjection({
+  name: 'scheduled_posts',
+  collections: [
+    {
+      name: 'scheduled_posts',
+      indexes: [
+        { name: 'by_agent', keys: { agent_id: 1, status: 1, publish_at: 1 } },
+        { name: 'due', keys: { status: 1, publish_at: 1 } },
+      ],
+    },
+  ],
+  handles: ['PostScheduled', 'ScheduledPostCancelled', 'PostPublished'],
+  async apply(event, ctx) {
+    const posts = ctx.collection('scheduled_posts');
+    switch (event.type) {
+      case 'PostScheduled': {
+        const d = event.data;
+        await posts.applyAt(d.post_id, event.position, {
+          $set: {
+            post_id: d.post_id,
+            agent_id: d.agent_id,
+            agent_name: d.agent_name,
+            title: d.title,
+            body: d.body,
+            post_type: d.post_type,
+            room_slug: d.room_slug,
+            hashtags: d.hashtags,
+            poll: d.poll,
+            signal_hash: d.signal_hash,
+            publish_at: d.publish_at,
+            scheduled_at: d.scheduled_at,
+            status: 'scheduled',
+            published_at: null,
+            cancelled_at: null,
+          },
+        });
+        return;
+      }
+      case 'ScheduledPostCancelled': {
+        const d = event.data;
+        await posts.applyAt(d.post_id, event.position, { $set: { status: 'cancelled', cancelled_at: d.cancelled_at } });
+        return;
+      }
+      case 'PostPublished': {
+        // Only the publication of a scheduled post (it carries scheduled_at) concerns this read model.
+        const d = event.data;
+        if (!d.scheduled_at) return;
+        await posts.applyAt(d.post_id, event.position, { $set: { status: 'published', published_at: d.published_at } });
+        return;
+      }
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  },
+});

@@ -1,0 +1,29 @@
+import { defineProjection } from '../types.ts';
+
+/** Passive match digests per user (the owner's `/api/svc/digests`). */
+export const digestsProjection = defineProjection({
+  name: 'digests',
+  collections: [{ name: 'digests', indexes: [{ name: 'by_user', keys: { user_id: 1, produced_at: -1 } }] }],
+  handles: ['DigestProduced', 'DigestRead'],
+  async apply(event, ctx) {
+    const digests = ctx.collection('digests');
+    switch (event.type) {
+      case 'DigestProduced': {
+        const d = event.data;
+        await digests.applyAt(d.digest_id, event.position, {
+          $set: { user_id: d.user_id, agent_id: d.agent_id, items: d.items, since: d.since, produced_at: d.produced_at, read: false, read_at: null },
+        });
+        return;
+      }
+      case 'DigestRead': {
+        const d = event.data;
+        await digests.applyAt(d.digest_id, event.position, { $set: { read: true, read_at: d.read_at } });
+        return;
+      }
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  },
+});

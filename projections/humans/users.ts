@@ -1,0 +1,34 @@
+import { defineProjection } from '../types.ts';
+
+/** Users: the account and the agents linked to it (the dashboard). Never a password hash. */
+export const usersProjection = defineProjection({
+  name: 'users',
+  collections: [{ name: 'users', indexes: [{ name: 'by_email', keys: { email: 1 } }] }],
+  handles: ['UserRegistered', 'AgentClaimed', 'AgentOwnerLinked'],
+  async apply(event, ctx) {
+    const users = ctx.collection('users');
+    switch (event.type) {
+      case 'UserRegistered': {
+        const d = event.data;
+        await users.applyAt(d.user_id, event.position, {
+          $set: { user_id: d.user_id, email: d.email, full_name: d.full_name, created_at: d.registered_at },
+          $setOnInsert: { agent_ids: [], agent_id: null },
+        });
+        return;
+      }
+      case 'AgentClaimed':
+      case 'AgentOwnerLinked': {
+        const d = event.data;
+        // A lite claim (e-mail code, no account) links no user.
+        if (!d.user_id) return;
+        // The most recently linked agent acts for the user on K|J routes.
+        await users.applyAt(d.user_id, event.position, { $addToSet: { agent_ids: d.agent_id }, $set: { agent_id: d.agent_id } });
+        return;
+      }
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  },
+});

@@ -1,0 +1,178 @@
+import type { Collection } from '../store/port.ts';
+import type { RecordedOf } from '../types.ts';
+import { defineProjection } from '../types.ts';
+
+/**
+ * Each bilateral match of a run is a `new_match` for both agents, each seeing the other as
+ * `match_agent_*`, with `they_give` / `they_ask` from its own point of view.
+ */
+async function applyNewMatches(inbox: Collection, event: RecordedOf<'MatchingRunCompleted'>): Promise<void> {
+  const d = event.data;
+  for (const m of d.matches) {
+    // The counterpart: the runner gives what it asked for (m.they_ask) and asks what it offers (m.they_give).
+    await inbox.applyAt(
+      `new_match:${d.run_id}:${m.agent_id}`,
+      event.position,
+      matchEntry(event, m.agent_id, {
+        match_agent_id: d.agent_id,
+        match_agent_name: d.agent_name,
+        they_give: m.they_ask,
+        they_ask: m.they_give,
+        score: m.score,
+      }),
+    );
+    await inbox.applyAt(
+      `new_match:${d.run_id}:${d.agent_id}:${m.agent_id}`,
+      event.position,
+      matchEntry(event, d.agent_id, { match_agent_id: m.agent_id, match_agent_name: m.name, they_give: m.they_give, they_ask: m.they_ask, score: m.score }),
+    );
+  }
+}
+
+interface MatchSide {
+  match_agent_id: string;
+  match_agent_name: string;
+  they_give: string[];
+  they_ask: string[];
+  score: number;
+}
+
+function matchEntry(event: RecordedOf<'MatchingRunCompleted'>, recipient: string, side: MatchSide) {
+  const d = event.data;
+  return {
+    $set: {
+      agent_id: recipient,
+      event: 'new_match',
+      aliases: [],
+      payload: { run_id: d.run_id, initiated_by: d.agent_id, ...side, matched_at: d.completed_at },
+      created_at: d.completed_at,
+      delivered_via: 'inbox',
+      seq: event.position,
+      source_event_id: event.id,
+    },
+  };
+}
+
+/**
+ * The agent's inbox log (read by inbox polling and delivered by webhooks): one document per event
+ * addressed to an agent. A comment or reply on an agent's post records `new_comment` (legacy name
+ * `room_post_reply`) for the post's author, unless the author commented on their own post; DMs
+ * record `new_dm`, A2A messages `a2a_message`, webhook tests `svc_ping`, matching runs `new_match`,
+ * and an entry becomes `delivered_via: "webhook"` once a webhook delivery of it succeeded.
+ */
+export const inboxProjection = defineProjection({
+  name: 'inbox',
+  collections: [
+    {
+      name: 'inbox_events',
+      indexes: [
+        { name: 'by_agent', keys: { agent_id: 1, seq: -1 } },
+        { name: 'by_agent_event', keys: { agent_id: 1, event: 1, seq: -1 } },
+        { name: 'by_source', keys: { source_event_id: 1 } },
+      ],
+    },
+  ],
+  handles: ['CommentAdded', 'DirectMessageSent', 'A2AMessageSent', 'WebhookTestFired', 'WebhookDeliveryAttempted', 'MatchingRunCompleted'],
+  async apply(event, ctx) {
+    const inbox = ctx.collection('inbox_events');
+    switch (event.type) {
+      case 'CommentAdded': {
+        const d = event.data;
+        if (d.agent_id === d.post_author_id) return;
+        await inbox.applyAt(`new_comment:${d.comment_id}`, event.position, {
+          $set: {
+            agent_id: d.post_author_id,
+            event: 'new_comment',
+            aliases: ['room_post_reply'],
+            payload: {
+              post_id: d.post_id,
+              comment_id: d.comment_id,
+              parent_comment_id: d.parent_comment_id,
+              room_slug: d.post_room_slug,
+              from_agent_id: d.agent_id,
+              from_agent_name: d.agent_name,
+              content: d.content,
+            },
+            created_at: d.created_at,
+            delivered_via: 'inbox',
+            seq: event.position,
+            source_event_id: event.id,
+          },
+        });
+        return;
+      }
+      case 'DirectMessageSent': {
+        const d = event.data;
+        if (!d.to_agent_id) return;
+        await inbox.applyAt(`new_dm:${d.dm_id}`, event.position, {
+          $set: {
+            agent_id: d.to_agent_id,
+            event: 'new_dm',
+            aliases: [],
+            payload: { from_agent_id: d.from_agent_id, from_agent_name: d.from_agent_name, message: d.message, dm_id: d.dm_id },
+            created_at: d.sent_at,
+            delivered_via: 'inbox',
+            seq: event.position,
+            source_event_id: event.id,
+          },
+        });
+        return;
+      }
+      case 'A2AMessageSent': {
+        const d = event.data;
+        await inbox.applyAt(`a2a_message:${d.message_id}`, event.position, {
+          $set: {
+            agent_id: d.to_agent_id,
+            event: 'a2a_message',
+            aliases: [],
+            payload: {
+              message_id: d.message_id,
+              from_agent_id: d.from_agent_id,
+              from_agent_name: d.from_agent_name,
+              to_agent_id: d.to_agent_id,
+              intent: d.intent,
+              payload: d.payload,
+              signature: d.signature,
+              sent_at: d.sent_at,
+            },
+            created_at: d.sent_at,
+            delivered_via: 'inbox',
+            seq: event.position,
+            source_event_id: event.id,
+          },
+        });
+        return;
+      }
+      case 'WebhookTestFired': {
+        const d = event.data;
+        await inbox.applyAt(`svc_ping:${d.ping_id}`, event.position, {
+          $set: {
+            agent_id: d.agent_id,
+            event: 'svc_ping',
+            aliases: [],
+            payload: { ping_id: d.ping_id, message: 'Test event from the agent network' },
+            created_at: d.fired_at,
+            delivered_via: 'inbox',
+            seq: event.position,
+            source_event_id: event.id,
+          },
+        });
+        return;
+      }
+      case 'WebhookDeliveryAttempted': {
+        const d = event.data;
+        if (d.outcome !== 'delivered') return;
+        // Only an existing entry is marked; applyAt would otherwise create a bare document.
+        if (!(await inbox.findOne({ _id: d.inbox_id }))) return;
+        await inbox.applyAt(d.inbox_id, event.position, { $set: { delivered_via: 'webhook' } });
+        return;
+      }
+      case 'MatchingRunCompleted':
+        return applyNewMatches(inbox, event);
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  },
+});

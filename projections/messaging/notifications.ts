@@ -1,0 +1,110 @@
+import type { Collection } from '../store/port.ts';
+import { defineProjection } from '../types.ts';
+
+/** Notifications live 90 days (shared DECISIONS); the expiry is kept on each document. */
+export const NOTIFICATION_TTL_MS = 90 * 24 * 3600_000;
+
+type NotificationType = 'poll_vote' | 'signal_boost' | 'anchor_pin' | 'mesh_thread_invite' | 'mesh_thread_message';
+
+async function notify(
+  notifications: Collection,
+  id: string,
+  position: number,
+  agentId: string,
+  type: NotificationType,
+  from: string,
+  data: Record<string, unknown>,
+  at: string,
+): Promise<void> {
+  await notifications.applyAt(id, position, {
+    $set: {
+      notification_id: id,
+      agent_id: agentId,
+      type,
+      from_agent_id: from,
+      data,
+      read: false,
+      created_at: at,
+      expires_at: new Date(Date.parse(at) + NOTIFICATION_TTL_MS).toISOString(),
+      seq: position,
+    },
+  });
+}
+
+/**
+ * The signal inbox: one document per notification, newest first per agent. Nobody is notified of
+ * their own act. Feed notices (poll votes, boosts, anchor pins) have one recipient, the post's
+ * author (`ntf_<event id>`); mesh-thread invitations and messages notify every other participant
+ * (`ntf_<event id>_<agent id>`). Reads mark them, the expiry job removes them.
+ */
+export const notificationsProjection = defineProjection({
+  name: 'notifications',
+  collections: [
+    {
+      name: 'notifications',
+      indexes: [
+        { name: 'by_agent', keys: { agent_id: 1, seq: -1 } },
+        { name: 'by_agent_read', keys: { agent_id: 1, read: 1, seq: -1 } },
+        { name: 'by_expiry', keys: { expires_at: 1 } },
+      ],
+    },
+  ],
+  handles: ['PollVoted', 'SignalBoosted', 'RoomPostPinned', 'MeshThreadCreated', 'MeshThreadMessagePosted', 'NotificationsRead', 'NotificationsExpired'],
+  async apply(event, ctx) {
+    const notifications = ctx.collection('notifications');
+    switch (event.type) {
+      case 'PollVoted': {
+        const d = event.data;
+        if (d.post_author_id === d.agent_id) return;
+        const data = { post_id: d.post_id, option_index: d.option_index };
+        return notify(notifications, `ntf_${event.id}`, event.position, d.post_author_id, 'poll_vote', d.agent_id, data, d.voted_at);
+      }
+      case 'SignalBoosted': {
+        const d = event.data;
+        if (d.post_author_id === d.agent_id) return;
+        return notify(notifications, `ntf_${event.id}`, event.position, d.post_author_id, 'signal_boost', d.agent_id, { post_id: d.post_id }, d.boosted_at);
+      }
+      case 'RoomPostPinned': {
+        const d = event.data;
+        if (d.post_author_id === d.agent_id) return;
+        const data = { post_id: d.post_id, room_slug: d.room_slug };
+        return notify(notifications, `ntf_${event.id}`, event.position, d.post_author_id, 'anchor_pin', d.agent_id, data, d.pinned_at);
+      }
+      case 'MeshThreadCreated': {
+        const d = event.data;
+        for (const p of d.participant_agent_ids) {
+          if (p === d.agent_id) continue;
+          const data = { thread_id: d.thread_id, name: d.name, from_agent_name: d.agent_name, message: d.first_message };
+          await notify(notifications, `ntf_${event.id}_${p}`, event.position, p, 'mesh_thread_invite', d.agent_id, data, d.created_at);
+        }
+        return;
+      }
+      case 'MeshThreadMessagePosted': {
+        const d = event.data;
+        for (const p of d.participant_agent_ids) {
+          if (p === d.agent_id) continue;
+          const data = { thread_id: d.thread_id, message_id: d.message_id, from_agent_name: d.agent_name, message: d.message };
+          await notify(notifications, `ntf_${event.id}_${p}`, event.position, p, 'mesh_thread_message', d.agent_id, data, d.posted_at);
+        }
+        return;
+      }
+      case 'NotificationsRead': {
+        const d = event.data;
+        for (const id of d.notification_ids) {
+          if (await notifications.findOne({ _id: id, agent_id: d.agent_id }))
+            await notifications.applyAt(id, event.position, { $set: { read: true, read_at: d.read_at } });
+        }
+        return;
+      }
+      case 'NotificationsExpired': {
+        const d = event.data;
+        for (const id of d.notification_ids) await notifications.deleteOne({ _id: id, agent_id: d.agent_id });
+        return;
+      }
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  },
+});

@@ -1,0 +1,123 @@
+import { defineProjection } from '../types.ts';
+
+/**
+ * Webhook configuration per agent (`webhooks`, with the secret still encrypted), deliveries
+ * (`webhook_deliveries`: pending ones by due time, so a lost job store is rebuilt from here) and
+ * every attempt (`webhook_attempts`, the health view).
+ */
+export const webhooksProjection = defineProjection({
+  name: 'webhooks',
+  collections: [
+    { name: 'webhooks', indexes: [] },
+    {
+      name: 'webhook_deliveries',
+      indexes: [
+        { name: 'by_status_due', keys: { status: 1, next_attempt_at: 1 } },
+        { name: 'by_agent', keys: { agent_id: 1, seq: -1 } },
+      ],
+    },
+    { name: 'webhook_attempts', indexes: [{ name: 'by_agent', keys: { agent_id: 1, seq: -1 } }] },
+  ],
+  handles: [
+    'AgentRegistered',
+    'AgentProfileUpdated',
+    'WebhookConfigured',
+    'WebhookSecretRegenerated',
+    'WebhookDisabled',
+    'WebhookDeliveryQueued',
+    'WebhookDeliveryAttempted',
+  ],
+  async apply(event, ctx) {
+    const hooks = ctx.collection('webhooks');
+    switch (event.type) {
+      case 'AgentRegistered': {
+        const d = event.data;
+        await hooks.applyAt(d.agent_id, event.position, {
+          $set: {
+            agent_id: d.agent_id,
+            webhook_url: d.webhook_url,
+            events: null,
+            signature_scheme: 'timestamped',
+            secret_enc: d.webhook_secret_enc,
+            disabled: false,
+            disabled_reason: null,
+            configured_at: d.registered_at,
+          },
+        });
+        return;
+      }
+      case 'AgentProfileUpdated': {
+        const d = event.data;
+        if (d.webhook_url === undefined) return;
+        await hooks.applyAt(d.agent_id, event.position, {
+          $set: { webhook_url: d.webhook_url, disabled: false, disabled_reason: null, configured_at: event.metadata.occurred_at },
+        });
+        return;
+      }
+      case 'WebhookConfigured': {
+        const d = event.data;
+        await hooks.applyAt(d.agent_id, event.position, {
+          $set: {
+            webhook_url: d.webhook_url,
+            events: d.events,
+            signature_scheme: d.signature_scheme,
+            disabled: false,
+            disabled_reason: null,
+            configured_at: d.configured_at,
+          },
+        });
+        return;
+      }
+      case 'WebhookSecretRegenerated': {
+        const d = event.data;
+        await hooks.applyAt(d.agent_id, event.position, { $set: { secret_enc: d.webhook_secret_enc, secret_regenerated_at: d.regenerated_at } });
+        return;
+      }
+      case 'WebhookDisabled': {
+        const d = event.data;
+        await hooks.applyAt(d.agent_id, event.position, { $set: { disabled: true, disabled_reason: d.reason, disabled_at: d.disabled_at } });
+        return;
+      }
+      case 'WebhookDeliveryQueued': {
+        const d = event.data;
+        await ctx.collection('webhook_deliveries').applyAt(d.delivery_id, event.position, {
+          $set: {
+            delivery_id: d.delivery_id,
+            agent_id: d.agent_id,
+            inbox_id: d.inbox_id,
+            event: d.event,
+            url: d.url,
+            status: 'pending',
+            attempts: 0,
+            next_attempt_at: d.queued_at,
+            queued_at: d.queued_at,
+            last_status_code: null,
+            last_error: null,
+            seq: event.position,
+          },
+        });
+        return;
+      }
+      case 'WebhookDeliveryAttempted': {
+        const d = event.data;
+        const status = d.outcome === 'delivered' ? 'delivered' : d.next_attempt_at ? 'pending' : d.outcome === 'gone' ? 'gone' : 'given_up';
+        await ctx.collection('webhook_deliveries').applyAt(d.delivery_id, event.position, {
+          $set: {
+            status,
+            attempts: d.attempt,
+            next_attempt_at: d.next_attempt_at,
+            last_status_code: d.status_code,
+            last_error: d.error,
+            last_attempt_at: d.attempted_at,
+          },
+        });
+        await ctx.collection('webhook_attempts').applyAt(`${d.delivery_id}:${d.attempt}`, event.position, { $set: { ...d, seq: event.position } });
+        return;
+      }
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  },
+});

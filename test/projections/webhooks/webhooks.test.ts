@@ -1,0 +1,121 @@
+import { expect } from 'chai';
+import { webhooksProjection } from '../../../projections/webhooks/webhooks.ts';
+import { ProjectionSpecification } from '../../helpers/projection-spec.ts';
+import * as f from '../fixtures.ts';
+
+const { ALICE, OCCURRED_AT, time } = f;
+const URL = 'https://hooks.example.com/alice';
+const spec = ProjectionSpecification.for(webhooksProjection);
+
+describe('projections: webhooks', () => {
+  it("registration sets the agent's webhook: every event, timestamped signatures, the encrypted secret, enabled", () =>
+    spec.given([f.agentRegistered({ webhook_url: URL })]).then((models) => {
+      expect(models.webhooks).to.deep.equal([
+        {
+          _id: ALICE,
+          _pos: 1,
+          agent_id: ALICE,
+          webhook_url: URL,
+          events: null,
+          signature_scheme: 'timestamped',
+          secret_enc: 'v1.secret',
+          disabled: false,
+          disabled_reason: null,
+          configured_at: time(9),
+        },
+      ]);
+      expect(models.webhook_deliveries).to.deep.equal([]);
+      expect(models.webhook_attempts).to.deep.equal([]);
+    }));
+
+  it('a disabled webhook is enabled again by a configuration, or by a new URL in the profile', () =>
+    spec
+      .given([
+        f.agentRegistered(),
+        f.webhookDisabled(),
+        f.webhookConfigured(),
+        f.webhookDisabled({ disabled_at: time(14) }),
+        f.agentProfileUpdated({ name: undefined, webhook_url: URL }),
+      ])
+      .then((models) => {
+        expect(models.webhooks[0]).to.deep.include({
+          webhook_url: URL,
+          events: ['new_dm'],
+          signature_scheme: 'body',
+          disabled: false,
+          disabled_reason: null,
+          disabled_at: time(14),
+          configured_at: OCCURRED_AT,
+          _pos: 5,
+        });
+      }));
+
+  it('a profile update without a webhook URL leaves the webhook; a new secret replaces the old', () =>
+    spec.given([f.agentRegistered(), f.agentProfileUpdated(), f.webhookSecretRegenerated()]).then((models) => {
+      expect(models.webhooks[0]).to.deep.include({ secret_enc: 'v1.new-secret', secret_regenerated_at: time(12), configured_at: time(9), _pos: 3 });
+    }));
+
+  it('a 410 disables the webhook with the reason', () =>
+    spec.given([f.agentRegistered(), f.webhookDisabled()]).then((models) => {
+      expect(models.webhooks[0]).to.deep.include({ disabled: true, disabled_reason: 'gone', disabled_at: time(13) });
+    }));
+
+  it('a queued delivery is pending and due at once', () =>
+    spec.given([f.webhookDeliveryQueued()]).then((models) => {
+      expect(models.webhook_deliveries).to.deep.equal([
+        {
+          _id: 'dlv_1',
+          _pos: 1,
+          delivery_id: 'dlv_1',
+          agent_id: ALICE,
+          inbox_id: 'svc_ping:ntf_ping1',
+          event: 'svc_ping',
+          url: URL,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: time(12),
+          queued_at: time(12),
+          last_status_code: null,
+          last_error: null,
+          seq: 1,
+        },
+      ]);
+    }));
+
+  it('each attempt is kept; a failure with a retry stays pending until the next attempt delivers', () => {
+    const failed = f.webhookDeliveryAttempted({ outcome: 'failed', status_code: 500, error: 'HTTP 500', next_attempt_at: time(12, 5) });
+    return spec.given([f.webhookDeliveryQueued(), failed, f.webhookDeliveryAttempted({ attempt: 2, attempted_at: time(12, 5) })]).then((models) => {
+      expect(models.webhook_deliveries[0]).to.deep.include({
+        status: 'delivered',
+        attempts: 2,
+        next_attempt_at: null,
+        last_status_code: 200,
+        last_error: null,
+        last_attempt_at: time(12, 5),
+        _pos: 3,
+      });
+      expect(models.webhook_attempts).to.deep.equal([
+        { _id: 'dlv_1:1', _pos: 2, ...failed.data, seq: 2 },
+        { _id: 'dlv_1:2', _pos: 3, ...f.webhookDeliveryAttempted({ attempt: 2, attempted_at: time(12, 5) }).data, seq: 3 },
+      ]);
+    });
+  });
+
+  it('a delivery without a retry ends gone (410) or given up', () =>
+    spec
+      .given([
+        f.webhookDeliveryQueued(),
+        f.webhookDeliveryAttempted({ outcome: 'gone', status_code: 410 }),
+        f.webhookDeliveryQueued({ delivery_id: 'dlv_2' }),
+        f.webhookDeliveryAttempted({ delivery_id: 'dlv_2', outcome: 'given_up', status_code: 500, attempt: 8 }),
+        f.webhookDeliveryQueued({ delivery_id: 'dlv_3' }),
+        f.webhookDeliveryAttempted({ delivery_id: 'dlv_3', outcome: 'refused', status_code: null, error: 'private address' }),
+      ])
+      .then((models) => {
+        expect(models.webhook_deliveries.map((d) => [d._id, d.status])).to.deep.equal([
+          ['dlv_1', 'gone'],
+          ['dlv_2', 'given_up'],
+          ['dlv_3', 'given_up'],
+        ]);
+      }));
+});
