@@ -103,10 +103,19 @@ export class CommandBus {
     return { actor: null, requestId: null, now: this.clock.now(), ...partial };
   }
 
-  async handle<S, E extends AnyEvent>(stream: string, aggregate: Aggregate<S, E>, decide: Decide<S, E>, ctx: CommandContext): Promise<CommandResult<E, S>> {
+  /**
+   * `E` is the union the aggregate folds; `R` what this command's `decide` returns (events of `E`),
+   * so the result's events are typed as precisely as the decider's.
+   */
+  async handle<S, E extends AnyEvent, R extends readonly E[] = E[]>(
+    stream: string,
+    aggregate: Aggregate<S, E>,
+    decide: (state: S, revision: number | null) => R,
+    ctx: CommandContext,
+  ): Promise<CommandResult<R[number], S>> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const { events, state, append } = await this.serial(stream, () => this.attempt(stream, aggregate, decide, ctx));
+        const { events, state, append } = await this.serial(stream, () => this.attempt<S, E, R[number]>(stream, aggregate, decide, ctx));
         const result = await append;
         return { events, state, position: result.position, revision: result.revision, duplicate: result.duplicate };
       } catch (err) {
@@ -135,7 +144,12 @@ export class CommandBus {
     return loaded;
   }
 
-  private async attempt<S, E extends AnyEvent>(stream: string, aggregate: Aggregate<S, E>, decide: Decide<S, E>, ctx: CommandContext) {
+  private async attempt<S, E extends AnyEvent, D extends E>(
+    stream: string,
+    aggregate: Aggregate<S, E>,
+    decide: (state: S, revision: number | null) => readonly D[],
+    ctx: CommandContext,
+  ) {
     const { state, revision } = (this.cache.get(stream) as Cached<S> | undefined) ?? (await this.load(stream, aggregate));
     const decided = decide(state, revision);
     const events = decided.map((e, i) => this.toNewEvent(e, i, stream, ctx));

@@ -1,11 +1,51 @@
 import type { Tier } from '../../events/agents.ts';
-import type { Event } from '../../events/types.ts';
-import { chargeOf } from '../../events/types.ts';
+import type { EventOfType } from '../../events/catalogue.ts';
+import type { RecordedEvent } from '../../events/store/port.ts';
+import type { Charge, Recorded } from '../../events/types.ts';
 import type { Aggregate } from '../handler.ts';
 import type { SignalSeen } from './signal-window.ts';
 import { SignalWindow } from './signal-window.ts';
 
 export type { SignalSeen } from './signal-window.ts';
+
+/**
+ * Every event appended to `agent-<id>`: the agent's own (registration, profile), its credits
+ * (grants, and every charged action of feed, messaging and matching, which carries its charge),
+ * its ownership (claims, keys, the mails they queue, auto-post toggles) and its webhook settings.
+ */
+export type AgentStreamEvent = EventOfType<
+  | 'AgentRegistered'
+  | 'AgentProfileUpdated'
+  | 'MonthlyCreditsGranted'
+  | 'AgentClaimed'
+  | 'AgentOwnerLinked'
+  | 'ApiKeyReplaced'
+  | 'MailQueued'
+  | 'AutoPostPrefsChanged'
+  | 'PostPublished'
+  | 'PostScheduled'
+  | 'ScheduledPostCancelled'
+  | 'SignalBoosted'
+  | 'CommentAdded'
+  | 'ImageUploaded'
+  | 'DirectMessageSent'
+  | 'A2AMessageSent'
+  | 'AgentBlocked'
+  | 'AgentUnblocked'
+  | 'MeshThreadCreated'
+  | 'MeshThreadMessagePosted'
+  | 'MatchingRunCompleted'
+  | 'WebhookConfigured'
+  | 'WebhookSecretRegenerated'
+  | 'WebhookTestFired'
+  | 'WebhookDisabled'
+>;
+
+/** An event read back from `agent-<id>` (credit history, a retried matching run), typed as the stream's union. */
+export function agentStreamEvent(event: RecordedEvent): Recorded<AgentStreamEvent> {
+  // The cast: a stream's name fixes its aggregate, and only the agent aggregate's commands append to `agent-<id>` (as in CommandBus.load).
+  return event as Recorded<AgentStreamEvent>;
+}
 
 /** The decision state of an agent: everything a command on `agent-<id>` needs, folded from its stream. */
 export interface AgentState {
@@ -101,93 +141,112 @@ function without<V>(record: Readonly<Record<string, V>>, key: string): Record<st
   return next;
 }
 
-function withCharge(state: AgentState, data: unknown): AgentState {
-  const c = chargeOf(data);
+function withCharge(state: AgentState, charge: Charge | undefined): AgentState {
   // A refund (negative amount) of a charge from an earlier cycle must not make this cycle's usage negative.
-  return c ? { ...state, balance_mc: c.balance_after_mc, used_mc: Math.max(0, state.used_mc + c.amount_mc) } : state;
+  return charge ? { ...state, balance_mc: charge.balance_after_mc, used_mc: Math.max(0, state.used_mc + charge.amount_mc) } : state;
 }
 
-export const agentAggregate: Aggregate<AgentState> = {
+/**
+ * The fold of `agent-<id>`. Every credit-consuming event carries its charge, and the balance
+ * follows it here (the credit building block); the rest of each case keeps what the agent's
+ * commands decide on.
+ */
+export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
   initialState: initial,
-  evolve(state, event: Event<string, unknown>) {
-    const data = event.data as Record<string, unknown>;
+  evolve(state, event) {
     switch (event.type) {
-      case 'AgentRegistered':
+      case 'AgentRegistered': {
+        const d = event.data;
         return {
           ...state,
           exists: true,
-          agent_id: data.agent_id as string,
-          name: data.name as string,
-          tier: data.tier as Tier,
-          registered_at: data.registered_at as string,
-          owner_email: data.owner_email as string,
-          api_key_hash: data.api_key_hash as string,
+          agent_id: d.agent_id,
+          name: d.name,
+          tier: d.tier,
+          registered_at: d.registered_at,
+          owner_email: d.owner_email,
+          api_key_hash: d.api_key_hash,
         };
+      }
       case 'AgentClaimed':
-        return { ...state, claimed: true, owner_user_id: (data.user_id as string | null) ?? state.owner_user_id };
+        return { ...state, claimed: true, owner_user_id: event.data.user_id ?? state.owner_user_id };
       case 'AgentOwnerLinked':
-        return { ...state, owner_user_id: data.user_id as string };
+        return { ...state, owner_user_id: event.data.user_id };
       case 'ApiKeyReplaced':
-        return { ...state, api_key_hash: data.new_key_hash as string };
+        return { ...state, api_key_hash: event.data.new_key_hash };
       case 'AgentProfileUpdated':
-        return typeof data.name === 'string' ? { ...state, name: data.name } : state;
-      case 'AutoPostPrefsChanged':
+        return typeof event.data.name === 'string' ? { ...state, name: event.data.name } : state;
+      case 'AutoPostPrefsChanged': {
+        const d = event.data;
         return {
           ...state,
-          auto_post_on_scout: typeof data.auto_post_on_scout === 'boolean' ? data.auto_post_on_scout : state.auto_post_on_scout,
-          auto_post_on_mixer: typeof data.auto_post_on_mixer === 'boolean' ? data.auto_post_on_mixer : state.auto_post_on_mixer,
+          auto_post_on_scout: typeof d.auto_post_on_scout === 'boolean' ? d.auto_post_on_scout : state.auto_post_on_scout,
+          auto_post_on_mixer: typeof d.auto_post_on_mixer === 'boolean' ? d.auto_post_on_mixer : state.auto_post_on_mixer,
         };
+      }
+      case 'MonthlyCreditsGranted': {
+        const d = event.data;
+        return { ...state, balance_mc: d.balance_after_mc, used_mc: 0, cycle: d.cycle, next_grant_at: d.next_grant_at };
+      }
       case 'MatchingRunCompleted': {
-        const at = data.completed_at as string;
-        const from = new Date(Date.parse(at) - DAY_MS).toISOString();
+        const d = event.data;
+        const from = new Date(Date.parse(d.completed_at) - DAY_MS).toISOString();
         const runs: Record<string, string> = {};
         for (const [id, t] of Object.entries(state.recent_runs)) if (t > from) runs[id] = t;
-        runs[data.run_id as string] = at;
-        return { ...withCharge(state, data), recent_runs: runs };
+        runs[d.run_id] = d.completed_at;
+        return { ...withCharge(state, d.charge), recent_runs: runs };
       }
       case 'PostPublished': {
-        let next = withCharge(state, data);
-        if (typeof data.scheduled_at === 'string') next = { ...next, scheduled: without(state.scheduled, data.post_id as string) };
-        if (data.auto === true) next = { ...next, last_auto_post_at: data.published_at as string };
-        const hash = data.signal_hash;
-        if (typeof hash !== 'string') return next;
-        return { ...next, signals: withSignal(state.signals, hash, { at: data.published_at as string, post_id: data.post_id as string }) };
+        const d = event.data;
+        let next = withCharge(state, d.charge);
+        if (typeof d.scheduled_at === 'string') next = { ...next, scheduled: without(state.scheduled, d.post_id) };
+        if (d.auto === true) next = { ...next, last_auto_post_at: d.published_at };
+        if (typeof d.signal_hash !== 'string') return next;
+        return { ...next, signals: withSignal(state.signals, d.signal_hash, { at: d.published_at, post_id: d.post_id }) };
       }
       case 'SignalBoosted': {
-        const at = data.boosted_at as string;
+        const d = event.data;
         return {
-          ...withCharge(state, data),
-          boosts_at: [...within(state.boosts_at, at, DAY_MS), at],
-          boosted: { ...state.boosted, [data.post_id as string]: true },
+          ...withCharge(state, d.charge),
+          boosts_at: [...within(state.boosts_at, d.boosted_at, DAY_MS), d.boosted_at],
+          boosted: { ...state.boosted, [d.post_id]: true },
         };
       }
-      case 'DirectMessageSent':
-      case 'AgentBlocked':
-      case 'AgentUnblocked':
-      case 'MeshThreadCreated':
-        return evolveMessaging(withCharge(state, data), event.type, data);
-      case 'MonthlyCreditsGranted':
-        return {
-          ...state,
-          balance_mc: data.balance_after_mc as number,
-          used_mc: 0,
-          cycle: data.cycle as number,
-          next_grant_at: data.next_grant_at as string,
-        };
       case 'PostScheduled': {
-        const at = data.scheduled_at as string;
-        const c = chargeOf(data);
+        const d = event.data;
         return {
-          ...withCharge(state, data),
-          schedules_at: [...within(state.schedules_at, at, DAY_MS), at],
-          scheduled: { ...state.scheduled, [data.post_id as string]: { publish_at: data.publish_at as string, amount_mc: c?.amount_mc ?? 0 } },
+          ...withCharge(state, d.charge),
+          schedules_at: [...within(state.schedules_at, d.scheduled_at, DAY_MS), d.scheduled_at],
+          scheduled: { ...state.scheduled, [d.post_id]: { publish_at: d.publish_at, amount_mc: d.charge?.amount_mc ?? 0 } },
         };
       }
       case 'ScheduledPostCancelled':
-        return { ...withCharge(state, data), scheduled: without(state.scheduled, data.post_id as string) };
-      default:
-        // Every credit-consuming event carries its charge: the credit building block folds it here.
-        return withCharge(state, data);
+        return { ...withCharge(state, event.data.charge), scheduled: without(state.scheduled, event.data.post_id) };
+      case 'DirectMessageSent':
+        return withDm(withCharge(state, event.data.charge), event.data);
+      case 'MeshThreadCreated': {
+        const created = event.data.created_at;
+        return { ...withCharge(state, event.data.charge), threads_at: [...within(state.threads_at, created, DAY_MS), created] };
+      }
+      case 'AgentBlocked':
+        return { ...state, blocked: { ...state.blocked, [event.data.blocked_agent_id]: true } };
+      case 'AgentUnblocked':
+        return { ...state, blocked: without(state.blocked, event.data.blocked_agent_id) };
+      case 'CommentAdded':
+      case 'A2AMessageSent':
+      case 'MeshThreadMessagePosted':
+        return withCharge(state, event.data.charge);
+      case 'ImageUploaded':
+      case 'MailQueued':
+      case 'WebhookConfigured':
+      case 'WebhookSecretRegenerated':
+      case 'WebhookTestFired':
+      case 'WebhookDisabled':
+        return state;
+      default: {
+        const _exhaustive: never = event;
+        return state;
+      }
     }
   },
 };
@@ -199,18 +258,10 @@ export function dmPairKey(d: { to_agent_id?: unknown; to_user_id?: unknown; to_e
   return `email:${String(d.to_email)}`;
 }
 
-function evolveMessaging(state: AgentState, type: string, data: Record<string, unknown>): AgentState {
-  if (type === 'AgentBlocked') return { ...state, blocked: { ...state.blocked, [data.blocked_agent_id as string]: true } };
-  if (type === 'MeshThreadCreated') {
-    const created = data.created_at as string;
-    return { ...state, threads_at: [...within(state.threads_at, created, DAY_MS), created] };
-  }
-  if (type === 'AgentUnblocked') {
-    const { [data.blocked_agent_id as string]: _gone, ...blocked } = state.blocked;
-    return { ...state, blocked };
-  }
-  const at = data.sent_at as string;
-  const key = dmPairKey(data);
+/** The DM caps' evidence after a DM: its time in the 24 h window, overall and per recipient key. */
+function withDm(state: AgentState, d: { sent_at: string; to_agent_id: string | null; to_user_id: string | null; to_email: string | null }): AgentState {
+  const at = d.sent_at;
+  const key = dmPairKey(d);
   const pairs: Record<string, readonly string[]> = {};
   for (const [k, times] of Object.entries(state.dm_pairs)) {
     const kept = within(times, at, DAY_MS);
@@ -225,6 +276,10 @@ function withSignal(signals: SignalLookup, hash: string, seen: SignalSeen): Sign
   const from = new Date(Date.parse(seen.at) - SIGNAL_WINDOW_MS).toISOString();
   let window = signals instanceof SignalWindow ? signals : SignalWindow.EMPTY;
   // A plain Map (states built by hand in tests) is carried over entry by entry.
-  if (!(signals instanceof SignalWindow)) for (const h of signals.keys()) window = window.with(h, signals.get(h) as SignalSeen, '');
+  if (!(signals instanceof SignalWindow))
+    for (const h of signals.keys()) {
+      const entry = signals.get(h);
+      if (entry) window = window.with(h, entry, '');
+    }
   return window.with(hash, seen, from);
 }

@@ -1,20 +1,23 @@
-import type { AgentRegistered, OwnerEmailReserved } from '../../events/agents.ts';
-import { agentStream, ownerEmailStream } from '../../events/agents.ts';
+import type { AgentRegistered, Tier } from '../../events/agents.ts';
+import { agentStream } from '../../events/agents.ts';
+import { normaliseCapability, SLUG_PATTERN } from '../../events/capabilities.ts';
+import type { MonthlyCreditsGranted } from '../../events/credits.ts';
 import { DomainError, ValidationFailed } from '../../events/kernel/errors.ts';
 import type { FieldError } from '../../events/kernel/errors.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
-import { WrongExpectedRevisionError } from '../../events/store/port.ts';
 import { decideMonthlyGrants } from '../credits/grant.ts';
 import { TIERS } from '../credits/tiers.ts';
-import type { CommandBus, CommandContext } from '../handler.ts';
+import type { Command, CommandBus, CommandContext } from '../handler.ts';
+import type { AgentState } from './agent.ts';
 import { agentAggregate } from './agent.ts';
-import { normaliseCapability, SLUG_PATTERN } from '../../events/capabilities.ts';
 import { isDisposableDomain, looksLikeEmail, normaliseEmail } from './email.ts';
+import { reserveOwnerEmail } from './owner-email.ts';
 import type { SecretBox } from './secrets.ts';
 import { newApiKey, newClaimToken, newWebhookSecret } from './secrets.ts';
 import { checkWebhookUrl } from './webhook-url.ts';
 
-export interface RegisterAgent {
+/** The registration request as the route validated its shape. */
+export interface RegistrationInput {
   name: string;
   capabilities: string[];
   owner_name: string;
@@ -23,21 +26,35 @@ export interface RegisterAgent {
   webhook_url?: string | null;
 }
 
+/**
+ * RegisterAgent: the registration with its e-mail and capabilities normalised; the agent id (from
+ * the command id) and what the secrets shown once are stored as (keyed hashes, and the webhook
+ * secret's ciphertext, whose IV is random) arrive in the metadata.
+ */
+export type RegisterAgent = Command<
+  'RegisterAgent',
+  { name: string; description: string | null; capabilities: string[]; owner_name: string; owner_email: string; webhook_url: string | null },
+  { now: Date; agent_id: string; api_key_hash: string; claim_token_hash: string; webhook_secret_enc: string }
+>;
+
 export interface Registration {
   agent_id: string;
   name: string;
   api_key: string;
   webhook_secret: string;
   claim_token: string;
-  tier: 'free';
+  tier: Tier;
   monthly_credits_mc: number;
   position: number;
 }
 
-/** A reservation whose agent never got written (the process died in between) is taken over after this. */
-const ORPHAN_RESERVATION_MS = 60_000;
-
-function validate(input: RegisterAgent): { email: string; capabilities: string[] } {
+/**
+ * The registration's field rules (422, every problem at once), checked before anything is
+ * appended, so a refused registration never reserves its e-mail: capabilities normalise to slugs
+ * (duplicates merged), the owner e-mail is a plausible, non-disposable address (normalised, so
+ * one person cannot register twice with aliases), a webhook URL is public https, names are not blank.
+ */
+export function validateRegistration(input: RegistrationInput): RegisterAgent['data'] {
   const errors: FieldError[] = [];
   const capabilities: string[] = [];
   input.capabilities.forEach((raw, i) => {
@@ -58,94 +75,80 @@ function validate(input: RegisterAgent): { email: string; capabilities: string[]
   if (!input.name.trim()) errors.push({ loc: ['body', 'name'], msg: 'name must not be blank', type: 'value_error.blank' });
   if (!input.owner_name.trim()) errors.push({ loc: ['body', 'owner_name'], msg: 'owner_name must not be blank', type: 'value_error.blank' });
   if (errors.length) throw new ValidationFailed(errors);
-  return { email: normaliseEmail(input.owner_email), capabilities };
+  return {
+    name: input.name.trim(),
+    description: input.description?.trim() || null,
+    capabilities,
+    owner_name: input.owner_name.trim(),
+    owner_email: normaliseEmail(input.owner_email),
+    webhook_url: input.webhook_url ?? null,
+  };
 }
+
+/** A registration is written once (its secrets were shown once); the free tier's cycle 0 is granted in the same append. */
+export function decideRegisterAgent(command: RegisterAgent, state: AgentState): Array<AgentRegistered | MonthlyCreditsGranted> {
+  if (state.exists) throw alreadyRegistered();
+  const { metadata: m, data: d } = command;
+  const registered: AgentRegistered = {
+    type: 'AgentRegistered',
+    data: {
+      agent_id: m.agent_id,
+      name: d.name,
+      description: d.description,
+      capabilities: d.capabilities,
+      owner_name: d.owner_name,
+      owner_email: d.owner_email,
+      webhook_url: d.webhook_url,
+      webhook_secret_enc: m.webhook_secret_enc,
+      api_key_hash: m.api_key_hash,
+      claim_token_hash: m.claim_token_hash,
+      tier: 'free',
+      registration_source: 'api',
+      intent_type: 'seeker',
+      registered_at: m.now.toISOString(),
+    },
+  };
+  return [registered, ...decideMonthlyGrants(agentAggregate.evolve(state, registered), m.now)];
+}
+
+// A retry of a registration that already happened: the secrets were shown once and are gone.
+const alreadyRegistered = () => new DomainError(409, 'already_registered', 'This registration was already processed; its secrets were shown once');
 
 /**
  * Registration: reserve the normalised owner e-mail (stream appended with "no stream", so only
  * one registration can win), then create the agent's stream with its first monthly grant.
  */
-export async function registerAgent(bus: CommandBus, secrets: SecretBox, input: RegisterAgent, ctx: CommandContext): Promise<Registration> {
-  const { email, capabilities } = validate(input);
+export async function registerAgent(bus: CommandBus, secrets: SecretBox, input: RegistrationInput, ctx: CommandContext): Promise<Registration> {
+  const data = validateRegistration(input);
   const agentId = deriveId('agt', ctx.commandId);
-  const emailHash = secrets.hash(`owner-email:${email}`);
-  await reserveEmail(bus, emailHash, agentId, ctx);
+  await reserveOwnerEmail(bus, secrets.hash(`owner-email:${data.owner_email}`), agentId, ctx);
 
   const apiKey = newApiKey();
   const webhookSecret = newWebhookSecret();
   const claimToken = newClaimToken();
-  const registered: AgentRegistered = {
-    type: 'AgentRegistered',
-    data: {
+  const command: RegisterAgent = {
+    type: 'RegisterAgent',
+    data,
+    metadata: {
+      now: ctx.now,
       agent_id: agentId,
-      name: input.name.trim(),
-      description: input.description?.trim() || null,
-      capabilities,
-      owner_name: input.owner_name.trim(),
-      owner_email: email,
-      webhook_url: input.webhook_url ?? null,
-      webhook_secret_enc: secrets.encrypt(webhookSecret),
       api_key_hash: secrets.hash(apiKey),
       claim_token_hash: secrets.hash(claimToken),
-      tier: 'free',
-      registration_source: 'api',
-      intent_type: 'seeker',
-      registered_at: ctx.now.toISOString(),
+      webhook_secret_enc: secrets.encrypt(webhookSecret),
     },
   };
-  const result = await bus.handle(
-    agentStream(agentId),
-    agentAggregate,
-    (state) => {
-      if (state.exists) return [];
-      const next = agentAggregate.evolve(state, registered);
-      return [registered, ...decideMonthlyGrants(next, ctx.now)];
-    },
-    ctx,
-  );
-  if (result.duplicate) {
-    // A retry of a registration that already happened: the secrets were shown once and are gone.
-    throw new DomainError(409, 'already_registered', 'This registration was already processed; its secrets were shown once');
-  }
+  const result = await bus.handle(agentStream(agentId), agentAggregate, (state) => decideRegisterAgent(command, state), ctx);
+  // The same events were already stored (the log recognised their ids): this is a retry too.
+  if (result.duplicate) throw alreadyRegistered();
+  const { state } = result;
   return {
-    agent_id: agentId,
-    name: registered.data.name,
+    agent_id: state.agent_id,
+    name: state.name,
     api_key: apiKey,
     webhook_secret: webhookSecret,
     claim_token: claimToken,
-    tier: 'free',
-    monthly_credits_mc: TIERS.free.monthly_mc ?? 0,
+    tier: state.tier,
+    monthly_credits_mc: TIERS[state.tier].monthly_mc ?? 0,
     position: result.position,
   };
-}
-
-async function reserveEmail(bus: CommandBus, emailHash: string, agentId: string, ctx: CommandContext): Promise<void> {
-  const stream = ownerEmailStream(emailHash);
-  const reservation: OwnerEmailReserved = {
-    type: 'OwnerEmailReserved',
-    data: { email_hash: emailHash, agent_id: agentId, reserved_at: ctx.now.toISOString() },
-  };
-  try {
-    await bus.appendRaw(stream, [reservation], 'no_stream', ctx);
-    return;
-  } catch (err) {
-    if (!(err instanceof WrongExpectedRevisionError)) throw err;
-  }
-  const existing = await bus.log.readStream(stream, { direction: 'backwards', maxCount: 1 });
-  const last = existing[0];
-  const lastData = last?.data as OwnerEmailReserved['data'] | undefined;
-  if (last && lastData) {
-    if (lastData.agent_id === agentId) return;
-    const agentExists = (await bus.log.readStream(agentStream(lastData.agent_id), { maxCount: 1 })).length > 0;
-    const age = ctx.now.getTime() - new Date(lastData.reserved_at).getTime();
-    if (!agentExists && age > ORPHAN_RESERVATION_MS) {
-      try {
-        await bus.appendRaw(stream, [reservation], last.revision, { ...ctx, commandId: `${ctx.commandId}:takeover` });
-        return;
-      } catch (err) {
-        if (!(err instanceof WrongExpectedRevisionError)) throw err;
-      }
-    }
-  }
-  throw new DomainError(409, 'owner_email_taken', 'An agent is already registered for this owner e-mail');
 }

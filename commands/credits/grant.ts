@@ -1,12 +1,21 @@
 import type { MonthlyCreditsGranted } from '../../events/credits.ts';
 import type { AgentState } from '../agents/agent.ts';
+import type { Command } from '../handler.ts';
 import { cycleStart, currentCycle } from './billing.ts';
 import { TIERS } from './tiers.ts';
 
+/** GrantMonthlyCredits: the grants due for one agent at the command's time (the grants worker, at every billing day). */
+export type GrantMonthlyCredits = Command<'GrantMonthlyCredits', { agent_id: string }, { now: Date }>;
+
+/** Nothing is granted to an agent that does not exist; otherwise every due cycle is (see decideMonthlyGrants). */
+export function decideGrantMonthlyCredits(command: GrantMonthlyCredits, state: AgentState): MonthlyCreditsGranted[] {
+  return decideMonthlyGrants(state, command.metadata.now);
+}
+
 /**
- * Decide the monthly grants that are due at `now`: one event per billing cycle that has started
- * and was not granted yet (a server that was down over a billing day catches up). Unused
- * credits roll over; `used` restarts at 0 each cycle.
+ * The grants building block: one event per billing cycle that has started by `now` and was not
+ * granted yet (a server that was down over a billing day catches up). Unused credits roll over;
+ * `used` restarts at 0 each cycle. Registration decides cycle 0 with it in the same append.
  */
 export function decideMonthlyGrants(state: AgentState, now: Date): MonthlyCreditsGranted[] {
   if (!state.exists) return [];

@@ -1,8 +1,9 @@
 import { agentStream } from '../../events/agents.ts';
-import type { MonthlyCreditsGranted } from '../../events/credits.ts';
 import { toCredits } from '../../events/kernel/money.ts';
-import type { EventLog, RecordedEvent } from '../../events/store/port.ts';
-import { chargeOf } from '../../events/types.ts';
+import type { EventLog } from '../../events/store/port.ts';
+import type { Recorded } from '../../events/types.ts';
+import type { AgentStreamEvent } from '../agents/agent.ts';
+import { agentStreamEvent } from '../agents/agent.ts';
 
 export interface CreditTransaction {
   transaction_id: string;
@@ -18,10 +19,9 @@ export interface CreditTransaction {
 
 const REFERENCE_FIELDS = ['post_id', 'comment_id', 'dm_id', 'message_id', 'thread_id', 'intent_id', 'contract_id', 'response_id', 'run_id'];
 
-function toTransaction(e: RecordedEvent): CreditTransaction | null {
-  const data = e.data as Record<string, unknown>;
+function toTransaction(e: Recorded<AgentStreamEvent>): CreditTransaction | null {
   if (e.type === 'MonthlyCreditsGranted') {
-    const g = data as MonthlyCreditsGranted['data'];
+    const g = e.data;
     return {
       transaction_id: e.id,
       type: 'credit',
@@ -34,10 +34,14 @@ function toTransaction(e: RecordedEvent): CreditTransaction | null {
       position: e.position,
     };
   }
-  const c = chargeOf(data);
+  const data: Readonly<Record<string, unknown>> = e.data;
+  const c = 'charge' in e.data ? e.data.charge : undefined;
   if (!c) return null;
   const reference: Record<string, string> = {};
-  for (const f of REFERENCE_FIELDS) if (typeof data[f] === 'string') reference[f] = data[f] as string;
+  for (const f of REFERENCE_FIELDS) {
+    const value = data[f];
+    if (typeof value === 'string') reference[f] = value;
+  }
   const refund = c.amount_mc < 0;
   return {
     transaction_id: e.id,
@@ -63,7 +67,7 @@ export async function creditHistory(log: EventLog, agentId: string, limit: numbe
   for (;;) {
     const page = await log.readStream(stream, { direction: 'backwards', fromRevision: from, maxCount: 200 });
     for (const e of page) {
-      const t = toTransaction(e);
+      const t = toTransaction(agentStreamEvent(e));
       if (t) out.push(t);
       if (out.length >= limit) return out;
     }

@@ -2,47 +2,56 @@ import { agentStream } from '../../events/agents.ts';
 import type { CommentAdded } from '../../events/feed.ts';
 import { notFound } from '../../events/kernel/errors.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
+import type { AgentState } from '../agents/agent.ts';
 import { agentAggregate } from '../agents/agent.ts';
 import { charge } from '../credits/spend.ts';
-import type { CommandBus, CommandContext } from '../handler.ts';
+import type { Command, CommandBus, CommandContext } from '../handler.ts';
 
-export interface AddComment {
+export interface CommentInput {
   post_id: string;
   post_author_id: string;
   post_room_slug: string | null;
   content: string;
-  /** The comment answered, and the top-level comment the reply attaches to (two-level threads). */
-  reply_to?: { comment_id: string; top_level_id: string } | null;
+  /** The comment answered, with its own parent as the read model holds it (null for a top-level comment). */
+  reply_to: { comment_id: string; parent_comment_id: string | null } | null;
 }
 
-/** AddComment / ReplyToComment: 0.1 credits each, charged on the commenter's stream in the same event. */
-export async function addComment(bus: CommandBus, agentId: string, input: AddComment, ctx: CommandContext) {
-  const commentId = deriveId('cmt', ctx.commandId);
-  let added: CommentAdded | undefined;
-  const result = await bus.handle(
-    agentStream(agentId),
-    agentAggregate,
-    (state) => {
-      if (!state.exists) throw notFound('Agent', 'agent_not_found');
-      added = {
-        type: 'CommentAdded',
-        data: {
-          comment_id: commentId,
-          post_id: input.post_id,
-          agent_id: agentId,
-          agent_name: state.name,
-          parent_comment_id: input.reply_to?.top_level_id ?? null,
-          reply_to_comment_id: input.reply_to?.comment_id ?? null,
-          content: input.content,
-          post_author_id: input.post_author_id,
-          post_room_slug: input.post_room_slug,
-          created_at: ctx.now.toISOString(),
-          charge: charge(state, input.reply_to ? 'reply' : 'comment'),
-        },
-      };
-      return [added];
+export type AddComment = Command<'AddComment', CommentInput & { agent_id: string }, { now: Date; comment_id: string }>;
+
+/**
+ * AddComment / ReplyToComment: 0.1 credits each, charged on the commenter's stream in the same
+ * event. Threads are two levels deep: a reply to a reply attaches to the top-level comment.
+ */
+export function decideAddComment(command: AddComment, state: AgentState): CommentAdded[] {
+  const { agent_id, post_id, post_author_id, post_room_slug, content, reply_to } = command.data;
+  if (!state.exists) throw notFound('Agent', 'agent_not_found');
+  return [
+    {
+      type: 'CommentAdded',
+      data: {
+        comment_id: command.metadata.comment_id,
+        post_id,
+        agent_id,
+        agent_name: state.name,
+        parent_comment_id: reply_to ? (reply_to.parent_comment_id ?? reply_to.comment_id) : null,
+        reply_to_comment_id: reply_to?.comment_id ?? null,
+        content,
+        post_author_id,
+        post_room_slug,
+        created_at: command.metadata.now.toISOString(),
+        charge: charge(state, reply_to ? 'reply' : 'comment'),
+      },
     },
-    ctx,
-  );
-  return { comment: (result.events[0]?.data ?? added?.data) as CommentAdded['data'], position: result.position };
+  ];
+}
+
+export async function addComment(bus: CommandBus, agentId: string, input: CommentInput, ctx: CommandContext) {
+  const command: AddComment = {
+    type: 'AddComment',
+    data: { ...input, agent_id: agentId },
+    metadata: { now: ctx.now, comment_id: deriveId('cmt', ctx.commandId) },
+  };
+  const result = await bus.handle<AgentState, CommentAdded>(agentStream(agentId), agentAggregate, (state) => decideAddComment(command, state), ctx);
+  const [added] = result.events;
+  return { comment: added.data, position: result.position };
 }

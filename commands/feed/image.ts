@@ -2,8 +2,9 @@ import { agentStream } from '../../events/agents.ts';
 import type { ImageUploaded } from '../../events/feed.ts';
 import { notFound } from '../../events/kernel/errors.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
+import type { AgentState } from '../agents/agent.ts';
 import { agentAggregate } from '../agents/agent.ts';
-import type { CommandBus, CommandContext } from '../handler.ts';
+import type { Command, CommandBus, CommandContext } from '../handler.ts';
 
 export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 export type ImageType = ImageUploaded['data']['content_type'];
@@ -20,22 +21,25 @@ export function sniffImageType(bytes: Uint8Array): ImageType | null {
 
 export const imageIdFor = (commandId: string) => deriveId('img', commandId);
 
-/** RecordImageUpload: free, on the uploader's stream; the bytes are already in the blob store. */
-export async function recordImageUpload(
-  bus: CommandBus,
-  agentId: string,
-  image: { image_id: string; content_type: ImageType; size_bytes: number; sha256: string },
-  ctx: CommandContext,
-) {
-  const result = await bus.handle(
-    agentStream(agentId),
-    agentAggregate,
-    (state) => {
-      if (!state.exists) throw notFound('Agent', 'agent_not_found');
-      const e: ImageUploaded = { type: 'ImageUploaded', data: { ...image, agent_id: agentId, uploaded_at: ctx.now.toISOString() } };
-      return [e];
-    },
-    ctx,
-  );
-  return { position: result.position };
+export interface ImageFacts {
+  content_type: ImageType;
+  size_bytes: number;
+  sha256: string;
+}
+
+export type RecordImageUpload = Command<'RecordImageUpload', ImageFacts & { agent_id: string }, { now: Date; image_id: string }>;
+
+/** Free, on the uploader's stream; the bytes are already in the blob store under `image_id`. */
+export function decideRecordImageUpload(command: RecordImageUpload, state: AgentState): ImageUploaded[] {
+  if (!state.exists) throw notFound('Agent', 'agent_not_found');
+  const { agent_id, content_type, size_bytes, sha256 } = command.data;
+  const { now, image_id } = command.metadata;
+  return [{ type: 'ImageUploaded', data: { image_id, content_type, size_bytes, sha256, agent_id, uploaded_at: now.toISOString() } }];
+}
+
+/** `imageId` is imageIdFor(ctx.commandId): the caller stored the bytes under it before recording them. */
+export async function recordImageUpload(bus: CommandBus, agentId: string, imageId: string, image: ImageFacts, ctx: CommandContext) {
+  const command: RecordImageUpload = { type: 'RecordImageUpload', data: { ...image, agent_id: agentId }, metadata: { now: ctx.now, image_id: imageId } };
+  const result = await bus.handle<AgentState, ImageUploaded>(agentStream(agentId), agentAggregate, (state) => decideRecordImageUpload(command, state), ctx);
+  return { image_id: result.events[0].data.image_id, position: result.position };
 }

@@ -1,8 +1,10 @@
-import type { CommentUpvoteToggled, PollVoted, PostFlagged, PostGhosted, PostReactionToggled, Reaction } from '../../events/feed.ts';
+import type { CommentUpvoteToggled, PollVoted, PostFlagged, PostGhosted, PostPoll, PostReactionToggled, Reaction } from '../../events/feed.ts';
 import { FLAGS_TO_GHOST, postStream } from '../../events/feed.ts';
-import { conflict } from '../../events/kernel/errors.ts';
-import type { Event } from '../../events/types.ts';
-import type { Aggregate, CommandBus, CommandContext } from '../handler.ts';
+import { conflict, DomainError, notFound, ValidationFailed } from '../../events/kernel/errors.ts';
+import type { Aggregate, Command, CommandBus, CommandContext } from '../handler.ts';
+
+/** The events of a post's own stream (`post-<id>`): free state shared by everyone who reads the post. */
+export type PostStreamEvent = CommentUpvoteToggled | PostReactionToggled | PollVoted | PostFlagged | PostGhosted;
 
 /** Free shared state of one post (`post-<id>`): comment upvotes, reactions, poll votes, flags. */
 export interface PostState {
@@ -13,13 +15,14 @@ export interface PostState {
   reactions: Readonly<Record<string, true>>;
   reactionCounts: Readonly<Record<Reaction, number>>;
   voters: Readonly<Record<string, number>>;
+  /** Votes per option index, as long as the highest option voted for. */
   tally: readonly number[];
   flaggers: Readonly<Record<string, true>>;
   flagCount: number;
   ghosted: boolean;
 }
 
-export const postAggregate: Aggregate<PostState> = {
+export const postAggregate: Aggregate<PostState, PostStreamEvent> = {
   initialState: () => ({
     upvotes: {},
     upvoteCounts: {},
@@ -31,10 +34,10 @@ export const postAggregate: Aggregate<PostState> = {
     flagCount: 0,
     ghosted: false,
   }),
-  evolve(state, event: Event<string, unknown>) {
+  evolve(state, event) {
     switch (event.type) {
       case 'CommentUpvoteToggled': {
-        const d = event.data as CommentUpvoteToggled['data'];
+        const d = event.data;
         const key = `${d.comment_id}:${d.agent_id}`;
         const upvotes = { ...state.upvotes };
         if (d.upvoted) upvotes[key] = true;
@@ -43,7 +46,7 @@ export const postAggregate: Aggregate<PostState> = {
         return { ...state, upvotes, upvoteCounts: { ...state.upvoteCounts, [d.comment_id]: n } };
       }
       case 'PostReactionToggled': {
-        const d = event.data as PostReactionToggled['data'];
+        const d = event.data;
         const key = `${d.agent_id}:${d.reaction}`;
         const reactions = { ...state.reactions };
         if (d.active) reactions[key] = true;
@@ -52,117 +55,135 @@ export const postAggregate: Aggregate<PostState> = {
         return { ...state, reactions, reactionCounts };
       }
       case 'PollVoted': {
-        const d = event.data as PollVoted['data'];
+        const d = event.data;
         const tally = [...state.tally];
         while (tally.length <= d.option_index) tally.push(0);
         tally[d.option_index]++;
         return { ...state, voters: { ...state.voters, [d.agent_id]: d.option_index }, tally };
       }
-      case 'PostFlagged': {
-        const d = event.data as PostFlagged['data'];
-        return { ...state, flaggers: { ...state.flaggers, [d.agent_id]: true }, flagCount: d.flag_count };
-      }
+      case 'PostFlagged':
+        return { ...state, flaggers: { ...state.flaggers, [event.data.agent_id]: true }, flagCount: event.data.flag_count };
       case 'PostGhosted':
         return { ...state, ghosted: true };
-      default:
+      default: {
+        const _exhaustive: never = event;
         return state;
+      }
     }
   },
 };
 
+export type ToggleCommentUpvote = Command<'ToggleCommentUpvote', { post_id: string; comment_id: string; agent_id: string }>;
+
+/** Free; the second toggle by the same agent undoes the first. */
+export function decideToggleCommentUpvote(command: ToggleCommentUpvote, state: PostState): CommentUpvoteToggled[] {
+  const { post_id, comment_id, agent_id } = command.data;
+  const upvoted = !state.upvotes[`${comment_id}:${agent_id}`];
+  return [{ type: 'CommentUpvoteToggled', data: { post_id, comment_id, agent_id, upvoted, toggled_at: command.metadata.now.toISOString() } }];
+}
+
 export async function toggleCommentUpvote(bus: CommandBus, postId: string, commentId: string, agentId: string, ctx: CommandContext) {
-  let upvoted = false;
-  let count = 0;
-  const result = await bus.handle(
+  const command: ToggleCommentUpvote = {
+    type: 'ToggleCommentUpvote',
+    data: { post_id: postId, comment_id: commentId, agent_id: agentId },
+    metadata: { now: ctx.now },
+  };
+  const result = await bus.handle<PostState, CommentUpvoteToggled>(
     postStream(postId),
     postAggregate,
-    (state) => {
-      upvoted = !state.upvotes[`${commentId}:${agentId}`];
-      count = (state.upvoteCounts[commentId] ?? 0) + (upvoted ? 1 : -1);
-      const e: CommentUpvoteToggled = {
-        type: 'CommentUpvoteToggled',
-        data: { post_id: postId, comment_id: commentId, agent_id: agentId, upvoted, toggled_at: ctx.now.toISOString() },
-      };
-      return [e];
-    },
+    (state) => decideToggleCommentUpvote(command, state),
     ctx,
   );
-  return { upvoted, upvote_count: count, position: result.position };
+  const [toggled] = result.events;
+  return { upvoted: toggled.data.upvoted, upvote_count: result.state.upvoteCounts[commentId] ?? 0, position: result.position };
+}
+
+export type ToggleReaction = Command<'ToggleReaction', { post_id: string; agent_id: string; reaction: Reaction }>;
+
+/** Free; one toggle per (agent, reaction): the second undoes the first. */
+export function decideToggleReaction(command: ToggleReaction, state: PostState): PostReactionToggled[] {
+  const { post_id, agent_id, reaction } = command.data;
+  const active = !state.reactions[`${agent_id}:${reaction}`];
+  return [{ type: 'PostReactionToggled', data: { post_id, agent_id, reaction, active, toggled_at: command.metadata.now.toISOString() } }];
 }
 
 export async function toggleReaction(bus: CommandBus, postId: string, agentId: string, reaction: Reaction, ctx: CommandContext) {
-  let active = false;
-  let counts: Record<Reaction, number> = { like: 0, insightful: 0, celebrate: 0 };
-  const result = await bus.handle(
-    postStream(postId),
-    postAggregate,
-    (state) => {
-      active = !state.reactions[`${agentId}:${reaction}`];
-      counts = { ...state.reactionCounts, [reaction]: state.reactionCounts[reaction] + (active ? 1 : -1) };
-      const e: PostReactionToggled = {
-        type: 'PostReactionToggled',
-        data: { post_id: postId, agent_id: agentId, reaction, active, toggled_at: ctx.now.toISOString() },
-      };
-      return [e];
-    },
-    ctx,
-  );
-  return { reaction, active, reactions: counts, position: result.position };
+  const command: ToggleReaction = { type: 'ToggleReaction', data: { post_id: postId, agent_id: agentId, reaction }, metadata: { now: ctx.now } };
+  const result = await bus.handle<PostState, PostReactionToggled>(postStream(postId), postAggregate, (state) => decideToggleReaction(command, state), ctx);
+  const [toggled] = result.events;
+  return { reaction, active: toggled.data.active, reactions: result.state.reactionCounts, position: result.position };
+}
+
+export type VotePoll = Command<
+  'VotePoll',
+  {
+    post_id: string;
+    post_author_id: string;
+    agent_id: string;
+    option_index: number;
+    /** The post's poll as the read model holds it; null when the post has none. */
+    poll: PostPoll | null;
+  }
+>;
+
+/** Votes are free: the post must have a poll, the option must exist, the poll must be open, one vote per voter. */
+export function decideVotePoll(command: VotePoll, state: PostState): PollVoted[] {
+  const { post_id, post_author_id, agent_id, option_index, poll } = command.data;
+  if (!poll) throw notFound('Poll', 'poll_not_found');
+  if (option_index >= poll.options.length) {
+    throw new ValidationFailed([
+      { loc: ['body', 'option_index'], msg: `option_index must be between 0 and ${poll.options.length - 1}`, type: 'value_error.number.range' },
+    ]);
+  }
+  const now = command.metadata.now.toISOString();
+  if (now >= poll.expires_at) throw new DomainError(409, 'poll_expired', 'This poll has expired');
+  if (state.voters[agent_id] !== undefined) throw conflict('You have already voted on this poll', 'already_voted');
+  return [{ type: 'PollVoted', data: { post_id, agent_id, option_index, post_author_id, voted_at: now } }];
 }
 
 export interface PollTarget {
   post_id: string;
   post_author_id: string;
-  options: number;
+  poll: PostPoll | null;
 }
 
-/** One vote per voter (409 on a second); the caller has checked the option range and the expiry. */
+/** The answer's tally is the post stream's after the vote: votes per option index, up to the highest voted. */
 export async function votePoll(bus: CommandBus, target: PollTarget, agentId: string, optionIndex: number, ctx: CommandContext) {
-  let tally: number[] = [];
-  const result = await bus.handle(
-    postStream(target.post_id),
-    postAggregate,
-    (state) => {
-      if (state.voters[agentId] !== undefined) throw conflict('You have already voted on this poll', 'already_voted');
-      tally = Array.from({ length: target.options }, (_, i) => (state.tally[i] ?? 0) + (i === optionIndex ? 1 : 0));
-      const e: PollVoted = {
-        type: 'PollVoted',
-        data: { post_id: target.post_id, agent_id: agentId, option_index: optionIndex, post_author_id: target.post_author_id, voted_at: ctx.now.toISOString() },
-      };
-      return [e];
-    },
-    ctx,
-  );
-  return { tally, position: result.position };
+  const command: VotePoll = { type: 'VotePoll', data: { ...target, agent_id: agentId, option_index: optionIndex }, metadata: { now: ctx.now } };
+  const result = await bus.handle(postStream(target.post_id), postAggregate, (state) => decideVotePoll(command, state), ctx);
+  return { tally: result.state.tally, position: result.position };
 }
 
-/** A distinct flagger's flag; the fifth ghosts the post in the same append. A repeat flag appends nothing. */
+export type FlagPost = Command<'FlagPost', { post_id: string; post_author_id: string; agent_id: string; reason: string | null }>;
+
+/**
+ * Never one's own post. One flag per distinct flagger (a repeat appends nothing); the fifth
+ * ghosts the post in the same append.
+ */
+export function decideFlagPost(command: FlagPost, state: PostState): Array<PostFlagged | PostGhosted> {
+  const { post_id, post_author_id, agent_id, reason } = command.data;
+  if (agent_id === post_author_id) throw new DomainError(400, 'cannot_flag_own_post', 'You cannot flag your own post');
+  if (state.flaggers[agent_id]) return [];
+  const flagCount = state.flagCount + 1;
+  const at = command.metadata.now.toISOString();
+  const events: Array<PostFlagged | PostGhosted> = [{ type: 'PostFlagged', data: { post_id, agent_id, reason, flag_count: flagCount, flagged_at: at } }];
+  if (!state.ghosted && flagCount >= FLAGS_TO_GHOST) {
+    events.push({ type: 'PostGhosted', data: { post_id, post_author_id, flag_count: flagCount, ghosted_at: at } });
+  }
+  return events;
+}
+
 export async function flagPost(bus: CommandBus, postId: string, postAuthorId: string, agentId: string, reason: string | null, ctx: CommandContext) {
-  let flagCount = 0;
-  let already = false;
-  let ghosted = false;
-  const result = await bus.handle(
-    postStream(postId),
-    postAggregate,
-    (state) => {
-      already = Boolean(state.flaggers[agentId]);
-      if (already) {
-        flagCount = state.flagCount;
-        ghosted = state.ghosted;
-        return [];
-      }
-      flagCount = state.flagCount + 1;
-      const at = ctx.now.toISOString();
-      const events: Array<PostFlagged | PostGhosted> = [
-        { type: 'PostFlagged', data: { post_id: postId, agent_id: agentId, reason, flag_count: flagCount, flagged_at: at } },
-      ];
-      ghosted = state.ghosted || flagCount >= FLAGS_TO_GHOST;
-      if (!state.ghosted && flagCount >= FLAGS_TO_GHOST) {
-        events.push({ type: 'PostGhosted', data: { post_id: postId, post_author_id: postAuthorId, flag_count: flagCount, ghosted_at: at } });
-      }
-      return events;
-    },
-    ctx,
-  );
-  return { flag_count: flagCount, already_flagged: already, ghosted, position: result.position };
+  const command: FlagPost = {
+    type: 'FlagPost',
+    data: { post_id: postId, post_author_id: postAuthorId, agent_id: agentId, reason },
+    metadata: { now: ctx.now },
+  };
+  const result = await bus.handle(postStream(postId), postAggregate, (state) => decideFlagPost(command, state), ctx);
+  return {
+    flag_count: result.state.flagCount,
+    already_flagged: !result.events.some((e) => e.type === 'PostFlagged'),
+    ghosted: result.state.ghosted,
+    position: result.position,
+  };
 }

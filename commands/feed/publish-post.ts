@@ -1,20 +1,66 @@
 import { agentStream } from '../../events/agents.ts';
 import type { PostPoll, PostPublished, PostType } from '../../events/feed.ts';
-import type { Charge } from '../../events/types.ts';
+import type { Charge, Event } from '../../events/types.ts';
 import { extractHashtags, signalHash } from '../../events/feed.ts';
-import { conflict, notFound } from '../../events/kernel/errors.ts';
+import { DAY } from '../../events/kernel/clock.ts';
+import { conflict, DomainError, notFound, ValidationFailed } from '../../events/kernel/errors.ts';
+import type { FieldError } from '../../events/kernel/errors.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
 import type { AgentState } from '../agents/agent.ts';
 import { SIGNAL_WINDOW_MS, agentAggregate } from '../agents/agent.ts';
 import { charge } from '../credits/spend.ts';
-import type { CommandBus, CommandContext } from '../handler.ts';
+import type { Command, CommandBus, CommandContext } from '../handler.ts';
 
-export interface PublishPost {
+export const POLL_DEFAULT_MS = DAY;
+export const POLL_MAX_MS = 7 * DAY;
+
+/** A post as its author wrote it, in the shape the API validated; the deciders check the rest. */
+export interface PostDraft {
+  title: string;
+  body: string;
+  post_type: PostType;
+  /** The room the author named (any spelling the read model resolves), or null. */
+  room_slug: string | null;
+  poll: { options: string[]; expires_at?: string } | null;
+}
+
+/** A draft checked and normalised: the room is the resolved slug, the poll has its options trimmed and its expiry. */
+export interface CheckedPost {
   title: string;
   body: string;
   post_type: PostType;
   room_slug: string | null;
-  poll?: PostPoll | null;
+  poll: PostPoll | null;
+}
+
+/**
+ * What a post must satisfy besides its JSON shape: non-blank title, body and poll options; a poll
+ * expiring in (now, now + 7 days] (1 day when not given); a named room that exists and is public
+ * (`resolvedRoomSlug`, from the read model: its slug, or null when there is none).
+ */
+export function checkDraft(draft: PostDraft, resolvedRoomSlug: string | null, now: Date): CheckedPost {
+  const errors: FieldError[] = [];
+  if (!draft.title.trim()) errors.push({ loc: ['body', 'title'], msg: 'title must not be blank', type: 'value_error.blank' });
+  if (!draft.body.trim()) errors.push({ loc: ['body', 'body'], msg: 'body must not be blank', type: 'value_error.blank' });
+  let poll: PostPoll | null = null;
+  if (draft.poll) {
+    const expires = draft.poll.expires_at ? Date.parse(draft.poll.expires_at) : now.getTime() + POLL_DEFAULT_MS;
+    if (!(expires > now.getTime()) || expires > now.getTime() + POLL_MAX_MS) {
+      errors.push({
+        loc: ['body', 'poll', 'expires_at'],
+        msg: 'expires_at must be in the future and at most 7 days ahead',
+        type: 'value_error.poll.expires_at',
+      });
+    }
+    if (draft.poll.options.some((o) => !o.trim()))
+      errors.push({ loc: ['body', 'poll', 'options'], msg: 'options must not be blank', type: 'value_error.blank' });
+    poll = { options: draft.poll.options.map((o) => o.trim()), expires_at: new Date(expires).toISOString() };
+  }
+  if (errors.length) throw new ValidationFailed(errors);
+  if (draft.room_slug !== null && resolvedRoomSlug === null) {
+    throw new DomainError(404, 'room_not_found', `Room '${draft.room_slug}' does not exist or is not public`);
+  }
+  return { title: draft.title.trim(), body: draft.body, post_type: draft.post_type, room_slug: resolvedRoomSlug, poll };
 }
 
 /** The same agent posting the same normalised title and body within 48 h: 409, nothing charged. */
@@ -27,39 +73,58 @@ export function assertNotDuplicate(signals: AgentState['signals'], hash: string,
 }
 
 export type ChargedPost = PostPublished['data'] & { charge: Charge };
+/** A paid post's PostPublished: it always carries its charge. */
+export type PaidPostPublished = Event<'PostPublished', ChargedPost>;
 
-/** PublishPost: 0.1 credits, charged on the author's stream in the same event as the post. */
-export async function publishPost(bus: CommandBus, agentId: string, input: PublishPost, ctx: CommandContext) {
-  const postId = deriveId('pst', ctx.commandId);
-  let published: PostPublished | undefined;
-  const result = await bus.handle(
-    agentStream(agentId),
-    agentAggregate,
-    (state) => {
-      if (!state.exists) throw notFound('Agent', 'agent_not_found');
-      const title = input.title.trim();
-      const hash = signalHash(agentId, title, input.body);
-      assertNotDuplicate(state.signals, hash, postId, ctx.now);
-      published = {
-        type: 'PostPublished',
-        data: {
-          post_id: postId,
-          agent_id: agentId,
-          agent_name: state.name,
-          title,
-          body: input.body,
-          post_type: input.post_type,
-          room_slug: input.room_slug,
-          hashtags: extractHashtags(input.body),
-          published_at: ctx.now.toISOString(),
-          charge: charge(state, 'post'),
-          poll: input.poll ?? null,
-          signal_hash: hash,
-        },
-      };
-      return [published];
+export interface PublishPostData {
+  agent_id: string;
+  draft: PostDraft;
+  /** The room the draft names as the read model resolves it (see checkDraft). */
+  resolved_room_slug: string | null;
+}
+
+export type PublishPost = Command<'PublishPost', PublishPostData, { now: Date; post_id: string }>;
+
+/**
+ * 0.1 credits, charged on the author's stream in the same event as the post. The post is checked
+ * first, then the agent and its duplicate window.
+ */
+export function decidePublishPost(command: PublishPost, state: AgentState): PaidPostPublished[] {
+  const { agent_id, draft, resolved_room_slug } = command.data;
+  const { now, post_id } = command.metadata;
+  const post = checkDraft(draft, resolved_room_slug, now);
+  if (!state.exists) throw notFound('Agent', 'agent_not_found');
+  const hash = signalHash(agent_id, post.title, post.body);
+  assertNotDuplicate(state.signals, hash, post_id, now);
+  return [
+    {
+      type: 'PostPublished',
+      data: {
+        post_id,
+        agent_id,
+        agent_name: state.name,
+        title: post.title,
+        body: post.body,
+        post_type: post.post_type,
+        room_slug: post.room_slug,
+        hashtags: extractHashtags(post.body),
+        published_at: now.toISOString(),
+        charge: charge(state, 'post'),
+        poll: post.poll,
+        signal_hash: hash,
+      },
     },
-    ctx,
-  );
-  return { post: (result.events[0]?.data ?? published?.data) as ChargedPost, position: result.position, duplicate: result.duplicate };
+  ];
+}
+
+export async function publishPost(bus: CommandBus, agentId: string, draft: PostDraft, resolvedRoomSlug: string | null, ctx: CommandContext) {
+  const command: PublishPost = {
+    type: 'PublishPost',
+    data: { agent_id: agentId, draft, resolved_room_slug: resolvedRoomSlug },
+    metadata: { now: ctx.now, post_id: deriveId('pst', ctx.commandId) },
+  };
+  // The stream holds every agent event; naming the decided one types `result.events`.
+  const result = await bus.handle<AgentState, PaidPostPublished>(agentStream(agentId), agentAggregate, (state) => decidePublishPost(command, state), ctx);
+  const [published] = result.events;
+  return { post: published.data, position: result.position, duplicate: result.duplicate };
 }

@@ -1,8 +1,10 @@
 import type { RoomHidden, RoomMerged, RoomPostPinned, RoomPostUnpinned } from '../../events/feed.ts';
 import { roomStream } from '../../events/feed.ts';
-import { conflict, notFound } from '../../events/kernel/errors.ts';
-import type { Event } from '../../events/types.ts';
-import type { Aggregate, CommandBus, CommandContext } from '../handler.ts';
+import { conflict, forbidden, notFound } from '../../events/kernel/errors.ts';
+import type { Aggregate, Command, CommandBus, CommandContext } from '../handler.ts';
+
+/** The events of a room's own stream (`room-<slug>`). */
+export type RoomStreamEvent = RoomPostPinned | RoomPostUnpinned | RoomMerged | RoomHidden;
 
 /** A room's own stream (`room-<slug>`): admin operations and pins. */
 export interface RoomState {
@@ -11,81 +13,120 @@ export interface RoomState {
   pinned: readonly string[];
 }
 
-export const roomAggregate: Aggregate<RoomState> = {
+export const roomAggregate: Aggregate<RoomState, RoomStreamEvent> = {
   initialState: () => ({ merged_into: null, hidden: false, pinned: [] }),
-  evolve(state, event: Event<string, unknown>) {
-    if (event.type === 'RoomPostPinned') return { ...state, pinned: [...state.pinned, (event.data as RoomPostPinned['data']).post_id] };
-    if (event.type === 'RoomPostUnpinned') {
-      const id = (event.data as RoomPostUnpinned['data']).post_id;
-      return { ...state, pinned: state.pinned.filter((p) => p !== id) };
+  evolve(state, event) {
+    switch (event.type) {
+      case 'RoomPostPinned':
+        return { ...state, pinned: [...state.pinned, event.data.post_id] };
+      case 'RoomPostUnpinned': {
+        const id = event.data.post_id;
+        return { ...state, pinned: state.pinned.filter((p) => p !== id) };
+      }
+      case 'RoomMerged':
+        return { ...state, merged_into: event.data.into };
+      case 'RoomHidden':
+        return { ...state, hidden: true };
+      default: {
+        const _exhaustive: never = event;
+        return state;
+      }
     }
-    if (event.type === 'RoomMerged') return { ...state, merged_into: (event.data as RoomMerged['data']).into };
-    if (event.type === 'RoomHidden') return { ...state, hidden: true };
-    return state;
   },
 };
 
-/** Super admin: fold a custom room into a curated one (the caller has checked both rooms exist). */
-export async function mergeRoom(bus: CommandBus, slug: string, into: string, by: string, ctx: CommandContext) {
-  return bus.handle(
-    roomStream(slug),
-    roomAggregate,
-    (state) => {
-      if (state.merged_into) throw conflict(`Room '${slug}' is already merged into '${state.merged_into}'`, 'room_already_merged');
-      const e: RoomMerged = { type: 'RoomMerged', data: { room_slug: slug, into, by, merged_at: ctx.now.toISOString() } };
-      return [e];
-    },
-    ctx,
-  );
+export type MergeRoom = Command<'MergeRoom', { room_slug: string; into: string; by: string }>;
+
+/** A room is merged at most once (the caller has checked that both rooms exist and which kinds they are). */
+export function decideMergeRoom(command: MergeRoom, state: RoomState): RoomMerged[] {
+  const { room_slug, into, by } = command.data;
+  if (state.merged_into) throw conflict(`Room '${room_slug}' is already merged into '${state.merged_into}'`, 'room_already_merged');
+  return [{ type: 'RoomMerged', data: { room_slug, into, by, merged_at: command.metadata.now.toISOString() } }];
 }
 
-/** Super admin: hide a room. Hiding a hidden room appends nothing. */
+/** Super admin: fold a custom room into a curated one. */
+export async function mergeRoom(bus: CommandBus, slug: string, into: string, by: string, ctx: CommandContext) {
+  const command: MergeRoom = { type: 'MergeRoom', data: { room_slug: slug, into, by }, metadata: { now: ctx.now } };
+  return bus.handle(roomStream(slug), roomAggregate, (state) => decideMergeRoom(command, state), ctx);
+}
+
+export type HideRoom = Command<'HideRoom', { room_slug: string; by: string }>;
+
+/** Hiding a hidden room appends nothing. */
+export function decideHideRoom(command: HideRoom, state: RoomState): RoomHidden[] {
+  if (state.hidden) return [];
+  const { room_slug, by } = command.data;
+  return [{ type: 'RoomHidden', data: { room_slug, by, hidden_at: command.metadata.now.toISOString() } }];
+}
+
+/** Super admin: hide a room (the result's `events` are empty when it was hidden already). */
 export async function hideRoom(bus: CommandBus, slug: string, by: string, ctx: CommandContext) {
-  return bus.handle(
-    roomStream(slug),
-    roomAggregate,
-    (state) => {
-      if (state.hidden) return [];
-      const e: RoomHidden = { type: 'RoomHidden', data: { room_slug: slug, by, hidden_at: ctx.now.toISOString() } };
-      return [e];
-    },
-    ctx,
-  );
+  const command: HideRoom = { type: 'HideRoom', data: { room_slug: slug, by }, metadata: { now: ctx.now } };
+  return bus.handle(roomStream(slug), roomAggregate, (state) => decideHideRoom(command, state), ctx);
 }
 
 /** Pins per room (spec). */
 export const MAX_PINS_PER_ROOM = 3;
 
-export async function pinPost(bus: CommandBus, slug: string, post: { post_id: string; agent_id: string }, by: string, ctx: CommandContext) {
-  let already = false;
-  const result = await bus.handle(
-    roomStream(slug),
-    roomAggregate,
-    (state) => {
-      already = state.pinned.includes(post.post_id);
-      if (already) return [];
-      if (state.pinned.length >= MAX_PINS_PER_ROOM) throw conflict(`A room has at most ${MAX_PINS_PER_ROOM} pinned posts; unpin one first`, 'pin_limit');
-      const e: RoomPostPinned = {
-        type: 'RoomPostPinned',
-        data: { room_slug: slug, post_id: post.post_id, agent_id: by, post_author_id: post.agent_id, pinned_at: ctx.now.toISOString() },
-      };
-      return [e];
-    },
-    ctx,
-  );
-  return { already_pinned: already, position: result.position };
+/**
+ * Who may pin or unpin in a room, as facts about the caller: its creator (the first agent that
+ * declared a custom room's capability; null for curated rooms) and whether the caller is a super admin.
+ */
+export interface RoomModeration {
+  room_created_by: string | null;
+  super_admin: boolean;
 }
 
-export async function unpinPost(bus: CommandBus, slug: string, postId: string, by: string, ctx: CommandContext) {
-  const result = await bus.handle(
-    roomStream(slug),
-    roomAggregate,
-    (state) => {
-      if (!state.pinned.includes(postId)) throw notFound('Pin', 'pin_not_found');
-      const e: RoomPostUnpinned = { type: 'RoomPostUnpinned', data: { room_slug: slug, post_id: postId, agent_id: by, unpinned_at: ctx.now.toISOString() } };
-      return [e];
+function assertModerator(moderation: RoomModeration, agentId: string): void {
+  if (moderation.super_admin) return;
+  if (moderation.room_created_by && moderation.room_created_by === agentId) return;
+  throw forbidden('Only the room creator or an admin may pin or unpin posts in this room', 'not_room_moderator');
+}
+
+export type PinPost = Command<
+  'PinPost',
+  {
+    room_slug: string;
+    agent_id: string;
+    moderation: RoomModeration;
+    /** The post as the read model shows it publicly; null when it is not visible. */
+    post: { post_id: string; agent_id: string; room_slug: string | null } | null;
+  }
+>;
+
+/** The room's creator or a super admin pins a visible post of the room; at most 3 pins; pinning a pinned post appends nothing. */
+export function decidePinPost(command: PinPost, state: RoomState): RoomPostPinned[] {
+  const { room_slug, agent_id, moderation, post } = command.data;
+  assertModerator(moderation, agent_id);
+  if (!post || post.room_slug !== room_slug) throw notFound('Post in this room', 'post_not_found');
+  if (state.pinned.includes(post.post_id)) return [];
+  if (state.pinned.length >= MAX_PINS_PER_ROOM) throw conflict(`A room has at most ${MAX_PINS_PER_ROOM} pinned posts; unpin one first`, 'pin_limit');
+  return [
+    {
+      type: 'RoomPostPinned',
+      data: { room_slug, post_id: post.post_id, agent_id, post_author_id: post.agent_id, pinned_at: command.metadata.now.toISOString() },
     },
-    ctx,
-  );
-  return { position: result.position };
+  ];
+}
+
+export async function pinPost(bus: CommandBus, data: PinPost['data'], ctx: CommandContext) {
+  const command: PinPost = { type: 'PinPost', data, metadata: { now: ctx.now } };
+  const result = await bus.handle(roomStream(data.room_slug), roomAggregate, (state) => decidePinPost(command, state), ctx);
+  return { already_pinned: result.events.length === 0, position: result.position };
+}
+
+export type UnpinPost = Command<'UnpinPost', { room_slug: string; post_id: string; agent_id: string; moderation: RoomModeration }>;
+
+/** The room's creator or a super admin unpins a pinned post. */
+export function decideUnpinPost(command: UnpinPost, state: RoomState): RoomPostUnpinned[] {
+  const { room_slug, post_id, agent_id, moderation } = command.data;
+  assertModerator(moderation, agent_id);
+  if (!state.pinned.includes(post_id)) throw notFound('Pin', 'pin_not_found');
+  return [{ type: 'RoomPostUnpinned', data: { room_slug, post_id, agent_id, unpinned_at: command.metadata.now.toISOString() } }];
+}
+
+export async function unpinPost(bus: CommandBus, data: UnpinPost['data'], ctx: CommandContext) {
+  const command: UnpinPost = { type: 'UnpinPost', data, metadata: { now: ctx.now } };
+  const result = await bus.handle(roomStream(data.room_slug), roomAggregate, (state) => decideUnpinPost(command, state), ctx);
+  return { pinned: result.state.pinned.includes(data.post_id), position: result.position };
 }

@@ -2,7 +2,7 @@ import type { MailQueued, MailSendFailed, MailSent } from '../../events/humans.t
 import { mailStream } from '../../events/humans.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
 import type { SecretBox } from '../agents/secrets.ts';
-import type { CommandBus, CommandContext, CommandResult } from '../handler.ts';
+import type { Command, CommandBus, CommandContext, CommandResult } from '../handler.ts';
 
 /** The mail templates and their parameters (every value is escaped when rendered as HTML). */
 export interface MailTemplates {
@@ -21,8 +21,10 @@ export type MailTemplate = keyof MailTemplates;
 /**
  * A MailQueued event for the stream of the change that causes it: the mail is committed with the
  * change (one append), and the mail worker delivers it (retrying) and records the outcome.
+ * Sealing the parameters draws a random IV, so the handler calls this before deciding and the
+ * command carries the sealed event: `decide` only places it.
  */
-export function mailEvent<T extends MailTemplate>(
+export function sealMail<T extends MailTemplate>(
   secrets: SecretBox,
   ctx: CommandContext,
   label: string,
@@ -51,23 +53,38 @@ export interface MailOutcome {
   final?: boolean;
 }
 
+/** RecordMailOutcome: one delivery attempt of `mail-<id>` (the mail worker). */
+export type RecordMailOutcome = Command<'RecordMailOutcome', { mail_id: string; outcome: MailOutcome }, { now: Date }>;
+
+/** A success is MailSent; a failure MailSendFailed, its error cut to 500 characters. Needs no state. */
+export function decideRecordMailOutcome(command: RecordMailOutcome): [MailSent | MailSendFailed] {
+  const { mail_id, outcome } = command.data;
+  const at = command.metadata.now.toISOString();
+  if (outcome.ok) {
+    return [
+      { type: 'MailSent', data: { mail_id, attempt: outcome.attempt, transport: outcome.transport, message_id: outcome.message_id ?? null, sent_at: at } },
+    ];
+  }
+  return [
+    {
+      type: 'MailSendFailed',
+      data: { mail_id, attempt: outcome.attempt, error: (outcome.error ?? 'unknown error').slice(0, 500), final: outcome.final ?? false, failed_at: at },
+    },
+  ];
+}
+
 /** Records one delivery attempt on `mail-<id>`; the command id makes a repeated record a no-op. */
-export async function recordMailOutcome(bus: CommandBus, mailId: string, outcome: MailOutcome, now: Date): Promise<CommandResult> {
-  const at = now.toISOString();
-  const event: MailSent | MailSendFailed = outcome.ok
-    ? {
-        type: 'MailSent',
-        data: { mail_id: mailId, attempt: outcome.attempt, transport: outcome.transport, message_id: outcome.message_id ?? null, sent_at: at },
-      }
-    : {
-        type: 'MailSendFailed',
-        data: {
-          mail_id: mailId,
-          attempt: outcome.attempt,
-          error: (outcome.error ?? 'unknown error').slice(0, 500),
-          final: outcome.final ?? false,
-          failed_at: at,
-        },
-      };
-  return bus.appendRaw(mailStream(mailId), [event], 'any', { commandId: `mail:${mailId}:${outcome.attempt}`, actor: 'system:mail', requestId: null, now });
+export async function recordMailOutcome(
+  bus: CommandBus,
+  mailId: string,
+  outcome: MailOutcome,
+  now: Date,
+): Promise<CommandResult<MailSent | MailSendFailed, null>> {
+  const command: RecordMailOutcome = { type: 'RecordMailOutcome', data: { mail_id: mailId, outcome }, metadata: { now } };
+  return bus.appendRaw(mailStream(mailId), decideRecordMailOutcome(command), 'any', {
+    commandId: `mail:${mailId}:${outcome.attempt}`,
+    actor: 'system:mail',
+    requestId: null,
+    now,
+  });
 }

@@ -5,7 +5,7 @@ import { HOUR } from '../../events/kernel/clock.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
 import type { AutoPostSkipReason, AutoPostSource, BilateralMatch } from '../../events/matching.ts';
 import { autoSignalHash } from '../../events/matching.ts';
-import type { CommandBus, CommandContext } from '../handler.ts';
+import type { Command, CommandBus, CommandContext } from '../handler.ts';
 import type { AgentState } from '../agents/agent.ts';
 import { SIGNAL_WINDOW_MS, agentAggregate } from '../agents/agent.ts';
 
@@ -21,7 +21,7 @@ export interface AutoPostDraft {
   signal_key: string;
 }
 
-export type AutoPostDecision =
+export type AutoPostVerdict =
   | { kind: 'publish'; event: PostPublished }
   | { kind: 'skip'; reason: Exclude<AutoPostSkipReason, 'no_matches'> }
   /** The same command already published this post (a redelivered job): nothing to append. */
@@ -30,9 +30,10 @@ export type AutoPostDecision =
 /**
  * The rules of autonomous posts, in order: the kind's toggle is on; the agent has made no
  * auto-post in the last 4 hours (measured on the command's clock); the signal was not posted in
- * the last 48 hours. A suppressed auto-post appends nothing. Auto-posts are free.
+ * the last 48 hours. A suppressed auto-post appends nothing. Auto-posts are free. Shared by the
+ * scout's PublishAutoPost and the mixer post of a matching run.
  */
-export function decideAutoPost(state: AgentState, source: AutoPostSource, draft: AutoPostDraft, postId: string, now: Date): AutoPostDecision {
+export function autoPostVerdict(state: AgentState, source: AutoPostSource, draft: AutoPostDraft, postId: string, now: Date): AutoPostVerdict {
   const enabled = source === 'scout' ? state.auto_post_on_scout : state.auto_post_on_mixer;
   if (!enabled) return { kind: 'skip', reason: 'toggle_off' };
   const hash = autoSignalHash(state.agent_id, source, draft.signal_key);
@@ -63,6 +64,16 @@ export function decideAutoPost(state: AgentState, source: AutoPostSource, draft:
   };
 }
 
+/** PublishAutoPost (the scout's command): the post id derives from the command id. */
+export type PublishAutoPost = Command<'PublishAutoPost', { agent_id: string; source: AutoPostSource; draft: AutoPostDraft }, { now: Date; post_id: string }>;
+
+/** The post, when the rules let it through; nothing for an unknown agent or a suppressed post. */
+export function decidePublishAutoPost(command: PublishAutoPost, state: AgentState): PostPublished[] {
+  if (!state.exists) return [];
+  const verdict = autoPostVerdict(state, command.data.source, command.data.draft, command.metadata.post_id, command.metadata.now);
+  return verdict.kind === 'publish' ? [verdict.event] : [];
+}
+
 export type AutoPostResult =
   | { status: 'published'; post_id: string; position: number }
   /** This command had already published it (a redelivered job): nothing appended now. */
@@ -70,8 +81,8 @@ export type AutoPostResult =
   | { status: 'skipped'; reason: AutoPostSkipReason | 'unknown_agent'; position: number };
 
 /**
- * PublishAutoPost (the scout's command): the post id derives from the command id, so a job that
- * runs twice for the same source event publishes at most once.
+ * A job that runs twice for the same source event publishes at most once (same command id, same
+ * post id). When nothing was appended, the answer is the verdict on the state it was decided on.
  */
 export async function publishAutoPost(
   bus: CommandBus,
@@ -80,26 +91,24 @@ export async function publishAutoPost(
   draft: AutoPostDraft,
   ctx: CommandContext,
 ): Promise<AutoPostResult> {
-  const postId = deriveId('pst', ctx.commandId, source);
-  let decision: AutoPostDecision | null = null;
-  const result = await bus.handle(
-    agentStream(agentId),
-    agentAggregate,
-    (state) => {
-      if (!state.exists) {
-        decision = null;
-        return [];
-      }
-      decision = decideAutoPost(state, source, draft, postId, ctx.now);
-      return decision.kind === 'publish' ? [decision.event] : [];
-    },
-    ctx,
-  );
-  const d = decision as AutoPostDecision | null;
-  if (d === null) return { status: 'skipped', reason: 'unknown_agent', position: result.position };
-  if (d.kind === 'skip') return { status: 'skipped', reason: d.reason, position: result.position };
-  if (d.kind === 'already') return { status: 'already_published', post_id: d.post_id, position: result.position };
-  return { status: 'published', post_id: postId, position: result.position };
+  const command: PublishAutoPost = {
+    type: 'PublishAutoPost',
+    data: { agent_id: agentId, source, draft },
+    metadata: { now: ctx.now, post_id: deriveId('pst', ctx.commandId, source) },
+  };
+  const result = await bus.handle(agentStream(agentId), agentAggregate, (state) => decidePublishAutoPost(command, state), ctx);
+  const position = result.position;
+  if (result.events.length > 0) return { status: 'published', post_id: result.events[0].data.post_id, position };
+  if (!result.state.exists) return { status: 'skipped', reason: 'unknown_agent', position };
+  const verdict = autoPostVerdict(result.state, source, draft, command.metadata.post_id, command.metadata.now);
+  switch (verdict.kind) {
+    case 'skip':
+      return { status: 'skipped', reason: verdict.reason, position };
+    case 'already':
+      return { status: 'already_published', post_id: verdict.post_id, position };
+    case 'publish':
+      return { status: 'published', post_id: verdict.event.data.post_id, position };
+  }
 }
 
 const tag = (t: string) => `#${t}`;

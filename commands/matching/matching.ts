@@ -5,10 +5,12 @@ import { notFound, ValidationFailed } from '../../events/kernel/errors.ts';
 import type { FieldError } from '../../events/kernel/errors.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
 import type { AutoPostOutcome, BilateralMatch, MatchingRunCompleted } from '../../events/matching.ts';
+import { MATCH_LIMIT_DEFAULT } from '../../events/matching.ts';
+import type { AgentState } from '../agents/agent.ts';
+import { agentAggregate, agentStreamEvent } from '../agents/agent.ts';
 import { charge } from '../credits/spend.ts';
-import type { CommandBus, CommandContext } from '../handler.ts';
-import { agentAggregate } from '../agents/agent.ts';
-import { decideAutoPost, mixerDraft } from './auto-post.ts';
+import type { Command, CommandBus, CommandContext } from '../handler.ts';
+import { autoPostVerdict, mixerDraft } from './auto-post.ts';
 
 /**
  * Matching terms are capability slugs: normalised the same way (lower case, separators to
@@ -63,14 +65,105 @@ export function rankBilateral(me: { agent_id: string; offers: string[]; asks: st
   return ranked.map(({ last_run_at: _at, ...m }) => m);
 }
 
-export interface RunMatching {
-  gives: string[];
-  asks: string[];
-  limit: number;
-  /** The bilateral matches found (ranked, at most `limit`), computed from the read model by the caller. */
-  matches: BilateralMatch[];
-  /** Where the mixer's activity summary goes (a public room of the first matched ask, or the feed). */
-  room_slug: string | null;
+/** Both lists of a run normalised; the errors of both reported together (422). */
+export function normaliseRunTerms(raw: { gives: string[]; asks: string[] }): { gives: string[]; asks: string[] } {
+  const errors: FieldError[] = [];
+  const run = (terms: string[], field: 'gives' | 'asks') => {
+    try {
+      return normaliseTerms(terms, field);
+    } catch (err) {
+      if (!(err instanceof ValidationFailed)) throw err;
+      errors.push(...err.errors);
+      return [];
+    }
+  };
+  const gives = run(raw.gives, 'gives');
+  const asks = run(raw.asks, 'asks');
+  if (errors.length) throw new ValidationFailed(errors);
+  return { gives, asks };
+}
+
+/** What a run offers: its gives, then the agent's capabilities it did not list. */
+export function offersOf(gives: string[], capabilities: string[]): string[] {
+  return [...gives, ...capabilities.filter((c) => !gives.includes(c))];
+}
+
+/** What a matching run reads from the read models (the caller passes the queries: commands do not import them). */
+export interface MatchingReads {
+  standingProfile(agentId: string): Promise<{ capabilities: string[]; hidden: boolean } | null>;
+  /** Visible agents other than `exclude` whose standing needs include one of `terms`. */
+  agentsNeeding(terms: string[], exclude: string): Promise<StandingProfile[]>;
+  blockedEitherWay(a: string, b: string): Promise<boolean>;
+  /** The room of a term (its public room), or null. */
+  roomOf(term: string): Promise<string | null>;
+}
+
+/**
+ * The bilateral matches of a run, best first, at most `limit`: candidates from the standing-needs
+ * index, ranked by the pure rule, pairs where either agent blocks the other left out (checked in
+ * rank order until `limit` are found).
+ */
+export async function findBilateralMatches(reads: MatchingReads, agentId: string, offers: string[], asks: string[], limit: number): Promise<BilateralMatch[]> {
+  const ranked = rankBilateral({ agent_id: agentId, offers, asks }, await reads.agentsNeeding(offers, agentId));
+  const out: BilateralMatch[] = [];
+  for (const m of ranked) {
+    if (out.length >= limit) break;
+    if (await reads.blockedEitherWay(agentId, m.agent_id)) continue;
+    out.push(m);
+  }
+  return out;
+}
+
+/**
+ * RunMatching: the normalised gives and asks, and the facts found in the read models: the
+ * bilateral matches (ranked, at most `limit`) and where the mixer's activity summary goes (the
+ * public room of the first matched ask, or the feed). Run and post ids derive from the command id.
+ */
+export type RunMatching = Command<
+  'RunMatching',
+  { agent_id: string; gives: string[]; asks: string[]; limit: number; matches: BilateralMatch[]; room_slug: string | null },
+  { now: Date; run_id: string; post_id: string }
+>;
+
+/**
+ * 1 credit (402 when the balance does not cover it), charged in the event that records the run.
+ * With at least one match, the mixer's activity summary is decided in the same append (free,
+ * under the auto-post rules), so a run and its auto-post are atomic. A run this agent already
+ * recorded in the last 24 h (a retried command) appends nothing.
+ */
+export function decideRunMatching(command: RunMatching, state: AgentState): Array<MatchingRunCompleted | PostPublished> {
+  if (!state.exists) throw notFound('Agent', 'agent_not_found');
+  const { agent_id, gives, asks, limit, matches, room_slug } = command.data;
+  const { now, run_id, post_id } = command.metadata;
+  if (run_id in state.recent_runs) return [];
+  const paid = charge(state, 'matching_run');
+  let outcome: AutoPostOutcome = { status: 'skipped', reason: 'no_matches' };
+  let post: PostPublished | null = null;
+  if (matches.length > 0) {
+    const verdict = autoPostVerdict(state, 'mixer', mixerDraft(matches, asks, room_slug), post_id, now);
+    if (verdict.kind === 'publish') {
+      post = verdict.event;
+      outcome = { status: 'published', post_id };
+    } else if (verdict.kind === 'skip') {
+      outcome = { status: 'skipped', reason: verdict.reason };
+    }
+  }
+  const run: MatchingRunCompleted = {
+    type: 'MatchingRunCompleted',
+    data: {
+      run_id,
+      agent_id,
+      agent_name: state.name,
+      gives,
+      asks,
+      limit,
+      matches,
+      auto_post: outcome,
+      completed_at: now.toISOString(),
+      charge: paid,
+    },
+  };
+  return post ? [run, post] : [run];
 }
 
 export interface MatchingRunResult {
@@ -81,58 +174,37 @@ export interface MatchingRunResult {
 }
 
 /**
- * RunMatching: 1 credit, charged on the runner's stream in the event that records the run. With
- * at least one match, the mixer's activity summary is decided in the same append (free, under the
- * auto-post rules), so a run and its auto-post are atomic. A retried run (same command id within
- * 24 h) appends nothing and answers with the recorded run.
+ * Normalises the terms (422), loads the facts (404 without a standing profile; a ghosted agent's
+ * runs reach nobody, and nobody reaches it), then decides. A retried run answers with the recorded run.
  */
-export async function runMatching(bus: CommandBus, agentId: string, input: RunMatching, ctx: CommandContext): Promise<MatchingRunResult> {
-  const runId = deriveId('run', ctx.commandId);
-  const postId = deriveId('pst', ctx.commandId, 'mixer');
-  let run: MatchingRunCompleted | undefined;
-  let post: PostPublished | undefined;
-  let seen = false;
-  const result = await bus.handle(
-    agentStream(agentId),
-    agentAggregate,
-    (state) => {
-      if (!state.exists) throw notFound('Agent', 'agent_not_found');
-      seen = runId in state.recent_runs;
-      if (seen) return [];
-      const paid = charge(state, 'matching_run');
-      let outcome: AutoPostOutcome = { status: 'skipped', reason: 'no_matches' };
-      post = undefined;
-      if (input.matches.length > 0) {
-        const decision = decideAutoPost(state, 'mixer', mixerDraft(input.matches, input.asks, input.room_slug), postId, ctx.now);
-        if (decision.kind === 'publish') {
-          post = decision.event;
-          outcome = { status: 'published', post_id: postId };
-        } else if (decision.kind === 'skip') {
-          outcome = { status: 'skipped', reason: decision.reason };
-        }
-      }
-      run = {
-        type: 'MatchingRunCompleted',
-        data: {
-          run_id: runId,
-          agent_id: agentId,
-          agent_name: state.name,
-          gives: input.gives,
-          asks: input.asks,
-          limit: input.limit,
-          matches: input.matches,
-          auto_post: outcome,
-          completed_at: ctx.now.toISOString(),
-          charge: paid,
-        },
-      };
-      return post ? [run, post] : [run];
-    },
-    ctx,
-  );
-  if (seen) return { ...(await recordedRun(bus, agentId, runId)), duplicate: true };
-  if (!run) throw notFound('Matching run', 'run_not_found');
-  return { run: run.data, post: post?.data ?? null, position: result.position, duplicate: result.duplicate };
+export async function runMatching(
+  bus: CommandBus,
+  reads: MatchingReads,
+  agentId: string,
+  input: { gives: string[]; asks: string[]; limit?: number },
+  ctx: CommandContext,
+): Promise<MatchingRunResult> {
+  const { gives, asks } = normaliseRunTerms(input);
+  const limit = input.limit ?? MATCH_LIMIT_DEFAULT;
+  const me = await reads.standingProfile(agentId);
+  if (!me) throw notFound('Agent', 'agent_not_found');
+  const matches = me.hidden ? [] : await findBilateralMatches(reads, agentId, offersOf(gives, me.capabilities), asks, limit);
+  const found = new Set(matches.flatMap((m) => m.they_give));
+  const first = asks.find((t) => found.has(t));
+  const command: RunMatching = {
+    type: 'RunMatching',
+    data: { agent_id: agentId, gives, asks, limit, matches, room_slug: first ? await reads.roomOf(first) : null },
+    metadata: { now: ctx.now, run_id: deriveId('run', ctx.commandId), post_id: deriveId('pst', ctx.commandId, 'mixer') },
+  };
+  const result = await bus.handle(agentStream(agentId), agentAggregate, (state) => decideRunMatching(command, state), ctx);
+  let run: MatchingRunCompleted['data'] | null = null;
+  let post: PostPublished['data'] | null = null;
+  for (const e of result.events) {
+    if (e.type === 'MatchingRunCompleted') run = e.data;
+    else post = e.data;
+  }
+  if (run === null) return { ...(await recordedRun(bus, agentId, command.metadata.run_id)), duplicate: true };
+  return { run, post, position: result.position, duplicate: result.duplicate };
 }
 
 /** The recorded run (and its auto-post) of a retried command, read back from the runner's stream. */
@@ -142,11 +214,11 @@ async function recordedRun(bus: CommandBus, agentId: string, runId: string): Pro
   let before: number | undefined;
   for (;;) {
     const page = await bus.log.readStream(agentStream(agentId), { direction: 'backwards', fromRevision: before, maxCount: 200 });
-    for (const e of page) {
-      if (e.type === 'PostPublished' && (e.data as PostPublished['data']).source === 'mixer')
-        posts.set((e.data as PostPublished['data']).post_id, e.data as PostPublished['data']);
-      if (e.type === 'MatchingRunCompleted' && (e.data as MatchingRunCompleted['data']).run_id === runId) {
-        const data = e.data as MatchingRunCompleted['data'];
+    for (const recorded of page) {
+      const e = agentStreamEvent(recorded);
+      if (e.type === 'PostPublished' && e.data.source === 'mixer') posts.set(e.data.post_id, e.data);
+      if (e.type === 'MatchingRunCompleted' && e.data.run_id === runId) {
+        const data = e.data;
         const post = data.auto_post.status === 'published' ? (posts.get(data.auto_post.post_id) ?? null) : null;
         return { run: data, post, position: e.position };
       }

@@ -6,9 +6,8 @@ import { DAY } from '../../events/kernel/clock.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
 import type { A2ASignature, PassportKeyIssued } from '../../events/messaging.ts';
 import { passportStream } from '../../events/messaging.ts';
-import type { Event } from '../../events/types.ts';
 import type { SecretBox } from '../agents/secrets.ts';
-import type { Aggregate, CommandBus, CommandContext } from '../handler.ts';
+import type { Aggregate, Command, CommandBus, CommandContext } from '../handler.ts';
 
 ed.hashes.sha512 = sha512;
 
@@ -31,13 +30,24 @@ export interface PassportState {
   previous: PassportKey[];
 }
 
-export const passportAggregate: Aggregate<PassportState> = {
+/** Every event appended to `passport-<agent_id>`. */
+export type PassportStreamEvent = PassportKeyIssued;
+
+export const passportAggregate: Aggregate<PassportState, PassportStreamEvent> = {
   initialState: () => ({ current: null, previous: [] }),
-  evolve(state, event: Event<string, unknown>) {
-    if (event.type !== 'PassportKeyIssued') return state;
-    const d = event.data as PassportKeyIssued['data'];
-    const key: PassportKey = { key_id: d.key_id, public_key: d.public_key, private_key_enc: d.private_key_enc, issued_at: d.issued_at, retired_at: null };
-    return { current: key, previous: state.current ? [{ ...state.current, retired_at: d.issued_at }, ...state.previous] : state.previous };
+  evolve(state, event) {
+    switch (event.type) {
+      case 'PassportKeyIssued': {
+        const d = event.data;
+        const key: PassportKey = { key_id: d.key_id, public_key: d.public_key, private_key_enc: d.private_key_enc, issued_at: d.issued_at, retired_at: null };
+        return { current: key, previous: state.current ? [{ ...state.current, retired_at: d.issued_at }, ...state.previous] : state.previous };
+      }
+      default: {
+        // The stream holds one event type, so `event` itself does not narrow to never; its type does.
+        const _exhaustive: never = event.type;
+        return state;
+      }
+    }
   },
 };
 
@@ -51,36 +61,69 @@ export function canonicalBytes(value: unknown): Uint8Array {
   return new TextEncoder().encode(text);
 }
 
-function issue(agentId: string, replaces: string | null, secrets: SecretBox, ctx: CommandContext): PassportKeyIssued {
-  const { secretKey, publicKey } = ed.keygen();
+/** A new keypair as the handler makes it (random, so outside `decide`): the private key leaves only encrypted. */
+export interface NewPassportKey {
+  key_id: string;
+  public_key: string;
+  private_key_enc: string;
+}
+
+/** IssuePassport: the first key, on first use; nothing when the agent already has one (concurrent first uses append one key). */
+export type IssuePassport = Command<'IssuePassport', { agent_id: string }, { now: Date; key: NewPassportKey }>;
+/** RegeneratePassport (free): a new keypair replaces the current one, whose public key stays listed. */
+export type RegeneratePassport = Command<'RegeneratePassport', { agent_id: string }, { now: Date; key: NewPassportKey }>;
+
+function keyIssued(command: IssuePassport | RegeneratePassport, state: PassportState): PassportKeyIssued {
   return {
     type: 'PassportKeyIssued',
     data: {
-      agent_id: agentId,
-      key_id: deriveId('key', ctx.commandId, agentId),
-      public_key: b64u(publicKey),
-      private_key_enc: secrets.encrypt(b64u(secretKey)),
-      issued_at: ctx.now.toISOString(),
-      replaces_key_id: replaces,
+      agent_id: command.data.agent_id,
+      ...command.metadata.key,
+      issued_at: command.metadata.now.toISOString(),
+      replaces_key_id: state.current?.key_id ?? null,
     },
   };
 }
 
+export function decideIssuePassport(command: IssuePassport, state: PassportState): PassportKeyIssued[] {
+  return state.current ? [] : [keyIssued(command, state)];
+}
+
+export function decideRegeneratePassport(command: RegeneratePassport, state: PassportState): PassportKeyIssued[] {
+  return [keyIssued(command, state)];
+}
+
+function newPassportKey(secrets: SecretBox, agentId: string, commandId: string): NewPassportKey {
+  const { secretKey, publicKey } = ed.keygen();
+  return { key_id: deriveId('key', commandId, agentId), public_key: b64u(publicKey), private_key_enc: secrets.encrypt(b64u(secretKey)) };
+}
+
 /**
  * The agent's passport key, issued on first use (a deterministic command id makes concurrent
- * first uses append one key). Returns the folded passport.
+ * first uses append one key). Returns the folded passport, read back from the stream: a
+ * concurrent first use may have stored its key under the same event id, and that key is the one.
  */
 export async function ensurePassport(bus: CommandBus, secrets: SecretBox, agentId: string, now: Date): Promise<PassportState> {
   const loaded = await bus.load(passportStream(agentId), passportAggregate);
   if (loaded.state.current) return loaded.state;
   const ctx: CommandContext = { commandId: `passport-first:${agentId}`, actor: agentId, requestId: null, now };
-  await bus.handle(passportStream(agentId), passportAggregate, (state) => (state.current ? [] : [issue(agentId, null, secrets, ctx)]), ctx);
+  const command: IssuePassport = {
+    type: 'IssuePassport',
+    data: { agent_id: agentId },
+    metadata: { now, key: newPassportKey(secrets, agentId, ctx.commandId) },
+  };
+  await bus.handle(passportStream(agentId), passportAggregate, (state) => decideIssuePassport(command, state), ctx);
   return (await bus.load(passportStream(agentId), passportAggregate)).state;
 }
 
-/** RegeneratePassport (free): a new keypair; the previous public keys stay listed on the passport. */
+/** Regenerates the agent's passport key; the passport is read back from the stream (a retried command keeps the key it stored first). */
 export async function regeneratePassport(bus: CommandBus, secrets: SecretBox, agentId: string, ctx: CommandContext) {
-  const r = await bus.handle(passportStream(agentId), passportAggregate, (state) => [issue(agentId, state.current?.key_id ?? null, secrets, ctx)], ctx);
+  const command: RegeneratePassport = {
+    type: 'RegeneratePassport',
+    data: { agent_id: agentId },
+    metadata: { now: ctx.now, key: newPassportKey(secrets, agentId, ctx.commandId) },
+  };
+  const r = await bus.handle(passportStream(agentId), passportAggregate, (state) => decideRegeneratePassport(command, state), ctx);
   return { state: (await bus.load(passportStream(agentId), passportAggregate)).state, position: r.position };
 }
 

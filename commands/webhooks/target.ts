@@ -47,7 +47,7 @@ export async function resolvePublicTarget(url: URL, resolver: Resolver, allowLoo
     try {
       addresses = await resolver(host);
     } catch (err) {
-      throw new Error(`DNS lookup of ${host} failed: ${(err as { code?: string }).code ?? (err as Error).message}`);
+      throw new Error(`DNS lookup of ${host} failed: ${(err as { code?: string }).code ?? (err as Error).message}`, { cause: err });
     }
   }
   if (addresses.length === 0) throw new Error(`DNS lookup of ${host} returned no address`);

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { Context } from 'koa';
 import { normaliseCapability } from '../../../events/capabilities.ts';
 import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
@@ -130,7 +130,8 @@ export function actionRoutes(router: Router, _s: Services): void {
     }
   };
 
-  router.post('/api/agent/chat/execute-action', async (ctx) => {
+  const chat = new Router({ prefix: '/api/agent/chat' });
+  chat.post('/execute-action', async (ctx) => {
     const { agentId } = requireOwnedAgent(ctx);
     const raw = validate<{ action_type: string; parameters?: Json } & Json>(requestSchema, ctx.request.body);
     const { action_type: type, parameters, ...flat } = raw;
@@ -305,4 +306,5 @@ export function actionRoutes(router: Router, _s: Services): void {
     ctx.status = 200;
     ctx.body = { success: true, action_type: type, free: def.free, agent_id: agentId, result };
   });
+  router.use(chat.routes());
 }

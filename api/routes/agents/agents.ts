@@ -1,21 +1,18 @@
-import type Router from '@koa/router';
-import MiniSearch from 'minisearch';
+import Router from '@koa/router';
 import { registerAgent } from '../../../commands/agents/register.ts';
-import type { RegisterAgent } from '../../../commands/agents/register.ts';
+import type { RegistrationInput } from '../../../commands/agents/register.ts';
 import { updateProfile } from '../../../commands/agents/update-profile.ts';
-import type { UpdateProfile } from '../../../commands/agents/update-profile.ts';
+import type { ProfileChanges } from '../../../commands/agents/update-profile.ts';
 import { COSTS, FREE_ACTIONS, TIERS } from '../../../commands/credits/tiers.ts';
-import { CURATED_CAPABILITIES } from '../../../events/capabilities.ts';
 import { DomainError, notFound } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import { getAgent, getPublicAgent, listAgents, privateAgent, publicAgent } from '../../../queries/agents/agents.ts';
+import { suggestCapabilities } from '../../../queries/agents/capabilities.ts';
 import { creditAccount } from '../../../queries/credits/credits.ts';
-import { publicRooms } from '../../../queries/feed/posts.ts';
 import { requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
-import { matchingRoutes } from '../matching/matching.ts';
 import { commandContext, settled } from '../util.ts';
 
 const nullableString = (maxLength: number) => ({ type: ['string', 'null'], maxLength });
@@ -52,10 +49,8 @@ const TOPUP_PACKS = [
 
 export function agentRoutes(router: Router, s: Services): void {
   const base = () => s.config.publicBaseUrl;
-  // Registered from here because api/app.ts lists one function per area file.
-  matchingRoutes(router, s);
-
-  router.post('/api/protocol/register', async (ctx) => {
+  const registration = new Router({ prefix: '/api/protocol/register' });
+  registration.post('/', async (ctx) => {
     const ip = ctx.ip;
     const refused = s.limiter.status(LIMITS.refused_registrations, ip);
     if (s.limiter.scale > 0 && refused.remaining === 0) s.limiter.hit(LIMITS.refused_registrations, ip, ctx);
@@ -63,7 +58,7 @@ export function agentRoutes(router: Router, s: Services): void {
     if (s.limiter.scale > 0 && ok.remaining === 0) s.limiter.hit(LIMITS.registrations, ip, ctx);
     let reg;
     try {
-      const input = validate<RegisterAgent>(registerSchema, ctx.request.body);
+      const input = validate<RegistrationInput>(registerSchema, ctx.request.body);
       reg = await registerAgent(s.bus, s.secrets, input, commandContext(s, ctx, null));
     } catch (err) {
       if ((err as { status?: number }).status !== undefined && (err as { status: number }).status < 500) s.limiter.hit(LIMITS.refused_registrations, ip);
@@ -120,7 +115,10 @@ export function agentRoutes(router: Router, s: Services): void {
     };
   });
 
-  router.get('/api/protocol/me', async (ctx) => {
+  router.use(registration.routes());
+
+  const me = new Router({ prefix: '/api/protocol/me' });
+  me.get('/', async (ctx) => {
     const agentId = requireApiKey(ctx);
     const agent = await getAgent(s.store, agentId);
     if (!agent) throw notFound('Agent', 'agent_not_found');
@@ -138,10 +136,10 @@ export function agentRoutes(router: Router, s: Services): void {
     };
   });
 
-  router.patch('/api/protocol/me', async (ctx) => {
+  me.patch('/', async (ctx) => {
     const agentId = requireApiKey(ctx);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
-    const input = validate<UpdateProfile>(patchMeSchema, ctx.request.body);
+    const input = validate<ProfileChanges>(patchMeSchema, ctx.request.body);
     const result = await updateProfile(s.bus, agentId, input, commandContext(s, ctx, agentId));
     await settled(s, result.position);
     const agent = await getAgent(s.store, agentId);
@@ -149,20 +147,26 @@ export function agentRoutes(router: Router, s: Services): void {
     ctx.body = privateAgent(agent, base());
   });
 
-  router.get('/api/protocol/agents', async (ctx) => {
+  router.use(me.routes());
+
+  const agents = new Router({ prefix: '/api/protocol/agents' });
+  agents.get('/', async (ctx) => {
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const capability = typeof ctx.query.capability === 'string' && ctx.query.capability ? ctx.query.capability : undefined;
     const { items, total } = await listAgents(s.store, { skip, limit, capability });
     ctx.body = { items: items.map((a) => publicAgent(a, base())), total, page, limit };
   });
 
-  router.get('/api/protocol/agents/:id', async (ctx) => {
+  agents.get('/:id', async (ctx) => {
     const agent = await getPublicAgent(s.store, ctx.params.id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     ctx.body = publicAgent(agent, base());
   });
 
-  router.get('/api/protocol/tiers', (ctx) => {
+  router.use(agents.routes());
+
+  const tiers = new Router({ prefix: '/api/protocol/tiers' });
+  tiers.get('/', (ctx) => {
     ctx.body = {
       tiers: Object.values(TIERS).map((t) => ({
         id: t.id,
@@ -179,37 +183,15 @@ export function agentRoutes(router: Router, s: Services): void {
     };
   });
 
-  router.get('/api/protocol/capabilities/suggest', async (ctx) => {
+  router.use(tiers.routes());
+
+  const capabilities = new Router({ prefix: '/api/protocol/capabilities' });
+  capabilities.get('/suggest', async (ctx) => {
     const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
     if (q.length > 100) throw new DomainError(400, 'query_too_long', 'q must be at most 100 characters');
     const { limit } = paging(ctx.query, { limit: 10, max: 50 });
-    const rooms = await publicRooms(s.store);
-    const curated = new Set<string>(CURATED_CAPABILITIES);
-    const toSuggestion = (r: (typeof rooms)[number], score?: number) => ({
-      slug: r._id,
-      label: r.label,
-      curated: curated.has(r._id),
-      agent_count: r.agent_count ?? 0,
-      ...(score !== undefined ? { score: Math.round(score * 100) / 100 } : {}),
-    });
-    if (!q) {
-      ctx.body = { query: q, suggestions: rooms.slice(0, limit).map((r) => toSuggestion(r)) };
-      return;
-    }
-    const index = new MiniSearch<{ id: string; slug: string; label: string; description: string }>({
-      fields: ['slug', 'label', 'description'],
-      tokenize: (text) => text.split(/[\s\-_]+/).filter(Boolean),
-      searchOptions: { prefix: true, fuzzy: 0.2, boost: { slug: 3, label: 2 } },
-    });
-    index.addAll(rooms.map((r) => ({ id: r._id, slug: r._id, label: String(r.label), description: String(r.description ?? '') })));
-    const byId = new Map(rooms.map((r) => [r._id, r]));
-    const hits = index.search(q.toLowerCase());
-    const suggestions = [];
-    for (const h of hits) {
-      const r = byId.get(String(h.id));
-      if (r) suggestions.push(toSuggestion(r, h.score));
-      if (suggestions.length >= limit) break;
-    }
+    const suggestions = await suggestCapabilities(s.store, q, limit);
     ctx.body = { query: q, suggestions };
   });
+  router.use(capabilities.routes());
 }

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
 import { creditHistory } from '../../../commands/credits/history.ts';
 import { notFound } from '../../../events/kernel/errors.ts';
@@ -17,27 +17,32 @@ export function creditRoutes(router: Router, s: Services): void {
     return agent;
   };
 
-  router.get('/api/protocol/agents/:agent_id/credits', async (ctx) => {
+  const account = new Router({ prefix: '/api/protocol/agents/:agent_id/credits' });
+  account.get('/', async (ctx) => {
     ctx.body = creditAccount(await ownAgent(ctx));
   });
 
-  router.get('/api/protocol/agents/:agent_id/credits/history', async (ctx) => {
+  account.get('/history', async (ctx) => {
     const agent = await ownAgent(ctx);
     const { limit } = paging(ctx.query, { limit: 20, max: 50 });
     const transactions = await creditHistory(s.log, agent._id, limit);
     ctx.body = { agent_id: agent._id, transactions: transactions.map(({ position: _p, ...t }) => t), limit };
   });
 
-  router.get('/api/protocol/agents/:agent_id/credits/usage/daily', async (ctx) => {
+  account.get('/usage/daily', async (ctx) => {
     const agent = await ownAgent(ctx);
     ctx.body = await dailyUsage(s.store, agent._id, s.clock.now());
   });
 
-  router.get('/api/protocol/credits', async (ctx) => {
+  router.use(account.routes());
+
+  const summary = new Router({ prefix: '/api/protocol/credits' });
+  summary.get('/', async (ctx) => {
     const agentId = requireApiKey(ctx);
     const agent = await getAgent(s.store, agentId);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     const a = creditAccount(agent);
     ctx.body = { balance: a.balance, used: a.used, reset_at: a.reset_at, percent_used: a.percent_used, tier: a.tier };
   });
+  router.use(summary.routes());
 }

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
 import type { Services } from '../../services.ts';
 
@@ -45,10 +45,17 @@ export function serviceRoutes(router: Router, s: Services): void {
       time: s.clock.now().toISOString(),
     };
   };
-  router.get('/health', health);
-  router.get('/api/health', health);
+  // The same check at two paths: /health for orchestrators, /api/health beside the API.
+  const rootHealth = new Router({ prefix: '/health' });
+  rootHealth.get('/', health);
+  router.use(rootHealth.routes());
+  const apiHealth = new Router({ prefix: '/api/health' });
+  apiHealth.get('/', health);
+  router.use(apiHealth.routes());
 
-  router.get('/api/', (ctx) => {
+  // The prefix keeps its slash: the index is served at /api/ (a '/api' prefix would serve it at /api).
+  const index = new Router({ prefix: '/api/' });
+  index.get('/', (ctx) => {
     const base = s.config.publicBaseUrl;
     ctx.body = {
       name: 'Agent Network',
@@ -62,7 +69,10 @@ export function serviceRoutes(router: Router, s: Services): void {
     };
   });
 
-  router.get('/api/docs/version', (ctx) => {
+  router.use(index.routes());
+
+  const docs = new Router({ prefix: '/api/docs' });
+  docs.get('/version', (ctx) => {
     const base = s.config.publicBaseUrl;
     ctx.body = {
       version: PROTOCOL_VERSION,
@@ -75,4 +85,5 @@ export function serviceRoutes(router: Router, s: Services): void {
       highlights: HIGHLIGHTS,
     };
   });
+  router.use(docs.routes());
 }

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import { createHash } from 'node:crypto';
 import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -45,7 +45,7 @@ function uploadedFile(ctx: Context): UploadedFile | null {
 }
 
 export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = new LocalBlobStore(join(s.config.dataDir, 'blobs'))): void {
-  router.post('/api/feed/upload-image', async (ctx) => {
+  const upload = async (ctx: Context) => {
     const agentId = writer(s, ctx);
     await parseMultipart(ctx);
     const file = uploadedFile(ctx);
@@ -59,17 +59,17 @@ export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = new 
       const cmdCtx = commandContext(s, ctx, agentId);
       const imageId = imageIdFor(cmdCtx.commandId);
       await blobs.put(imageId, bytes);
-      const meta = { image_id: imageId, content_type: type, size_bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
-      const { position } = await recordImageUpload(s.bus, agentId, meta, cmdCtx);
+      const meta = { content_type: type, size_bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+      const { position } = await recordImageUpload(s.bus, agentId, imageId, meta, cmdCtx);
       await settled(s, position);
       const url = `${s.config.publicBaseUrl}/api/feed/images/${imageId}`;
       ctx.body = { image_id: imageId, url, image_url: url, content_type: type, size_bytes: bytes.length, markdown: `![image](${url})` };
     } finally {
       await Promise.all(all.map((f) => unlink(f.filepath).catch(() => undefined)));
     }
-  });
+  };
 
-  router.get('/api/feed/images/:image_id', async (ctx) => {
+  const image = async (ctx: Context) => {
     const meta = await s.store.collection('images').findOne({ _id: ctx.params.image_id });
     const bytes = meta ? await blobs.get(meta._id) : null;
     if (!meta || !bytes) throw notFound('Image', 'image_not_found');
@@ -79,5 +79,14 @@ export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = new 
     ctx.set('ETag', `"${String(meta.sha256)}"`);
     ctx.type = meta.content_type as string;
     ctx.body = bytes;
-  });
+  };
+
+  const uploads = new Router({ prefix: '/api/feed/upload-image' });
+  uploads.post('/', upload);
+
+  const images = new Router({ prefix: '/api/feed/images' });
+  images.get('/:image_id', image);
+
+  router.use(uploads.routes());
+  router.use(images.routes());
 }

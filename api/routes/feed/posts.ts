@@ -1,11 +1,10 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { Context } from 'koa';
 import { publishPost } from '../../../commands/feed/publish-post.ts';
-import type { PublishPost } from '../../../commands/feed/publish-post.ts';
-import type { PostPoll, PostType } from '../../../events/feed.ts';
+import type { PostDraft } from '../../../commands/feed/publish-post.ts';
+import type { PostType } from '../../../events/feed.ts';
 import { POST_TYPES, searchTerms } from '../../../events/feed.ts';
-import { DAY } from '../../../events/kernel/clock.ts';
-import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import type { FieldError } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import { publicAgent } from '../../../queries/agents/agents.ts';
@@ -51,9 +50,6 @@ const legacyPostSchema = {
   },
 };
 
-export const POLL_DEFAULT_MS = DAY;
-export const POLL_MAX_MS = 7 * DAY;
-
 export interface PostInput {
   title: string;
   body: string;
@@ -62,33 +58,11 @@ export interface PostInput {
   poll?: { options: string[]; expires_at?: string };
 }
 
-/** Checks what JSON Schema cannot (blank title, poll expiry in (now, now + 7 days]) and resolves the room. */
-export async function preparePost(s: Services, input: PostInput, now: Date): Promise<PublishPost> {
-  const errors: FieldError[] = [];
-  if (!input.title.trim()) errors.push({ loc: ['body', 'title'], msg: 'title must not be blank', type: 'value_error.blank' });
-  if (!input.body.trim()) errors.push({ loc: ['body', 'body'], msg: 'body must not be blank', type: 'value_error.blank' });
-  let poll: PostPoll | null = null;
-  if (input.poll) {
-    const expires = input.poll.expires_at ? Date.parse(input.poll.expires_at) : now.getTime() + POLL_DEFAULT_MS;
-    if (!(expires > now.getTime()) || expires > now.getTime() + POLL_MAX_MS) {
-      errors.push({
-        loc: ['body', 'poll', 'expires_at'],
-        msg: 'expires_at must be in the future and at most 7 days ahead',
-        type: 'value_error.poll.expires_at',
-      });
-    }
-    if (input.poll.options.some((o) => !o.trim()))
-      errors.push({ loc: ['body', 'poll', 'options'], msg: 'options must not be blank', type: 'value_error.blank' });
-    poll = { options: input.poll.options.map((o) => o.trim()), expires_at: new Date(expires).toISOString() };
-  }
-  if (errors.length) throw new ValidationFailed(errors);
-  let roomSlug = input.room_slug ?? null;
-  if (roomSlug !== null) {
-    const room = await findRoom(s.store, roomSlug);
-    if (!room) throw new DomainError(404, 'room_not_found', `Room '${roomSlug}' does not exist or is not public`);
-    roomSlug = room._id;
-  }
-  return { title: input.title, body: input.body, post_type: input.post_type, room_slug: roomSlug, poll };
+/** The draft of a validated body, with the room it names as the read model resolves it (the deciders check both). */
+export async function postDraft(s: Services, input: PostInput): Promise<{ draft: PostDraft; resolved_room_slug: string | null }> {
+  const draft: PostDraft = { title: input.title, body: input.body, post_type: input.post_type, room_slug: input.room_slug ?? null, poll: input.poll ?? null };
+  const room = draft.room_slug === null ? null : await findRoom(s.store, draft.room_slug);
+  return { draft, resolved_room_slug: room?._id ?? null };
 }
 
 function legacyInput(body: unknown): PostInput {
@@ -110,8 +84,8 @@ export function feedRoutes(router: Router, s: Services): void {
   const create = async (ctx: Context, input: PostInput) => {
     const agentId = writer(s, ctx);
     const cmdCtx = commandContext(s, ctx, agentId);
-    const prepared = await preparePost(s, input, cmdCtx.now);
-    const { post, position } = await publishPost(s.bus, agentId, prepared, cmdCtx);
+    const { draft, resolved_room_slug } = await postDraft(s, input);
+    const { post, position } = await publishPost(s.bus, agentId, draft, resolved_room_slug, cmdCtx);
     await settled(s, position);
     ctx.body = {
       post_id: post.post_id,
@@ -132,9 +106,6 @@ export function feedRoutes(router: Router, s: Services): void {
     };
   };
 
-  router.post('/api/feed/posts', async (ctx) => create(ctx, validate<PostInput>(createPostSchema, ctx.request.body)));
-  router.post('/api/agent/posts', async (ctx) => create(ctx, legacyInput(ctx.request.body)));
-
   const feed = async (ctx: Context) => {
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const slug = typeof ctx.query.room_slug === 'string' && ctx.query.room_slug ? ctx.query.room_slug : undefined;
@@ -150,11 +121,9 @@ export function feedRoutes(router: Router, s: Services): void {
     const { items, total } = await listPosts(s.store, { roomSlug, skip, limit });
     ctx.body = { items: items.map(postView), total, page, limit };
   };
-  router.get('/api/feed/posts', feed);
-  router.get('/api/agent/feed', feed);
 
   // Keyword search (older family); without q it is the feed.
-  router.get('/api/agent/posts', async (ctx) => {
+  const search = async (ctx: Context) => {
     const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
     if (q.length > 200)
       throw new ValidationFailed([{ loc: ['query', 'q'], msg: 'ensure this value has at most 200 characters', type: 'value_error.any_str.max_length' }]);
@@ -178,16 +147,15 @@ export function feedRoutes(router: Router, s: Services): void {
     }
     const { items, total } = await searchPosts(s.store, terms, { roomSlug: room?._id, skip, limit });
     ctx.body = { query: q, items: items.map(postView), total, page, limit };
-  });
+  };
 
-  router.get('/api/agent/posts/:post_id', async (ctx) => {
+  const detail = async (ctx: Context) => {
     const post = await getVisiblePost(s.store, ctx.params.post_id);
     if (!post) throw notFound('Post', 'post_not_found');
     const related = await relatedPosts(s.store, post);
     ctx.body = { ...postView(post), related_in_room: related.related_in_room.map(postView), more_by_author: related.more_by_author.map(postView) };
-  });
+  };
 
-  // Rooms / topics: current names under /api/feed/topics, older ones under /api/protocol/rooms.
   const rooms = async (ctx: Context) => {
     const items = await listRooms(s.store);
     ctx.body = { items: items.map(roomView), total: items.length };
@@ -206,9 +174,34 @@ export function feedRoutes(router: Router, s: Services): void {
     const { items, total } = await listPosts(s.store, { roomSlug: doc._id, skip, limit });
     ctx.body = { room_slug: doc._id, items: items.map(postView), total, page, limit };
   };
-  for (const base of ['/api/feed/topics', '/api/protocol/rooms']) {
-    router.get(base, rooms);
-    router.get(`${base}/:slug`, room);
-    router.get(`${base}/:slug/posts`, roomPosts);
-  }
+
+  const feedPosts = new Router({ prefix: '/api/feed/posts' });
+  feedPosts.post('/', async (ctx) => create(ctx, validate<PostInput>(createPostSchema, ctx.request.body)));
+  feedPosts.get('/', feed);
+
+  // The older family: `content`/`room` bodies, keyword search, post detail.
+  const agentPosts = new Router({ prefix: '/api/agent/posts' });
+  agentPosts.post('/', async (ctx) => create(ctx, legacyInput(ctx.request.body)));
+  agentPosts.get('/', search);
+  agentPosts.get('/:post_id', detail);
+
+  const agentFeed = new Router({ prefix: '/api/agent/feed' });
+  agentFeed.get('/', feed);
+
+  // Rooms: current names under /api/feed/topics, older ones under /api/protocol/rooms.
+  const topics = new Router({ prefix: '/api/feed/topics' });
+  topics.get('/', rooms);
+  topics.get('/:slug', room);
+  topics.get('/:slug/posts', roomPosts);
+
+  const protocolRooms = new Router({ prefix: '/api/protocol/rooms' });
+  protocolRooms.get('/', rooms);
+  protocolRooms.get('/:slug', room);
+  protocolRooms.get('/:slug/posts', roomPosts);
+
+  router.use(feedPosts.routes());
+  router.use(agentPosts.routes());
+  router.use(agentFeed.routes());
+  router.use(topics.routes());
+  router.use(protocolRooms.routes());
 }

@@ -1,9 +1,9 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { Context } from 'koa';
-import { cancelScheduledPost, schedulePost, SCHEDULES_PER_DAY } from '../../../commands/feed/schedule.ts';
 import { pinPost, unpinPost } from '../../../commands/feed/rooms.ts';
-import { DAY } from '../../../events/kernel/clock.ts';
-import { DomainError, forbidden, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import type { RoomModeration } from '../../../commands/feed/rooms.ts';
+import { cancelScheduledPost, schedulePost, SCHEDULES_PER_DAY } from '../../../commands/feed/schedule.ts';
+import { DomainError, notFound } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import type { Doc } from '../../../projections/store/port.ts';
 import { getAgent, isSuperAdmin } from '../../../queries/agents/agents.ts';
@@ -13,12 +13,9 @@ import { principalOf, requireAgent } from '../../auth.ts';
 import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
-import { createPostSchema, preparePost } from './posts.ts';
+import { createPostSchema, postDraft } from './posts.ts';
 import type { PostInput } from './posts.ts';
 import { commandContext, settled, writer } from '../util.ts';
-
-/** How far ahead a post may be scheduled (the spec only says "future"). */
-export const SCHEDULE_MAX_AHEAD_MS = 90 * DAY;
 
 const scheduleSchema = {
   ...createPostSchema,
@@ -41,35 +38,31 @@ export async function withCapHeaders<T>(ctx: Context, fn: () => Promise<T>): Pro
 }
 
 /**
- * Who may pin in a room: its creator (the first agent that declared a custom room's capability)
- * or a super admin: a bearer user with the role, or an agent whose owner e-mail is a super admin
- * (ADMIN_EMAILS or the admins read model). The API key is accepted beside the bearer token.
+ * Whether the caller is a super admin: a bearer user with the role, or an agent whose owner
+ * e-mail is one (ADMIN_EMAILS or the admins read model). The API key is accepted beside the bearer token.
  */
-async function assertMayPin(s: Services, ctx: Context, room: Doc, agentId: string): Promise<void> {
+async function callerIsSuperAdmin(s: Services, ctx: Context, agentId: string): Promise<boolean> {
   const p = principalOf(ctx);
-  if (p?.kind === 'user' && p.roles.includes('super_admin')) return;
-  if (room.created_by && room.created_by === agentId) return;
+  if (p?.kind === 'user' && p.roles.includes('super_admin')) return true;
   const agent = await getAgent(s.store, agentId);
   const email = typeof agent?.owner_email === 'string' ? agent.owner_email.toLowerCase() : null;
-  if (email && (s.config.adminEmails.includes(email) || (await isSuperAdmin(s.store, email)))) return;
-  throw forbidden('Only the room creator or an admin may pin or unpin posts in this room', 'not_room_moderator');
+  return email !== null && (s.config.adminEmails.includes(email) || (await isSuperAdmin(s.store, email)));
+}
+
+/** What decidePinPost / decideUnpinPost need to know of who may moderate the room. */
+async function moderation(s: Services, ctx: Context, room: Doc, agentId: string): Promise<RoomModeration> {
+  return { room_created_by: (room.created_by as string | null | undefined) ?? null, super_admin: await callerIsSuperAdmin(s, ctx, agentId) };
 }
 
 export function schedulingRoutes(router: Router, s: Services): void {
-  router.post('/api/feed/posts/schedule', async (ctx) => {
+  const schedule = async (ctx: Context) => {
     const agentId = writer(s, ctx);
     s.limiter.hit(LIMITS.schedules, agentId, ctx);
     const input = validate<PostInput & { publish_at: string }>(scheduleSchema, ctx.request.body);
     const cmdCtx = commandContext(s, ctx, agentId);
-    const publishAt = new Date(input.publish_at);
-    if (!(publishAt.getTime() > cmdCtx.now.getTime()) || publishAt.getTime() > cmdCtx.now.getTime() + SCHEDULE_MAX_AHEAD_MS) {
-      throw new ValidationFailed([
-        { loc: ['body', 'publish_at'], msg: 'publish_at must be in the future and at most 90 days ahead', type: 'value_error.publish_at' },
-      ]);
-    }
-    const prepared = await preparePost(s, input, cmdCtx.now);
+    const { draft, resolved_room_slug } = await postDraft(s, input);
     const { scheduled, position } = await withCapHeaders(ctx, () =>
-      schedulePost(s.bus, agentId, prepared, publishAt, scaledCap(s.limiter, SCHEDULES_PER_DAY), cmdCtx),
+      schedulePost(s.bus, agentId, { draft, resolved_room_slug, publish_at: input.publish_at, daily_cap: scaledCap(s.limiter, SCHEDULES_PER_DAY) }, cmdCtx),
     );
     await settled(s, position);
     ctx.body = {
@@ -86,22 +79,24 @@ export function schedulingRoutes(router: Router, s: Services): void {
       credits_charged: toCredits(scheduled.charge.amount_mc),
       balance: toCredits(scheduled.charge.balance_after_mc),
     };
-  });
+  };
 
-  router.get('/api/feed/posts/scheduled', async (ctx) => {
+  const upcoming = async (ctx: Context) => {
     const agentId = requireAgent(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const { items, total } = await upcomingScheduledPosts(s.store, agentId, { skip, limit });
     ctx.body = { items: items.map(scheduledView), total, page, limit };
-  });
+  };
 
-  router.delete('/api/feed/posts/scheduled/:post_id', async (ctx) => {
+  const cancel = async (ctx: Context) => {
     const agentId = writer(s, ctx);
     const doc = await getScheduledPost(s.store, ctx.params.post_id);
     if (!doc) throw notFound('Scheduled post', 'scheduled_post_not_found');
-    if (doc.agent_id !== agentId) throw forbidden('You may only cancel your own scheduled posts');
-    if (doc.status !== 'scheduled') throw new DomainError(409, 'not_scheduled', `This post is already ${String(doc.status)}`);
-    const { cancelled, position } = await cancelScheduledPost(s.bus, agentId, doc._id, commandContext(s, ctx, agentId));
+    const { cancelled, position } = await cancelScheduledPost(
+      s.bus,
+      { agent_id: agentId, post_id: doc._id, scheduled_post: { agent_id: String(doc.agent_id), status: String(doc.status) } },
+      commandContext(s, ctx, agentId),
+    );
     await settled(s, position);
     ctx.body = {
       post_id: cancelled.post_id,
@@ -109,42 +104,71 @@ export function schedulingRoutes(router: Router, s: Services): void {
       credits_refunded: toCredits(-cancelled.charge.amount_mc),
       balance: toCredits(cancelled.charge.balance_after_mc),
     };
-  });
+  };
 
-  router.get('/api/feed/trending', async (ctx) => {
+  const trending = async (ctx: Context) => {
     const now = s.clock.now();
     const items = await trendingHashtags(s.store, now, 7, 10);
     ctx.body = { items, window_days: 7, generated_at: now.toISOString() };
-  });
+  };
 
-  const pin = (method: 'pin' | 'unpin') => async (ctx: Context) => {
+  /** The room of a pin route (404 when it is not public) and the caller, within the pin rate limit. */
+  const pinTarget = async (ctx: Context) => {
     const agentId = requireAgent(ctx);
     s.limiter.hit(LIMITS.pins, agentId, ctx);
     const room = await findRoom(s.store, ctx.params.slug);
     if (!room) throw notFound('Room', 'room_not_found');
-    await assertMayPin(s, ctx, room, agentId);
-    const cmdCtx = commandContext(s, ctx, agentId);
-    if (method === 'unpin') {
-      const r = await unpinPost(s.bus, room._id, ctx.params.post_id, agentId, cmdCtx);
-      await settled(s, r.position);
-      ctx.body = { room_slug: room._id, post_id: ctx.params.post_id, pinned: false };
-      return;
-    }
-    const post = await getVisiblePost(s.store, ctx.params.post_id);
-    if (!post || post.room_slug !== room._id) throw notFound('Post in this room', 'post_not_found');
-    const r = await pinPost(s.bus, room._id, { post_id: post._id, agent_id: post.agent_id as string }, agentId, cmdCtx);
-    await settled(s, r.position);
-    ctx.body = { room_slug: room._id, post_id: post._id, pinned: true, already_pinned: r.already_pinned };
+    return { agentId, room, moderation: await moderation(s, ctx, room, agentId) };
   };
-  router.post('/api/agent/rooms/:slug/pin/:post_id', pin('pin'));
-  router.delete('/api/agent/rooms/:slug/pin/:post_id', pin('unpin'));
 
-  router.get('/api/agent/rooms/:slug/pinned', async (ctx) => {
+  const pin = async (ctx: Context) => {
+    const { agentId, room, moderation: mod } = await pinTarget(ctx);
+    const cmdCtx = commandContext(s, ctx, agentId);
+    const post = await getVisiblePost(s.store, ctx.params.post_id);
+    const r = await pinPost(
+      s.bus,
+      {
+        room_slug: room._id,
+        agent_id: agentId,
+        moderation: mod,
+        post: post && { post_id: post._id, agent_id: post.agent_id as string, room_slug: (post.room_slug as string | null | undefined) ?? null },
+      },
+      cmdCtx,
+    );
+    await settled(s, r.position);
+    ctx.body = { room_slug: room._id, post_id: ctx.params.post_id, pinned: true, already_pinned: r.already_pinned };
+  };
+
+  const unpin = async (ctx: Context) => {
+    const { agentId, room, moderation: mod } = await pinTarget(ctx);
+    const r = await unpinPost(s.bus, { room_slug: room._id, post_id: ctx.params.post_id, agent_id: agentId, moderation: mod }, commandContext(s, ctx, agentId));
+    await settled(s, r.position);
+    ctx.body = { room_slug: room._id, post_id: ctx.params.post_id, pinned: r.pinned };
+  };
+
+  const pinned = async (ctx: Context) => {
     const room = await findRoom(s.store, ctx.params.slug);
     if (!room) throw notFound('Room', 'room_not_found');
     const pins = await s.store.collection('room_pins').findOne({ _id: room._id });
     const ids = (pins?.post_ids as string[] | undefined) ?? [];
     const posts = (await Promise.all(ids.map((id) => getVisiblePost(s.store, id)))).filter((p): p is Doc => p !== null);
     ctx.body = { room_slug: room._id, items: posts.map(postView), total: posts.length };
-  });
+  };
+
+  const feedPosts = new Router({ prefix: '/api/feed/posts' });
+  feedPosts.post('/schedule', schedule);
+  feedPosts.get('/scheduled', upcoming);
+  feedPosts.delete('/scheduled/:post_id', cancel);
+
+  const feedTrending = new Router({ prefix: '/api/feed/trending' });
+  feedTrending.get('/', trending);
+
+  const agentRooms = new Router({ prefix: '/api/agent/rooms' });
+  agentRooms.post('/:slug/pin/:post_id', pin);
+  agentRooms.delete('/:slug/pin/:post_id', unpin);
+  agentRooms.get('/:slug/pinned', pinned);
+
+  router.use(feedPosts.routes());
+  router.use(feedTrending.routes());
+  router.use(agentRooms.routes());
 }

@@ -1,10 +1,9 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { Context } from 'koa';
-import { isDisposableDomain } from '../../../commands/agents/email.ts';
 import type { AuthDeps } from '../../../commands/humans/auth.ts';
 import { forgotPassword, login, refreshSession, requestSignupOtp, resetPassword, verifySignup } from '../../../commands/humans/auth.ts';
 import { OTP_MINUTES } from '../../../commands/humans/otp.ts';
-import { DomainError, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { DomainError } from '../../../events/kernel/errors.ts';
 import { publicAgent } from '../../../queries/agents/agents.ts';
 import { agentsOf, getUser } from '../../../queries/humans/users.ts';
 import { principalOf } from '../../auth.ts';
@@ -57,25 +56,23 @@ export function authRoutes(router: Router, s: Services): void {
     user_id: t.user_id,
   });
 
-  router.post('/api/auth/send-verification-otp', async (ctx) => {
+  const auth = new Router({ prefix: '/api/auth' });
+  auth.post('/send-verification-otp', async (ctx) => {
     limitIp(ctx);
     const input = validate<{ email: string }>(schemas.sendOtp, ctx.request.body);
-    if (isDisposableDomain(input.email))
-      throw new ValidationFailed([{ loc: ['body', 'email'], msg: 'disposable e-mail domains are not accepted', type: 'value_error.email.disposable' }]);
     await requestSignupOtp(deps, input.email, commandContext(s, ctx, null));
     ctx.body = { message: CODE_SENT, expires_in_minutes: OTP_MINUTES };
   });
 
-  router.post('/api/auth/verify-email-otp', async (ctx) => {
+  auth.post('/verify-email-otp', async (ctx) => {
     limitIp(ctx);
     const input = validate<{ email: string; otp: string; password: string; full_name: string }>(schemas.verify, ctx.request.body);
-    if (!input.full_name.trim()) throw new ValidationFailed([{ loc: ['body', 'full_name'], msg: 'full_name must not be blank', type: 'value_error.blank' }]);
     const tokens = await verifySignup(deps, input, commandContext(s, ctx, null));
     await settled(s, tokens.position);
     ctx.body = tokenBody(tokens);
   });
 
-  router.post('/api/auth/login', async (ctx) => {
+  auth.post('/login', async (ctx) => {
     limitIp(ctx);
     const input = validate<{ email: string; password: string }>(schemas.login, ctx.request.body);
     const key = input.email.trim().toLowerCase();
@@ -91,7 +88,7 @@ export function authRoutes(router: Router, s: Services): void {
     }
   });
 
-  router.post('/api/auth/refresh', async (ctx) => {
+  auth.post('/refresh', async (ctx) => {
     limitIp(ctx);
     const input = validate<{ refresh_token: string }>(schemas.refresh, ctx.request.body);
     const tokens = await refreshSession(deps, input.refresh_token, commandContext(s, ctx, null));
@@ -99,14 +96,14 @@ export function authRoutes(router: Router, s: Services): void {
     ctx.body = tokenBody(tokens);
   });
 
-  router.post('/api/auth/forgot-password', async (ctx) => {
+  auth.post('/forgot-password', async (ctx) => {
     limitIp(ctx);
     const input = validate<{ email: string }>(schemas.forgot, ctx.request.body);
     await forgotPassword(deps, input.email, commandContext(s, ctx, null));
     ctx.body = { message: CODE_SENT, expires_in_minutes: OTP_MINUTES };
   });
 
-  router.post('/api/auth/reset-password', async (ctx) => {
+  auth.post('/reset-password', async (ctx) => {
     limitIp(ctx);
     const input = validate<{ email: string; code: string; new_password: string }>(schemas.reset, ctx.request.body);
     const result = await resetPassword(deps, input, commandContext(s, ctx, null));
@@ -114,7 +111,7 @@ export function authRoutes(router: Router, s: Services): void {
     ctx.body = { message: 'Password changed. Every session was signed out; sign in with the new password.' };
   });
 
-  router.get('/api/auth/me', async (ctx) => {
+  auth.get('/me', async (ctx) => {
     const who = requireUser(ctx);
     const user = await getUser(s.store, who.userId);
     if (!user) throw new DomainError(401, 'unauthorized', 'Invalid or expired token');
@@ -134,4 +131,6 @@ export function authRoutes(router: Router, s: Services): void {
       })),
     };
   });
+
+  router.use(auth.routes());
 }

@@ -1,9 +1,9 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { Context } from 'koa';
 import { openers, quickReplies } from '../../../commands/humans/generated-text.ts';
 import type { Member } from '../../../commands/humans/generated-text.ts';
 import { createMatch, deleteMatchMessage, markMatchRead, reportMatchMessage, sendMatchMessage } from '../../../commands/humans/matches.ts';
-import { forbidden, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { forbidden, notFound } from '../../../events/kernel/errors.ts';
 import type { Doc } from '../../../projections/store/port.ts';
 import { getAgent } from '../../../queries/agents/agents.ts';
 import { getMatch, getMatchMessage, getUser, matchMessages, matchMessageView, unreadMatchMessages } from '../../../queries/humans/users.ts';
@@ -45,38 +45,39 @@ export function matchRoutes(router: Router, s: Services): void {
     return { user_id: id, full_name: String(u?.full_name ?? 'there'), capabilities: (agent?.capabilities as string[] | undefined) ?? [] };
   };
 
-  router.post('/api/admin/matches', async (ctx) => {
+  const adminMatches = new Router({ prefix: '/api/admin/matches' });
+  adminMatches.post('/', async (ctx) => {
     const admin = requireSuperAdmin(ctx);
     const input = validate<{ user_a_id: string; user_b_id: string; reason?: string | null }>(schemas.match, ctx.request.body);
-    for (const id of [input.user_a_id, input.user_b_id]) if (!(await getUser(s.store, id))) throw notFound('User', 'user_not_found');
     const r = await createMatch(
       s.bus,
       { user_a_id: input.user_a_id, user_b_id: input.user_b_id, reason: input.reason?.trim() || null },
       commandContext(s, ctx, admin),
     );
     await settled(s, r.position);
-    ctx.body = { match_id: r.match_id, members: [input.user_a_id, input.user_b_id], reason: r.created.reason, created_at: r.created.created_at };
+    ctx.body = { match_id: r.match_id, members: [r.created.user_a_id, r.created.user_b_id], reason: r.created.reason, created_at: r.created.created_at };
   });
 
-  router.post('/api/messages', async (ctx) => {
+  router.use(adminMatches.routes());
+
+  const messages = new Router({ prefix: '/api/messages' });
+  messages.post('/', async (ctx) => {
     const { userId: me } = requireUser(ctx);
     s.limiter.hit(LIMITS.writes, me, ctx);
     const input = validate<{ match_id: string; content: string }>(schemas.message, ctx.request.body);
-    if (!input.content.trim()) throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'content must not be blank', type: 'value_error.blank' }]);
-    await memberMatch(input.match_id, me);
-    const r = await sendMatchMessage(s.bus, me, input.match_id, input.content.trim(), commandContext(s, ctx, me));
+    const r = await sendMatchMessage(s.bus, me, input.match_id, input.content, commandContext(s, ctx, me));
     await settled(s, r.position);
     const doc = await getMatchMessage(s.store, r.message_id);
     if (!doc) throw notFound('Message', 'message_not_found');
     ctx.body = matchMessageView(doc);
   });
 
-  router.get('/api/messages/unread/count', async (ctx) => {
+  messages.get('/unread/count', async (ctx) => {
     const { userId: me } = requireUser(ctx);
     ctx.body = { unread_count: await unreadMatchMessages(s.store, me) };
   });
 
-  router.get('/api/messages/:match_id', async (ctx) => {
+  messages.get('/:match_id', async (ctx) => {
     const { userId: me } = requireUser(ctx);
     await memberMatch(ctx.params.match_id, me);
     const items = await matchMessages(s.store, ctx.params.match_id);
@@ -88,22 +89,20 @@ export function matchRoutes(router: Router, s: Services): void {
     ctx.body = items.map(matchMessageView);
   });
 
-  router.delete('/api/messages/:message_id', async (ctx) => {
+  messages.delete('/:message_id', async (ctx) => {
     const { userId: me } = requireUser(ctx);
     const msg = await getMatchMessage(s.store, ctx.params.message_id);
-    if (!msg || msg.deleted === true) throw notFound('Message', 'message_not_found');
-    await memberMatch(String(msg.match_id), me);
+    if (!msg) throw notFound('Message', 'message_not_found');
     const r = await deleteMatchMessage(s.bus, me, String(msg.match_id), msg._id, commandContext(s, ctx, me));
     await settled(s, r.position);
     ctx.body = { message_id: msg._id, deleted: true };
   });
 
-  router.post('/api/messages/:message_id/report', async (ctx) => {
+  messages.post('/:message_id/report', async (ctx) => {
     const { userId: me } = requireUser(ctx);
     const input = validate<{ reason: string; details?: string | null }>(schemas.report, ctx.request.body);
     const msg = await getMatchMessage(s.store, ctx.params.message_id);
     if (!msg) throw notFound('Message', 'message_not_found');
-    await memberMatch(String(msg.match_id), me);
     const r = await reportMatchMessage(
       s.bus,
       me,
@@ -116,14 +115,14 @@ export function matchRoutes(router: Router, s: Services): void {
     ctx.body = { message_id: msg._id, reported: true };
   });
 
-  router.get('/api/messages/:match_id/openers', async (ctx) => {
+  messages.get('/:match_id/openers', async (ctx) => {
     const { userId: me } = requireUser(ctx);
     const match = await memberMatch(ctx.params.match_id, me);
     const other = (match.members as string[]).find((m) => m !== me) ?? me;
     ctx.body = { match_id: match._id, openers: openers(match._id, await member(me), await member(other), (match.reason as string | null) ?? null) };
   });
 
-  router.get('/api/messages/:match_id/quick-replies', async (ctx) => {
+  messages.get('/:match_id/quick-replies', async (ctx) => {
     const { userId: me } = requireUser(ctx);
     const match = await memberMatch(ctx.params.match_id, me);
     const other = (match.members as string[]).find((m) => m !== me) ?? me;
@@ -134,4 +133,6 @@ export function matchRoutes(router: Router, s: Services): void {
       replies: quickReplies(match._id, last ? { message_id: last._id, content: String(last.content) } : null, await member(other)),
     };
   });
+
+  router.use(messages.routes());
 }

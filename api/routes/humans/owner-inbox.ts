@@ -1,8 +1,9 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { Context } from 'koa';
 import { normaliseEmail } from '../../../commands/agents/email.ts';
-import { DMS_PER_DAY, DMS_PER_PAIR, sendDm } from '../../../commands/messaging/dm.ts';
-import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { replyFromInbox } from '../../../commands/humans/owner.ts';
+import { DMS_PER_DAY, DMS_PER_PAIR } from '../../../commands/messaging/dm.ts';
+import { DomainError, notFound } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import type { Doc } from '../../../projections/store/port.ts';
 import { getUser, memberDms } from '../../../queries/messaging/messaging.ts';
@@ -39,7 +40,8 @@ export function ownerInboxRoutes(router: Router, s: Services): void {
     return { user, dms: await memberDms(s.store, { user_id: user.userId, emails }) };
   };
 
-  router.get('/api/agent/my-inbox', async (ctx) => {
+  const inbox = new Router({ prefix: '/api/agent/my-inbox' });
+  inbox.get('/', async (ctx) => {
     const { dms } = await dmsOf(ctx);
     const groups = new Map<string, { agent_id: string; agent_name: string; message_count: number; last_message: string; last_message_at: string }>();
     for (const d of dms) {
@@ -60,7 +62,7 @@ export function ownerInboxRoutes(router: Router, s: Services): void {
     ctx.body = { items, total: items.length };
   });
 
-  router.get('/api/agent/my-inbox/:agent_id/thread', async (ctx) => {
+  inbox.get('/:agent_id/thread', async (ctx) => {
     const { dms } = await dmsOf(ctx);
     const other = ctx.params.agent_id;
     const thread = dms.filter((d) => (d.direction === 'outbound' ? d.to_agent_id === other : d.from_agent_id === other)).reverse();
@@ -68,27 +70,25 @@ export function ownerInboxRoutes(router: Router, s: Services): void {
     ctx.body = { agent_id: other, messages: thread.map(messageView), total: thread.length };
   });
 
-  router.post('/api/agent/my-inbox/:agent_id/reply', async (ctx) => {
+  inbox.post('/:agent_id/reply', async (ctx) => {
     const { user, dms } = await dmsOf(ctx);
     if (!user.agentId) throw new DomainError(401, 'no_linked_agent', 'No active agent linked to your account');
     const agentId = user.agentId;
     s.limiter.hit(LIMITS.writes, agentId, ctx);
     const { message } = validate<{ message: string }>(replySchema, ctx.request.body);
-    if (!message.trim()) throw new ValidationFailed([{ loc: ['body', 'message'], msg: 'message must not be blank', type: 'value_error.blank' }]);
     const other = ctx.params.agent_id;
-    if (!dms.some((d) => d.direction !== 'outbound' && d.from_agent_id === other)) throw notFound('Conversation', 'conversation_not_found');
     let result;
     try {
-      result = await sendDm(
+      result = await replyFromInbox(
         s.bus,
-        agentId,
         {
-          target: { to_agent_id: other },
+          user_id: user.userId,
+          agent_id: agentId,
+          to_agent_id: other,
           message,
-          sender_claimed: true,
+          conversation_exists: dms.some((d) => d.direction !== 'outbound' && d.from_agent_id === other),
           daily_cap: scaledCap(s.limiter, DMS_PER_DAY),
           pair_cap: scaledCap(s.limiter, DMS_PER_PAIR),
-          owner_user_id: user.userId,
         },
         commandContext(s, ctx, user.userId),
       );
@@ -111,4 +111,6 @@ export function ownerInboxRoutes(router: Router, s: Services): void {
       balance: toCredits(result.dm.charge.balance_after_mc),
     };
   });
+
+  router.use(inbox.routes());
 }

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { Context } from 'koa';
 import { draftComment } from '../../../commands/humans/generated-text.ts';
 import { markDigestRead, setAutoPostPrefs } from '../../../commands/humans/owner.ts';
@@ -45,12 +45,13 @@ export function ownerRoutes(router: Router, s: Services): void {
     };
   };
 
-  router.get('/api/svc/my-agent/auto-post-prefs', async (ctx) => {
+  const myAgent = new Router({ prefix: '/api/svc/my-agent' });
+  myAgent.get('/auto-post-prefs', async (ctx) => {
     const { agentId } = requireOwnedAgent(ctx);
     ctx.body = await prefsOf(agentId);
   });
 
-  router.patch('/api/svc/my-agent/auto-post-prefs', async (ctx) => {
+  myAgent.patch('/auto-post-prefs', async (ctx) => {
     const { userId, agentId } = requireOwnedAgent(ctx);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
     const input = validate<AutoPostPrefs>(prefsSchema, ctx.request.body);
@@ -59,21 +60,27 @@ export function ownerRoutes(router: Router, s: Services): void {
     ctx.body = await prefsOf(agentId);
   });
 
-  router.get('/api/svc/digests', async (ctx) => {
+  router.use(myAgent.routes());
+
+  const digests = new Router({ prefix: '/api/svc/digests' });
+  digests.get('/', async (ctx) => {
     const { userId } = requireUser(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const { items, total, unread } = await digestsOf(s.store, userId, { skip, limit });
     ctx.body = { items: items.map(digestView), total, unread_count: unread, page, limit };
   });
 
-  router.post('/api/svc/digests/:digest_id/read', async (ctx) => {
+  digests.post('/:digest_id/read', async (ctx) => {
     const { userId } = requireUser(ctx);
     const r = await markDigestRead(s.bus, userId, ctx.params.digest_id, commandContext(s, ctx, userId));
     await settled(s, r.position);
     ctx.body = { digest_id: ctx.params.digest_id, read: true };
   });
 
-  router.post('/api/agent/draft-comment', async (ctx) => {
+  router.use(digests.routes());
+
+  const draftComments = new Router({ prefix: '/api/agent/draft-comment' });
+  draftComments.post('/', async (ctx) => {
     const { agentId } = requireOwnedAgent(ctx);
     const input = validate<{ post_id: string; brief?: string }>(draftSchema, ctx.request.body);
     const [post, agent] = await Promise.all([getVisiblePost(s.store, input.post_id), getAgent(s.store, agentId)]);
@@ -93,4 +100,6 @@ export function ownerRoutes(router: Router, s: Services): void {
     });
     ctx.body = { post_id: post._id, agent_id: agentId, draft, generated_by: 'template', cost: 0 };
   });
+
+  router.use(draftComments.routes());
 }

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { Context } from 'koa';
 import { CLAIM_TOKEN_PREFIX } from '../../../commands/agents/secrets.ts';
 import type { OwnershipDeps } from '../../../commands/humans/ownership.ts';
@@ -54,7 +54,8 @@ export function ownershipRoutes(router: Router, s: Services): void {
     return agentId;
   };
 
-  router.post('/api/protocol/agents/:id/claim/lite/request-otp', async (ctx) => {
+  const agents = new Router({ prefix: '/api/protocol/agents' });
+  agents.post('/:id/claim/lite/request-otp', async (ctx) => {
     limitIp(ctx);
     validate(schemas.empty, ctx.request.body ?? {});
     const agent = await agentView(ctx.params.id);
@@ -62,7 +63,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
     ctx.body = { agent_id: ctx.params.id, ...sent(String(agent.owner_email)) };
   });
 
-  router.post('/api/protocol/agents/:id/claim/lite/verify', async (ctx) => {
+  agents.post('/:id/claim/lite/verify', async (ctx) => {
     limitIp(ctx);
     const input = validate<{ otp: string }>(schemas.otp, ctx.request.body);
     const r = await verifyLiteClaim(deps, ctx.params.id, input.otp, commandContext(s, ctx, null));
@@ -74,7 +75,36 @@ export function ownershipRoutes(router: Router, s: Services): void {
     };
   });
 
-  router.post('/api/protocol/claim/request-otp', async (ctx) => {
+  agents.post('/:id/rotate-key', async (ctx) => {
+    const user = requireUser(ctx);
+    validate(schemas.empty, ctx.request.body ?? {});
+    const r = await rotateKey(deps, user.userId, ctx.params.id, commandContext(s, ctx, user.userId));
+    await settled(s, r.position);
+    ctx.body = { agent_id: ctx.params.id, api_key: r.api_key, message: KEY_NOTICE };
+  });
+
+  agents.post('/:id/regenerate-key/request-otp', async (ctx) => {
+    const user = requireUser(ctx);
+    limitIp(ctx);
+    validate(schemas.empty, ctx.request.body ?? {});
+    const agent = await agentView(ctx.params.id);
+    await requestKeyRecoveryOtp(deps, ctx.params.id, commandContext(s, ctx, user.userId));
+    ctx.body = { agent_id: ctx.params.id, ...sent(String(agent.owner_email)) };
+  });
+
+  agents.post('/:id/regenerate-key', async (ctx) => {
+    const user = requireUser(ctx);
+    limitIp(ctx);
+    const input = validate<{ otp: string }>(schemas.otp, ctx.request.body);
+    const r = await recoverKey(deps, ctx.params.id, input.otp, commandContext(s, ctx, user.userId));
+    await settled(s, r.position);
+    ctx.body = { agent_id: ctx.params.id, api_key: r.api_key, message: KEY_NOTICE };
+  });
+
+  router.use(agents.routes());
+
+  const claim = new Router({ prefix: '/api/protocol/claim' });
+  claim.post('/request-otp', async (ctx) => {
     limitIp(ctx);
     const input = validate<{ claim_token: string }>(schemas.claimToken, ctx.request.body);
     const agentId = await claimedAgent(input.claim_token);
@@ -83,7 +113,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
     ctx.body = { agent_id: agentId, ...sent(String(agent.owner_email)) };
   });
 
-  router.post('/api/protocol/claim', async (ctx) => {
+  claim.post('/', async (ctx) => {
     const user = requireUser(ctx);
     limitIp(ctx);
     const input = validate<{ claim_token: string; otp: string }>(schemas.claim, ctx.request.body);
@@ -98,35 +128,10 @@ export function ownershipRoutes(router: Router, s: Services): void {
     };
   });
 
-  router.post('/api/protocol/agents/:id/rotate-key', async (ctx) => {
-    const user = requireUser(ctx);
-    validate(schemas.empty, ctx.request.body ?? {});
-    await agentView(ctx.params.id);
-    const r = await rotateKey(deps, user.userId, ctx.params.id, commandContext(s, ctx, user.userId));
-    await settled(s, r.position);
-    ctx.body = { agent_id: ctx.params.id, api_key: r.api_key, message: KEY_NOTICE };
-  });
+  router.use(claim.routes());
 
-  router.post('/api/protocol/agents/:id/regenerate-key/request-otp', async (ctx) => {
-    const user = requireUser(ctx);
-    limitIp(ctx);
-    validate(schemas.empty, ctx.request.body ?? {});
-    const agent = await agentView(ctx.params.id);
-    await requestKeyRecoveryOtp(deps, ctx.params.id, commandContext(s, ctx, user.userId));
-    ctx.body = { agent_id: ctx.params.id, ...sent(String(agent.owner_email)) };
-  });
-
-  router.post('/api/protocol/agents/:id/regenerate-key', async (ctx) => {
-    const user = requireUser(ctx);
-    limitIp(ctx);
-    const input = validate<{ otp: string }>(schemas.otp, ctx.request.body);
-    await agentView(ctx.params.id);
-    const r = await recoverKey(deps, ctx.params.id, input.otp, commandContext(s, ctx, user.userId));
-    await settled(s, r.position);
-    ctx.body = { agent_id: ctx.params.id, api_key: r.api_key, message: KEY_NOTICE };
-  });
-
-  router.get('/api/protocol/elite-key', async (ctx) => {
+  const eliteKey = new Router({ prefix: '/api/protocol/elite-key' });
+  eliteKey.get('/', async (ctx) => {
     const user = requireUser(ctx);
     const r = await provisionEliteAgent(deps, user.userId, commandContext(s, ctx, user.userId));
     if (r.position) await settled(s, r.position);
@@ -144,13 +149,15 @@ export function ownershipRoutes(router: Router, s: Services): void {
     };
   });
 
-  router.post('/api/protocol/elite-key/regenerate', async (ctx) => {
+  eliteKey.post('/regenerate', async (ctx) => {
     const user = requireUser(ctx);
     validate(schemas.empty, ctx.request.body ?? {});
     const r = await regenerateEliteKey(deps, user.userId, commandContext(s, ctx, user.userId));
     await settled(s, r.position);
     ctx.body = { agent_id: r.agent_id, api_key: r.api_key, registration_source: 'elite_auto', message: KEY_NOTICE };
   });
+
+  router.use(eliteKey.routes());
 }
 
 /** Shows where a code went without disclosing the address: `a***@example.com`. */

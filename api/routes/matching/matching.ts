@@ -1,10 +1,8 @@
-import type Router from '@koa/router';
-import { normaliseTerms, rankBilateral, runMatching } from '../../../commands/matching/matching.ts';
-import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
-import type { FieldError } from '../../../events/kernel/errors.ts';
+import Router from '@koa/router';
+import type { MatchingReads } from '../../../commands/matching/matching.ts';
+import { runMatching } from '../../../commands/matching/matching.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
-import type { BilateralMatch } from '../../../events/matching.ts';
-import { MATCH_LIMIT_DEFAULT, MATCH_LIMIT_MAX, MATCH_TERMS_MAX } from '../../../events/matching.ts';
+import { MATCH_LIMIT_MAX, MATCH_TERMS_MAX } from '../../../events/matching.ts';
 import { findRoom } from '../../../queries/feed/posts.ts';
 import { agentsNeeding, blockedEitherWay, standingProfile, standingProfiles } from '../../../queries/matching/matching.ts';
 import type { ReadStore } from '../../../projections/store/port.ts';
@@ -34,58 +32,24 @@ interface MatchBody {
   limit?: number;
 }
 
-/** Both lists normalised; the errors of both reported together. */
-function normalised(body: MatchBody): { gives: string[]; asks: string[] } {
-  const errors: FieldError[] = [];
-  const run = (raw: string[], field: 'gives' | 'asks') => {
-    try {
-      return normaliseTerms(raw, field);
-    } catch (err) {
-      if (!(err instanceof ValidationFailed)) throw err;
-      errors.push(...err.errors);
-      return [];
-    }
+/** The read models a matching run consults, as the command takes them. */
+export function matchingReads(store: ReadStore): MatchingReads {
+  return {
+    standingProfile: (agentId) => standingProfile(store, agentId),
+    agentsNeeding: (terms, exclude) => agentsNeeding(store, terms, exclude),
+    blockedEitherWay: (a, b) => blockedEitherWay(store, a, b),
+    roomOf: async (term) => (await findRoom(store, term))?._id ?? null,
   };
-  const gives = run(body.gives, 'gives');
-  const asks = run(body.asks, 'asks');
-  if (errors.length) throw new ValidationFailed(errors);
-  return { gives, asks };
-}
-
-/**
- * The bilateral matches of a run, best first, at most `limit`: candidates from the standing-needs
- * index, ranked by the pure rule (commands/matching/matching.ts), pairs where either agent blocks
- * the other left out.
- */
-export async function findBilateralMatches(store: ReadStore, agentId: string, offers: string[], asks: string[], limit: number): Promise<BilateralMatch[]> {
-  const ranked = rankBilateral({ agent_id: agentId, offers, asks }, await agentsNeeding(store, offers, agentId));
-  const out: BilateralMatch[] = [];
-  for (const m of ranked) {
-    if (out.length >= limit) break;
-    if (await blockedEitherWay(store, agentId, m.agent_id)) continue;
-    out.push(m);
-  }
-  return out;
 }
 
 /** `POST /api/agent/match` (K, 1 credit): a matching run on gives and asks. */
 export function matchingRoutes(router: Router, s: Services): void {
-  router.post('/api/agent/match', async (ctx) => {
+  const match = new Router({ prefix: '/api/agent/match' });
+  match.post('/', async (ctx) => {
     const agentId = requireApiKey(ctx);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
     const body = validate<MatchBody>(matchSchema, ctx.request.body);
-    const { gives, asks } = normalised(body);
-    const limit = body.limit ?? MATCH_LIMIT_DEFAULT;
-    const me = await standingProfile(s.store, agentId);
-    if (!me) throw notFound('Agent', 'agent_not_found');
-    const offers = [...gives, ...me.capabilities.filter((c) => !gives.includes(c))];
-    // A ghosted agent has left every public read: its runs reach nobody (and nobody reaches it).
-    const matches = me.hidden ? [] : await findBilateralMatches(s.store, agentId, offers, asks, limit);
-    const found = new Set(matches.flatMap((m) => m.they_give));
-    const first = asks.find((t) => found.has(t));
-    const room = first ? await findRoom(s.store, first) : null;
-
-    const r = await runMatching(s.bus, agentId, { gives, asks, limit, matches, room_slug: room?._id ?? null }, commandContext(s, ctx, agentId));
+    const r = await runMatching(s.bus, matchingReads(s.store), agentId, body, commandContext(s, ctx, agentId));
     await settled(s, r.position);
     const run = r.run;
     const profiles = await standingProfiles(
@@ -113,4 +77,5 @@ export function matchingRoutes(router: Router, s: Services): void {
       created_at: run.completed_at,
     };
   });
+  router.use(match.routes());
 }

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import { sendA2A } from '../../../commands/messaging/a2a.ts';
 import type { SendA2A } from '../../../commands/messaging/a2a.ts';
 import { ensurePassport, publicPassport, regeneratePassport } from '../../../commands/messaging/passport.ts';
@@ -33,7 +33,8 @@ export function a2aRoutes(router: Router, s: Services): void {
     return publicPassport(state, { agent_id: agentId, name: agent.name as string, capabilities: agent.capabilities as string[] }, s.secrets, now);
   };
 
-  router.post('/api/agent/a2a/message', async (ctx) => {
+  const a2a = new Router({ prefix: '/api/agent/a2a' });
+  a2a.post('/message', async (ctx) => {
     const agentId = writer(s, ctx);
     const body = validate<{ to_agent_id: string; intent: SendA2A['intent']; payload?: Record<string, unknown>; sign?: boolean }>(a2aSchema, ctx.request.body);
     const { message: m, position } = await sendA2A(
@@ -58,21 +59,25 @@ export function a2aRoutes(router: Router, s: Services): void {
     };
   });
 
-  router.get('/api/agent/a2a/inbox', async (ctx) => {
+  a2a.get('/inbox', async (ctx) => {
     const agentId = requireAgent(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const { items, total } = await inboxPage(s.store, agentId, 'a2a_message', { skip, limit });
     ctx.body = { items: items.map((d) => ({ ...(d.payload as Record<string, unknown>), delivered_via: d.delivered_via ?? 'inbox' })), total, page, limit };
   });
 
-  router.get('/api/agent/:id/passport', async (ctx) => {
+  router.use(a2a.routes());
+
+  const passports = new Router({ prefix: '/api/agent' });
+  passports.get('/:id/passport', async (ctx) => {
     ctx.body = await passportFor(ctx.params.id);
   });
 
-  router.post('/api/agent/passport/regenerate', async (ctx) => {
+  passports.post('/passport/regenerate', async (ctx) => {
     const agentId = writer(s, ctx);
     const r = await regeneratePassport(s.bus, s.secrets, agentId, commandContext(s, ctx, agentId));
     await settled(s, r.position);
     ctx.body = await passportFor(agentId);
   });
+  router.use(passports.routes());
 }

@@ -1,12 +1,11 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { Context } from 'koa';
 import { looksLikeEmail, normaliseEmail } from '../../../commands/agents/email.ts';
 import { setBlock } from '../../../commands/messaging/blocks.ts';
 import type { DmTarget } from '../../../commands/messaging/dm.ts';
 import { DMS_PER_DAY, DMS_PER_PAIR, sendDm } from '../../../commands/messaging/dm.ts';
-import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { DomainError, ValidationFailed } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
-import { getAgent } from '../../../queries/agents/agents.ts';
 import { blocksOf, getUser, inboxFor } from '../../../queries/messaging/messaging.ts';
 import { requireAgent, requireApiKey, requireSelf } from '../../auth.ts';
 import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
@@ -57,28 +56,20 @@ export function sinceOf(query: Record<string, unknown>): string | undefined {
 }
 
 export function messagingRoutes(router: Router, s: Services): void {
-  router.post('/api/protocol/agents/:id/dm', async (ctx) => {
+  const sendDirectMessage = async (ctx: Context) => {
     const agentId = requireApiKey(ctx);
     requireSelf(ctx, ctx.params.id, agentId);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
     const body = validate<DmBody>(dmSchema, ctx.request.body);
     const target = dmTarget(body);
-    if ('to_user_id' in target && !(await getUser(s.store, target.to_user_id))) throw notFound('User', 'user_not_found');
-    const sender = await getAgent(s.store, agentId);
-    if (!sender) throw notFound('Agent', 'agent_not_found');
     let result;
     try {
       result = await sendDm(
         s.bus,
         agentId,
-        {
-          target,
-          message: body.message,
-          sender_claimed: sender.is_claimed === true,
-          daily_cap: scaledCap(s.limiter, DMS_PER_DAY),
-          pair_cap: scaledCap(s.limiter, DMS_PER_PAIR),
-        },
+        { target, message: body.message, daily_cap: scaledCap(s.limiter, DMS_PER_DAY), pair_cap: scaledCap(s.limiter, DMS_PER_PAIR) },
         commandContext(s, ctx, agentId),
+        async (userId) => Boolean(await getUser(s.store, userId)),
       );
     } catch (err) {
       if (err instanceof DomainError && err.status === 429) {
@@ -103,7 +94,7 @@ export function messagingRoutes(router: Router, s: Services): void {
       credits_charged: toCredits(dm.charge.amount_mc),
       balance: toCredits(dm.charge.balance_after_mc),
     };
-  });
+  };
 
   const inbox = (event?: string) => async (ctx: Context) => {
     const agentId = requireApiKey(ctx);
@@ -113,8 +104,6 @@ export function messagingRoutes(router: Router, s: Services): void {
     const events = await inboxFor(s.store, agentId, { since, limit, event });
     ctx.body = { agent_id: agentId, events, count: events.length, limit, since: since ?? null };
   };
-  router.get('/api/protocol/agents/:id/inbox', inbox());
-  router.get('/api/protocol/agents/:id/matches', inbox('new_match'));
 
   const block = (blocked: boolean) => async (ctx: Context) => {
     const agentId = writer(s, ctx);
@@ -122,12 +111,21 @@ export function messagingRoutes(router: Router, s: Services): void {
     await settled(s, r.position);
     ctx.body = { agent_id: ctx.params.agent_id, blocked };
   };
-  router.post('/api/agent/blocks/:agent_id', block(true));
-  router.delete('/api/agent/blocks/:agent_id', block(false));
-  router.get('/api/agent/blocks', async (ctx) => {
+
+  const protocolAgents = new Router({ prefix: '/api/protocol/agents' });
+  protocolAgents.post('/:id/dm', sendDirectMessage);
+  protocolAgents.get('/:id/inbox', inbox());
+  protocolAgents.get('/:id/matches', inbox('new_match'));
+  router.use(protocolAgents.routes());
+
+  const blocks = new Router({ prefix: '/api/agent/blocks' });
+  blocks.post('/:agent_id', block(true));
+  blocks.delete('/:agent_id', block(false));
+  blocks.get('/', async (ctx) => {
     const agentId = requireAgent(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const { items, total } = await blocksOf(s.store, agentId, { skip, limit });
     ctx.body = { items, total, page, limit };
   });
+  router.use(blocks.routes());
 }

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { Context } from 'koa';
 import { createThread, postThreadMessage, THREADS_PER_DAY, THREADS_PER_HOUR } from '../../../commands/messaging/mesh.ts';
 import { markNotificationsRead, recordHeartbeat } from '../../../commands/messaging/notifications.ts';
@@ -68,7 +68,8 @@ export function meshRoutes(router: Router, s: Services): void {
     return thread;
   };
 
-  router.post('/api/agent/group-dm', async (ctx) => {
+  const groupDms = new Router({ prefix: '/api/agent/group-dm' });
+  groupDms.post('/', async (ctx) => {
     const agentId = writer(s, ctx);
     const body = validate<{ participant_agent_ids: string[]; name?: string | null; first_message: string }>(createSchema, ctx.request.body);
     blank('first_message', body.first_message);
@@ -96,21 +97,21 @@ export function meshRoutes(router: Router, s: Services): void {
     };
   });
 
-  router.get('/api/agent/group-dm', async (ctx) => {
+  groupDms.get('/', async (ctx) => {
     const agentId = requireAgent(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const { items, total } = await threadsOf(s.store, agentId, { skip, limit });
     ctx.body = { items, total, page, limit };
   });
 
-  router.get('/api/agent/group-dm/:thread_id', async (ctx) => {
+  groupDms.get('/:thread_id', async (ctx) => {
     const agentId = requireAgent(ctx);
     const { limit } = paging(ctx.query, { limit: 50, max: 100 });
     const thread = await participantThread(ctx, agentId);
     ctx.body = { ...threadView(thread), messages: await threadMessages(s.store, thread._id, limit), limit };
   });
 
-  router.post('/api/agent/group-dm/:thread_id/message', async (ctx) => {
+  groupDms.post('/:thread_id/message', async (ctx) => {
     const agentId = writer(s, ctx);
     const { message } = validate<{ message: string }>(messageSchema, ctx.request.body);
     blank('message', message);
@@ -136,7 +137,10 @@ export function meshRoutes(router: Router, s: Services): void {
     };
   });
 
-  router.get('/api/agent/notifications', async (ctx) => {
+  router.use(groupDms.routes());
+
+  const notifications = new Router({ prefix: '/api/agent/notifications' });
+  notifications.get('/', async (ctx) => {
     const agentId = requireAgent(ctx);
     const { limit } = paging(ctx.query, { limit: 20, max: 100 });
     const since = sinceOf(ctx.query);
@@ -155,7 +159,10 @@ export function meshRoutes(router: Router, s: Services): void {
     ctx.body = { notifications: items.map(notificationView), unread_count: unread - fresh.length, count: items.length, limit };
   });
 
-  router.post('/api/agent/heartbeat', async (ctx) => {
+  router.use(notifications.routes());
+
+  const heartbeat = new Router({ prefix: '/api/agent/heartbeat' });
+  heartbeat.post('/', async (ctx) => {
     const agentId = writer(s, ctx);
     const body = validate<{ status: AgentStatus; capacity?: number | null }>(heartbeatSchema, ctx.request.body);
     const r = await recordHeartbeat(s.bus, agentId, { status: body.status, capacity: body.capacity ?? null }, commandContext(s, ctx, agentId));
@@ -165,9 +172,13 @@ export function meshRoutes(router: Router, s: Services): void {
     ctx.body = { ...(await agentStatus(s.store, agent, s.clock.now())), credits_charged: 0 };
   });
 
-  router.get('/api/agent/:id/status', async (ctx) => {
+  router.use(heartbeat.routes());
+
+  const status = new Router({ prefix: '/api/agent' });
+  status.get('/:id/status', async (ctx) => {
     const agent = await getAgent(s.store, ctx.params.id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     ctx.body = await agentStatus(s.store, agent, s.clock.now());
   });
+  router.use(status.routes());
 }

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { Context } from 'koa';
 import escapeHtml from 'escape-html';
 import { notFound } from '../../../events/kernel/errors.ts';
@@ -88,7 +88,21 @@ export function crawlerRoutes(router: Router, s: Services): void {
   const base = () => s.config.publicBaseUrl;
   const pageUrl = (kind: SitemapKind, id: string) => `${base()}/${kind === 'agents' ? 'agents' : kind}/${encodeURIComponent(id)}`;
 
-  router.get('/api/sitemap-index.xml', async (ctx) => {
+  /** One sitemap file of a kind (paged past SITEMAP_URLS_PER_FILE). */
+  const sitemapOf = (kind: SitemapKind) => async (ctx: Context) => {
+    const page = pageOf(ctx);
+    const docs = await sitemapPage(s.store, kind, (page - 1) * SITEMAP_URLS_PER_FILE, SITEMAP_URLS_PER_FILE);
+    if (docs.length === 0 && page > 1) throw notFound('Sitemap page', 'sitemap_page_not_found');
+    const urls = docs.map((d) => {
+      const lastmod = (d.last_active_at ?? d.published_at ?? d.last_post_at ?? d.created_at) as string | null | undefined;
+      return `  <url><loc>${esc(pageUrl(kind, d._id))}</loc>${lastmod ? `<lastmod>${esc(lastmod)}</lastmod>` : ''}</url>`;
+    });
+    xml(ctx, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}${urls.length ? '\n' : ''}</urlset>\n`);
+  };
+
+  // The sitemap files sit at the API's root, where crawlers look for them.
+  const sitemaps = new Router({ prefix: '/api' });
+  sitemaps.get('/sitemap-index.xml', async (ctx) => {
     const counts = await sitemapCounts(s.store);
     const entries: string[] = [];
     for (const kind of ['agents', 'rooms', 'posts'] as const) {
@@ -100,21 +114,13 @@ export function crawlerRoutes(router: Router, s: Services): void {
     }
     xml(ctx, `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${entries.join('\n')}\n</sitemapindex>\n`);
   });
+  sitemaps.get('/sitemap-agents.xml', sitemapOf('agents'));
+  sitemaps.get('/sitemap-rooms.xml', sitemapOf('rooms'));
+  sitemaps.get('/sitemap-posts.xml', sitemapOf('posts'));
+  router.use(sitemaps.routes());
 
-  for (const kind of ['agents', 'rooms', 'posts'] as const) {
-    router.get(`/api/sitemap-${kind}.xml`, async (ctx) => {
-      const page = pageOf(ctx);
-      const docs = await sitemapPage(s.store, kind, (page - 1) * SITEMAP_URLS_PER_FILE, SITEMAP_URLS_PER_FILE);
-      if (docs.length === 0 && page > 1) throw notFound('Sitemap page', 'sitemap_page_not_found');
-      const urls = docs.map((d) => {
-        const lastmod = (d.last_active_at ?? d.published_at ?? d.last_post_at ?? d.created_at) as string | null | undefined;
-        return `  <url><loc>${esc(pageUrl(kind, d._id))}</loc>${lastmod ? `<lastmod>${esc(lastmod)}</lastmod>` : ''}</url>`;
-      });
-      xml(ctx, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}${urls.length ? '\n' : ''}</urlset>\n`);
-    });
-  }
-
-  router.get('/api/preview/bot/:id', async (ctx) => {
+  const previews = new Router({ prefix: '/api/preview' });
+  previews.get('/bot/:id', async (ctx) => {
     const a = await getPublicAgent(s.store, ctx.params.id);
     if (!a) throw notFound('Agent', 'agent_not_found');
     const caps = (a.capabilities as string[]).join(', ');
@@ -130,7 +136,7 @@ export function crawlerRoutes(router: Router, s: Services): void {
     });
   });
 
-  router.get('/api/preview/room/:id', async (ctx) => {
+  previews.get('/room/:id', async (ctx) => {
     const r = await findRoom(s.store, ctx.params.id);
     if (!r) throw notFound('Room', 'room_not_found');
     const url = pageUrl('rooms', r._id);
@@ -144,7 +150,7 @@ export function crawlerRoutes(router: Router, s: Services): void {
     });
   });
 
-  router.get('/api/preview/post/:id', async (ctx) => {
+  previews.get('/post/:id', async (ctx) => {
     const p: Doc | null = await getVisiblePost(s.store, ctx.params.id);
     if (!p) throw notFound('Post', 'post_not_found');
     const url = pageUrl('posts', p._id);
@@ -166,4 +172,5 @@ export function crawlerRoutes(router: Router, s: Services): void {
       body: `<article><p>${esc(p.body)}</p><p>by <a href="${esc(pageUrl('agents', String(p.agent_id)))}">${esc(p.agent_name)}</a></p></article>`,
     });
   });
+  router.use(previews.routes());
 }

@@ -1,6 +1,5 @@
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { ConfigureWebhook } from '../../../commands/webhooks/config.ts';
 import { configureWebhook, fireTestEvent, regenerateWebhookSecret } from '../../../commands/webhooks/config.ts';
 import { systemResolver } from '../../../commands/webhooks/target.ts';
 import { notFound } from '../../../events/kernel/errors.ts';
@@ -66,25 +65,26 @@ export function webhookRoutes(router: Router, s: Services): void {
     return hook;
   };
 
-  router.get('/api/protocol/agents/:id/webhook', async (ctx) => {
+  const webhook = new Router({ prefix: '/api/protocol/agents/:id/webhook' });
+  webhook.get('/', async (ctx) => {
     ctx.body = configView(await load(own(ctx)));
   });
 
-  router.patch('/api/protocol/agents/:id/webhook', async (ctx) => {
+  webhook.patch('/', async (ctx) => {
     const agentId = own(ctx);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
     const body = validate<PatchBody>(patchSchema, ctx.request.body ?? {});
     const current = await load(agentId);
-    const input: ConfigureWebhook = {
-      webhook_url: body.webhook_url !== undefined ? body.webhook_url : ((current.webhook_url as string | null | undefined) ?? null),
-      // The spec: events omitted or null means every event; [] pauses delivery.
-      events: body.events ?? null,
-      signature_scheme: body.signature_scheme ?? (current.signature_scheme as SignatureScheme | undefined) ?? 'timestamped',
-    };
     const r = await configureWebhook(
       s.bus,
       agentId,
-      input,
+      {
+        ...body,
+        current: {
+          webhook_url: (current.webhook_url as string | null | undefined) ?? null,
+          signature_scheme: (current.signature_scheme as SignatureScheme | undefined) ?? null,
+        },
+      },
       { resolver: systemResolver, allowLoopback: s.config.webhookAllowLoopback },
       commandContext(s, ctx, agentId),
     );
@@ -92,7 +92,7 @@ export function webhookRoutes(router: Router, s: Services): void {
     ctx.body = configView(await load(agentId));
   });
 
-  router.post('/api/protocol/agents/:id/webhook/regenerate-secret', async (ctx) => {
+  webhook.post('/regenerate-secret', async (ctx) => {
     const agentId = own(ctx);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
     const r = await regenerateWebhookSecret(s.bus, s.secrets, agentId, commandContext(s, ctx, agentId));
@@ -103,14 +103,16 @@ export function webhookRoutes(router: Router, s: Services): void {
       message: 'Save webhook_secret now: it is shown once. Deliveries from now on (retries included) are signed with it.',
     };
   });
+  router.use(webhook.routes());
 
-  router.get('/api/agent/webhooks/health', async (ctx) => {
+  const webhooks = new Router({ prefix: '/api/agent/webhooks' });
+  webhooks.get('/health', async (ctx) => {
     const agentId = requireAgent(ctx);
     const hook = await load(agentId);
     ctx.body = { ...configView(hook), ...(await webhookHealth(s.store, agentId)) };
   });
 
-  router.post('/api/agent/webhooks/test-fire', async (ctx) => {
+  webhooks.post('/test-fire', async (ctx) => {
     const agentId = writer(s, ctx);
     const hook = await load(agentId);
     const r = await fireTestEvent(s.bus, agentId, commandContext(s, ctx, agentId));
@@ -124,4 +126,5 @@ export function webhookRoutes(router: Router, s: Services): void {
       webhook_delivery: view.status === 'active' && wanted ? 'queued' : view.status === 'active' ? 'filtered_out' : view.status,
     };
   });
+  router.use(webhooks.routes());
 }

@@ -1,23 +1,23 @@
 import { expect } from 'chai';
-import { agentAggregate } from '../../commands/agents/agent.ts';
-import type { AgentState } from '../../commands/agents/agent.ts';
-import { AUTO_POST_WINDOW_MS, decideAutoPost, mixerDraft, publishAutoPost, scoutDraft } from '../../commands/matching/auto-post.ts';
-import { normaliseTerms, rankBilateral, runMatching } from '../../commands/matching/matching.ts';
-import type { StandingProfile } from '../../commands/matching/matching.ts';
-import type { CommandBus } from '../../commands/handler.ts';
-import type { CommandContext } from '../../commands/handler.ts';
-import { agentStream } from '../../events/agents.ts';
-import { HOUR, ManualClock } from '../../events/kernel/clock.ts';
-import { DomainError, ValidationFailed } from '../../events/kernel/errors.ts';
-import type { BilateralMatch } from '../../events/matching.ts';
-import { autoSignalHash } from '../../events/matching.ts';
-import type { SqliteEventLog } from '../../events/store/sqlite.ts';
-import { closeCommandBus, openCommandBus } from '../helpers/commands.ts';
+import { agentAggregate } from '../../../commands/agents/agent.ts';
+import type { AgentState, AgentStreamEvent } from '../../../commands/agents/agent.ts';
+import { AUTO_POST_WINDOW_MS, publishAutoPost, scoutDraft } from '../../../commands/matching/auto-post.ts';
+import { normaliseTerms, rankBilateral, runMatching } from '../../../commands/matching/matching.ts';
+import type { MatchingReads, StandingProfile } from '../../../commands/matching/matching.ts';
+import type { CommandBus } from '../../../commands/handler.ts';
+import type { CommandContext } from '../../../commands/handler.ts';
+import { agentStream } from '../../../events/agents.ts';
+import { HOUR } from '../../../events/kernel/clock.ts';
+import type { ManualClock } from '../../../events/kernel/clock.ts';
+import { DomainError, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { autoSignalHash } from '../../../events/matching.ts';
+import type { SqliteEventLog } from '../../../events/store/sqlite.ts';
+import { closeCommandBus, openCommandBus } from '../../helpers/commands.ts';
+import { agentRegistered, autoPostPrefsChanged, monthlyCreditsGranted } from '../agents/fixtures.ts';
 
 const A = 'agt_aaaaaaaaaaaaaaaaaaaa';
 const B = 'agt_bbbbbbbbbbbbbbbbbbbb';
 const C = 'agt_cccccccccccccccccccc';
-const match = (agentId: string, name = agentId): BilateralMatch => ({ agent_id: agentId, name, they_give: ['b2b-sales'], they_ask: ['lead-gen'], score: 2 });
 const profile = (agentId: string, offers: string[], needs: string[], lastRunAt: string | null = null): StandingProfile => ({
   agent_id: agentId,
   name: agentId,
@@ -34,22 +34,13 @@ describe('commands: matching runs and autonomous posts', () => {
   let clock: ManualClock;
   let n = 0;
   const ctx = (commandId = `cmd-${++n}`): CommandContext => ({ commandId, actor: null, requestId: null, now: clock.now() });
-  const given = async (agentId: string, balance_mc = 50_000, extra: Array<{ type: string; data: Record<string, unknown> }> = []) => {
+  const given = async (agentId: string, balance_mc = 50_000, extra: AgentStreamEvent[] = []) => {
+    const at = clock.now().toISOString();
     await bus.appendRaw(
       agentStream(agentId),
       [
-        { type: 'AgentRegistered', data: { agent_id: agentId, name: `Agent ${agentId.slice(4, 5)}`, tier: 'free', registered_at: clock.now().toISOString() } },
-        {
-          type: 'MonthlyCreditsGranted',
-          data: {
-            agent_id: agentId,
-            cycle: 0,
-            amount_mc: balance_mc,
-            balance_after_mc: balance_mc,
-            cycle_start: clock.now().toISOString(),
-            next_grant_at: '2026-04-10T09:30:00.000Z',
-          },
-        },
+        agentRegistered({ agent_id: agentId, name: `Agent ${agentId.slice(4, 5)}`, registered_at: at }),
+        monthlyCreditsGranted({ agent_id: agentId, amount_mc: balance_mc, balance_after_mc: balance_mc, cycle_start: at }),
         ...extra,
       ],
       'no_stream',
@@ -58,7 +49,17 @@ describe('commands: matching runs and autonomous posts', () => {
   };
   const state = async (agentId: string): Promise<AgentState> => (await bus.load(agentStream(agentId), agentAggregate)).state;
   const types = async (agentId: string) => (await log.readStream(agentStream(agentId))).map((e) => e.type);
-  const input = (matches: BilateralMatch[] = [match(B)]) => ({ gives: ['lead-gen'], asks: ['b2b-sales'], limit: 10, matches, room_slug: null });
+  const body = { gives: ['lead-gen'], asks: ['b2b-sales'], limit: 10 };
+  /** The read models as a matching run sees them: `candidates` stand in the needs index; nobody blocks anybody. */
+  const reads = (candidates: StandingProfile[] = [profile(B, ['b2b-sales'], ['lead-gen'])], over: Partial<MatchingReads> = {}): MatchingReads => ({
+    standingProfile: async () => ({ capabilities: [], hidden: false }),
+    agentsNeeding: async () => candidates,
+    blockedEitherWay: async () => false,
+    roomOf: async () => null,
+    ...over,
+  });
+  /** A run on `body` whose candidates rank to one match per agent id given. */
+  const run = (agentIds: string[] = [B], c = ctx()) => runMatching(bus, reads(agentIds.map((id) => profile(id, ['b2b-sales'], ['lead-gen']))), A, body, c);
 
   beforeEach(() => ({ dir, log, clock, bus } = openCommandBus('matching-commands-')));
   afterEach(() => closeCommandBus(log, dir));
@@ -111,7 +112,7 @@ describe('commands: matching runs and autonomous posts', () => {
   describe('runMatching', () => {
     it('given 50 credits, when the agent runs a matching run, then one event carries the run and its 1-credit charge', async () => {
       await given(A);
-      const r = await runMatching(bus, A, input([]), ctx());
+      const r = await run([]);
       expect(r.run.charge).to.deep.equal({ action: 'matching_run', amount_mc: 1000, balance_after_mc: 49_000 });
       expect(r.run.auto_post).to.deep.equal({ status: 'skipped', reason: 'no_matches' });
       expect(r.post).to.equal(null);
@@ -123,7 +124,7 @@ describe('commands: matching runs and autonomous posts', () => {
       await given(A, 900);
       const head = await log.headPosition();
       try {
-        await runMatching(bus, A, input(), ctx());
+        await run();
         expect.fail('expected 402');
       } catch (err) {
         expect(err).to.be.instanceOf(DomainError);
@@ -135,7 +136,7 @@ describe('commands: matching runs and autonomous posts', () => {
 
     it('given a run with matches, then the mixer activity summary is appended with it, free and marked auto', async () => {
       await given(A);
-      const r = await runMatching(bus, A, input([match(B, 'Bee')]), ctx());
+      const r = await run([B]);
       expect(r.run.auto_post.status).to.equal('published');
       expect(r.post).to.include({ post_type: 'activity_summary', auto: true, source: 'mixer', agent_id: A });
       expect(r.post).to.not.have.property('charge');
@@ -147,8 +148,8 @@ describe('commands: matching runs and autonomous posts', () => {
     it('given a retried command (same command id), then nothing new is appended or charged and the recorded run is returned', async () => {
       await given(A);
       const c = ctx();
-      const first = await runMatching(bus, A, input([match(B)]), c);
-      const again = await runMatching(bus, A, input([match(C)]), { ...c, now: clock.now() });
+      const first = await run([B], c);
+      const again = await run([C], { ...c, now: clock.now() });
       expect(again.duplicate).to.equal(true);
       expect(again.run).to.deep.equal(first.run);
       expect(again.post).to.deep.equal(first.post);
@@ -157,16 +158,89 @@ describe('commands: matching runs and autonomous posts', () => {
     });
   });
 
+  describe('runMatching: the facts it loads', () => {
+    const D = 'agt_dddddddddddddddddddd';
+    const candidates = [B, C, D].map((id) => profile(id, ['b2b-sales'], ['lead-gen']));
+
+    it('normalises the terms, reporting the errors of both lists at once with 422, before reading anything', async () => {
+      let read = false;
+      const r = reads(candidates, { standingProfile: async () => ((read = true), null) });
+      try {
+        await runMatching(bus, r, A, { gives: ['%%', 'Lead Gen'], asks: ['ai'] }, ctx());
+        expect.fail('expected 422');
+      } catch (err) {
+        expect(err).to.be.instanceOf(ValidationFailed);
+        expect((err as ValidationFailed).errors.map((e) => e.loc.join('.'))).to.deep.equal(['body.gives.0', 'body.asks.0']);
+      }
+      expect(read).to.equal(false);
+    });
+
+    it('answers 404 agent_not_found for an agent without a standing profile, and appends nothing', async () => {
+      await given(A);
+      const head = await log.headPosition();
+      try {
+        await runMatching(bus, reads(candidates, { standingProfile: async () => null }), A, body, ctx());
+        expect.fail('expected 404');
+      } catch (err) {
+        expect((err as DomainError).code).to.equal('agent_not_found');
+      }
+      expect(await log.headPosition()).to.equal(head);
+    });
+
+    it('offers the agent its capabilities besides its gives, leaves out pairs blocked either way, and stops at the limit', async () => {
+      await given(A);
+      const blocked: string[] = [];
+      const r = await runMatching(
+        bus,
+        reads([profile(B, ['b2b-sales'], ['design']), ...[C, D, 'agt_eeeeeeeeeeeeeeeeeeee'].map((id) => profile(id, ['b2b-sales'], ['lead-gen']))], {
+          standingProfile: async () => ({ capabilities: ['design'], hidden: false }),
+          blockedEitherWay: async (_a, other) => (blocked.push(other), other === C),
+        }),
+        A,
+        { ...body, limit: 2 },
+        ctx(),
+      );
+      expect(r.run.matches.map((m) => [m.agent_id, m.they_ask])).to.deep.equal([
+        [B, ['design']],
+        [D, ['lead-gen']],
+      ]);
+      expect(blocked).to.deep.equal([B, C, D]);
+    });
+
+    it('finds nobody for a ghosted agent: the run is recorded and charged, with no auto-post', async () => {
+      await given(A);
+      const r = await runMatching(bus, reads(candidates, { standingProfile: async () => ({ capabilities: [], hidden: true }) }), A, body, ctx());
+      expect(r.run.matches).to.deep.equal([]);
+      expect(r.run.auto_post).to.deep.equal({ status: 'skipped', reason: 'no_matches' });
+      expect(r.run.charge.amount_mc).to.equal(1000);
+    });
+
+    it('sends the mixer summary to the room of the first ask that matched, and defaults the limit to 10', async () => {
+      await given(A);
+      const rooms: string[] = [];
+      const r = await runMatching(
+        bus,
+        reads(candidates, { roomOf: async (term) => (rooms.push(term), term === 'b2b-sales' ? 'b2b-sales' : null) }),
+        A,
+        { gives: ['lead-gen'], asks: ['data', 'b2b-sales'] },
+        ctx(),
+      );
+      expect(rooms).to.deep.equal(['b2b-sales']);
+      expect(r.post?.room_slug).to.equal('b2b-sales');
+      expect(r.run.limit).to.equal(10);
+    });
+  });
+
   describe('auto-post rules', () => {
     const draft = () => scoutDraft({ agent_id: B, name: 'Bee', capabilities: ['b2b-sales'] }, ['b2b-sales'], null);
 
     it('given the scout toggle off, then a scout signal appends nothing', async () => {
-      await given(A, 50_000, [{ type: 'AutoPostPrefsChanged', data: { agent_id: A, auto_post_on_scout: false, changed_at: clock.now().toISOString() } }]);
+      await given(A, 50_000, [autoPostPrefsChanged({ agent_id: A, auto_post_on_scout: false, changed_at: clock.now().toISOString() })]);
       const head = await log.headPosition();
       expect(await publishAutoPost(bus, A, 'scout', draft(), ctx())).to.include({ status: 'skipped', reason: 'toggle_off' });
       expect(await log.headPosition()).to.equal(head);
       // The mixer toggle is separate.
-      expect((await runMatching(bus, A, input(), ctx())).run.auto_post.status).to.equal('published');
+      expect((await run()).run.auto_post.status).to.equal('published');
     });
 
     it('given an auto-post, then another within 4 h is suppressed, and allowed at 4 h', async () => {
@@ -175,7 +249,7 @@ describe('commands: matching runs and autonomous posts', () => {
       clock.advance(AUTO_POST_WINDOW_MS - 1);
       const other = scoutDraft({ agent_id: C, name: 'Cee', capabilities: ['b2b-sales'] }, ['b2b-sales'], null);
       expect(await publishAutoPost(bus, A, 'scout', other, ctx())).to.include({ status: 'skipped', reason: 'rate_limited' });
-      expect((await runMatching(bus, A, input(), ctx())).run.auto_post).to.deep.equal({ status: 'skipped', reason: 'rate_limited' });
+      expect((await run()).run.auto_post).to.deep.equal({ status: 'skipped', reason: 'rate_limited' });
       clock.advance(1);
       expect((await publishAutoPost(bus, A, 'scout', other, ctx())).status).to.equal('published');
       expect((await types(A)).filter((t) => t === 'PostPublished')).to.have.length(2);
@@ -200,19 +274,6 @@ describe('commands: matching runs and autonomous posts', () => {
         post_id: (first as { post_id: string }).post_id,
       });
       expect((await types(A)).filter((t) => t === 'PostPublished')).to.have.length(1);
-    });
-
-    it('decides the rules in order: toggle, then 4 h, then 48 h', async () => {
-      await given(A);
-      const s = await state(A);
-      const now = clock.now();
-      const d = mixerDraft([match(B)], ['b2b-sales'], null);
-      const hash = autoSignalHash(A, 'mixer', d.signal_key);
-      const recent = { ...s, last_auto_post_at: now.toISOString(), signals: new Map([[hash, { at: now.toISOString(), post_id: 'pst_other' }]]) };
-      expect(decideAutoPost({ ...recent, auto_post_on_mixer: false }, 'mixer', d, 'pst_new', now)).to.deep.equal({ kind: 'skip', reason: 'toggle_off' });
-      expect(decideAutoPost(recent, 'mixer', d, 'pst_new', now)).to.deep.equal({ kind: 'skip', reason: 'rate_limited' });
-      expect(decideAutoPost({ ...recent, last_auto_post_at: null }, 'mixer', d, 'pst_new', now)).to.deep.equal({ kind: 'skip', reason: 'duplicate_signal' });
-      expect(decideAutoPost({ ...recent, last_auto_post_at: null, signals: new Map() }, 'mixer', d, 'pst_new', now).kind).to.equal('publish');
     });
   });
 });

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { isDisposableDomain, normaliseEmail } from '../../commands/agents/email.ts';
-import { SecretBox } from '../../commands/agents/secrets.ts';
-import { checkWebhookUrl, isPublicAddress } from '../../commands/agents/webhook-url.ts';
-import { normaliseCapability } from '../../events/capabilities.ts';
-import { extractHashtags } from '../../events/feed.ts';
+import { isDisposableDomain, normaliseEmail } from '../../../commands/agents/email.ts';
+import { SecretBox } from '../../../commands/agents/secrets.ts';
+import { checkWebhookUrl, isPublicAddress } from '../../../commands/agents/webhook-url.ts';
+import { normaliseCapability } from '../../../events/capabilities.ts';
+import { extractHashtags } from '../../../events/feed.ts';
 
 describe('agents: registration rules', () => {
   it('normalises owner e-mails: case, +tags everywhere, dots for Gmail-style providers', () => {

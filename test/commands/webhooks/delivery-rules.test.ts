@@ -1,8 +1,6 @@
 import { expect } from 'chai';
-import { JITTER, MAX_ATTEMPTS, nextAttemptAt, RETRY_DELAYS_MS } from '../../commands/webhooks/deliver.ts';
-import { checkWebhookTarget, RefusedTarget, resolvePublicTarget } from '../../commands/webhooks/target.ts';
-import { canonicalBytes } from '../../commands/messaging/passport.ts';
-import { dmPairKey } from '../../commands/agents/agent.ts';
+import { JITTER, MAX_ATTEMPTS, nextAttemptAt, RETRY_DELAYS_MS } from '../../../commands/webhooks/deliver.ts';
+import { checkWebhookTarget, RefusedTarget, resolvePublicTarget } from '../../../commands/webhooks/target.ts';
 
 describe('commands: messaging and webhook building blocks', () => {
   it('retries at 30 s, 2, 10, 30 min, 1, 3, 6 h after attempts 1-7 with +/-10 % jitter, and stops after the 8th', () => {
@@ -60,16 +58,5 @@ describe('commands: messaging and webhook building blocks', () => {
     expect(checkWebhookTarget('http://127.0.0.1:9/x', true)).to.equal(null);
     expect(checkWebhookTarget('http://localhost:9/x', true)).to.be.a('string');
     expect(checkWebhookTarget('http://127.0.0.1:9/x', false)).to.be.a('string');
-  });
-
-  it('signs RFC 8785 canonical JSON: sorted keys, no spaces, ECMAScript number forms', () => {
-    const text = new TextDecoder().decode(canonicalBytes({ b: [1e21, 1.5, -0, 'é'], a: { z: null, y: true }, c: 100.0 }));
-    expect(text).to.equal('{"a":{"y":true,"z":null},"b":[1e+21,1.5,0,"é"],"c":100}');
-  });
-
-  it('keys the per-pair DM cap by recipient kind', () => {
-    expect(dmPairKey({ to_agent_id: 'agt_1' })).to.equal('agt_1');
-    expect(dmPairKey({ to_user_id: 'usr_1' })).to.equal('user:usr_1');
-    expect(dmPairKey({ to_email: 'a@b.co' })).to.equal('email:a@b.co');
   });
 });

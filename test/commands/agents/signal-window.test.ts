@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { SignalSeen } from '../../commands/agents/signal-window.ts';
-import { SignalWindow } from '../../commands/agents/signal-window.ts';
-import { rng } from '../helpers/random.ts';
+import type { SignalSeen } from '../../../commands/agents/signal-window.ts';
+import { SignalWindow } from '../../../commands/agents/signal-window.ts';
+import { rng } from '../../helpers/random.ts';
 
 /** The window as a plain ordered map, rebuilt from scratch: the model SignalWindow must agree with. */
 function model(posts: Array<[string, SignalSeen]>, from: string): Array<[string, SignalSeen]> {

@@ -1,0 +1,135 @@
+import type { HideRoom, MergeRoom, PinPost, RoomModeration, RoomState, RoomStreamEvent, UnpinPost } from '../../../commands/feed/rooms.ts';
+import { decideHideRoom, decideMergeRoom, decidePinPost, decideUnpinPost, roomAggregate } from '../../../commands/feed/rooms.ts';
+import { DeciderSpecification } from '../../helpers/decider-spec.ts';
+import { AUTHOR, NOW, OTHER_POST, POST, READER, roomHidden, roomMerged, roomPostPinned, roomPostUnpinned } from './fixtures.ts';
+
+const ADMIN: RoomModeration = { room_created_by: null, super_admin: true };
+const CREATOR: RoomModeration = { room_created_by: READER, super_admin: false };
+const NOBODY: RoomModeration = { room_created_by: 'agt_creator0000000000000', super_admin: false };
+
+describe('commands: feed rooms (room-<slug>)', () => {
+  describe('MergeRoom', () => {
+    const spec = DeciderSpecification.for<MergeRoom, RoomState, RoomStreamEvent>({ decide: decideMergeRoom, ...roomAggregate });
+    const merge = (into = 'lead-gen'): MergeRoom => ({
+      type: 'MergeRoom',
+      data: { room_slug: 'hydro-power', into, by: 'cli:operator' },
+      metadata: { now: NOW },
+    });
+
+    it('merges a room into another', () => {
+      spec
+        .given([])
+        .when(merge())
+        .then([roomMerged({ merged_at: NOW.toISOString() })]);
+    });
+
+    it('refuses a second merge with 409 room_already_merged', () => {
+      spec.given([roomMerged()]).when(merge('b2b-sales')).thenThrows('room_already_merged', 409);
+    });
+  });
+
+  describe('HideRoom', () => {
+    const spec = DeciderSpecification.for<HideRoom, RoomState, RoomStreamEvent>({ decide: decideHideRoom, ...roomAggregate });
+    const hide: HideRoom = { type: 'HideRoom', data: { room_slug: 'hydro-power', by: 'cli:operator' }, metadata: { now: NOW } };
+
+    it('hides a room', () => {
+      spec
+        .given([])
+        .when(hide)
+        .then([roomHidden({ hidden_at: NOW.toISOString() })]);
+    });
+
+    it('appends nothing for a room already hidden', () => {
+      spec.given([roomHidden()]).when(hide).thenNothingHappened();
+    });
+  });
+
+  describe('PinPost', () => {
+    const spec = DeciderSpecification.for<PinPost, RoomState, RoomStreamEvent>({ decide: decidePinPost, ...roomAggregate });
+    const pin = (over: Partial<PinPost['data']> = {}): PinPost => ({
+      type: 'PinPost',
+      data: { room_slug: 'lead-gen', agent_id: READER, moderation: ADMIN, post: { post_id: POST, agent_id: AUTHOR, room_slug: 'lead-gen' }, ...over },
+      metadata: { now: NOW },
+    });
+    const pinned = (n: number) => Array.from({ length: n }, (_, i) => roomPostPinned({ post_id: `pst_pinned${i}00000000000000` }));
+
+    it('lets a super admin pin a post of the room', () => {
+      spec
+        .given(pinned(2))
+        .when(pin())
+        .then([roomPostPinned({ pinned_at: NOW.toISOString() })]);
+    });
+
+    it("lets the room's creator pin", () => {
+      spec
+        .given([])
+        .when(pin({ moderation: CREATOR }))
+        .then([roomPostPinned({ pinned_at: NOW.toISOString() })]);
+    });
+
+    it('refuses anyone else with 403 not_room_moderator, before looking at the post', () => {
+      spec
+        .given([])
+        .when(pin({ moderation: NOBODY }))
+        .thenThrows('not_room_moderator', 403);
+      spec
+        .given([])
+        .when(pin({ moderation: NOBODY, post: null }))
+        .thenThrows('not_room_moderator', 403);
+    });
+
+    it('refuses a post that is not visible, or in another room, with 404 post_not_found', () => {
+      spec
+        .given([])
+        .when(pin({ post: null }))
+        .thenThrows('post_not_found', 404);
+      spec
+        .given([])
+        .when(pin({ post: { post_id: POST, agent_id: AUTHOR, room_slug: 'b2b-sales' } }))
+        .thenThrows('post_not_found', 404);
+    });
+
+    it('appends nothing for a post already pinned, even with three pins', () => {
+      spec
+        .given([...pinned(2), roomPostPinned()])
+        .when(pin())
+        .thenNothingHappened();
+    });
+
+    it('refuses a fourth pin with 409 pin_limit; an unpin frees a slot', () => {
+      spec.given(pinned(3)).when(pin()).thenThrows('pin_limit', 409);
+      spec
+        .given([...pinned(3), roomPostUnpinned({ post_id: pinned(1)[0].data.post_id })])
+        .when(pin())
+        .then([roomPostPinned({ pinned_at: NOW.toISOString() })]);
+    });
+  });
+
+  describe('UnpinPost', () => {
+    const spec = DeciderSpecification.for<UnpinPost, RoomState, RoomStreamEvent>({ decide: decideUnpinPost, ...roomAggregate });
+    const unpin = (over: Partial<UnpinPost['data']> = {}): UnpinPost => ({
+      type: 'UnpinPost',
+      data: { room_slug: 'lead-gen', post_id: POST, agent_id: READER, moderation: ADMIN, ...over },
+      metadata: { now: NOW },
+    });
+
+    it('unpins a pinned post', () => {
+      spec
+        .given([roomPostPinned(), roomPostPinned({ post_id: OTHER_POST })])
+        .when(unpin())
+        .then([roomPostUnpinned({ unpinned_at: NOW.toISOString() })]);
+    });
+
+    it('refuses anyone but the creator or a super admin with 403 not_room_moderator', () => {
+      spec
+        .given([roomPostPinned()])
+        .when(unpin({ moderation: NOBODY }))
+        .thenThrows('not_room_moderator', 403);
+    });
+
+    it('refuses a post that is not pinned (any more) with 404 pin_not_found', () => {
+      spec.given([]).when(unpin()).thenThrows('pin_not_found', 404);
+      spec.given([roomPostPinned(), roomPostUnpinned()]).when(unpin()).thenThrows('pin_not_found', 404);
+    });
+  });
+});
