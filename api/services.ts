@@ -151,6 +151,8 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   const signal = overrides.signal;
   const stopCatchUp = () => void runner.stop();
   signal?.addEventListener('abort', stopCatchUp, { once: true });
+  // The server already listens (503 until caught up); a signal from here on stops the catch-up at a batch boundary.
+  logger.info('read models catching up');
   let caughtUp: boolean;
   try {
     caughtUp = signal?.aborted ? false : await runner.start();

@@ -235,7 +235,7 @@ describe('api: service endpoints and routing', () => {
     const v = await svc.req('GET', '/api/docs/version');
     expect(v.body).to.include({ version: '3.7.0', released_at: '2026-06-15' });
     expect(v.body).to.include.keys('changelog_url', 'llms_txt_url', 'agent_instructions_url', 'ai_context_url', 'docs_content_url', 'highlights');
-    expect(v.body.highlights).to.be.an('array').that.is.not.empty;
+    expect(v.body.highlights).to.be.an('array').with.length.above(0);
   });
 
   it('answers 404 route_not_found for unknown paths and 405 with Allow for a wrong method', async () => {

@@ -3,17 +3,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootServerProcess, projectRoot, randomPort } from '../helpers/process.ts';
+import type { ServerProcess } from '../helpers/process.ts';
+import { bootServerProcess } from '../helpers/process.ts';
 import { request } from '../helpers/service.ts';
 
 describe('crash safety: kill -9 during a write load', () => {
   it('keeps every acknowledged write, in the log and the read models, none doubled', async function () {
     this.timeout(90_000);
     const dataDir = mkdtempSync(join(tmpdir(), 'agent-network-crash-'));
-    const port = randomPort();
-    const base = `http://127.0.0.1:${port}`;
-    let child = await bootServerProcess(dataDir, port);
+    let server: ServerProcess = await bootServerProcess(dataDir);
     try {
+      const base = server.url;
       const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
       const reg = await request(base, 'POST', '/api/protocol/register', {
         agent,
@@ -22,6 +22,8 @@ describe('crash safety: kill -9 during a write load', () => {
       expect(reg.status).to.equal(200);
       const apiKey = reg.body.api_key as string;
       const acknowledged: string[] = [];
+      let enough: () => void = () => undefined;
+      const reached = new Promise<void>((resolve) => (enough = resolve));
       let stop = false;
       const worker = async (w: number) => {
         for (let i = 0; !stop; i++) {
@@ -32,34 +34,39 @@ describe('crash safety: kill -9 during a write load', () => {
               body: { title: `w${w}-${i}`, body: 'load', post_type: 'signal_found' },
               headers: { 'idempotency-key': `w${w}-${i}` },
             });
-            if (r.status === 200) acknowledged.push(r.body.post_id as string);
+            if (r.status === 200 && acknowledged.push(r.body.post_id as string) === 150) enough();
           } catch {
             return; // the server died under us
           }
         }
       };
       const load = Promise.all(Array.from({ length: 20 }, (_, w) => worker(w)));
-      while (acknowledged.length < 150) await new Promise((r) => setTimeout(r, 10));
-      child.kill('SIGKILL');
+      await Promise.race([
+        reached,
+        load.then(() => {
+          if (acknowledged.length < 150) throw new Error(`the load ended after ${acknowledged.length} acknowledged writes, before 150`);
+        }),
+      ]);
+      const killed = server.stop('SIGKILL');
       stop = true;
       await load;
       agent.destroy();
-      await new Promise((r) => child.once('exit', r));
+      await killed;
 
-      child = await bootServerProcess(dataDir, port);
+      server = await bootServerProcess(dataDir);
       const seen = new Map<string, number>();
       for (let page = 0; ; page++) {
-        const r = await request(base, 'GET', `/api/feed/posts?limit=100&page=${page}`);
+        const r = await request(server.url, 'GET', `/api/feed/posts?limit=100&page=${page}`);
         for (const p of r.body.items as Array<{ post_id: string }>) seen.set(p.post_id, (seen.get(p.post_id) ?? 0) + 1);
         if (r.body.items.length < 100) break;
       }
       for (const id of acknowledged) expect(seen.get(id), id).to.equal(1);
       for (const count of seen.values()) expect(count).to.equal(1);
-      const credits = await request(base, 'GET', `/api/protocol/agents/${reg.body.agent_id}/credits`, { apiKey });
+      const credits = await request(server.url, 'GET', `/api/protocol/agents/${reg.body.agent_id}/credits`, { apiKey });
       expect(credits.body.used).to.equal(Math.round(seen.size * 10) / 100);
       expect(seen.size).to.be.at.least(acknowledged.length);
     } finally {
-      child.kill('SIGKILL');
+      server.child.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

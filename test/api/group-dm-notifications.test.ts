@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { DAY, HOUR, MINUTE } from '../../events/kernel/clock.ts';
 import type { TestService } from '../helpers/service.ts';
+import { defined } from '../helpers/defined.ts';
 import { startTestService } from '../helpers/service.ts';
 
 type Agent = { agent_id: string; api_key: string };
@@ -160,12 +161,13 @@ describe('api: group DMs, notifications, heartbeat and status (RATE_LIMIT_SCALE=
     expect(before.body.notifications.length).to.be.greaterThan(0);
     svc.clock.advance(91 * DAY);
     expect((await notifications(b, '?limit=100')).body.notifications).to.deep.equal([]);
-    const removed = await svc.running.workers!.expireNotifications();
+    const workers = defined(svc.running.workers, 'the workers');
+    const removed = await workers.expireNotifications();
     expect(removed).to.be.greaterThan(0);
     expect(await svc.running.services.store.collection('notifications').count({ agent_id: b.agent_id })).to.equal(0);
     const events = await svc.running.services.log.readStream(`notifications-${b.agent_id}`);
     expect(events.map((e) => e.type)).to.include('NotificationsExpired');
-    expect(await svc.running.workers!.expireNotifications()).to.equal(0);
+    expect(await workers.expireNotifications()).to.equal(0);
   });
 
   it('derives status: heartbeat holds 15 min, then activity (online < 15 min, degraded < 24 h, else offline); heartbeat is free', async () => {

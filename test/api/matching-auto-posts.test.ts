@@ -9,6 +9,7 @@ import { SCOUT_JOB } from '../../workers/matching/scout.ts';
 import { codeIn, waitForMails } from '../helpers/mail.ts';
 import { startTestService, startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
+import { defined } from '../helpers/defined.ts';
 import { signUp } from '../helpers/users.ts';
 import { startReceiver, until } from '../helpers/webhook-receiver.ts';
 
@@ -25,7 +26,7 @@ describe('api: matching runs and autonomous posts', function () {
   before(async () => ({ svc, outbox } = await startWithOutbox({ WEBHOOK_ALLOW_LOOPBACK: '1' })));
   after(() => stopWithOutbox(svc, outbox));
 
-  type Agent = { agent_id: string; api_key: string; body: any };
+  type Agent = Awaited<ReturnType<TestService['register']>>;
   const match = (a: Agent, body: unknown) => svc.req('POST', '/api/agent/match', { apiKey: a.api_key, body });
   const run = async (a: Agent, gives: string[], asks: string[], limit?: number) => {
     const r = await match(a, { gives, asks, ...(limit ? { limit } : {}) });
@@ -34,7 +35,7 @@ describe('api: matching runs and autonomous posts', function () {
   };
   const head = () => svc.running.services.log.headPosition();
   const postsBy = async (agentId: string) =>
-    ((await svc.req('GET', '/api/feed/posts?limit=100')).body.items as Array<Record<string, any>>).filter((p) => p.agent_id === agentId);
+    ((await svc.req('GET', '/api/feed/posts?limit=100')).body.items as Array<Record<string, unknown>>).filter((p) => p.agent_id === agentId);
   const me = async (a: Agent) => (await svc.req('GET', '/api/protocol/me', { apiKey: a.api_key })).body;
   /** A user whose agent is linked by a full claim (so the owner routes act on it). */
   const owned = async (capabilities: string[]) => {
@@ -63,7 +64,7 @@ describe('api: matching runs and autonomous posts', function () {
 
     const appended = (await svc.running.services.log.readAll({ after: before, maxCount: 100 })).filter((e) => e.stream === `agent-${a.agent_id}`);
     expect(appended.map((e) => e.type)).to.deep.equal(['MatchingRunCompleted']);
-    expect((appended[0].data as any).charge).to.deep.equal({ action: 'matching_run', amount_mc: 1000, balance_after_mc: 49_000 });
+    expect(appended[0].data).to.have.deep.property('charge', { action: 'matching_run', amount_mc: 1000, balance_after_mc: 49_000 });
 
     const credits = await svc.req('GET', `/api/protocol/agents/${a.agent_id}/credits`, { apiKey: a.api_key });
     expect(credits.body).to.include({ balance: 49, used: 1 });
@@ -121,7 +122,7 @@ describe('api: matching runs and autonomous posts', function () {
       const before = await head();
       const res = await match(a, body);
       expect(res.status, JSON.stringify(body)).to.equal(422);
-      expect(res.body.detail, JSON.stringify(body)).to.be.an('array').that.is.not.empty;
+      expect(res.body.detail, JSON.stringify(body)).to.be.an('array').with.length.above(0);
       expect(await head()).to.equal(before);
     }
     const named = await match(a, { gives: ['ok-term', 'a'], asks: ['$$'] });
@@ -226,7 +227,7 @@ describe('api: matching runs and autonomous posts', function () {
       expect(mine.body.events.map((e: { payload: { match_agent_id: string } }) => e.payload.match_agent_id)).to.deep.equal([b.agent_id]);
       expect((await svc.req('GET', `/api/protocol/agents/${b.agent_id}/matches`, { apiKey: a.api_key })).status).to.equal(403);
 
-      const worker = svc.running.workers!.webhooks;
+      const worker = defined(svc.running.workers, 'the workers').webhooks;
       await until(async () => {
         await worker.drain();
         await worker.sweep();
@@ -289,7 +290,7 @@ describe('api: matching runs and autonomous posts', function () {
     await run(a, [], [scoutTerm]);
     const newcomer = await svc.register({ capabilities: [scoutTerm] });
     const registered = (await svc.running.services.log.readStream(`agent-${newcomer.agent_id}`))[0];
-    expect(await svc.running.workers!.scout.scout(registered.id, newcomer.agent_id, registered.position)).to.equal(0);
+    expect(await defined(svc.running.workers, 'the workers').scout.scout(registered.id, newcomer.agent_id, registered.position)).to.equal(0);
     expect(await postsBy(a.agent_id)).to.deep.equal([]);
     expect((await svc.req('GET', '/api/svc/my-agent/auto-post-prefs', { headers: bearer(a.token) })).body).to.include({
       last_auto_post_at: null,
@@ -361,7 +362,7 @@ describe('api: matching runs and autonomous posts', function () {
 
     // Redelivery: the reactor seeing the event again, or the job running again (even hours later), posts nothing new.
     const registered = (await svc.running.services.log.readStream(`agent-${newcomer.agent_id}`))[0];
-    const workers = svc.running.workers!;
+    const workers = defined(svc.running.workers, 'the workers');
     await workers.scout.onEvent(registered);
     expect(await workers.scout.scout(registered.id, newcomer.agent_id, registered.position)).to.equal(0);
     svc.clock.advance(5 * HOUR);
@@ -395,11 +396,11 @@ describe('api: matching runs and autonomous posts', function () {
       other = await startTestService({}, { clock, dataDir: dir });
       expect(await scoutPosts(other)).to.have.length(1);
       // Lose the job store: the next start re-derives the scouting of the last 24 h and runs it again.
-      await other.running.workers!.agenda.cancel({ name: SCOUT_JOB });
+      await defined(other.running.workers, 'the workers').agenda.cancel({ name: SCOUT_JOB });
       await other.stop({ keepData: true });
       other = await startTestService({}, { clock, dataDir: dir });
       await until(
-        async () => (await other.running.workers!.agenda.queryJobs({ name: SCOUT_JOB })).jobs.some((j) => j.lastFinishedAt),
+        async () => (await defined(other.running.workers, 'the workers').agenda.queryJobs({ name: SCOUT_JOB })).jobs.some((j) => j.lastFinishedAt),
         'the re-derived scout job to run',
       );
       expect(await scoutPosts(other)).to.have.length(1);

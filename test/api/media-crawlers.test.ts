@@ -61,14 +61,13 @@ describe('api: image upload', () => {
 
   it('serves the exact bytes', async () => {
     const res = await svc.req('POST', '/api/feed/upload-image', { apiKey: agent.api_key, ...multipart('image', 'a.png', 'image/png', PNG) });
+    const { get } = await import('node:http');
     const served = await new Promise<Buffer>((resolve, reject) => {
-      import('node:http').then(({ get }) =>
-        get(`${svc.url}/api/feed/images/${res.body.image_id}`, (r) => {
-          const chunks: Buffer[] = [];
-          r.on('data', (c: Buffer) => chunks.push(c));
-          r.on('end', () => resolve(Buffer.concat(chunks)));
-        }).on('error', reject),
-      );
+      get(`${svc.url}/api/feed/images/${res.body.image_id}`, (r) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => resolve(Buffer.concat(chunks)));
+      }).on('error', reject);
     });
     expect(served.equals(PNG)).to.equal(true);
   });

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { join } from 'node:path';
 import { produceDigests } from '../../workers/humans/digests.ts';
 import { codeIn, waitForMails } from '../helpers/mail.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { join } from 'node:path';
 import { HOUR } from '../../events/kernel/clock.ts';
 import { codeIn, waitForMails } from '../helpers/mail.ts';
 import type { TestService } from '../helpers/service.ts';

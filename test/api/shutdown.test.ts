@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootServerProcess, projectRoot, randomPort } from '../helpers/process.ts';
+import type { ServerProcess } from '../helpers/process.ts';
+import { bootServerProcess, projectRoot, startServerProcess } from '../helpers/process.ts';
 import { request } from '../helpers/service.ts';
 import { fill } from '../bench/replay.ts';
 
@@ -12,36 +13,42 @@ describe('graceful shutdown', () => {
   it('on SIGTERM finishes in-flight requests, exits 0, and keeps every acknowledged write', async function () {
     this.timeout(60_000);
     const dataDir = mkdtempSync(join(tmpdir(), 'agent-network-term-'));
-    const port = randomPort();
-    const base = `http://127.0.0.1:${port}`;
-    let child = await bootServerProcess(dataDir, port);
+    let server: ServerProcess = await bootServerProcess(dataDir);
     try {
-      const reg = await request(base, 'POST', '/api/protocol/register', {
+      const reg = await request(server.url, 'POST', '/api/protocol/register', {
         body: { name: 'T', capabilities: ['lead-gen'], owner_name: 'O', owner_email: 'term@example.com' },
       });
       const apiKey = reg.body.api_key as string;
       const agent = new http.Agent({ keepAlive: true, maxSockets: 40 });
-      await Promise.all(Array.from({ length: 40 }, () => request(base, 'GET', '/health', { agent })));
-      const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      await Promise.all(Array.from({ length: 40 }, () => request(server.url, 'GET', '/health', { agent })));
+      const running = server;
+      let signalled = false;
+      // The signal goes out as the first write is acknowledged, the others still on their way.
       const inflight = Array.from({ length: 40 }, (_, i) =>
-        request(base, 'POST', '/api/feed/posts', { agent, apiKey, body: { title: `t${i}`, body: 'b', post_type: 'signal_found' } }).then(
-          (r) => ({ status: r.status, post_id: r.body?.post_id as string | undefined }),
+        request(running.url, 'POST', '/api/feed/posts', { agent, apiKey, body: { title: `t${i}`, body: 'b', post_type: 'signal_found' } }).then(
+          (r) => {
+            if (r.status === 200 && !signalled) {
+              signalled = true;
+              running.child.kill('SIGTERM');
+            }
+            return { status: r.status, post_id: r.body?.post_id as string | undefined };
+          },
           () => ({ status: 0, post_id: undefined }),
         ),
       );
-      setTimeout(() => child.kill('SIGTERM'), 2);
       const results = await Promise.all(inflight);
-      expect(await exit).to.equal(0);
+      expect(signalled, 'a write was acknowledged').to.equal(true);
+      expect(await running.exited).to.equal(0);
       agent.destroy();
       const acknowledged = results.filter((r) => r.status === 200).map((r) => r.post_id);
       expect(acknowledged.length).to.be.greaterThan(0);
 
-      child = await bootServerProcess(dataDir, port);
-      const feed = await request(base, 'GET', '/api/feed/posts?limit=100');
+      server = await bootServerProcess(dataDir);
+      const feed = await request(server.url, 'GET', '/api/feed/posts?limit=100');
       const ids = new Set((feed.body.items as Array<{ post_id: string }>).map((p) => p.post_id));
       for (const id of acknowledged) expect(ids.has(id as string), id).to.equal(true);
     } finally {
-      child.kill('SIGKILL');
+      server.child.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
@@ -49,37 +56,25 @@ describe('graceful shutdown', () => {
   it('listens at once: while the read models catch up every request gets 503 service_starting, then the service answers', async function () {
     this.timeout(120_000);
     const dataDir = mkdtempSync(join(tmpdir(), 'agent-network-start-'));
-    const port = randomPort();
-    const base = `http://127.0.0.1:${port}`;
     // A log long enough that catching up takes a few seconds here.
     await fill(join(dataDir, 'events.sqlite'), 'mix', 120_000);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
-      cwd: projectRoot,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    // Resolves as the catch-up begins: the requests below are answered between its pages.
+    const server = await startServerProcess(dataDir);
     try {
-      const seen: Array<{ status: number; body: Record<string, unknown> }> = [];
-      const deadline = Date.now() + 100_000;
-      for (;;) {
-        const r = await request(base, 'GET', '/health').catch(() => null);
-        if (r) seen.push({ status: r.status, body: r.body });
-        if (r?.status === 200 || Date.now() > deadline) break;
-        if (r?.status === 503 && seen.length === 1) {
-          const write = await request(base, 'POST', '/api/feed/posts', { apiKey: 'ak_nobody', body: { title: 't', body: 'b', post_type: 'signal_found' } });
-          expect(write.status).to.equal(503);
-          expect(write.body).to.deep.include({ code: 'service_starting' });
-        }
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(seen[0]).to.deep.include({ status: 503 });
-      expect(seen[0].body).to.include({ status: 'starting' });
-      expect(seen[seen.length - 1]).to.deep.include({ status: 200 });
+      const starting = await request(server.url, 'GET', '/health');
+      expect(starting.status).to.equal(503);
+      expect(starting.body).to.include({ status: 'starting' });
+      const write = await request(server.url, 'POST', '/api/feed/posts', { apiKey: 'ak_nobody', body: { title: 't', body: 'b', post_type: 'signal_found' } });
+      expect(write.status).to.equal(503);
+      expect(write.body).to.deep.include({ code: 'service_starting' });
+      await server.waitForLine('service listening');
+      const ready = await request(server.url, 'GET', '/health');
+      expect(ready.status).to.equal(200);
       // Caught up with the whole log (and with what the workers appended at start since).
-      expect(seen[seen.length - 1].body).to.include({ status: 'ok' });
-      expect(seen[seen.length - 1].body.projection_position).to.be.at.least(120_000);
+      expect(ready.body).to.include({ status: 'ok' });
+      expect(ready.body.projection_position).to.be.at.least(120_000);
     } finally {
-      child.kill('SIGKILL');
+      server.child.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -4,12 +4,37 @@ import { eventSchemas } from '../../events/catalogue.ts';
 import http from 'node:http';
 import { HOUR, MINUTE } from '../../events/kernel/clock.ts';
 import type { WebhookWorker } from '../../workers/webhooks/deliveries.ts';
+import { defined } from '../helpers/defined.ts';
 import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { Receiver } from '../helpers/webhook-receiver.ts';
 import { startCanary, startReceiver, until } from '../helpers/webhook-receiver.ts';
 
 type Agent = { agent_id: string; api_key: string; body: { webhook_secret: string } };
+
+const webhooksOf = (svc: TestService): WebhookWorker => defined(svc.running.workers, 'the workers').webhooks;
+
+/**
+ * Watches the reactor that hands each new event to the webhook worker. The function it resolves
+ * with resolves once every event appended so far has been handed over and handled: what the
+ * worker queues for them is queued, so what it did not queue it never will.
+ */
+async function watchReactor(svc: TestService): Promise<() => Promise<void>> {
+  const worker = webhooksOf(svc);
+  const onEvents = worker.onEvents;
+  let reached = 0;
+  worker.onEvents = (events) => {
+    for (const e of events) reached = Math.max(reached, e.position);
+    return onEvents(events);
+  };
+  // Events up to here may have gone by before the watch began; every later one passes through it.
+  const since = await svc.running.services.log.headPosition();
+  return async () => {
+    const head = await svc.running.services.log.headPosition();
+    if (head > since) await until(() => reached >= head, `the webhook reactor to reach position ${head}`);
+    await worker.drain();
+  };
+}
 
 function resend(port: number, headers: http.IncomingHttpHeaders, body: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -31,6 +56,7 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
   let owner: Agent;
   let stranger: Agent;
   let receiver: Receiver;
+  let reacted: () => Promise<void>;
 
   const dm = (message: string) =>
     svc.req('POST', `/api/protocol/agents/${sender.agent_id}/dm`, { apiKey: sender.api_key, body: { to_agent_id: owner.agent_id, message } });
@@ -47,7 +73,8 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
 
   before(async () => {
     svc = await startTestService({ WEBHOOK_ALLOW_LOOPBACK: '1' });
-    worker = svc.running.workers!.webhooks;
+    worker = webhooksOf(svc);
+    reacted = await watchReactor(svc);
     worker.random = () => 0.5; // jitter factor exactly 1
     sender = (await svc.register()) as Agent;
     owner = (await svc.register()) as Agent;
@@ -106,9 +133,10 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
   });
 
   it('rejects a tampered body and a timestamp older than 5 minutes (the receiver side of the docs)', async () => {
-    const genuine = receiver.received.find((x) => x.verified);
-    expect(genuine).to.not.equal(undefined);
-    const g = genuine!;
+    const g = defined(
+      receiver.received.find((x) => x.verified),
+      'a verified delivery',
+    );
     const tampered = Buffer.from(g.raw.toString('utf8').replace('Hello over webhook', 'Hello over webhooK'), 'utf8');
     expect(await resend(receiver.port, g.headers, tampered)).to.equal(401);
     expect(receiver.received.at(-1)?.reason).to.equal('bad signature');
@@ -191,9 +219,7 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
     const sent = await dm('While paused');
     const fired = await svc.req('POST', '/api/agent/webhooks/test-fire', { apiKey: owner.api_key });
     expect(fired.body).to.include({ event: 'svc_ping', webhook_delivery: 'paused' });
-    await svc.running.workers!.webhooks.drain();
-    await new Promise((r) => setTimeout(r, 100));
-    await worker.drain();
+    await reacted();
     await worker.sweep();
     expect(receiver.received.length).to.equal(before);
     const inbox = await svc.req('GET', `/api/protocol/agents/${owner.agent_id}/inbox`, { apiKey: owner.api_key });
@@ -235,6 +261,7 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
   it('does not follow a redirect (the redirect target, a canary, gets zero connections)', async () => {
     const canary = await startCanary();
     try {
+      receiver.redirectTo = `http://127.0.0.1:${canary.port}/hook`;
       receiver.script = [302];
       const sent = await dm('Redirect me');
       const id = await pumped(
@@ -247,9 +274,10 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
       }, 'first attempt');
       expect(d).to.include({ status: 'pending', last_status_code: 302 });
       expect(String(d.last_error)).to.include('redirects are not followed');
-      await new Promise((r) => setTimeout(r, 100));
+      // The attempt is recorded after its request ended: a redirect followed would have reached the canary by then.
       expect(canary.hits()).to.equal(0);
     } finally {
+      receiver.redirectTo = 'http://127.0.0.1:1/';
       await canary.close();
     }
   });
@@ -292,8 +320,7 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
     expect(cfg.disabled_reason).to.include('410');
     const count = (await deliveriesFor(owner.agent_id)).length;
     await dm('After gone');
-    await new Promise((r) => setTimeout(r, 100));
-    await worker.drain();
+    await reacted();
     expect((await deliveriesFor(owner.agent_id)).length).to.equal(count);
     expect((await patch(owner, { webhook_url: receiver.url })).body.status).to.equal('active');
   });
@@ -320,9 +347,11 @@ describe('api: webhook SSRF guard (no loopback allowance)', () => {
   let a: Agent;
   let b: Agent;
   let canary: Awaited<ReturnType<typeof startCanary>>;
+  let reacted: () => Promise<void>;
 
   before(async () => {
     svc = await startTestService();
+    reacted = await watchReactor(svc);
     canary = await startCanary();
     a = (await svc.register()) as Agent;
     b = (await svc.register()) as Agent;
@@ -356,12 +385,13 @@ describe('api: webhook SSRF guard (no loopback allowance)', () => {
       const me = await svc.req('PATCH', '/api/protocol/me', { apiKey: a.api_key, body: { webhook_url: url } });
       expect(me.status, `PATCH /me ${url}`).to.equal(422);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await reacted();
+    await webhooksOf(svc).sweep();
     expect(canary.hits()).to.equal(0);
   });
 
   it('refuses at connect time a name that resolves to a non-public address (DNS rebinding): zero canary hits', async () => {
-    const worker = svc.running.workers!.webhooks;
+    const worker = webhooksOf(svc);
     const url = `https://rebind.example.test:${canary.port}/hook`;
     const cfg = await svc.req('PATCH', `/api/protocol/agents/${b.agent_id}/webhook`, { apiKey: b.api_key, body: { webhook_url: url } });
     expect(cfg.status).to.equal(200);
@@ -391,7 +421,7 @@ describe('api: webhook SSRF guard (no loopback allowance)', () => {
     } finally {
       worker.resolver = (await import('../../commands/webhooks/target.ts')).systemResolver;
     }
-    await new Promise((r) => setTimeout(r, 100));
+    // Each attempt was refused before it connected, and recorded after: nothing is left to reach the canary.
     expect(canary.hits()).to.equal(0);
     const health = await svc.req('GET', '/api/agent/webhooks/health', { apiKey: b.api_key });
     expect(health.body.attempts.map((x: { outcome: string }) => x.outcome)).to.deep.equal(['refused', 'refused', 'refused', 'refused']);
@@ -428,7 +458,7 @@ describe('api: webhook deliveries survive a process that had no worker running',
 
       const second = await startTestService({ WEBHOOK_ALLOW_LOOPBACK: '1' }, { dataDir: first.dataDir, clock });
       try {
-        const worker = second.running.workers!.webhooks;
+        const worker = webhooksOf(second);
         const got = await until(async () => {
           await worker.sweep();
           return receiver.accepted.find((x) => x.body.data?.dm_id === sent.body.dm_id);

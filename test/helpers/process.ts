@@ -1,32 +1,139 @@
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { request } from './service.ts';
+import type { ChildProcessByStdio } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { Readable } from 'node:stream';
 
-const root = new URL('../..', import.meta.url).pathname;
+export const projectRoot = new URL('../..', import.meta.url).pathname;
 
-/** Starts `npm start`'s entry point as a real child process and waits for /health to answer 200. */
-export async function bootServerProcess(dataDir: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '0', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  let exited: number | null | undefined;
-  child.once('exit', (code) => (exited = code));
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (exited !== undefined) throw new Error(`server exited early (${exited})`);
-    try {
-      // 503 `starting` while the read models catch up, connection refused before it listens.
-      const r = await request(`http://127.0.0.1:${port}`, 'GET', '/health');
-      if (r.status === 200) return child;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('server did not start within 20 s');
-    await new Promise((r) => setTimeout(r, 100));
+/** One JSON line of the child's pino log. */
+export type LogLine = Record<string, unknown>;
+
+/** `npm start`'s entry point running as a real child process, logging at info on its stdout. */
+export interface ServerProcess {
+  readonly child: ChildProcessByStdio<null, Readable, Readable>;
+  /** http://127.0.0.1:<port>, the port the child listens on. */
+  readonly url: string;
+  /** Its log lines so far. */
+  readonly lines: LogLine[];
+  line(msg: string): LogLine | undefined;
+  /** Resolves with the first line with this `msg`; rejects if the child exits first. */
+  waitForLine(msg: string): Promise<LogLine>;
+  /** Resolves with the exit code once the child has exited and its output is read. */
+  readonly exited: Promise<number | null>;
+  /** Sends `signal` and resolves with the exit code. */
+  stop(signal: 'SIGTERM' | 'SIGKILL'): Promise<number | null>;
+}
+
+/** Children still running: killed when the test process exits, so a failed test leaves none behind. */
+const live = new Set<ChildProcessByStdio<null, Readable, Readable>>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+class ServerExited extends Error {
+  constructor(
+    readonly code: number | null,
+    readonly stderr: string,
+  ) {
+    super(`server exited (${code}) before it was ready${stderr ? `: ${stderr.trim().split('\n')[0]}` : ''}`);
   }
 }
 
-export const randomPort = () => 20_000 + Math.floor(Math.random() * 20_000);
-export const projectRoot = root;
+function launch(dataDir: string, port: number, env: Record<string, string>): ServerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+    cwd: projectRoot,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_SCALE: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  const lines: LogLine[] = [];
+  const watchers = new Set<() => void>();
+  let closed = false;
+  let stderr = '';
+  let rest = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    const parts = (rest + chunk.toString('utf8')).split('\n');
+    rest = parts.pop() ?? '';
+    for (const p of parts) if (p.startsWith('{')) lines.push(JSON.parse(p) as LogLine);
+    for (const watch of [...watchers]) watch();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+    process.stderr.write(chunk);
+  });
+  // 'close', not 'exit': by then every line the child wrote has been read.
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('close', (code) => {
+      closed = true;
+      live.delete(child);
+      resolve(code);
+      for (const watch of [...watchers]) watch();
+    }),
+  );
+  const line = (msg: string) => lines.find((l) => l.msg === msg);
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    lines,
+    line,
+    exited,
+    waitForLine: (msg) =>
+      new Promise<LogLine>((resolve, reject) => {
+        const watch = () => {
+          const found = line(msg);
+          if (found === undefined && !closed) return;
+          watchers.delete(watch);
+          if (found !== undefined) resolve(found);
+          else reject(new ServerExited(child.exitCode, stderr));
+        };
+        watchers.add(watch);
+        watch();
+      }),
+    stop(signal) {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/**
+ * Starts the server on a port the system picks (PORT=0) and resolves once it is ready: when it
+ * logs 'service listening' with the URL it listens on (after the catch-up, as /health turns 200).
+ */
+export async function bootServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const server = launch(dataDir, 0, env);
+  const listening = await server.waitForLine('service listening');
+  if (typeof listening.url !== 'string') throw new Error(`'service listening' without a url: ${JSON.stringify(listening)}`);
+  return { ...server, url: listening.url };
+}
+
+/** A port free at this moment: the system picks it for a listener that is closed at once. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * Starts the server and resolves when its read models begin catching up with the log: it already
+ * listens (answering 503 until they have), on a port known before it is ready. The port is free
+ * when picked; a start that finds it taken meanwhile (EADDRINUSE) is retried on another one, and
+ * the line is logged only after the listen succeeded, so the port is this child's.
+ */
+export async function startServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const server = launch(dataDir, await freePort(), env);
+    try {
+      await server.waitForLine('read models catching up');
+      return server;
+    } catch (err) {
+      if (!(err instanceof ServerExited && err.stderr.includes('EADDRINUSE') && attempt < 5)) throw err;
+    }
+  }
+}

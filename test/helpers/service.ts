@@ -11,6 +11,8 @@ import { ManualClock } from '../../events/kernel/clock.ts';
 export interface TestResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
+  // Untyped JSON, as the client of an HTTP API sees it: each test reads the fields it asserts.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   text: string;
 }
@@ -60,7 +62,7 @@ export interface TestService {
   running: RunningService;
   dataDir: string;
   req(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
-  register(overrides?: Record<string, unknown>): Promise<{ agent_id: string; api_key: string; body: any }>;
+  register(overrides?: Record<string, unknown>): Promise<{ agent_id: string; api_key: string; body: TestResponse['body'] }>;
   stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 

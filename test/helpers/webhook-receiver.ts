@@ -3,7 +3,7 @@
 // keyed by the whole secret, constant-time comparison, duplicates dropped by X-Svc-Delivery.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -29,31 +29,42 @@ export function verifyWebhook(secret: string, headers: http.IncomingHttpHeaders,
   return given.length === expected.length && timingSafeEqual(given, expected) ? null : 'bad signature';
 }
 
+/** The JSON body of a delivery (docs/WEBHOOKS.md). */
+export interface WebhookBody {
+  event: string;
+  agent_id: string;
+  data: Record<string, unknown>;
+  timestamp: string;
+}
+
 export interface Receiver {
   url: string;
   port: number;
   received: Received[];
   /** Verified, first-seen deliveries (duplicates dropped), as parsed JSON. */
-  accepted: Array<{ delivery: string; body: any }>;
+  accepted: Array<{ delivery: string; body: WebhookBody }>;
   secret: string;
   variant: 'A' | 'B';
   /** Status to answer per incoming request (consumed in order), then `fallback`. */
   script: number[];
   fallback: number;
+  /** Where a 302 answer points. */
+  redirectTo: string;
   hang: boolean;
   close(): Promise<void>;
 }
 
 export async function startReceiver(opts: { secret: string; now: () => number; path?: string }): Promise<Receiver> {
   const seen = new Set<string>();
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<Socket>();
   const r = {
     received: [] as Received[],
-    accepted: [] as Array<{ delivery: string; body: any }>,
+    accepted: [] as Array<{ delivery: string; body: WebhookBody }>,
     secret: opts.secret,
     variant: 'B' as 'A' | 'B',
     script: [] as number[],
     fallback: 200,
+    redirectTo: 'http://127.0.0.1:1/',
     hang: false,
   };
   const server = http.createServer((req, res) => {
@@ -73,9 +84,9 @@ export async function startReceiver(opts: { secret: string; now: () => number; p
       const status = r.script.length ? (r.script.shift() as number) : r.fallback;
       if (status >= 200 && status < 300 && !duplicate) {
         seen.add(delivery);
-        r.accepted.push({ delivery, body: JSON.parse(raw.toString('utf8')) });
+        r.accepted.push({ delivery, body: JSON.parse(raw.toString('utf8')) as WebhookBody });
       }
-      res.writeHead(status, status === 302 ? { location: 'http://127.0.0.1:1/' } : {}).end();
+      res.writeHead(status, status === 302 ? { location: r.redirectTo } : {}).end();
     });
   });
   server.on('connection', (s) => {
@@ -107,7 +118,8 @@ export async function startCanary(): Promise<{ port: number; hits: () => number;
   return { port, hits: () => hits, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<NonNullable<T>> {
+/** Polls `fn` until it returns something truthy; the deadline only bounds a failure. */
+export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

@@ -2,6 +2,7 @@
 // after their deadline, and no timer left behind once nobody waits.
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { mock } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventLog } from '../../events/store/sqlite.ts';
@@ -46,31 +47,65 @@ describe('projections: read-your-writes waits', () => {
     expect(runner.position).to.be.at.least(Math.max(...results.map((r) => r.position)));
   });
 
-  it('given a position never written, when waiting with a short deadline, then the wait is refused, and the sweeper stops', async () => {
-    const started = Date.now();
-    const error = await runner.waitFor(1_000_000, 300).then(
-      () => null,
-      (e: Error) => e,
-    );
-    expect(error?.message).to.match(/did not reach position 1000000/);
-    expect(Date.now() - started).to.be.within(250, 2000);
-    expect((runner as unknown as { sweeper: unknown }).sweeper).to.equal(null);
+  it('given a position never written, when waiting with a short deadline, then the wait is refused once it passes, and the sweeper stops', async () => {
+    // Node's mock timers drive the deadline (Date) and the sweeper (setInterval); nothing else runs meanwhile.
+    mock.timers.enable({ apis: ['Date', 'setInterval'], now: 0 });
+    try {
+      let outcome = 'waiting';
+      const settled = runner.waitFor(1_000_000, 300).then(
+        () => (outcome = 'resolved'),
+        (e: Error) => (outcome = e.message),
+      );
+      const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+      mock.timers.tick(250);
+      await turn();
+      expect(outcome, 'before the deadline').to.equal('waiting');
+      mock.timers.tick(250);
+      await settled;
+      expect(outcome).to.match(/did not reach position 1000000/);
+      expect((runner as unknown as { sweeper: unknown }).sweeper).to.equal(null);
+    } finally {
+      mock.timers.reset();
+    }
   });
 });
 
 describe('projections: a stop during the catch-up (start-up interrupted)', () => {
   let dir: string;
   let log: SqliteEventLog;
-  // Each event is handled after a timer turn, so the catch-up of 2,000 events takes a while and
-  // a stop lands in the middle of it.
+  // The catch-up can be held at one event, so a stop lands in the middle of it, during a batch.
+  let hold: { at: number; reached: () => void; released: Promise<void> } | null = null;
   const slow: Projection = {
     name: 'slow',
     collections: [{ name: 'slow', indexes: [{ name: 'by_i', keys: { i: 1 } }] }],
     handles: new Set(['Ticked']),
     async apply(event, ctx) {
-      if (event.position % 100 === 0) await new Promise((r) => setTimeout(r, 1));
+      if (hold !== null && event.position === hold.at) {
+        hold.reached();
+        await hold.released;
+      }
       await ctx.collection('slow').applyAt(`t-${event.position}`, event.position, { $set: { i: (event.data as { i: number }).i } });
     },
+  };
+  /** Holds the catch-up at the event at `position`: `arrived` resolves once it gets there, `release()` lets it go on. */
+  const holdAt = (position: number) => {
+    let reached: () => void = () => undefined;
+    let release: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (reached = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    hold = { at: position, reached, released };
+    return { arrived, release };
+  };
+  /** Starts `runner`, and stops it while the catch-up is held in the batch of events 201-300. */
+  const stopDuringCatchUp = async (runner: ProjectionRunner) => {
+    const held = holdAt(250);
+    const started = runner.start();
+    await held.arrived;
+    const stopping = runner.stop();
+    held.release();
+    await stopping;
+    hold = null;
+    return started;
   };
   const tick = (i: number) => ({
     id: `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`,
@@ -101,13 +136,9 @@ describe('projections: a stop during the catch-up (start-up interrupted)', () =>
       () => 'resolved',
       (e: Error) => e.name,
     );
-    const started = runner.start();
-    while (runner.position < 300) await new Promise((r) => setTimeout(r, 2));
-    await runner.stop();
-    expect(await started).to.equal(false);
+    expect(await stopDuringCatchUp(runner)).to.equal(false);
     const cut = runner.position;
-    expect(cut).to.be.within(300, 1999);
-    expect(cut % 100).to.equal(0); // pages of 100: the batch under way was finished, no later one begun
+    expect(cut).to.equal(300); // pages of 100: the batch under way was finished, no later one begun
     expect(await store.collection('_checkpoints').findOne({ _id: 'slow' })).to.include({ position: cut });
     expect(await store.collection('slow').count({})).to.equal(cut);
     // A waiter the stop leaves behind is refused rather than left hanging.
@@ -117,10 +148,8 @@ describe('projections: a stop during the catch-up (start-up interrupted)', () =>
   it('given a stopped catch-up, when started again, then it carries on from the cut and ends equal to an uninterrupted catch-up', async () => {
     const store = new MemoryReadStore();
     const runner = new ProjectionRunner(log, store, [slow], undefined, 500);
-    const started = runner.start();
-    while (runner.position < 300) await new Promise((r) => setTimeout(r, 2));
-    await runner.stop();
-    expect(await started).to.equal(false);
+    expect(await stopDuringCatchUp(runner)).to.equal(false);
+    expect(runner.position).to.equal(300);
     expect(await runner.start()).to.equal(true);
     await runner.stop();
     const whole = new MemoryReadStore();

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import type { Job, JobParameters } from 'agenda';
+import { defined } from '../helpers/defined.ts';
 import { SqliteAgendaBackend } from '../../workers/backends/sqlite-backend.ts';
 import { createAgenda, stopAgenda } from '../../workers/agenda.ts';
 import { agendaBackendContract } from './agenda-backend.contract.ts';
@@ -101,7 +102,7 @@ describe('SqliteAgendaBackend specifics', function () {
   });
 
   it("waits for another connection's write lock on a timer, keeping the event loop free, and gives up after busyTimeoutMs", async function () {
-    const patient = new SqliteAgendaBackend({ path, busyTimeoutMs: 2000 });
+    const patient = new SqliteAgendaBackend({ path, busyTimeoutMs: 30_000 });
     const impatient = new SqliteAgendaBackend({ path, busyTimeoutMs: 100 });
     await patient.connect();
     await impatient.connect();
@@ -110,12 +111,15 @@ describe('SqliteAgendaBackend specifics', function () {
     let saved = false;
     const saving = patient.repository.saveJob(job({ name: 'waits' }), undefined).then(() => (saved = true));
     // Timers keep firing while the save waits: it is not blocked inside SQLite.
-    let ticks = 0;
-    const ticker = setInterval(() => ticks++, 5);
-    await new Promise((r) => setTimeout(r, 150));
-    clearInterval(ticker);
+    await new Promise<void>((resolve) => {
+      let ticks = 0;
+      const ticker = setInterval(() => {
+        if (++ticks < 10) return;
+        clearInterval(ticker);
+        resolve();
+      }, 5);
+    });
     expect(saved).to.equal(false);
-    expect(ticks).to.be.greaterThan(10);
     let refused: unknown;
     await impatient.repository.saveJob(job({ name: 'gives-up' }), undefined).catch((e) => (refused = e));
     expect((refused as { code?: string }).code).to.match(/^SQLITE_BUSY/);
@@ -159,15 +163,15 @@ describe('SqliteAgendaBackend specifics', function () {
     const now = new Date();
     const locked = await repo.getNextJobToRun('keep-lock', new Date(now.getTime() + 1000), new Date(now.getTime() - 600_000), now, undefined);
     expect(locked?._id).to.equal(saved._id);
-    await repo.saveJobState({ ...locked!, lastRunAt: now, failCount: 2, failReason: 'x' }, undefined);
+    await repo.saveJobState({ ...defined(locked, 'the locked job'), lastRunAt: now, failCount: 2, failReason: 'x' }, undefined);
 
     // what Job.save() sends: the processor-managed fields are left out
-    const { lockedAt: _l, lastRunAt: _r, failCount: _c, failReason: _f, ...userFields } = locked!;
+    const { lockedAt: _l, lastRunAt: _r, failCount: _c, failReason: _f, ...userFields } = defined(locked, 'the locked job');
     await repo.saveJob({ ...userFields, _id: undefined, priority: 7 }, undefined);
-    const read = (await repo.getJobById(String(saved._id)))!;
+    const read = defined(await repo.getJobById(String(saved._id)), 'the job');
     expect(read.priority).to.equal(7);
-    expect(read.lockedAt!.getTime()).to.equal(now.getTime());
-    expect(read.lastRunAt!.getTime()).to.equal(now.getTime());
+    expect(read.lockedAt?.getTime()).to.equal(now.getTime());
+    expect(read.lastRunAt?.getTime()).to.equal(now.getTime());
     expect(read.failCount).to.equal(2);
     expect(read.failReason).to.equal('x');
   });
@@ -206,13 +210,20 @@ describe('SqliteAgendaBackend specifics', function () {
       const backend = new SqliteAgendaBackend({ path: process.env.AGENDA_DB });
       await backend.connect();
       process.stdout.write('ready\\n');
-      await new Promise((r) => process.stdin.once('data', r));
+      const lines = [];
+      const next = () => new Promise((r) => lines.length ? r(lines.shift()) : process.stdin.once('data', (d) => { lines.push(...String(d).split('\\n').filter(Boolean)); r(lines.shift()); }));
+      await next();
       const ids = [];
-      for (;;) {
+      for (let first = true; ; first = false) {
         const now = new Date();
         const job = await backend.repository.getNextJobToRun('x', new Date(now.getTime() + 1000), new Date(now.getTime() - 600000), now, undefined);
         if (!job) break;
         ids.push(job._id);
+        // Both processes hold a job before either takes a second one.
+        if (first) {
+          process.stdout.write('first\\n');
+          await next();
+        }
         // like a poller, leave the write lock free for a moment (SQLite's busy wait is not fair)
         await new Promise((r) => setTimeout(r, 1));
       }
@@ -228,22 +239,29 @@ describe('SqliteAgendaBackend specifics', function () {
         stdio: ['pipe', 'pipe', 'inherit'],
       });
       let out = '';
-      const ready = new Promise<void>((resolveReady) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          if (out.startsWith('ready\n')) resolveReady();
+      const said = (line: string) =>
+        new Promise<void>((resolveSaid) => {
+          const check = () => {
+            if (!out.split('\n').includes(line)) return;
+            child.stdout.off('data', check);
+            resolveSaid();
+          };
+          child.stdout.on('data', check);
+          check();
         });
-      });
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
       const exited = new Promise<string[]>((resolveExit, reject) => {
-        child.on('exit', (code) => {
+        child.on('close', (code) => {
           if (code !== 0) return reject(new Error(`puller exited with ${code}`));
-          resolveExit(JSON.parse(out.slice('ready\n'.length)) as string[]);
+          resolveExit(JSON.parse(out.split('\n').filter(Boolean).at(-1) ?? '[]') as string[]);
         });
       });
-      return { child, ready, exited };
+      return { child, said, exited };
     });
-    await Promise.all(children.map((c) => c.ready));
-    for (const c of children) c.child.stdin.end('go\n');
+    await Promise.all(children.map((c) => c.said('ready')));
+    for (const c of children) c.child.stdin.write('go\n');
+    await Promise.all(children.map((c) => c.said('first')));
+    for (const c of children) c.child.stdin.end('more\n');
     const [first, second] = await Promise.all(children.map((c) => c.exited));
 
     const all = [...first, ...second];
@@ -307,53 +325,74 @@ describe('createAgenda / stopAgenda (SQLite)', function () {
 
   it('stopAgenda lets a running job finish and record its end before closing the store', async function () {
     const agenda = await createAgenda({ sqlitePath: path, processEvery: 50 });
+    let finish: () => void = () => undefined;
+    const finishing = new Promise<void>((resolve) => (finish = resolve));
     let finished = false;
     agenda.define('slow', async () => {
-      await new Promise((r) => setTimeout(r, 300));
+      await finishing;
       finished = true;
     });
+    // The job goes on only once the stop is under way (Agenda told to stop, the store still open).
+    const stop = agenda.stop.bind(agenda);
+    agenda.stop = async (...args: Parameters<typeof agenda.stop>) => {
+      const stopped = await stop(...args);
+      finish();
+      return stopped;
+    };
     await agenda.start();
     const started = new Promise<[Job]>((r) => agenda.once('start:slow', (j: Job) => r([j])));
     const created = await agenda.now('slow', {});
     await started;
-    const result = await stopAgenda(agenda, { timeoutMs: 5000 });
+    const result = await stopAgenda(agenda, { timeoutMs: 30_000 });
     expect(finished).to.equal(true);
     expect(result).to.deep.equal({ running: 0, timedOut: false });
 
     const reopened = new SqliteAgendaBackend({ path });
     await reopened.connect();
-    const stored = (await reopened.repository.getJobById(String(created.attrs._id)))!;
+    const stored = await reopened.repository.getJobById(String(created.attrs._id));
     await reopened.disconnect();
-    expect(stored.lastFinishedAt).to.be.instanceOf(Date);
-    expect(stored.lockedAt ?? null).to.equal(null);
+    expect(stored?.lastFinishedAt).to.be.instanceOf(Date);
+    expect(defined(stored, 'the job').lockedAt ?? null).to.equal(null);
   });
 
   it('stopAgenda unlocks the jobs it had locked but not started, without running them', async function () {
-    const agenda = await createAgenda({ sqlitePath: path, processEvery: 1000 });
+    const agenda = await createAgenda({ sqlitePath: path, processEvery: 5000 });
     let ran = false;
     agenda.define('soon', async () => {
       ran = true;
     });
-    // due within the scan window: Agenda locks it at once and waits for its time with a timer
-    const due = Date.now() + 600;
-    const created = await agenda.schedule(new Date(due), 'soon', {});
+    // Due within the scan window: Agenda locks it at once and waits for its time with a timer
+    // (3 s: the stop comes well before). The timer calls the job processor's jobProcessing()
+    // without arguments: watched here, to see it fire after the stop.
+    const created = await agenda.schedule(new Date(Date.now() + 3000), 'soon', {});
     await agenda.start();
+    type Processor = { jobProcessing: (...args: unknown[]) => Promise<void> };
+    const processor = defined((agenda as unknown as { jobProcessor?: Processor }).jobProcessor, 'the job processor');
+    const jobProcessing = processor.jobProcessing.bind(processor);
+    let timerFired: () => void = () => undefined;
+    const fired = new Promise<void>((resolve) => (timerFired = resolve));
+    let stopped = false;
+    processor.jobProcessing = async (...args: unknown[]) => {
+      await jobProcessing(...args);
+      if (stopped && args.length === 0) timerFired();
+    };
     const repo = agenda.db;
-    const deadline = Date.now() + 3000;
-    while (!(await repo.getJobById(String(created.attrs._id)))!.lockedAt) {
+    const deadline = Date.now() + 10_000;
+    while (!(await repo.getJobById(String(created.attrs._id)))?.lockedAt) {
       if (Date.now() > deadline) throw new Error('job was never locked');
       await new Promise((r) => setTimeout(r, 10));
     }
     await stopAgenda(agenda);
+    stopped = true;
     expect(ran).to.equal(false);
 
     const reopened = new SqliteAgendaBackend({ path });
     await reopened.connect();
-    const stored = (await reopened.repository.getJobById(String(created.attrs._id)))!;
+    const stored = defined(await reopened.repository.getJobById(String(created.attrs._id)), 'the job');
     await reopened.disconnect();
     expect(stored.lockedAt ?? null).to.equal(null);
-    expect(stored.nextRunAt!.getTime()).to.equal(created.attrs.nextRunAt!.getTime());
-    await new Promise((r) => setTimeout(r, Math.max(0, due + 200 - Date.now())));
+    expect(stored.nextRunAt?.getTime()).to.equal(created.attrs.nextRunAt?.getTime());
+    await fired;
     expect(ran, 'the pending timer must not run it after stop').to.equal(false);
   });
 });

@@ -46,8 +46,11 @@ describe('SqliteEventLog: the writer thread', () => {
     const path = join(dir, 'log.sqlite');
     const log = SqliteEventLog.open({ path });
     const seen: RecordedEvent[] = [];
+    let allSeen: () => void = () => undefined;
+    const delivered = new Promise<void>((resolve) => (allSeen = resolve));
     const sub = log.subscribeAll(0, (events) => {
       seen.push(...events);
+      if (seen.length >= 201) allSeen();
     });
     const other = new Database(path);
     try {
@@ -56,16 +59,18 @@ describe('SqliteEventLog: the writer thread', () => {
       // The batches wait for the write lock in the writer thread; this thread goes on.
       other.exec('BEGIN IMMEDIATE');
       const appends: Array<Promise<unknown>> = [];
+      let settled = 0;
       for (let round = 0; round < 20; round++) {
-        for (let s = 0; s < 10; s++) appends.push(log.append(`s-${s}`, [ev(round * 10 + s)], round === 0 ? 'no_stream' : round - 1));
+        for (let s = 0; s < 10; s++) appends.push(log.append(`s-${s}`, [ev(round * 10 + s)], round === 0 ? 'no_stream' : round - 1).finally(() => settled++));
         await new Promise((r) => setImmediate(r));
       }
+      // Twenty turns of this thread went by while the writer waited for the lock: none committed.
+      expect(settled).to.equal(0);
       other.exec('ROLLBACK');
       await Promise.all(appends);
       // What the writer took before the lock was released, then everything that arrived meanwhile.
       expect(log.stats.transactions - before).to.be.within(1, 2);
-      const deadline = Date.now() + 3000;
-      while (seen.length < 201 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await delivered;
       expect(seen.map((e) => e.position)).to.deep.equal(Array.from({ length: 201 }, (_, i) => i + 1));
       expect(seen).to.deep.equal(await log.readAll());
     } finally {
@@ -87,7 +92,8 @@ describe('SqliteEventLog: the writer thread', () => {
     const log = SqliteEventLog.open({ path, checkpointIntervalMs: 5 });
     try {
       for (let i = 0; i < 50; i++) await log.append('s', [ev(i)], i === 0 ? 'no_stream' : i - 1);
-      const deadline = Date.now() + 3000;
+      // Waits for the checkpointer (every 5 ms) to catch up; the deadline only bounds a failure.
+      const deadline = Date.now() + 10_000;
       let progress = walProgress(path);
       while ((progress.frames === 0 || progress.copied < progress.frames) && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 10));
@@ -105,11 +111,18 @@ describe('SqliteEventLog: the writer thread', () => {
     const path = join(dir, 'log.sqlite');
     const log = SqliteEventLog.open({ path, checkpointIntervalMs: 0 });
     try {
+      // No thread copies frames but the writer, inside its commits: what they leave is what stays.
       for (let i = 0; i < 50; i++) await log.append('s', [ev(i)], i === 0 ? 'no_stream' : i - 1);
-      await new Promise((r) => setTimeout(r, 100));
-      const progress = walProgress(path);
-      expect(progress.frames).to.be.greaterThan(0);
-      expect(progress.copied).to.be.lessThan(progress.frames);
+      const small = walProgress(path);
+      expect(small.frames).to.be.greaterThan(0);
+      expect(small.frames).to.be.lessThan(1000);
+      expect(small.copied).to.equal(0);
+      // A commit that takes the WAL past 1000 pages (4 KiB each) copies it, before the append resolves.
+      const big = { ...ev(50), data: { n: 50, blob: 'x'.repeat(5 * 1024 * 1024) } };
+      await log.append('s', [big], 49);
+      const copied = walProgress(path);
+      expect(copied.frames).to.be.at.least(1000);
+      expect(copied.copied).to.be.greaterThan(0);
     } finally {
       await log.close();
     }

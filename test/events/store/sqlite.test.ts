@@ -314,19 +314,22 @@ describe('events/store/sqlite', function () {
         const paged = SqliteEventLog.open({ path: nextPath(), catchUpPageSize: 10 });
         try {
           await paged.append('agent-1', events(100), 'no_stream');
-          let delivered = 0;
-          let atTimer = -1;
-          let caughtUp!: () => void;
+          const seen: string[] = [];
+          let caughtUp: () => void = () => undefined;
           const done = new Promise<void>((resolve) => (caughtUp = resolve));
-          // A timer due at once: without the turns it would only run once all 100 are delivered.
-          setTimeout(() => (atTimer = delivered), 0);
+          let delivered = 0;
           const subscription = paged.subscribeAll(0, (batch) => {
             delivered += batch.length;
+            seen.push(`page to ${delivered}`);
+            // A callback queued for the event loop's next turn: without a turn between pages it
+            // would run only after the last one.
+            if (delivered === 10) setImmediate(() => seen.push('turn'));
             if (delivered === 100) caughtUp();
           });
           await done;
           await subscription.close();
-          expect(atTimer).to.be.within(0, 90);
+          expect(seen.slice(0, 3)).to.deep.equal(['page to 10', 'turn', 'page to 20']);
+          expect(seen.filter((s) => s !== 'turn')).to.deep.equal(Array.from({ length: 10 }, (_, i) => `page to ${(i + 1) * 10}`));
         } finally {
           await paged.close();
         }

@@ -7,8 +7,8 @@ const url = process.env.MONGODB_URL;
 
 describe('mongodb read store: connection', () => {
   it('fails fast when no server answers', async function () {
+    // The driver's default selection timeout (30 s) would outlast this test's.
     this.timeout(10_000);
-    const started = Date.now();
     let failed: unknown;
     try {
       const store = await MongoReadStore.connect('mongodb://127.0.0.1:9/none', undefined, { serverSelectionTimeoutMS: 500 });
@@ -16,8 +16,7 @@ describe('mongodb read store: connection', () => {
     } catch (err) {
       failed = err;
     }
-    expect(failed).to.be.an('error');
-    expect(Date.now() - started).to.be.below(5000);
+    expect(failed).to.be.an('error').with.property('name', 'MongoServerSelectionError');
   });
 });
 
