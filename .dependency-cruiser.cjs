@@ -39,8 +39,9 @@ module.exports = {
     },
     {
       name: 'lower-layers-do-not-import-workers-or-cli',
+      comment: 'Only the process entries (api/server.ts, api/cli.ts), which start the composition root, may start workers or the CLI program.',
       severity: 'error',
-      from: { path: '^(events|commands|projections|queries|api)/', pathNot: '^api/server\\.ts$' },
+      from: { path: '^(events|commands|projections|queries|api)/', pathNot: '^api/(server|cli)\\.ts$' },
       to: { path: '^(workers|cli)/' },
     },
     {

@@ -23,4 +23,8 @@ export default tseslint.config(
     files: ['eslint.config.js', '.dependency-cruiser.cjs'],
     ...tseslint.configs.disableTypeChecked,
   },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
 );

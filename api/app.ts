@@ -10,6 +10,7 @@ import { renderError } from './errors.ts';
 import { idempotency } from './idempotency.ts';
 import { LIMITS } from './rate-limit.ts';
 import { agentRoutes } from './routes/agents/agents.ts';
+import { matchingRoutes } from './routes/matching/matching.ts';
 import { authRoutes } from './routes/humans/auth.ts';
 import { ownershipRoutes } from './routes/humans/ownership.ts';
 import { ownerRoutes } from './routes/humans/owner.ts';
@@ -96,7 +97,7 @@ function shapeRouterMisses(ctx: Context): void {
 }
 
 // The same test co-body (under koa-body) applies: a strict JSON body is an object or an array.
-const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
+const STRICT_JSON = /^[ \t\n\r]*(\[|\{)/;
 /** Parses a strict JSON body exactly as koa-body does (co-body's steps, with @hapi/bourne). */
 function parseStrictJson(text: string): unknown {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // the decoder under co-body strips a BOM
@@ -284,28 +285,43 @@ function routes(router: Router) {
   };
 }
 
+/**
+ * Every route module, in registration order (order matters where paths overlap), with its file:
+ * docs/ROUTES.md, generated from this list (`npm run routes`), maps every full path to its file.
+ */
+export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (router: Router, s: Services) => void]> = [
+  ['api/routes/docs/service.ts', serviceRoutes],
+  ['api/routes/matching/matching.ts', matchingRoutes],
+  ['api/routes/agents/agents.ts', agentRoutes],
+  ['api/routes/credits/credits.ts', creditRoutes],
+  ['api/routes/feed/posts.ts', feedRoutes],
+  ['api/routes/messaging/dms.ts', messagingRoutes],
+  ['api/routes/webhooks/webhooks.ts', webhookRoutes],
+  ['api/routes/messaging/a2a.ts', a2aRoutes],
+  ['api/routes/messaging/mesh.ts', meshRoutes],
+  ['api/routes/humans/owner-inbox.ts', ownerInboxRoutes],
+  ['api/routes/feed/content.ts', contentRoutes],
+  ['api/routes/feed/scheduling.ts', schedulingRoutes],
+  ['api/routes/feed/media.ts', mediaRoutes],
+  ['api/routes/site/crawlers.ts', crawlerRoutes],
+  ['api/routes/humans/auth.ts', authRoutes],
+  ['api/routes/humans/ownership.ts', ownershipRoutes],
+  ['api/routes/humans/owner.ts', ownerRoutes],
+  ['api/routes/humans/matches.ts', matchRoutes],
+  ['api/routes/agents/actions.ts', actionRoutes],
+];
+
+/** The root router with every route module registered. */
+export function routerFor(s: Services): Router {
+  const router = new Router();
+  for (const [, register] of ROUTE_MODULES) register(router, s);
+  return router;
+}
+
 export function createApp(s: Services): Koa {
   const app = new Koa({ proxy: process.env.TRUST_PROXY === '1' });
   app.silent = true;
-  const router = new Router();
-  serviceRoutes(router, s);
-  agentRoutes(router, s);
-  creditRoutes(router, s);
-  feedRoutes(router, s);
-  messagingRoutes(router, s);
-  webhookRoutes(router, s);
-  a2aRoutes(router, s);
-  meshRoutes(router, s);
-  ownerInboxRoutes(router, s);
-  contentRoutes(router, s);
-  schedulingRoutes(router, s);
-  mediaRoutes(router, s);
-  crawlerRoutes(router, s);
-  authRoutes(router, s);
-  ownershipRoutes(router, s);
-  ownerRoutes(router, s);
-  matchRoutes(router, s);
-  actionRoutes(router, s);
+  const router = routerFor(s);
 
   app.use(front(s));
   app.use(bodyParser());

@@ -1,4 +1,4 @@
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { DomainError, ValidationFailed } from '../events/kernel/errors.ts';
 
@@ -24,17 +24,6 @@ interface HttpishError {
   message?: string;
   type?: string;
   headers?: Record<string, string>;
-}
-
-/** The one error middleware: every error becomes {detail, code} (or the 422 list); a 5xx never shows internals. */
-export function errorMiddleware(logger: Logger) {
-  return async function renderErrors(ctx: Context, next: Next) {
-    try {
-      await next();
-    } catch (raw) {
-      renderError(ctx, raw, logger);
-    }
-  };
 }
 
 /** Renders a thrown error as the response: {detail, code} (or the 422 list); a 5xx never shows internals. */
@@ -72,10 +61,4 @@ export function renderError(ctx: Context, raw: unknown, logger: Logger): void {
   ctx.body = unavailable
     ? { detail: 'A data store is unavailable; retry shortly', code: 'service_unavailable' }
     : { detail: 'Internal server error', code: 'internal_error', request_id: ctx.state.requestId };
-}
-
-/** A path that no route serves. */
-export async function routeNotFound(ctx: Context) {
-  ctx.status = 404;
-  ctx.body = { detail: 'Not Found', code: 'route_not_found' };
 }

@@ -2,7 +2,7 @@ import type { Agenda, Job } from 'agenda';
 import { grantDueCredits } from '../commands/credits/grant-due.ts';
 import type { MonthlyCreditsGranted } from '../events/credits.ts';
 import type { RecordedEvent, Subscription } from '../events/store/port.ts';
-import type { Services } from '../api/services.ts';
+import type { WorkerDeps } from './deps.ts';
 import { agentsDueForGrant } from '../queries/agents/agents.ts';
 import { createAgenda, stopAgenda } from './agenda.ts';
 import { defineScheduledPostJobs } from './feed/scheduled-posts.ts';
@@ -43,7 +43,7 @@ export interface Workers {
  * billing date; the job issues GrantDueCredits. A sweep every 5 minutes (and once at start)
  * re-derives due grants from the read model, so a lost job store loses nothing.
  */
-export async function startWorkers(s: Services): Promise<Workers> {
+export async function startWorkers(s: WorkerDeps): Promise<Workers> {
   const agenda = await createAgenda({
     sqlitePath: s.config.mongodbUrl ? undefined : s.sqlitePath,
     mongodbUrl: s.config.mongodbUrl ?? undefined,

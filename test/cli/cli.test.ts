@@ -16,7 +16,7 @@ describe('cli', () => {
   let svc: TestService;
   let agent: { agent_id: string; api_key: string };
   const cli = (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', 'cli/index.ts', ...args], {
+    run(process.execPath, ['--import', 'tsx', 'api/cli.ts', ...args], {
       cwd: root,
       env: { ...process.env, DATA_DIR: svc.dataDir, SECRET_KEY: SECRET, LOG_LEVEL: 'silent' },
     });

@@ -858,7 +858,7 @@ export class SqliteJobRepository implements JobRepository {
           // A nextRunAt that is already due is "protected": it only applies when inserting.
           const nextRunAt = toMs(job.nextRunAt, 'nextRunAt');
           if (nextRunAt !== null && nextRunAt <= now) delete update.nextRunAt;
-          return rowToJob<DATA>(this.update(update, 'id = ?', [existing.id])!);
+          return rowToJob<DATA>(this.updateExisting(update, existing.id));
         })
         .immediate();
     }
@@ -894,7 +894,7 @@ export class SqliteJobRepository implements JobRepository {
                 update.nextRunAt = now + debounce.delay;
                 update.debounceStartedAt = startedAt;
               }
-              return rowToJob<DATA>(this.update(update, 'id = ?', [existing.id])!);
+              return rowToJob<DATA>(this.updateExisting(update, existing.id));
             }
             if (debounce.strategy !== 'leading') update.nextRunAt = now + debounce.delay;
             update.debounceStartedAt = now;
@@ -902,7 +902,7 @@ export class SqliteJobRepository implements JobRepository {
           }
           if (existing) {
             if (uniqueOpts?.insertOnly) return rowToJob<DATA>(existing);
-            return rowToJob<DATA>(this.update(fields, 'id = ?', [existing.id])!);
+            return rowToJob<DATA>(this.updateExisting(fields, existing.id));
           }
           return rowToJob<DATA>(this.insert(fields));
         })
@@ -915,7 +915,14 @@ export class SqliteJobRepository implements JobRepository {
   private insert(fields: Partial<Record<Column, SqlValue>>): JobRow {
     const columns = ['id', ...Object.keys(fields)];
     const values = [newJobId(), ...Object.values(fields)] as SqlValue[];
-    return this.get(`INSERT INTO ${this.table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) RETURNING *`, values)!;
+    return this.get(`INSERT INTO ${this.table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) RETURNING *`, values) as JobRow; // INSERT ... RETURNING always yields the row
+  }
+
+  /** Updates a row read in the same transaction (so it still exists). */
+  private updateExisting(fields: Partial<Record<Column, SqlValue>>, id: SqlValue): JobRow {
+    const row = this.update(fields, 'id = ?', [id]);
+    if (row === undefined) throw new Error(`job ${String(id)} vanished inside its transaction`);
+    return row;
   }
 
   private update(fields: Partial<Record<Column, SqlValue>>, whereSql: string, whereParams: SqlValue[]): JobRow | undefined {

@@ -1,10 +1,13 @@
 import type { Agenda, Job } from 'agenda';
-import type { Services } from '../../api/services.ts';
+import type { WorkerDeps } from '../deps.ts';
 import { publishScheduledPost } from '../../commands/feed/schedule.ts';
 import type { PostScheduled } from '../../events/feed.ts';
 import type { RecordedEvent } from '../../events/store/port.ts';
 import type { Doc } from '../../projections/store/port.ts';
 import { dueScheduledPosts, getScheduledPost, pendingScheduledPosts } from '../../queries/feed/scheduling.ts';
+
+/** What these jobs use of the composition root. */
+export type ScheduledPostDeps = Pick<WorkerDeps, 'bus' | 'clock' | 'runner' | 'store'>;
 
 export const SCHEDULED_JOBS = {
   publish: 'feed.publish-scheduled-post',
@@ -36,7 +39,7 @@ function asScheduled(d: Doc): Omit<PostScheduled['data'], 'charge'> {
  * period) and once at start publishes whatever is due from the read model and re-creates the jobs
  * of pending posts, so a lost job store loses nothing and a post is at most one period late.
  */
-export function defineScheduledPostJobs(s: Services, agenda: Agenda) {
+export function defineScheduledPostJobs(s: ScheduledPostDeps, agenda: Agenda) {
   const publish = async (postId: string): Promise<boolean> => {
     const doc = await getScheduledPost(s.store, postId);
     if (!doc || doc.status !== 'scheduled') return false;

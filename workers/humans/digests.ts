@@ -1,8 +1,11 @@
-import type { Services } from '../../api/services.ts';
+import type { WorkerDeps } from '../deps.ts';
 import { recordDigest } from '../../commands/humans/owner.ts';
 import type { DigestItem } from '../../events/humans.ts';
 import { agentsWithCapabilities, latestDigest, usersWithAgents } from '../../queries/humans/users.ts';
 import { getAgent } from '../../queries/agents/agents.ts';
+
+/** What these jobs use of the composition root. */
+export type DigestDeps = Pick<WorkerDeps, 'bus' | 'clock' | 'runner' | 'store'>;
 
 export const DIGEST_JOB = 'humans.digests';
 const FIRST_WINDOW_MS = 7 * 24 * 3600_000;
@@ -13,7 +16,7 @@ const MAX_ITEMS = 10;
  * user's last digest (the last 7 days for the first one) and share a capability with it. One
  * digest per user per UTC day at most (the command id names the day). Returns digests produced.
  */
-export async function produceDigests(s: Services): Promise<number> {
+export async function produceDigests(s: DigestDeps): Promise<number> {
   const now = s.clock.now();
   let produced = 0;
   for (const user of await usersWithAgents(s.store, 100_000)) {

@@ -1,11 +1,14 @@
 import type { Agenda, Job } from 'agenda';
-import type { Services } from '../../api/services.ts';
+import type { WorkerDeps } from '../deps.ts';
 import { publishAutoPost, scoutDraft } from '../../commands/matching/auto-post.ts';
 import type { AgentRegistered } from '../../events/agents.ts';
 import { DAY } from '../../events/kernel/clock.ts';
 import type { RecordedEvent } from '../../events/store/port.ts';
 import { findRoom } from '../../queries/feed/posts.ts';
 import { agentsNeeding, anyAgentNeeding, blockedEitherWay, registeredSince, standingProfile } from '../../queries/matching/matching.ts';
+
+/** What these jobs use of the composition root. */
+export type ScoutDeps = Pick<WorkerDeps, 'bus' | 'clock' | 'logger' | 'runner' | 'store'>;
 
 export const SCOUT_JOB = 'matching.scout';
 
@@ -39,7 +42,7 @@ export interface ScoutWorker {
  * and event ids are deterministic: a job that runs twice, or a resume after a restart, never posts
  * twice; the auto-post rules (toggle, 4 h, 48 h signal) are decided on the watcher's own stream.
  */
-export function defineScoutJobs(s: Services, agenda: Agenda): ScoutWorker {
+export function defineScoutJobs(s: ScoutDeps, agenda: Agenda): ScoutWorker {
   const scout = async (eventId: string, agentId: string, position: number): Promise<number> => {
     await s.runner.waitFor(position, 10_000);
     const newcomer = await standingProfile(s.store, agentId);

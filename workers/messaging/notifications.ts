@@ -1,8 +1,11 @@
 import type { Agenda } from 'agenda';
-import type { Services } from '../../api/services.ts';
+import type { WorkerDeps } from '../deps.ts';
 import { expireNotifications } from '../../commands/messaging/notifications.ts';
 import { expiredNotifications } from '../../queries/messaging/notifications.ts';
 import { APPEND_LANES, inLanes } from '../lanes.ts';
+
+/** What these jobs use of the composition root. */
+export type NotificationDeps = Pick<WorkerDeps, 'bus' | 'clock' | 'runner' | 'store'>;
 
 export const NOTIFICATION_JOBS = { expire: 'notifications.expire' } as const;
 
@@ -11,7 +14,7 @@ export const NOTIFICATION_JOBS = { expire: 'notifications.expire' } as const;
  * whose time is over at the clock's `now` and records NotificationsExpired per agent; the
  * notifications read model removes them. Returns how many expired.
  */
-export function defineNotificationJobs(s: Services, agenda: Agenda): { expire(): Promise<number> } {
+export function defineNotificationJobs(s: NotificationDeps, agenda: Agenda): { expire(): Promise<number> } {
   const expire = async () => {
     let total = 0;
     for (;;) {

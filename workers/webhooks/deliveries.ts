@@ -1,5 +1,5 @@
 import type { Agenda, Job } from 'agenda';
-import type { Services } from '../../api/services.ts';
+import type { WorkerDeps } from '../deps.ts';
 import { deliveryAggregate, queueDelivery, recordAttempt } from '../../commands/webhooks/deliver.ts';
 import type { AttemptResult } from '../../commands/webhooks/deliver.ts';
 import type { Resolver } from '../../commands/webhooks/target.ts';
@@ -11,6 +11,9 @@ import { deliveryStream } from '../../events/webhooks.ts';
 import type { SignatureScheme } from '../../events/webhooks.ts';
 import { deliveryOf, dueDeliveries, webhookOf } from '../../queries/webhooks/webhooks.ts';
 import { sendWebhook } from './http.ts';
+
+/** What these jobs use of the composition root. */
+export type WebhookDeps = Pick<WorkerDeps, 'bus' | 'clock' | 'config' | 'logger' | 'runner' | 'secrets' | 'store'>;
 
 /** How far back a restart looks for inbox entries that were never queued. */
 export const RESUME_WINDOW_MS = 24 * 3600_000;
@@ -41,7 +44,7 @@ const wants = (filter: unknown, event: string, aliases: string[]) =>
   filter === null || filter === undefined || (Array.isArray(filter) && [event, ...aliases].some((e) => filter.includes(e)));
 
 /** Webhook delivery on Agenda: at least once per inbox entry, with a stable delivery id and the retry schedule of DECISIONS. */
-export function createWebhookWorker(s: Services, agenda: Agenda): WebhookWorker {
+export function createWebhookWorker(s: WebhookDeps, agenda: Agenda): WebhookWorker {
   const inflight = new Set<string>();
   let chain: Promise<void> = Promise.resolve();
 

@@ -1,6 +1,6 @@
 import type { Agenda, Job, JobNotification } from 'agenda';
 import { InMemoryNotificationChannel } from 'agenda';
-import type { Services } from '../../../api/services.ts';
+import type { WorkerDeps } from '../../deps.ts';
 import type { MailTemplate, MailTemplates } from '../../../commands/humans/mail.ts';
 import { recordMailOutcome } from '../../../commands/humans/mail.ts';
 import type { MailQueued } from '../../../events/humans.ts';
@@ -9,6 +9,9 @@ import { mailById, pendingMails } from '../../../queries/humans/users.ts';
 import { renderMail } from './templates.ts';
 import type { MailTransport } from './transport.ts';
 import { OutboxTransport, SmtpTransport } from './transport.ts';
+
+/** What these jobs use of the composition root. */
+export type MailDeps = Pick<WorkerDeps, 'bus' | 'clock' | 'config' | 'logger' | 'runner' | 'secrets' | 'store'>;
 
 export const MAIL_JOB = 'mail.send';
 /** Retry delays after the 1st, 2nd, ... failed attempt; after the last one the mail is given up (and recorded so). */
@@ -30,11 +33,11 @@ export class MailNotificationChannel extends InMemoryNotificationChannel {
   }
 }
 
-export function openTransport(s: Services): MailTransport {
+export function openTransport(s: MailDeps): MailTransport {
   return s.config.smtpUrl ? new SmtpTransport(s.config.smtpUrl) : new OutboxTransport(s.config.mailOutboxDir);
 }
 
-export function mailFrom(s: Services): string {
+export function mailFrom(s: MailDeps): string {
   const host = new URL(s.config.publicBaseUrl).hostname;
   return `Agent Network <no-reply@${host.includes('.') ? host : `${host}.localdomain`}>`;
 }
@@ -45,7 +48,7 @@ export function mailFrom(s: Services): string {
  * MailSendFailed. Agenda retries failures with back-off. At start every mail the read model still
  * shows as pending is scheduled again, so a lost job store loses no mail.
  */
-export function defineMailJobs(s: Services, agenda: Agenda, transport: MailTransport) {
+export function defineMailJobs(s: MailDeps, agenda: Agenda, transport: MailTransport) {
   const from = mailFrom(s);
 
   agenda.define(
