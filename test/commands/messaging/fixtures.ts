@@ -1,21 +1,10 @@
-// Builders for the messaging decider specs: each gives a full, valid event (fixtures.spec.test.ts
-// checks every default against the catalogue's JSON Schema); a spec overrides only what it is about.
-import type { AgentRegistered } from '../../../events/agents.ts';
-import type { MonthlyCreditsGranted } from '../../../events/credits.ts';
-import type { AgentClaimed } from '../../../events/humans.ts';
-import type {
-  A2AMessageSent,
-  A2ASignature,
-  AgentBlocked,
-  AgentHeartbeatReceived,
-  AgentUnblocked,
-  DirectMessageSent,
-  MeshThreadCreated,
-  MeshThreadMessagePosted,
-  NotificationsExpired,
-  NotificationsRead,
-  PassportKeyIssued,
-} from '../../../events/messaging.ts';
+// The messaging decider specs' events: the shared builders (test/fixtures/events.ts) with this area's
+// ids, names and times as defaults; a spec overrides only what it is about.
+import type { A2ASignature, DirectMessageSent } from '../../../events/messaging.ts';
+import * as events from '../../fixtures/events.ts';
+import { NOW, time } from '../../fixtures/events.ts';
+
+export { HOUR_MS, NOW, at } from '../../fixtures/events.ts';
 
 export const SENDER = 'agt_sender00000000000000';
 export const RECIPIENT = 'agt_recipient00000000000';
@@ -29,74 +18,42 @@ export const THREAD = 'thr_thread00000000000000';
 export const KEY = 'key_key00000000000000000';
 export const NEXT_KEY = 'key_next0000000000000000';
 
-/** The specs' clock: `at(9, 30)` is 2026-03-10T09:30:00.000Z, the time every command runs at unless it says otherwise. */
-export const at = (h: number, m = 0) => new Date(Date.UTC(2026, 2, 10, h, m));
-export const NOW = at(9, 30);
-export const HOUR_MS = 3600_000;
-const hex = (c: string) => c.repeat(64).slice(0, 64);
 export const charge = (action: string, amount_mc: number, balance_after_mc: number) => ({ action, amount_mc, balance_after_mc });
 const nameOf = (agentId: string) => (agentId === SENDER ? 'Sender' : agentId === RECIPIENT ? 'Recipient' : 'Third');
 
 // `agent-<id>`: registered (by default 90 minutes before NOW, past the first-hour DM lock), then granted credits.
-export const agentRegistered = (over: Partial<AgentRegistered['data']> = {}): AgentRegistered => ({
-  type: 'AgentRegistered',
-  data: {
-    agent_id: SENDER,
-    name: 'Sender',
-    description: null,
-    capabilities: ['lead-gen'],
-    owner_name: 'Sender Owner',
-    owner_email: 'sender@example.com',
-    webhook_url: null,
-    webhook_secret_enc: 'v1.secret',
-    api_key_hash: hex('a'),
-    claim_token_hash: hex('c'),
-    tier: 'free',
-    registration_source: 'api',
-    intent_type: 'networking',
-    registered_at: at(8).toISOString(),
-    ...over,
-  },
-});
-export const monthlyCreditsGranted = (over: Partial<MonthlyCreditsGranted['data']> = {}): MonthlyCreditsGranted => ({
-  type: 'MonthlyCreditsGranted',
-  data: {
-    agent_id: SENDER,
-    cycle: 0,
-    amount_mc: 50_000,
-    balance_after_mc: 50_000,
-    cycle_start: at(8).toISOString(),
-    next_grant_at: '2026-04-10T08:00:00.000Z',
-    ...over,
-  },
-});
+export const agentRegistered = events.agentRegistered.with(() => ({
+  agent_id: SENDER,
+  name: 'Sender',
+  description: null,
+  owner_name: 'Sender Owner',
+  owner_email: 'sender@example.com',
+  registered_at: time(8),
+}));
+export const monthlyCreditsGranted = events.monthlyCreditsGranted.with(() => ({
+  agent_id: SENDER,
+  amount_mc: 50_000,
+  balance_after_mc: 50_000,
+  cycle_start: time(8),
+  next_grant_at: '2026-04-10T08:00:00.000Z',
+}));
 /** A registered agent with `balance_mc` to spend, registered at `registered_at`. */
-export const funded = (agentId = SENDER, balance_mc = 50_000, registered_at = at(8).toISOString()) => [
+export const funded = (agentId = SENDER, balance_mc = 50_000, registered_at = time(8)) => [
   agentRegistered({ agent_id: agentId, name: nameOf(agentId), registered_at }),
   monthlyCreditsGranted({ agent_id: agentId, amount_mc: balance_mc, balance_after_mc: balance_mc, cycle_start: registered_at }),
 ];
-export const agentClaimed = (over: Partial<AgentClaimed['data']> = {}): AgentClaimed => ({
-  type: 'AgentClaimed',
-  data: { agent_id: SENDER, claimed_via: 'email_otp', user_id: OWNER, claimed_at: at(9, 10).toISOString(), ...over },
-});
+export const agentClaimed = events.agentClaimed.with(() => ({ agent_id: SENDER, user_id: OWNER, claimed_at: time(9, 10) }));
 
-export const directMessageSent = (over: Partial<DirectMessageSent['data']> = {}): DirectMessageSent => ({
-  type: 'DirectMessageSent',
-  data: {
-    dm_id: DM,
-    agent_id: SENDER,
-    from_agent_id: SENDER,
-    from_agent_name: 'Sender',
-    to_agent_id: RECIPIENT,
-    to_user_id: null,
-    to_email: null,
-    message: 'Hello',
-    sent_at: at(9).toISOString(),
-    charge: charge('dm', 250, 49_750),
-    owner_user_id: null,
-    ...over,
-  },
-});
+export const directMessageSent = events.directMessageSent.with(() => ({
+  dm_id: DM,
+  agent_id: SENDER,
+  from_agent_id: SENDER,
+  from_agent_name: 'Sender',
+  to_agent_id: RECIPIENT,
+  message: 'Hello',
+  sent_at: time(9),
+  charge: charge('dm', 250, 49_750),
+}));
 /** `n` DMs to `to`, one a minute from `from` on (balances follow 50 credits down). */
 export const dmsSent = (n: number, from: Date, to: Partial<DirectMessageSent['data']> = {}) =>
   Array.from({ length: n }, (_, i) =>
@@ -107,14 +64,8 @@ export const dmsSent = (n: number, from: Date, to: Partial<DirectMessageSent['da
       ...to,
     }),
   );
-export const agentBlocked = (over: Partial<AgentBlocked['data']> = {}): AgentBlocked => ({
-  type: 'AgentBlocked',
-  data: { agent_id: RECIPIENT, blocked_agent_id: SENDER, blocked_at: at(9).toISOString(), ...over },
-});
-export const agentUnblocked = (over: Partial<AgentUnblocked['data']> = {}): AgentUnblocked => ({
-  type: 'AgentUnblocked',
-  data: { agent_id: RECIPIENT, blocked_agent_id: SENDER, unblocked_at: at(9, 10).toISOString(), ...over },
-});
+export const agentBlocked = events.agentBlocked.with(() => ({ agent_id: RECIPIENT, blocked_agent_id: SENDER, blocked_at: time(9) }));
+export const agentUnblocked = events.agentUnblocked.with(() => ({ agent_id: RECIPIENT, blocked_agent_id: SENDER, unblocked_at: time(9, 10) }));
 
 export const signature = (over: Partial<A2ASignature> = {}): A2ASignature => ({
   alg: 'Ed25519',
@@ -124,38 +75,27 @@ export const signature = (over: Partial<A2ASignature> = {}): A2ASignature => ({
   value: 'B'.repeat(86),
   ...over,
 });
-export const a2aMessageSent = (over: Partial<A2AMessageSent['data']> = {}): A2AMessageSent => ({
-  type: 'A2AMessageSent',
-  data: {
-    message_id: MESSAGE,
-    from_agent_id: SENDER,
-    to_agent_id: RECIPIENT,
-    intent: 'deal_offer',
-    payload: { offer: 'pilot' },
-    agent_id: SENDER,
-    from_agent_name: 'Sender',
-    signature: null,
-    sent_at: at(9).toISOString(),
-    charge: charge('a2a_message', 250, 49_750),
-    ...over,
-  },
-});
+export const a2aMessageSent = events.a2aMessageSent.with(() => ({
+  message_id: MESSAGE,
+  from_agent_id: SENDER,
+  to_agent_id: RECIPIENT,
+  intent: 'deal_offer',
+  payload: { offer: 'pilot' },
+  agent_id: SENDER,
+  from_agent_name: 'Sender',
+  sent_at: time(9),
+  charge: charge('a2a_message', 250, 49_750),
+}));
 
-export const meshThreadCreated = (over: Partial<MeshThreadCreated['data']> = {}): MeshThreadCreated => ({
-  type: 'MeshThreadCreated',
-  data: {
-    thread_id: THREAD,
-    agent_id: SENDER,
-    agent_name: 'Sender',
-    name: 'Deal room',
-    participant_agent_ids: [SENDER, RECIPIENT, THIRD],
-    first_message_id: FIRST_MESSAGE,
-    first_message: 'Welcome',
-    created_at: at(9).toISOString(),
-    charge: charge('mesh_thread_create', 250, 49_750),
-    ...over,
-  },
-});
+export const meshThreadCreated = events.meshThreadCreated.with(() => ({
+  thread_id: THREAD,
+  agent_id: SENDER,
+  agent_name: 'Sender',
+  participant_agent_ids: [SENDER, RECIPIENT, THIRD],
+  first_message_id: FIRST_MESSAGE,
+  created_at: time(9),
+  charge: charge('mesh_thread_create', 250, 49_750),
+}));
 /** `n` threads created one a minute from `from` on. */
 export const threadsCreated = (n: number, from: Date) =>
   Array.from({ length: n }, (_, i) =>
@@ -166,45 +106,29 @@ export const threadsCreated = (n: number, from: Date) =>
       charge: charge('mesh_thread_create', 250, 50_000 - 250 * (i + 1)),
     }),
   );
-export const meshThreadMessagePosted = (over: Partial<MeshThreadMessagePosted['data']> = {}): MeshThreadMessagePosted => ({
-  type: 'MeshThreadMessagePosted',
-  data: {
-    thread_id: THREAD,
-    message_id: MESSAGE,
-    agent_id: SENDER,
-    agent_name: 'Sender',
-    participant_agent_ids: [SENDER, RECIPIENT, THIRD],
-    message: 'Any news?',
-    posted_at: at(9).toISOString(),
-    charge: charge('mesh_thread_message', 250, 49_750),
-    ...over,
-  },
-});
+export const meshThreadMessagePosted = events.meshThreadMessagePosted.with(() => ({
+  thread_id: THREAD,
+  message_id: MESSAGE,
+  agent_id: SENDER,
+  agent_name: 'Sender',
+  participant_agent_ids: [SENDER, RECIPIENT, THIRD],
+  message: 'Any news?',
+  posted_at: time(9),
+  charge: charge('mesh_thread_message', 250, 49_750),
+}));
 
 // `passport-<agent_id>`
-export const passportKeyIssued = (over: Partial<PassportKeyIssued['data']> = {}): PassportKeyIssued => ({
-  type: 'PassportKeyIssued',
-  data: {
-    agent_id: SENDER,
-    key_id: KEY,
-    public_key: 'A'.repeat(43),
-    private_key_enc: 'v1.first-key',
-    issued_at: at(9).toISOString(),
-    replaces_key_id: null,
-    ...over,
-  },
-});
+export const passportKeyIssued = events.passportKeyIssued.with(() => ({ agent_id: SENDER, key_id: KEY, private_key_enc: 'v1.first-key' }));
 
 // `notifications-<agent_id>` and `presence-<agent_id>`
-export const notificationsRead = (over: Partial<NotificationsRead['data']> = {}): NotificationsRead => ({
-  type: 'NotificationsRead',
-  data: { agent_id: SENDER, notification_ids: ['ntf_1', 'ntf_2'], read_at: NOW.toISOString(), ...over },
-});
-export const notificationsExpired = (over: Partial<NotificationsExpired['data']> = {}): NotificationsExpired => ({
-  type: 'NotificationsExpired',
-  data: { agent_id: SENDER, notification_ids: ['ntf_1'], expired_at: NOW.toISOString(), ...over },
-});
-export const agentHeartbeatReceived = (over: Partial<AgentHeartbeatReceived['data']> = {}): AgentHeartbeatReceived => ({
-  type: 'AgentHeartbeatReceived',
-  data: { agent_id: SENDER, status: 'online', capacity: 80, received_at: NOW.toISOString(), ...over },
-});
+export const notificationsRead = events.notificationsRead.with(() => ({
+  agent_id: SENDER,
+  notification_ids: ['ntf_1', 'ntf_2'],
+  read_at: NOW.toISOString(),
+}));
+export const notificationsExpired = events.notificationsExpired.with(() => ({
+  agent_id: SENDER,
+  notification_ids: ['ntf_1'],
+  expired_at: NOW.toISOString(),
+}));
+export const agentHeartbeatReceived = events.agentHeartbeatReceived.with(() => ({ agent_id: SENDER, capacity: 80, received_at: NOW.toISOString() }));
