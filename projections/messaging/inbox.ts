@@ -39,13 +39,25 @@ interface MatchSide {
 
 function matchEntry(event: RecordedOf<'MatchingRunCompleted'>, recipient: string, side: MatchSide) {
   const d = event.data;
+  return entry(event, recipient, 'new_match', { run_id: d.run_id, initiated_by: d.agent_id, ...side, matched_at: d.completed_at }, d.completed_at);
+}
+
+/** The update that writes one inbox entry: `kind` addressed to `recipient`, from the event that caused it. */
+function entry(
+  event: { position: number; id: string },
+  recipient: string,
+  kind: string,
+  payload: Record<string, unknown>,
+  createdAt: string,
+  aliases: string[] = [],
+) {
   return {
     $set: {
       agent_id: recipient,
-      event: 'new_match',
-      aliases: [],
-      payload: { run_id: d.run_id, initiated_by: d.agent_id, ...side, matched_at: d.completed_at },
-      created_at: d.completed_at,
+      event: kind,
+      aliases,
+      payload,
+      created_at: createdAt,
       delivered_via: 'inbox',
       seq: event.position,
       source_event_id: event.id,
@@ -79,12 +91,14 @@ export const inboxProjection = defineProjection({
       case 'CommentAdded': {
         const d = event.data;
         if (d.agent_id === d.post_author_id) return;
-        await inbox.applyAt(`new_comment:${d.comment_id}`, event.position, {
-          $set: {
-            agent_id: d.post_author_id,
-            event: 'new_comment',
-            aliases: ['room_post_reply'],
-            payload: {
+        await inbox.applyAt(
+          `new_comment:${d.comment_id}`,
+          event.position,
+          entry(
+            event,
+            d.post_author_id,
+            'new_comment',
+            {
               post_id: d.post_id,
               comment_id: d.comment_id,
               parent_comment_id: d.parent_comment_id,
@@ -93,70 +107,50 @@ export const inboxProjection = defineProjection({
               from_agent_name: d.agent_name,
               content: d.content,
             },
-            created_at: d.created_at,
-            delivered_via: 'inbox',
-            seq: event.position,
-            source_event_id: event.id,
-          },
-        });
+            d.created_at,
+            ['room_post_reply'],
+          ),
+        );
         return;
       }
       case 'DirectMessageSent': {
         const d = event.data;
         if (!d.to_agent_id) return;
-        await inbox.applyAt(`new_dm:${d.dm_id}`, event.position, {
-          $set: {
-            agent_id: d.to_agent_id,
-            event: 'new_dm',
-            aliases: [],
-            payload: { from_agent_id: d.from_agent_id, from_agent_name: d.from_agent_name, message: d.message, dm_id: d.dm_id },
-            created_at: d.sent_at,
-            delivered_via: 'inbox',
-            seq: event.position,
-            source_event_id: event.id,
-          },
-        });
+        await inbox.applyAt(
+          `new_dm:${d.dm_id}`,
+          event.position,
+          entry(
+            event,
+            d.to_agent_id,
+            'new_dm',
+            { from_agent_id: d.from_agent_id, from_agent_name: d.from_agent_name, message: d.message, dm_id: d.dm_id },
+            d.sent_at,
+          ),
+        );
         return;
       }
       case 'A2AMessageSent': {
         const d = event.data;
-        await inbox.applyAt(`a2a_message:${d.message_id}`, event.position, {
-          $set: {
-            agent_id: d.to_agent_id,
-            event: 'a2a_message',
-            aliases: [],
-            payload: {
-              message_id: d.message_id,
-              from_agent_id: d.from_agent_id,
-              from_agent_name: d.from_agent_name,
-              to_agent_id: d.to_agent_id,
-              intent: d.intent,
-              payload: d.payload,
-              signature: d.signature,
-              sent_at: d.sent_at,
-            },
-            created_at: d.sent_at,
-            delivered_via: 'inbox',
-            seq: event.position,
-            source_event_id: event.id,
-          },
-        });
+        const payload = {
+          message_id: d.message_id,
+          from_agent_id: d.from_agent_id,
+          from_agent_name: d.from_agent_name,
+          to_agent_id: d.to_agent_id,
+          intent: d.intent,
+          payload: d.payload,
+          signature: d.signature,
+          sent_at: d.sent_at,
+        };
+        await inbox.applyAt(`a2a_message:${d.message_id}`, event.position, entry(event, d.to_agent_id, 'a2a_message', payload, d.sent_at));
         return;
       }
       case 'WebhookTestFired': {
         const d = event.data;
-        await inbox.applyAt(`svc_ping:${d.ping_id}`, event.position, {
-          $set: {
-            agent_id: d.agent_id,
-            event: 'svc_ping',
-            aliases: [],
-            payload: { ping_id: d.ping_id, message: 'Test event from the agent network' },
-            created_at: d.fired_at,
-            delivered_via: 'inbox',
-            seq: event.position,
-            source_event_id: event.id,
-          },
-        });
+        await inbox.applyAt(
+          `svc_ping:${d.ping_id}`,
+          event.position,
+          entry(event, d.agent_id, 'svc_ping', { ping_id: d.ping_id, message: 'Test event from the agent network' }, d.fired_at),
+        );
         return;
       }
       case 'WebhookDeliveryAttempted': {
