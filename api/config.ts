@@ -106,7 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
     .filter(Boolean);
   for (const o of corsOrigins) {
     if (o === '*') continue;
-    let parsed: URL | null = null;
+    let parsed: URL | null;
     try {
       parsed = new URL(o);
     } catch {
