@@ -331,7 +331,7 @@ export function createApp(s: Services): Koa {
   app.use(bodyParser());
   app.use(authenticateAndLimitReads(s));
   app.use(idempotency(s.idempotency, s.secrets, s.clock));
-  app.use(conditionalGet());
+  app.use(conditionalGet(() => s.runner.position));
   app.use(routes(router));
   app.use(router.allowedMethods());
   return app;

@@ -2,17 +2,56 @@ import cors from '@koa/cors';
 import { createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 
+/** A route whose anonymous answer depends on the read models only (not the clock, not the caller) says so. */
+export function cacheableByPosition(ctx: Context): void {
+  ctx.state.cacheableByPosition = true;
+}
+
+interface Remembered {
+  position: number;
+  etag: string;
+  bytes: string | Buffer;
+  type: string;
+}
+
+const REMEMBERED_MAX = 1000;
+
 /**
  * Conditional GETs (docs/DECISIONS.md "Reads that cache"): every successful GET or HEAD answer
  * carries an `ETag`, a strong validator of its exact bytes (the route's own when it set one, as
  * images do), and a request whose `If-None-Match` names it gets 304 without the body. Answers
  * change whenever the log moves, so caches must revalidate: `Cache-Control: no-cache`, `public`
  * for anonymous reads and `private` for a caller's own (a route's own Cache-Control is kept).
+ *
+ * An anonymous answer of a route marked `cacheableByPosition` is also remembered with the read
+ * models' position (`position()`): while no event has been applied since, the same URL gets the
+ * same bytes (or its 304) without running the route again.
  */
-export function conditionalGet(): Middleware {
+export function conditionalGet(position: () => number): Middleware {
+  const remembered = new Map<string, Remembered>();
   return async function etagAndNotModified(ctx: Context, next: Next) {
+    const isGet = ctx.method === 'GET' || ctx.method === 'HEAD';
+    const anonymous = isGet && !ctx.state.principal;
+    const at = position();
+    if (anonymous) {
+      const hit = remembered.get(ctx.url);
+      if (hit !== undefined && hit.position === at) {
+        ctx.status = 200;
+        ctx.type = hit.type;
+        ctx.body = hit.bytes;
+        ctx.set('ETag', hit.etag);
+        ctx.set('Cache-Control', 'public, no-cache');
+        ctx.vary('Authorization');
+        ctx.vary('X-API-Key');
+        if (ctx.fresh) {
+          ctx.status = 304;
+          ctx.body = null;
+        }
+        return;
+      }
+    }
     await next();
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.status !== 200) return;
+    if (!isGet || ctx.status !== 200) return;
     let etag = ctx.response.get('ETag');
     if (!etag) {
       const body: unknown = ctx.body;
@@ -25,6 +64,10 @@ export function conditionalGet(): Middleware {
       } else return;
       etag = `"${createHash('sha1').update(bytes).digest('base64url')}"`;
       ctx.set('ETag', etag);
+      if (anonymous && ctx.state.cacheableByPosition === true && position() === at) {
+        if (remembered.size >= REMEMBERED_MAX) remembered.clear();
+        remembered.set(ctx.url, { position: at, etag, bytes, type: ctx.response.get('Content-Type') });
+      }
     }
     if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', ctx.state.principal ? 'private, no-cache' : 'public, no-cache');
     ctx.vary('Authorization');

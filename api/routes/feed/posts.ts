@@ -11,6 +11,7 @@ import { publicAgent } from '../../../queries/agents/agents.ts';
 import { encodeCursor, START } from '../../../queries/cursor.ts';
 import { findRoom, getVisiblePost, listPosts, postView, relatedPosts, searchPosts } from '../../../queries/feed/posts.ts';
 import { listRooms, roomAgents, roomView } from '../../../queries/feed/rooms.ts';
+import { cacheableByPosition } from '../../http-cache.ts';
 import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
@@ -110,6 +111,7 @@ export function feedRoutes(router: Router, s: Services): void {
   const feed = async (ctx: Context) => {
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const after = afterCursor(ctx.query);
+    cacheableByPosition(ctx);
     const slug = typeof ctx.query.room_slug === 'string' && ctx.query.room_slug ? ctx.query.room_slug : undefined;
     let roomSlug: string | undefined;
     if (slug) {
@@ -174,6 +176,7 @@ export function feedRoutes(router: Router, s: Services): void {
     if (!doc) throw notFound('Room', 'room_not_found');
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const after = afterCursor(ctx.query);
+    cacheableByPosition(ctx);
     const { items, total, next_cursor, has_more } = await listPosts(s.store, { roomSlug: doc._id, skip, limit, after });
     ctx.body = { room_slug: doc._id, items: items.map(postView), total, page, limit, next_cursor, has_more };
   };
