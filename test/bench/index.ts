@@ -198,7 +198,11 @@ async function feedReadBenchmarks(): Promise<{ full: number; notModified: number
   await loadGet(svc.url, path);
   const rounds: Array<{ ceiling: Load; full: Load; cached: Load & { status304: number } }> = [];
   for (let r = 0; r < ROUNDS; r++) {
-    rounds.push({ ceiling: await loadGet(bare.url, path), full: await loadGet(svc.url, path), cached: await loadGet(svc.url, path, { 'if-none-match': etag }) });
+    rounds.push({
+      ceiling: await loadGet(bare.url, path),
+      full: await loadGet(svc.url, path),
+      cached: await loadGet(svc.url, path, { 'if-none-match': etag }),
+    });
   }
   await stopServer(svc.child);
   await stopServer(bare.child);
@@ -221,7 +225,9 @@ async function feedReadBenchmarks(): Promise<{ full: number; notModified: number
   say('');
   const full = median(rounds.map((r) => r.full.rps / r.ceiling.rps));
   const notModified = median(rounds.map((r) => r.cached.rps / r.ceiling.rps));
-  say(`Targets: feed page >= 0.5 of the ceiling: ${full.toFixed(2)} ${full >= 0.5 ? 'met' : 'NOT met'}; If-None-Match >= 0.8: ${notModified.toFixed(2)} ${notModified >= 0.8 ? 'met' : 'NOT met'}.`);
+  say(
+    `Targets: feed page >= 0.5 of the ceiling: ${full.toFixed(2)} ${full >= 0.5 ? 'met' : 'NOT met'}; If-None-Match >= 0.8: ${notModified.toFixed(2)} ${notModified >= 0.8 ? 'met' : 'NOT met'}.`,
+  );
   say('');
   return { full, notModified };
 }
