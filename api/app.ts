@@ -7,6 +7,7 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import { newId } from '../events/kernel/ids.ts';
 import { authenticate } from './auth.ts';
 import { renderError } from './errors.ts';
+import { conditionalGet, corsFor } from './http-cache.ts';
 import { idempotency } from './idempotency.ts';
 import { LIMITS } from './rate-limit.ts';
 import { agentRoutes } from './routes/agents/agents.ts';
@@ -323,10 +324,14 @@ export function createApp(s: Services): Koa {
   app.silent = true;
   const router = routerFor(s);
 
+  // Outermost, so that error answers carry the CORS headers too, and preflights end here.
+  const corsMiddleware = corsFor(s.config.corsOrigins);
+  if (corsMiddleware) app.use(corsMiddleware);
   app.use(front(s));
   app.use(bodyParser());
   app.use(authenticateAndLimitReads(s));
   app.use(idempotency(s.idempotency, s.secrets, s.clock));
+  app.use(conditionalGet(() => s.runner.position));
   app.use(routes(router));
   app.use(router.allowedMethods());
   return app;

@@ -35,6 +35,8 @@ export interface Config {
    * that a crash soon after does not replay them again; 0: only clean stops write one.
    */
   readModelSnapshotAfterEvents: number;
+  /** Browser origins allowed by CORS (`CORS_ORIGINS`, comma-separated; `*` for any); empty: no CORS headers. */
+  corsOrigins: string[];
 }
 
 export class ConfigError extends Error {}
@@ -98,6 +100,23 @@ export function loadConfig(env: Env = process.env): Config {
   for (const e of adminEmails) {
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e)) throw new ConfigError(`ADMIN_EMAILS holds an invalid address: "${e}"`);
   }
+  const corsOrigins = (env.CORS_ORIGINS || '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const o of corsOrigins) {
+    if (o === '*') continue;
+    let parsed: URL | null;
+    try {
+      parsed = new URL(o);
+    } catch {
+      parsed = null;
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== o)
+      throw new ConfigError(
+        `CORS_ORIGINS holds "${o}": each entry must be an origin such as https://app.example.com (scheme, host, optional port; no path or trailing slash), or *`,
+      );
+  }
   const secretKey = env.SECRET_KEY || null;
   if (secretKey !== null && secretKey.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters');
   const jwtSecret = env.JWT_SECRET || null;
@@ -123,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     readModelSnapshots: flag('READ_MODEL_SNAPSHOTS', true),
     readModelSnapshotAfterEvents: integer(env, 'READ_MODEL_SNAPSHOT_AFTER_EVENTS', 100_000, 0, Number.MAX_SAFE_INTEGER),
+    corsOrigins,
   };
 }
 

@@ -2,7 +2,9 @@ import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FieldError } from '../events/kernel/errors.ts';
-import { ValidationFailed } from '../events/kernel/errors.ts';
+import { DomainError, ValidationFailed } from '../events/kernel/errors.ts';
+import type { Cursor } from '../queries/cursor.ts';
+import { decodeCursor } from '../queries/cursor.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -74,4 +76,18 @@ export function paging(query: Record<string, unknown>, defaults: { limit: number
   const page = read('page', 0, 0, 1_000_000);
   if (errors.length) throw new ValidationFailed(errors);
   return { limit, page, skip: page * limit };
+}
+
+/** Query `after`: the one paging cursor (queries/cursor.ts); a malformed one answers 400 `invalid_cursor`. */
+export function afterCursor(query: Record<string, unknown>): Cursor | undefined {
+  const raw = query.after;
+  if (raw === undefined) return undefined;
+  const cursor = typeof raw === 'string' ? decodeCursor(raw) : null;
+  if (!cursor)
+    throw new DomainError(
+      400,
+      'invalid_cursor',
+      'after is not a cursor this service handed out (use next_cursor of an earlier answer, or 0 for the beginning)',
+    );
+  return cursor;
 }

@@ -58,21 +58,66 @@ function toTransaction(e: Recorded<AgentStreamEvent>): CreditTransaction | null 
 
 /**
  * Credit history straight from the agent's stream (the ledger), newest first: every grant and
- * every event that carried a charge. Reads the stream backwards in pages until `limit` are found.
+ * every event that carried a charge. Reads the stream backwards in pages until `skip + limit` are
+ * found, and answers the `limit` after the first `skip`.
  */
-export async function creditHistory(log: EventLog, agentId: string, limit: number, before?: number): Promise<CreditTransaction[]> {
+export async function creditHistory(log: EventLog, agentId: string, limit: number, skip = 0): Promise<CreditTransaction[]> {
   const stream = agentStream(agentId);
   const out: CreditTransaction[] = [];
-  let from = before;
+  let from: number | undefined;
   for (;;) {
-    const page = await log.readStream(stream, { direction: 'backwards', fromRevision: from, maxCount: 200 });
+    const page = await log.readStream(stream, { direction: 'backwards', fromRevision: from, maxCount: PAGE });
     for (const e of page) {
       const t = toTransaction(agentStreamEvent(e));
       if (t) out.push(t);
-      if (out.length >= limit) return out;
+      if (out.length >= skip + limit) return out.slice(skip);
     }
     const last = page[page.length - 1];
-    if (page.length < 200 || !last || last.revision === 0) return out;
+    if (page.length < PAGE || !last || last.revision === 0) return out.slice(skip);
     from = last.revision - 1;
+  }
+}
+
+const PAGE = 200;
+
+/**
+ * The transactions recorded after log position `afterPosition`, oldest first, at most `limit`
+ * (the one cursor: one event carries at most one transaction, so its position alone orders them).
+ * The stream's first event past the position is found by bisecting its revisions, so a page costs
+ * O(log n) reads plus the page itself, however long the ledger.
+ */
+export async function creditHistoryAfter(
+  log: EventLog,
+  agentId: string,
+  afterPosition: number,
+  limit: number,
+): Promise<{ transactions: CreditTransaction[]; has_more: boolean }> {
+  const stream = agentStream(agentId);
+  const positionAt = async (revision: number) => (await log.readStream(stream, { direction: 'forwards', fromRevision: revision, maxCount: 1 }))[0]?.position;
+  const head = (await log.readStream(stream, { direction: 'backwards', maxCount: 1 }))[0];
+  if (!head || head.position <= afterPosition) return { transactions: [], has_more: false };
+  // The first revision whose position is past the cursor: lo..hi brackets it.
+  let lo = 0;
+  let hi = head.revision;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const p = await positionAt(mid);
+    if (p !== undefined && p > afterPosition) hi = mid;
+    else lo = mid + 1;
+  }
+  const out: CreditTransaction[] = [];
+  let from = lo;
+  for (;;) {
+    const page = await log.readStream(stream, { direction: 'forwards', fromRevision: from, maxCount: PAGE });
+    for (const e of page) {
+      if (e.position <= afterPosition) continue;
+      const t = toTransaction(agentStreamEvent(e));
+      if (!t) continue;
+      if (out.length === limit) return { transactions: out, has_more: true };
+      out.push(t);
+    }
+    const last = page[page.length - 1];
+    if (page.length < PAGE || !last) return { transactions: out, has_more: false };
+    from = last.revision + 1;
   }
 }

@@ -94,8 +94,9 @@ export const postsProjection = defineProjection({
       name: 'posts',
       indexes: [
         { name: 'by_term', keys: { terms: 1, seq: -1 } },
-        { name: 'feed', keys: { hidden: 1, seq: -1 } },
-        { name: 'room_feed', keys: { room_slug: 1, hidden: 1, seq: -1 } },
+        // Cursor order (seq, _id) both ways: newest first, or after a cursor.
+        { name: 'feed', keys: { hidden: 1, seq: 1, _id: 1 } },
+        { name: 'room_feed', keys: { room_slug: 1, hidden: 1, seq: 1, _id: 1 } },
         { name: 'by_agent', keys: { agent_id: 1, seq: -1 } },
       ],
     },

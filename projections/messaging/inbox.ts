@@ -78,8 +78,10 @@ export const inboxProjection = defineProjection({
     {
       name: 'inbox_events',
       indexes: [
-        { name: 'by_agent', keys: { agent_id: 1, seq: -1 } },
-        { name: 'by_agent_event', keys: { agent_id: 1, event: 1, seq: -1 } },
+        // Cursor order (seq, _id) both ways; `since` polls by (created_at, seq, _id).
+        { name: 'by_agent', keys: { agent_id: 1, seq: 1, _id: 1 } },
+        { name: 'by_agent_event', keys: { agent_id: 1, event: 1, seq: 1, _id: 1 } },
+        { name: 'by_agent_time', keys: { agent_id: 1, created_at: 1, seq: 1, _id: 1 } },
         { name: 'by_source', keys: { source_event_id: 1 } },
       ],
     },

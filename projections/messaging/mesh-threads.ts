@@ -10,7 +10,7 @@ export const meshThreadsProjection = defineProjection({
   collections: [
     { name: 'mesh_threads', indexes: [] },
     { name: 'mesh_thread_members', indexes: [{ name: 'by_agent_last', keys: { agent_id: 1, last_message_at: -1 } }] },
-    { name: 'mesh_messages', indexes: [{ name: 'by_thread', keys: { thread_id: 1, seq: -1 } }] },
+    { name: 'mesh_messages', indexes: [{ name: 'by_thread', keys: { thread_id: 1, seq: 1, _id: 1 } }] },
   ],
   handles: ['MeshThreadCreated', 'MeshThreadMessagePosted'],
   async apply(event, ctx) {

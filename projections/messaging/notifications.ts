@@ -43,8 +43,10 @@ export const notificationsProjection = defineProjection({
     {
       name: 'notifications',
       indexes: [
-        { name: 'by_agent', keys: { agent_id: 1, seq: -1 } },
-        { name: 'by_agent_read', keys: { agent_id: 1, read: 1, seq: -1 } },
+        // Cursor order (seq, _id) both ways; `since` polls by (created_at, seq, _id).
+        { name: 'by_agent', keys: { agent_id: 1, seq: 1, _id: 1 } },
+        { name: 'by_agent_read', keys: { agent_id: 1, read: 1, seq: 1, _id: 1 } },
+        { name: 'by_agent_time', keys: { agent_id: 1, created_at: 1, seq: 1, _id: 1 } },
         { name: 'by_expiry', keys: { expires_at: 1 } },
       ],
     },

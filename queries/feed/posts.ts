@@ -1,4 +1,6 @@
 import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { Cursor } from '../cursor.ts';
+import { listPage } from '../cursor.ts';
 import { listRooms, resolveRoom } from './rooms.ts';
 
 export function postView(d: Doc) {
@@ -38,13 +40,14 @@ function pollView(d: Doc) {
 }
 
 /** The public feed (or one room's), newest first, ghosted posts excluded. Index-served. */
-export async function listPosts(store: ReadStore, opts: { roomSlug?: string; skip: number; limit: number }) {
+/** The feed (of a room): newest first, paged, or after a cursor oldest first (queries/cursor.ts listPage). */
+export async function listPosts(store: ReadStore, opts: { roomSlug?: string; skip: number; limit: number; after?: Cursor }) {
   const filter: Record<string, unknown> = opts.roomSlug ? { room_slug: opts.roomSlug, hidden: false } : { hidden: false };
-  const [items, counter] = await Promise.all([
-    store.collection('posts').find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit }),
+  const [page, counter] = await Promise.all([
+    listPage(store.collection('posts'), filter, opts),
     store.collection('feed_counters').findOne({ _id: opts.roomSlug ? `room:${opts.roomSlug}` : 'all' }),
   ]);
-  return { items, total: (counter?.visible as number | undefined) ?? 0 };
+  return { items: page.docs, total: (counter?.visible as number | undefined) ?? 0, next_cursor: page.next_cursor, has_more: page.has_more };
 }
 
 export function getPost(store: ReadStore, postId: string) {

@@ -1,4 +1,6 @@
 import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { Cursor } from '../cursor.ts';
+import { cursorOf, listPage } from '../cursor.ts';
 
 export function getThread(store: ReadStore, threadId: string): Promise<Doc | null> {
   return store.collection('mesh_threads').findOne({ _id: threadId });
@@ -28,9 +30,20 @@ export async function threadsOf(store: ReadStore, agentId: string, opts: { skip:
   return { items: threads.filter((t): t is Doc => t !== null).map(threadView), total };
 }
 
+function messageView(m: Doc) {
+  return { message_id: m._id, agent_id: m.agent_id, agent_name: m.agent_name, message: m.message, created_at: m.created_at, cursor: cursorOf(m) };
+}
+
+/** The newest messages of a thread, newest first (index-served by thread). */
 export async function threadMessages(store: ReadStore, threadId: string, limit: number) {
-  const docs = await store.collection('mesh_messages').find({ thread_id: threadId }, { sort: { seq: -1 }, limit });
-  return docs.map((m) => ({ message_id: m._id, agent_id: m.agent_id, agent_name: m.agent_name, message: m.message, created_at: m.created_at }));
+  const docs = await store.collection('mesh_messages').find({ thread_id: threadId }, { sort: { seq: -1, _id: -1 }, limit });
+  return docs.map(messageView);
+}
+
+/** A thread's messages by the one cursor: after `after` oldest first, else the newest page (queries/cursor.ts listPage). */
+export async function threadMessagePage(store: ReadStore, threadId: string, opts: { after?: Cursor; limit: number }) {
+  const page = await listPage(store.collection('mesh_messages'), { thread_id: threadId }, opts);
+  return { messages: page.docs.map(messageView), next_cursor: page.next_cursor, has_more: page.has_more };
 }
 
 /** Status per shared DECISIONS: a heartbeat holds for 15 min; otherwise activity in 15 min is online, in 24 h degraded, else offline. */

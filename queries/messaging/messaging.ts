@@ -1,21 +1,33 @@
 import type { Doc, Filter, ReadStore } from '../../projections/store/port.ts';
+import type { Cursor } from '../cursor.ts';
+import { cursorOf, listPage } from '../cursor.ts';
 
 /** One inbox entry as the spec shows it: `{event, payload, created_at, delivered_via}`. */
 export function inboxView(d: Doc) {
-  return { id: d._id, event: d.event, payload: d.payload, created_at: d.created_at, delivered_via: (d.delivered_via as string | undefined) ?? 'inbox' };
+  return {
+    id: d._id,
+    event: d.event,
+    payload: d.payload,
+    created_at: d.created_at,
+    delivered_via: (d.delivered_via as string | undefined) ?? 'inbox',
+    cursor: cursorOf(d),
+  };
 }
 
 /**
- * Events addressed to an agent (index-served by agent, or agent and event name). Without `since`
- * newest first; with `since`, the entries after it oldest first, so a poller can page forward by
- * passing the last `created_at` it saw.
+ * Events addressed to an agent (index-served by agent, or agent and event name), paged by the one
+ * cursor (docs/DECISIONS.md "One cursor"). With `after`, the entries after that cursor, oldest
+ * first; with `since`, the entries created after that instant, oldest first, never splitting a
+ * millisecond across pages; with neither, the newest entries, newest first. Every answer names the
+ * cursor to poll on from (`next_cursor`) and whether more entries are already there (`has_more`).
+ * An entry's cursor is `cursorOf(entry)`, which webhook deliveries carry too.
  */
-export async function inboxFor(store: ReadStore, agentId: string, opts: { since?: string; limit: number; event?: string }) {
+export async function inboxFor(store: ReadStore, agentId: string, opts: { since?: string; after?: Cursor; limit: number; event?: string }) {
+  const inbox = store.collection('inbox_events');
   const filter: Filter = { agent_id: agentId };
   if (opts.event) filter.event = opts.event;
-  if (opts.since) filter.created_at = { $gt: opts.since };
-  const docs = await store.collection('inbox_events').find(filter, { sort: { seq: opts.since ? 1 : -1 }, limit: opts.limit });
-  return docs.map(inboxView);
+  const page = await listPage(inbox, filter, opts);
+  return { events: page.docs.map(inboxView), next_cursor: page.next_cursor, has_more: page.has_more };
 }
 
 export async function blocksOf(store: ReadStore, agentId: string, opts: { skip: number; limit: number }) {
@@ -32,12 +44,12 @@ export function getUser(store: ReadStore, userId: string) {
   return store.collection('users').findOne({ _id: userId });
 }
 
-/** One event name of an agent's inbox, newest first, paged (index-served by agent and event). */
-export async function inboxPage(store: ReadStore, agentId: string, event: string, opts: { skip: number; limit: number }) {
+/** One event name of an agent's inbox: newest first, paged, or after a cursor (index-served by agent and event). */
+export async function inboxPage(store: ReadStore, agentId: string, event: string, opts: { skip: number; limit: number; after?: Cursor }) {
   const inbox = store.collection('inbox_events');
   const filter = { agent_id: agentId, event };
-  const [items, total] = await Promise.all([inbox.find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit }), inbox.count(filter)]);
-  return { items, total };
+  const [page, total] = await Promise.all([listPage(inbox, filter, opts), inbox.count(filter)]);
+  return { items: page.docs, total, next_cursor: page.next_cursor, has_more: page.has_more };
 }
 
 /** A member's DMs: inbound ones by user id and by address (newest first), and their replies as linked agents. */

@@ -1,4 +1,6 @@
 import type { Doc, Filter, ReadStore } from '../../projections/store/port.ts';
+import type { Cursor } from '../cursor.ts';
+import { cursorOf, listPage } from '../cursor.ts';
 
 export function notificationView(d: Doc) {
   return {
@@ -9,21 +11,27 @@ export function notificationView(d: Doc) {
     read: d.read === true,
     created_at: d.created_at,
     expires_at: d.expires_at,
+    cursor: cursorOf(d),
   };
 }
 
 /**
- * The signal inbox page (newest first, index-served by agent [and read state]); expired
- * notifications are never returned, even before the expiry job has removed them.
+ * The signal inbox page (index-served by agent [and read state]), paged by the one cursor like
+ * the inbox (`queries/cursor.ts` listPage: newest first, or oldest first after a cursor or an
+ * instant, tie-safe); expired notifications are never returned, even before the expiry job has
+ * removed them.
  */
-export async function notificationsPage(store: ReadStore, agentId: string, opts: { since?: string; limit: number; unreadOnly: boolean; now: Date }) {
+export async function notificationsPage(
+  store: ReadStore,
+  agentId: string,
+  opts: { since?: string; after?: Cursor; limit: number; unreadOnly: boolean; now: Date },
+) {
   const notifications = store.collection('notifications');
   const filter: Filter = { agent_id: agentId, expires_at: { $gt: opts.now.toISOString() } };
   if (opts.unreadOnly) filter.read = false;
-  if (opts.since) filter.created_at = { $gt: opts.since };
-  const items = await notifications.find(filter, { sort: { seq: -1 }, limit: opts.limit });
+  const page = await listPage(notifications, filter, opts);
   const unread = await notifications.count({ agent_id: agentId, read: false, expires_at: { $gt: opts.now.toISOString() } });
-  return { items, unread };
+  return { items: page.docs, unread, next_cursor: page.next_cursor, has_more: page.has_more };
 }
 
 /** Notifications whose 90 days are over at `now`, grouped by agent (index-served by expiry). */

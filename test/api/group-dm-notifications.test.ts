@@ -151,7 +151,8 @@ describe('api: group DMs, notifications, heartbeat and status (RATE_LIMIT_SCALE=
     const all = await notifications(c, '?limit=3');
     expect(all.body.notifications.map((n: { read: boolean }) => n.read)).to.deep.equal([true, true, true]);
     const since = await notifications(c, `?since=${encodeURIComponent(second.body.notifications[0].created_at)}`);
-    expect(since.body.notifications.map((n: { data: { message: string } }) => n.data.message)).to.deep.equal(['n3', 'n2']);
+    // since: a forward poll, oldest first (tie-safe, docs/DECISIONS.md "One cursor").
+    expect(since.body.notifications.map((n: { data: { message: string } }) => n.data.message)).to.deep.equal(['n2', 'n3']);
     expect((await notifications(c, '?unread_only=maybe')).status).to.equal(422);
     expect((await svc.req('GET', '/api/agent/notifications')).status).to.equal(401);
   });

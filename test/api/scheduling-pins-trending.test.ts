@@ -186,7 +186,7 @@ describe('api: pins', () => {
     expect(pinned.status).to.equal(200);
     expect(pinned.body.items.map((p: { post_id: string }) => p.post_id)).to.deep.equal(posts.slice(0, 3));
     expect(pinned.body.items[0]).to.include({ title: 'Pin 0', agent_id: author.agent_id, room_slug: 'lead-gen' });
-    const notes = await svc.running.services.store.collection('notifications').find({ agent_id: author.agent_id, type: 'anchor_pin' });
+    const notes = await svc.running.services.store.collection('notifications').find({ agent_id: author.agent_id, type: 'anchor_pin' }, { sort: { seq: -1 } });
     expect(notes).to.have.length(3);
     expect(notes[0].data).to.deep.equal({ post_id: posts[2], room_slug: 'lead-gen' });
   });

@@ -163,6 +163,75 @@ async function httpBenchmarks(): Promise<HttpFigures> {
   return { postsRatio: median(postRounds.map((r) => r.load.rps / r.ceiling.rps)), postsP99: median(p99s), postsP99Worst: Math.max(...p99s) };
 }
 
+async function loadGet(url: string, path: string, headers: Record<string, string> = {}): Promise<Load & { status304: number }> {
+  const result = await autocannon({ url: url + path, method: 'GET', connections: CONNECTIONS, duration: DURATION, headers });
+  const codes = result.statusCodeStats as unknown as Record<string, { count: number } | undefined>;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, status304: codes['304']?.count ?? 0 };
+}
+
+/**
+ * A public feed page, `GET /api/feed/posts?limit=20`, full and revalidated with If-None-Match
+ * (304), against a bare Koa handler serving the same bytes from memory, in alternation.
+ */
+async function feedReadBenchmarks(): Promise<{ full: number; notModified: number }> {
+  say(`## Public reads (autocannon, 50 connections, ${DURATION} s each, ${ROUNDS} rounds alternating ceiling and service)`);
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'agent-network-bench-'));
+  const svc = await spawnServer(['api/server.ts'], { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '0' });
+  for (let i = 0; i < 5; i++) {
+    const r = await request(svc.url, 'POST', '/api/protocol/register', {
+      body: { name: `Reader ${i}`, capabilities: ['lead-gen'], owner_name: 'R', owner_email: `reader-${i}-${randomUUID()}@example.com` },
+    });
+    for (let j = 0; j < 8; j++) {
+      await request(svc.url, 'POST', '/api/feed/posts', {
+        apiKey: r.body.api_key as string,
+        body: { title: `Feed post ${i}.${j}`, body: `A public signal number ${j} with #bench and #feed and a few words to read.`, post_type: 'signal_found' },
+      });
+    }
+  }
+  const path = '/api/feed/posts?limit=20';
+  const page = await request(svc.url, 'GET', path);
+  const file = join(dataDir, 'feed-page.json');
+  writeFileSync(file, page.text);
+  const bare = await spawnServer(['test/bench/bare-koa.ts'], { BARE_BODY_FILE: file });
+  const etag = String(page.headers.etag);
+  await loadGet(bare.url, path); // warm-up
+  await loadGet(svc.url, path);
+  const rounds: Array<{ ceiling: Load; full: Load; cached: Load & { status304: number } }> = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    rounds.push({
+      ceiling: await loadGet(bare.url, path),
+      full: await loadGet(svc.url, path),
+      cached: await loadGet(svc.url, path, { 'if-none-match': etag }),
+    });
+  }
+  await stopServer(svc.child);
+  await stopServer(bare.child);
+  rmSync(dataDir, { recursive: true, force: true });
+  say('');
+  say(`The page is ${Buffer.byteLength(page.text)} bytes (20 posts). Medians over the rounds; the ratio is the median of the per-round ratios.`);
+  say('');
+  say('| path | req/s | p50 ms | p99 ms | non-2xx | ratio to bare Koa | per round |');
+  say('|---|---|---|---|---|---|---|');
+  const row = (label: string, pick: (r: (typeof rounds)[number]) => Load, extra = '') => {
+    const loads = rounds.map(pick);
+    const ratios = rounds.map((r) => pick(r).rps / r.ceiling.rps);
+    say(
+      `| ${label} | ${median(loads.map((l) => l.rps)).toFixed(0)} | ${median(loads.map((l) => l.p50))} | ${median(loads.map((l) => l.p99))} | ${loads.reduce((a, l) => a + l.non2xx, 0)}${extra} | ${median(ratios).toFixed(2)} | ${ratios.map((x) => x.toFixed(2)).join(', ')} |`,
+    );
+  };
+  row('bare Koa, same bytes from memory (ceiling)', (r) => r.ceiling);
+  row('GET /api/feed/posts?limit=20', (r) => r.full);
+  row('same, If-None-Match (304)', (r) => r.cached, ` (all 304: ${rounds.every((r) => r.cached.status304 > 0 && r.cached.non2xx === r.cached.status304)})`);
+  say('');
+  const full = median(rounds.map((r) => r.full.rps / r.ceiling.rps));
+  const notModified = median(rounds.map((r) => r.cached.rps / r.ceiling.rps));
+  say(
+    `Targets: feed page >= 0.5 of the ceiling: ${full.toFixed(2)} ${full >= 0.5 ? 'met' : 'NOT met'}; If-None-Match >= 0.8: ${notModified.toFixed(2)} ${notModified >= 0.8 ? 'met' : 'NOT met'}.`,
+  );
+  say('');
+  return { full, notModified };
+}
+
 const postEvent = (i: number, stream: string): NewEvent => ({
   id: randomUUID(),
   type: 'PostPublished',
@@ -402,6 +471,7 @@ async function main() {
       query: queryBenchmarks,
       store: storeBenchmarks,
       messaging: () => messagingBenchmarks(say),
+      feed: feedReadBenchmarks,
     };
     const run = sections[only];
     if (!run) throw new Error(`unknown section ${only}: one of ${Object.keys(sections).join(', ')}`);
@@ -414,6 +484,7 @@ async function main() {
   const queries = await queryBenchmarks();
   await storeBenchmarks();
   await messagingBenchmarks(say);
+  await feedReadBenchmarks();
   writeFileSync(join(root, 'docs/PERFORMANCE.md'), [...header, ...out, ...targets(http, appendRatio, replay, queries), ...NOTES, ''].join('\n'));
 }
 

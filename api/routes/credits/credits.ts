@@ -1,12 +1,14 @@
 import Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
-import { creditHistory } from '../../../commands/credits/history.ts';
+import type { CreditTransaction } from '../../../commands/credits/history.ts';
+import { creditHistory, creditHistoryAfter } from '../../../commands/credits/history.ts';
 import { notFound } from '../../../events/kernel/errors.ts';
 import { getAgent } from '../../../queries/agents/agents.ts';
 import { creditAccount, dailyUsage } from '../../../queries/credits/credits.ts';
+import { encodeCursor, START } from '../../../queries/cursor.ts';
 import { requireApiKey, requireSelf } from '../../auth.ts';
 import type { Services } from '../../services.ts';
-import { paging } from '../../validation.ts';
+import { afterCursor, paging } from '../../validation.ts';
 
 export function creditRoutes(router: Router, s: Services): void {
   const ownAgent = async (ctx: RouterContext) => {
@@ -24,9 +26,36 @@ export function creditRoutes(router: Router, s: Services): void {
 
   account.get('/history', async (ctx) => {
     const agent = await ownAgent(ctx);
-    const { limit } = paging(ctx.query, { limit: 20, max: 50 });
-    const transactions = await creditHistory(s.log, agent._id, limit);
-    ctx.body = { agent_id: agent._id, transactions: transactions.map(({ position: _p, ...t }) => t), limit };
+    const { limit, skip, page } = paging(ctx.query, { limit: 20, max: 50 });
+    const after = afterCursor(ctx.query);
+    const cursor = (t: CreditTransaction) => encodeCursor({ position: t.position, key: t.transaction_id });
+    const view = (t: CreditTransaction) => {
+      const { position: _p, ...rest } = t;
+      return { ...rest, cursor: cursor(t) };
+    };
+    if (after) {
+      const r = await creditHistoryAfter(s.log, agent._id, after.position, limit);
+      const last = r.transactions.at(-1);
+      ctx.body = {
+        agent_id: agent._id,
+        transactions: r.transactions.map(view),
+        limit,
+        next_cursor: last ? cursor(last) : encodeCursor(after),
+        has_more: r.has_more,
+      };
+      return;
+    }
+    // Newest first; `page` skips whole pages; next_cursor is where a poll for newer ones resumes.
+    const transactions = await creditHistory(s.log, agent._id, limit, skip);
+    const newest = transactions[0];
+    ctx.body = {
+      agent_id: agent._id,
+      transactions: transactions.map(view),
+      limit,
+      page,
+      next_cursor: newest ? cursor(newest) : encodeCursor(START),
+      has_more: skip > 0,
+    };
   });
 
   account.get('/usage/daily', async (ctx) => {

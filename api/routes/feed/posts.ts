@@ -8,10 +8,12 @@ import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import type { FieldError } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import { publicAgent } from '../../../queries/agents/agents.ts';
+import { encodeCursor, START } from '../../../queries/cursor.ts';
 import { findRoom, getVisiblePost, listPosts, postView, relatedPosts, searchPosts } from '../../../queries/feed/posts.ts';
 import { listRooms, roomAgents, roomView } from '../../../queries/feed/rooms.ts';
+import { cacheableByPosition } from '../../http-cache.ts';
 import type { Services } from '../../services.ts';
-import { paging, validate } from '../../validation.ts';
+import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 
 export const pollSchema = {
@@ -108,18 +110,20 @@ export function feedRoutes(router: Router, s: Services): void {
 
   const feed = async (ctx: Context) => {
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
+    const after = afterCursor(ctx.query);
+    cacheableByPosition(ctx);
     const slug = typeof ctx.query.room_slug === 'string' && ctx.query.room_slug ? ctx.query.room_slug : undefined;
     let roomSlug: string | undefined;
     if (slug) {
       const room = await findRoom(s.store, slug);
       if (!room) {
-        ctx.body = { items: [], total: 0, page, limit };
+        ctx.body = { items: [], total: 0, page, limit, next_cursor: encodeCursor(after ?? START), has_more: false };
         return;
       }
       roomSlug = room._id;
     }
-    const { items, total } = await listPosts(s.store, { roomSlug, skip, limit });
-    ctx.body = { items: items.map(postView), total, page, limit };
+    const { items, total, next_cursor, has_more } = await listPosts(s.store, { roomSlug, skip, limit, after });
+    ctx.body = { items: items.map(postView), total, page, limit, next_cursor, has_more };
   };
 
   // Keyword search (older family); without q it is the feed.
@@ -171,8 +175,10 @@ export function feedRoutes(router: Router, s: Services): void {
     const doc = await findRoom(s.store, ctx.params.slug);
     if (!doc) throw notFound('Room', 'room_not_found');
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
-    const { items, total } = await listPosts(s.store, { roomSlug: doc._id, skip, limit });
-    ctx.body = { room_slug: doc._id, items: items.map(postView), total, page, limit };
+    const after = afterCursor(ctx.query);
+    cacheableByPosition(ctx);
+    const { items, total, next_cursor, has_more } = await listPosts(s.store, { roomSlug: doc._id, skip, limit, after });
+    ctx.body = { room_slug: doc._id, items: items.map(postView), total, page, limit, next_cursor, has_more };
   };
 
   const feedPosts = new Router({ prefix: '/api/feed/posts' });

@@ -6,10 +6,11 @@ import { notFound } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import { A2A_INTENTS } from '../../../events/messaging.ts';
 import { getAgent } from '../../../queries/agents/agents.ts';
+import { cursorOf } from '../../../queries/cursor.ts';
 import { inboxPage } from '../../../queries/messaging/messaging.ts';
 import { requireAgent } from '../../auth.ts';
 import type { Services } from '../../services.ts';
-import { paging, validate } from '../../validation.ts';
+import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 
 const a2aSchema = {
@@ -62,8 +63,16 @@ export function a2aRoutes(router: Router, s: Services): void {
   a2a.get('/inbox', async (ctx) => {
     const agentId = requireAgent(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
-    const { items, total } = await inboxPage(s.store, agentId, 'a2a_message', { skip, limit });
-    ctx.body = { items: items.map((d) => ({ ...(d.payload as Record<string, unknown>), delivered_via: d.delivered_via ?? 'inbox' })), total, page, limit };
+    const after = afterCursor(ctx.query);
+    const { items, total, next_cursor, has_more } = await inboxPage(s.store, agentId, 'a2a_message', { skip, limit, after });
+    ctx.body = {
+      items: items.map((d) => ({ ...(d.payload as Record<string, unknown>), delivered_via: d.delivered_via ?? 'inbox', cursor: cursorOf(d) })),
+      total,
+      page,
+      limit,
+      next_cursor,
+      has_more,
+    };
   });
 
   router.use(a2a.routes());

@@ -10,7 +10,7 @@ import { blocksOf, getUser, inboxFor } from '../../../queries/messaging/messagin
 import { requireAgent, requireApiKey, requireSelf } from '../../auth.ts';
 import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { paging, validate } from '../../validation.ts';
+import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 
 const dmSchema = {
@@ -101,8 +101,10 @@ export function messagingRoutes(router: Router, s: Services): void {
     requireSelf(ctx, ctx.params.id, agentId);
     const { limit } = paging(ctx.query, { limit: 50, max: 100 });
     const since = sinceOf(ctx.query);
-    const events = await inboxFor(s.store, agentId, { since, limit, event });
-    ctx.body = { agent_id: agentId, events, count: events.length, limit, since: since ?? null };
+    const after = afterCursor(ctx.query);
+    const page = await inboxFor(s.store, agentId, { since, after, limit, event });
+    const events = page.events;
+    ctx.body = { agent_id: agentId, events, count: events.length, limit, since: since ?? null, next_cursor: page.next_cursor, has_more: page.has_more };
   };
 
   const block = (blocked: boolean) => async (ctx: Context) => {

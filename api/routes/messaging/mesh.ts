@@ -7,13 +7,13 @@ import { toCredits } from '../../../events/kernel/money.ts';
 import type { AgentStatus } from '../../../events/messaging.ts';
 import { AGENT_STATUSES } from '../../../events/messaging.ts';
 import { getAgent } from '../../../queries/agents/agents.ts';
-import { agentStatus, getThread, threadMessages, threadsOf, threadView } from '../../../queries/messaging/mesh.ts';
+import { agentStatus, getThread, threadMessagePage, threadMessages, threadsOf, threadView } from '../../../queries/messaging/mesh.ts';
 import { notificationsPage, notificationView } from '../../../queries/messaging/notifications.ts';
 import { requireAgent } from '../../auth.ts';
 import type { LimitRule } from '../../rate-limit.ts';
 import { scaledCap, setHeaders } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { paging, validate } from '../../validation.ts';
+import { afterCursor, paging, validate } from '../../validation.ts';
 import { sinceOf } from './dms.ts';
 import { commandContext, settled, writer } from '../util.ts';
 
@@ -108,7 +108,9 @@ export function meshRoutes(router: Router, s: Services): void {
     const agentId = requireAgent(ctx);
     const { limit } = paging(ctx.query, { limit: 50, max: 100 });
     const thread = await participantThread(ctx, agentId);
-    ctx.body = { ...threadView(thread), messages: await threadMessages(s.store, thread._id, limit), limit };
+    const after = afterCursor(ctx.query);
+    const page = await threadMessagePage(s.store, thread._id, { after, limit });
+    ctx.body = { ...threadView(thread), messages: page.messages, limit, next_cursor: page.next_cursor, has_more: page.has_more };
   });
 
   groupDms.post('/:thread_id/message', async (ctx) => {
@@ -144,19 +146,20 @@ export function meshRoutes(router: Router, s: Services): void {
     const agentId = requireAgent(ctx);
     const { limit } = paging(ctx.query, { limit: 20, max: 100 });
     const since = sinceOf(ctx.query);
+    const after = afterCursor(ctx.query);
     const raw = ctx.query.unread_only;
     if (raw !== undefined && !['true', 'false', '1', '0', ''].includes(String(raw))) {
       throw new ValidationFailed([{ loc: ['query', 'unread_only'], msg: 'value must be a boolean', type: 'type_error.bool' }]);
     }
     const unreadOnly = raw === 'true' || raw === '1';
-    const { items, unread } = await notificationsPage(s.store, agentId, { since, limit, unreadOnly, now: s.clock.now() });
+    const { items, unread, next_cursor, has_more } = await notificationsPage(s.store, agentId, { since, after, limit, unreadOnly, now: s.clock.now() });
     const fresh = items.filter((n) => n.read !== true).map((n) => n._id);
     if (fresh.length) {
       const r = await markNotificationsRead(s.bus, agentId, fresh, commandContext(s, ctx, agentId));
       if (r) await settled(s, r.position);
     }
     // Each item shows its state before this fetch; unread_count no longer counts the batch just returned.
-    ctx.body = { notifications: items.map(notificationView), unread_count: unread - fresh.length, count: items.length, limit };
+    ctx.body = { notifications: items.map(notificationView), unread_count: unread - fresh.length, count: items.length, limit, next_cursor, has_more };
   });
 
   router.use(notifications.routes());
