@@ -109,6 +109,29 @@ describe('api: DELETE /api/protocol/me (an agent leaves)', function () {
     expect(again.body.code).to.equal('no_linked_agent');
   });
 
+  it('its pending scheduled posts are withdrawn: the scheduler never publishes them', async () => {
+    const a = await active();
+    const publishAt = new Date(svc.clock.now().getTime() + 3600_000).toISOString();
+    const scheduled = await svc.req('POST', '/api/feed/posts/schedule', {
+      apiKey: a.api_key,
+      body: { title: `Later ${n}`, body: 'Never', post_type: 'signal_found', publish_at: publishAt },
+    });
+    expect(scheduled.status, scheduled.text).to.equal(200);
+    expect((await svc.req('DELETE', '/api/protocol/me', { apiKey: a.api_key })).status).to.equal(200);
+    const workers = svc.running.workers;
+    if (!workers) throw new Error('workers not running');
+    const saved = svc.clock.now();
+    try {
+      svc.clock.set(publishAt);
+      expect(await workers.publishScheduledPost(scheduled.body.post_id)).to.equal(false);
+      expect(await workers.publishDueScheduledPosts()).to.equal(0);
+    } finally {
+      svc.clock.set(saved);
+    }
+    const events = await svc.running.services.log.readStream(`agent-${a.agent_id}`);
+    expect(events.filter((e) => e.type === 'PostPublished')).to.have.length(1);
+  });
+
   it('the log keeps everything: the credit history of the agent is still in its stream', async () => {
     const a = await active();
     expect((await svc.req('DELETE', '/api/protocol/me', { apiKey: a.api_key })).status).to.equal(200);
