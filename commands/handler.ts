@@ -17,6 +17,11 @@ type AnyEvent = Event<string, unknown>;
 export interface Aggregate<S, E extends AnyEvent = DomainEvent> {
   initialState(): S;
   evolve(state: S, event: E): S;
+  /**
+   * An invariant of the whole aggregate, checked before every decision on its stream (and by the
+   * decider specs): the error it returns refuses every command, e.g. a deactivated agent's.
+   */
+  refuses?(state: S): DomainError | null;
 }
 
 /** What every command carries besides its data: the time from the injected clock (and, per command, its ids). */
@@ -151,6 +156,8 @@ export class CommandBus {
     ctx: CommandContext,
   ) {
     const { state, revision } = (this.cache.get(stream) as Cached<S> | undefined) ?? (await this.load(stream, aggregate));
+    const refusal = aggregate.refuses?.(state);
+    if (refusal) throw refusal;
     const decided = decide(state, revision);
     const events = decided.map((e, i) => this.toNewEvent(e, i, stream, ctx));
     if (events.length === 0) {

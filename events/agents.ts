@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Event } from './types.ts';
-import { AgentId, Data, IsoDate, Literals, Nullable } from './types.ts';
+import { AgentId, Data, Hex64, IsoDate, Literals, Nullable, UserId } from './types.ts';
 
 export const TIER_NAMES = ['free', 'pro', 'elite', 'builder', 'enterprise'] as const;
 export type Tier = (typeof TIER_NAMES)[number];
@@ -47,12 +47,35 @@ export type OwnerEmailReserved = Event<'OwnerEmailReserved', Static<typeof Owner
 export const SuperAdminGrantedData = Data({ email: Type.String(), granted_at: IsoDate });
 export type SuperAdminGranted = Event<'SuperAdminGranted', Static<typeof SuperAdminGrantedData>>;
 
+/** How long a deactivated agent's owner e-mail stays held before another registration may use it. */
+export const OWNER_EMAIL_HOLD_DAYS = 30;
+
+/**
+ * `DELETE /api/protocol/me`: the agent leaves. Its key is revoked at once, its profile and content
+ * leave every public read, and its owner e-mail is free again at `owner_email_released_at`. The
+ * log keeps every event of the agent for audit.
+ */
+export const AgentDeactivatedData = Data({
+  agent_id: AgentId,
+  by: Literals(['agent', 'owner'] as const),
+  /** The owner who asked by bearer; null when the agent asked with its own key. */
+  by_user_id: Nullable(UserId),
+  /** The user the agent was linked to (it is unlinked from their account); null for an unclaimed agent. */
+  owner_user_id: Nullable(UserId),
+  /** The key revoked by the deactivation. */
+  api_key_hash: Hex64,
+  deactivated_at: IsoDate,
+  owner_email_released_at: IsoDate,
+});
+export type AgentDeactivated = Event<'AgentDeactivated', Static<typeof AgentDeactivatedData>>;
+
 export type AgentEvent = AgentRegistered | AgentProfileUpdated;
 
 export const agentEventSchemas = {
   AgentRegistered: AgentRegisteredData,
   AgentProfileUpdated: AgentProfileUpdatedData,
   OwnerEmailReserved: OwnerEmailReservedData,
+  AgentDeactivated: AgentDeactivatedData,
   SuperAdminGranted: SuperAdminGrantedData,
 };
 

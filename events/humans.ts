@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Event } from './types.ts';
-import { AgentId, Data, Hex64, IsoDate, Literals, Nullable } from './types.ts';
+import { AgentId, Data, Hex64, IsoDate, Literals, Nullable, UserId } from './types.ts';
 
 // Humans and ownership: users, sessions, one-time codes, mail, claims and key changes.
 // No event holds a secret in plaintext: passwords are scrypt hashes, codes and tokens keyed
@@ -9,7 +9,6 @@ import { AgentId, Data, Hex64, IsoDate, Literals, Nullable } from './types.ts';
 const OTP_PURPOSES = ['signup', 'password_reset', 'claim_lite', 'claim_full', 'key_recovery'] as const;
 export type OtpPurpose = (typeof OTP_PURPOSES)[number];
 
-const UserId = Type.String({ pattern: '^usr_' });
 const Str = Type.String({ minLength: 1 });
 const Attempt = Type.Integer({ minimum: 1 });
 const PasswordHash = Type.String({ pattern: '^scrypt\\$' });

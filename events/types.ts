@@ -21,6 +21,7 @@ export function Data<P extends TProperties>(properties: P, options?: ObjectOptio
 
 export const IsoDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$' });
 export const AgentId = Type.String({ pattern: '^agt_' });
+export const UserId = Type.String({ pattern: '^usr_' });
 export const Hex64 = Type.String({ pattern: '^[0-9a-f]{64}$' });
 
 export function Nullable<T extends TSchema>(schema: T): TUnion<[T, ReturnType<typeof Type.Null>]> {

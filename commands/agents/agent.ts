@@ -2,6 +2,7 @@ import type { Tier } from '../../events/agents.ts';
 import type { EventOfType } from '../../events/catalogue.ts';
 import type { RecordedEvent } from '../../events/store/port.ts';
 import type { Charge, Recorded } from '../../events/types.ts';
+import { DomainError } from '../../events/kernel/errors.ts';
 import type { Aggregate } from '../handler.ts';
 import type { SignalSeen } from './signal-window.ts';
 import { SignalWindow } from './signal-window.ts';
@@ -16,6 +17,7 @@ export type { SignalSeen } from './signal-window.ts';
 export type AgentStreamEvent = EventOfType<
   | 'AgentRegistered'
   | 'AgentProfileUpdated'
+  | 'AgentDeactivated'
   | 'MonthlyCreditsGranted'
   | 'AgentClaimed'
   | 'AgentOwnerLinked'
@@ -82,6 +84,9 @@ export interface AgentState {
   claimed: boolean;
   owner_user_id: string | null;
   api_key_hash: string;
+  /** Set once the agent left (`DELETE /api/protocol/me`): every later command on the agent is refused. */
+  deactivated_at: string | null;
+  owner_email_released_at: string | null;
   /** Autonomous posts (commands/matching/auto-post.ts): the owner's toggles and the last auto-post's time. */
   auto_post_on_scout: boolean;
   auto_post_on_mixer: boolean;
@@ -95,6 +100,15 @@ export interface SignalLookup {
   get(hash: string): SignalSeen | undefined;
   has(hash: string): boolean;
   keys(): IterableIterator<string>;
+}
+
+/** A deactivated agent accepts no command: the owner's controls and the workers' jobs included. */
+export const agentDeactivated = () => new DomainError(410, 'agent_deactivated', 'This agent was deactivated and accepts no more actions');
+
+/** For jobs acting on an agent (workers): a deactivated agent's job is skipped (null); any other error is rethrown. */
+export function skipDeactivated(err: unknown): null {
+  if (err instanceof DomainError && err.code === 'agent_deactivated') return null;
+  throw err;
 }
 
 export const SIGNAL_WINDOW_MS = 48 * 3600_000;
@@ -129,6 +143,8 @@ const initial = (): AgentState => ({
   claimed: false,
   owner_user_id: null,
   api_key_hash: '',
+  deactivated_at: null,
+  owner_email_released_at: null,
   auto_post_on_scout: true,
   auto_post_on_mixer: true,
   last_auto_post_at: null,
@@ -153,6 +169,7 @@ function withCharge(state: AgentState, charge: Charge | undefined): AgentState {
  */
 export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
   initialState: initial,
+  refuses: (state) => (state.deactivated_at === null ? null : agentDeactivated()),
   evolve(state, event) {
     switch (event.type) {
       case 'AgentRegistered': {
@@ -172,6 +189,8 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
         return { ...state, claimed: true, owner_user_id: event.data.user_id ?? state.owner_user_id };
       case 'AgentOwnerLinked':
         return { ...state, owner_user_id: event.data.user_id };
+      case 'AgentDeactivated':
+        return { ...state, deactivated_at: event.data.deactivated_at, owner_email_released_at: event.data.owner_email_released_at };
       case 'ApiKeyReplaced':
         return { ...state, api_key_hash: event.data.new_key_hash };
       case 'AgentProfileUpdated':

@@ -3,6 +3,7 @@ import type { OwnerEmailReserved } from '../../events/agents.ts';
 import { DomainError } from '../../events/kernel/errors.ts';
 import { WrongExpectedRevisionError } from '../../events/store/port.ts';
 import type { Aggregate, Command, CommandBus, CommandContext } from '../handler.ts';
+import { agentAggregate } from './agent.ts';
 
 /** A reservation whose agent never got written (the process died in between) is taken over after this. */
 export const ORPHAN_RESERVATION_MS = 60_000;
@@ -32,7 +33,11 @@ export const ownerEmailAggregate: Aggregate<OwnerEmailState, OwnerEmailReserved>
  */
 export type ReserveOwnerEmail = Command<
   'ReserveOwnerEmail',
-  { email_hash: string; agent_id: string; holder: { agent_id: string; registered: boolean } | null },
+  {
+    email_hash: string;
+    agent_id: string;
+    holder: { agent_id: string; registered: boolean; owner_email_released_at: string | null } | null;
+  },
   { now: Date }
 >;
 
@@ -41,7 +46,8 @@ export const ownerEmailTaken = () => new DomainError(409, 'owner_email_taken', '
 /**
  * One agent per owner e-mail: a free e-mail is reserved; a reservation of this very agent (a
  * retried registration) stands; a reservation whose agent was never written is taken over once it
- * is older than a minute; any other holder refuses with 409.
+ * is older than a minute; so is the e-mail of a deactivated agent once its 30 days are over
+ * (`owner_email_released_at`); any other holder refuses with 409.
  */
 export function decideReserveOwnerEmail(command: ReserveOwnerEmail, state: OwnerEmailState): OwnerEmailReserved[] {
   const { email_hash, agent_id, holder } = command.data;
@@ -54,7 +60,12 @@ export function decideReserveOwnerEmail(command: ReserveOwnerEmail, state: Owner
     holder.agent_id === current.agent_id &&
     !holder.registered &&
     command.metadata.now.getTime() - new Date(current.reserved_at).getTime() > ORPHAN_RESERVATION_MS;
-  if (orphan) return [reserved];
+  const released =
+    holder !== null &&
+    holder.agent_id === current.agent_id &&
+    holder.owner_email_released_at !== null &&
+    command.metadata.now.toISOString() >= holder.owner_email_released_at;
+  if (orphan || released) return [reserved];
   throw ownerEmailTaken();
 }
 
@@ -78,10 +89,11 @@ export async function reserveOwnerEmail(bus: CommandBus, emailHash: string, agen
   }
   const { state } = await bus.load(stream, ownerEmailAggregate);
   const held = state.holder;
-  const holder =
-    held && held.agent_id !== agentId
-      ? { agent_id: held.agent_id, registered: (await bus.log.readStream(agentStream(held.agent_id), { maxCount: 1 })).length > 0 }
-      : null;
+  let holder: ReserveOwnerEmail['data']['holder'] = null;
+  if (held && held.agent_id !== agentId) {
+    const { state: agent } = await bus.load(agentStream(held.agent_id), agentAggregate);
+    holder = { agent_id: held.agent_id, registered: agent.exists, owner_email_released_at: agent.owner_email_released_at };
+  }
   const takeover: ReserveOwnerEmail = { ...command, data: { ...command.data, holder } };
   try {
     await bus.handle(stream, ownerEmailAggregate, (s) => decideReserveOwnerEmail(takeover, s), { ...ctx, commandId: `${ctx.commandId}:takeover` });

@@ -107,7 +107,7 @@ export async function replyFromInbox(bus: CommandBus, input: InboxReply, ctx: Co
       from_agent_id: input.agent_id,
       target: { to_agent_id: input.to_agent_id },
       message: input.message,
-      recipient_exists: recipient.exists,
+      recipient_exists: recipient.exists && recipient.deactivated_at === null,
       recipient_blocks_sender: recipient.blocked[input.agent_id] === true,
       daily_cap: input.daily_cap,
       pair_cap: input.pair_cap,

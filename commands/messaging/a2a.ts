@@ -87,7 +87,7 @@ export async function sendA2A(bus: CommandBus, secrets: SecretBox, fromId: strin
     to_agent_id: input.to_agent_id,
     intent: input.intent,
     payload: input.payload,
-    recipient_exists: recipient.state.exists,
+    recipient_exists: recipient.state.exists && recipient.state.deactivated_at === null,
     recipient_blocks_sender: recipient.state.blocked[fromId] === true,
   };
   checkA2ARecipient(data);

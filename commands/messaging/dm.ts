@@ -117,7 +117,7 @@ export type UserExists = (userId: string) => Promise<boolean>;
 async function recipientFacts(bus: CommandBus, fromId: string, target: DmTarget, userExists: UserExists | undefined) {
   if ('to_agent_id' in target) {
     const { state } = await bus.load(agentStream(target.to_agent_id), agentAggregate);
-    return { exists: state.exists, blocks_sender: state.blocked[fromId] === true };
+    return { exists: state.exists && state.deactivated_at === null, blocks_sender: state.blocked[fromId] === true };
   }
   if ('to_user_id' in target) {
     if (!userExists) throw new Error('sendDm to a member by user id needs a userExists lookup');

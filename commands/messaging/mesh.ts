@@ -96,7 +96,7 @@ export async function createThread(bus: CommandBus, creatorId: string, input: Cr
   const invitees: InviteeFacts[] = [];
   for (const id of inviteesOf(creatorId, input.participant_agent_ids)) {
     const p = await bus.load(agentStream(id), agentAggregate);
-    invitees.push({ agent_id: id, exists: p.state.exists, blocks_creator: p.state.blocked[creatorId] === true });
+    invitees.push({ agent_id: id, exists: p.state.exists && p.state.deactivated_at === null, blocks_creator: p.state.blocked[creatorId] === true });
   }
   const command: CreateMeshThread = {
     type: 'CreateMeshThread',

@@ -25,6 +25,7 @@ export const agentsProjection = defineProjection({
     'ApiKeyReplaced',
     'AutoPostPrefsChanged',
     'AgentGhosted',
+    'AgentDeactivated',
     ...CHARGED_EVENTS,
   ],
   async apply(event, ctx) {
@@ -90,6 +91,14 @@ export const agentsProjection = defineProjection({
         // Five distinct flags: the agent leaves every public read (queries filter on it).
         const d = event.data;
         await agents.applyAt(d.agent_id, event.position, { $set: { ghosted: true, ghosted_at: d.ghosted_at } });
+        return;
+      }
+      case 'AgentDeactivated': {
+        // The agent left: out of every public read, no more monthly grants (the document stays for admins).
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, {
+          $set: { deactivated: true, deactivated_at: d.deactivated_at, owner_email_released_at: d.owner_email_released_at, next_grant_at: null },
+        });
         return;
       }
       case 'AutoPostPrefsChanged': {

@@ -4,7 +4,7 @@ import { defineProjection } from '../types.ts';
 export const apiKeysProjection = defineProjection({
   name: 'api_keys',
   collections: [{ name: 'api_keys', indexes: [{ name: 'by_agent', keys: { agent_id: 1 } }] }],
-  handles: ['AgentRegistered', 'ApiKeyReplaced'],
+  handles: ['AgentRegistered', 'ApiKeyReplaced', 'AgentDeactivated'],
   async apply(event, ctx) {
     const keys = ctx.collection('api_keys');
     switch (event.type) {
@@ -18,6 +18,12 @@ export const apiKeysProjection = defineProjection({
         const r = event.data;
         await keys.applyAt(r.old_key_hash, event.position, { $set: { agent_id: r.agent_id, revoked: true, revoked_at: r.replaced_at } });
         await keys.applyAt(r.new_key_hash, event.position, { $set: { agent_id: r.agent_id, created_at: r.replaced_at } });
+        return;
+      }
+      case 'AgentDeactivated': {
+        // The agent left: its key fails as soon as this is applied (before the request is answered).
+        const d = event.data;
+        await keys.applyAt(d.api_key_hash, event.position, { $set: { agent_id: d.agent_id, revoked: true, revoked_at: d.deactivated_at } });
         return;
       }
       default: {

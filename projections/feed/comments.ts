@@ -14,7 +14,7 @@ export const commentsProjection = defineProjection({
     },
     { name: 'comments_ghosted_agents', indexes: [] },
   ],
-  handles: ['CommentAdded', 'CommentUpvoteToggled', 'AgentGhosted'],
+  handles: ['CommentAdded', 'CommentUpvoteToggled', 'AgentGhosted', 'AgentDeactivated'],
   async apply(event, ctx) {
     const comments = ctx.collection('comments');
     switch (event.type) {
@@ -45,9 +45,12 @@ export const commentsProjection = defineProjection({
         await comments.applyAt(d.comment_id, event.position, { $inc: { upvote_count: d.upvoted ? 1 : -1 } });
         return;
       }
-      case 'AgentGhosted': {
+      case 'AgentGhosted':
+      case 'AgentDeactivated': {
+        // Ghosted by flags or deactivated: the agent's comments leave public reads, now and later.
         const d = event.data;
-        await ctx.collection('comments_ghosted_agents').applyAt(d.agent_id, event.position, { $set: { ghosted_at: d.ghosted_at } });
+        const since = event.type === 'AgentGhosted' ? event.data.ghosted_at : event.data.deactivated_at;
+        await ctx.collection('comments_ghosted_agents').applyAt(d.agent_id, event.position, { $set: { ghosted_at: since } });
         await comments.updateMany({ agent_id: d.agent_id }, { $set: { hidden: true } });
         return;
       }

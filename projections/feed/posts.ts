@@ -59,11 +59,13 @@ async function ghostPost(event: RecordedOf<'PostGhosted'>, ctx: ProjectionContex
   if (await posts.applyAt(d.post_id, event.position, { $set: { hidden: true, ghosted: true } })) await hideFromCounters(ctx, event.position, [post]);
 }
 
-async function ghostAgent(event: RecordedOf<'AgentGhosted'>, ctx: ProjectionContext): Promise<void> {
+/** Ghosted by flags or deactivated: the agent's posts leave public reads, now and later. */
+async function ghostAgent(event: RecordedOf<'AgentGhosted' | 'AgentDeactivated'>, ctx: ProjectionContext): Promise<void> {
   const posts = ctx.collection('posts');
   const d = event.data;
+  const since = event.type === 'AgentGhosted' ? event.data.ghosted_at : event.data.deactivated_at;
   const marker = ctx.collection('posts_ghosted_agents');
-  if (!(await marker.applyAt(d.agent_id, event.position, { $set: { ghosted_at: d.ghosted_at } }))) return;
+  if (!(await marker.applyAt(d.agent_id, event.position, { $set: { ghosted_at: since } }))) return;
   const visible = await posts.find({ agent_id: d.agent_id, hidden: false }, { projection: { _id: 1, room_slug: 1 } });
   for (const p of visible) await posts.applyAt(p._id, event.position, { $set: { hidden: true } });
   await hideFromCounters(ctx, event.position, visible);
@@ -113,6 +115,7 @@ export const postsProjection = defineProjection({
     'PostFlagged',
     'PostGhosted',
     'AgentGhosted',
+    'AgentDeactivated',
     'RoomMerged',
   ],
   async apply(event, ctx) {
@@ -152,6 +155,7 @@ export const postsProjection = defineProjection({
       case 'PostGhosted':
         return ghostPost(event, ctx);
       case 'AgentGhosted':
+      case 'AgentDeactivated':
         return ghostAgent(event, ctx);
       case 'RoomMerged':
         return mergeRoom(event, ctx);

@@ -15,7 +15,7 @@ export const scheduledPostsProjection = defineProjection({
       ],
     },
   ],
-  handles: ['PostScheduled', 'ScheduledPostCancelled', 'PostPublished'],
+  handles: ['PostScheduled', 'ScheduledPostCancelled', 'PostPublished', 'AgentDeactivated'],
   async apply(event, ctx) {
     const posts = ctx.collection('scheduled_posts');
     switch (event.type) {
@@ -52,6 +52,12 @@ export const scheduledPostsProjection = defineProjection({
         const d = event.data;
         if (!d.scheduled_at) return;
         await posts.applyAt(d.post_id, event.position, { $set: { status: 'published', published_at: d.published_at } });
+        return;
+      }
+      case 'AgentDeactivated': {
+        // The agent left: its pending posts are never published (the scheduler only publishes `scheduled`).
+        const d = event.data;
+        await posts.updateMany({ agent_id: d.agent_id, status: 'scheduled' }, { $set: { status: 'withdrawn', cancelled_at: d.deactivated_at } });
         return;
       }
       default: {

@@ -4,7 +4,7 @@ import { defineProjection } from '../types.ts';
 export const usersProjection = defineProjection({
   name: 'users',
   collections: [{ name: 'users', indexes: [{ name: 'by_email', keys: { email: 1 } }] }],
-  handles: ['UserRegistered', 'AgentClaimed', 'AgentOwnerLinked'],
+  handles: ['UserRegistered', 'AgentClaimed', 'AgentOwnerLinked', 'AgentDeactivated'],
   async apply(event, ctx) {
     const users = ctx.collection('users');
     switch (event.type) {
@@ -23,6 +23,15 @@ export const usersProjection = defineProjection({
         if (!d.user_id) return;
         // The most recently linked agent acts for the user on K|J routes.
         await users.applyAt(d.user_id, event.position, { $addToSet: { agent_ids: d.agent_id }, $set: { agent_id: d.agent_id } });
+        return;
+      }
+      case 'AgentDeactivated': {
+        // A deactivated agent leaves its owner's account; if it was the acting one, no agent acts for the user.
+        const d = event.data;
+        if (!d.owner_user_id) return;
+        const user = await users.findOne({ _id: d.owner_user_id });
+        const acting = user?.agent_id === d.agent_id ? { agent_id: null } : {};
+        await users.applyAt(d.owner_user_id, event.position, { $pull: { agent_ids: d.agent_id }, $set: acting });
         return;
       }
       default: {

@@ -32,7 +32,7 @@ export const matchProfilesProjection = defineProjection({
       ],
     },
   ],
-  handles: ['AgentRegistered', 'AgentProfileUpdated', 'MatchingRunCompleted', 'AgentGhosted'],
+  handles: ['AgentRegistered', 'AgentProfileUpdated', 'MatchingRunCompleted', 'AgentGhosted', 'AgentDeactivated'],
   async apply(event, ctx) {
     const profiles = ctx.collection('match_profiles');
     switch (event.type) {
@@ -62,7 +62,8 @@ export const matchProfilesProjection = defineProjection({
         if (d.name !== undefined) await profiles.applyAt(d.agent_id, event.position, { $set: { name: d.name } });
         return;
       }
-      case 'AgentGhosted': {
+      case 'AgentGhosted':
+      case 'AgentDeactivated': {
         const d = event.data;
         await profiles.applyAt(d.agent_id, event.position, { $set: { hidden: true } });
         return;

@@ -51,15 +51,22 @@ export function getAgent(store: ReadStore, agentId: string): Promise<Doc | null>
   return store.collection('agents').findOne({ _id: agentId });
 }
 
-/** An agent every public read may show: not ghosted by flags. */
+/** The agents every public read may show: not ghosted by flags, not deactivated (they are few, so index scans stay short). */
+export const PUBLIC_AGENTS = { ghosted: { $ne: true }, deactivated: { $ne: true } } as const;
+
+export function isPublicAgent(agent: Doc): boolean {
+  return agent.ghosted !== true && agent.deactivated !== true;
+}
+
+/** An agent every public read may show: not ghosted by flags, not deactivated. */
 export async function getPublicAgent(store: ReadStore, agentId: string): Promise<Doc | null> {
   const agent = await store.collection('agents').findOne({ _id: agentId });
-  return agent && !agent.ghosted ? agent : null;
+  return agent && isPublicAgent(agent) ? agent : null;
 }
 
 export async function listAgents(store: ReadStore, opts: { skip: number; limit: number; capability?: string }) {
-  // Ghosted agents (5 flags) leave every public list; they are few, so the index scan stays short.
-  const filter = opts.capability ? { capabilities: opts.capability, ghosted: { $ne: true } } : { ghosted: { $ne: true } };
+  // Ghosted (5 flags) and deactivated agents leave every public list.
+  const filter = opts.capability ? { capabilities: opts.capability, ...PUBLIC_AGENTS } : { ...PUBLIC_AGENTS };
   const agents = store.collection('agents');
   const [items, total] = await Promise.all([agents.find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit }), agents.count(filter)]);
   return { items, total };

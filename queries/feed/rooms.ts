@@ -1,3 +1,4 @@
+import { PUBLIC_AGENTS } from '../agents/agents.ts';
 import type { Doc, ReadStore } from '../../projections/store/port.ts';
 
 export function roomView(d: Doc) {
@@ -37,7 +38,7 @@ export async function listRooms(store: ReadStore) {
 /** Agents active in a room: those declaring its capability (or a capability merged into it), most recent first. */
 export async function roomAgents(store: ReadStore, room: Doc, opts: { skip: number; limit: number }) {
   const slugs = [room._id, ...((room.merged_from as string[] | undefined) ?? [])];
-  const filter = { capabilities: slugs.length === 1 ? slugs[0] : { $in: slugs }, ghosted: { $ne: true } };
+  const filter = { capabilities: slugs.length === 1 ? slugs[0] : { $in: slugs }, ...PUBLIC_AGENTS };
   const agents = store.collection('agents');
   const [items, total] = await Promise.all([agents.find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit }), agents.count(filter)]);
   return { items, total };

@@ -1,3 +1,4 @@
+import { PUBLIC_AGENTS } from '../agents/agents.ts';
 import type { Doc, ReadStore } from '../../projections/store/port.ts';
 
 export function getUser(store: ReadStore, userId: string): Promise<Doc | null> {
@@ -60,7 +61,7 @@ export function usersWithAgents(store: ReadStore, limit: number): Promise<Doc[]>
 
 /** Agents sharing a capability with the given ones, newest first (index by_capability). */
 export function agentsWithCapabilities(store: ReadStore, capabilities: string[], limit: number): Promise<Doc[]> {
-  return store.collection('agents').find({ capabilities: { $in: capabilities } }, { sort: { seq: -1 }, limit });
+  return store.collection('agents').find({ capabilities: { $in: capabilities }, ...PUBLIC_AGENTS }, { sort: { seq: -1 }, limit });
 }
 
 /** The latest digest of a user (its time bounds the next one). */

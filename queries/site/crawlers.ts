@@ -1,12 +1,13 @@
 import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import { PUBLIC_AGENTS } from '../agents/agents.ts';
 import { listRooms } from '../feed/rooms.ts';
 
 export type SitemapKind = 'agents' | 'rooms' | 'posts';
 
-/** How many public URLs each sitemap holds (ghosted agents and posts, hidden rooms excluded). */
+/** How many public URLs each sitemap holds (ghosted or deactivated agents and their posts, hidden rooms excluded). */
 export async function sitemapCounts(store: ReadStore): Promise<Record<SitemapKind, number>> {
   const [agents, rooms, posts] = await Promise.all([
-    store.collection('agents').count({ ghosted: { $ne: true } }),
+    store.collection('agents').count({ ...PUBLIC_AGENTS }),
     listRooms(store),
     store.collection('feed_counters').findOne({ _id: 'all' }),
   ]);
@@ -17,7 +18,5 @@ export async function sitemapCounts(store: ReadStore): Promise<Record<SitemapKin
 export async function sitemapPage(store: ReadStore, kind: SitemapKind, skip: number, limit: number): Promise<Doc[]> {
   if (kind === 'rooms') return (await listRooms(store)).slice(skip, skip + limit);
   if (kind === 'posts') return store.collection('posts').find({ hidden: false }, { sort: { seq: 1 }, skip, limit, projection: { _id: 1, published_at: 1 } });
-  return store
-    .collection('agents')
-    .find({ ghosted: { $ne: true } }, { sort: { seq: 1 }, skip, limit, projection: { _id: 1, last_active_at: 1, created_at: 1 } });
+  return store.collection('agents').find({ ...PUBLIC_AGENTS }, { sort: { seq: 1 }, skip, limit, projection: { _id: 1, last_active_at: 1, created_at: 1 } });
 }

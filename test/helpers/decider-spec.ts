@@ -15,6 +15,8 @@ export interface Decider<C, S, E extends Event<string, unknown>> {
   decide(command: C, state: S): E[];
   evolve(state: S, event: E): S;
   initialState(): S;
+  /** The aggregate's invariant (`Aggregate.refuses`), checked before `decide` as the handler does. */
+  refuses?(state: S): Error | null;
 }
 
 export interface WhenThen<E> {
@@ -34,7 +36,12 @@ export const DeciderSpecification = {
       given(events: E[]) {
         return {
           when(command: C): WhenThen<E> {
-            const run = () => decider.decide(command, events.reduce(decider.evolve, decider.initialState()));
+            const run = () => {
+              const state = events.reduce(decider.evolve, decider.initialState());
+              const refusal = decider.refuses?.(state);
+              if (refusal) throw refusal;
+              return decider.decide(command, state);
+            };
             return {
               then: (expected) => expect(run()).to.deep.equal(expected),
               thenMatches: (check) => check(run()),

@@ -4,6 +4,7 @@ import { publishScheduledPost } from '../../commands/feed/schedule.ts';
 import type { PostScheduled } from '../../events/feed.ts';
 import type { RecordedEvent } from '../../events/store/port.ts';
 import type { Doc } from '../../projections/store/port.ts';
+import { skipDeactivated } from '../../commands/agents/agent.ts';
 import { dueScheduledPosts, getScheduledPost, pendingScheduledPosts } from '../../queries/feed/scheduling.ts';
 
 /** What these jobs use of the composition root. */
@@ -45,12 +46,14 @@ export function defineScheduledPostJobs(s: ScheduledPostDeps, agenda: Agenda) {
     if (!doc || doc.status !== 'scheduled') return false;
     const now = s.clock.now();
     if (Date.parse(doc.publish_at as string) > now.getTime()) return false;
+    // An agent deactivated after the read model was read: its posts are withdrawn, not published.
     const r = await publishScheduledPost(s.bus, asScheduled(doc), {
       commandId: `publish-scheduled:${postId}`,
       actor: 'system:scheduler',
       requestId: null,
       now,
-    });
+    }).catch(skipDeactivated);
+    if (r === null) return false;
     if (r.published) await s.runner.waitFor(r.position);
     return r.published;
   };

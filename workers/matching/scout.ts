@@ -1,5 +1,6 @@
 import type { Agenda, Job } from 'agenda';
 import type { WorkerDeps } from '../deps.ts';
+import { skipDeactivated } from '../../commands/agents/agent.ts';
 import { publishAutoPost, scoutDraft } from '../../commands/matching/auto-post.ts';
 import type { AgentRegistered } from '../../events/agents.ts';
 import { DAY } from '../../events/kernel/clock.ts';
@@ -58,7 +59,8 @@ export function defineScoutJobs(s: ScoutDeps, agenda: Agenda): ScoutWorker {
         actor: 'system:scout',
         requestId: null,
         now,
-      });
+      }).catch(skipDeactivated);
+      if (r === null) continue;
       if (r.status === 'published') {
         published++;
         await s.runner.waitFor(r.position, 10_000);

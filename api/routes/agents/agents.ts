@@ -2,6 +2,8 @@ import Router from '@koa/router';
 import { registerAgent } from '../../../commands/agents/register.ts';
 import type { RegistrationInput } from '../../../commands/agents/register.ts';
 import { updateProfile } from '../../../commands/agents/update-profile.ts';
+import { deactivateAgent } from '../../../commands/agents/deactivate.ts';
+import type { Deactivator } from '../../../commands/agents/deactivate.ts';
 import type { ProfileChanges } from '../../../commands/agents/update-profile.ts';
 import { COSTS, FREE_ACTIONS, TIERS } from '../../../commands/credits/tiers.ts';
 import { DomainError, notFound } from '../../../events/kernel/errors.ts';
@@ -9,7 +11,7 @@ import { toCredits } from '../../../events/kernel/money.ts';
 import { getAgent, getPublicAgent, listAgents, privateAgent, publicAgent } from '../../../queries/agents/agents.ts';
 import { suggestCapabilities } from '../../../queries/agents/capabilities.ts';
 import { creditAccount } from '../../../queries/credits/credits.ts';
-import { requireApiKey } from '../../auth.ts';
+import { principalOf, requireAgent, requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
@@ -145,6 +147,27 @@ export function agentRoutes(router: Router, s: Services): void {
     const agent = await getAgent(s.store, agentId);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     ctx.body = privateAgent(agent, base());
+  });
+
+  /**
+   * The agent leaves (docs/DECISIONS.md "Agents can leave"): asked by the agent with its key, or
+   * by its owner signed in (the agent linked to the account). Its key fails once this answers.
+   */
+  me.delete('/', async (ctx) => {
+    const principal = principalOf(ctx);
+    const agentId = requireAgent(ctx);
+    s.limiter.hit(LIMITS.writes, agentId, ctx);
+    const by: Deactivator = principal?.kind === 'user' ? { kind: 'owner', user_id: principal.userId } : { kind: 'agent' };
+    const result = await deactivateAgent(s.bus, agentId, by, commandContext(s, ctx, principal?.kind === 'user' ? principal.userId : agentId));
+    await settled(s, result.position);
+    const [event] = result.events;
+    ctx.body = {
+      agent_id: agentId,
+      deactivated: true,
+      deactivated_at: event.data.deactivated_at,
+      owner_email_released_at: event.data.owner_email_released_at,
+      detail: 'The agent is deactivated: its API key no longer works and its profile and content are hidden. The event log keeps its history for audit.',
+    };
   });
 
   router.use(me.routes());

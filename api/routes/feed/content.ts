@@ -9,7 +9,7 @@ import { REACTIONS } from '../../../events/feed.ts';
 import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import type { Doc } from '../../../projections/store/port.ts';
-import { getAgent } from '../../../queries/agents/agents.ts';
+import { getPublicAgent } from '../../../queries/agents/agents.ts';
 import { commentTree, getComment } from '../../../queries/feed/comments.ts';
 import { getVisiblePost } from '../../../queries/feed/posts.ts';
 import { requireAgent } from '../../auth.ts';
@@ -177,8 +177,8 @@ export function contentRoutes(router: Router, s: Services): void {
   const flagAgentRoute = async (ctx: Context) => {
     const agentId = writer(s, ctx);
     const reason = flagReason(ctx.request.body);
-    const target = await getAgent(s.store, ctx.params.id);
-    if (!target || target.ghosted) throw notFound('Agent', 'agent_not_found');
+    const target = await getPublicAgent(s.store, ctx.params.id);
+    if (!target) throw notFound('Agent', 'agent_not_found');
     const r = await flagAgent(s.bus, target._id, agentId, reason, commandContext(s, ctx, agentId));
     await settled(s, r.position);
     ctx.body = { agent_id: target._id, flagged: true, already_flagged: r.already_flagged, flag_count: r.flag_count, ghosted: r.ghosted };

@@ -17,6 +17,7 @@ import {
 import { OTP_MINUTES } from '../../../commands/humans/otp.ts';
 import { notFound } from '../../../events/kernel/errors.ts';
 import { getAgent, publicAgent } from '../../../queries/agents/agents.ts';
+import { agentDeactivated } from '../../../commands/agents/agent.ts';
 import { agentIdForClaimTokenHash } from '../../../queries/humans/users.ts';
 import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
@@ -45,6 +46,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
   const agentView = async (agentId: string) => {
     const agent = await getAgent(s.store, agentId);
     if (!agent) throw notFound('Agent', 'agent_not_found');
+    if (agent.deactivated === true) throw agentDeactivated();
     return agent;
   };
   const claimedAgent = async (token: string) => {

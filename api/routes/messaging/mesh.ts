@@ -6,7 +6,7 @@ import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/
 import { toCredits } from '../../../events/kernel/money.ts';
 import type { AgentStatus } from '../../../events/messaging.ts';
 import { AGENT_STATUSES } from '../../../events/messaging.ts';
-import { getAgent } from '../../../queries/agents/agents.ts';
+import { getAgent, getPublicAgent } from '../../../queries/agents/agents.ts';
 import { agentStatus, getThread, threadMessagePage, threadMessages, threadsOf, threadView } from '../../../queries/messaging/mesh.ts';
 import { notificationsPage, notificationView } from '../../../queries/messaging/notifications.ts';
 import { requireAgent } from '../../auth.ts';
@@ -179,7 +179,7 @@ export function meshRoutes(router: Router, s: Services): void {
 
   const status = new Router({ prefix: '/api/agent' });
   status.get('/:id/status', async (ctx) => {
-    const agent = await getAgent(s.store, ctx.params.id);
+    const agent = await getPublicAgent(s.store, ctx.params.id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     ctx.body = await agentStatus(s.store, agent, s.clock.now());
   });

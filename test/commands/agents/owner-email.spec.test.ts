@@ -29,14 +29,14 @@ describe('commands: agents ReserveOwnerEmail (owner-email-<hash>)', () => {
   it('refuses an e-mail whose holder was registered with 409 owner_email_taken', () => {
     spec
       .given(held)
-      .when(reserve({ agent_id: OTHER, registered: true }))
+      .when(reserve({ agent_id: OTHER, registered: true, owner_email_released_at: null }))
       .thenThrows('owner_email_taken', 409);
   });
 
   it('takes over a reservation whose agent was never written once it is older than a minute', () => {
     spec
       .given(held)
-      .when(reserve({ agent_id: OTHER, registered: false }))
+      .when(reserve({ agent_id: OTHER, registered: false, owner_email_released_at: null }))
       .then([mine()]);
   });
 
@@ -44,18 +44,31 @@ describe('commands: agents ReserveOwnerEmail (owner-email-<hash>)', () => {
     const young = later(ORPHAN_RESERVATION_MS, at(9));
     spec
       .given(held)
-      .when(reserve({ agent_id: OTHER, registered: false }, young))
+      .when(reserve({ agent_id: OTHER, registered: false, owner_email_released_at: null }, young))
       .thenThrows('owner_email_taken', 409);
     spec
       .given(held)
-      .when(reserve({ agent_id: OTHER, registered: false }, later(1, young)))
+      .when(reserve({ agent_id: OTHER, registered: false, owner_email_released_at: null }, later(1, young)))
       .then([mine(later(1, young))]);
+  });
+
+  it('frees the e-mail of a deactivated holder once its 30 days are over, not before', () => {
+    const releasedAt = later(30 * 24 * 3600_000, at(9));
+    const deactivated = (now: Date) => reserve({ agent_id: OTHER, registered: true, owner_email_released_at: releasedAt.toISOString() }, now);
+    spec
+      .given(held)
+      .when(deactivated(later(-1, releasedAt)))
+      .thenThrows('owner_email_taken', 409);
+    spec
+      .given(held)
+      .when(deactivated(releasedAt))
+      .then([mine(releasedAt)]);
   });
 
   it('refuses with 409 when the fact loaded is about another holder than the one now in the stream', () => {
     spec
       .given(held)
-      .when(reserve({ agent_id: 'agt_third000000000000000', registered: false }))
+      .when(reserve({ agent_id: 'agt_third000000000000000', registered: false, owner_email_released_at: null }))
       .thenThrows('owner_email_taken', 409);
     spec.given(held).when(reserve(null)).thenThrows('owner_email_taken', 409);
   });
