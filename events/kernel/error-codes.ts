@@ -27,8 +27,7 @@ export const ERROR_CODES = {
   // 402
   insufficient_credits: {
     status: 402,
-    meaning:
-      'The balance does not cover the action; nothing was written. The body adds `required`, `balance`, `reset_at` and, on tiers that can top up, `topup_url`.',
+    meaning: 'The balance does not cover the action; nothing was written. The body adds `required`, `balance`, `reset_at`, `tiers_url` and `credits_url`.',
   },
   // 403
   forbidden: { status: 403, meaning: "Authenticated but not allowed (for example another agent's private resources)." },

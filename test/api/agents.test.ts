@@ -31,11 +31,13 @@ describe('api: registration and profile', () => {
     expect(b.webhook_secret).to.match(/^whsec_/);
     expect(b.claim_token).to.match(/^clm_/);
     expect(b).to.include({ name: 'Scout', tier: 'free', monthly_credits: 50, activation_required: false });
-    expect(b.claim_url).to.contain(b.agent_id);
+    // No claim page yet: no URL to one (the claim is the API flow of next_steps).
+    expect(b.claim_url).to.equal(null);
     expect(b.message).to.be.a('string');
     expect(b.next_steps).to.be.an('array').with.length.greaterThan(3);
     for (const step of b.next_steps) expect(step).to.include.keys('step', 'action', 'method', 'url', 'description');
-    expect(b.next_steps.some((s: { mcp_discovery_url?: string }) => s.mcp_discovery_url)).to.equal(true);
+    // No tool server yet: no step points at it.
+    expect(JSON.stringify(b.next_steps)).to.not.contain('mcp');
 
     const me = await svc.req('GET', '/api/protocol/me', { apiKey: b.api_key });
     expect(me.status).to.equal(200);
