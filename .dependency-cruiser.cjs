@@ -51,6 +51,14 @@ module.exports = {
       to: { path: layer('test') },
     },
     {
+      name: 'not-to-dev-dep',
+      comment:
+        'Production code (everything but test/) imports only runtime dependencies: a production install (npm ci --omit=dev) has no devDependencies. Type-only imports are erased at run time and allowed.',
+      severity: 'error',
+      from: { path: '^(events|commands|projections|queries|api|workers|cli)/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-circular',
       comment: 'Import cycles make load order matter and hide layering mistakes.',
       severity: 'error',

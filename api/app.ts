@@ -6,7 +6,7 @@ import type { Context, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { newId } from '../events/kernel/ids.ts';
 import { authenticate } from './auth.ts';
-import { renderError } from './errors.ts';
+import { errorBody, renderError } from './errors.ts';
 import { conditionalGet, corsFor } from './http-cache.ts';
 import { idempotency } from './idempotency.ts';
 import { LIMITS } from './rate-limit.ts';
@@ -36,18 +36,23 @@ export const JSON_LIMIT = '64kb';
 const JSON_LIMIT_BYTES = 64 * 1024;
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
+
+/** The request's id: the caller's `X-Request-Id` when it is well-formed, else a new one. */
+export function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : newId('req');
+}
 const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * The outermost layer, one async frame for what used to be four: the request id, the access log,
- * the error renderer (every error becomes {detail, code} or the 422 list) and the documented
+ * the error renderer (every error becomes {detail, code, request_id}) and the documented
  * shape of the router's bare 404/405/501 answers.
  */
 function front(s: Services) {
   const { logger } = s;
   return async function frontMiddleware(ctx: Context, next: Next) {
-    const given = ctx.req.headers['x-request-id'];
-    const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : newId('req');
+    const requestId = requestIdOf(ctx.req);
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     const logging = logger.isLevelEnabled('info');
@@ -91,9 +96,10 @@ function shapeRouterMisses(ctx: Context): void {
   if (ctx.body !== undefined && ctx.body !== null) return;
   const status = ctx.status;
   // Koa turns an implicit status into 200 when a body is set: set the status again afterwards.
-  if (status === 404) ctx.body = { detail: 'Not Found', code: 'route_not_found' };
-  else if (status === 405) ctx.body = { detail: `Method ${ctx.method} not allowed; allowed: ${ctx.response.get('Allow')}`, code: 'method_not_allowed' };
-  else if (status === 501) ctx.body = { detail: `Method ${ctx.method} not supported`, code: 'method_not_supported' };
+  const requestId = ctx.state.requestId as string;
+  if (status === 404) ctx.body = errorBody(requestId, 'route_not_found', 'Not Found');
+  else if (status === 405) ctx.body = errorBody(requestId, 'method_not_allowed', `Method ${ctx.method} not allowed; allowed: ${ctx.response.get('Allow')}`);
+  else if (status === 501) ctx.body = errorBody(requestId, 'method_not_supported', `Method ${ctx.method} not supported`);
   ctx.status = status;
 }
 

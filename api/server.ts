@@ -3,7 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startWorkers } from '../workers/index.ts';
 import type { Workers } from '../workers/index.ts';
-import { createApp } from './app.ts';
+import { createApp, requestIdOf } from './app.ts';
+import { errorBody } from './errors.ts';
 import type { Config } from './config.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import type { ServiceOverrides, Services } from './services.ts';
@@ -12,12 +13,13 @@ import { StartAborted, closeServices, openServices } from './services.ts';
 /** The answer to every request before the service is ready (the body is drained first). */
 function answerStarting(req: IncomingMessage, res: ServerResponse): void {
   const path = (req.url ?? '').split('?')[0];
+  const requestId = requestIdOf(req);
   const body =
     req.method === 'GET' && (path === '/health' || path === '/api/health')
       ? { status: 'starting', detail: 'Read models are catching up with the event log' }
-      : { detail: 'The service is starting: read models are catching up with the event log; retry shortly', code: 'service_starting' };
+      : errorBody(requestId, 'service_starting', 'The service is starting: read models are catching up with the event log; retry shortly');
   req.resume();
-  res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });
+  res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'x-request-id': requestId });
   res.end(JSON.stringify(body));
 }
 

@@ -54,30 +54,40 @@ export function cliProgram(connect: ConnectCli): Command {
         );
         let mismatches = 0;
         let current = '';
-        await s.runner.rebuild(projection ? [projection] : null, {
-          onProgress: (p) => {
-            if (p.projection !== current) {
-              if (current) bar.stop();
-              current = p.projection;
-              bar.start(Math.max(head, 1), 0, { projection: p.projection });
-            }
-            bar.update(Math.min(p.position, head), { projection: p.projection });
-          },
-          beforeSwap: async (name, pairs) => {
-            bar.update(head, { projection: name });
-            bar.stop();
-            current = '';
-            for (const [rebuilt, live] of pairs) {
-              const a = await collectionChecksum(s.store, rebuilt);
-              const b = await collectionChecksum(s.store, live);
-              const same = a.sha256 === b.sha256 && a.count === b.count;
-              if (!same) mismatches++;
-              process.stdout.write(
-                `${same ? 'OK      ' : 'MISMATCH'} ${name}/${live}: rebuilt ${a.count} docs sha256 ${a.sha256.slice(0, 16)} | live ${b.count} docs sha256 ${b.sha256.slice(0, 16)}\n`,
-              );
-            }
-          },
-        });
+        // Projections already verified and swapped: the runner's last progress report for one comes
+        // after the swap and must not start the bar again (a running bar keeps a TTY process alive).
+        const swapped = new Set<string>();
+        try {
+          await s.runner.rebuild(projection ? [projection] : null, {
+            onProgress: (p) => {
+              if (swapped.has(p.projection)) return;
+              if (p.projection !== current) {
+                if (current) bar.stop();
+                current = p.projection;
+                bar.start(Math.max(head, 1), 0, { projection: p.projection });
+              }
+              bar.update(Math.min(p.position, head), { projection: p.projection });
+            },
+            beforeSwap: async (name, pairs) => {
+              bar.update(head, { projection: name });
+              bar.stop();
+              current = '';
+              swapped.add(name);
+              for (const [rebuilt, live] of pairs) {
+                const a = await collectionChecksum(s.store, rebuilt);
+                const b = await collectionChecksum(s.store, live);
+                const same = a.sha256 === b.sha256 && a.count === b.count;
+                if (!same) mismatches++;
+                process.stdout.write(
+                  `${same ? 'OK      ' : 'MISMATCH'} ${name}/${live}: rebuilt ${a.count} docs sha256 ${a.sha256.slice(0, 16)} | live ${b.count} docs sha256 ${b.sha256.slice(0, 16)}\n`,
+                );
+              }
+            },
+          });
+        } finally {
+          // Whatever happened, no bar (and no redraw timer) outlives the command.
+          bar.stop();
+        }
         process.stdout.write(
           `replayed ${head} events; ${mismatches === 0 ? 'all rebuilt read models equal the live ones' : `${mismatches} collection(s) differ`}\n`,
         );

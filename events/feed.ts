@@ -143,9 +143,22 @@ export const ScheduledPostCancelledData = Data({ post_id: PostId, agent_id: Agen
 export type ScheduledPostCancelled = Event<'ScheduledPostCancelled', Static<typeof ScheduledPostCancelledData>>;
 
 /** On `room-<slug>`: at most 3 pins per room; notifies the post author (anchor_pin). */
-export const RoomPostPinnedData = Data({ room_slug: Type.String(), post_id: PostId, agent_id: AgentId, post_author_id: AgentId, pinned_at: IsoDate });
+/**
+ * v2: pins are bearer-only, so `user_id` (the signed-in user who acted) is always present, and
+ * `agent_id` (their linked agent) is null when a super admin without an agent pins as a human.
+ * v1 (an agent's pin) is upcast with `user_id: null`.
+ */
+const PinUserId = Nullable(Type.String({ pattern: '^usr_' }));
+export const RoomPostPinnedData = Data({
+  room_slug: Type.String(),
+  post_id: PostId,
+  agent_id: Nullable(AgentId),
+  user_id: PinUserId,
+  post_author_id: AgentId,
+  pinned_at: IsoDate,
+});
 export type RoomPostPinned = Event<'RoomPostPinned', Static<typeof RoomPostPinnedData>>;
-export const RoomPostUnpinnedData = Data({ room_slug: Type.String(), post_id: PostId, agent_id: AgentId, unpinned_at: IsoDate });
+export const RoomPostUnpinnedData = Data({ room_slug: Type.String(), post_id: PostId, agent_id: Nullable(AgentId), user_id: PinUserId, unpinned_at: IsoDate });
 export type RoomPostUnpinned = Event<'RoomPostUnpinned', Static<typeof RoomPostUnpinnedData>>;
 
 /** On the uploader's stream (free): the bytes are in the blob store under `image_id`. */

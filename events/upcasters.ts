@@ -17,6 +17,9 @@ interface Upcaster {
 export const UPCASTERS: { readonly [T in DomainEventType]?: Upcaster } = {
   // v2: `owner_user_id` is always present, null unless a signed-in owner replied as the agent (v1 left it out).
   DirectMessageSent: { version: 2, up: [(data) => ({ ...data, owner_user_id: data.owner_user_id ?? null })] },
+  // v2: pins are bearer-only: `user_id` is the signed-in user (null on v1, an agent's pin) and `agent_id` may be null.
+  RoomPostPinned: { version: 2, up: [(data) => ({ ...data, user_id: data.user_id ?? null })] },
+  RoomPostUnpinned: { version: 2, up: [(data) => ({ ...data, user_id: data.user_id ?? null })] },
 };
 
 // A Map, not the object itself: a type read from the log is an arbitrary string ('constructor', ...).

@@ -77,9 +77,9 @@ export interface RoomModeration {
   super_admin: boolean;
 }
 
-function assertModerator(moderation: RoomModeration, agentId: string): void {
+function assertModerator(moderation: RoomModeration, agentId: string | null): void {
   if (moderation.super_admin) return;
-  if (moderation.room_created_by && moderation.room_created_by === agentId) return;
+  if (agentId !== null && moderation.room_created_by === agentId) return;
   throw forbidden('Only the room creator or an admin may pin or unpin posts in this room', 'not_room_moderator');
 }
 
@@ -87,7 +87,9 @@ export type PinPost = Command<
   'PinPost',
   {
     room_slug: string;
-    agent_id: string;
+    /** The signed-in user who pins (bearer only) and their linked agent, null when they have none. */
+    user_id: string;
+    agent_id: string | null;
     moderation: RoomModeration;
     /** The post as the read model shows it publicly; null when it is not visible. */
     post: { post_id: string; agent_id: string; room_slug: string | null } | null;
@@ -96,7 +98,7 @@ export type PinPost = Command<
 
 /** The room's creator or a super admin pins a visible post of the room; at most 3 pins; pinning a pinned post appends nothing. */
 export function decidePinPost(command: PinPost, state: RoomState): RoomPostPinned[] {
-  const { room_slug, agent_id, moderation, post } = command.data;
+  const { room_slug, agent_id, user_id, moderation, post } = command.data;
   assertModerator(moderation, agent_id);
   if (!post || post.room_slug !== room_slug) throw notFound('Post in this room', 'post_not_found');
   if (state.pinned.includes(post.post_id)) return [];
@@ -104,7 +106,7 @@ export function decidePinPost(command: PinPost, state: RoomState): RoomPostPinne
   return [
     {
       type: 'RoomPostPinned',
-      data: { room_slug, post_id: post.post_id, agent_id, post_author_id: post.agent_id, pinned_at: command.metadata.now.toISOString() },
+      data: { room_slug, post_id: post.post_id, agent_id, user_id, post_author_id: post.agent_id, pinned_at: command.metadata.now.toISOString() },
     },
   ];
 }
@@ -115,14 +117,14 @@ export async function pinPost(bus: CommandBus, data: PinPost['data'], ctx: Comma
   return { already_pinned: result.events.length === 0, position: result.position };
 }
 
-export type UnpinPost = Command<'UnpinPost', { room_slug: string; post_id: string; agent_id: string; moderation: RoomModeration }>;
+export type UnpinPost = Command<'UnpinPost', { room_slug: string; post_id: string; user_id: string; agent_id: string | null; moderation: RoomModeration }>;
 
 /** The room's creator or a super admin unpins a pinned post. */
 export function decideUnpinPost(command: UnpinPost, state: RoomState): RoomPostUnpinned[] {
-  const { room_slug, post_id, agent_id, moderation } = command.data;
+  const { room_slug, post_id, agent_id, user_id, moderation } = command.data;
   assertModerator(moderation, agent_id);
   if (!state.pinned.includes(post_id)) throw notFound('Pin', 'pin_not_found');
-  return [{ type: 'RoomPostUnpinned', data: { room_slug, post_id, agent_id, unpinned_at: command.metadata.now.toISOString() } }];
+  return [{ type: 'RoomPostUnpinned', data: { room_slug, post_id, agent_id, user_id, unpinned_at: command.metadata.now.toISOString() } }];
 }
 
 export async function unpinPost(bus: CommandBus, data: UnpinPost['data'], ctx: CommandContext) {

@@ -24,18 +24,7 @@ import { decideMonthlyGrants } from '../credits/grant.ts';
 import type { Command, CommandBus, CommandContext } from '../handler.ts';
 import { sealMail } from './mail.ts';
 import type { ConsumeOtp, IssueOtpMetadata, OtpDraw, OtpState } from './otp.ts';
-import {
-  assertConsumed,
-  consumeOtp,
-  consumeOtpCommand,
-  decideConsumeOtp,
-  decideIssueOtp,
-  drawOtp,
-  issueOtp,
-  OTP_MINUTES,
-  otpAggregate,
-  otpContext,
-} from './otp.ts';
+import { assertConsumed, consumeOtpCommand, decideConsumeOtp, decideIssueOtp, drawOtp, OTP_MINUTES, otpAggregate, otpContext } from './otp.ts';
 import { userAggregate } from './user.ts';
 
 export interface OwnershipDeps {
@@ -286,17 +275,66 @@ export function rotateKey(d: OwnershipDeps, userId: string, agentId: string, ctx
   return replaceKey(d, agentId, 'rotation', userId, ctx);
 }
 
-/** Lost-key recovery: the code goes to the owner e-mail, so only the owner's mailbox can complete it. */
-export async function requestKeyRecoveryOtp(d: OwnershipDeps, agentId: string, ctx: CommandContext) {
-  const agent = await loadAgent(d.bus, agentId);
-  return issueOtp(d.bus, d.secrets, 'key_recovery', agentId, ctx, (code) =>
-    sealMail(d.secrets, ctx, 'mail', 'key_recovery_otp', agent.owner_email, { code, minutes: OTP_MINUTES, agent_name: agent.name, agent_id: agentId }),
-  );
+/**
+ * RequestKeyRecoveryOtp: a recovery code for the owner e-mail, asked by the signed-in `user_id`
+ * (the agent's facts from its stream; the sealed mail in the data).
+ */
+export type RequestKeyRecoveryOtp = Command<'RequestKeyRecoveryOtp', { user_id: string; agent: ClaimFacts; mail: MailQueued }, IssueOtpMetadata>;
+
+/**
+ * Only the agent's linked owner may ask (403 `not_owner`): anyone else is refused before a code
+ * is issued, so nothing is mailed and nothing counts against the owner's hourly cap.
+ */
+export function decideRequestKeyRecoveryOtp(command: RequestKeyRecoveryOtp, state: OtpState): Array<OtpIssued | MailQueued> {
+  const { user_id, agent, mail } = command.data;
+  if (agent.owner_user_id === null || agent.owner_user_id !== user_id) throw notOwner();
+  return decideIssueOtp({ type: 'IssueOtp', data: { purpose: 'key_recovery', mail }, metadata: command.metadata }, state);
 }
 
-export async function recoverKey(d: OwnershipDeps, agentId: string, otp: string, ctx: CommandContext) {
-  await loadAgent(d.bus, agentId);
-  await consumeOtp(d.bus, d.secrets, 'key_recovery', agentId, otp, ctx);
+/** Lost-key recovery: the code goes to the owner e-mail; only the linked owner may ask for it. */
+export async function requestKeyRecoveryOtp(d: OwnershipDeps, userId: string, agentId: string, ctx: CommandContext): Promise<{ position: number }> {
+  const agent = await loadAgent(d.bus, agentId);
+  const draw = drawOtp(d.secrets, 'key_recovery', agentId, ctx);
+  const command: RequestKeyRecoveryOtp = {
+    type: 'RequestKeyRecoveryOtp',
+    data: {
+      user_id: userId,
+      agent: claimFacts(agent),
+      mail: sealMail(d.secrets, ctx, 'mail', 'key_recovery_otp', agent.owner_email, {
+        code: draw.code,
+        minutes: OTP_MINUTES,
+        agent_name: agent.name,
+        agent_id: agentId,
+      }),
+    },
+    metadata: issueMetadata(draw, ctx.now),
+  };
+  const result = await d.bus.handle(otpStream('key_recovery', agentId), otpAggregate, (state) => decideRequestKeyRecoveryOtp(command, state), ctx);
+  return { position: result.position };
+}
+
+/** VerifyKeyRecoveryOtp: the code check of a recovery, by the signed-in `user_id`. */
+export type VerifyKeyRecoveryOtp = Command<'VerifyKeyRecoveryOtp', ConsumeOtp['data'] & { user_id: string; agent: ClaimFacts }, ConsumeOtp['metadata']>;
+
+/** Only the linked owner (403 `not_owner`, before the code is checked: a stranger burns no attempt). */
+export function decideVerifyKeyRecoveryOtp(command: VerifyKeyRecoveryOtp, state: OtpState): Array<OtpConsumed | OtpAttemptFailed> {
+  const { user_id, agent, presented } = command.data;
+  if (agent.owner_user_id === null || agent.owner_user_id !== user_id) throw notOwner();
+  return decideConsumeOtp({ type: 'ConsumeOtp', data: { presented }, metadata: command.metadata }, state);
+}
+
+export async function recoverKey(d: OwnershipDeps, userId: string, agentId: string, otp: string, ctx: CommandContext) {
+  const agent = await loadAgent(d.bus, agentId);
+  const stream = otpStream('key_recovery', agentId);
+  const check = await consumeOtpCommand(d.bus, d.secrets, stream, otp, ctx.now);
+  const verify: VerifyKeyRecoveryOtp = {
+    type: 'VerifyKeyRecoveryOtp',
+    data: { ...check.data, user_id: userId, agent: claimFacts(agent) },
+    metadata: check.metadata,
+  };
+  assertConsumed(
+    await d.bus.handle<OtpState, OtpConsumed | OtpAttemptFailed>(stream, otpAggregate, (state) => decideVerifyKeyRecoveryOtp(verify, state), otpContext(ctx)),
+  );
   return replaceKey(d, agentId, 'recovery', null, ctx);
 }
 

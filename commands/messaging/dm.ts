@@ -1,6 +1,7 @@
 import { agentStream } from '../../events/agents.ts';
 import { DAY } from '../../events/kernel/clock.ts';
 import { DomainError, notFound } from '../../events/kernel/errors.ts';
+import type { CodeWithStatus } from '../../events/kernel/errors.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
 import type { DirectMessageSent } from '../../events/messaging.ts';
 import type { AgentState } from '../agents/agent.ts';
@@ -41,7 +42,7 @@ export const notDelivered = () => new DomainError(403, 'message_not_delivered', 
 /** Seconds until the oldest of `times` leaves the 24 h window. */
 const resetOf = (times: readonly string[], now: Date) => Math.max(1, Math.ceil((Date.parse(times[0]) + DAY - now.getTime()) / 1000));
 
-const capReached = (code: string, detail: string, times: readonly string[], limit: number, now: Date) => {
+const capReached = (code: CodeWithStatus<429>, detail: string, times: readonly string[], limit: number, now: Date) => {
   const reset = resetOf(times, now);
   return new DomainError(429, code, detail, { retry_after: reset, limit, remaining: 0, reset });
 };

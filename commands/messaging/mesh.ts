@@ -1,6 +1,7 @@
 import { agentStream } from '../../events/agents.ts';
 import { DAY, HOUR } from '../../events/kernel/clock.ts';
-import { DomainError, notFound } from '../../events/kernel/errors.ts';
+import { DomainError, ValidationFailed, notFound } from '../../events/kernel/errors.ts';
+import type { CodeWithStatus } from '../../events/kernel/errors.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
 import type { MeshThreadCreated, MeshThreadMessagePosted } from '../../events/messaging.ts';
 import type { AgentState } from '../agents/agent.ts';
@@ -14,7 +15,7 @@ export const MAX_PARTICIPANTS = 10;
 export const THREADS_PER_HOUR = 10;
 export const THREADS_PER_DAY = 20;
 
-const limited = (code: string, detail: string, times: readonly string[], windowMs: number, limit: number, now: Date) => {
+const limited = (code: CodeWithStatus<429>, detail: string, times: readonly string[], windowMs: number, limit: number, now: Date) => {
   const reset = Math.max(1, Math.ceil((Date.parse(times[0]) + windowMs - now.getTime()) / 1000));
   return new DomainError(429, code, detail, { retry_after: reset, limit, remaining: 0, reset });
 };
@@ -52,7 +53,13 @@ export function decideCreateMeshThread(command: CreateMeshThread, state: AgentSt
   const { now } = command.metadata;
   const others = inviteesOf(creator_agent_id, participant_agent_ids);
   if (others.length < 1 || others.length + 1 > MAX_PARTICIPANTS) {
-    throw new DomainError(400, 'participant_count', `A group DM has 2 to ${MAX_PARTICIPANTS} participants including you`);
+    throw new ValidationFailed([
+      {
+        loc: ['body', 'participant_agent_ids'],
+        msg: `A group DM has 2 to ${MAX_PARTICIPANTS} participants including you`,
+        type: 'value_error.participant_count',
+      },
+    ]);
   }
   for (const id of others) {
     const invitee = invitees.find((i) => i.agent_id === id);

@@ -1,11 +1,17 @@
+import type { CodeWithStatus, ErrorCode, StatusOf } from './error-codes.ts';
+
+export type { CodeWithStatus, ErrorCode } from './error-codes.ts';
+
 /**
- * Domain errors carry an HTTP status and a stable snake_case code; the API's error middleware
- * renders them as {detail, code, ...extra}. Codes survive process boundaries, `instanceof` does not.
+ * Domain errors carry an HTTP status and a stable snake_case code from the registry
+ * (`error-codes.ts`: tsc refuses a code that is not listed, or a status that is not the code's);
+ * the API's error middleware renders them as {detail, code, request_id, ...extra}. Codes survive
+ * process boundaries, `instanceof` does not.
  */
-export class DomainError extends Error {
+export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly status: StatusOf<C>,
+    readonly code: C,
     detail: string,
     readonly extra: Record<string, unknown> = {},
   ) {
@@ -19,15 +25,15 @@ export interface FieldError {
   type: string;
 }
 
-/** 422 with the validation-error shape `{detail: [{loc, msg, type}]}`. */
+/** 422 with the validation-error shape `{detail: [{loc, msg, type}], code: "validation_failed"}`. */
 export class ValidationFailed extends Error {
   readonly status = 422;
-  readonly code = 'validation_error';
+  readonly code = 'validation_failed' satisfies ErrorCode;
   constructor(readonly errors: FieldError[]) {
     super(errors.map((e) => `${e.loc.join('.')}: ${e.msg}`).join('; '));
   }
 }
 
-export const notFound = (what: string, code = 'not_found') => new DomainError(404, code, `${what} not found`);
-export const forbidden = (detail = 'You are not allowed to do this', code = 'forbidden') => new DomainError(403, code, detail);
-export const conflict = (detail: string, code = 'conflict') => new DomainError(409, code, detail);
+export const notFound = (what: string, code: CodeWithStatus<404> = 'not_found') => new DomainError(404, code, `${what} not found`);
+export const forbidden = (detail = 'You are not allowed to do this', code: CodeWithStatus<403> = 'forbidden') => new DomainError(403, code, detail);
+export const conflict = (detail: string, code: CodeWithStatus<409> = 'conflict') => new DomainError(409, code, detail);

@@ -12,7 +12,7 @@ async function notify(
   position: number,
   agentId: string,
   type: NotificationType,
-  from: string,
+  from: string | null,
   data: Record<string, unknown>,
   at: string,
 ): Promise<void> {

@@ -30,7 +30,8 @@ export function publicAgent(d: Doc, baseUrl: string) {
     post_count: d.post_count ?? 0,
     created_at: d.created_at,
     last_active_at: d.last_active_at,
-    profile_url: `${baseUrl}/agents/${d._id}`,
+    // The public profile page that exists today: the pre-rendered preview (the site's page comes later).
+    profile_url: `${baseUrl}/api/preview/bot/${encodeURIComponent(d._id)}`,
   };
 }
 

@@ -118,7 +118,8 @@ describe('api: posts and credits', () => {
     const res = await svc.req('POST', '/api/feed/posts', { apiKey: api_key, body: post('one too many') });
     expect(res.status).to.equal(402);
     expect(res.body.code).to.equal('insufficient_credits');
-    expect(res.body.upgrade_url).to.be.a('string');
+    expect(res.body.tiers_url).to.equal('/api/protocol/tiers');
+    expect((await svc.req('GET', res.body.credits_url, { apiKey: api_key })).status).to.equal(200);
     expect(await svc.running.services.log.headPosition()).to.equal(before);
     const credits = await svc.req('GET', `/api/protocol/agents/${agent_id}/credits`, { apiKey: api_key });
     expect(credits.body).to.include({ balance: 0, used: 50, percent_used: 100 });

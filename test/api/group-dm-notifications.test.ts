@@ -45,19 +45,24 @@ describe('api: group DMs, notifications, heartbeat and status (RATE_LIMIT_SCALE=
     expect((await notifications(a)).body.notifications).to.deep.equal([]);
   });
 
-  it('refuses fewer than 2 or more than 10 participants (400), unknown agents (404) and blockers (403), charging nothing', async () => {
+  it('refuses fewer than 2 or more than 10 participants (422 in the validation shape), unknown agents (404) and blockers (403), charging nothing', async () => {
     const before = await balance(a);
-    expect((await create(a, { participant_agent_ids: [a.agent_id], first_message: 'x' })).status).to.equal(400);
+    const alone = await create(a, { participant_agent_ids: [a.agent_id], first_message: 'x' });
+    expect(alone.status).to.equal(422);
+    expect(alone.body.code).to.equal('validation_failed');
+    expect(alone.body.detail).to.be.an('array');
+    expect(alone.body.detail[0].loc).to.deep.equal(['body', 'participant_agent_ids']);
     const eleven = Array.from({ length: 10 }, (_, i) => `agt_fake${i}`);
     const tooMany = await create(a, { participant_agent_ids: eleven, first_message: 'x' });
-    expect(tooMany.status).to.equal(400);
-    expect(tooMany.body.code).to.equal('participant_count');
+    expect(tooMany.status).to.equal(422);
+    expect(tooMany.body.code).to.equal('validation_failed');
+    expect(tooMany.body.detail[0]).to.include({ type: 'value_error.participant_count' });
     expect((await create(a, { participant_agent_ids: [b.agent_id, 'agt_nobody'], first_message: 'x' })).status).to.equal(404);
     expect((await create(a, { participant_agent_ids: [b.agent_id], first_message: '' })).status).to.equal(422);
     await svc.req('POST', `/api/agent/blocks/${a.agent_id}`, { apiKey: d.api_key });
     const blocked = await create(a, { participant_agent_ids: [b.agent_id, d.agent_id], first_message: 'x' });
     expect(blocked.status).to.equal(403);
-    expect(blocked.body).to.deep.equal({ detail: 'Message not delivered', code: 'message_not_delivered' });
+    expect(blocked.body).to.include({ detail: 'Message not delivered', code: 'message_not_delivered' });
     await svc.req('DELETE', `/api/agent/blocks/${a.agent_id}`, { apiKey: d.api_key });
     expect(await balance(a)).to.equal(before);
   });

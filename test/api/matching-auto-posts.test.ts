@@ -93,7 +93,7 @@ describe('api: matching runs and autonomous posts', function () {
     const short = await match(a, { gives: [], asks });
     expect(short.status, short.text).to.equal(402);
     expect(short.body).to.include({ code: 'insufficient_credits', required: 1, balance: 0 });
-    expect(short.body.upgrade_url).to.equal(`/api/protocol/agents/${a.agent_id}/upgrade`);
+    expect(short.body).to.include({ tiers_url: '/api/protocol/tiers', credits_url: `/api/protocol/agents/${a.agent_id}/credits` });
     expect(await head()).to.equal(before);
     expect((await svc.req('GET', `/api/protocol/agents/${a.agent_id}/credits`, { apiKey: a.api_key })).body).to.include({ balance: 0, used: 50 });
   });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { otpStream } from '../../events/humans.ts';
 import { codeIn, readOutbox, waitForMails } from '../helpers/mail.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
@@ -127,26 +128,67 @@ describe('api: claims, keys and the Elite key', function () {
     expect(mails.map((m) => m.subject).join('|')).to.contain('API key');
   });
 
-  it('lost-key recovery: an OTP to the owner e-mail, then a new key; the old one fails', async () => {
+  /** Registers an agent and links it to a new signed-in user by the full claim. */
+  const registerLinked = async () => {
     const a = await registerOwned();
-    const user = await signUp(svc, outbox);
-    expect((await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key/request-otp`)).status).to.equal(401);
-    const req = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key/request-otp`, { headers: bearer(user.access_token) });
-    expect(req.status, req.text).to.equal(200);
+    const owner = await signUp(svc, outbox);
+    await svc.req('POST', '/api/protocol/claim/request-otp', { body: { claim_token: a.claim_token } });
     const [mail] = await waitForMails(outbox, a.email);
+    const claim = await svc.req('POST', '/api/protocol/claim', {
+      headers: bearer(owner.access_token),
+      body: { claim_token: a.claim_token, otp: codeIn(mail) },
+    });
+    expect(claim.status, claim.text).to.equal(200);
+    return { a, owner, mailsSoFar: (await waitForMails(outbox, a.email, 2)).length };
+  };
+
+  it('lost-key recovery: the linked owner gets an OTP by e-mail, then a new key; the old one fails', async () => {
+    const { a, owner, mailsSoFar } = await registerLinked();
+    expect((await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key/request-otp`)).status).to.equal(401);
+    const req = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key/request-otp`, { headers: bearer(owner.access_token) });
+    expect(req.status, req.text).to.equal(200);
+    const mail = (await waitForMails(outbox, a.email, mailsSoFar + 1))[mailsSoFar];
     expect(mail.subject).to.contain('Key recovery');
     const bad = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key`, {
-      headers: bearer(user.access_token),
+      headers: bearer(owner.access_token),
       body: { otp: codeIn(mail) === '000000' ? '111111' : '000000' },
     });
     expect(bad.status).to.equal(400);
-    const ok = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key`, { headers: bearer(user.access_token), body: { otp: codeIn(mail) } });
+    const ok = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key`, { headers: bearer(owner.access_token), body: { otp: codeIn(mail) } });
     expect(ok.status, ok.text).to.equal(200);
     expect((await svc.req('GET', '/api/protocol/me', { apiKey: a.api_key })).status).to.equal(401);
     expect((await svc.req('GET', '/api/protocol/me', { apiKey: ok.body.api_key })).status).to.equal(200);
     expect(
-      (await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key`, { headers: bearer(user.access_token), body: { otp: codeIn(mail) } })).status,
+      (await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key`, { headers: bearer(owner.access_token), body: { otp: codeIn(mail) } })).status,
     ).to.equal(400);
+  });
+
+  it('lost-key recovery: another signed-in user gets 403, nothing is mailed and nothing counts against the owner (defect 8)', async () => {
+    const { a, owner, mailsSoFar } = await registerLinked();
+    const stranger = await signUp(svc, outbox);
+    // More attempts than the hourly cap of codes (5): none may be issued or counted.
+    for (let i = 0; i < 6; i++) {
+      const r = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key/request-otp`, { headers: bearer(stranger.access_token) });
+      expect(r.status, r.text).to.equal(403);
+      expect(r.body.code).to.equal('not_owner');
+    }
+    expect(await svc.running.services.log.readStream(otpStream('key_recovery', a.agent_id))).to.deep.equal([]);
+    // The stranger cannot spend the owner's code attempts either.
+    const guess = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key`, {
+      headers: bearer(stranger.access_token),
+      body: { otp: '123456' },
+    });
+    expect(guess.status).to.equal(403);
+
+    const mine = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key/request-otp`, { headers: bearer(owner.access_token) });
+    expect(mine.status, mine.text).to.equal(200);
+    const mails = await waitForMails(outbox, a.email, mailsSoFar + 1);
+    expect(mails.filter((m) => m.subject.includes('Key recovery'))).to.have.length(1);
+    const ok = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/regenerate-key`, {
+      headers: bearer(owner.access_token),
+      body: { otp: codeIn(mails[mailsSoFar]) },
+    });
+    expect(ok.status, ok.text).to.equal(200);
   });
 
   it('elite key: provisioned once per user (elite_auto), shown once, regenerated on demand; each user sees only their own', async () => {

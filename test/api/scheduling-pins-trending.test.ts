@@ -1,7 +1,11 @@
 import { expect } from 'chai';
 import { ManualClock } from '../../events/kernel/clock.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestService } from '../helpers/service.ts';
-import { startTestService } from '../helpers/service.ts';
+import { startTestService, startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
+import { signUp, signUpWithAgent } from '../helpers/users.ts';
 
 type Agent = { agent_id: string; api_key: string };
 const ADMIN = 'room-admin@example.com';
@@ -153,33 +157,36 @@ describe('api: scheduled posts survive a restart', () => {
   });
 });
 
-describe('api: pins', () => {
+describe('api: pins (bearer only; the signed-in user acts as a human)', () => {
   let svc: TestService;
-  let admin: Agent;
+  let outbox: string;
+  /** A super admin (ADMIN_EMAILS) with no linked agent. */
+  let admin: string;
   let author: Agent;
-  let stranger: Agent;
+  let stranger: string;
   const posts: string[] = [];
+  const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
   before(async () => {
-    svc = await startTestService({ ADMIN_EMAILS: ADMIN });
-    admin = await svc.register({ owner_email: ADMIN });
+    ({ svc, outbox } = await startWithOutbox({ ADMIN_EMAILS: ADMIN }));
+    admin = (await signUp(svc, outbox, ADMIN)).access_token;
+    const me = await svc.req('GET', '/api/auth/me', as(admin));
+    expect(me.body.agents).to.deep.equal([]);
     author = await svc.register();
-    stranger = await svc.register();
+    stranger = (await signUp(svc, outbox)).access_token;
     for (let i = 0; i < 4; i++)
       posts.push((await svc.req('POST', '/api/feed/posts', { apiKey: author.api_key, body: post(`Pin ${i}`, { room_slug: 'lead-gen' }) })).body.post_id);
   });
-  after(async () => {
-    await svc.stop();
-  });
+  after(() => stopWithOutbox(svc, outbox));
 
-  it('lets a super admin pin at most 3 posts per room and returns them as full objects', async () => {
+  it('lets a super admin without a linked agent pin at most 3 posts per room, returned as full objects (defect 9)', async () => {
     for (const id of posts.slice(0, 3)) {
-      const r = await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${id}`, { apiKey: admin.api_key });
-      expect(r.status).to.equal(200);
+      const r = await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${id}`, as(admin));
+      expect(r.status, r.text).to.equal(200);
       expect(r.body).to.include({ pinned: true, already_pinned: false, room_slug: 'lead-gen' });
     }
-    const again = await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${posts[0]}`, { apiKey: admin.api_key });
+    const again = await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${posts[0]}`, as(admin));
     expect(again.body).to.include({ pinned: true, already_pinned: true });
-    const fourth = await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${posts[3]}`, { apiKey: admin.api_key });
+    const fourth = await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${posts[3]}`, as(admin));
     expect(fourth.status).to.equal(409);
     expect(fourth.body.code).to.equal('pin_limit');
     const pinned = await svc.req('GET', '/api/agent/rooms/lead-gen/pinned');
@@ -189,39 +196,54 @@ describe('api: pins', () => {
     const notes = await svc.running.services.store.collection('notifications').find({ agent_id: author.agent_id, type: 'anchor_pin' }, { sort: { seq: -1 } });
     expect(notes).to.have.length(3);
     expect(notes[0].data).to.deep.equal({ post_id: posts[2], room_slug: 'lead-gen' });
+    const events = await svc.running.services.log.readStream('room-lead-gen');
+    const pin = events.find((e) => e.type === 'RoomPostPinned');
+    expect(pin?.data).to.include({ agent_id: null });
+    expect((pin?.data as { user_id: string }).user_id).to.match(/^usr_/);
+  });
+
+  it('answers an API key on pin and unpin with 401, even the key of an admin-owned agent', async () => {
+    const adminAgent = await svc.register({ owner_email: ADMIN });
+    for (const method of ['POST', 'DELETE']) {
+      const r = await svc.req(method, `/api/agent/rooms/lead-gen/pin/${posts[0]}`, { apiKey: adminAgent.api_key });
+      expect(r.status).to.equal(401);
+      expect(r.body.code).to.equal('unauthorized');
+    }
+    expect((await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${posts[3]}`)).status).to.equal(401);
   });
 
   it('refuses pins and unpins by anyone else (403), unknown rooms and posts from another room (404)', async () => {
     const before = await svc.running.services.log.headPosition();
-    expect((await svc.req('DELETE', `/api/agent/rooms/lead-gen/pin/${posts[0]}`, { apiKey: stranger.api_key })).status).to.equal(403);
-    expect((await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${posts[3]}`, { apiKey: author.api_key })).status).to.equal(403);
-    expect((await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${posts[3]}`)).status).to.equal(401);
-    expect((await svc.req('POST', `/api/agent/rooms/no-such-room/pin/${posts[3]}`, { apiKey: admin.api_key })).status).to.equal(404);
+    expect((await svc.req('DELETE', `/api/agent/rooms/lead-gen/pin/${posts[0]}`, as(stranger))).status).to.equal(403);
+    expect((await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${posts[3]}`, as(stranger))).status).to.equal(403);
+    expect((await svc.req('POST', `/api/agent/rooms/no-such-room/pin/${posts[3]}`, as(admin))).status).to.equal(404);
     const elsewhere = await svc.req('POST', '/api/feed/posts', { apiKey: author.api_key, body: post('Other room', { room_slug: 'b2b-sales' }) });
-    expect((await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${elsewhere.body.post_id}`, { apiKey: admin.api_key })).status).to.equal(404);
+    expect((await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${elsewhere.body.post_id}`, as(admin))).status).to.equal(404);
     expect(await svc.running.services.log.headPosition()).to.equal(before + 1);
   });
 
-  it("lets a custom room's creator (its first agent) pin there, and nobody else but admins", async () => {
-    const creator = await svc.register({ capabilities: ['hydro-power'] });
-    const second = await svc.register({ capabilities: ['hydro-power'] });
+  it("lets a custom room's creator (the owner of its first agent, signed in) pin there, and nobody else but admins", async () => {
+    const { user: creator, agent } = await signUpWithAgent(svc, outbox, { capabilities: ['hydro-power'] });
+    const { user: second, agent: secondAgent } = await signUpWithAgent(svc, outbox, { capabilities: ['hydro-power'] });
     await svc.register({ capabilities: ['hydro-power'] });
     const room = await svc.req('GET', '/api/feed/topics/hydro-power');
-    expect(room.body.room.created_by).to.equal(creator.agent_id);
-    const p = await svc.req('POST', '/api/feed/posts', { apiKey: second.api_key, body: post('Dam news', { room_slug: 'hydro-power' }) });
-    expect((await svc.req('POST', `/api/agent/rooms/hydro-power/pin/${p.body.post_id}`, { apiKey: second.api_key })).status).to.equal(403);
-    expect((await svc.req('POST', `/api/agent/rooms/hydro-power/pin/${p.body.post_id}`, { apiKey: creator.api_key })).status).to.equal(200);
-    expect((await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${posts[3]}`, { apiKey: creator.api_key })).status).to.equal(403);
+    expect(room.body.room.created_by).to.equal(agent.agent_id);
+    const p = await svc.req('POST', '/api/feed/posts', { apiKey: secondAgent.api_key, body: post('Dam news', { room_slug: 'hydro-power' }) });
+    expect((await svc.req('POST', `/api/agent/rooms/hydro-power/pin/${p.body.post_id}`, as(second.access_token))).status).to.equal(403);
+    expect((await svc.req('POST', `/api/agent/rooms/hydro-power/pin/${p.body.post_id}`, { apiKey: agent.api_key })).status).to.equal(401);
+    const ok = await svc.req('POST', `/api/agent/rooms/hydro-power/pin/${p.body.post_id}`, as(creator.access_token));
+    expect(ok.status, ok.text).to.equal(200);
+    expect((await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${posts[3]}`, as(creator.access_token))).status).to.equal(403);
     const pinned = await svc.req('GET', '/api/agent/rooms/hydro-power/pinned');
     expect(pinned.body.items.map((x: { post_id: string }) => x.post_id)).to.deep.equal([p.body.post_id]);
   });
 
   it('unpins (then 404 for a post not pinned) and frees a slot', async () => {
-    const r = await svc.req('DELETE', `/api/agent/rooms/lead-gen/pin/${posts[1]}`, { apiKey: admin.api_key });
+    const r = await svc.req('DELETE', `/api/agent/rooms/lead-gen/pin/${posts[1]}`, as(admin));
     expect(r.status).to.equal(200);
     expect(r.body).to.include({ pinned: false });
-    expect((await svc.req('DELETE', `/api/agent/rooms/lead-gen/pin/${posts[1]}`, { apiKey: admin.api_key })).status).to.equal(404);
-    expect((await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${posts[3]}`, { apiKey: admin.api_key })).status).to.equal(200);
+    expect((await svc.req('DELETE', `/api/agent/rooms/lead-gen/pin/${posts[1]}`, as(admin))).status).to.equal(404);
+    expect((await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${posts[3]}`, as(admin))).status).to.equal(200);
     const pinned = await svc.req('GET', '/api/agent/rooms/lead-gen/pinned');
     expect(pinned.body.items.map((p: { post_id: string }) => p.post_id)).to.deep.equal([posts[0], posts[2], posts[3]]);
   });
@@ -293,14 +315,21 @@ describe('api: scheduling and pin limits (real limits)', () => {
 
   it('limits pins and unpins to 10 per minute', async () => {
     svc.clock.advance(3600_000);
-    const admin = await svc.register({ owner_email: ADMIN });
-    const p = await svc.req('POST', '/api/feed/posts', { apiKey: admin.api_key, body: post('pinned often', { room_slug: 'lead-gen' }) });
-    for (let i = 0; i < 10; i++) {
-      const r = await svc.req(i % 2 ? 'DELETE' : 'POST', `/api/agent/rooms/lead-gen/pin/${p.body.post_id}`, { apiKey: admin.api_key });
-      expect(r.status).to.equal(200);
+    const outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
+    const limitedSvc = await startTestService({ RATE_LIMIT_SCALE: '1', ADMIN_EMAILS: ADMIN, MAIL_OUTBOX_DIR: outbox });
+    try {
+      const admin = { headers: { authorization: `Bearer ${(await signUp(limitedSvc, outbox, ADMIN)).access_token}` } };
+      const author = await limitedSvc.register();
+      const p = await limitedSvc.req('POST', '/api/feed/posts', { apiKey: author.api_key, body: post('pinned often', { room_slug: 'lead-gen' }) });
+      for (let i = 0; i < 10; i++) {
+        const r = await limitedSvc.req(i % 2 ? 'DELETE' : 'POST', `/api/agent/rooms/lead-gen/pin/${p.body.post_id}`, admin);
+        expect(r.status, r.text).to.equal(200);
+      }
+      const limited = await limitedSvc.req('POST', `/api/agent/rooms/lead-gen/pin/${p.body.post_id}`, admin);
+      expect(limited.status).to.equal(429);
+      expect(limited.headers['ratelimit-limit']).to.equal('10');
+    } finally {
+      await stopWithOutbox(limitedSvc, outbox);
     }
-    const limited = await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${p.body.post_id}`, { apiKey: admin.api_key });
-    expect(limited.status).to.equal(429);
-    expect(limited.headers['ratelimit-limit']).to.equal('10');
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
@@ -21,6 +22,14 @@ describe('cli', () => {
       env: { ...process.env, DATA_DIR: svc.dataDir, SECRET_KEY: SECRET, LOG_LEVEL: 'silent' },
     });
 
+  let inTerminal: ChildProcess | null = null;
+  /** Kills the pseudo-terminal run's process group if it is still running (after a timeout, too). */
+  const stopTerminal = () => {
+    if (inTerminal?.pid !== undefined && inTerminal.exitCode === null && inTerminal.signalCode === null) process.kill(-inTerminal.pid, 'SIGKILL');
+    inTerminal = null;
+  };
+  afterEach(stopTerminal);
+
   before(async function () {
     this.timeout(30_000);
     svc = await startTestService();
@@ -37,6 +46,37 @@ describe('cli', () => {
     expect(stdout).to.match(/OK +posts\/posts: rebuilt 3 docs/);
     expect(stdout).to.not.contain('MISMATCH');
     expect(stdout).to.contain('all rebuilt read models equal the live ones');
+  });
+
+  it('replay exits in a terminal: the progress bar is stopped after the swap (defect 4, under a pseudo-terminal)', async function () {
+    // `script` (util-linux) runs the command on a pseudo-terminal, so stdout and stderr are TTYs and
+    // cli-progress draws (and keeps a redraw timer) as it does for an operator. A bar left running
+    // keeps the process alive: then this test fails by its timeout, never seeing the exit.
+    this.timeout(90_000);
+    const command = `'${process.execPath}' --import tsx api/cli.ts replay`;
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: svc.dataDir, SECRET_KEY: SECRET, LOG_LEVEL: 'silent', TERM: 'xterm' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own process group: a hung run (script and the CLI under it) is killed as one afterwards.
+      detached: true,
+    });
+    inTerminal = child;
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    try {
+      const code = await new Promise<number | null>((resolve, reject) => {
+        child.once('error', reject);
+        child.once('exit', resolve);
+      });
+      expect(code, output).to.equal(0);
+      expect(output).to.contain('all rebuilt read models equal the live ones');
+      // The bar was drawn: the output went to a terminal.
+      expect(output).to.match(/100% \| \d+\/\d+ events/);
+    } finally {
+      stopTerminal();
+    }
   });
 
   it('replay of one projection, and a clear error for an unknown one', async function () {

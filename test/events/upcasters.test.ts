@@ -50,6 +50,14 @@ describe('events/upcasters', () => {
     expect(schemaVersionOf('NoSuchEvent')).to.equal(1);
   });
 
+  it('reads a version 1 RoomPostPinned / RoomPostUnpinned (an agent pinned by API key) back with user_id null', () => {
+    const pinned = { room_slug: 'lead-gen', post_id: 'pst_1', agent_id: 'agt_a', post_author_id: 'agt_b', pinned_at: '2026-03-10T09:30:00.000Z' };
+    expect(schemaVersionOf('RoomPostPinned')).to.equal(2);
+    expect(upcast(recorded('RoomPostPinned', pinned, 1)).data).to.deep.equal({ ...pinned, user_id: null });
+    const unpinned = { room_slug: 'lead-gen', post_id: 'pst_1', agent_id: 'agt_a', unpinned_at: '2026-03-10T09:30:00.000Z' };
+    expect(upcast(recorded('RoomPostUnpinned', unpinned, 1)).data).to.deep.equal({ ...unpinned, user_id: null });
+  });
+
   it('has one step per older version in every upcaster', () => {
     for (const [type, upcaster] of Object.entries(UPCASTERS)) expect(upcaster.up, type).to.have.length(upcaster.version - 1);
   });

@@ -14,3 +14,22 @@ export async function signUp(svc: TestService, outbox: string, email = freshEmai
   expect(res.status, res.text).to.equal(200);
   return { email, password, ...(res.body as { access_token: string; refresh_token: string; user_id: string }) };
 }
+
+/**
+ * Registers an agent (with `overrides`) and signs up a user who links it by the full claim (claim
+ * token and the code mailed to the owner address); the user's bearer then acts for the agent.
+ */
+export async function signUpWithAgent(svc: TestService, outbox: string, overrides: Record<string, unknown> = {}, email = freshEmail()) {
+  const ownerEmail = `owner.${freshEmail()}`;
+  const agent = await svc.register({ owner_email: ownerEmail, ...overrides });
+  const user = await signUp(svc, outbox, email);
+  const sent = await svc.req('POST', '/api/protocol/claim/request-otp', { body: { claim_token: agent.body.claim_token } });
+  expect(sent.status, sent.text).to.equal(200);
+  const [mail] = await waitForMails(outbox, ownerEmail);
+  const claim = await svc.req('POST', '/api/protocol/claim', {
+    headers: { authorization: `Bearer ${user.access_token}` },
+    body: { claim_token: agent.body.claim_token, otp: codeIn(mail) },
+  });
+  expect(claim.status, claim.text).to.equal(200);
+  return { user, agent };
+}

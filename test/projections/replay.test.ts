@@ -1,11 +1,15 @@
 import { expect } from 'chai';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { allProjections } from '../../projections/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { collectionChecksum } from '../../projections/store/checksum.ts';
 import { MemoryReadStore } from '../../projections/store/memory.ts';
 import type { ReadStore } from '../../projections/store/port.ts';
 import type { TestService } from '../helpers/service.ts';
-import { startTestService } from '../helpers/service.ts';
+import { startTestService, stopWithOutbox } from '../helpers/service.ts';
+import { signUp } from '../helpers/users.ts';
 
 const collections = [...new Set(allProjections.flatMap((p) => p.collections.map((c) => c.name)))];
 
@@ -20,9 +24,11 @@ async function checksums(store: ReadStore) {
 
 describe('projections: replay', () => {
   let svc: TestService;
+  let outbox: string;
   before(async function () {
     this.timeout(60_000);
-    svc = await startTestService({ ADMIN_EMAILS: 'replay-admin@example.com' });
+    outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
+    svc = await startTestService({ ADMIN_EMAILS: 'replay-admin@example.com', MAIL_OUTBOX_DIR: outbox });
     const agents = [];
     for (let i = 0; i < 6; i++) agents.push(await svc.register({ capabilities: i < 3 ? ['replay-room', 'lead-gen'] : ['lead-gen'] }));
     for (const [i, a] of agents.entries()) {
@@ -96,10 +102,11 @@ describe('projections: replay', () => {
       body: { title: 'Cancelled', body: 'never published', post_type: 'intro_sent', publish_at: '2026-03-21T00:00:00Z' },
     });
     await svc.req('DELETE', `/api/feed/posts/scheduled/${cancelled.body.post_id}`, { apiKey: a3.api_key });
-    const admin = await svc.register({ owner_email: 'replay-admin@example.com' });
+    // Pins are bearer-only: a signed-in super admin (ADMIN_EMAILS) pins as a human.
+    const admin = { headers: { authorization: `Bearer ${(await signUp(svc, outbox, 'replay-admin@example.com')).access_token}` } };
     const roomPosts = (await svc.req('GET', '/api/feed/topics/lead-gen/posts?limit=3')).body.items.map((p: { post_id: string }) => p.post_id);
-    for (const id of roomPosts) await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${id}`, { apiKey: admin.api_key });
-    await svc.req('DELETE', `/api/agent/rooms/lead-gen/pin/${roomPosts[1]}`, { apiKey: admin.api_key });
+    for (const id of roomPosts) await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${id}`, admin);
+    await svc.req('DELETE', `/api/agent/rooms/lead-gen/pin/${roomPosts[1]}`, admin);
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('png')]);
     const boundary = 'replayboundary';
     const rawBody = Buffer.concat([
@@ -114,7 +121,7 @@ describe('projections: replay', () => {
     expect(await svc.running.workers?.publishDueScheduledPosts()).to.equal(1);
   });
   after(async () => {
-    await svc.stop();
+    await stopWithOutbox(svc, outbox);
   });
 
   it('builds the same read models when the log is replayed twice from scratch', async () => {

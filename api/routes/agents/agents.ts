@@ -74,7 +74,8 @@ export function agentRoutes(router: Router, s: Services): void {
       api_key: reg.api_key,
       webhook_secret: reg.webhook_secret,
       claim_token: reg.claim_token,
-      claim_url: `${b}/claim/${reg.agent_id}`,
+      // The claim page comes with the site; until then the claim is the API flow of next_steps.
+      claim_url: null,
       name: reg.name,
       tier: reg.tier,
       monthly_credits: toCredits(reg.monthly_credits_mc),
@@ -104,14 +105,6 @@ export function agentRoutes(router: Router, s: Services): void {
           method: 'GET',
           url: `${b}/api/protocol/agents/${reg.agent_id}/credits`,
           description: 'See your balance, usage and reset date.',
-        },
-        {
-          step: 6,
-          action: 'connect_tools',
-          method: 'POST',
-          url: `${b}/api/mcp`,
-          description: 'Use the tool server over streamable HTTP with your API key.',
-          mcp_discovery_url: `${b}/.well-known/mcp.json`,
         },
       ],
     };

@@ -73,15 +73,16 @@ export function serviceRoutes(router: Router, s: Services): void {
 
   const docs = new Router({ prefix: '/api/docs' });
   docs.get('/version', (ctx) => {
-    const base = s.config.publicBaseUrl;
     ctx.body = {
       version: PROTOCOL_VERSION,
       released_at: RELEASED_AT,
-      changelog_url: `${base}/api/docs/content#changelog`,
-      llms_txt_url: `${base}/llms.txt`,
-      agent_instructions_url: `${base}/api/docs/agent-instructions.md`,
-      ai_context_url: `${base}/api/docs/ai-context.txt`,
-      docs_content_url: `${base}/api/docs/content`,
+      // The documents come with the docs and protocol work; until they are served, no URL to them
+      // is handed out (null keeps the documented fields).
+      changelog_url: null,
+      llms_txt_url: null,
+      agent_instructions_url: null,
+      ai_context_url: null,
+      docs_content_url: null,
       highlights: HIGHLIGHTS,
     };
   });

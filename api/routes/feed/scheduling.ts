@@ -9,7 +9,8 @@ import type { Doc } from '../../../projections/store/port.ts';
 import { getAgent, isSuperAdmin } from '../../../queries/agents/agents.ts';
 import { findRoom, getVisiblePost, postView, trendingHashtags } from '../../../queries/feed/posts.ts';
 import { getScheduledPost, scheduledView, upcomingScheduledPosts } from '../../../queries/feed/scheduling.ts';
-import { principalOf, requireAgent } from '../../auth.ts';
+import { requireAgent } from '../../auth.ts';
+import { requireUser } from '../humans/auth.ts';
 import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
@@ -38,20 +39,20 @@ export async function withCapHeaders<T>(ctx: Context, fn: () => Promise<T>): Pro
 }
 
 /**
- * Whether the caller is a super admin: a bearer user with the role, or an agent whose owner
- * e-mail is one (ADMIN_EMAILS or the admins read model). The API key is accepted beside the bearer token.
+ * Whether the signed-in user is a super admin: the role on their token, or a linked agent whose
+ * owner e-mail is one (ADMIN_EMAILS or the admins read model).
  */
-async function callerIsSuperAdmin(s: Services, ctx: Context, agentId: string): Promise<boolean> {
-  const p = principalOf(ctx);
-  if (p?.kind === 'user' && p.roles.includes('super_admin')) return true;
+async function callerIsSuperAdmin(s: Services, user: { roles: string[] }, agentId: string | null): Promise<boolean> {
+  if (user.roles.includes('super_admin')) return true;
+  if (agentId === null) return false;
   const agent = await getAgent(s.store, agentId);
   const email = typeof agent?.owner_email === 'string' ? agent.owner_email.toLowerCase() : null;
   return email !== null && (s.config.adminEmails.includes(email) || (await isSuperAdmin(s.store, email)));
 }
 
 /** What decidePinPost / decideUnpinPost need to know of who may moderate the room. */
-async function moderation(s: Services, ctx: Context, room: Doc, agentId: string): Promise<RoomModeration> {
-  return { room_created_by: (room.created_by as string | null | undefined) ?? null, super_admin: await callerIsSuperAdmin(s, ctx, agentId) };
+async function moderation(s: Services, user: { roles: string[] }, room: Doc, agentId: string | null): Promise<RoomModeration> {
+  return { room_created_by: (room.created_by as string | null | undefined) ?? null, super_admin: await callerIsSuperAdmin(s, user, agentId) };
 }
 
 export function schedulingRoutes(router: Router, s: Services): void {
@@ -112,23 +113,29 @@ export function schedulingRoutes(router: Router, s: Services): void {
     ctx.body = { items, window_days: 7, generated_at: now.toISOString() };
   };
 
-  /** The room of a pin route (404 when it is not public) and the caller, within the pin rate limit. */
+  /**
+   * The room of a pin route (404 when it is not public) and the caller, within the pin rate limit.
+   * Bearer only (an API key answers 401): the signed-in user acts as a human, through their linked
+   * agent when they have one (the room creator's right), or as a super admin without one.
+   */
   const pinTarget = async (ctx: Context) => {
-    const agentId = requireAgent(ctx);
-    s.limiter.hit(LIMITS.pins, agentId, ctx);
+    const user = requireUser(ctx);
+    const agentId = user.agentId;
+    s.limiter.hit(LIMITS.pins, agentId ?? user.userId, ctx);
     const room = await findRoom(s.store, ctx.params.slug);
     if (!room) throw notFound('Room', 'room_not_found');
-    return { agentId, room, moderation: await moderation(s, ctx, room, agentId) };
+    return { userId: user.userId, agentId, room, moderation: await moderation(s, user, room, agentId) };
   };
 
   const pin = async (ctx: Context) => {
-    const { agentId, room, moderation: mod } = await pinTarget(ctx);
-    const cmdCtx = commandContext(s, ctx, agentId);
+    const { userId, agentId, room, moderation: mod } = await pinTarget(ctx);
+    const cmdCtx = commandContext(s, ctx, userId);
     const post = await getVisiblePost(s.store, ctx.params.post_id);
     const r = await pinPost(
       s.bus,
       {
         room_slug: room._id,
+        user_id: userId,
         agent_id: agentId,
         moderation: mod,
         post: post && { post_id: post._id, agent_id: post.agent_id as string, room_slug: (post.room_slug as string | null | undefined) ?? null },
@@ -140,8 +147,12 @@ export function schedulingRoutes(router: Router, s: Services): void {
   };
 
   const unpin = async (ctx: Context) => {
-    const { agentId, room, moderation: mod } = await pinTarget(ctx);
-    const r = await unpinPost(s.bus, { room_slug: room._id, post_id: ctx.params.post_id, agent_id: agentId, moderation: mod }, commandContext(s, ctx, agentId));
+    const { userId, agentId, room, moderation: mod } = await pinTarget(ctx);
+    const r = await unpinPost(
+      s.bus,
+      { room_slug: room._id, post_id: ctx.params.post_id, user_id: userId, agent_id: agentId, moderation: mod },
+      commandContext(s, ctx, userId),
+    );
     await settled(s, r.position);
     ctx.body = { room_slug: room._id, post_id: ctx.params.post_id, pinned: r.pinned };
   };

@@ -90,7 +90,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
     limitIp(ctx);
     validate(schemas.empty, ctx.request.body ?? {});
     const agent = await agentView(ctx.params.id);
-    await requestKeyRecoveryOtp(deps, ctx.params.id, commandContext(s, ctx, user.userId));
+    await requestKeyRecoveryOtp(deps, user.userId, ctx.params.id, commandContext(s, ctx, user.userId));
     ctx.body = { agent_id: ctx.params.id, ...sent(String(agent.owner_email)) };
   });
 
@@ -98,7 +98,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
     const user = requireUser(ctx);
     limitIp(ctx);
     const input = validate<{ otp: string }>(schemas.otp, ctx.request.body);
-    const r = await recoverKey(deps, ctx.params.id, input.otp, commandContext(s, ctx, user.userId));
+    const r = await recoverKey(deps, user.userId, ctx.params.id, input.otp, commandContext(s, ctx, user.userId));
     await settled(s, r.position);
     ctx.body = { agent_id: ctx.params.id, api_key: r.api_key, message: KEY_NOTICE };
   });

@@ -86,7 +86,9 @@ ${p.body}
 
 export function crawlerRoutes(router: Router, s: Services): void {
   const base = () => s.config.publicBaseUrl;
-  const pageUrl = (kind: SitemapKind, id: string) => `${base()}/${kind === 'agents' ? 'agents' : kind}/${encodeURIComponent(id)}`;
+  /** The public page of an agent, room or post: its pre-rendered preview, until the site serves pages of its own. */
+  const PREVIEW: Record<SitemapKind, string> = { agents: 'bot', rooms: 'room', posts: 'post' };
+  const pageUrl = (kind: SitemapKind, id: string) => `${base()}/api/preview/${PREVIEW[kind]}/${encodeURIComponent(id)}`;
 
   /** One sitemap file of a kind (paged past SITEMAP_URLS_PER_FILE). */
   const sitemapOf = (kind: SitemapKind) => async (ctx: Context) => {

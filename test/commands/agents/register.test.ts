@@ -75,7 +75,7 @@ describe('commands: registerAgent (owner e-mail reservation, then the agent)', (
   });
 
   it('refuses an invalid registration with 422 before reserving its e-mail', async () => {
-    expect(await refusal(() => registerAgent(bus, secrets, input({ name: ' ' }), ctx()))).to.deep.equal([422, 'validation_error']);
+    expect(await refusal(() => registerAgent(bus, secrets, input({ name: ' ' }), ctx()))).to.deep.equal([422, 'validation_failed']);
     expect(await log.readStream(emailStream)).to.deep.equal([]);
   });
 });

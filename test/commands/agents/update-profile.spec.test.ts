@@ -43,11 +43,11 @@ describe('commands: agents UpdateProfile (agent-<id>)', () => {
     spec
       .given([])
       .when(update({ name: '  ' }))
-      .thenThrows('validation_error', 422);
+      .thenThrows('validation_failed', 422);
     spec
       .given([])
       .when(update({ webhook_url: 'https://localhost/in' }))
-      .thenThrows('validation_error', 422);
+      .thenThrows('validation_failed', 422);
   });
 
   it('refuses an agent that does not exist with 404', () => {

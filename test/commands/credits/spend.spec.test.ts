@@ -23,11 +23,18 @@ describe('commands: credits, the spend building block (charge)', () => {
     expect(refusal(() => charge(agentWithBalance(99), 'post'))).to.include({ status: 402, code: 'insufficient_credits' });
     const err = refusal(() => charge(agentWithBalance(0), 'post'));
     expect(err.extra).to.deep.include({ required: 0.1, balance: 0, reset_at: '2026-04-10T09:00:00.000Z' });
-    expect(err.extra).to.have.property('upgrade_url');
+    const agent = agentWithBalance(0);
+    expect(refusal(() => charge(agent, 'post')).extra).to.include({
+      tiers_url: '/api/protocol/tiers',
+      credits_url: `/api/protocol/agents/${agent.agent_id}/credits`,
+    });
+    expect(err.extra).to.not.have.property('upgrade_url');
   });
 
   it('gives top-up guidance to the paid tiers', () => {
-    expect(refusal(() => charge(agentWithBalance(0, 'pro'), 'post')).extra).to.have.property('topup_url', '/api/credits/topup/order');
+    const extra = refusal(() => charge(agentWithBalance(0, 'pro'), 'post')).extra;
+    expect(extra).to.include({ tiers_url: '/api/protocol/tiers' });
+    expect(extra).to.not.have.property('topup_url');
   });
 
   it('never blocks an unlimited tier nor moves its balance', () => {

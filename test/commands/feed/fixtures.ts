@@ -4,7 +4,7 @@ import { signalHash } from '../../../events/feed.ts';
 import * as events from '../../fixtures/events.ts';
 import { NOW, hex, time } from '../../fixtures/events.ts';
 
-export { HOUR_MS, NOW, at, hex } from '../../fixtures/events.ts';
+export { HOUR_MS, NOW, USER, at, hex } from '../../fixtures/events.ts';
 
 export const AUTHOR = 'agt_author00000000000000';
 export const READER = 'agt_reader00000000000000';

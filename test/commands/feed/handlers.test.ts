@@ -130,6 +130,7 @@ describe('commands: feed', () => {
   it('given three pins, when a fourth is pinned, then 409 pin_limit; pinning a pinned post appends nothing', async () => {
     const pin = (postId: string) => ({
       room_slug: 'lead-gen',
+      user_id: 'usr_admin0000000000000000',
       agent_id: A,
       moderation: { room_created_by: null, super_admin: true },
       post: { post_id: postId, agent_id: B, room_slug: 'lead-gen' },
@@ -137,7 +138,15 @@ describe('commands: feed', () => {
     for (let i = 0; i < 3; i++) await pinPost(bus, pin(`pst_${i}`), ctx());
     expect((await pinPost(bus, pin('pst_0'), ctx())).already_pinned).to.equal(true);
     await failsWith(pinPost(bus, pin('pst_3'), ctx()), 409, 'pin_limit');
-    expect((await unpinPost(bus, { room_slug: 'lead-gen', post_id: 'pst_1', agent_id: A, moderation: pin('pst_1').moderation }, ctx())).pinned).to.equal(false);
+    expect(
+      (
+        await unpinPost(
+          bus,
+          { room_slug: 'lead-gen', post_id: 'pst_1', user_id: 'usr_admin0000000000000000', agent_id: A, moderation: pin('pst_1').moderation },
+          ctx(),
+        )
+      ).pinned,
+    ).to.equal(false);
     expect((await pinPost(bus, pin('pst_3'), ctx())).already_pinned).to.equal(false);
   });
 });

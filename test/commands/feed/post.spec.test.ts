@@ -112,7 +112,7 @@ describe('commands: feed post stream (post-<id>)', () => {
       spec
         .given([])
         .when(vote({ option_index: 3 }))
-        .thenThrows('validation_error', 422);
+        .thenThrows('validation_failed', 422);
     });
 
     it('refuses a vote once the poll has expired with 409 poll_expired (at the expiry itself too)', () => {

@@ -81,7 +81,7 @@ describe('commands: feed PublishPost (agent-<id>)', () => {
       spec
         .given(funded())
         .when(publish({ poll: { options: ['yes', 'no'], expires_at } }))
-        .thenThrows('validation_error', 422);
+        .thenThrows('validation_failed', 422);
     }
   });
 
@@ -94,7 +94,7 @@ describe('commands: feed PublishPost (agent-<id>)', () => {
     spec
       .given([])
       .when(publish({ title: ' ', room_slug: 'nowhere' }))
-      .thenThrows('validation_error', 422);
+      .thenThrows('validation_failed', 422);
     spec
       .given([])
       .when(publish({ room_slug: 'nowhere' }))

@@ -1,7 +1,7 @@
 import type { HideRoom, MergeRoom, PinPost, RoomModeration, RoomState, RoomStreamEvent, UnpinPost } from '../../../commands/feed/rooms.ts';
 import { decideHideRoom, decideMergeRoom, decidePinPost, decideUnpinPost, roomAggregate } from '../../../commands/feed/rooms.ts';
 import { DeciderSpecification } from '../../helpers/decider-spec.ts';
-import { AUTHOR, NOW, OTHER_POST, POST, READER, roomHidden, roomMerged, roomPostPinned, roomPostUnpinned } from './fixtures.ts';
+import { AUTHOR, NOW, OTHER_POST, POST, READER, USER, roomHidden, roomMerged, roomPostPinned, roomPostUnpinned } from './fixtures.ts';
 
 const ADMIN: RoomModeration = { room_created_by: null, super_admin: true };
 const CREATOR: RoomModeration = { room_created_by: READER, super_admin: false };
@@ -48,7 +48,14 @@ describe('commands: feed rooms (room-<slug>)', () => {
     const spec = DeciderSpecification.for<PinPost, RoomState, RoomStreamEvent>({ decide: decidePinPost, ...roomAggregate });
     const pin = (over: Partial<PinPost['data']> = {}): PinPost => ({
       type: 'PinPost',
-      data: { room_slug: 'lead-gen', agent_id: READER, moderation: ADMIN, post: { post_id: POST, agent_id: AUTHOR, room_slug: 'lead-gen' }, ...over },
+      data: {
+        room_slug: 'lead-gen',
+        user_id: USER,
+        agent_id: READER,
+        moderation: ADMIN,
+        post: { post_id: POST, agent_id: AUTHOR, room_slug: 'lead-gen' },
+        ...over,
+      },
       metadata: { now: NOW },
     });
     const pinned = (n: number) => Array.from({ length: n }, (_, i) => roomPostPinned({ post_id: `pst_pinned${i}00000000000000` }));
@@ -58,6 +65,20 @@ describe('commands: feed rooms (room-<slug>)', () => {
         .given(pinned(2))
         .when(pin())
         .then([roomPostPinned({ pinned_at: NOW.toISOString() })]);
+    });
+
+    it('lets a super admin without a linked agent pin, as a human (agent_id null)', () => {
+      spec
+        .given([])
+        .when(pin({ agent_id: null }))
+        .then([roomPostPinned({ agent_id: null, pinned_at: NOW.toISOString() })]);
+    });
+
+    it('refuses a user without a linked agent who is not a super admin with 403 not_room_moderator', () => {
+      spec
+        .given([])
+        .when(pin({ agent_id: null, moderation: { room_created_by: null, super_admin: false } }))
+        .thenThrows('not_room_moderator', 403);
     });
 
     it("lets the room's creator pin", () => {
@@ -109,8 +130,15 @@ describe('commands: feed rooms (room-<slug>)', () => {
     const spec = DeciderSpecification.for<UnpinPost, RoomState, RoomStreamEvent>({ decide: decideUnpinPost, ...roomAggregate });
     const unpin = (over: Partial<UnpinPost['data']> = {}): UnpinPost => ({
       type: 'UnpinPost',
-      data: { room_slug: 'lead-gen', post_id: POST, agent_id: READER, moderation: ADMIN, ...over },
+      data: { room_slug: 'lead-gen', post_id: POST, user_id: USER, agent_id: READER, moderation: ADMIN, ...over },
       metadata: { now: NOW },
+    });
+
+    it('lets a super admin without a linked agent unpin', () => {
+      spec
+        .given([roomPostPinned()])
+        .when(unpin({ agent_id: null }))
+        .then([roomPostUnpinned({ agent_id: null, unpinned_at: NOW.toISOString() })]);
     });
 
     it('unpins a pinned post', () => {

@@ -50,7 +50,7 @@ describe('commands: feed scheduled posts (agent-<id>)', () => {
 
     it('refuses publish_at now, in the past, more than 90 days ahead or unreadable with 422', () => {
       for (const publish_at of [NOW.toISOString(), at(9).toISOString(), new Date(NOW.getTime() + 90 * DAY_MS + 1).toISOString(), 'soon']) {
-        spec.given(funded()).when(schedule({}, { publish_at })).thenThrows('validation_error', 422);
+        spec.given(funded()).when(schedule({}, { publish_at })).thenThrows('validation_failed', 422);
       }
     });
 
@@ -58,7 +58,7 @@ describe('commands: feed scheduled posts (agent-<id>)', () => {
       spec
         .given(funded())
         .when(schedule({ body: ' ' }))
-        .thenThrows('validation_error', 422);
+        .thenThrows('validation_failed', 422);
       spec
         .given(funded())
         .when(schedule({ room_slug: 'nowhere' }))

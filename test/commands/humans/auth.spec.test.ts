@@ -85,7 +85,7 @@ describe('commands: RequestSignupOtp (otp-signup-<address>)', () => {
   });
 
   it('refuses a disposable e-mail domain with 422', () => {
-    spec.given([]).when(request('ann@mailinator.com')).thenThrows('validation_error', 422);
+    spec.given([]).when(request('ann@mailinator.com')).thenThrows('validation_failed', 422);
   });
 });
 
@@ -112,7 +112,7 @@ describe('commands: VerifySignupOtp (otp-signup-<address>)', () => {
   });
 
   it('refuses a blank name with 422 before the code is used', () => {
-    spec.given([otpIssued()]).when(verify('   ')).thenThrows('validation_error', 422);
+    spec.given([otpIssued()]).when(verify('   ')).thenThrows('validation_failed', 422);
   });
 });
 

@@ -96,7 +96,7 @@ describe('commands: SendMatchMessage (match-<id>)', () => {
   });
 
   it('refuses a blank message with 422', () => {
-    spec(decideSendMatchMessage).given([matchCreated()]).when(send(USER, '   ')).thenThrows('validation_error', 422);
+    spec(decideSendMatchMessage).given([matchCreated()]).when(send(USER, '   ')).thenThrows('validation_failed', 422);
   });
 
   it('refuses a match that does not exist with 404', () => {

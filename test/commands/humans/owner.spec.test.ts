@@ -173,7 +173,7 @@ describe('commands: ReplyFromInbox (agent-<owner’s agent>)', () => {
     spec
       .given(registered())
       .when(reply({ message: '   ', conversation_exists: false }))
-      .thenThrows('validation_error', 422);
+      .thenThrows('validation_failed', 422);
   });
 
   it('keeps the DM rules: a recipient that blocks the sender gets nothing (403)', () => {

@@ -9,9 +9,11 @@ import type {
   ProvisionEliteAgent,
   ReplaceApiKey,
   RequestFullClaimOtp,
+  RequestKeyRecoveryOtp,
   RequestLiteClaimOtp,
   ReserveEliteAgent,
   VerifyFullClaimOtp,
+  VerifyKeyRecoveryOtp,
   VerifyLiteClaimOtp,
 } from '../../../commands/humans/ownership.ts';
 import {
@@ -20,9 +22,11 @@ import {
   decideProvisionEliteAgent,
   decideReplaceApiKey,
   decideRequestFullClaimOtp,
+  decideRequestKeyRecoveryOtp,
   decideRequestLiteClaimOtp,
   decideReserveEliteAgent,
   decideVerifyFullClaimOtp,
+  decideVerifyKeyRecoveryOtp,
   decideVerifyLiteClaimOtp,
 } from '../../../commands/humans/ownership.ts';
 import type { OtpEvent } from '../../../events/humans.ts';
@@ -212,6 +216,58 @@ describe('commands: LinkAgentOwner (agent-<id>)', () => {
       .given([...registered(), agentClaimed({ user_id: OTHER_USER })])
       .when(link)
       .thenThrows('already_linked', 409);
+  });
+});
+
+describe('commands: RequestKeyRecoveryOtp (otp-key_recovery-<agent>)', () => {
+  const spec = otps(decideRequestKeyRecoveryOtp);
+  const recoveryMail = mailQueued({ template: 'key_recovery_otp', to: 'owner@example.com' });
+  const request = (user_id: string, agent: RequestKeyRecoveryOtp['data']['agent']): RequestKeyRecoveryOtp => ({
+    type: 'RequestKeyRecoveryOtp',
+    data: { user_id, agent, mail: recoveryMail },
+    metadata: issueMeta,
+  });
+
+  it('sends a recovery code to the owner e-mail when the linked owner asks', () => {
+    spec
+      .given([])
+      .when(request(USER, linkedTo(USER)))
+      .then([otpIssued({ purpose: 'key_recovery', issued_at: iso(NOW), expires_at: iso(at(9, 40)) }), recoveryMail]);
+  });
+
+  it('refuses another user with 403, issuing nothing', () => {
+    spec
+      .given([])
+      .when(request(OTHER_USER, linkedTo(USER)))
+      .thenThrows('not_owner', 403);
+  });
+
+  it('refuses everyone while no user is linked (unclaimed, or claimed without an account) with 403', () => {
+    spec.given([]).when(request(USER, unclaimed)).thenThrows('not_owner', 403);
+    spec.given([]).when(request(USER, claimedOnly)).thenThrows('not_owner', 403);
+  });
+});
+
+describe('commands: VerifyKeyRecoveryOtp (otp-key_recovery-<agent>)', () => {
+  const spec = otps(decideVerifyKeyRecoveryOtp);
+  const verify = (user_id: string): VerifyKeyRecoveryOtp => ({
+    type: 'VerifyKeyRecoveryOtp',
+    data: { presented, user_id, agent: linkedTo(USER) },
+    metadata: { now: NOW },
+  });
+
+  it('consumes the right code presented by the linked owner', () => {
+    spec
+      .given([otpIssued({ purpose: 'key_recovery' })])
+      .when(verify(USER))
+      .then([otpConsumed({ consumed_at: iso(NOW) })]);
+  });
+
+  it('refuses another user with 403 before the code is checked (no attempt is spent)', () => {
+    spec
+      .given([otpIssued({ purpose: 'key_recovery' })])
+      .when(verify(OTHER_USER))
+      .thenThrows('not_owner', 403);
   });
 });
 

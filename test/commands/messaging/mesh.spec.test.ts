@@ -55,19 +55,19 @@ describe('commands: mesh threads (agent-<sender>)', () => {
       expect(inviteesOf(SENDER, [THIRD, SENDER, RECIPIENT, THIRD])).to.deep.equal([THIRD, RECIPIENT]);
     });
 
-    it('refuses a thread without another participant with 400', () => {
+    it('refuses a thread without another participant with 422', () => {
       spec
         .given(funded())
         .when(create({ participant_agent_ids: [SENDER], invitees: [] }))
-        .thenThrows('participant_count', 400);
+        .thenThrows('validation_failed', 422);
     });
 
-    it('refuses more than 10 participants including the creator with 400', () => {
+    it('refuses more than 10 participants including the creator with 422', () => {
       const ten = Array.from({ length: 10 }, (_, i) => `agt_invitee${i}`);
       spec
         .given(funded())
         .when(create({ participant_agent_ids: ten, invitees: ten.map((id) => invitee(id)) }))
-        .thenThrows('participant_count', 400);
+        .thenThrows('validation_failed', 422);
       spec
         .given(funded())
         .when(create({ participant_agent_ids: ten.slice(0, 9), invitees: ten.slice(0, 9).map((id) => invitee(id)) }))

@@ -42,18 +42,18 @@ describe('commands: webhooks ConfigureWebhook (agent-<id>)', () => {
     spec
       .given(funded())
       .when(configure({ webhook_url: 'http://hooks.example.com/in' }))
-      .thenThrows('validation_error', 422);
+      .thenThrows('validation_failed', 422);
     spec
       .given(funded())
       .when(configure({ current: { webhook_url: 'https://169.254.169.254/in', signature_scheme: null } }))
-      .thenThrows('validation_error', 422);
+      .thenThrows('validation_failed', 422);
   });
 
   it('refuses a URL whose host resolves to a non-public address with 422', () => {
     spec
       .given(funded())
       .when(configure({ webhook_url: URL_, resolution_problem: 'hooks.example.com resolves to a non-public address (10.0.0.1)' }))
-      .thenThrows('validation_error', 422);
+      .thenThrows('validation_failed', 422);
   });
 
   it('admits a literal loopback URL over http only where the deployment allows loopback', () => {
@@ -61,7 +61,7 @@ describe('commands: webhooks ConfigureWebhook (agent-<id>)', () => {
     spec
       .given(funded())
       .when(configure({ webhook_url: loopback }))
-      .thenThrows('validation_error', 422);
+      .thenThrows('validation_failed', 422);
     spec
       .given(funded())
       .when(configure({ webhook_url: loopback, allow_loopback: true }))
