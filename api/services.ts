@@ -6,6 +6,8 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { SecretBox } from '../commands/agents/secrets.ts';
 import { CommandBus } from '../commands/handler.ts';
+import type { Resolver } from '../commands/webhooks/target.ts';
+import { systemResolver } from '../commands/webhooks/target.ts';
 import { TokenService } from '../commands/humans/tokens.ts';
 import type { Clock } from '../events/kernel/clock.ts';
 import { systemClock } from '../events/kernel/clock.ts';
@@ -42,6 +44,8 @@ export interface Services {
   /** Access and refresh JWTs of human sign-in. */
   tokens: TokenService;
   sqlitePath: string;
+  /** Resolves webhook host names at configuration time (the system resolver; tests replace it). */
+  resolver: Resolver;
   closers: Array<() => Promise<void>>;
 }
 
@@ -205,6 +209,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     bearer: userBearer(store, tokens, config.adminEmails),
     tokens,
     sqlitePath,
+    resolver: systemResolver,
     closers,
   };
 }

@@ -37,6 +37,7 @@ export type AgentStreamEvent = EventOfType<
   | 'MatchingRunCompleted'
   | 'WebhookConfigured'
   | 'WebhookSecretRegenerated'
+  | 'WebhookSecretRotated'
   | 'WebhookTestFired'
   | 'WebhookDisabled'
 >;
@@ -240,6 +241,7 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
       case 'MailQueued':
       case 'WebhookConfigured':
       case 'WebhookSecretRegenerated':
+      case 'WebhookSecretRotated':
       case 'WebhookTestFired':
       case 'WebhookDisabled':
         return state;

@@ -1,10 +1,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { configureWebhook, fireTestEvent, regenerateWebhookSecret } from '../../../commands/webhooks/config.ts';
-import { systemResolver } from '../../../commands/webhooks/target.ts';
 import { notFound } from '../../../events/kernel/errors.ts';
 import type { SignatureScheme } from '../../../events/webhooks.ts';
-import { WEBHOOK_EVENT_NAMES } from '../../../events/webhooks.ts';
+import { DEFAULT_SIGNATURE_SCHEME, LEGACY_SIGNATURE_SCHEME, SIGNATURE_SCHEMES, WEBHOOK_EVENT_NAMES } from '../../../events/webhooks.ts';
 import type { Doc } from '../../../projections/store/port.ts';
 import { webhookHealth, webhookOf } from '../../../queries/webhooks/webhooks.ts';
 import { requireAgent, requireApiKey, requireSelf } from '../../auth.ts';
@@ -24,8 +23,14 @@ const patchSchema = {
         { type: 'array', maxItems: WEBHOOK_EVENT_NAMES.length, uniqueItems: true, items: { type: 'string', enum: [...WEBHOOK_EVENT_NAMES] } },
       ],
     },
-    signature_scheme: { type: 'string', enum: ['timestamped', 'body'] },
+    signature_scheme: { type: 'string', enum: [...SIGNATURE_SCHEMES] },
   },
+};
+
+const regenerateSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { keep_previous_seconds: { type: 'integer', minimum: 0, maximum: 86400 } },
 };
 
 interface PatchBody {
@@ -47,7 +52,9 @@ export function configView(hook: Doc) {
     has_secret: typeof hook.secret_enc === 'string',
     events: (hook.events as string[] | null | undefined) ?? null,
     available_events: [...WEBHOOK_EVENT_NAMES],
-    signature_scheme: hook.signature_scheme ?? 'timestamped',
+    // No scheme recorded: a URL set before schemes were recorded signs with the earlier default; none set yet, the default.
+    signature_scheme: hook.signature_scheme ?? (hook.webhook_url ? LEGACY_SIGNATURE_SCHEME : DEFAULT_SIGNATURE_SCHEME),
+    previous_secret_valid_until: typeof hook.previous_valid_until === 'string' ? hook.previous_valid_until : null,
     status: statusOf(hook),
     disabled_reason: hook.disabled ? (hook.disabled_reason ?? null) : null,
   };
@@ -85,7 +92,7 @@ export function webhookRoutes(router: Router, s: Services): void {
           signature_scheme: (current.signature_scheme as SignatureScheme | undefined) ?? null,
         },
       },
-      { resolver: systemResolver, allowLoopback: s.config.webhookAllowLoopback },
+      { resolver: s.resolver, allowLoopback: s.config.webhookAllowLoopback },
       commandContext(s, ctx, agentId),
     );
     await settled(s, r.position);
@@ -95,12 +102,15 @@ export function webhookRoutes(router: Router, s: Services): void {
   webhook.post('/regenerate-secret', async (ctx) => {
     const agentId = own(ctx);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
-    const r = await regenerateWebhookSecret(s.bus, s.secrets, agentId, commandContext(s, ctx, agentId));
+    const body = validate<{ keep_previous_seconds?: number }>(regenerateSchema, ctx.request.body ?? {});
+    const r = await regenerateWebhookSecret(s.bus, s.secrets, agentId, body.keep_previous_seconds, commandContext(s, ctx, agentId));
     await settled(s, r.position);
     ctx.body = {
       agent_id: agentId,
       webhook_secret: r.secret,
-      message: 'Save webhook_secret now: it is shown once. Deliveries from now on (retries included) are signed with it.',
+      previous_secret_valid_until: r.previous_valid_until,
+      message:
+        'Save webhook_secret now: it is shown once. Deliveries from now on (retries included) are signed with it, and also with the previous secret until previous_secret_valid_until.',
     };
   });
   router.use(webhook.routes());
