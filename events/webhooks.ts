@@ -92,10 +92,7 @@ export const WebhookDeliveryAttemptedData = Data({
 export type WebhookDeliveryAttempted = Event<'WebhookDeliveryAttempted', Static<typeof WebhookDeliveryAttemptedData>>;
 
 export type WebhookEvent =
-  | WebhookConfigured
-  | WebhookSecretRegenerated
-  | WebhookSecretRotated
-  | WebhookTestFired | WebhookDisabled | WebhookDeliveryQueued | WebhookDeliveryAttempted;
+  WebhookConfigured | WebhookSecretRegenerated | WebhookSecretRotated | WebhookTestFired | WebhookDisabled | WebhookDeliveryQueued | WebhookDeliveryAttempted;
 
 export const webhookEventSchemas = {
   WebhookConfigured: WebhookConfiguredData,

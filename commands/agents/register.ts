@@ -121,7 +121,13 @@ export function decideRegisterAgent(command: RegisterAgent, state: AgentState): 
     ? [
         {
           type: 'WebhookConfigured',
-          data: { agent_id: m.agent_id, webhook_url: d.webhook_url, events: null, signature_scheme: DEFAULT_SIGNATURE_SCHEME, configured_at: m.now.toISOString() },
+          data: {
+            agent_id: m.agent_id,
+            webhook_url: d.webhook_url,
+            events: null,
+            signature_scheme: DEFAULT_SIGNATURE_SCHEME,
+            configured_at: m.now.toISOString(),
+          },
         },
       ]
     : [];

@@ -17,6 +17,9 @@ export interface ProfileChanges {
   webhook_url?: string | null;
 }
 
+/** The webhook's present settings, with its events filter (kept when `PATCH /me` sets the URL). */
+export type CurrentWebhook = WebhookChanges['current'] & { events: string[] | null };
+
 /**
  * UpdateProfile. With a `webhook_url`, the command also carries the webhook's current settings
  * (the webhooks read model) and the URL's configuration-time facts: the URL is set exactly as
@@ -24,7 +27,7 @@ export interface ProfileChanges {
  */
 export type UpdateProfile = Command<
   'UpdateProfile',
-  ProfileChanges & { agent_id: string; webhook?: { current: WebhookChanges['current'] } & WebhookUrlFacts },
+  ProfileChanges & { agent_id: string; webhook?: { current: CurrentWebhook } & WebhookUrlFacts },
   { now: Date }
 >;
 
@@ -39,7 +42,10 @@ export function decideUpdateProfile(command: UpdateProfile, state: AgentState): 
   if (webhook_url !== undefined && !webhook) throw new Error('UpdateProfile with a webhook_url needs the webhook facts');
   const configured =
     webhook_url !== undefined && webhook
-      ? decideConfigureWebhook({ type: 'ConfigureWebhook', data: { ...webhook, agent_id, webhook_url }, metadata: command.metadata }, state)
+      ? decideConfigureWebhook(
+          { type: 'ConfigureWebhook', data: { ...webhook, agent_id, webhook_url, events: webhook.current.events }, metadata: command.metadata },
+          state,
+        )
       : [];
   if (name !== undefined && !name.trim()) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'name must not be blank', type: 'value_error.blank' }]);
   if (!state.exists) throw notFound('Agent', 'agent_not_found');
@@ -55,10 +61,14 @@ export async function updateProfile(
   bus: CommandBus,
   agentId: string,
   changes: ProfileChanges,
-  webhook: { current: WebhookChanges['current']; target: TargetCheckOptions },
+  webhook: { current: CurrentWebhook; target: TargetCheckOptions },
   ctx: CommandContext,
 ) {
   const facts = changes.webhook_url !== undefined ? { current: webhook.current, ...(await webhookUrlFacts(changes.webhook_url, webhook.target)) } : undefined;
-  const command: UpdateProfile = { type: 'UpdateProfile', data: { ...changes, agent_id: agentId, ...(facts ? { webhook: facts } : {}) }, metadata: { now: ctx.now } };
+  const command: UpdateProfile = {
+    type: 'UpdateProfile',
+    data: { ...changes, agent_id: agentId, ...(facts ? { webhook: facts } : {}) },
+    metadata: { now: ctx.now },
+  };
   return bus.handle(agentStream(agentId), agentAggregate, (state) => decideUpdateProfile(command, state), ctx);
 }

@@ -28,8 +28,22 @@ export function isLocalName(host: string): boolean {
 export function parseAddress(host: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   if (host.includes('%')) return null;
   if (ipaddr.IPv4.isValidFourPartDecimal(host)) return ipaddr.IPv4.parse(host);
-  if (ipaddr.IPv6.isValid(host)) return ipaddr.IPv6.parse(host);
+  const v6 = hexTail(host);
+  if (v6 !== null && ipaddr.IPv6.isValid(v6)) return ipaddr.IPv6.parse(v6);
   return null;
+}
+
+/**
+ * An IPv6 literal with its dotted IPv4 tail (`::a.b.c.d`, `::ffff:a.b.c.d`) written as two hex
+ * groups: ipaddr.js reads every dotted tail as IPv4-mapped, so `::8.8.8.8` (IPv4-compatible)
+ * would pass for `::ffff:8.8.8.8`. Null when the tail is not a four-part decimal IPv4 address.
+ */
+function hexTail(host: string): string | null {
+  const m = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(host);
+  if (!m) return host.includes('.') ? null : host;
+  if (!ipaddr.IPv4.isValidFourPartDecimal(m[2])) return null;
+  const [a, b, c, d] = ipaddr.IPv4.parse(m[2]).octets;
+  return `${m[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
 
 /** True when `host` is written as an IP address (zone-scoped IPv6 included). */

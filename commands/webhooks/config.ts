@@ -73,13 +73,7 @@ export function decideConfigureWebhook(command: ConfigureWebhook, state: AgentSt
 }
 
 /** Resolves the resulting URL (only when the literal check passes: a refused URL needs no lookup), then decides. */
-export async function configureWebhook(
-  bus: CommandBus,
-  agentId: string,
-  changes: WebhookChanges,
-  opts: TargetCheckOptions,
-  ctx: CommandContext,
-) {
+export async function configureWebhook(bus: CommandBus, agentId: string, changes: WebhookChanges, opts: TargetCheckOptions, ctx: CommandContext) {
   const facts = await webhookUrlFacts(resultingWebhookUrl(changes), opts);
   const command: ConfigureWebhook = {
     type: 'ConfigureWebhook',
@@ -126,7 +120,13 @@ export function decideRegenerateWebhookSecret(command: RegenerateWebhookSecret, 
 }
 
 /** The new secret is returned once (null on a retry, which stored nothing); only its ciphertext is stored. */
-export async function regenerateWebhookSecret(bus: CommandBus, secrets: SecretBox, agentId: string, keepPreviousSeconds: number | undefined, ctx: CommandContext) {
+export async function regenerateWebhookSecret(
+  bus: CommandBus,
+  secrets: SecretBox,
+  agentId: string,
+  keepPreviousSeconds: number | undefined,
+  ctx: CommandContext,
+) {
   const secret = newWebhookSecret();
   const command: RegenerateWebhookSecret = {
     type: 'RegenerateWebhookSecret',

@@ -48,7 +48,8 @@ export async function resolvePublicTarget(url: URL, resolver: Resolver, allowLoo
   if (addresses.length === 0) throw new Error(`DNS lookup of ${host} returned no address`);
   const bad = addresses.find((a) => !admissible(a.address));
   if (bad) throw new RefusedTarget(`${host} resolves to a non-public address (${bad.address})`);
-  if (url.protocol === 'http:' && !(allowLoopback && addresses.every((a) => isLoopbackAddress(a.address)))) throw new RefusedTarget('webhook_url must use https');
+  if (url.protocol === 'http:' && !(allowLoopback && addresses.every((a) => isLoopbackAddress(a.address))))
+    throw new RefusedTarget('webhook_url must use https');
   return addresses[0];
 }
 

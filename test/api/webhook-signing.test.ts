@@ -25,8 +25,7 @@ describe('api: webhook signing schemes, secret rotation and the delivery cursor'
   const seconds = () => Math.floor(svc.clock.now().getTime() / 1000);
 
   const patch = (body: unknown) => svc.req('PATCH', `/api/protocol/agents/${agent.agent_id}/webhook`, { apiKey: agent.api_key, body });
-  const rotate = (body: unknown = {}) =>
-    svc.req('POST', `/api/protocol/agents/${agent.agent_id}/webhook/regenerate-secret`, { apiKey: agent.api_key, body });
+  const rotate = (body: unknown = {}) => svc.req('POST', `/api/protocol/agents/${agent.agent_id}/webhook/regenerate-secret`, { apiKey: agent.api_key, body });
 
   /** Fires an svc_ping and returns the request that delivered it (its first attempt). */
   async function ping(): Promise<Received> {
@@ -69,7 +68,9 @@ describe('api: webhook signing schemes, secret rotation and the delivery cursor'
       const got = await ping();
       expect(got.verified, scheme).to.equal(true);
       expect(verifyWebhook(scheme, [secret], got.headers, got.raw, seconds()), scheme).to.equal(true);
-      expect(verifyWebhook(scheme, ['whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='], got.headers, got.raw, seconds()), `${scheme} wrong secret`).to.equal(false);
+      expect(verifyWebhook(scheme, ['whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='], got.headers, got.raw, seconds()), `${scheme} wrong secret`).to.equal(
+        false,
+      );
       const tampered = Buffer.from(got.raw.toString('utf8').replace('svc_ping', 'svc_pinG'));
       expect(verifyWebhook(scheme, [secret], got.headers, tampered, seconds()), `${scheme} tampered`).to.equal(false);
       if (scheme === 'standard_webhooks') {
@@ -93,7 +94,10 @@ describe('api: webhook signing schemes, secret rotation and the delivery cursor'
     expect((await patch({ signature_scheme: 'delivery_timestamped' })).status).to.equal(200);
     const got = await ping();
     const body = JSON.parse(got.raw.toString('utf8')) as { cursor: string; data: { ping_id: string } };
-    const entry = defined(await svc.running.services.store.collection('inbox_events').findOne({ agent_id: agent.agent_id, 'payload.ping_id': body.data.ping_id }), 'the inbox entry');
+    const entry = defined(
+      await svc.running.services.store.collection('inbox_events').findOne({ agent_id: agent.agent_id, 'payload.ping_id': body.data.ping_id }),
+      'the inbox entry',
+    );
     expect(got.headers['x-svc-cursor']).to.equal(cursorOf(entry));
     expect(body.cursor).to.equal(cursorOf(entry));
   });

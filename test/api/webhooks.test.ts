@@ -339,14 +339,7 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
     const ajv = new Ajv({ strict: false, allErrors: true });
     const events = await svc.running.services.log.readAll({ after: 0, maxCount: 1_000_000 });
     const types = new Set(events.map((e) => e.type));
-    for (const t of [
-      'WebhookConfigured',
-      'WebhookSecretRotated',
-      'WebhookTestFired',
-      'WebhookDisabled',
-      'WebhookDeliveryQueued',
-      'WebhookDeliveryAttempted',
-    ])
+    for (const t of ['WebhookConfigured', 'WebhookSecretRotated', 'WebhookTestFired', 'WebhookDisabled', 'WebhookDeliveryQueued', 'WebhookDeliveryAttempted'])
       expect(types.has(t), t).to.equal(true);
     for (const e of events) expect(ajv.validate(eventSchemas[e.type], e.data), `${e.type}: ${ajv.errorsText()}`).to.equal(true);
   });

@@ -146,6 +146,7 @@ export function agentRoutes(router: Router, s: Services): void {
     const current = {
       webhook_url: (hook?.webhook_url as string | null | undefined) ?? null,
       signature_scheme: (hook?.signature_scheme as SignatureScheme | null | undefined) ?? null,
+      events: (hook?.events as string[] | null | undefined) ?? null,
     };
     const target = { resolver: s.resolver, allowLoopback: s.config.webhookAllowLoopback };
     const result = await updateProfile(s.bus, agentId, input, { current, target }, commandContext(s, ctx, agentId));

@@ -54,7 +54,10 @@ describe('commands: registerAgent (owner e-mail reservation, then the agent)', (
 
   it('refuses a second agent for the same normalised e-mail with 409 owner_email_taken', async () => {
     await registerAgent(bus, secrets, input(), TARGET, ctx());
-    expect(await refusal(() => registerAgent(bus, secrets, input({ owner_email: 'OWNER@example.com' }), TARGET, ctx()))).to.deep.equal([409, 'owner_email_taken']);
+    expect(await refusal(() => registerAgent(bus, secrets, input({ owner_email: 'OWNER@example.com' }), TARGET, ctx()))).to.deep.equal([
+      409,
+      'owner_email_taken',
+    ]);
   });
 
   it('refuses a retried registration (same command id) with 409 already_registered: its secrets were shown once', async () => {

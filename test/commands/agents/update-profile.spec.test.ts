@@ -16,7 +16,7 @@ describe('commands: agents UpdateProfile (agent-<id>)', () => {
   });
 
   const webhook = (over: Partial<NonNullable<UpdateProfile['data']['webhook']>> = {}) => ({
-    current: { webhook_url: null, signature_scheme: null },
+    current: { webhook_url: null, signature_scheme: null, events: null },
     allow_loopback: false,
     resolution_problem: null,
     ...over,
@@ -35,17 +35,34 @@ describe('commands: agents UpdateProfile (agent-<id>)', () => {
       .then([configured('https://hooks.example.com/in')]);
   });
 
-  it('sets a webhook URL exactly as PATCH .../webhook does: the current scheme kept (the earlier default for a URL set before schemes were recorded)', () => {
+  it('sets a webhook URL as PATCH .../webhook does, its events filter and scheme kept (the earlier default for a URL set before schemes were recorded)', () => {
     spec
       .given(funded())
-      .when(update({ name: 'Renamed', webhook_url: 'https://hooks.example.com/new', webhook: webhook({ current: { webhook_url: 'https://hooks.example.com/in', signature_scheme: null } }) }))
-      .then([{ type: 'AgentProfileUpdated', data: { agent_id: AGENT, name: 'Renamed' } }, configured('https://hooks.example.com/new', 'timestamped')]);
+      .when(
+        update({
+          name: 'Renamed',
+          webhook_url: 'https://hooks.example.com/new',
+          webhook: webhook({ current: { webhook_url: 'https://hooks.example.com/in', signature_scheme: null, events: ['new_dm'] } }),
+        }),
+      )
+      .then([
+        { type: 'AgentProfileUpdated', data: { agent_id: AGENT, name: 'Renamed' } },
+        {
+          ...configured('https://hooks.example.com/new', 'timestamped'),
+          data: { ...configured('https://hooks.example.com/new', 'timestamped').data, events: ['new_dm'] },
+        },
+      ]);
   });
 
   it('refuses with 422 a webhook URL whose host resolved to a non-public address, as PATCH .../webhook does', () => {
     spec
       .given(funded())
-      .when(update({ webhook_url: 'https://vm.example.test/in', webhook: webhook({ resolution_problem: 'vm.example.test resolves to a non-public address (127.0.0.1)' }) }))
+      .when(
+        update({
+          webhook_url: 'https://vm.example.test/in',
+          webhook: webhook({ resolution_problem: 'vm.example.test resolves to a non-public address (127.0.0.1)' }),
+        }),
+      )
       .thenThrows('validation_error', 422);
   });
 
