@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { MongoClient } from 'mongodb';
@@ -23,6 +22,7 @@ import type { ReadStore } from '../projections/store/port.ts';
 import type { BearerVerifier } from './auth.ts';
 import { userBearer } from './bearer.ts';
 import type { Config } from './config.ts';
+import { ensurePrivateFile, secureDataDir } from './data-dir.ts';
 import { resolveServerSecret } from './config.ts';
 import type { IdempotencyStore } from './idempotency.ts';
 import { MongoIdempotencyStore, SqliteIdempotencyStore } from './idempotency.ts';
@@ -96,8 +96,9 @@ export const SNAPSHOT_FILE = 'read-models.snapshot';
 export async function openServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const logger = overrides.logger ?? pino({ level: config.logLevel });
   const clock = overrides.clock ?? systemClock;
-  mkdirSync(config.dataDir, { recursive: true });
+  secureDataDir(config.dataDir, logger);
   const sqlitePath = join(config.dataDir, 'events.sqlite');
+  if (!config.eventstoreUrl || !config.mongodbUrl) ensurePrivateFile(sqlitePath);
   const closers: Array<() => Promise<void>> = [];
 
   const log = await openEventLog({
