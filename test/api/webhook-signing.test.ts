@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { HOUR } from '../../events/kernel/clock.ts';
 import { ManualClock } from '../../events/kernel/clock.ts';
@@ -46,6 +48,50 @@ describe('api: webhook signing schemes, secret rotation and the delivery cursor'
       return false;
     }
   };
+
+  /**
+   * A receiver that is nothing but the `standardwebhooks` package: 204 when `verify` passes, 401
+   * when it throws. The package reads the time from Date.now(); the receiver's clock is the test's
+   * injected clock, so Date.now answers it for the length of the (synchronous) call.
+   */
+  async function standardReceiver(secret: string) {
+    const verdicts: Array<{ ok: boolean; id: string }> = [];
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        let ok = true;
+        const realNow = Date.now;
+        Date.now = () => svc.clock.now().getTime();
+        try {
+          new Webhook(secret).verify(Buffer.concat(chunks).toString('utf8'), req.headers as Record<string, string>);
+        } catch {
+          ok = false;
+        } finally {
+          Date.now = realNow;
+        }
+        verdicts.push({ ok, id: String(req.headers['webhook-id']) });
+        res.writeHead(ok ? 204 : 401).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/standard`,
+      verdicts,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  /** Fires an svc_ping and waits for its delivery to finish; returns the delivery's read-model document. */
+  async function delivered() {
+    const fired = await svc.req('POST', '/api/agent/webhooks/test-fire', { apiKey: agent.api_key });
+    return until(async () => {
+      await worker.drain();
+      await worker.sweep();
+      const docs = await svc.running.services.store.collection('webhook_deliveries').find({ agent_id: agent.agent_id });
+      return docs.find((d) => String(d.inbox_id).includes(fired.body.ping_id) && d.attempts === 1);
+    }, 'the delivery');
+  }
 
   before(async () => {
     svc = await startTestService({ WEBHOOK_ALLOW_LOOPBACK: '1' }, { clock: new ManualClock(new Date()) });
@@ -154,6 +200,34 @@ describe('api: webhook signing schemes, secret rotation and the delivery cursor'
     agent.body.webhook_secret = fresh;
   });
 
+  it('is delivered (2xx) to receivers that are only the standardwebhooks package, with the previous and with the new secret during a rotation', async () => {
+    const old = agent.body.webhook_secret;
+    const withOld = await standardReceiver(old);
+    try {
+      expect((await patch({ webhook_url: withOld.url, signature_scheme: 'standard_webhooks' })).status).to.equal(200);
+      expect(await delivered()).to.include({ status: 'delivered', last_status_code: 204 });
+      const rotated = await rotate();
+      const withNew = await standardReceiver(rotated.body.webhook_secret);
+      try {
+        // Within the overlap: a receiver still holding the previous secret and one already moved to the new one both accept.
+        expect(await delivered()).to.include({ status: 'delivered', last_status_code: 204 });
+        expect((await patch({ webhook_url: withNew.url })).status).to.equal(200);
+        expect(await delivered()).to.include({ status: 'delivered', last_status_code: 204 });
+        // After the overlap the previous secret no longer verifies.
+        svc.clock.advance(24 * HOUR);
+        expect((await patch({ webhook_url: withOld.url })).status).to.equal(200);
+        const late = await delivered();
+        expect(late.last_status_code).to.equal(401);
+      } finally {
+        await withNew.close();
+      }
+      agent.body.webhook_secret = rotated.body.webhook_secret;
+    } finally {
+      await withOld.close();
+      await patch({ webhook_url: receiver.url });
+    }
+  });
+
   it('stops the previous secret at once with keep_previous_seconds 0, and refuses a value out of range with 422', async () => {
     const old = agent.body.webhook_secret;
     expect((await rotate({ keep_previous_seconds: 86_401 })).status).to.equal(422);
@@ -171,7 +245,7 @@ describe('api: webhook signing schemes, secret rotation and the delivery cursor'
   it('records rotations and scheme choices as events on the agent stream', async () => {
     const events = await svc.running.services.log.readStream(`agent-${agent.agent_id}`);
     const rotations = events.filter((e) => e.type === 'WebhookSecretRotated');
-    expect(rotations).to.have.length(2);
+    expect(rotations).to.have.length(3);
     expect(events.filter((e) => e.type === 'WebhookConfigured').map((e) => (e.data as { signature_scheme: string }).signature_scheme)).to.include.members([
       'delivery_timestamped',
       'standard_webhooks',
