@@ -45,7 +45,8 @@ function statusOf(hook: Doc): 'not_configured' | 'disabled' | 'paused' | 'active
   return Array.isArray(hook.events) && hook.events.length === 0 ? 'paused' : 'active';
 }
 
-export function configView(hook: Doc) {
+/** The webhook settings as shown; `now` (the injected clock) hides a previous secret whose overlap has ended. */
+export function configView(hook: Doc, now: Date) {
   return {
     agent_id: hook._id,
     webhook_url: hook.webhook_url ?? null,
@@ -54,7 +55,8 @@ export function configView(hook: Doc) {
     available_events: [...WEBHOOK_EVENT_NAMES],
     // No scheme recorded: a URL set before schemes were recorded signs with the earlier default; none set yet, the default.
     signature_scheme: hook.signature_scheme ?? (hook.webhook_url ? LEGACY_SIGNATURE_SCHEME : DEFAULT_SIGNATURE_SCHEME),
-    previous_secret_valid_until: typeof hook.previous_valid_until === 'string' ? hook.previous_valid_until : null,
+    previous_secret_valid_until:
+      typeof hook.previous_valid_until === 'string' && hook.previous_valid_until > now.toISOString() ? hook.previous_valid_until : null,
     status: statusOf(hook),
     disabled_reason: hook.disabled ? (hook.disabled_reason ?? null) : null,
   };
@@ -74,7 +76,7 @@ export function webhookRoutes(router: Router, s: Services): void {
 
   const webhook = new Router({ prefix: '/api/protocol/agents/:id/webhook' });
   webhook.get('/', async (ctx) => {
-    ctx.body = configView(await load(own(ctx)));
+    ctx.body = configView(await load(own(ctx)), s.clock.now());
   });
 
   webhook.patch('/', async (ctx) => {
@@ -96,7 +98,7 @@ export function webhookRoutes(router: Router, s: Services): void {
       commandContext(s, ctx, agentId),
     );
     await settled(s, r.position);
-    ctx.body = configView(await load(agentId));
+    ctx.body = configView(await load(agentId), s.clock.now());
   });
 
   webhook.post('/regenerate-secret', async (ctx) => {
@@ -119,7 +121,7 @@ export function webhookRoutes(router: Router, s: Services): void {
   webhooks.get('/health', async (ctx) => {
     const agentId = requireAgent(ctx);
     const hook = await load(agentId);
-    ctx.body = { ...configView(hook), ...(await webhookHealth(s.store, agentId)) };
+    ctx.body = { ...configView(hook, s.clock.now()), ...(await webhookHealth(s.store, agentId)) };
   });
 
   webhooks.post('/test-fire', async (ctx) => {
@@ -127,7 +129,7 @@ export function webhookRoutes(router: Router, s: Services): void {
     const hook = await load(agentId);
     const r = await fireTestEvent(s.bus, agentId, commandContext(s, ctx, agentId));
     await settled(s, r.position);
-    const view = configView(hook);
+    const view = configView(hook, s.clock.now());
     const wanted = view.events === null || view.events.includes('svc_ping');
     ctx.body = {
       event: 'svc_ping',
