@@ -27,10 +27,10 @@ export class LocalBlobStore implements BlobStore {
 
   async put(key: string, data: Buffer): Promise<void> {
     const target = this.path(key);
-    this.ready ??= mkdir(this.dir, { recursive: true });
+    this.ready ??= mkdir(this.dir, { recursive: true, mode: 0o700 });
     await this.ready;
     const tmp = `${target}.${process.pid}.tmp`;
-    const fh = await open(tmp, 'w', 0o644);
+    const fh = await open(tmp, 'w', 0o600);
     try {
       await fh.writeFile(data);
       await fh.sync();

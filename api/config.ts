@@ -149,7 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
 /** The server secret: SECRET_KEY, or one generated once into DATA_DIR/secret.key (mode 0600). */
 export function resolveServerSecret(config: Config): string {
   if (config.secretKey) return config.secretKey;
-  mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const file = join(config.dataDir, 'secret.key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const secret = randomBytes(32).toString('base64url');

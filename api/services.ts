@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { MongoClient } from 'mongodb';
@@ -6,6 +5,8 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { SecretBox } from '../commands/agents/secrets.ts';
 import { CommandBus } from '../commands/handler.ts';
+import type { Resolver } from '../commands/webhooks/target.ts';
+import { systemResolver } from '../commands/webhooks/target.ts';
 import { TokenService } from '../commands/humans/tokens.ts';
 import type { Clock } from '../events/kernel/clock.ts';
 import { systemClock } from '../events/kernel/clock.ts';
@@ -21,6 +22,7 @@ import type { ReadStore } from '../projections/store/port.ts';
 import type { BearerVerifier } from './auth.ts';
 import { userBearer } from './bearer.ts';
 import type { Config } from './config.ts';
+import { ensurePrivateFile, secureDataDir } from './data-dir.ts';
 import { resolveServerSecret } from './config.ts';
 import type { IdempotencyStore } from './idempotency.ts';
 import { MongoIdempotencyStore, SqliteIdempotencyStore } from './idempotency.ts';
@@ -42,6 +44,8 @@ export interface Services {
   /** Access and refresh JWTs of human sign-in. */
   tokens: TokenService;
   sqlitePath: string;
+  /** Resolves webhook host names at configuration time (the system resolver; tests replace it). */
+  resolver: Resolver;
   closers: Array<() => Promise<void>>;
 }
 
@@ -92,8 +96,9 @@ export const SNAPSHOT_FILE = 'read-models.snapshot';
 export async function openServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const logger = overrides.logger ?? pino({ level: config.logLevel });
   const clock = overrides.clock ?? systemClock;
-  mkdirSync(config.dataDir, { recursive: true });
+  secureDataDir(config.dataDir, logger);
   const sqlitePath = join(config.dataDir, 'events.sqlite');
+  if (!config.eventstoreUrl || !config.mongodbUrl) ensurePrivateFile(sqlitePath);
   const closers: Array<() => Promise<void>> = [];
 
   const log = await openEventLog({
@@ -205,6 +210,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     bearer: userBearer(store, tokens, config.adminEmails),
     tokens,
     sqlitePath,
+    resolver: systemResolver,
     closers,
   };
 }

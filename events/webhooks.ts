@@ -5,9 +5,21 @@ import { AgentId, Data, IsoDate, Literals, Nullable } from './types.ts';
 /** Inbox event names a webhook can receive (the `events` filter values). `room_post_reply` is the older name of `new_comment`. */
 export const WEBHOOK_EVENT_NAMES = ['new_dm', 'new_match', 'new_comment', 'room_post_reply', 'a2a_message', 'svc_ping'] as const;
 
-const SIGNATURE_SCHEMES = ['timestamped', 'body'] as const;
-/** `timestamped` = variant B (default: HMAC over `<timestamp>.<body>`); `body` = variant A (HMAC over the body). */
+export const SIGNATURE_SCHEMES = ['delivery_timestamped', 'timestamped', 'body', 'standard_webhooks'] as const;
+/**
+ * `delivery_timestamped` = HMAC over `<delivery id>.<timestamp>.<body>` (the default of webhooks
+ * configured from the Standard Webhooks change on); `timestamped` = variant B (HMAC over
+ * `<timestamp>.<body>`, the earlier default); `body` = variant A (HMAC over the body);
+ * `standard_webhooks` = the Standard Webhooks specification (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature: v1,<base64>`).
+ */
 export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
+/** The scheme a webhook gets when none was chosen. */
+export const DEFAULT_SIGNATURE_SCHEME: SignatureScheme = 'delivery_timestamped';
+/** The scheme of a webhook set before schemes were recorded (at registration or by `AgentProfileUpdated`). */
+export const LEGACY_SIGNATURE_SCHEME: SignatureScheme = 'timestamped';
+/** How long the previous secret keeps signing after a rotation. */
+export const SECRET_ROTATION_OVERLAP_MS = 24 * 3600_000;
 
 const DELIVERY_OUTCOMES = ['delivered', 'failed', 'gone', 'refused', 'given_up'] as const;
 export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
@@ -25,9 +37,21 @@ export const WebhookConfiguredData = Data({
 });
 export type WebhookConfigured = Event<'WebhookConfigured', Static<typeof WebhookConfiguredData>>;
 
-/** On `agent-<id>`: a new secret (AES-256-GCM ciphertext); the old one stops signing at once. */
+/** On `agent-<id>`: a new secret (AES-256-GCM ciphertext); the old one stops signing at once. Written before rotations kept the previous secret; now `WebhookSecretRotated`. */
 export const WebhookSecretRegeneratedData = Data({ agent_id: AgentId, webhook_secret_enc: Type.String(), regenerated_at: IsoDate });
 export type WebhookSecretRegenerated = Event<'WebhookSecretRegenerated', Static<typeof WebhookSecretRegeneratedData>>;
+
+/**
+ * On `agent-<id>`: a new secret (AES-256-GCM ciphertext). The secret it replaces keeps signing,
+ * beside the new one, until `previous_valid_until` (null: it stops at once).
+ */
+export const WebhookSecretRotatedData = Data({
+  agent_id: AgentId,
+  webhook_secret_enc: Type.String(),
+  previous_valid_until: Nullable(IsoDate),
+  rotated_at: IsoDate,
+});
+export type WebhookSecretRotated = Event<'WebhookSecretRotated', Static<typeof WebhookSecretRotatedData>>;
 
 /** On `agent-<id>`: a test event (svc_ping) for the agent's inbox and webhook. */
 export const WebhookTestFiredData = Data({ agent_id: AgentId, ping_id: Type.String({ pattern: '^ntf_' }), fired_at: IsoDate });
@@ -45,6 +69,8 @@ export const WebhookDeliveryQueuedData = Data({
   event: Type.String(),
   body: Type.String(),
   url: Type.String({ pattern: '^https?://' }),
+  /** The inbox cursor of the entry (`X-Svc-Cursor`; also in the body). Absent in deliveries queued before cursors. */
+  cursor: Type.Optional(Type.String()),
   queued_at: IsoDate,
 });
 export type WebhookDeliveryQueued = Event<'WebhookDeliveryQueued', Static<typeof WebhookDeliveryQueuedData>>;
@@ -65,11 +91,13 @@ export const WebhookDeliveryAttemptedData = Data({
 });
 export type WebhookDeliveryAttempted = Event<'WebhookDeliveryAttempted', Static<typeof WebhookDeliveryAttemptedData>>;
 
-export type WebhookEvent = WebhookConfigured | WebhookSecretRegenerated | WebhookTestFired | WebhookDisabled | WebhookDeliveryQueued | WebhookDeliveryAttempted;
+export type WebhookEvent =
+  WebhookConfigured | WebhookSecretRegenerated | WebhookSecretRotated | WebhookTestFired | WebhookDisabled | WebhookDeliveryQueued | WebhookDeliveryAttempted;
 
 export const webhookEventSchemas = {
   WebhookConfigured: WebhookConfiguredData,
   WebhookSecretRegenerated: WebhookSecretRegeneratedData,
+  WebhookSecretRotated: WebhookSecretRotatedData,
   WebhookTestFired: WebhookTestFiredData,
   WebhookDisabled: WebhookDisabledData,
   WebhookDeliveryQueued: WebhookDeliveryQueuedData,

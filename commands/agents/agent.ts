@@ -39,6 +39,7 @@ export type AgentStreamEvent = EventOfType<
   | 'MatchingRunCompleted'
   | 'WebhookConfigured'
   | 'WebhookSecretRegenerated'
+  | 'WebhookSecretRotated'
   | 'WebhookTestFired'
   | 'WebhookDisabled'
 >;
@@ -259,6 +260,7 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
       case 'MailQueued':
       case 'WebhookConfigured':
       case 'WebhookSecretRegenerated':
+      case 'WebhookSecretRotated':
       case 'WebhookTestFired':
       case 'WebhookDisabled':
         return state;

@@ -14,7 +14,10 @@ import { isDisposableDomain, looksLikeEmail, normaliseEmail } from './email.ts';
 import { reserveOwnerEmail } from './owner-email.ts';
 import type { SecretBox } from './secrets.ts';
 import { newApiKey, newClaimToken, newWebhookSecret } from './secrets.ts';
-import { checkWebhookUrl } from './webhook-url.ts';
+import type { WebhookConfigured } from '../../events/webhooks.ts';
+import { DEFAULT_SIGNATURE_SCHEME } from '../../events/webhooks.ts';
+import type { TargetCheckOptions, WebhookUrlFacts } from '../webhooks/target.ts';
+import { webhookUrlFacts, webhookUrlProblem } from '../webhooks/target.ts';
 
 /** The registration request as the route validated its shape. */
 export interface RegistrationInput {
@@ -52,9 +55,11 @@ export interface Registration {
  * The registration's field rules (422, every problem at once), checked before anything is
  * appended, so a refused registration never reserves its e-mail: capabilities normalise to slugs
  * (duplicates merged), the owner e-mail is a plausible, non-disposable address (normalised, so
- * one person cannot register twice with aliases), a webhook URL is public https, names are not blank.
+ * one person cannot register twice with aliases), a webhook URL passes the same configuration-time
+ * rule as `PATCH .../webhook` (public https, and its host does not resolve to a non-public
+ * address: `facts`), names are not blank.
  */
-export function validateRegistration(input: RegistrationInput): RegisterAgent['data'] {
+export function validateRegistration(input: RegistrationInput, facts: WebhookUrlFacts): RegisterAgent['data'] {
   const errors: FieldError[] = [];
   const capabilities: string[] = [];
   input.capabilities.forEach((raw, i) => {
@@ -69,7 +74,7 @@ export function validateRegistration(input: RegistrationInput): RegisterAgent['d
     errors.push({ loc: ['body', 'owner_email'], msg: 'disposable e-mail domains are not accepted', type: 'value_error.email.disposable' });
   }
   if (input.webhook_url) {
-    const problem = checkWebhookUrl(input.webhook_url);
+    const problem = webhookUrlProblem(input.webhook_url, facts);
     if (problem) errors.push({ loc: ['body', 'webhook_url'], msg: problem, type: 'value_error.url' });
   }
   if (!input.name.trim()) errors.push({ loc: ['body', 'name'], msg: 'name must not be blank', type: 'value_error.blank' });
@@ -85,8 +90,12 @@ export function validateRegistration(input: RegistrationInput): RegisterAgent['d
   };
 }
 
-/** A registration is written once (its secrets were shown once); the free tier's cycle 0 is granted in the same append. */
-export function decideRegisterAgent(command: RegisterAgent, state: AgentState): Array<AgentRegistered | MonthlyCreditsGranted> {
+/**
+ * A registration is written once (its secrets were shown once); the free tier's cycle 0 is granted
+ * in the same append. A webhook URL given at registration is also configured (every event, the
+ * default signing scheme), as `PATCH .../webhook` would.
+ */
+export function decideRegisterAgent(command: RegisterAgent, state: AgentState): Array<AgentRegistered | WebhookConfigured | MonthlyCreditsGranted> {
   if (state.exists) throw alreadyRegistered();
   const { metadata: m, data: d } = command;
   const registered: AgentRegistered = {
@@ -108,7 +117,21 @@ export function decideRegisterAgent(command: RegisterAgent, state: AgentState): 
       registered_at: m.now.toISOString(),
     },
   };
-  return [registered, ...decideMonthlyGrants(agentAggregate.evolve(state, registered), m.now)];
+  const webhook: WebhookConfigured[] = d.webhook_url
+    ? [
+        {
+          type: 'WebhookConfigured',
+          data: {
+            agent_id: m.agent_id,
+            webhook_url: d.webhook_url,
+            events: null,
+            signature_scheme: DEFAULT_SIGNATURE_SCHEME,
+            configured_at: m.now.toISOString(),
+          },
+        },
+      ]
+    : [];
+  return [registered, ...webhook, ...decideMonthlyGrants(agentAggregate.evolve(state, registered), m.now)];
 }
 
 // A retry of a registration that already happened: the secrets were shown once and are gone.
@@ -118,8 +141,14 @@ const alreadyRegistered = () => new DomainError(409, 'already_registered', 'This
  * Registration: reserve the normalised owner e-mail (stream appended with "no stream", so only
  * one registration can win), then create the agent's stream with its first monthly grant.
  */
-export async function registerAgent(bus: CommandBus, secrets: SecretBox, input: RegistrationInput, ctx: CommandContext): Promise<Registration> {
-  const data = validateRegistration(input);
+export async function registerAgent(
+  bus: CommandBus,
+  secrets: SecretBox,
+  input: RegistrationInput,
+  target: TargetCheckOptions,
+  ctx: CommandContext,
+): Promise<Registration> {
+  const data = validateRegistration(input, await webhookUrlFacts(input.webhook_url, target));
   const agentId = deriveId('agt', ctx.commandId);
   await reserveOwnerEmail(bus, secrets.hash(`owner-email:${data.owner_email}`), agentId, ctx);
 

@@ -32,7 +32,9 @@ function randomBytes(n: number): Buffer {
 const token = (prefix: string, bytes: number) => `${prefix}${randomBytes(bytes).toString('base64url')}`;
 
 export const newApiKey = () => token(API_KEY_PREFIX, 32);
-export const newWebhookSecret = () => token(WEBHOOK_SECRET_PREFIX, 32);
+// Standard base64 (with padding) after the prefix: the Standard Webhooks secret format, which
+// its libraries decode strictly. Secrets issued earlier use the URL-safe alphabet.
+export const newWebhookSecret = () => `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 export const newClaimToken = () => token(CLAIM_TOKEN_PREFIX, 24);
 
 /**

@@ -1,14 +1,15 @@
 import { agentStream } from '../../events/agents.ts';
 import { notFound, ValidationFailed } from '../../events/kernel/errors.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
-import type { SignatureScheme, WebhookConfigured, WebhookSecretRegenerated, WebhookTestFired } from '../../events/webhooks.ts';
+import type { SignatureScheme, WebhookConfigured, WebhookSecretRotated, WebhookTestFired } from '../../events/webhooks.ts';
+import { DEFAULT_SIGNATURE_SCHEME, LEGACY_SIGNATURE_SCHEME, SECRET_ROTATION_OVERLAP_MS } from '../../events/webhooks.ts';
 import type { AgentState } from '../agents/agent.ts';
 import { agentAggregate } from '../agents/agent.ts';
 import type { SecretBox } from '../agents/secrets.ts';
 import { newWebhookSecret } from '../agents/secrets.ts';
 import type { Command, CommandBus, CommandContext } from '../handler.ts';
-import type { Resolver } from './target.ts';
-import { checkResolvedTarget, checkWebhookTarget } from './target.ts';
+import type { TargetCheckOptions, WebhookUrlFacts } from './target.ts';
+import { webhookUrlFacts, webhookUrlProblem } from './target.ts';
 
 /** A webhook change as requested (an absent field keeps its current value), with the current settings it applies to. */
 export interface WebhookChanges {
@@ -23,11 +24,7 @@ export interface WebhookChanges {
  * ConfigureWebhook (free). `allow_loopback` is the deployment's WEBHOOK_ALLOW_LOOPBACK;
  * `resolution_problem` what resolving the resulting URL's host found (null: public, or not resolvable yet).
  */
-export type ConfigureWebhook = Command<
-  'ConfigureWebhook',
-  WebhookChanges & { agent_id: string; allow_loopback: boolean; resolution_problem: string | null },
-  { now: Date }
->;
+export type ConfigureWebhook = Command<'ConfigureWebhook', WebhookChanges & WebhookUrlFacts & { agent_id: string }, { now: Date }>;
 
 /** The URL a change leaves the webhook with: the requested one, or the current one when the request leaves it out. */
 export function resultingWebhookUrl(changes: WebhookChanges): string | null {
@@ -35,18 +32,31 @@ export function resultingWebhookUrl(changes: WebhookChanges): string | null {
 }
 
 /**
+ * The scheme a webhook signs with now: the one recorded, else (a URL set before schemes were
+ * recorded) the earlier default `timestamped`, else none yet.
+ */
+export function currentScheme(current: WebhookChanges['current']): SignatureScheme | null {
+  return current.signature_scheme ?? (current.webhook_url ? LEGACY_SIGNATURE_SCHEME : null);
+}
+
+/** 422 on `body.webhook_url` unless the URL passes the one configuration-time rule (literal check, then resolution). */
+export function assertWebhookUrl(url: string | null | undefined, facts: WebhookUrlFacts): void {
+  if (!url) return;
+  const problem = webhookUrlProblem(url, facts);
+  if (problem) throw new ValidationFailed([{ loc: ['body', 'webhook_url'], msg: problem, type: 'value_error.url' }]);
+}
+
+/**
  * The resulting URL must pass the literal check (https, public host) and its resolution must not
  * be refused (422); the agent must exist. Events omitted or null mean every event ([] pauses
- * delivery); the signing scheme defaults to the current one, then to `timestamped`. Configuring
- * again re-enables a webhook disabled by a 410.
+ * delivery); the signing scheme defaults to the current one (`timestamped` for a URL set before
+ * schemes were recorded), then to `delivery_timestamped`. Configuring again re-enables a webhook
+ * disabled by a 410.
  */
 export function decideConfigureWebhook(command: ConfigureWebhook, state: AgentState): WebhookConfigured[] {
   const d = command.data;
   const webhookUrl = resultingWebhookUrl(d);
-  if (webhookUrl) {
-    const problem = checkWebhookTarget(webhookUrl, d.allow_loopback) ?? d.resolution_problem;
-    if (problem) throw new ValidationFailed([{ loc: ['body', 'webhook_url'], msg: problem, type: 'value_error.url' }]);
-  }
+  assertWebhookUrl(webhookUrl, d);
   if (!state.exists) throw notFound('Agent', 'agent_not_found');
   return [
     {
@@ -55,7 +65,7 @@ export function decideConfigureWebhook(command: ConfigureWebhook, state: AgentSt
         agent_id: d.agent_id,
         webhook_url: webhookUrl,
         events: d.events ?? null,
-        signature_scheme: d.signature_scheme ?? d.current.signature_scheme ?? 'timestamped',
+        signature_scheme: d.signature_scheme ?? currentScheme(d.current) ?? DEFAULT_SIGNATURE_SCHEME,
         configured_at: command.metadata.now.toISOString(),
       },
     },
@@ -63,44 +73,69 @@ export function decideConfigureWebhook(command: ConfigureWebhook, state: AgentSt
 }
 
 /** Resolves the resulting URL (only when the literal check passes: a refused URL needs no lookup), then decides. */
-export async function configureWebhook(
-  bus: CommandBus,
-  agentId: string,
-  changes: WebhookChanges,
-  opts: { resolver: Resolver; allowLoopback: boolean },
-  ctx: CommandContext,
-) {
-  const webhookUrl = resultingWebhookUrl(changes);
-  const resolution =
-    webhookUrl && checkWebhookTarget(webhookUrl, opts.allowLoopback) === null ? await checkResolvedTarget(webhookUrl, opts.resolver, opts.allowLoopback) : null;
+export async function configureWebhook(bus: CommandBus, agentId: string, changes: WebhookChanges, opts: TargetCheckOptions, ctx: CommandContext) {
+  const facts = await webhookUrlFacts(resultingWebhookUrl(changes), opts);
   const command: ConfigureWebhook = {
     type: 'ConfigureWebhook',
-    data: { ...changes, agent_id: agentId, allow_loopback: opts.allowLoopback, resolution_problem: resolution },
+    data: { ...changes, ...facts, agent_id: agentId },
     metadata: { now: ctx.now },
   };
   return bus.handle(agentStream(agentId), agentAggregate, (state) => decideConfigureWebhook(command, state), ctx);
 }
 
-/** RegenerateWebhookSecret: the new secret's ciphertext (its IV is random) arrives in the metadata. */
-export type RegenerateWebhookSecret = Command<'RegenerateWebhookSecret', { agent_id: string }, { now: Date; webhook_secret_enc: string }>;
+/**
+ * RegenerateWebhookSecret: the new secret's ciphertext (its IV is random) arrives in the metadata;
+ * `keep_previous_seconds` (0 to 86400, default 86400) is how long the replaced secret keeps signing beside it.
+ */
+export type RegenerateWebhookSecret = Command<
+  'RegenerateWebhookSecret',
+  { agent_id: string; keep_previous_seconds?: number },
+  { now: Date; webhook_secret_enc: string }
+>;
 
-/** The agent must exist; the new secret replaces the old one at once. */
-export function decideRegenerateWebhookSecret(command: RegenerateWebhookSecret, state: AgentState): WebhookSecretRegenerated[] {
+/**
+ * The agent must exist. The new secret signs at once; the one it replaces also signs every
+ * delivery (a second signature) for 24 hours, or for `keep_previous_seconds` (0: it stops at
+ * once, for a leaked secret). A secret replaced earlier stops at once.
+ */
+export function decideRegenerateWebhookSecret(command: RegenerateWebhookSecret, state: AgentState): WebhookSecretRotated[] {
   if (!state.exists) throw notFound('Agent', 'agent_not_found');
   const { now, webhook_secret_enc } = command.metadata;
-  return [{ type: 'WebhookSecretRegenerated', data: { agent_id: command.data.agent_id, webhook_secret_enc, regenerated_at: now.toISOString() } }];
+  const keepMs = command.data.keep_previous_seconds === undefined ? SECRET_ROTATION_OVERLAP_MS : command.data.keep_previous_seconds * 1000;
+  if (!Number.isInteger(keepMs) || keepMs < 0 || keepMs > SECRET_ROTATION_OVERLAP_MS)
+    throw new ValidationFailed([
+      { loc: ['body', 'keep_previous_seconds'], msg: 'keep_previous_seconds must be an integer from 0 to 86400', type: 'value_error.number' },
+    ]);
+  return [
+    {
+      type: 'WebhookSecretRotated',
+      data: {
+        agent_id: command.data.agent_id,
+        webhook_secret_enc,
+        previous_valid_until: keepMs === 0 ? null : new Date(now.getTime() + keepMs).toISOString(),
+        rotated_at: now.toISOString(),
+      },
+    },
+  ];
 }
 
 /** The new secret is returned once (null on a retry, which stored nothing); only its ciphertext is stored. */
-export async function regenerateWebhookSecret(bus: CommandBus, secrets: SecretBox, agentId: string, ctx: CommandContext) {
+export async function regenerateWebhookSecret(
+  bus: CommandBus,
+  secrets: SecretBox,
+  agentId: string,
+  keepPreviousSeconds: number | undefined,
+  ctx: CommandContext,
+) {
   const secret = newWebhookSecret();
   const command: RegenerateWebhookSecret = {
     type: 'RegenerateWebhookSecret',
-    data: { agent_id: agentId },
+    data: keepPreviousSeconds === undefined ? { agent_id: agentId } : { agent_id: agentId, keep_previous_seconds: keepPreviousSeconds },
     metadata: { now: ctx.now, webhook_secret_enc: secrets.encrypt(secret) },
   };
   const result = await bus.handle(agentStream(agentId), agentAggregate, (state) => decideRegenerateWebhookSecret(command, state), ctx);
-  return { secret: result.duplicate ? null : secret, position: result.position };
+  const [rotated] = result.events;
+  return { secret: result.duplicate ? null : secret, previous_valid_until: rotated?.data.previous_valid_until ?? null, position: result.position };
 }
 
 /** FireTestEvent: an svc_ping into the agent's inbox, delivered like any other inbox event; its id derives from the command id. */

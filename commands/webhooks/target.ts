@@ -1,16 +1,10 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import { checkWebhookUrl, isPublicAddress } from '../agents/webhook-url.ts';
+import { bareHost, checkWebhookUrl, isAddressLiteral, isLocalName, isLoopbackAddress, isPublicAddress } from '../agents/webhook-url.ts';
 
 /** Resolves a host name to every address it has (the worker's is injectable for tests). */
 export type Resolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
 
 export const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
-
-const isLoopback = (address: string) => {
-  const a = address.toLowerCase();
-  return a === '::1' || /^127\./.test(a) || /^::ffff:127\./.test(a);
-};
 
 /**
  * Configuration-time check of a webhook URL. `allowLoopback` (WEBHOOK_ALLOW_LOOPBACK=1, tests only)
@@ -20,8 +14,8 @@ export function checkWebhookTarget(raw: string, allowLoopback: boolean): string 
   if (allowLoopback) {
     try {
       const url = new URL(raw);
-      const host = url.hostname.replace(/^\[|\]$/g, '');
-      if ((url.protocol === 'http:' || url.protocol === 'https:') && isIP(host) && isLoopback(host) && !url.username && !url.password) return null;
+      const host = bareHost(url);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackAddress(host) && !url.username && !url.password) return null;
     } catch {
       // falls through to the full check and its message
     }
@@ -37,13 +31,14 @@ export class RefusedTarget extends Error {}
  * rebinding and mixed answers cannot pass); the caller pins the connection to the returned address.
  */
 export async function resolvePublicTarget(url: URL, resolver: Resolver, allowLoopback: boolean): Promise<{ address: string; family: number }> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const admissible = (a: string) => isPublicAddress(a) || (allowLoopback && isLoopback(a));
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefusedTarget('webhook_url must use https');
+  if (url.username || url.password) throw new RefusedTarget('webhook_url must not carry credentials');
+  const host = bareHost(url);
+  const admissible = (a: string) => isPublicAddress(a) || (allowLoopback && isLoopbackAddress(a));
   let addresses: Array<{ address: string; family: number }>;
-  if (isIP(host)) addresses = [{ address: host, family: isIP(host) }];
+  if (isAddressLiteral(host)) addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
   else {
-    if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal'))
-      throw new RefusedTarget(`host ${host} is not public`);
+    if (isLocalName(host)) throw new RefusedTarget(`host ${host} is not public`);
     try {
       addresses = await resolver(host);
     } catch (err) {
@@ -53,8 +48,8 @@ export async function resolvePublicTarget(url: URL, resolver: Resolver, allowLoo
   if (addresses.length === 0) throw new Error(`DNS lookup of ${host} returned no address`);
   const bad = addresses.find((a) => !admissible(a.address));
   if (bad) throw new RefusedTarget(`${host} resolves to a non-public address (${bad.address})`);
-  if (url.protocol === 'http:' && !(allowLoopback && addresses.every((a) => isLoopback(a.address)))) throw new RefusedTarget('webhook_url must use https');
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefusedTarget('webhook_url must use https');
+  if (url.protocol === 'http:' && !(allowLoopback && addresses.every((a) => isLoopbackAddress(a.address))))
+    throw new RefusedTarget('webhook_url must use https');
   return addresses[0];
 }
 
@@ -69,4 +64,32 @@ export async function checkResolvedTarget(raw: string, resolver: Resolver, allow
   } catch (err) {
     return err instanceof RefusedTarget ? err.message : null;
   }
+}
+
+/** How the service resolves webhook hosts at configuration time (the deployment's settings). */
+export interface TargetCheckOptions {
+  resolver: Resolver;
+  allowLoopback: boolean;
+}
+
+/**
+ * The facts every command that sets a webhook URL (registration, `PATCH /api/protocol/me`,
+ * `PATCH .../webhook`) carries to its decider: the deployment's loopback allowance and what
+ * resolving the URL's host found. Resolution runs only when the literal check passes (a refused
+ * URL needs no lookup).
+ */
+export interface WebhookUrlFacts {
+  allow_loopback: boolean;
+  /** null: the host resolved to public addresses only, or does not resolve yet. */
+  resolution_problem: string | null;
+}
+
+export async function webhookUrlFacts(url: string | null | undefined, opts: TargetCheckOptions): Promise<WebhookUrlFacts> {
+  const resolution = url && checkWebhookTarget(url, opts.allowLoopback) === null ? await checkResolvedTarget(url, opts.resolver, opts.allowLoopback) : null;
+  return { allow_loopback: opts.allowLoopback, resolution_problem: resolution };
+}
+
+/** The one configuration-time rule for a webhook URL (pure): the literal check, then what resolution found. */
+export function webhookUrlProblem(url: string, facts: WebhookUrlFacts): string | null {
+  return checkWebhookTarget(url, facts.allow_loopback) ?? facts.resolution_problem;
 }

@@ -26,6 +26,7 @@ export const agentsProjection = defineProjection({
     'AutoPostPrefsChanged',
     'AgentGhosted',
     'AgentDeactivated',
+    'WebhookConfigured',
     ...CHARGED_EVENTS,
   ],
   async apply(event, ctx) {
@@ -72,6 +73,11 @@ export const agentsProjection = defineProjection({
       case 'AgentProfileUpdated': {
         const { agent_id, ...changes } = event.data;
         await agents.applyAt(agent_id, event.position, { $set: { ...changes, last_active_at: at } });
+        return;
+      }
+      case 'WebhookConfigured': {
+        // The profile's webhook_url follows every way of setting it (PATCH /me writes WebhookConfigured too).
+        await agents.applyAt(event.data.agent_id, event.position, { $set: { webhook_url: event.data.webhook_url } });
         return;
       }
       case 'AgentClaimed': {

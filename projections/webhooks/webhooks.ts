@@ -1,3 +1,4 @@
+import { LEGACY_SIGNATURE_SCHEME } from '../../events/webhooks.ts';
 import { defineProjection } from '../types.ts';
 
 /**
@@ -23,6 +24,7 @@ export const webhooksProjection = defineProjection({
     'AgentProfileUpdated',
     'WebhookConfigured',
     'WebhookSecretRegenerated',
+    'WebhookSecretRotated',
     'WebhookDisabled',
     'WebhookDeliveryQueued',
     'WebhookDeliveryAttempted',
@@ -37,8 +39,12 @@ export const webhooksProjection = defineProjection({
             agent_id: d.agent_id,
             webhook_url: d.webhook_url,
             events: null,
-            signature_scheme: 'timestamped',
+            // A URL given at registration is configured by the WebhookConfigured appended with it;
+            // registrations written before that sign with the earlier default.
+            signature_scheme: d.webhook_url ? LEGACY_SIGNATURE_SCHEME : null,
             secret_enc: d.webhook_secret_enc,
+            previous_secret_enc: null,
+            previous_valid_until: null,
             disabled: false,
             disabled_reason: null,
             configured_at: d.registered_at,
@@ -70,7 +76,24 @@ export const webhooksProjection = defineProjection({
       }
       case 'WebhookSecretRegenerated': {
         const d = event.data;
-        await hooks.applyAt(d.agent_id, event.position, { $set: { secret_enc: d.webhook_secret_enc, secret_regenerated_at: d.regenerated_at } });
+        await hooks.applyAt(d.agent_id, event.position, {
+          $set: { secret_enc: d.webhook_secret_enc, secret_regenerated_at: d.regenerated_at, previous_secret_enc: null, previous_valid_until: null },
+        });
+        return;
+      }
+      case 'WebhookSecretRotated': {
+        // The replaced secret (the current one, as this event is applied in log order) keeps signing until previous_valid_until.
+        const d = event.data;
+        const hook = await hooks.findOne({ _id: d.agent_id });
+        const previous = d.previous_valid_until && typeof hook?.secret_enc === 'string' ? hook.secret_enc : null;
+        await hooks.applyAt(d.agent_id, event.position, {
+          $set: {
+            secret_enc: d.webhook_secret_enc,
+            secret_regenerated_at: d.rotated_at,
+            previous_secret_enc: previous,
+            previous_valid_until: previous ? d.previous_valid_until : null,
+          },
+        });
         return;
       }
       case 'WebhookDisabled': {

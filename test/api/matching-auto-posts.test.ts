@@ -234,7 +234,14 @@ describe('api: matching runs and autonomous posts', function () {
         return receiver.accepted.length > 0;
       }, 'the new_match webhook delivery');
       expect(receiver.accepted).to.have.length(1);
-      expect(receiver.accepted[0].body).to.deep.equal({ event: 'new_match', agent_id: b.agent_id, data: expected, timestamp: body.created_at });
+      expect(receiver.accepted[0].body).to.deep.equal({
+        event: 'new_match',
+        agent_id: b.agent_id,
+        data: expected,
+        timestamp: body.created_at,
+        cursor: receiver.accepted[0].body.cursor,
+      });
+      expect(receiver.accepted[0].body.cursor).to.be.a('string');
     } finally {
       await receiver.close();
     }

@@ -90,7 +90,14 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
   it('shows and configures the webhook, owner only (403 for another agent, 401 without a key)', async () => {
     const initial = await svc.req('GET', `/api/protocol/agents/${owner.agent_id}/webhook`, { apiKey: owner.api_key });
     expect(initial.status).to.equal(200);
-    expect(initial.body).to.deep.include({ webhook_url: null, has_secret: true, events: null, status: 'not_configured', signature_scheme: 'timestamped' });
+    expect(initial.body).to.deep.include({
+      webhook_url: null,
+      has_secret: true,
+      events: null,
+      status: 'not_configured',
+      signature_scheme: 'delivery_timestamped',
+      previous_secret_valid_until: null,
+    });
     expect(initial.body.available_events).to.include.members(['new_dm', 'new_match', 'room_post_reply', 'new_comment', 'svc_ping']);
     expect(initial.body).to.not.have.property('webhook_secret');
 
@@ -109,7 +116,7 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
     expect((await svc.req('GET', `/api/protocol/agents/${owner.agent_id}/webhook`, { apiKey: owner.api_key })).body.webhook_url).to.equal(receiver.url);
   });
 
-  it('delivers a new_dm signed per the docs (variant B), once, and marks the inbox entry delivered_via webhook', async () => {
+  it('delivers a new_dm signed per the docs (delivery_timestamped, the default), once, and marks the inbox entry delivered_via webhook', async () => {
     const sent = await dm('Hello over webhook');
     expect(sent.status).to.equal(200);
     const got = await pumped(() => receiver.accepted.find((a) => a.body.data?.dm_id === sent.body.dm_id), 'the delivery');
@@ -118,8 +125,11 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
       agent_id: owner.agent_id,
       data: { from_agent_id: sender.agent_id, from_agent_name: sent.body.from_agent_name, message: 'Hello over webhook', dm_id: sent.body.dm_id },
       timestamp: sent.body.created_at,
+      cursor: got.body.cursor,
     });
+    expect(got.body.cursor).to.be.a('string');
     const req = receiver.received.find((x) => x.headers['x-svc-delivery'] === got.delivery);
+    expect(req?.headers['x-svc-cursor']).to.equal(got.body.cursor);
     expect(req?.verified).to.equal(true);
     expect(req?.headers).to.include({ 'x-svc-event': 'new_dm', 'x-svc-agent-id': owner.agent_id, 'x-svc-attempt': '1', 'content-type': 'application/json' });
     expect(req?.headers['x-svc-timestamp']).to.equal(String(Math.floor(svc.clock.now().getTime() / 1000)));
@@ -237,21 +247,21 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
     expect((await patch(owner, { events: null })).body.events).to.equal(null);
   });
 
-  it('signs with variant A when chosen, and with a regenerated secret (returned once) from then on', async () => {
+  it('signs with variant A when chosen, and with a regenerated secret (returned once) from then on, in X-Svc-Signature', async () => {
     expect((await patch(owner, { signature_scheme: 'body' })).body.signature_scheme).to.equal('body');
-    receiver.variant = 'A';
+    receiver.scheme = 'body';
     const sent = await dm('Variant A');
     const got = await pumped(() => receiver.accepted.find((a) => a.body.data?.dm_id === sent.body.dm_id), 'variant A delivery');
     const req = receiver.received.find((x) => x.headers['x-svc-delivery'] === got.delivery);
     expect(req?.headers).to.not.have.property('x-svc-timestamp');
 
     await patch(owner, { signature_scheme: 'timestamped' });
-    receiver.variant = 'B';
+    receiver.scheme = 'timestamped';
     const regen = await svc.req('POST', `/api/protocol/agents/${owner.agent_id}/webhook/regenerate-secret`, { apiKey: owner.api_key });
     expect(regen.status).to.equal(200);
     expect(regen.body.webhook_secret).to.match(/^whsec_/);
     expect(regen.body.webhook_secret).to.not.equal(owner.body.webhook_secret);
-    receiver.secret = regen.body.webhook_secret;
+    receiver.secrets = [regen.body.webhook_secret];
     const next = await dm('New secret');
     await pumped(() => receiver.accepted.find((a) => a.body.data?.dm_id === next.body.dm_id), 'delivery with the new secret');
     const cfg = await svc.req('GET', `/api/protocol/agents/${owner.agent_id}/webhook`, { apiKey: owner.api_key });
@@ -329,14 +339,7 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
     const ajv = new Ajv({ strict: false, allErrors: true });
     const events = await svc.running.services.log.readAll({ after: 0, maxCount: 1_000_000 });
     const types = new Set(events.map((e) => e.type));
-    for (const t of [
-      'WebhookConfigured',
-      'WebhookSecretRegenerated',
-      'WebhookTestFired',
-      'WebhookDisabled',
-      'WebhookDeliveryQueued',
-      'WebhookDeliveryAttempted',
-    ])
+    for (const t of ['WebhookConfigured', 'WebhookSecretRotated', 'WebhookTestFired', 'WebhookDisabled', 'WebhookDeliveryQueued', 'WebhookDeliveryAttempted'])
       expect(types.has(t), t).to.equal(true);
     for (const e of events) expect(ajv.validate(eventSchemas[e.type], e.data), `${e.type}: ${ajv.errorsText()}`).to.equal(true);
   });

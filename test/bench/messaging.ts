@@ -71,9 +71,10 @@ export async function messagingBenchmarks(say: (line: string) => void): Promise<
           agentId: 'agt_bench',
           deliveryId: 'dlv_bench',
           attempt: 1,
-          secret: 'whsec_benchmark_secret',
+          secrets: ['whsec_benchmark_secret'],
           scheme: 'timestamped',
           timestamp: Math.floor(Date.now() / 1000),
+          cursor: null,
         },
         { resolver: async () => [{ address: '127.0.0.1', family: 4 }], allowLoopback: true, timeoutMs: 10_000 },
       );

@@ -83,7 +83,7 @@ describe('events/kernel/ids and commands/agents/secrets', () => {
     const keys = new Set(Array.from({ length: 2000 }, () => newApiKey()));
     expect(keys.size).to.equal(2000);
     for (const k of keys) expect(k.startsWith(API_KEY_PREFIX) && k.length === API_KEY_PREFIX.length + 43).to.equal(true);
-    expect(newWebhookSecret()).to.match(/^whsec_[\w-]{43}$/);
+    expect(newWebhookSecret()).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(newClaimToken()).to.match(/^clm_[\w-]{32}$/);
     const box = new SecretBox('server secret');
     const sealed = box.encrypt('whsec_plain');

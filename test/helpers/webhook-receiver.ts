@@ -1,9 +1,12 @@
-// A webhook receiver written from docs/WEBHOOKS.md only: raw body first, timestamp within 300 s
-// of its own clock, HMAC-SHA256 of `<timestamp>.<raw body>` (variant B) or of the body (variant A)
-// keyed by the whole secret, constant-time comparison, duplicates dropped by X-Svc-Delivery.
+// A webhook receiver written from docs/WEBHOOKS.md only (it imports nothing of the service):
+// raw body first, timestamp within 300 s of its own clock, HMAC-SHA256 of the scheme's signed
+// bytes with each accepted secret, any of the header's signatures matching in constant time,
+// duplicates dropped by X-Svc-Delivery. `verifyWebhook` is the docs' Node.js example, typed.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+
+export type Scheme = 'delivery_timestamped' | 'standard_webhooks' | 'timestamped' | 'body';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -13,20 +16,42 @@ export interface Received {
   duplicate: boolean;
 }
 
-export function verifyWebhook(secret: string, headers: http.IncomingHttpHeaders, rawBody: Buffer, nowSeconds: number, variant: 'B' | 'A' = 'B'): string | null {
-  const sig = String(headers['x-svc-signature'] ?? '').replace(/^sha256=/, '');
-  let message: Buffer;
-  if (variant === 'B') {
-    const ts = String(headers['x-svc-timestamp'] ?? '');
-    if (!/^\d+$/.test(ts)) return 'missing timestamp';
-    if (Math.abs(nowSeconds - Number(ts)) > 300) return 'timestamp outside the 5 minute window';
-    message = Buffer.concat([Buffer.from(`${ts}.`, 'utf8'), rawBody]);
-  } else {
-    message = rawBody;
-  }
-  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(message).digest();
-  const given = /^[0-9a-f]{64}$/.test(sig) ? Buffer.from(sig, 'hex') : Buffer.alloc(0);
-  return given.length === expected.length && timingSafeEqual(given, expected) ? null : 'bad signature';
+/** The docs' verifier: true when any signature of the headers matches any of `secrets`. */
+export function verifyWebhook(scheme: Scheme, secrets: string[], headers: http.IncomingHttpHeaders, rawBody: Buffer, nowSeconds: number): boolean {
+  const h = (name: string) => String(headers[name] ?? '');
+  const standard = scheme === 'standard_webhooks';
+  const ts = standard ? h('webhook-timestamp') : h('x-svc-timestamp');
+  if (scheme !== 'body' && (!/^\d+$/.test(ts) || Math.abs(nowSeconds - Number(ts)) > 300)) return false;
+  const prefix = {
+    delivery_timestamped: `${h('x-svc-delivery')}.${ts}.`,
+    standard_webhooks: `${h('webhook-id')}.${ts}.`,
+    timestamped: `${ts}.`,
+    body: '',
+  }[scheme];
+  const candidates = standard
+    ? h('webhook-signature')
+        .split(' ')
+        .filter((s) => s.startsWith('v1,'))
+        .map((s) => Buffer.from(s.slice(3), 'base64'))
+    : [h('x-svc-signature'), h('x-svc-signature-previous')]
+        .flatMap((v) => v.split(','))
+        .map((s) => s.trim().replace(/^sha256=/, ''))
+        .filter((s) => /^[0-9a-f]{64}$/.test(s))
+        .map((s) => Buffer.from(s, 'hex'));
+  return secrets.some((secret) => {
+    const key = standard ? Buffer.from(secret.replace(/^whsec_/, ''), 'base64') : Buffer.from(secret, 'utf8');
+    const expected = createHmac('sha256', key).update(prefix).update(rawBody).digest();
+    return candidates.some((c) => c.length === expected.length && timingSafeEqual(c, expected));
+  });
+}
+
+/** Why a delivery is refused (the receiver's 401 body), or null when it verifies. */
+export function refusal(scheme: Scheme, secrets: string[], headers: http.IncomingHttpHeaders, rawBody: Buffer, nowSeconds: number): string | null {
+  if (verifyWebhook(scheme, secrets, headers, rawBody, nowSeconds)) return null;
+  const ts = String(headers[scheme === 'standard_webhooks' ? 'webhook-timestamp' : 'x-svc-timestamp'] ?? '');
+  if (scheme !== 'body' && !/^\d+$/.test(ts)) return 'missing timestamp';
+  if (scheme !== 'body' && Math.abs(nowSeconds - Number(ts)) > 300) return 'timestamp outside the 5 minute window';
+  return 'bad signature';
 }
 
 /** The JSON body of a delivery (docs/WEBHOOKS.md). */
@@ -35,6 +60,7 @@ export interface WebhookBody {
   agent_id: string;
   data: Record<string, unknown>;
   timestamp: string;
+  cursor?: string;
 }
 
 export interface Receiver {
@@ -43,8 +69,9 @@ export interface Receiver {
   received: Received[];
   /** Verified, first-seen deliveries (duplicates dropped), as parsed JSON. */
   accepted: Array<{ delivery: string; body: WebhookBody }>;
-  secret: string;
-  variant: 'A' | 'B';
+  /** The secrets the receiver accepts (current first). */
+  secrets: string[];
+  scheme: Scheme;
   /** Status to answer per incoming request (consumed in order), then `fallback`. */
   script: number[];
   fallback: number;
@@ -54,14 +81,14 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(opts: { secret: string; now: () => number; path?: string }): Promise<Receiver> {
+export async function startReceiver(opts: { secret: string; now: () => number; path?: string; scheme?: Scheme }): Promise<Receiver> {
   const seen = new Set<string>();
   const sockets = new Set<Socket>();
   const r = {
     received: [] as Received[],
     accepted: [] as Array<{ delivery: string; body: WebhookBody }>,
-    secret: opts.secret,
-    variant: 'B' as 'A' | 'B',
+    secrets: [opts.secret],
+    scheme: (opts.scheme ?? 'delivery_timestamped') as Scheme,
     script: [] as number[],
     fallback: 200,
     redirectTo: 'http://127.0.0.1:1/',
@@ -72,7 +99,7 @@ export async function startReceiver(opts: { secret: string; now: () => number; p
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
-      const reason = verifyWebhook(r.secret, req.headers, raw, Math.floor(opts.now() / 1000), r.variant);
+      const reason = refusal(r.scheme, r.secrets, req.headers, raw, Math.floor(opts.now() / 1000));
       const delivery = String(req.headers['x-svc-delivery'] ?? '');
       const duplicate = reason === null && seen.has(delivery);
       r.received.push({ headers: req.headers, raw, verified: reason === null, reason, duplicate });

@@ -9,6 +9,8 @@ import type { RecordedEvent } from '../../events/store/port.ts';
 import type { Doc } from '../../projections/store/port.ts';
 import { deliveryStream } from '../../events/webhooks.ts';
 import type { SignatureScheme } from '../../events/webhooks.ts';
+import { LEGACY_SIGNATURE_SCHEME } from '../../events/webhooks.ts';
+import { cursorOf } from '../../queries/cursor.ts';
 import { deliveryOf, dueDeliveries, webhookOf } from '../../queries/webhooks/webhooks.ts';
 import { sendWebhook } from './http.ts';
 
@@ -40,6 +42,15 @@ export interface WebhookWorker {
   random: () => number;
 }
 
+/** The encrypted secrets that sign a delivery at `now`: the current one, and the previous one until its overlap ends. */
+export function signingSecrets(hook: Doc, now: Date): string[] {
+  const previous =
+    typeof hook.previous_secret_enc === 'string' && typeof hook.previous_valid_until === 'string' && now.toISOString() < hook.previous_valid_until
+      ? [hook.previous_secret_enc]
+      : [];
+  return [hook.secret_enc as string, ...previous];
+}
+
 const wants = (filter: unknown, event: string, aliases: string[]) =>
   filter === null || filter === undefined || (Array.isArray(filter) && [event, ...aliases].some((e) => filter.includes(e)));
 
@@ -66,10 +77,12 @@ export function createWebhookWorker(s: WebhookDeps, agenda: Agenda): WebhookWork
       if (!wants(hook.events, event, (entry.aliases as string[] | undefined) ?? [])) return false;
       const deliveryId = deriveId('dlv', entry._id);
       const now = s.clock.now();
-      const body = JSON.stringify({ event, agent_id: agentId, data: entry.payload, timestamp: entry.created_at });
+      // The entry's inbox cursor: a receiver that missed deliveries resumes polling the inbox with `?after=<cursor>`.
+      const cursor = cursorOf({ _id: entry._id, seq: entry.seq });
+      const body = JSON.stringify({ event, agent_id: agentId, data: entry.payload, timestamp: entry.created_at, cursor });
       const position = await queueDelivery(
         s.bus,
-        { delivery_id: deliveryId, agent_id: agentId, inbox_id: entry._id, event, body, url: hook.webhook_url as string, queued_at: now.toISOString() },
+        { delivery_id: deliveryId, agent_id: agentId, inbox_id: entry._id, event, body, url: hook.webhook_url as string, cursor, queued_at: now.toISOString() },
         { commandId: `queue:${deliveryId}`, actor: 'system:webhooks', requestId: null, now },
       );
       if (position === null) return true;
@@ -129,9 +142,10 @@ export function createWebhookWorker(s: WebhookDeps, agenda: Agenda): WebhookWork
               agentId: state.queued.agent_id,
               deliveryId,
               attempt,
-              secret: s.secrets.decrypt(hook.secret_enc as string),
-              scheme: (hook.signature_scheme as SignatureScheme | undefined) ?? 'timestamped',
+              secrets: signingSecrets(hook, s.clock.now()).map((enc) => s.secrets.decrypt(enc)),
+              scheme: (hook.signature_scheme as SignatureScheme | null | undefined) ?? LEGACY_SIGNATURE_SCHEME,
               timestamp: Math.floor(s.clock.now().getTime() / 1000),
+              cursor: state.queued.cursor ?? null,
             },
             { resolver: worker.resolver, allowLoopback: s.config.webhookAllowLoopback, timeoutMs: worker.timeoutMs },
           );

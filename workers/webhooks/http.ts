@@ -14,15 +14,31 @@ export interface SignedRequest {
   agentId: string;
   deliveryId: string;
   attempt: number;
-  secret: string;
+  /** The secrets that sign: the current one first, then the previous one during a rotation's overlap. */
+  secrets: string[];
   scheme: SignatureScheme;
   /** Unix seconds from the injected clock. */
   timestamp: number;
+  /** The inbox cursor of the delivered entry (null for deliveries queued before cursors). */
+  cursor: string | null;
 }
 
-/** The headers of docs/WEBHOOKS.md: variant B (`timestamped`, default) or variant A (`body`). */
+const hmacHex = (secret: string, message: string) => createHmac('sha256', Buffer.from(secret, 'utf8')).update(message, 'utf8').digest('hex');
+
+/**
+ * The Standard Webhooks key: the base64 after `whsec_` (Node's decoder also reads the URL-safe
+ * alphabet of secrets issued before the Standard Webhooks scheme).
+ */
+export const standardWebhooksKey = (secret: string) => Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+
+/**
+ * The headers of docs/WEBHOOKS.md for each scheme. Every valid secret signs: `delivery_timestamped`
+ * lists its signatures in `X-Svc-Signature` (comma-separated), `standard_webhooks` in
+ * `webhook-signature` (space-separated, per the specification); the two earlier schemes keep one
+ * signature in `X-Svc-Signature` (the current secret, as receivers of them expect) and put the
+ * previous secret's in `X-Svc-Signature-Previous`.
+ */
 export function signedHeaders(r: SignedRequest): Record<string, string> {
-  const key = Buffer.from(r.secret, 'utf8');
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': 'agent-network-webhooks/1',
@@ -30,12 +46,42 @@ export function signedHeaders(r: SignedRequest): Record<string, string> {
     'x-svc-delivery': r.deliveryId,
     'x-svc-attempt': String(r.attempt),
   };
-  if (r.scheme === 'body') {
-    headers['x-svc-signature'] = `sha256=${createHmac('sha256', key).update(r.body, 'utf8').digest('hex')}`;
-  } else {
-    headers['x-svc-timestamp'] = String(r.timestamp);
-    headers['x-svc-agent-id'] = r.agentId;
-    headers['x-svc-signature'] = `sha256=${createHmac('sha256', key).update(`${r.timestamp}.${r.body}`, 'utf8').digest('hex')}`;
+  if (r.cursor !== null) headers['x-svc-cursor'] = r.cursor;
+  const [current, ...previous] = r.secrets;
+  switch (r.scheme) {
+    case 'body': {
+      headers['x-svc-signature'] = `sha256=${hmacHex(current, r.body)}`;
+      if (previous.length) headers['x-svc-signature-previous'] = previous.map((p) => `sha256=${hmacHex(p, r.body)}`).join(',');
+      break;
+    }
+    case 'timestamped': {
+      const signed = `${r.timestamp}.${r.body}`;
+      headers['x-svc-timestamp'] = String(r.timestamp);
+      headers['x-svc-agent-id'] = r.agentId;
+      headers['x-svc-signature'] = `sha256=${hmacHex(current, signed)}`;
+      if (previous.length) headers['x-svc-signature-previous'] = previous.map((p) => `sha256=${hmacHex(p, signed)}`).join(',');
+      break;
+    }
+    case 'delivery_timestamped': {
+      const signed = `${r.deliveryId}.${r.timestamp}.${r.body}`;
+      headers['x-svc-timestamp'] = String(r.timestamp);
+      headers['x-svc-agent-id'] = r.agentId;
+      headers['x-svc-signature'] = r.secrets.map((k) => `sha256=${hmacHex(k, signed)}`).join(',');
+      break;
+    }
+    case 'standard_webhooks': {
+      const signed = `${r.deliveryId}.${r.timestamp}.${r.body}`;
+      headers['webhook-id'] = r.deliveryId;
+      headers['webhook-timestamp'] = String(r.timestamp);
+      headers['webhook-signature'] = r.secrets
+        .map((k) => `v1,${createHmac('sha256', standardWebhooksKey(k)).update(signed, 'utf8').digest('base64')}`)
+        .join(' ');
+      break;
+    }
+    default: {
+      const _exhaustive: never = r.scheme;
+      throw new Error(`unknown signature scheme ${String(_exhaustive)}`);
+    }
   }
   return headers;
 }

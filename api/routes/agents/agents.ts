@@ -11,6 +11,8 @@ import { toCredits } from '../../../events/kernel/money.ts';
 import { getAgent, getPublicAgent, listAgents, privateAgent, publicAgent } from '../../../queries/agents/agents.ts';
 import { suggestCapabilities } from '../../../queries/agents/capabilities.ts';
 import { creditAccount } from '../../../queries/credits/credits.ts';
+import { webhookOf } from '../../../queries/webhooks/webhooks.ts';
+import type { SignatureScheme } from '../../../events/webhooks.ts';
 import { principalOf, requireAgent, requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
@@ -61,7 +63,7 @@ export function agentRoutes(router: Router, s: Services): void {
     let reg;
     try {
       const input = validate<RegistrationInput>(registerSchema, ctx.request.body);
-      reg = await registerAgent(s.bus, s.secrets, input, commandContext(s, ctx, null));
+      reg = await registerAgent(s.bus, s.secrets, input, { resolver: s.resolver, allowLoopback: s.config.webhookAllowLoopback }, commandContext(s, ctx, null));
     } catch (err) {
       if ((err as { status?: number }).status !== undefined && (err as { status: number }).status < 500) s.limiter.hit(LIMITS.refused_registrations, ip);
       throw err;
@@ -135,7 +137,14 @@ export function agentRoutes(router: Router, s: Services): void {
     const agentId = requireApiKey(ctx);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
     const input = validate<ProfileChanges>(patchMeSchema, ctx.request.body);
-    const result = await updateProfile(s.bus, agentId, input, commandContext(s, ctx, agentId));
+    const hook = input.webhook_url !== undefined ? await webhookOf(s.store, agentId) : null;
+    const current = {
+      webhook_url: (hook?.webhook_url as string | null | undefined) ?? null,
+      signature_scheme: (hook?.signature_scheme as SignatureScheme | null | undefined) ?? null,
+      events: (hook?.events as string[] | null | undefined) ?? null,
+    };
+    const target = { resolver: s.resolver, allowLoopback: s.config.webhookAllowLoopback };
+    const result = await updateProfile(s.bus, agentId, input, { current, target }, commandContext(s, ctx, agentId));
     await settled(s, result.position);
     const agent = await getAgent(s.store, agentId);
     if (!agent) throw notFound('Agent', 'agent_not_found');

@@ -1,10 +1,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { configureWebhook, fireTestEvent, regenerateWebhookSecret } from '../../../commands/webhooks/config.ts';
-import { systemResolver } from '../../../commands/webhooks/target.ts';
 import { notFound } from '../../../events/kernel/errors.ts';
 import type { SignatureScheme } from '../../../events/webhooks.ts';
-import { WEBHOOK_EVENT_NAMES } from '../../../events/webhooks.ts';
+import { DEFAULT_SIGNATURE_SCHEME, LEGACY_SIGNATURE_SCHEME, SIGNATURE_SCHEMES, WEBHOOK_EVENT_NAMES } from '../../../events/webhooks.ts';
 import type { Doc } from '../../../projections/store/port.ts';
 import { webhookHealth, webhookOf } from '../../../queries/webhooks/webhooks.ts';
 import { requireAgent, requireApiKey, requireSelf } from '../../auth.ts';
@@ -24,8 +23,14 @@ const patchSchema = {
         { type: 'array', maxItems: WEBHOOK_EVENT_NAMES.length, uniqueItems: true, items: { type: 'string', enum: [...WEBHOOK_EVENT_NAMES] } },
       ],
     },
-    signature_scheme: { type: 'string', enum: ['timestamped', 'body'] },
+    signature_scheme: { type: 'string', enum: [...SIGNATURE_SCHEMES] },
   },
+};
+
+const regenerateSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { keep_previous_seconds: { type: 'integer', minimum: 0, maximum: 86400 } },
 };
 
 interface PatchBody {
@@ -40,14 +45,18 @@ function statusOf(hook: Doc): 'not_configured' | 'disabled' | 'paused' | 'active
   return Array.isArray(hook.events) && hook.events.length === 0 ? 'paused' : 'active';
 }
 
-export function configView(hook: Doc) {
+/** The webhook settings as shown; `now` (the injected clock) hides a previous secret whose overlap has ended. */
+export function configView(hook: Doc, now: Date) {
   return {
     agent_id: hook._id,
     webhook_url: hook.webhook_url ?? null,
     has_secret: typeof hook.secret_enc === 'string',
     events: (hook.events as string[] | null | undefined) ?? null,
     available_events: [...WEBHOOK_EVENT_NAMES],
-    signature_scheme: hook.signature_scheme ?? 'timestamped',
+    // No scheme recorded: a URL set before schemes were recorded signs with the earlier default; none set yet, the default.
+    signature_scheme: hook.signature_scheme ?? (hook.webhook_url ? LEGACY_SIGNATURE_SCHEME : DEFAULT_SIGNATURE_SCHEME),
+    previous_secret_valid_until:
+      typeof hook.previous_valid_until === 'string' && hook.previous_valid_until > now.toISOString() ? hook.previous_valid_until : null,
     status: statusOf(hook),
     disabled_reason: hook.disabled ? (hook.disabled_reason ?? null) : null,
   };
@@ -67,7 +76,7 @@ export function webhookRoutes(router: Router, s: Services): void {
 
   const webhook = new Router({ prefix: '/api/protocol/agents/:id/webhook' });
   webhook.get('/', async (ctx) => {
-    ctx.body = configView(await load(own(ctx)));
+    ctx.body = configView(await load(own(ctx)), s.clock.now());
   });
 
   webhook.patch('/', async (ctx) => {
@@ -85,22 +94,25 @@ export function webhookRoutes(router: Router, s: Services): void {
           signature_scheme: (current.signature_scheme as SignatureScheme | undefined) ?? null,
         },
       },
-      { resolver: systemResolver, allowLoopback: s.config.webhookAllowLoopback },
+      { resolver: s.resolver, allowLoopback: s.config.webhookAllowLoopback },
       commandContext(s, ctx, agentId),
     );
     await settled(s, r.position);
-    ctx.body = configView(await load(agentId));
+    ctx.body = configView(await load(agentId), s.clock.now());
   });
 
   webhook.post('/regenerate-secret', async (ctx) => {
     const agentId = own(ctx);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
-    const r = await regenerateWebhookSecret(s.bus, s.secrets, agentId, commandContext(s, ctx, agentId));
+    const body = validate<{ keep_previous_seconds?: number }>(regenerateSchema, ctx.request.body ?? {});
+    const r = await regenerateWebhookSecret(s.bus, s.secrets, agentId, body.keep_previous_seconds, commandContext(s, ctx, agentId));
     await settled(s, r.position);
     ctx.body = {
       agent_id: agentId,
       webhook_secret: r.secret,
-      message: 'Save webhook_secret now: it is shown once. Deliveries from now on (retries included) are signed with it.',
+      previous_secret_valid_until: r.previous_valid_until,
+      message:
+        'Save webhook_secret now: it is shown once. Deliveries from now on (retries included) are signed with it, and also with the previous secret until previous_secret_valid_until.',
     };
   });
   router.use(webhook.routes());
@@ -109,7 +121,7 @@ export function webhookRoutes(router: Router, s: Services): void {
   webhooks.get('/health', async (ctx) => {
     const agentId = requireAgent(ctx);
     const hook = await load(agentId);
-    ctx.body = { ...configView(hook), ...(await webhookHealth(s.store, agentId)) };
+    ctx.body = { ...configView(hook, s.clock.now()), ...(await webhookHealth(s.store, agentId)) };
   });
 
   webhooks.post('/test-fire', async (ctx) => {
@@ -117,7 +129,7 @@ export function webhookRoutes(router: Router, s: Services): void {
     const hook = await load(agentId);
     const r = await fireTestEvent(s.bus, agentId, commandContext(s, ctx, agentId));
     await settled(s, r.position);
-    const view = configView(hook);
+    const view = configView(hook, s.clock.now());
     const wanted = view.events === null || view.events.includes('svc_ping');
     ctx.body = {
       event: 'svc_ping',

@@ -76,4 +76,29 @@ describe('agents: webhook URL check', () => {
     expect(isPublicAddress('100.64.0.1')).to.equal(false);
     expect(isPublicAddress('::ffff:10.0.0.1')).to.equal(false);
   });
+
+  it('refuses what the hand-written table let through (6to4 and Teredo whatever they embed, documentation, benchmarking) and accepts 192.0.3.1', () => {
+    for (const a of [
+      '2002:7f00:1::1',
+      '2002:a00:1::1',
+      '2002:808:808::1',
+      '2001:0::1',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      '198.51.100.1',
+      '203.0.113.9',
+      '198.18.0.1',
+      '198.19.1.1',
+    ])
+      expect(isPublicAddress(a), a).to.equal(false);
+    for (const a of ['64:ff9b::7f00:1', '64:ff9b::8.8.8.8', '64:ff9b:1::1', '::8.8.8.8', '::ffff:0:8.8.8.8', '2001:db8::1', '3fff::1', 'fe80::1%eth0'])
+      expect(isPublicAddress(a), a).to.equal(false);
+    expect(isPublicAddress('192.0.3.1')).to.equal(true);
+    expect(isPublicAddress('::ffff:8.8.8.8')).to.equal(true);
+  });
+
+  it('refuses local names by their form, a trailing dot ignored (localhost., vm, vm.)', () => {
+    for (const host of ['localhost.', 'vm', 'vm.', 'LOCALHOST', 'a.home.arpa', 'x.localdomain'])
+      expect(checkWebhookUrl(`https://${host}/h`), host).to.not.equal(null);
+    expect(checkWebhookUrl('https://hooks.example.com./h')).to.equal(null);
+  });
 });

@@ -1,11 +1,15 @@
 import { expect } from 'chai';
+import type { WebhookUrlFacts } from '../../../commands/webhooks/target.ts';
 import type { AgentState, AgentStreamEvent } from '../../../commands/agents/agent.ts';
 import { agentAggregate } from '../../../commands/agents/agent.ts';
 import type { RegisterAgent, RegistrationInput } from '../../../commands/agents/register.ts';
 import { decideRegisterAgent, validateRegistration } from '../../../commands/agents/register.ts';
 import { ValidationFailed } from '../../../events/kernel/errors.ts';
+import { webhookConfigured } from '../../fixtures/events.ts';
 import { DeciderSpecification } from '../../helpers/decider-spec.ts';
 import { AGENT, NOW, agentRegistered, funded, hex, monthlyCreditsGranted } from './fixtures.ts';
+
+const NO_FACTS: WebhookUrlFacts = { allow_loopback: false, resolution_problem: null };
 
 describe('commands: agents RegisterAgent (agent-<id>)', () => {
   const spec = DeciderSpecification.for<RegisterAgent, AgentState, AgentStreamEvent>({ decide: decideRegisterAgent, ...agentAggregate });
@@ -21,6 +25,13 @@ describe('commands: agents RegisterAgent (agent-<id>)', () => {
       .when(register({ description: 'Finds leads', webhook_url: 'https://hooks.example.com/in' }))
       .then([
         agentRegistered({ description: 'Finds leads', webhook_url: 'https://hooks.example.com/in', registered_at: NOW.toISOString() }),
+        webhookConfigured({
+          agent_id: AGENT,
+          webhook_url: 'https://hooks.example.com/in',
+          events: null,
+          signature_scheme: 'delivery_timestamped',
+          configured_at: NOW.toISOString(),
+        }),
         monthlyCreditsGranted({ cycle_start: NOW.toISOString(), next_grant_at: '2026-04-10T09:30:00.000Z' }),
       ]);
   });
@@ -38,9 +49,9 @@ describe('commands: agents validateRegistration (before the e-mail is reserved)'
     owner_email: 'owner@example.com',
     ...over,
   });
-  const problems = (over: Partial<RegistrationInput>) => {
+  const problems = (over: Partial<RegistrationInput>, facts = NO_FACTS) => {
     try {
-      validateRegistration(input(over));
+      validateRegistration(input(over), facts);
     } catch (err) {
       expect(err).to.be.instanceOf(ValidationFailed);
       return (err as ValidationFailed).errors.map((e) => [e.loc.join('.'), e.type]);
@@ -58,6 +69,7 @@ describe('commands: agents validateRegistration (before the e-mail is reserved)'
           capabilities: ['Lead Gen', 'lead_gen', 'B2B Sales'],
           owner_email: 'Jane.Doe+x@GMail.com',
         }),
+        NO_FACTS,
       ),
     ).to.deep.equal({
       name: 'Agent',
@@ -81,6 +93,12 @@ describe('commands: agents validateRegistration (before the e-mail is reserved)'
   it('refuses a webhook URL that is not public https with 422', () => {
     expect(problems({ webhook_url: 'http://hooks.example.com/in' })).to.deep.equal([['body.webhook_url', 'value_error.url']]);
     expect(problems({ webhook_url: 'https://10.0.0.1/in' })).to.deep.equal([['body.webhook_url', 'value_error.url']]);
+  });
+
+  it('refuses with 422 a webhook URL whose host resolved to a non-public address (the rule of PATCH .../webhook)', () => {
+    const resolved = { allow_loopback: false, resolution_problem: 'vm.example.test resolves to a non-public address (127.0.0.1)' };
+    expect(problems({ webhook_url: 'https://vm.example.test/in' }, resolved)).to.deep.equal([['body.webhook_url', 'value_error.url']]);
+    expect(problems({ webhook_url: 'https://vm/in' })).to.deep.equal([['body.webhook_url', 'value_error.url']]);
   });
 
   it('refuses blank names with 422, every problem reported at once', () => {

@@ -12,6 +12,8 @@ import type { SqliteEventLog } from '../../../events/store/sqlite.ts';
 import { closeCommandBus, openCommandBus } from '../../helpers/commands.ts';
 import { ownerEmailReserved } from './fixtures.ts';
 
+const TARGET = { resolver: async () => [{ address: '93.184.216.34', family: 4 }], allowLoopback: false };
+
 describe('commands: registerAgent (owner e-mail reservation, then the agent)', () => {
   let dir: string;
   let log: SqliteEventLog;
@@ -41,7 +43,7 @@ describe('commands: registerAgent (owner e-mail reservation, then the agent)', (
   afterEach(() => closeCommandBus(log, dir));
 
   it('reserves the e-mail, writes the agent with cycle 0, and answers with the secrets its events store as hashes', async () => {
-    const reg = await registerAgent(bus, secrets, input({ owner_email: 'Owner+news@Example.com' }), ctx());
+    const reg = await registerAgent(bus, secrets, input({ owner_email: 'Owner+news@Example.com' }), TARGET, ctx());
     expect(reg).to.include({ name: 'Agent', tier: 'free', monthly_credits_mc: 50_000 });
     const { state } = await bus.load(agentStream(reg.agent_id), agentAggregate);
     expect(state).to.include({ exists: true, owner_email: 'owner@example.com', api_key_hash: secrets.hash(reg.api_key), balance_mc: 50_000 });
@@ -51,23 +53,26 @@ describe('commands: registerAgent (owner e-mail reservation, then the agent)', (
   });
 
   it('refuses a second agent for the same normalised e-mail with 409 owner_email_taken', async () => {
-    await registerAgent(bus, secrets, input(), ctx());
-    expect(await refusal(() => registerAgent(bus, secrets, input({ owner_email: 'OWNER@example.com' }), ctx()))).to.deep.equal([409, 'owner_email_taken']);
+    await registerAgent(bus, secrets, input(), TARGET, ctx());
+    expect(await refusal(() => registerAgent(bus, secrets, input({ owner_email: 'OWNER@example.com' }), TARGET, ctx()))).to.deep.equal([
+      409,
+      'owner_email_taken',
+    ]);
   });
 
   it('refuses a retried registration (same command id) with 409 already_registered: its secrets were shown once', async () => {
     const c = ctx();
-    await registerAgent(bus, secrets, input(), c);
-    expect(await refusal(() => registerAgent(bus, secrets, input(), c))).to.deep.equal([409, 'already_registered']);
+    await registerAgent(bus, secrets, input(), TARGET, c);
+    expect(await refusal(() => registerAgent(bus, secrets, input(), TARGET, c))).to.deep.equal([409, 'already_registered']);
   });
 
   it('takes over a reservation whose agent was never written once it is older than a minute', async () => {
     const orphan = ownerEmailReserved({ email_hash: secrets.hash('owner-email:owner@example.com'), reserved_at: clock.now().toISOString() });
     await bus.appendRaw(emailStream, [orphan], 'no_stream', ctx());
     clock.advance(ORPHAN_RESERVATION_MS);
-    expect(await refusal(() => registerAgent(bus, secrets, input(), ctx()))).to.deep.equal([409, 'owner_email_taken']);
+    expect(await refusal(() => registerAgent(bus, secrets, input(), TARGET, ctx()))).to.deep.equal([409, 'owner_email_taken']);
     clock.advance(1);
-    const reg = await registerAgent(bus, secrets, input(), ctx());
+    const reg = await registerAgent(bus, secrets, input(), TARGET, ctx());
     expect((await log.readStream(emailStream)).map((e) => e.data)).to.deep.equal([
       orphan.data,
       { email_hash: orphan.data.email_hash, agent_id: reg.agent_id, reserved_at: clock.now().toISOString() },
@@ -75,7 +80,7 @@ describe('commands: registerAgent (owner e-mail reservation, then the agent)', (
   });
 
   it('refuses an invalid registration with 422 before reserving its e-mail', async () => {
-    expect(await refusal(() => registerAgent(bus, secrets, input({ name: ' ' }), ctx()))).to.deep.equal([422, 'validation_failed']);
+    expect(await refusal(() => registerAgent(bus, secrets, input({ name: ' ' }), TARGET, ctx()))).to.deep.equal([422, 'validation_failed']);
     expect(await log.readStream(emailStream)).to.deep.equal([]);
   });
 });

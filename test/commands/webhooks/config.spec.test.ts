@@ -3,7 +3,7 @@ import { agentAggregate } from '../../../commands/agents/agent.ts';
 import type { ConfigureWebhook, FireTestEvent, RegenerateWebhookSecret } from '../../../commands/webhooks/config.ts';
 import { decideConfigureWebhook, decideFireTestEvent, decideRegenerateWebhookSecret } from '../../../commands/webhooks/config.ts';
 import { DeciderSpecification } from '../../helpers/decider-spec.ts';
-import { AGENT, NOW, PING, URL_, funded, webhookConfigured, webhookSecretRegenerated, webhookTestFired } from './fixtures.ts';
+import { AGENT, HOUR_MS, NOW, PING, URL_, funded, later, webhookConfigured, webhookSecretRotated, webhookTestFired } from './fixtures.ts';
 
 describe('commands: webhooks ConfigureWebhook (agent-<id>)', () => {
   const spec = DeciderSpecification.for<ConfigureWebhook, AgentState, AgentStreamEvent>({ decide: decideConfigureWebhook, ...agentAggregate });
@@ -15,11 +15,23 @@ describe('commands: webhooks ConfigureWebhook (agent-<id>)', () => {
   });
   const configured = (over: Parameters<typeof webhookConfigured>[0] = {}) => webhookConfigured({ configured_at: NOW.toISOString(), ...over });
 
-  it('sets the URL, every event (null) and the timestamped scheme by default', () => {
+  it('sets the URL, every event (null) and the delivery_timestamped scheme by default', () => {
     spec
       .given(funded())
       .when(configure({ webhook_url: URL_ }))
-      .then([configured()]);
+      .then([configured({ signature_scheme: 'delivery_timestamped' })]);
+  });
+
+  it('keeps the earlier default (timestamped) for a URL set before schemes were recorded, unless another is chosen', () => {
+    const legacy = { webhook_url: URL_, signature_scheme: null };
+    spec
+      .given(funded())
+      .when(configure({ current: legacy, events: ['new_dm'] }))
+      .then([configured({ signature_scheme: 'timestamped', events: ['new_dm'] })]);
+    spec
+      .given(funded())
+      .when(configure({ current: legacy, signature_scheme: 'standard_webhooks' }))
+      .then([configured({ signature_scheme: 'standard_webhooks' })]);
   });
 
   it('keeps the current URL and scheme when the change leaves them out; events left out mean every event, [] pauses', () => {
@@ -35,7 +47,7 @@ describe('commands: webhooks ConfigureWebhook (agent-<id>)', () => {
     spec
       .given(funded())
       .when(configure({ current, webhook_url: null, events: ['new_dm'], signature_scheme: 'timestamped' }))
-      .then([configured({ webhook_url: null, events: ['new_dm'] })]);
+      .then([configured({ webhook_url: null, events: ['new_dm'], signature_scheme: 'timestamped' })]);
   });
 
   it('refuses a URL that is not public https with 422, also when it is the current one kept', () => {
@@ -84,11 +96,29 @@ describe('commands: webhooks RegenerateWebhookSecret (agent-<id>)', () => {
     metadata: { now: NOW, webhook_secret_enc: 'v1.new-secret' },
   };
 
-  it("stores the new secret's ciphertext, which signs every delivery from now on", () => {
+  it("stores the new secret's ciphertext, which signs from now on, the previous one beside it for 24 hours", () => {
     spec
       .given(funded())
       .when(regenerate)
-      .then([webhookSecretRegenerated({ regenerated_at: NOW.toISOString() })]);
+      .then([webhookSecretRotated({ rotated_at: NOW.toISOString(), previous_valid_until: later(24 * HOUR_MS).toISOString() })]);
+  });
+
+  it('keeps the previous secret for keep_previous_seconds, none at all with 0 (a leaked secret)', () => {
+    spec
+      .given(funded())
+      .when({ ...regenerate, data: { agent_id: AGENT, keep_previous_seconds: 600 } })
+      .then([webhookSecretRotated({ rotated_at: NOW.toISOString(), previous_valid_until: later(600_000).toISOString() })]);
+    spec
+      .given(funded())
+      .when({ ...regenerate, data: { agent_id: AGENT, keep_previous_seconds: 0 } })
+      .then([webhookSecretRotated({ rotated_at: NOW.toISOString(), previous_valid_until: null })]);
+  });
+
+  it('refuses keep_previous_seconds outside 0..86400 with 422', () => {
+    spec
+      .given(funded())
+      .when({ ...regenerate, data: { agent_id: AGENT, keep_previous_seconds: 86_401 } })
+      .thenThrows('validation_failed', 422);
   });
 
   it('refuses an agent that does not exist with 404', () => {

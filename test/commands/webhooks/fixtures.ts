@@ -14,10 +14,16 @@ export const webhookConfigured = events.webhookConfigured.with(() => ({
   agent_id: AGENT,
   webhook_url: URL_,
   events: null,
-  signature_scheme: 'timestamped',
+  signature_scheme: 'delivery_timestamped',
   configured_at: time(9, 10),
 }));
 export const webhookSecretRegenerated = events.webhookSecretRegenerated.with(() => ({ agent_id: AGENT, regenerated_at: time(9, 10) }));
+export const webhookSecretRotated = events.webhookSecretRotated.with(() => ({
+  agent_id: AGENT,
+  webhook_secret_enc: 'v1.new-secret',
+  rotated_at: time(9, 10),
+  previous_valid_until: null,
+}));
 export const webhookTestFired = events.webhookTestFired.with(() => ({ agent_id: AGENT, ping_id: PING, fired_at: time(9, 10) }));
 export const webhookDisabled = events.webhookDisabled.with(() => ({
   agent_id: AGENT,

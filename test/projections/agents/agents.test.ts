@@ -70,6 +70,11 @@ describe('projections: agents', () => {
       expect(byId(models.agents, ALICE)).to.deep.include({ name: 'Alice Renamed', description: null, webhook_url: null, last_active_at: OCCURRED_AT });
     }));
 
+  it('a webhook configuration (PATCH .../webhook, PATCH /me or registration) sets the profile webhook_url', () =>
+    spec.given([f.agentRegistered({ webhook_url: null }), f.webhookConfigured({ webhook_url: 'https://hooks.example.com/alice' })]).then((models) => {
+      expect(byId(models.agents, ALICE)).to.deep.include({ webhook_url: 'https://hooks.example.com/alice', _pos: 2 });
+    }));
+
   it('a claim sets the e-mail badge; the owner is linked by a claim with a user or by an owner link', () =>
     spec
       .given([f.agentRegistered(), f.agentRegistered({ agent_id: f.BOB }), f.agentClaimed(), f.agentClaimed({ agent_id: f.BOB, user_id: f.USER })])

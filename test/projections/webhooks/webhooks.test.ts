@@ -8,7 +8,7 @@ const URL = 'https://hooks.example.com/alice';
 const spec = ProjectionSpecification.for(webhooksProjection);
 
 describe('projections: webhooks', () => {
-  it("registration sets the agent's webhook: every event, timestamped signatures, the encrypted secret, enabled", () =>
+  it("registration sets the agent's webhook: every event, timestamped signatures (the scheme of registrations before schemes were recorded), the encrypted secret, enabled", () =>
     spec.given([f.agentRegistered({ webhook_url: URL })]).then((models) => {
       expect(models.webhooks).to.deep.equal([
         {
@@ -19,6 +19,8 @@ describe('projections: webhooks', () => {
           events: null,
           signature_scheme: 'timestamped',
           secret_enc: 'v1.secret',
+          previous_secret_enc: null,
+          previous_valid_until: null,
           disabled: false,
           disabled_reason: null,
           configured_at: time(9),
@@ -54,6 +56,39 @@ describe('projections: webhooks', () => {
     spec.given([f.agentRegistered(), f.agentProfileUpdated(), f.webhookSecretRegenerated()]).then((models) => {
       expect(models.webhooks[0]).to.deep.include({ secret_enc: 'v1.new-secret', secret_regenerated_at: time(12), configured_at: time(9), _pos: 3 });
     }));
+
+  it('a registration without a URL records no scheme yet', () =>
+    spec.given([f.agentRegistered({ webhook_url: null })]).then((models) => {
+      expect(models.webhooks[0]).to.deep.include({ webhook_url: null, signature_scheme: null });
+    }));
+
+  it('a rotation keeps the replaced secret until previous_valid_until; a rotation without overlap, or a regeneration, keeps none', () =>
+    spec
+      .given([f.agentRegistered(), f.webhookSecretRotated({ previous_valid_until: time(23) })])
+      .then((models) => {
+        expect(models.webhooks[0]).to.deep.include({
+          secret_enc: 'v1.rotated-secret',
+          previous_secret_enc: 'v1.secret',
+          previous_valid_until: time(23),
+          secret_regenerated_at: time(12),
+        });
+      })
+      .then(() =>
+        spec
+          .given([
+            f.agentRegistered(),
+            f.webhookSecretRotated({ previous_valid_until: time(23) }),
+            f.webhookSecretRotated({ webhook_secret_enc: 'v1.third', previous_valid_until: null, rotated_at: time(13) }),
+          ])
+          .then((models) => {
+            expect(models.webhooks[0]).to.deep.include({ secret_enc: 'v1.third', previous_secret_enc: null, previous_valid_until: null });
+          }),
+      )
+      .then(() =>
+        spec.given([f.agentRegistered(), f.webhookSecretRotated({ previous_valid_until: time(23) }), f.webhookSecretRegenerated()]).then((models) => {
+          expect(models.webhooks[0]).to.deep.include({ secret_enc: 'v1.new-secret', previous_secret_enc: null, previous_valid_until: null });
+        }),
+      ));
 
   it('a 410 disables the webhook with the reason', () =>
     spec.given([f.agentRegistered(), f.webhookDisabled()]).then((models) => {
