@@ -13,7 +13,7 @@ const SECRET = 'test-secret-key-0123456789-abcdefghijklmnop';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe('api: human sign-in', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   let svc: TestService;
   let outbox: string;
 
@@ -251,7 +251,7 @@ describe('api: human sign-in', function () {
 });
 
 describe('api: sign-in limits (real limits)', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   let svc: TestService;
   let outbox: string;
 

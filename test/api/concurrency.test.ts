@@ -14,7 +14,7 @@ describe('api: concurrent spending never overdraws', () => {
   });
 
   it('600 posts at 0.1 against 50 credits, 100 truly at once: exactly 500 succeed, 100 get 402, balance 0', async function () {
-    this.timeout(120_000);
+    this.timeout(600_000);
     const { agent_id, api_key } = await svc.register();
     const agent = new http.Agent({ keepAlive: true, maxSockets: 100 });
     try {

@@ -9,7 +9,7 @@ import { request } from '../helpers/service.ts';
 
 describe('crash safety: kill -9 during a write load', () => {
   it('keeps every acknowledged write, in the log and the read models, none doubled', async function () {
-    this.timeout(90_000);
+    this.timeout(300_000);
     const dataDir = mkdtempSync(join(tmpdir(), 'agent-network-crash-'));
     let server: ServerProcess = await bootServerProcess(dataDir);
     try {

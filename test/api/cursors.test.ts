@@ -13,7 +13,7 @@ import { startTestService } from '../helpers/service.ts';
  * log directly (10,000 through the API would take minutes); every read goes through HTTP.
  */
 describe('api: cursor paging (inbox, notifications, credit history)', function () {
-  this.timeout(120_000);
+  this.timeout(600_000);
   let svc: TestService;
   let target: { agent_id: string; api_key: string };
 

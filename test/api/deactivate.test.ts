@@ -9,7 +9,7 @@ const DAY_MS = 24 * 3600_000;
 let n = 0;
 
 describe('api: DELETE /api/protocol/me (an agent leaves)', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   let svc: TestService;
   let outbox: string;
 

@@ -15,7 +15,7 @@ function expectEnvelope(res: TestResponse, status: number, code: string): void {
 }
 
 describe('API: one error envelope {detail, code, request_id}', function () {
-  this.timeout(30_000);
+  this.timeout(300_000);
   let svc: TestService;
   before(async () => (svc = await startTestService()));
   after(() => svc.stop());

@@ -7,7 +7,7 @@ import { signUp } from '../helpers/users.ts';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe('api: chat execute-action', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   let svc: TestService;
   let outbox: string;
   let user: Awaited<ReturnType<typeof signUp>>;

@@ -31,7 +31,7 @@ function urlsIn(res: TestResponse): string[] {
 }
 
 describe('api: every URL the service hands out answers (defect 3)', function () {
-  this.timeout(120_000);
+  this.timeout(600_000);
   let svc: TestService;
   let outbox: string;
   before(async () => ({ svc, outbox } = await startWithOutbox({ PUBLIC_BASE_URL: BASE })));

@@ -19,7 +19,7 @@ let n = 0;
 const term = (label: string) => `${label}-${++n}-${process.pid % 1000}`;
 
 describe('api: matching runs and autonomous posts', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   let svc: TestService;
   let outbox: string;
 

@@ -9,7 +9,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 let n = 0;
 
 describe('api: owner controls and match messages', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   let svc: TestService;
   let outbox: string;
 

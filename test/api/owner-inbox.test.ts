@@ -8,7 +8,7 @@ import { freshEmail, signUp } from '../helpers/users.ts';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe('api: owner inbox (bearer): agent DMs to a member, also those sent before they joined', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   let svc: TestService;
   let outbox: string;
 

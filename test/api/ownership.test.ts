@@ -12,7 +12,7 @@ let n = 0;
 const ownerEmail = () => `owner.claim${++n}.${process.pid}.${Date.now()}@example.com`;
 
 describe('api: claims, keys and the Elite key', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   let svc: TestService;
   let outbox: string;
 

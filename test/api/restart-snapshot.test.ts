@@ -23,7 +23,7 @@ function retitled(snapshot: Snapshot | null, from: string, to: string): Snapshot
 }
 
 describe('restart from a read-model snapshot (real processes, embedded stores)', function () {
-  this.timeout(120_000);
+  this.timeout(600_000);
   let dataDir: string;
   let server: ServerProcess | null = null;
   let apiKey: string;
@@ -135,7 +135,7 @@ describe('restart from a read-model snapshot (real processes, embedded stores)',
 });
 
 describe('a stop signal during the start-up catch-up (real processes, embedded stores)', function () {
-  this.timeout(180_000);
+  this.timeout(600_000);
   const EVENTS = 100_000;
   let dataDir: string;
   const started: ServerProcess[] = [];

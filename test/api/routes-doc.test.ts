@@ -31,7 +31,7 @@ function render(svc: TestService): string {
 }
 
 describe('docs/ROUTES.md', function () {
-  this.timeout(30_000);
+  this.timeout(300_000);
   let svc: TestService;
   before(async () => (svc = await startTestService()));
   after(() => svc.stop());

@@ -11,7 +11,7 @@ import { fill } from '../bench/replay.ts';
 
 describe('graceful shutdown', () => {
   it('on SIGTERM finishes in-flight requests, exits 0, and keeps every acknowledged write', async function () {
-    this.timeout(60_000);
+    this.timeout(300_000);
     const dataDir = mkdtempSync(join(tmpdir(), 'agent-network-term-'));
     let server: ServerProcess = await bootServerProcess(dataDir);
     try {
@@ -54,7 +54,7 @@ describe('graceful shutdown', () => {
   });
 
   it('listens at once: while the read models catch up every request gets 503 service_starting, then the service answers', async function () {
-    this.timeout(120_000);
+    this.timeout(600_000);
     const dataDir = mkdtempSync(join(tmpdir(), 'agent-network-start-'));
     // A log long enough that catching up takes a few seconds here.
     await fill(join(dataDir, 'events.sqlite'), 'mix', 120_000);
@@ -80,7 +80,7 @@ describe('graceful shutdown', () => {
   });
 
   it('refuses to start with a bad configuration value, naming the variable', async function () {
-    this.timeout(30_000);
+    this.timeout(300_000);
     const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
       cwd: projectRoot,
       env: { ...process.env, PORT: 'eighty' },

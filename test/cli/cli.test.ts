@@ -31,7 +31,7 @@ describe('cli', () => {
   afterEach(stopTerminal);
 
   before(async function () {
-    this.timeout(30_000);
+    this.timeout(300_000);
     svc = await startTestService();
     agent = await svc.register({ capabilities: ['lead-gen'] });
     for (let i = 0; i < 3; i++)
@@ -40,7 +40,7 @@ describe('cli', () => {
   });
 
   it('replay rebuilds every projection and verifies it against the live read models', async function () {
-    this.timeout(60_000);
+    this.timeout(300_000);
     const { stdout } = await cli('replay');
     expect(stdout).to.match(/^OK +agents\/agents: rebuilt 1 docs/m);
     expect(stdout).to.match(/OK +posts\/posts: rebuilt 3 docs/);
@@ -52,7 +52,7 @@ describe('cli', () => {
     // `script` (util-linux) runs the command on a pseudo-terminal, so stdout and stderr are TTYs and
     // cli-progress draws (and keeps a redraw timer) as it does for an operator. A bar left running
     // keeps the process alive: then this test fails by its timeout, never seeing the exit.
-    this.timeout(90_000);
+    this.timeout(300_000);
     const command = `'${process.execPath}' --import tsx api/cli.ts replay`;
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       cwd: root,
@@ -80,7 +80,7 @@ describe('cli', () => {
   });
 
   it('replay of one projection, and a clear error for an unknown one', async function () {
-    this.timeout(60_000);
+    this.timeout(300_000);
     const { stdout } = await cli('replay', 'posts');
     expect(stdout).to.contain('posts/feed_counters');
     expect(stdout).to.not.contain('agents/agents');
@@ -93,7 +93,7 @@ describe('cli', () => {
   });
 
   it('events tail prints events from a position', async function () {
-    this.timeout(30_000);
+    this.timeout(300_000);
     const { stdout } = await cli('events', 'tail', '--from', '0', '--no-follow');
     const lines = stdout.trim().split('\n');
     expect(lines[0]).to.match(/^1\t\S+\towner-email-\w+\tOwnerEmailReserved\t/);
@@ -103,7 +103,7 @@ describe('cli', () => {
   });
 
   it('credits history prints the ledger newest first', async function () {
-    this.timeout(30_000);
+    this.timeout(300_000);
     const { stdout } = await cli('credits', 'history', agent.agent_id);
     const lines = stdout.trim().split('\n');
     expect(lines).to.have.length(4);
@@ -112,7 +112,7 @@ describe('cli', () => {
   });
 
   it('admin grant makes an address a super admin', async function () {
-    this.timeout(30_000);
+    this.timeout(300_000);
     const { stdout } = await cli('admin', 'grant', 'Boss@Example.com');
     expect(stdout).to.contain('boss@example.com is a super admin');
     const s = await openServices(loadConfig({ DATA_DIR: svc.dataDir, SECRET_KEY: SECRET }), { logger: pino({ level: 'silent' }) });

@@ -22,7 +22,7 @@ describe('cli: room administration', () => {
     });
 
   before(async function () {
-    this.timeout(30_000);
+    this.timeout(300_000);
     svc = await startTestService({}, { clock });
     dataDir = svc.dataDir;
     for (let i = 0; i < 3; i++) agent = await svc.register({ capabilities: ['deep-sea-mining'] });
@@ -42,24 +42,30 @@ describe('cli: room administration', () => {
   });
 
   it('merges a custom room into a curated one and hides a room; the service then resolves the alias', async function () {
-    this.timeout(60_000);
+    this.timeout(300_000);
     const merged = await cli('rooms', 'merge', 'deep-sea-mining', 'b2b-sales');
     expect(merged.stdout).to.contain('room deep-sea-mining merged into b2b-sales');
     const hidden = await cli('rooms', 'hide', 'talent-matching');
     expect(hidden.stdout).to.contain('room talent-matching hidden');
-    for (const args of [
+    // The refusals write nothing, so they run side by side (each is a process of its own).
+    const refusals = [
       ['rooms', 'merge', 'b2b-sales', 'lead-gen'],
       ['rooms', 'merge', 'no-such-room', 'lead-gen'],
       ['rooms', 'merge', 'deep-sea-mining', 'not-curated'],
       ['rooms', 'hide', 'no-such-room'],
-    ]) {
-      try {
-        await cli(...args);
-        expect.fail(`should fail: ${args.join(' ')}`);
-      } catch (err) {
-        expect((err as { stderr: string }).stderr, args.join(' ')).to.match(/^error: /);
-      }
-    }
+    ];
+    const outcomes = await Promise.all(
+      refusals.map((args) =>
+        cli(...args).then(
+          (r) => ({ failed: false, stderr: r.stderr }),
+          (err: { stderr: string }) => ({ failed: true, stderr: err.stderr }),
+        ),
+      ),
+    );
+    outcomes.forEach((o, i) => {
+      expect(o.failed, `should fail: ${refusals[i].join(' ')}`).to.equal(true);
+      expect(o.stderr, refusals[i].join(' ')).to.match(/^error: /);
+    });
 
     svc = await startTestService({}, { clock, dataDir });
     const topics = (await svc.req('GET', '/api/feed/topics')).body.items.map((r: { slug: string }) => r.slug);

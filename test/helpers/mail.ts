@@ -19,7 +19,7 @@ export function readOutbox(dir: string): OutboxMail[] {
 }
 
 /** Waits (real time: the mail worker is an Agenda job) until `count` mails to `to` are in the outbox. */
-export async function waitForMails(dir: string, to: string, count = 1, timeoutMs = 10_000): Promise<OutboxMail[]> {
+export async function waitForMails(dir: string, to: string, count = 1, timeoutMs = 120_000): Promise<OutboxMail[]> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const mails = readOutbox(dir).filter((m) => m.to === to);

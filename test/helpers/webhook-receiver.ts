@@ -146,7 +146,7 @@ export async function startCanary(): Promise<{ port: number; hits: () => number;
 }
 
 /** Polls `fn` until it returns something truthy; the deadline only bounds a failure. */
-export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 120_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

@@ -13,7 +13,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const HUMAN_PROJECTIONS = ['users', 'mails', 'claim_tokens', 'digests', 'matches', 'agents', 'api_keys'];
 
 describe('projections: humans read models', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   let svc: TestService;
   let outbox: string;
 

@@ -23,7 +23,7 @@ async function checksums(store: ReadStore) {
 }
 
 describe('projections: matching read models replay', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   let svc: TestService;
 
   before(async () => {

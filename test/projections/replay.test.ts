@@ -26,7 +26,7 @@ describe('projections: replay', () => {
   let svc: TestService;
   let outbox: string;
   before(async function () {
-    this.timeout(60_000);
+    this.timeout(300_000);
     outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
     svc = await startTestService({ ADMIN_EMAILS: 'replay-admin@example.com', MAIL_OUTBOX_DIR: outbox });
     const agents = [];

@@ -69,7 +69,7 @@ describe('read-model snapshots (embedded store)', () => {
   }
 
   before(async function () {
-    this.timeout(60_000);
+    this.timeout(300_000);
     svc = await startTestService();
     await write(1);
     dir = mkdtempSync(join(tmpdir(), 'agent-network-snapshot-'));

@@ -81,7 +81,7 @@ async function waitUntil(what: string, predicate: () => boolean | Promise<boolea
 
 export function agendaBackendContract(name: string, factory: () => Promise<AgendaBackendFixture>): void {
   describe(`Agenda backend contract: ${name}`, function () {
-    this.timeout(30_000);
+    this.timeout(300_000);
 
     let fx: AgendaBackendFixture;
     let repo: JobRepository;

@@ -39,7 +39,7 @@ async function smtpServer() {
   return { received, state, url: `smtp://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-async function until<T>(fn: () => T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
+async function until<T>(fn: () => T | undefined | null | false, timeoutMs = 120_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = fn();
@@ -63,7 +63,7 @@ async function mailHistory(svc: TestService, mailId: string) {
 const unQp = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
 
 describe('workers: mail over SMTP (nodemailer) and the outbox', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   let smtp: Awaited<ReturnType<typeof smtpServer>>;
   let svc: TestService;
 
@@ -102,7 +102,7 @@ describe('workers: mail over SMTP (nodemailer) and the outbox', function () {
     smtp.state.reject = 1;
     const email = `retry.${Date.now()}@example.com`;
     await svc.req('POST', '/api/auth/send-verification-otp', { body: { email } });
-    await until(() => smtp.received.find((m) => m.to.includes(email)), 20_000);
+    await until(() => smtp.received.find((m) => m.to.includes(email)), 120_000);
     const s = svc.running.services;
     const doc = await s.store.collection('mails').findOne({ to: email });
     const history = await mailHistory(svc, String(doc?._id));
@@ -126,7 +126,7 @@ describe('mail templates', () => {
 });
 
 describe('workers: mail survives failures and restarts', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
 
   it('keeps a mail whose SMTP server is down and delivers it after a restart, recording every attempt', async () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
@@ -149,7 +149,7 @@ describe('workers: mail survives failures and restarts', function () {
 
     const up = await startTestService({ MAIL_OUTBOX_DIR: outbox }, { dataDir });
     try {
-      const [delivered] = await waitForMails(outbox, email, 1, 15_000);
+      const [delivered] = await waitForMails(outbox, email, 1, 120_000);
       const history = await mailHistory(up, String(doc?._id));
       expect(history.map((e) => e.type)).to.deep.equal(['MailSendFailed', 'MailSent']);
       expect(history[1].data).to.include({ transport: 'outbox', attempt: 2 });

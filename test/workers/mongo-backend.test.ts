@@ -56,7 +56,7 @@ if (!url) {
   });
 
   describe('createAgenda on MongoDB', function () {
-    this.timeout(15_000);
+    this.timeout(300_000);
     let address: string;
     beforeEach(function () {
       address = withDatabase(url, `agenda_create_${run}_${counter++}`);

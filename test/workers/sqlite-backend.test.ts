@@ -50,7 +50,7 @@ agendaBackendContract('SQLite', async () => {
 });
 
 describe('SqliteAgendaBackend specifics', function () {
-  this.timeout(20_000);
+  this.timeout(300_000);
 
   let path: string;
   let backend: SqliteAgendaBackend;
@@ -273,7 +273,7 @@ describe('SqliteAgendaBackend specifics', function () {
 });
 
 describe('createAgenda / stopAgenda (SQLite)', function () {
-  this.timeout(20_000);
+  this.timeout(300_000);
   let path: string;
   beforeEach(function () {
     path = freshPath();

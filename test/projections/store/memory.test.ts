@@ -30,7 +30,7 @@ function post(i: number): Doc {
 }
 
 describe('memory read store: index-served queries on 100,000 documents', function () {
-  this.timeout(120_000);
+  this.timeout(600_000);
   const N = 100_000;
   const store = new MemoryReadStore();
   const c = store.collection('posts');
