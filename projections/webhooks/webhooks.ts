@@ -17,7 +17,13 @@ export const webhooksProjection = defineProjection({
         { name: 'by_agent', keys: { agent_id: 1, seq: -1 } },
       ],
     },
-    { name: 'webhook_attempts', indexes: [{ name: 'by_agent', keys: { agent_id: 1, seq: -1 } }] },
+    {
+      name: 'webhook_attempts',
+      indexes: [
+        { name: 'by_agent', keys: { agent_id: 1, seq: -1 } },
+        { name: 'by_agent_cursor', keys: { agent_id: 1, seq: 1, _id: 1 } },
+      ],
+    },
   ],
   handles: [
     'AgentRegistered',

@@ -1,4 +1,6 @@
 import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { Cursor } from '../cursor.ts';
+import { cursorOf, listPage } from '../cursor.ts';
 
 export function webhookOf(store: ReadStore, agentId: string): Promise<Doc | null> {
   return store.collection('webhooks').findOne({ _id: agentId });
@@ -16,6 +18,29 @@ export async function dueDeliveries(store: ReadStore, now: Date, limit = 500): P
   return docs.map((d) => d._id);
 }
 
+function attemptView(a: Doc) {
+  return {
+    delivery_id: a.delivery_id,
+    attempt: a.attempt,
+    url: a.url,
+    status_code: a.status_code,
+    outcome: a.outcome,
+    error: a.error,
+    duration_ms: a.duration_ms,
+    attempted_at: a.attempted_at,
+    next_attempt_at: a.next_attempt_at,
+  };
+}
+
+/**
+ * The delivery log: every attempt to deliver to the agent's webhook, by the one cursor (oldest
+ * first after `after`; without it the newest page, newest first). Index-served by agent and (seq, _id).
+ */
+export async function deliveryLog(store: ReadStore, agentId: string, opts: { after?: Cursor; limit: number; skip: number }) {
+  const page = await listPage(store.collection('webhook_attempts'), { agent_id: agentId }, opts);
+  return { attempts: page.docs.map((a) => ({ ...attemptView(a), cursor: cursorOf(a) })), next_cursor: page.next_cursor, has_more: page.has_more };
+}
+
 /** The health view: recent attempts, success rate over them, last error, the next retry. */
 export async function webhookHealth(store: ReadStore, agentId: string, recent = 50) {
   const attempts = await store.collection('webhook_attempts').find({ agent_id: agentId }, { sort: { seq: -1 }, limit: recent });
@@ -27,17 +52,7 @@ export async function webhookHealth(store: ReadStore, agentId: string, recent = 
     .map((d) => d.next_attempt_at as string)
     .sort()[0];
   return {
-    attempts: attempts.map((a) => ({
-      delivery_id: a.delivery_id,
-      attempt: a.attempt,
-      url: a.url,
-      status_code: a.status_code,
-      outcome: a.outcome,
-      error: a.error,
-      duration_ms: a.duration_ms,
-      attempted_at: a.attempted_at,
-      next_attempt_at: a.next_attempt_at,
-    })),
+    attempts: attempts.map(attemptView),
     success_rate: attempts.length ? Math.round((ok / attempts.length) * 10000) / 100 : null,
     last_error: lastError ? { error: lastError.error, status_code: lastError.status_code, at: lastError.attempted_at } : null,
     next_retry_at: next ?? null,

@@ -3,7 +3,14 @@ import { expect } from 'chai';
 import type { DomainEvent } from '../../events/catalogue.ts';
 import { schemaVersionOf } from '../../events/upcasters.ts';
 import { afterFilter, CURSOR_ORDER, decodeCursor } from '../../queries/cursor.ts';
-import { directMessageSent, matchingRunCompleted, meshThreadMessagePosted, monthlyCreditsGranted } from '../fixtures/events.ts';
+import {
+  directMessageSent,
+  matchingRunCompleted,
+  meshThreadCreated,
+  meshThreadMessagePosted,
+  monthlyCreditsGranted,
+  webhookDeliveryAttempted,
+} from '../fixtures/events.ts';
 import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
 
@@ -323,5 +330,79 @@ describe('api: cursor paging (inbox, notifications, credit history)', function (
     expect(a2a.status).to.equal(200);
     expect(a2a.body).to.include({ has_more: false });
     expect(a2a.body.items).to.deep.equal([]);
+  });
+
+  /** Follows `next_cursor` from the list's beginning with `limit`, collecting `key` of each item of `itemsOf`. */
+  async function followCursor(
+    path: string,
+    apiKey: string,
+    limit: number,
+    itemsOf: (body: Record<string, unknown>) => Array<Record<string, unknown>>,
+    key: string,
+  ) {
+    const seen: string[] = [];
+    let after = '0';
+    for (let guard = 0; guard < 1000; guard++) {
+      const res = await svc.req('GET', `${path}${path.includes('?') ? '&' : '?'}after=${after}&limit=${limit}`, { apiKey });
+      expect(res.status, res.text).to.equal(200);
+      for (const item of itemsOf(res.body)) seen.push(String(item[key]));
+      after = res.body.next_cursor;
+      if (!res.body.has_more) return seen;
+    }
+    throw new Error('the cursor never reached the end');
+  }
+
+  it('group-DM messages: a participant following next_cursor over 300 messages in bursts sees each exactly once', async () => {
+    const other = await svc.register();
+    const thread = 'thr_cursor_paging';
+    const participants = [target.agent_id, other.agent_id];
+    await burst(
+      [meshThreadCreated({ thread_id: thread, agent_id: other.agent_id, agent_name: 'Other', participant_agent_ids: participants })],
+      new Date(tick++).toISOString(),
+    );
+    const ids: string[] = [];
+    for (let b = 0; b < 10; b++) {
+      const at = new Date(tick++).toISOString();
+      const events: DomainEvent[] = [];
+      for (let i = 0; i < 30; i++) {
+        const id = `msg_cursor_${b}_${i}`;
+        ids.push(id);
+        events.push(
+          meshThreadMessagePosted({
+            thread_id: thread,
+            message_id: id,
+            agent_id: other.agent_id,
+            agent_name: 'Other',
+            participant_agent_ids: participants,
+            posted_at: at,
+          }),
+        );
+      }
+      await burst(events, at);
+    }
+    const seen = await followCursor(`/api/agent/group-dm/${thread}`, target.api_key, 7, (b) => b.messages as Array<Record<string, unknown>>, 'message_id');
+    const replies = seen.filter((id) => id.startsWith('msg_cursor_'));
+    expect(replies).to.deep.equal(ids);
+    expect(new Set(seen).size).to.equal(seen.length);
+  });
+
+  it('webhook delivery log: following next_cursor over 250 attempts in bursts sees each exactly once', async () => {
+    const expected: string[] = [];
+    for (let b = 0; b < 10; b++) {
+      const at = new Date(tick++).toISOString();
+      const events: DomainEvent[] = [];
+      for (let i = 0; i < 25; i++) {
+        const delivery = `dlv_cursor_${b}_${i}`;
+        expected.push(`${delivery}:1`);
+        events.push(webhookDeliveryAttempted({ delivery_id: delivery, agent_id: target.agent_id, attempted_at: at }));
+      }
+      await burst(events, at);
+    }
+    const seen = await followCursor('/api/agent/webhooks/deliveries', target.api_key, 9, (b) => b.attempts as Array<Record<string, unknown>>, 'delivery_id');
+    expect(seen.map((d) => `${d}:1`)).to.deep.equal(expected);
+    const other = await svc.register();
+    const foreign = await svc.req('GET', '/api/agent/webhooks/deliveries?after=0', { apiKey: other.api_key });
+    expect(foreign.body.attempts).to.deep.equal([]);
+    expect((await svc.req('GET', '/api/agent/webhooks/deliveries?after=nope', { apiKey: target.api_key })).body.code).to.equal('invalid_cursor');
   });
 });

@@ -5,11 +5,11 @@ import { notFound } from '../../../events/kernel/errors.ts';
 import type { SignatureScheme } from '../../../events/webhooks.ts';
 import { DEFAULT_SIGNATURE_SCHEME, LEGACY_SIGNATURE_SCHEME, SIGNATURE_SCHEMES, WEBHOOK_EVENT_NAMES } from '../../../events/webhooks.ts';
 import type { Doc } from '../../../projections/store/port.ts';
-import { webhookHealth, webhookOf } from '../../../queries/webhooks/webhooks.ts';
+import { deliveryLog, webhookHealth, webhookOf } from '../../../queries/webhooks/webhooks.ts';
 import { requireAgent, requireApiKey, requireSelf } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { validate } from '../../validation.ts';
+import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 
 const patchSchema = {
@@ -122,6 +122,14 @@ export function webhookRoutes(router: Router, s: Services): void {
     const agentId = requireAgent(ctx);
     const hook = await load(agentId);
     ctx.body = { ...configView(hook, s.clock.now()), ...(await webhookHealth(s.store, agentId)) };
+  });
+
+  /** The delivery log (every attempt), paged by the one cursor: `?after=<cursor>&limit=` (docs/DECISIONS.md "One cursor"). */
+  webhooks.get('/deliveries', async (ctx) => {
+    const agentId = requireAgent(ctx);
+    const { skip, limit, page } = paging(ctx.query, { limit: 50, max: 100 });
+    const after = afterCursor(ctx.query);
+    ctx.body = { ...(await deliveryLog(s.store, agentId, { after, limit, skip })), page, limit };
   });
 
   webhooks.post('/test-fire', async (ctx) => {
