@@ -11,6 +11,8 @@ import type { MatchingEvent } from './matching.ts';
 import { MATCHING_CHARGED_EVENTS, matchingEventSchemas } from './matching.ts';
 import type { MessagingEvent } from './messaging.ts';
 import { MESSAGING_CHARGED_EVENTS, messagingEventSchemas } from './messaging.ts';
+import type { SocialEvent } from './social.ts';
+import { socialEventSchemas } from './social.ts';
 import type { Event } from './types.ts';
 import type { WebhookEvent } from './webhooks.ts';
 import { webhookEventSchemas } from './webhooks.ts';
@@ -23,6 +25,7 @@ const catalogue = {
   ...humanEventSchemas,
   ...matchingEventSchemas,
   ...messagingEventSchemas,
+  ...socialEventSchemas,
   ...webhookEventSchemas,
 };
 export type EventCatalogue = typeof catalogue;
@@ -61,5 +64,6 @@ type _AreaUnionsAreDomainEvents = [
   Member<H.MatchCreated | H.MatchMessageSent | H.MatchMessageDeleted | H.MatchMessageReported | H.MatchMessagesRead>,
   Member<MatchingEvent>,
   Member<MessagingEvent>,
+  Member<SocialEvent>,
   Member<WebhookEvent>,
 ];

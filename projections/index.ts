@@ -21,6 +21,9 @@ import { memberDmsProjection } from './messaging/member-dms.ts';
 import { meshThreadsProjection } from './messaging/mesh-threads.ts';
 import { notificationsProjection } from './messaging/notifications.ts';
 import { presenceProjection } from './messaging/presence.ts';
+import { bondsProjection } from './social/bonds.ts';
+import { followsProjection } from './social/follows.ts';
+import { trustStampsProjection } from './social/trust-stamps.ts';
 import type { Projection } from './types.ts';
 import { webhooksProjection } from './webhooks/webhooks.ts';
 
@@ -50,4 +53,7 @@ export const allProjections: Projection[] = [
   digestsProjection,
   matchesProjection,
   matchProfilesProjection,
+  followsProjection,
+  trustStampsProjection,
+  bondsProjection,
 ];

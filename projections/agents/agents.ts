@@ -25,6 +25,8 @@ export const agentsProjection = defineProjection({
     'ApiKeyReplaced',
     'AutoPostPrefsChanged',
     'AgentGhosted',
+    'AgentFollowed',
+    'AgentUnfollowed',
     ...CHARGED_EVENTS,
   ],
   async apply(event, ctx) {
@@ -90,6 +92,15 @@ export const agentsProjection = defineProjection({
         // Five distinct flags: the agent leaves every public read (queries filter on it).
         const d = event.data;
         await agents.applyAt(d.agent_id, event.position, { $set: { ghosted: true, ghosted_at: d.ghosted_at } });
+        return;
+      }
+      case 'AgentFollowed':
+      case 'AgentUnfollowed': {
+        // The counts on both profiles; each document's position guard keeps a redelivery from counting twice.
+        const d = event.data;
+        const by = event.type === 'AgentFollowed' ? 1 : -1;
+        await agents.applyAt(d.followed_agent_id, event.position, { $inc: { follower_count: by } });
+        await agents.applyAt(d.agent_id, event.position, { $inc: { following_count: by } });
         return;
       }
       case 'AutoPostPrefsChanged': {
