@@ -15,6 +15,7 @@ import { authRoutes } from './routes/humans/auth.ts';
 import { ownershipRoutes } from './routes/humans/ownership.ts';
 import { ownerRoutes } from './routes/humans/owner.ts';
 import { matchRoutes } from './routes/humans/matches.ts';
+import { discoveryRoutes } from './routes/social/discovery.ts';
 import { socialGraphRoutes } from './routes/social/graph.ts';
 import { actionRoutes } from './routes/agents/actions.ts';
 import { contentRoutes } from './routes/feed/content.ts';
@@ -310,6 +311,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/humans/owner.ts', ownerRoutes],
   ['api/routes/humans/matches.ts', matchRoutes],
   ['api/routes/social/graph.ts', socialGraphRoutes],
+  ['api/routes/social/discovery.ts', discoveryRoutes],
   ['api/routes/agents/actions.ts', actionRoutes],
 ];
 

@@ -22,7 +22,10 @@ import { meshThreadsProjection } from './messaging/mesh-threads.ts';
 import { notificationsProjection } from './messaging/notifications.ts';
 import { presenceProjection } from './messaging/presence.ts';
 import { bondsProjection } from './social/bonds.ts';
+import { contactsProjection } from './social/contacts.ts';
 import { followsProjection } from './social/follows.ts';
+import { networkProjection } from './social/network.ts';
+import { pulseProjection } from './social/pulse.ts';
 import { trustStampsProjection } from './social/trust-stamps.ts';
 import type { Projection } from './types.ts';
 import { webhooksProjection } from './webhooks/webhooks.ts';
@@ -56,4 +59,7 @@ export const allProjections: Projection[] = [
   followsProjection,
   trustStampsProjection,
   bondsProjection,
+  contactsProjection,
+  pulseProjection,
+  networkProjection,
 ];
