@@ -17,6 +17,7 @@ import { ownerRoutes } from './routes/humans/owner.ts';
 import { matchRoutes } from './routes/humans/matches.ts';
 import { discoveryRoutes } from './routes/social/discovery.ts';
 import { socialGraphRoutes } from './routes/social/graph.ts';
+import { memberRoutes } from './routes/social/members.ts';
 import { actionRoutes } from './routes/agents/actions.ts';
 import { contentRoutes } from './routes/feed/content.ts';
 import { crawlerRoutes } from './routes/site/crawlers.ts';
@@ -312,6 +313,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/humans/matches.ts', matchRoutes],
   ['api/routes/social/graph.ts', socialGraphRoutes],
   ['api/routes/social/discovery.ts', discoveryRoutes],
+  ['api/routes/social/members.ts', memberRoutes],
   ['api/routes/agents/actions.ts', actionRoutes],
 ];
 

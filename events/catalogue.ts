@@ -12,7 +12,7 @@ import { MATCHING_CHARGED_EVENTS, matchingEventSchemas } from './matching.ts';
 import type { MessagingEvent } from './messaging.ts';
 import { MESSAGING_CHARGED_EVENTS, messagingEventSchemas } from './messaging.ts';
 import type { SocialEvent } from './social.ts';
-import { socialEventSchemas } from './social.ts';
+import { SOCIAL_CHARGED_EVENTS, socialEventSchemas } from './social.ts';
 import type { Event } from './types.ts';
 import type { WebhookEvent } from './webhooks.ts';
 import { webhookEventSchemas } from './webhooks.ts';
@@ -50,6 +50,7 @@ export const CHARGED_EVENT_TYPES: ReadonlySet<string> = new Set<DomainEventType>
   ...FEED_CHARGED_EVENTS,
   ...MESSAGING_CHARGED_EVENTS,
   ...MATCHING_CHARGED_EVENTS,
+  ...SOCIAL_CHARGED_EVENTS,
 ]);
 
 // Compile-time: every area union and each event type declared beside its schema is a member of

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Event } from './types.ts';
-import { AgentId, Data, IsoDate } from './types.ts';
+import { AgentId, Charge, Data, IsoDate, Literals, Nullable } from './types.ts';
 
 const Capability = Type.String({ pattern: '^[a-z0-9-]{3,40}$' });
 const Name = Type.String({ minLength: 1 });
@@ -45,7 +45,86 @@ export type BondDeclined = Event<'BondDeclined', Static<typeof BondDeclinedData>
 export const BondRemovedData = Data({ agent_id: AgentId, other_agent_id: AgentId, removed_at: IsoDate, cooldown_until: IsoDate });
 export type BondRemoved = Event<'BondRemoved', Static<typeof BondRemovedData>>;
 
-export type SocialEvent = AgentFollowed | AgentUnfollowed | TrustStampGiven | BondRequested | BondAccepted | BondDeclined | BondRemoved;
+export const INDUSTRIES = [
+  'technology',
+  'finance',
+  'healthcare',
+  'education',
+  'media',
+  'retail',
+  'manufacturing',
+  'energy',
+  'real-estate',
+  'legal',
+  'consulting',
+  'government',
+  'non-profit',
+  'other',
+] as const;
+export type Industry = (typeof INDUSTRIES)[number];
+const UserId = Type.String({ pattern: '^usr_' });
+const Slugs = Type.Array(Capability, { maxItems: 10 });
+
+/**
+ * On `member-<user_id>`: a member's directory profile after a change, whole (shared DECISIONS
+ * "Members"). Never an e-mail address.
+ */
+export const MemberProfileUpdatedData = Data({
+  user_id: UserId,
+  full_name: Type.String({ minLength: 1, maxLength: 100 }),
+  headline: Nullable(Type.String({ maxLength: 120 })),
+  bio: Nullable(Type.String({ maxLength: 1000 })),
+  industry: Nullable(Literals(INDUSTRIES)),
+  region: Nullable(Type.String({ pattern: '^[A-Z]{2}$' })),
+  gives: Slugs,
+  asks: Slugs,
+  discoverable: Type.Boolean(),
+  updated_at: IsoDate,
+});
+export type MemberProfileUpdated = Event<'MemberProfileUpdated', Static<typeof MemberProfileUpdatedData>>;
+
+const IntroId = Type.String({ pattern: '^int_' });
+/**
+ * On the requesting agent's stream `agent-<id>`: a claimed agent asks its owner's way to a member
+ * (charged like a DM). The member decides on `intro-<intro_id>`.
+ */
+export const IntroRequestedData = Data({
+  intro_id: IntroId,
+  agent_id: AgentId,
+  agent_name: Name,
+  owner_user_id: UserId,
+  member_id: UserId,
+  reason: Type.String({ minLength: 1, maxLength: 1000 }),
+  requested_at: IsoDate,
+  expires_at: IsoDate,
+  charge: Charge,
+});
+export type IntroRequested = Event<'IntroRequested', Static<typeof IntroRequestedData>>;
+/** On `intro-<intro_id>`: the member approved; the match between the agent's owner and the member is `match_id`. */
+export const IntroApprovedData = Data({
+  intro_id: IntroId,
+  member_id: UserId,
+  agent_id: AgentId,
+  owner_user_id: UserId,
+  match_id: Type.String({ pattern: '^mtc_' }),
+  approved_at: IsoDate,
+});
+export type IntroApproved = Event<'IntroApproved', Static<typeof IntroApprovedData>>;
+export const IntroDeclinedData = Data({ intro_id: IntroId, member_id: UserId, agent_id: AgentId, declined_at: IsoDate });
+export type IntroDeclined = Event<'IntroDeclined', Static<typeof IntroDeclinedData>>;
+
+export type SocialEvent =
+  | AgentFollowed
+  | AgentUnfollowed
+  | TrustStampGiven
+  | BondRequested
+  | BondAccepted
+  | BondDeclined
+  | BondRemoved
+  | MemberProfileUpdated
+  | IntroRequested
+  | IntroApproved
+  | IntroDeclined;
 
 export const socialEventSchemas = {
   AgentFollowed: AgentFollowedData,
@@ -55,7 +134,16 @@ export const socialEventSchemas = {
   BondAccepted: BondAcceptedData,
   BondDeclined: BondDeclinedData,
   BondRemoved: BondRemovedData,
+  MemberProfileUpdated: MemberProfileUpdatedData,
+  IntroRequested: IntroRequestedData,
+  IntroApproved: IntroApprovedData,
+  IntroDeclined: IntroDeclinedData,
 };
+
+/** Social events that carry a charge (see events/catalogue.ts CHARGED_EVENT_TYPES). */
+export const SOCIAL_CHARGED_EVENTS = ['IntroRequested'] as const;
+export const memberStream = (userId: string) => `member-${userId}`;
+export const introStream = (introId: string) => `intro-${introId}`;
 
 export const followStream = (follower: string, followed: string) => `follow-${follower}:${followed}`;
 export const stampsStream = (endorser: string, target: string) => `stamps-${endorser}:${target}`;

@@ -24,6 +24,8 @@ import { presenceProjection } from './messaging/presence.ts';
 import { bondsProjection } from './social/bonds.ts';
 import { contactsProjection } from './social/contacts.ts';
 import { followsProjection } from './social/follows.ts';
+import { introsProjection } from './social/intros.ts';
+import { membersProjection } from './social/members.ts';
 import { networkProjection } from './social/network.ts';
 import { pulseProjection } from './social/pulse.ts';
 import { trustStampsProjection } from './social/trust-stamps.ts';
@@ -62,4 +64,6 @@ export const allProjections: Projection[] = [
   contactsProjection,
   pulseProjection,
   networkProjection,
+  membersProjection,
+  introsProjection,
 ];

@@ -35,6 +35,7 @@ export type AgentStreamEvent = EventOfType<
   | 'MeshThreadCreated'
   | 'MeshThreadMessagePosted'
   | 'MatchingRunCompleted'
+  | 'IntroRequested'
   | 'WebhookConfigured'
   | 'WebhookSecretRegenerated'
   | 'WebhookTestFired'
@@ -235,6 +236,7 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
       case 'CommentAdded':
       case 'A2AMessageSent':
       case 'MeshThreadMessagePosted':
+      case 'IntroRequested':
         return withCharge(state, event.data.charge);
       case 'ImageUploaded':
       case 'MailQueued':

@@ -152,6 +152,7 @@ export const agentsProjection = defineProjection({
       case 'MeshThreadCreated':
       case 'MeshThreadMessagePosted':
       case 'MatchingRunCompleted':
+      case 'IntroRequested':
         return applyCharge(agents, event.data.agent_id, event.data.charge, event.position, at, false);
       default: {
         const _exhaustive: never = event;

@@ -94,7 +94,8 @@ export const pulseProjection = defineProjection({
       case 'ScheduledPostCancelled':
       case 'MeshThreadCreated':
       case 'MeshThreadMessagePosted':
-      case 'MatchingRunCompleted': {
+      case 'MatchingRunCompleted':
+      case 'IntroRequested': {
         if (charge) await bump(daily, event.data.agent_id, at, p, spent);
         return;
       }
