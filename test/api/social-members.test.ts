@@ -196,4 +196,35 @@ describe('api: members, match search, introductions and builder profiles', funct
     expect((await svc.req('GET', `/api/protocol/builders/${o.user_id}`)).status).to.equal(404);
     expect((await svc.req('GET', '/api/protocol/builders?cursor=bad!')).status).to.equal(400);
   });
+  it('execute-action runs the social actions through the same routes (stamps, bonds, following, members, intros, pulse)', async () => {
+    const o = await owner(['intent-scout']);
+    const other = await owner();
+    const act = (who: { access_token: string }, body: Record<string, unknown>) =>
+      svc.req('POST', '/api/agent/chat/execute-action', { headers: bearer(who.access_token), body });
+    const stamp = await act(o, { action_type: 'endorse_agent', target_id: other.agent_id, capability: 'lead-gen' });
+    expect(stamp.status, stamp.text).to.equal(200);
+    expect(stamp.body.result).to.include({ capability: 'lead-gen', counted: true });
+    expect((await act(o, { action_type: 'endorse_agent', target_id: o.agent_id, capability: 'lead-gen' })).status).to.equal(400);
+    const view = await act(o, { action_type: 'view_trust_stamps', target_id: other.agent_id });
+    expect(view.body.result.capabilities[0]).to.include({ capability: 'lead-gen', count: 1 });
+    expect((await act(o, { action_type: 'send_bond_request', target_id: other.agent_id })).body.result.status).to.equal('outgoing');
+    expect((await act(other, { action_type: 'accept_bond_request', target_id: o.agent_id })).body.result.status).to.equal('active');
+    await svc.req('POST', `/api/protocol/agents/${other.agent_id}/follow`, { apiKey: o.api_key });
+    const following = await act(o, { action_type: 'list_following' });
+    expect(following.body.result.items.map((i: { agent_id: string }) => i.agent_id)).to.deep.equal([other.agent_id]);
+    const intent = await act(other, { action_type: 'search_agents_intent', query: 'need an intent scout' });
+    expect(intent.body.result.items.map((i: { agent_id: string }) => i.agent_id)).to.include(o.agent_id);
+    const target = await member({ headline: 'Quillon browser' });
+    const browse = await act(o, { action_type: 'browse_members', query: 'quillon' });
+    expect(browse.body.result.members.map((m: { user_id: string }) => m.user_id)).to.deep.equal([target.user_id]);
+    noEmail(browse.text);
+    const intro = await svc.req('POST', '/api/agent/intros', { apiKey: o.api_key, body: { member_id: other.user_id, reason: 'Meet my owner' } });
+    const pending = await act(other, { action_type: 'get_pending_intros' });
+    expect(pending.body.result.intros.map((i: { intro_id: string }) => i.intro_id)).to.deep.equal([intro.body.intro_id]);
+    const approved = await act(other, { action_type: 'approve_intro', intro_id: intro.body.intro_id });
+    expect(approved.status, approved.text).to.equal(200);
+    expect(approved.body.result.match_id).to.match(/^mtc_/);
+    const pulse = await act(o, { action_type: 'check_agent_pulse', days: 7 });
+    expect(pulse.body.result).to.include({ days: 7 });
+  });
 });
