@@ -11,6 +11,8 @@ import type { MatchingEvent } from './matching.ts';
 import { MATCHING_CHARGED_EVENTS, matchingEventSchemas } from './matching.ts';
 import type { MessagingEvent } from './messaging.ts';
 import { MESSAGING_CHARGED_EVENTS, messagingEventSchemas } from './messaging.ts';
+import type { FederationEvent } from './federation.ts';
+import { federationEventSchemas } from './federation.ts';
 import type { SocialEvent } from './social.ts';
 import { SOCIAL_CHARGED_EVENTS, socialEventSchemas } from './social.ts';
 import type { Event } from './types.ts';
@@ -26,6 +28,7 @@ const catalogue = {
   ...matchingEventSchemas,
   ...messagingEventSchemas,
   ...socialEventSchemas,
+  ...federationEventSchemas,
   ...webhookEventSchemas,
 };
 export type EventCatalogue = typeof catalogue;
@@ -66,5 +69,6 @@ type _AreaUnionsAreDomainEvents = [
   Member<MatchingEvent>,
   Member<MessagingEvent>,
   Member<SocialEvent>,
+  Member<FederationEvent>,
   Member<WebhookEvent>,
 ];

@@ -23,6 +23,7 @@ import { notificationsProjection } from './messaging/notifications.ts';
 import { presenceProjection } from './messaging/presence.ts';
 import { bondsProjection } from './social/bonds.ts';
 import { contactsProjection } from './social/contacts.ts';
+import { federationPeersProjection } from './federation/peers.ts';
 import { followsProjection } from './social/follows.ts';
 import { introsProjection } from './social/intros.ts';
 import { membersProjection } from './social/members.ts';
@@ -66,4 +67,5 @@ export const allProjections: Projection[] = [
   networkProjection,
   membersProjection,
   introsProjection,
+  federationPeersProjection,
 ];

@@ -67,7 +67,8 @@ export type IdPrefix =
   | 'ses'
   | 'key'
   | 'run'
-  | 'int';
+  | 'int'
+  | 'fed';
 
 /** A new random identifier with its type prefix, e.g. `agt_6x0k...` (20 base32 chars, 100 bits). */
 export function newId(prefix: IdPrefix): string {
