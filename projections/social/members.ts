@@ -42,6 +42,7 @@ export const membersProjection = defineProjection({
         { name: 'dir_all', keys: { dir_listed: 1, seq: -1 } },
         { name: 'dir_industry', keys: { dir_industry: 1, seq: -1 } },
         { name: 'dir_terms', keys: { dir_terms: 1, seq: -1 } },
+        { name: 'dir_terms_industry', keys: { dir_terms: 1, dir_industry: 1, seq: -1 } },
         { name: 'dir_gives', keys: { dir_gives: 1, seq: -1 } },
         { name: 'dir_asks', keys: { dir_asks: 1, seq: -1 } },
         { name: 'builders', keys: { builder_listed: 1, seq: -1 } },

@@ -32,21 +32,28 @@ export async function getListedMember(store: ReadStore, userId: string): Promise
 
 /**
  * The member directory (`GET /api/members`): discoverable members, newest profile first, paged by
- * page and limit. With `q`, members having every term of it (the rarest-first is unknown, so the
- * first term's index range is walked); with `industry`, that industry's index.
+ * page and limit. With `q`, members having every term of it: the index range of one term (the
+ * longest, as the likeliest to be rare; with `industry`, of that term and industry), the other
+ * terms checked on those documents; with `industry` alone, that industry's index.
  */
 export async function searchMembers(store: ReadStore, opts: { q?: string; industry?: string; skip: number; limit: number }) {
-  const terms = opts.q ? searchTerms(opts.q, 8) : [];
-  const filter: Filter = {};
-  let hint = 'dir_all';
+  const terms = opts.q ? searchTerms(opts.q, 8).sort((a, b) => b.length - a.length || (a < b ? -1 : 1)) : [];
+  let filter: Filter;
+  let hint: string;
   if (terms.length > 0) {
-    filter.dir_terms = terms.length === 1 ? terms[0] : { $all: terms };
+    filter = terms.length === 1 ? { dir_terms: terms[0] } : { $and: terms.map((t) => ({ dir_terms: t })) };
     hint = 'dir_terms';
-    if (opts.industry) filter.dir_industry = opts.industry;
+    if (opts.industry) {
+      filter.dir_industry = opts.industry;
+      hint = 'dir_terms_industry';
+    }
   } else if (opts.industry) {
-    filter.dir_industry = opts.industry;
+    filter = { dir_industry: opts.industry };
     hint = 'dir_industry';
-  } else filter.dir_listed = true;
+  } else {
+    filter = { dir_listed: true };
+    hint = 'dir_all';
+  }
   const docs = await store.collection('members').find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit + 1, hint });
   const has_more = docs.length > opts.limit;
   return { items: (has_more ? docs.slice(0, opts.limit) : docs).map(memberView), has_more, filter, hint };
