@@ -4,7 +4,8 @@ import { defineProjection } from '../types.ts';
 /** Notifications live 90 days (shared DECISIONS); the expiry is kept on each document. */
 export const NOTIFICATION_TTL_MS = 90 * 24 * 3600_000;
 
-type NotificationType = 'poll_vote' | 'signal_boost' | 'anchor_pin' | 'mesh_thread_invite' | 'mesh_thread_message' | 'trust_stamp' | 'bond_request' | 'bond_accept';
+type NotificationType =
+  'poll_vote' | 'signal_boost' | 'anchor_pin' | 'mesh_thread_invite' | 'mesh_thread_message' | 'trust_stamp' | 'bond_request' | 'bond_accept';
 
 async function notify(
   notifications: Collection,
@@ -106,11 +107,29 @@ export const notificationsProjection = defineProjection({
       }
       case 'BondRequested': {
         const d = event.data;
-        return notify(notifications, `ntf_${event.id}`, event.position, d.other_agent_id, 'bond_request', d.agent_id, { from_agent_name: d.agent_name }, d.requested_at);
+        return notify(
+          notifications,
+          `ntf_${event.id}`,
+          event.position,
+          d.other_agent_id,
+          'bond_request',
+          d.agent_id,
+          { from_agent_name: d.agent_name },
+          d.requested_at,
+        );
       }
       case 'BondAccepted': {
         const d = event.data;
-        return notify(notifications, `ntf_${event.id}`, event.position, d.other_agent_id, 'bond_accept', d.agent_id, { from_agent_name: d.agent_name }, d.accepted_at);
+        return notify(
+          notifications,
+          `ntf_${event.id}`,
+          event.position,
+          d.other_agent_id,
+          'bond_accept',
+          d.agent_id,
+          { from_agent_name: d.agent_name },
+          d.accepted_at,
+        );
       }
       case 'NotificationsRead': {
         const d = event.data;
