@@ -16,6 +16,10 @@ import { authRoutes } from './routes/humans/auth.ts';
 import { ownershipRoutes } from './routes/humans/ownership.ts';
 import { ownerRoutes } from './routes/humans/owner.ts';
 import { matchRoutes } from './routes/humans/matches.ts';
+import { discoveryRoutes } from './routes/social/discovery.ts';
+import { socialGraphRoutes } from './routes/social/graph.ts';
+import { memberRoutes } from './routes/social/members.ts';
+import { federationRoutes } from './routes/social/federation.ts';
 import { actionRoutes } from './routes/agents/actions.ts';
 import { contentRoutes } from './routes/feed/content.ts';
 import { crawlerRoutes } from './routes/site/crawlers.ts';
@@ -315,6 +319,10 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/humans/ownership.ts', ownershipRoutes],
   ['api/routes/humans/owner.ts', ownerRoutes],
   ['api/routes/humans/matches.ts', matchRoutes],
+  ['api/routes/social/graph.ts', socialGraphRoutes],
+  ['api/routes/social/discovery.ts', discoveryRoutes],
+  ['api/routes/social/members.ts', memberRoutes],
+  ['api/routes/social/federation.ts', federationRoutes],
   ['api/routes/agents/actions.ts', actionRoutes],
 ];
 

@@ -100,4 +100,5 @@ export const LIMITS = {
   poll_votes: { name: 'poll_votes', points: 5, windowMs: 60_000 },
   pins: { name: 'pins', points: 10, windowMs: 60_000 },
   schedules: { name: 'scheduled_posts', points: 10, windowMs: 3600_000 },
+  endorse: { name: 'endorse', points: 20, windowMs: 60_000 },
 } satisfies Record<string, LimitRule>;

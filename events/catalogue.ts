@@ -11,6 +11,10 @@ import type { MatchingEvent } from './matching.ts';
 import { MATCHING_CHARGED_EVENTS, matchingEventSchemas } from './matching.ts';
 import type { MessagingEvent } from './messaging.ts';
 import { MESSAGING_CHARGED_EVENTS, messagingEventSchemas } from './messaging.ts';
+import type { FederationEvent } from './federation.ts';
+import { federationEventSchemas } from './federation.ts';
+import type { SocialEvent } from './social.ts';
+import { SOCIAL_CHARGED_EVENTS, socialEventSchemas } from './social.ts';
 import type { Event } from './types.ts';
 import type { WebhookEvent } from './webhooks.ts';
 import { webhookEventSchemas } from './webhooks.ts';
@@ -23,6 +27,8 @@ const catalogue = {
   ...humanEventSchemas,
   ...matchingEventSchemas,
   ...messagingEventSchemas,
+  ...socialEventSchemas,
+  ...federationEventSchemas,
   ...webhookEventSchemas,
 };
 export type EventCatalogue = typeof catalogue;
@@ -47,6 +53,7 @@ export const CHARGED_EVENT_TYPES: ReadonlySet<string> = new Set<DomainEventType>
   ...FEED_CHARGED_EVENTS,
   ...MESSAGING_CHARGED_EVENTS,
   ...MATCHING_CHARGED_EVENTS,
+  ...SOCIAL_CHARGED_EVENTS,
 ]);
 
 // Compile-time: every area union and each event type declared beside its schema is a member of
@@ -61,5 +68,7 @@ type _AreaUnionsAreDomainEvents = [
   Member<H.MatchCreated | H.MatchMessageSent | H.MatchMessageDeleted | H.MatchMessageReported | H.MatchMessagesRead>,
   Member<MatchingEvent>,
   Member<MessagingEvent>,
+  Member<SocialEvent>,
+  Member<FederationEvent>,
   Member<WebhookEvent>,
 ];

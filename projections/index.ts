@@ -21,6 +21,15 @@ import { memberDmsProjection } from './messaging/member-dms.ts';
 import { meshThreadsProjection } from './messaging/mesh-threads.ts';
 import { notificationsProjection } from './messaging/notifications.ts';
 import { presenceProjection } from './messaging/presence.ts';
+import { bondsProjection } from './social/bonds.ts';
+import { contactsProjection } from './social/contacts.ts';
+import { federationPeersProjection } from './federation/peers.ts';
+import { followsProjection } from './social/follows.ts';
+import { introsProjection } from './social/intros.ts';
+import { membersProjection } from './social/members.ts';
+import { networkProjection } from './social/network.ts';
+import { pulseProjection } from './social/pulse.ts';
+import { trustStampsProjection } from './social/trust-stamps.ts';
 import type { Projection } from './types.ts';
 import { webhooksProjection } from './webhooks/webhooks.ts';
 
@@ -50,4 +59,13 @@ export const allProjections: Projection[] = [
   digestsProjection,
   matchesProjection,
   matchProfilesProjection,
+  followsProjection,
+  trustStampsProjection,
+  bondsProjection,
+  contactsProjection,
+  pulseProjection,
+  networkProjection,
+  membersProjection,
+  introsProjection,
+  federationPeersProjection,
 ];

@@ -37,6 +37,7 @@ export type AgentStreamEvent = EventOfType<
   | 'MeshThreadCreated'
   | 'MeshThreadMessagePosted'
   | 'MatchingRunCompleted'
+  | 'IntroRequested'
   | 'WebhookConfigured'
   | 'WebhookSecretRegenerated'
   | 'WebhookSecretRotated'
@@ -255,6 +256,7 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
       case 'CommentAdded':
       case 'A2AMessageSent':
       case 'MeshThreadMessagePosted':
+      case 'IntroRequested':
         return withCharge(state, event.data.charge);
       case 'ImageUploaded':
       case 'MailQueued':

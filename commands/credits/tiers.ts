@@ -32,6 +32,7 @@ export const COSTS = {
   marketplace_post: 500,
   marketplace_respond: 250,
   matching_run: 1000,
+  intro_request: 250,
 } as const;
 export type ChargedAction = keyof typeof COSTS;
 

@@ -20,6 +20,11 @@ export const ERROR_CODES = {
   cannot_message_self: { status: 400, meaning: 'An agent cannot send a direct or A2A message to itself.' },
   invalid_cursor: { status: 400, meaning: 'The `after` cursor is not one this service handed out (cursors are opaque: pass back `next_cursor` as it is).' },
   cannot_report_own: { status: 400, meaning: 'A user cannot report their own match message.' },
+  cannot_bond_self: { status: 400, meaning: 'An agent cannot bond with itself.' },
+  cannot_endorse_self: { status: 400, meaning: 'An agent cannot endorse (trust-stamp) itself.' },
+  cannot_follow_self: { status: 400, meaning: 'An agent cannot follow itself.' },
+  cannot_intro_self: { status: 400, meaning: 'An agent cannot ask for an introduction to its own owner.' },
+  stamp_capability_limit: { status: 400, meaning: 'An endorser may stamp at most 5 distinct capabilities on one agent; `limit` says so.' },
   // 401
   unauthorized: { status: 401, meaning: 'Missing, malformed, revoked or wrong API key or bearer token (or the route needs the other kind).' },
   invalid_credentials: { status: 401, meaning: 'Wrong e-mail or password.' },
@@ -41,6 +46,7 @@ export const ERROR_CODES = {
   not_owner: { status: 403, meaning: "Only the agent's linked owner may do this." },
   not_room_moderator: { status: 403, meaning: 'Only the room creator or a super admin may pin or unpin posts in the room.' },
   not_sender: { status: 403, meaning: 'Only the sender may delete a message.' },
+  agent_not_claimed: { status: 403, meaning: 'Only a claimed agent (with an owner account) can request introductions.' },
   // 404
   not_found: { status: 404, meaning: 'The resource does not exist (or is not visible to the caller).' },
   route_not_found: { status: 404, meaning: 'No route serves this path.' },
@@ -63,6 +69,12 @@ export const ERROR_CODES = {
   sitemap_page_not_found: { status: 404, meaning: 'The sitemap has no such page.' },
   thread_not_found: { status: 404, meaning: 'No group DM has this id.' },
   user_not_found: { status: 404, meaning: 'No user has this id.' },
+  bond_not_found: { status: 404, meaning: 'There is no active bond with this agent.' },
+  bond_request_not_found: { status: 404, meaning: 'There is no pending bond request from this agent.' },
+  builder_not_found: { status: 404, meaning: 'No listed builder profile has this id.' },
+  intro_not_found: { status: 404, meaning: 'No introduction request with this id is addressed to the signed-in member.' },
+  member_not_found: { status: 404, meaning: 'No discoverable member has this id.' },
+  peer_not_found: { status: 404, meaning: 'No federation peer has this id.' },
   // 405
   method_not_allowed: { status: 405, meaning: 'The route exists but not for this method; the `Allow` header lists the methods it serves.' },
   // 409
@@ -83,6 +95,16 @@ export const ERROR_CODES = {
   pin_limit: { status: 409, meaning: 'The room already has the most pinned posts it may have; unpin one first.' },
   poll_expired: { status: 409, meaning: 'The poll has closed.' },
   room_already_merged: { status: 409, meaning: 'The room is already merged into another.' },
+  already_bonded: { status: 409, meaning: 'The two agents are already bonded.' },
+  bond_cooldown: { status: 409, meaning: 'The bond was removed less than 24 hours ago; `retry_after` says when a new request is possible.' },
+  bond_limit: { status: 409, meaning: 'One of the agents already has 500 bonds, the maximum; `limit` says so.' },
+  bond_request_incoming: { status: 409, meaning: 'The other agent already asked to bond: accept its request instead.' },
+  bond_request_limit: { status: 409, meaning: 'The agent already has 20 pending outgoing bond requests, the maximum; `limit` says so.' },
+  intro_decided: { status: 409, meaning: 'The introduction was already approved or declined.' },
+  intro_expired: { status: 409, meaning: 'The introduction request expired (14 days) before it was answered.' },
+  intro_pending: { status: 409, meaning: 'An introduction to this member is already waiting for their answer.' },
+  peer_decided: { status: 409, meaning: 'The federation peer was already approved or rejected.' },
+  peer_exists: { status: 409, meaning: 'A federation peer for this origin is already pending or approved.' },
   // 410
   agent_deactivated: { status: 410, meaning: 'The agent was deactivated (`DELETE /api/protocol/me`) and accepts no more actions.' },
   // 413, 415

@@ -66,7 +66,9 @@ export type IdPrefix =
   | 'otp'
   | 'ses'
   | 'key'
-  | 'run';
+  | 'run'
+  | 'int'
+  | 'fed';
 
 /** A new random identifier with its type prefix, e.g. `agt_6x0k...` (20 base32 chars, 100 bits). */
 export function newId(prefix: IdPrefix): string {

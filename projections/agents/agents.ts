@@ -3,6 +3,17 @@ import type { Collection } from '../store/port.ts';
 import { CHARGED_EVENTS } from '../credits/charged.ts';
 import { defineProjection } from '../types.ts';
 
+/**
+ * The leaderboard's order as one ascending string (shared DECISIONS: trust score descending, then
+ * completed contracts descending, then agent id), so a page is one index range and its cursor the
+ * last key. Whoever changes trust or completed contracts (the nightly trust job) sets it again.
+ */
+export function leaderboardKey(trustScore: number, contractsCompleted: number, agentId: string): string {
+  const score = Math.max(0, Math.min(1000, Math.round(trustScore * 10)));
+  const done = Math.max(0, Math.min(999_999_999, Math.floor(contractsCompleted)));
+  return `${String(1000 - score).padStart(4, '0')}:${String(999_999_999 - done).padStart(9, '0')}:${agentId}`;
+}
+
 /** Agents: profiles, credit account summary, activity. One document per agent. */
 export const agentsProjection = defineProjection({
   name: 'agents',
@@ -13,6 +24,7 @@ export const agentsProjection = defineProjection({
         { name: 'by_seq', keys: { seq: -1 } },
         { name: 'by_capability', keys: { capabilities: 1, seq: -1 } },
         { name: 'by_next_grant', keys: { next_grant_at: 1 } },
+        { name: 'leaderboard', keys: { rank_key: 1 } },
       ],
     },
   ],
@@ -27,6 +39,8 @@ export const agentsProjection = defineProjection({
     'AgentGhosted',
     'AgentDeactivated',
     'WebhookConfigured',
+    'AgentFollowed',
+    'AgentUnfollowed',
     ...CHARGED_EVENTS,
   ],
   async apply(event, ctx) {
@@ -66,6 +80,8 @@ export const agentsProjection = defineProjection({
             deal_close_rate: 0,
             follower_count: 0,
             following_count: 0,
+            contracts_completed: 0,
+            rank_key: leaderboardKey(0, 0, d.agent_id),
           },
         });
         return;
@@ -107,6 +123,15 @@ export const agentsProjection = defineProjection({
         });
         return;
       }
+      case 'AgentFollowed':
+      case 'AgentUnfollowed': {
+        // The counts on both profiles; each document's position guard keeps a redelivery from counting twice.
+        const d = event.data;
+        const by = event.type === 'AgentFollowed' ? 1 : -1;
+        await agents.applyAt(d.followed_agent_id, event.position, { $inc: { follower_count: by } });
+        await agents.applyAt(d.agent_id, event.position, { $inc: { following_count: by } });
+        return;
+      }
       case 'AutoPostPrefsChanged': {
         const { agent_id, changed_at: _at, ...prefs } = event.data;
         await agents.applyAt(agent_id, event.position, { $set: prefs });
@@ -142,6 +167,7 @@ export const agentsProjection = defineProjection({
       case 'MeshThreadCreated':
       case 'MeshThreadMessagePosted':
       case 'MatchingRunCompleted':
+      case 'IntroRequested':
         return applyCharge(agents, event.data.agent_id, event.data.charge, event.position, at, false);
       default: {
         const _exhaustive: never = event;

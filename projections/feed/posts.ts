@@ -100,6 +100,7 @@ export const postsProjection = defineProjection({
         { name: 'feed', keys: { hidden: 1, seq: 1, _id: 1 } },
         { name: 'room_feed', keys: { room_slug: 1, hidden: 1, seq: 1, _id: 1 } },
         { name: 'by_agent', keys: { agent_id: 1, seq: -1 } },
+        { name: 'by_type', keys: { post_type: 1, hidden: 1, seq: -1 } },
       ],
     },
     { name: 'feed_counters', indexes: [] },

@@ -86,7 +86,7 @@ export const inboxProjection = defineProjection({
       ],
     },
   ],
-  handles: ['CommentAdded', 'DirectMessageSent', 'A2AMessageSent', 'WebhookTestFired', 'WebhookDeliveryAttempted', 'MatchingRunCompleted'],
+  handles: ['CommentAdded', 'DirectMessageSent', 'A2AMessageSent', 'WebhookTestFired', 'WebhookDeliveryAttempted', 'MatchingRunCompleted', 'IntroApproved'],
   async apply(event, ctx) {
     const inbox = ctx.collection('inbox_events');
     switch (event.type) {
@@ -165,6 +165,13 @@ export const inboxProjection = defineProjection({
       }
       case 'MatchingRunCompleted':
         return applyNewMatches(inbox, event);
+      case 'IntroApproved': {
+        // An approved introduction is a member match for the requesting agent (its owner and the member).
+        const d = event.data;
+        const payload = { intro_id: d.intro_id, match_id: d.match_id, member_id: d.member_id, owner_user_id: d.owner_user_id, matched_at: d.approved_at };
+        await inbox.applyAt(`new_match:${d.intro_id}`, event.position, entry(event, d.agent_id, 'new_match', payload, d.approved_at));
+        return;
+      }
       default: {
         const _exhaustive: never = event;
         return _exhaustive;

@@ -4,7 +4,8 @@ import { defineProjection } from '../types.ts';
 /** Notifications live 90 days (shared DECISIONS); the expiry is kept on each document. */
 export const NOTIFICATION_TTL_MS = 90 * 24 * 3600_000;
 
-type NotificationType = 'poll_vote' | 'signal_boost' | 'anchor_pin' | 'mesh_thread_invite' | 'mesh_thread_message';
+type NotificationType =
+  'poll_vote' | 'signal_boost' | 'anchor_pin' | 'mesh_thread_invite' | 'mesh_thread_message' | 'trust_stamp' | 'bond_request' | 'bond_accept';
 
 async function notify(
   notifications: Collection,
@@ -51,7 +52,18 @@ export const notificationsProjection = defineProjection({
       ],
     },
   ],
-  handles: ['PollVoted', 'SignalBoosted', 'RoomPostPinned', 'MeshThreadCreated', 'MeshThreadMessagePosted', 'NotificationsRead', 'NotificationsExpired'],
+  handles: [
+    'PollVoted',
+    'SignalBoosted',
+    'RoomPostPinned',
+    'MeshThreadCreated',
+    'MeshThreadMessagePosted',
+    'TrustStampGiven',
+    'BondRequested',
+    'BondAccepted',
+    'NotificationsRead',
+    'NotificationsExpired',
+  ],
   async apply(event, ctx) {
     const notifications = ctx.collection('notifications');
     switch (event.type) {
@@ -89,6 +101,37 @@ export const notificationsProjection = defineProjection({
           await notify(notifications, `ntf_${event.id}_${p}`, event.position, p, 'mesh_thread_message', d.agent_id, data, d.posted_at);
         }
         return;
+      }
+      case 'TrustStampGiven': {
+        const d = event.data;
+        const data = { capability: d.capability, from_agent_name: d.agent_name };
+        return notify(notifications, `ntf_${event.id}`, event.position, d.target_agent_id, 'trust_stamp', d.agent_id, data, d.stamped_at);
+      }
+      case 'BondRequested': {
+        const d = event.data;
+        return notify(
+          notifications,
+          `ntf_${event.id}`,
+          event.position,
+          d.other_agent_id,
+          'bond_request',
+          d.agent_id,
+          { from_agent_name: d.agent_name },
+          d.requested_at,
+        );
+      }
+      case 'BondAccepted': {
+        const d = event.data;
+        return notify(
+          notifications,
+          `ntf_${event.id}`,
+          event.position,
+          d.other_agent_id,
+          'bond_accept',
+          d.agent_id,
+          { from_agent_name: d.agent_name },
+          d.accepted_at,
+        );
       }
       case 'NotificationsRead': {
         const d = event.data;

@@ -66,6 +66,18 @@ describe('api: DELETE /api/protocol/me (an agent leaves)', function () {
     expect((await svc.req('POST', `/api/protocol/agents/${a.agent_id}/claim/lite/request-otp`)).status).to.equal(410);
   });
 
+  it('leaves the social graph too: follower lists and the leaderboard no longer show it', async () => {
+    const a = await active();
+    const follow = await svc.req('POST', `/api/protocol/agents/${a.host.agent_id}/follow`, { apiKey: a.api_key });
+    expect(follow.status, follow.text).to.equal(200);
+    const ids = async (path: string) => (await svc.req('GET', path)).body.items.map((i: { agent_id: string }) => i.agent_id);
+    expect(await ids(`/api/protocol/agents/${a.host.agent_id}/followers`)).to.include(a.agent_id);
+    expect(await ids('/api/network/leaderboard?limit=100')).to.include(a.agent_id);
+    expect((await svc.req('DELETE', '/api/protocol/me', { apiKey: a.api_key })).status).to.equal(200);
+    expect(await ids(`/api/protocol/agents/${a.host.agent_id}/followers`)).to.not.include(a.agent_id);
+    expect(await ids('/api/network/leaderboard?limit=100')).to.not.include(a.agent_id);
+  });
+
   it('frees the owner e-mail after 30 days, not before', async () => {
     const a = await active();
     expect((await svc.req('DELETE', '/api/protocol/me', { apiKey: a.api_key })).status).to.equal(200);

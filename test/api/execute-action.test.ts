@@ -78,10 +78,10 @@ describe('api: chat execute-action', function () {
   });
 
   it('answers 422 naming an action type that is not available yet, or unknown, and 401 without a linked agent', async () => {
-    const later = await act({ action_type: 'approve_intro' });
+    const later = await act({ action_type: 'create_room' });
     expect(later.status).to.equal(422);
     expect(later.body.detail[0]).to.include({ type: 'value_error.action_type.unavailable' });
-    expect(later.body.detail[0].msg).to.contain('approve_intro');
+    expect(later.body.detail[0].msg).to.contain('create_room');
     const unknown = await act({ action_type: 'launch_rocket' });
     expect(unknown.status).to.equal(422);
     expect(unknown.body.detail[0].msg).to.contain('launch_rocket');

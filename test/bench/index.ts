@@ -16,6 +16,7 @@ import { freePort } from '../helpers/process.ts';
 import { request } from '../helpers/service.ts';
 import { messagingBenchmarks } from './messaging.ts';
 import { replayBenchmarks, type ReplayFigures } from './replay.ts';
+import { socialQueryBenchmarks } from './social.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -79,6 +80,26 @@ async function load(url: string, path: string, bodies: () => { body: string; hea
         setupRequest: (req) => {
           const b = bodies();
           return { ...req, body: b.body, headers: { ...req.headers, ...(b.headers ?? {}) } };
+        },
+      },
+    ],
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+/** Like `load`, but each request names its own path (and headers). */
+async function loadPaths(url: string, next: () => { path: string; headers?: Record<string, string> }): Promise<Load> {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    duration: DURATION,
+    headers: { 'content-type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (req) => {
+          const n = next();
+          return { ...req, path: n.path, body: '{}', headers: { ...req.headers, ...(n.headers ?? {}) } };
         },
       },
     ],
@@ -307,6 +328,57 @@ async function logBenchmarks(): Promise<number> {
   }
 }
 
+/**
+ * Social: a follow (a new pair each request, so every one appends an event) against the bare Koa
+ * POST in alternating rounds, and the leaderboard and member-directory reads at 100,000 each.
+ */
+async function socialBenchmarks(): Promise<void> {
+  say(`## Social (follow over HTTP: autocannon, 50 connections, ${DURATION} s each, ${ROUNDS} rounds alternating ceiling and service)`);
+  const bare = await spawnServer(['test/bench/bare-koa.ts'], {});
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'agent-network-bench-social-'));
+  const svc = await spawnServer(['api/server.ts'], { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '0' });
+  const bareBody = () => ({ body: JSON.stringify({ title: 'Bench' }) });
+  await load(bare.url, '/', bareBody); // warm-up
+  const agents: Array<{ id: string; key: string }> = [];
+  for (let i = 0; i < 600; i++) {
+    const r = await request(svc.url, 'POST', '/api/protocol/register', {
+      body: { name: `F${i}`, capabilities: ['lead-gen'], owner_name: 'F', owner_email: `follower-${i}-${randomUUID()}@example.com` },
+    });
+    agents.push({ id: r.body.agent_id as string, key: r.body.api_key as string });
+  }
+  const n = agents.length;
+  let k = 0;
+  // Request k: follower k mod n follows the agent 1 + floor(k / n) places on (never itself, never twice).
+  const follow = () => {
+    const i = k % n;
+    const j = (i + 1 + (Math.floor(k / n) % (n - 1))) % n;
+    k++;
+    return { path: `/api/protocol/agents/${agents[j]?.id}/follow`, headers: { 'x-api-key': agents[i]?.key ?? '' } };
+  };
+  await new Promise((resolve) => setTimeout(resolve, 3000)); // the registrations' background jobs
+  const rounds: Array<{ ceiling: Load; load: Load }> = [];
+  for (let r = 0; r < ROUNDS; r++) rounds.push({ ceiling: await load(bare.url, '/', bareBody), load: await loadPaths(svc.url, follow) });
+  await stopServer(svc.child);
+  await stopServer(bare.child);
+  rmSync(dataDir, { recursive: true, force: true });
+  const ratios = rounds.map((r) => r.load.rps / r.ceiling.rps);
+  say('');
+  say('| path | req/s | p50 ms | p99 ms | non-2xx | ratio to bare Koa | per round |');
+  say('|---|---|---|---|---|---|---|');
+  say(
+    `| bare Koa + koa-body POST (ceiling) | ${median(rounds.map((r) => r.ceiling.rps)).toFixed(0)} | ${median(rounds.map((r) => r.ceiling.p50))} | ${median(rounds.map((r) => r.ceiling.p99))} | 0 | 1.00 | |`,
+  );
+  say(
+    `| POST /api/protocol/agents/{id}/follow (new pair each) | ${median(rounds.map((r) => r.load.rps)).toFixed(0)} | ${median(rounds.map((r) => r.load.p50))} | ${median(rounds.map((r) => r.load.p99))} | ${rounds.reduce((a, r) => a + r.load.non2xx, 0)} | ${median(ratios).toFixed(2)} | ${ratios.map((x) => x.toFixed(2)).join(', ')} |`,
+  );
+  say('');
+  say(`Target: a follow at least 0.3 of the bare POST: ${median(ratios) >= 0.3 ? 'met' : 'NOT met'}.`);
+  say('');
+  const slowest = await socialQueryBenchmarks(say);
+  say(`Target: leaderboard page and member search under 5 ms median at 100,000 each: ${slowest < 5 ? 'met' : 'NOT met'} (slowest ${slowest.toFixed(3)} ms).`);
+  say('');
+}
+
 /** The slowest median (ms) of the queries at each size. */
 async function queryBenchmarks(): Promise<Map<number, number>> {
   const slowest = new Map<number, number>();
@@ -472,6 +544,8 @@ async function main() {
       store: storeBenchmarks,
       messaging: () => messagingBenchmarks(say),
       feed: feedReadBenchmarks,
+      social: socialBenchmarks,
+      'social-queries': () => socialQueryBenchmarks(say),
     };
     const run = sections[only];
     if (!run) throw new Error(`unknown section ${only}: one of ${Object.keys(sections).join(', ')}`);
@@ -485,6 +559,7 @@ async function main() {
   await storeBenchmarks();
   await messagingBenchmarks(say);
   await feedReadBenchmarks();
+  await socialBenchmarks();
   writeFileSync(join(root, 'docs/PERFORMANCE.md'), [...header, ...out, ...targets(http, appendRatio, replay, queries), ...NOTES, ''].join('\n'));
 }
 

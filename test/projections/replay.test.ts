@@ -115,6 +115,23 @@ describe('projections: replay', () => {
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
     await svc.req('POST', '/api/feed/upload-image', { apiKey: a0.api_key, rawBody, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    // The social graph: follows and an unfollow, trust stamps (one repeated), bonds through
+    // request, accept, decline and removal, DMs both ways (response rate), a federation peer.
+    for (const [i, a] of agents.entries()) {
+      await svc.req('POST', `/api/protocol/agents/${agents[(i + 1) % 6].agent_id}/follow`, { apiKey: a.api_key });
+      await svc.req('POST', `/api/protocol/agents/${agents[(i + 2) % 6].agent_id}/follow`, { apiKey: a.api_key });
+      await svc.req('POST', `/api/agent/endorse/${agents[(i + 1) % 6].agent_id}`, { apiKey: a.api_key, body: { capability: 'lead-gen' } });
+      await svc.req('POST', `/api/agent/endorse/${agents[(i + 1) % 6].agent_id}`, { apiKey: a.api_key, body: { capability: 'lead-gen' } });
+      await svc.req('POST', `/api/agent/bonds/${agents[(i + 3) % 6].agent_id}`, { apiKey: a.api_key });
+    }
+    await svc.req('DELETE', `/api/protocol/agents/${a1.agent_id}/follow`, { apiKey: a0.api_key });
+    await svc.req('POST', `/api/agent/bonds/${a0.agent_id}/accept`, { apiKey: a3.api_key });
+    await svc.req('POST', `/api/agent/bonds/${a1.agent_id}/decline`, { apiKey: agents[4].api_key });
+    await svc.req('DELETE', `/api/agent/bonds/${a3.agent_id}`, { apiKey: a0.api_key });
+    svc.clock.advance(2 * 3_600_000);
+    await svc.req('POST', `/api/protocol/agents/${a0.agent_id}/dm`, { apiKey: a0.api_key, body: { to_agent_id: a1.agent_id, message: 'hello' } });
+    await svc.req('POST', `/api/protocol/agents/${a1.agent_id}/dm`, { apiKey: a1.api_key, body: { to_agent_id: a0.agent_id, message: 'hi back' } });
+    await svc.req('POST', '/api/federation/register', { body: { name: 'Peer', base_url: 'https://peer.example.com', contact_email: 'ops@peer.example.com' } });
     expect(later.status).to.equal(200);
     svc.clock.advance(40 * 86_400_000);
     await svc.running.workers?.sweepGrants();

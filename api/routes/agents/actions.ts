@@ -18,6 +18,8 @@ interface Step {
   method: 'GET' | 'POST' | 'PATCH';
   path: string;
   body?: Json;
+  /** Owner actions (introductions) run as the signed-in user, not as the agent. */
+  asUser?: boolean;
 }
 
 const str = (max: number) => ({ type: 'string', minLength: 1, maxLength: max });
@@ -86,22 +88,23 @@ const ACTIONS: Record<string, { schema: Json; free: boolean }> = {
   find_relevant_posts: { free: true, schema: params(['query'], { query: str(200), include_moltbook: { type: 'boolean' } }) },
   search_agents: { free: true, schema: params(['query'], { query: str(100), limit: { type: 'integer', minimum: 1, maximum: 50 } }) },
   check_signal_inbox: { free: true, schema: params([], { limit: { type: 'integer', minimum: 1, maximum: 100 } }) },
+  endorse_agent: { free: false, schema: params(['capability'], { target_id: id, agent_id: id, capability: str(80) }) },
+  send_bond_request: { free: false, schema: params([], { target_id: id, agent_id: id }) },
+  accept_bond_request: { free: false, schema: params([], { target_id: id, agent_id: id }) },
+  approve_intro: { free: false, schema: params(['intro_id'], { intro_id: id }) },
+  get_pending_intros: { free: true, schema: params([], {}) },
+  list_following: { free: true, schema: params([], { limit: { type: 'integer', minimum: 1, maximum: 100 } }) },
+  view_trust_stamps: { free: true, schema: params([], { target_id: id, agent_id: id }) },
+  search_agents_intent: { free: true, schema: params(['query'], { query: str(200), limit: { type: 'integer', minimum: 1, maximum: 50 } }) },
+  browse_members: {
+    free: true,
+    schema: params([], { query: str(200), industry: str(40), limit: { type: 'integer', minimum: 1, maximum: 50 }, page: { type: 'integer', minimum: 0 } }),
+  },
+  check_agent_pulse: { free: true, schema: params([], { days: { type: 'integer', minimum: 1, maximum: 90 } }) },
 };
 
 /** Named by the spec, but their capability arrives with a later issue: 422 naming the type until then. */
-export const NOT_YET_AVAILABLE = [
-  'approve_intro',
-  'create_room',
-  'endorse_agent',
-  'send_bond_request',
-  'accept_bond_request',
-  'browse_members',
-  'get_pending_intros',
-  'list_following',
-  'check_agent_pulse',
-  'view_trust_stamps',
-  'search_agents_intent',
-];
+export const NOT_YET_AVAILABLE = ['create_room'];
 export const ACCEPTED_ACTIONS = Object.keys(ACTIONS);
 
 const requestSchema = { type: 'object', required: ['action_type'], properties: { action_type: str(64), parameters: { type: 'object' } } };
@@ -116,7 +119,7 @@ export function actionRoutes(router: Router, _s: Services): void {
     ctx.url = step.path;
     const request = ctx.request as { body: unknown };
     request.body = step.body ?? {};
-    ctx.state.principal = { kind: 'agent', agentId, via: 'api_key' } satisfies Principal;
+    if (!step.asUser) ctx.state.principal = { kind: 'agent', agentId, via: 'api_key' } satisfies Principal;
     try {
       const before = ctx.body as unknown;
       await routes(ctx as never, async () => undefined);
@@ -299,6 +302,61 @@ export function actionRoutes(router: Router, _s: Services): void {
       }
       case 'check_signal_inbox':
         result = await run(ctx, agentId, { method: 'GET', path: `/api/agent/notifications?${qs({ limit: p.limit as number | undefined })}` });
+        break;
+      case 'endorse_agent':
+      case 'send_bond_request':
+      case 'accept_bond_request': {
+        const target = text('target_id') ?? text('agent_id');
+        if (!target) throw new ValidationFailed([{ loc: ['body', 'target_id'], msg: 'give target_id (agent id)', type: 'missing' }]);
+        const to = encodeURIComponent(target);
+        result =
+          type === 'endorse_agent'
+            ? await run(ctx, agentId, { method: 'POST', path: `/api/agent/endorse/${to}`, body: { capability: text('capability') } })
+            : await run(ctx, agentId, { method: 'POST', path: `/api/agent/bonds/${to}${type === 'accept_bond_request' ? '/accept' : ''}` });
+        break;
+      }
+      case 'approve_intro':
+        result = await run(ctx, agentId, { method: 'POST', path: `/api/svc/intros/${encodeURIComponent(String(p.intro_id))}/approve`, asUser: true });
+        break;
+      case 'get_pending_intros':
+        result = await run(ctx, agentId, { method: 'GET', path: '/api/svc/intros', asUser: true });
+        break;
+      case 'list_following':
+        result = await run(ctx, agentId, { method: 'GET', path: `/api/protocol/agents/${agentId}/following?${qs({ limit: p.limit as number | undefined })}` });
+        break;
+      case 'view_trust_stamps':
+        result = await run(ctx, agentId, {
+          method: 'GET',
+          path: `/api/protocol/agents/${encodeURIComponent(text('target_id') ?? text('agent_id') ?? agentId)}/trust-stamps`,
+        });
+        break;
+      case 'search_agents_intent': {
+        // The intent as capabilities: the whole phrase, then word pairs, then words; the first that finds agents answers.
+        const query = text('query') ?? '';
+        const words = query.split(/\s+/).filter(Boolean);
+        const pairs = words.slice(1).map((w, i) => `${words[i]} ${w}`);
+        const slugs = [...new Set([query, ...pairs, ...words].map(normaliseCapability))].filter((x) => x.length >= 3);
+        result = { items: [], total: 0 };
+        for (const slug of slugs) {
+          const found = await run(ctx, agentId, {
+            method: 'GET',
+            path: `/api/protocol/agents?${qs({ capability: slug, limit: p.limit as number | undefined })}`,
+          });
+          if (((found.items as Json[] | undefined) ?? []).length > 0) {
+            result = { ...found, capability: slug };
+            break;
+          }
+        }
+        break;
+      }
+      case 'browse_members':
+        result = await run(ctx, agentId, {
+          method: 'GET',
+          path: `/api/members?${qs({ q: text('query'), industry: text('industry'), limit: p.limit as number | undefined, page: p.page as number | undefined })}`,
+        });
+        break;
+      case 'check_agent_pulse':
+        result = await run(ctx, agentId, { method: 'GET', path: `/api/agent/pulse?${qs({ days: p.days as number | undefined })}` });
         break;
       default:
         throw new ValidationFailed([{ loc: ['body', 'action_type'], msg: `unknown action_type '${type}'`, type: 'value_error.action_type.unknown' }]);

@@ -42,6 +42,8 @@ describe('projections: agents', () => {
           deal_close_rate: 0,
           follower_count: 0,
           following_count: 0,
+          contracts_completed: 0,
+          rank_key: `1000:999999999:${ALICE}`,
         },
       ]);
     }));

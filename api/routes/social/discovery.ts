@@ -1,0 +1,95 @@
+import Router from '@koa/router';
+import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { getAgent, getPublicAgent, publicAgent } from '../../../queries/agents/agents.ts';
+import { postView } from '../../../queries/feed/posts.ts';
+import { agentPulse, leaderboard, meshPulse, meshSignals, networkIntelligence, reputationOf, similarAgents } from '../../../queries/social/discovery.ts';
+import { requireAgent } from '../../auth.ts';
+import type { Services } from '../../services.ts';
+import { cursorPaging } from './paging.ts';
+
+const POST_TYPES = ['activity_summary', 'intro_sent', 'deal_opened', 'signal_found'];
+
+/** Query `days`: an integer 1..max, default 30. */
+function daysOf(query: Record<string, unknown>, max: number, fallback = 30): number {
+  const raw = query.days;
+  if (raw === undefined || raw === '') return fallback;
+  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 1 && n <= max))
+    throw new ValidationFailed([{ loc: ['query', 'days'], msg: `value must be an integer between 1 and ${max}`, type: 'value_error.number.range' }]);
+  return n;
+}
+
+/** Reputation, similar agents, the leaderboard, network intelligence, the agent pulse and the mesh reads. */
+export function discoveryRoutes(router: Router, s: Services): void {
+  const base = () => s.config.publicBaseUrl;
+  const card = (d: Parameters<typeof publicAgent>[0]) => {
+    const a = publicAgent(d, base());
+    return {
+      agent_id: a.agent_id,
+      name: a.name,
+      capabilities: a.capabilities,
+      tier: a.tier,
+      trust_score: a.trust_score,
+      follower_count: a.follower_count,
+      profile_url: a.profile_url,
+    };
+  };
+  const target = async (id: string) => {
+    const agent = await getPublicAgent(s.store, id);
+    if (!agent) throw notFound('Agent', 'agent_not_found');
+    return agent;
+  };
+
+  const protocolAgents = new Router({ prefix: '/api/protocol/agents' });
+  protocolAgents.get('/:id/reputation', async (ctx) => {
+    ctx.body = await reputationOf(s.store, await target(ctx.params.id), s.clock.now());
+  });
+  protocolAgents.get('/:id/similar', async (ctx) => {
+    const agent = await target(ctx.params.id);
+    const similar = await similarAgents(s.store, agent);
+    ctx.body = {
+      agent_id: agent._id,
+      similar: similar.map((x) => ({ ...card(x.doc), similarity: Math.round(x.similarity * 1000) / 1000, shared_capabilities: x.shared })),
+    };
+  });
+  router.use(protocolAgents.routes());
+
+  const network = new Router({ prefix: '/api/network' });
+  network.get('/intelligence', async (ctx) => {
+    ctx.body = { ...(await networkIntelligence(s.store)), generated_at: s.clock.now().toISOString() };
+  });
+  network.get('/leaderboard', async (ctx) => {
+    const page = await leaderboard(s.store, cursorPaging(ctx.query, { limit: 20, max: 100 }));
+    ctx.body = {
+      items: page.items.map((d) => ({ ...card(d), contracts_completed: typeof d.contracts_completed === 'number' ? d.contracts_completed : 0 })),
+      next_cursor: page.next_cursor,
+      has_more: page.has_more,
+    };
+  });
+  router.use(network.routes());
+
+  const pulse = new Router({ prefix: '/api/agent/pulse' });
+  pulse.get('/', async (ctx) => {
+    const agentId = requireAgent(ctx);
+    const days = daysOf(ctx.query, 90);
+    const agent = await getAgent(s.store, agentId);
+    if (!agent) throw notFound('Agent', 'agent_not_found');
+    ctx.body = await agentPulse(s.store, agent, s.clock.now(), days);
+  });
+  router.use(pulse.routes());
+
+  const mesh = new Router({ prefix: '/api/mesh' });
+  mesh.get('/signals', async (ctx) => {
+    const q = ctx.query;
+    const postType = typeof q.type === 'string' && q.type ? q.type : typeof q.post_type === 'string' && q.post_type ? q.post_type : undefined;
+    if (postType && !POST_TYPES.includes(postType))
+      throw new ValidationFailed([{ loc: ['query', 'type'], msg: `value must be one of: ${POST_TYPES.join(', ')}`, type: 'type_error.enum' }]);
+    const capability = typeof q.capability === 'string' && q.capability ? q.capability : undefined;
+    const page = await meshSignals(s.store, { postType, capability, ...cursorPaging(q, { limit: 20, max: 100 }) });
+    ctx.body = { items: page.items.map(postView), next_cursor: page.next_cursor, has_more: page.has_more };
+  });
+  mesh.get('/pulse', async (ctx) => {
+    ctx.body = await meshPulse(s.store, s.clock.now(), daysOf(ctx.query, 90, 7));
+  });
+  router.use(mesh.routes());
+}

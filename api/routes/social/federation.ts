@@ -1,0 +1,79 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { decidePeer, registerPeer } from '../../../commands/federation/peers.ts';
+import { ValidationFailed } from '../../../events/kernel/errors.ts';
+import { federatedAgents, listPeers } from '../../../queries/federation/federation.ts';
+import type { Services } from '../../services.ts';
+import { validate } from '../../validation.ts';
+import { requireSuperAdmin } from '../humans/matches.ts';
+import { commandContext, settled } from '../util.ts';
+import { cursorPaging } from './paging.ts';
+
+/** Registration requests per client address (no auth). */
+const FEDERATION_LIMIT = { name: 'federation_registrations', points: 10, windowMs: 3600_000 };
+
+const registerSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'base_url', 'contact_email'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 100 },
+    base_url: { type: 'string', minLength: 9, maxLength: 300, pattern: '^https://' },
+    contact_email: { type: 'string', format: 'email', maxLength: 254 },
+    public_key: { type: ['string', 'null'], maxLength: 200 },
+  },
+};
+
+function peerView(d: Record<string, unknown>) {
+  return { peer_id: d.peer_id, name: d.name, base_url: d.base_url, status: d.status, registered_at: d.registered_at, decided_at: d.decided_at ?? null };
+}
+
+/** Federation (shared DECISIONS): peer registration and its review, and the portable agent directory. */
+export function federationRoutes(router: Router, s: Services): void {
+  const federation = new Router({ prefix: '/api/federation' });
+  federation.post('/register', async (ctx) => {
+    s.limiter.hit(FEDERATION_LIMIT, ctx.ip, ctx);
+    const body = validate<{ name: string; base_url: string; contact_email: string; public_key?: string | null }>(registerSchema, ctx.request.body);
+    let origin: string;
+    try {
+      origin = new URL(body.base_url).origin;
+    } catch {
+      throw new ValidationFailed([{ loc: ['body', 'base_url'], msg: 'value is not a valid https URL', type: 'value_error.url' }]);
+    }
+    const r = await registerPeer(
+      s.bus,
+      { name: body.name.trim(), base_url: origin, contact_email: body.contact_email.toLowerCase(), public_key: body.public_key ?? null },
+      commandContext(s, ctx, null),
+    );
+    await settled(s, r.position);
+    const d = r.events[0]?.data ?? r.state.registered;
+    ctx.body = { peer_id: d?.peer_id, name: d?.name, base_url: d?.base_url, status: 'pending', registered_at: d?.registered_at };
+  });
+  federation.get('/agents', async (ctx) => {
+    const page = await federatedAgents(s.store, s.config.publicBaseUrl, cursorPaging(ctx.query, { limit: 50, max: 100 }));
+    ctx.body = {
+      network: { name: 'agent-network', base_url: s.config.publicBaseUrl },
+      agents: page.items,
+      next_cursor: page.next_cursor,
+      has_more: page.has_more,
+    };
+  });
+  router.use(federation.routes());
+
+  const admin = new Router({ prefix: '/api/admin/federation' });
+  admin.get('/', async (ctx) => {
+    requireSuperAdmin(ctx);
+    const status = typeof ctx.query.status === 'string' && ctx.query.status ? ctx.query.status : undefined;
+    const peers = await listPeers(s.store, status, 100);
+    ctx.body = { peers: peers.map((p) => ({ ...peerView(p), contact_email: p.contact_email, public_key: p.public_key ?? null })) };
+  });
+  const decide = (status: 'approved' | 'rejected') => async (ctx: Context) => {
+    const adminId = requireSuperAdmin(ctx);
+    const r = await decidePeer(s.bus, ctx.params.peer_id, status, adminId, commandContext(s, ctx, adminId));
+    await settled(s, r.position);
+    ctx.body = { peer_id: ctx.params.peer_id, status };
+  };
+  admin.post('/:peer_id/approve', decide('approved'));
+  admin.post('/:peer_id/reject', decide('rejected'));
+  router.use(admin.routes());
+}

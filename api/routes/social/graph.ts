@@ -1,0 +1,119 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { BondAction } from '../../../commands/social/bonds.ts';
+import { bondAction } from '../../../commands/social/bonds.ts';
+import { setFollow } from '../../../commands/social/follow.ts';
+import { stampAgent } from '../../../commands/social/stamps.ts';
+import { normaliseCapability, SLUG_PATTERN } from '../../../events/capabilities.ts';
+import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { getPublicAgent } from '../../../queries/agents/agents.ts';
+import type { BondListState } from '../../../queries/social/social.ts';
+import { bondCounts, bondList, bondOf, followList, trustStampsOf } from '../../../queries/social/social.ts';
+import { requireAgent, requireApiKey } from '../../auth.ts';
+import { LIMITS } from '../../rate-limit.ts';
+import type { Services } from '../../services.ts';
+import { validate } from '../../validation.ts';
+import { commandContext, settled, writer } from '../util.ts';
+import { cursorPaging } from './paging.ts';
+
+const endorseSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['capability'],
+  properties: { capability: { type: 'string', minLength: 1, maxLength: 80 } },
+};
+
+/** The agent a public read is about: 404 when unknown (or ghosted). */
+async function publicTarget(s: Services, id: string) {
+  const agent = await getPublicAgent(s.store, id);
+  if (!agent) throw notFound('Agent', 'agent_not_found');
+  return agent;
+}
+
+/** Follow graph, trust stamps and bonds (shared DECISIONS "Social graph, reputation and members"). */
+export function socialGraphRoutes(router: Router, s: Services): void {
+  const follow = (on: boolean) => async (ctx: Context) => {
+    const agentId = requireApiKey(ctx);
+    s.limiter.hit(LIMITS.writes, agentId, ctx);
+    const targetId = ctx.params.id;
+    const r = await setFollow(s.bus, agentId, targetId, on, commandContext(s, ctx, agentId));
+    await settled(s, r.position);
+    const target = await s.store.collection('agents').findOne({ _id: targetId }, { projection: { follower_count: 1 } });
+    ctx.body = { agent_id: targetId, following: on, changed: r.events.length > 0, follower_count: (target?.follower_count as number | undefined) ?? 0 };
+  };
+
+  const list = (direction: 'followers' | 'following') => async (ctx: Context) => {
+    const agent = await publicTarget(s, ctx.params.id);
+    const paging = cursorPaging(ctx.query, { limit: 20, max: 100 });
+    const page = await followList(s.store, agent._id, direction, paging);
+    const count = (direction === 'followers' ? agent.follower_count : agent.following_count) as number | undefined;
+    ctx.body = { agent_id: agent._id, [direction === 'followers' ? 'follower_count' : 'following_count']: count ?? 0, ...page };
+  };
+
+  const protocolAgents = new Router({ prefix: '/api/protocol/agents' });
+  protocolAgents.post('/:id/follow', follow(true));
+  protocolAgents.delete('/:id/follow', follow(false));
+  protocolAgents.get('/:id/followers', list('followers'));
+  protocolAgents.get('/:id/following', list('following'));
+  protocolAgents.get('/:id/trust-stamps', async (ctx) => {
+    const agent = await publicTarget(s, ctx.params.id);
+    ctx.body = { agent_id: agent._id, ...(await trustStampsOf(s.store, agent._id)) };
+  });
+  router.use(protocolAgents.routes());
+
+  const endorse = new Router({ prefix: '/api/agent/endorse' });
+  endorse.post('/:agent_id', async (ctx) => {
+    const agentId = requireAgent(ctx);
+    s.limiter.hit(LIMITS.endorse, agentId, ctx);
+    const body = validate<{ capability: string }>(endorseSchema, ctx.request.body);
+    const capability = normaliseCapability(body.capability);
+    if (!SLUG_PATTERN.test(capability))
+      throw new ValidationFailed([
+        { loc: ['body', 'capability'], msg: 'capability must be 3 to 40 characters of a-z, 0-9 and -', type: 'value_error.capability' },
+      ]);
+    const targetId = ctx.params.agent_id;
+    const r = await stampAgent(s.bus, agentId, targetId, capability, commandContext(s, ctx, agentId));
+    await settled(s, r.position);
+    ctx.body = {
+      success: true,
+      from_agent_id: agentId,
+      to_agent_id: targetId,
+      capability,
+      counted: r.events.length > 0,
+      capabilities_stamped: r.state.capabilities.length,
+      credits_charged: 0,
+    };
+  });
+  router.use(endorse.routes());
+
+  const bond = (action: BondAction) => async (ctx: Context) => {
+    const agentId = writer(s, ctx);
+    const otherId = ctx.params.agent_id;
+    const r = await bondAction(s.bus, action, agentId, otherId, commandContext(s, ctx, agentId), () => bondCounts(s.store, agentId, otherId));
+    await settled(s, r.position);
+    const st = r.state;
+    const status = st.status === 'pending' ? (st.requested_by === agentId ? 'outgoing' : 'incoming') : st.status;
+    ctx.body = { agent_id: otherId, status, bonded_at: st.bonded_at, cooldown_until: st.cooldown_until, changed: r.events.length > 0 };
+  };
+
+  const bonds = new Router({ prefix: '/api/agent/bonds' });
+  bonds.get('/', async (ctx) => {
+    const agentId = requireAgent(ctx);
+    const raw = ctx.query.status;
+    const state = (raw === undefined || raw === '' ? 'active' : raw) as BondListState;
+    if (!['active', 'incoming', 'outgoing'].includes(state))
+      throw new ValidationFailed([{ loc: ['query', 'status'], msg: 'value must be one of: active, incoming, outgoing', type: 'type_error.enum' }]);
+    ctx.body = { agent_id: agentId, status: state, ...(await bondList(s.store, agentId, state, cursorPaging(ctx.query, { limit: 20, max: 100 }))) };
+  });
+  bonds.get('/:agent_id', async (ctx) => {
+    const agentId = requireAgent(ctx);
+    const doc = await bondOf(s.store, agentId, ctx.params.agent_id);
+    if (!doc) throw notFound('Bond', 'bond_not_found');
+    ctx.body = { agent_id: ctx.params.agent_id, status: doc.state, bonded_at: doc.bonded_at ?? null, cooldown_until: doc.cooldown_until ?? null };
+  });
+  bonds.post('/:agent_id', bond('request'));
+  bonds.post('/:agent_id/accept', bond('accept'));
+  bonds.post('/:agent_id/decline', bond('decline'));
+  bonds.delete('/:agent_id', bond('remove'));
+  router.use(bonds.routes());
+}

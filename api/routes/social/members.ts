@@ -1,0 +1,234 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { answerIntro, requestIntro } from '../../../commands/social/intros.ts';
+import type { MemberProfile } from '../../../commands/social/members.ts';
+import { updateMemberProfile } from '../../../commands/social/members.ts';
+import { normaliseCapability, SLUG_PATTERN } from '../../../events/capabilities.ts';
+import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { toCredits } from '../../../events/kernel/money.ts';
+import { INDUSTRIES } from '../../../events/social.ts';
+import { getAgent, isPublicAgent, publicAgent } from '../../../queries/agents/agents.ts';
+import { agentsOf } from '../../../queries/humans/users.ts';
+import {
+  bilateralMembers,
+  getIntro,
+  getListedMember,
+  getMember,
+  hasPendingIntro,
+  introView,
+  listBuilders,
+  matchSearch,
+  memberView,
+  pendingIntros,
+  searchMembers,
+} from '../../../queries/social/members.ts';
+import { researchPerson, whyMeet } from '../../../queries/social/texts.ts';
+import { requireAgent, requireApiKey } from '../../auth.ts';
+import type { Services } from '../../services.ts';
+import { paging, validate } from '../../validation.ts';
+import { requireUser } from '../humans/auth.ts';
+import { commandContext, settled, writer } from '../util.ts';
+import { cursorPaging } from './paging.ts';
+
+const slugs = { type: 'array', maxItems: 10, items: { type: 'string', minLength: 1, maxLength: 60 } };
+const profileSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    full_name: { type: 'string', minLength: 1, maxLength: 100 },
+    headline: { type: ['string', 'null'], maxLength: 120 },
+    bio: { type: ['string', 'null'], maxLength: 1000 },
+    industry: { anyOf: [{ type: 'null' }, { type: 'string', enum: [...INDUSTRIES] }] },
+    region: { anyOf: [{ type: 'null' }, { type: 'string', pattern: '^[A-Za-z]{2}$' }] },
+    gives: slugs,
+    asks: slugs,
+    discoverable: { type: 'boolean' },
+  },
+};
+const searchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['query'],
+  properties: { query: { type: 'string', minLength: 1, maxLength: 500 }, limit: { type: 'integer', minimum: 1, maximum: 50 } },
+};
+const bilateralSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { gives: slugs, asks: slugs, limit: { type: 'integer', minimum: 1, maximum: 50 } },
+};
+const introSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['member_id', 'reason'],
+  properties: { member_id: { type: 'string', minLength: 1, maxLength: 64 }, reason: { type: 'string', minLength: 1, maxLength: 1000 } },
+};
+
+/** Gives and asks are normalised like capabilities; one that is not a valid slug afterwards is 422. */
+function normaliseSlugs(raw: string[] | undefined, field: string): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const out = [...new Set(raw.map(normaliseCapability))];
+  const bad = out.findIndex((s) => !SLUG_PATTERN.test(s));
+  if (bad >= 0)
+    throw new ValidationFailed([{ loc: ['body', field, bad], msg: 'must be 3 to 40 characters of a-z, 0-9 and - once normalised', type: 'value_error.slug' }]);
+  return out;
+}
+
+/** Members (profiles, directory, natural-language and bilateral search), introductions, builder profiles and the generated briefs. */
+export function memberRoutes(router: Router, s: Services): void {
+  const auth = new Router({ prefix: '/api/auth' });
+  auth.patch('/me', async (ctx) => {
+    const { userId } = requireUser(ctx);
+    const body = validate<Partial<MemberProfile> & { region?: string | null }>(profileSchema, ctx.request.body);
+    const changes: Partial<MemberProfile> = { ...body };
+    if (typeof body.region === 'string') changes.region = body.region.toUpperCase();
+    if (typeof body.headline === 'string') changes.headline = body.headline.trim() || null;
+    if (typeof body.bio === 'string') changes.bio = body.bio.trim() || null;
+    const gives = normaliseSlugs(body.gives, 'gives');
+    const asks = normaliseSlugs(body.asks, 'asks');
+    if (gives) changes.gives = gives;
+    if (asks) changes.asks = asks;
+    const r = await updateMemberProfile(s.bus, userId, changes, commandContext(s, ctx, userId));
+    await settled(s, r.position);
+    const member = await getMember(s.store, userId);
+    if (!member) throw notFound('User', 'user_not_found');
+    ctx.body = { ...memberView(member), discoverable: member.discoverable === true };
+  });
+  router.use(auth.routes());
+
+  const members = new Router({ prefix: '/api/members' });
+  members.get('/', async (ctx) => {
+    requireApiKey(ctx);
+    const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 50 });
+    const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
+    const industry = typeof ctx.query.industry === 'string' && ctx.query.industry ? ctx.query.industry : undefined;
+    if (industry && !(INDUSTRIES as readonly string[]).includes(industry))
+      throw new ValidationFailed([{ loc: ['query', 'industry'], msg: `value must be one of: ${INDUSTRIES.join(', ')}`, type: 'type_error.enum' }]);
+    const r = await searchMembers(s.store, { q: q || undefined, industry, skip, limit });
+    ctx.body = { members: r.items, page, limit, has_more: r.has_more, q: q || null, industry: industry ?? null };
+  });
+  members.post('/match', async (ctx) => {
+    const agentId = requireAgent(ctx);
+    const body = validate<{ gives?: string[]; asks?: string[]; limit?: number }>(bilateralSchema, ctx.request.body);
+    let gives = normaliseSlugs(body.gives, 'gives');
+    let asks = normaliseSlugs(body.asks, 'asks');
+    if (!gives && !asks) {
+      // Default: the agent's capabilities are what it gives; its owner's asks what it seeks.
+      const agent = await getAgent(s.store, agentId);
+      const owner = typeof agent?.owner_user_id === 'string' ? await getMember(s.store, agent.owner_user_id) : null;
+      gives = (agent?.capabilities as string[] | undefined) ?? [];
+      asks = (owner?.asks as string[] | undefined) ?? [];
+    }
+    const agent = await getAgent(s.store, agentId);
+    const exclude = typeof agent?.owner_user_id === 'string' ? agent.owner_user_id : undefined;
+    const matches = await bilateralMembers(s.store, { gives: gives ?? [], asks: asks ?? [], exclude }, body.limit ?? 10);
+    ctx.body = { gives: gives ?? [], asks: asks ?? [], matches };
+  });
+  const brief = (kind: 'research' | 'why-meet') => async (ctx: Context) => {
+    const agentId = requireAgent(ctx);
+    const member = await getListedMember(s.store, ctx.params.user_id);
+    if (!member) throw notFound('Member', 'member_not_found');
+    if (kind === 'research') {
+      const agents = await agentsOf(s.store, (member.agent_ids as string[] | undefined) ?? []);
+      ctx.body = researchPerson(member, agents);
+      return;
+    }
+    const agent = await getAgent(s.store, agentId);
+    const owner = typeof agent?.owner_user_id === 'string' ? await getMember(s.store, agent.owner_user_id) : null;
+    const me = {
+      name: typeof agent?.name === 'string' ? agent.name : 'your agent',
+      gives: [...new Set([...((agent?.capabilities as string[] | undefined) ?? []), ...((owner?.gives as string[] | undefined) ?? [])])],
+      asks: (owner?.asks as string[] | undefined) ?? [],
+      industry: typeof owner?.industry === 'string' ? owner.industry : null,
+    };
+    ctx.body = { agent_id: agentId, ...whyMeet(me, member) };
+  };
+  members.get('/:user_id/research', brief('research'));
+  members.get('/:user_id/why-meet', brief('why-meet'));
+  router.use(members.routes());
+
+  const match = new Router({ prefix: '/api/protocol/match' });
+  match.post('/search', async (ctx) => {
+    requireApiKey(ctx);
+    const body = validate<{ query: string; limit?: number }>(searchSchema, ctx.request.body);
+    const r = await matchSearch(s.store, body.query, body.limit ?? 10);
+    ctx.body = { query: body.query, terms: r.terms, results: r.results, count: r.results.length };
+  });
+  router.use(match.routes());
+
+  const intros = new Router({ prefix: '/api/agent/intros' });
+  intros.post('/', async (ctx) => {
+    const agentId = writer(s, ctx);
+    const body = validate<{ member_id: string; reason: string }>(introSchema, ctx.request.body);
+    const reason = body.reason.trim();
+    if (!reason) throw new ValidationFailed([{ loc: ['body', 'reason'], msg: 'reason must not be blank', type: 'value_error.blank' }]);
+    const now = s.clock.now();
+    const [member, pending] = await Promise.all([getListedMember(s.store, body.member_id), hasPendingIntro(s.store, agentId, body.member_id, now)]);
+    const r = await requestIntro(s.bus, agentId, { member_id: body.member_id, reason }, commandContext(s, ctx, agentId), {
+      member_listed: member !== null,
+      pending_exists: pending,
+    });
+    await settled(s, r.position);
+    const e = r.events[0];
+    if (!e) throw notFound('Introduction', 'intro_not_found');
+    const d = e.data;
+    ctx.body = {
+      intro_id: d.intro_id,
+      member_id: d.member_id,
+      status: 'pending',
+      reason: d.reason,
+      requested_at: d.requested_at,
+      expires_at: d.expires_at,
+      credits_charged: toCredits(d.charge.amount_mc),
+      balance: toCredits(d.charge.balance_after_mc),
+    };
+  });
+  router.use(intros.routes());
+
+  const svc = new Router({ prefix: '/api/svc/intros' });
+  svc.get('/', async (ctx) => {
+    const { userId } = requireUser(ctx);
+    const items = await pendingIntros(s.store, userId, s.clock.now());
+    ctx.body = { intros: items.map(introView), count: items.length };
+  });
+  const answer = (approve: boolean) => async (ctx: Context) => {
+    const { userId } = requireUser(ctx);
+    const doc = await getIntro(s.store, ctx.params.intro_id);
+    const request =
+      doc && typeof doc.member_id === 'string'
+        ? {
+            intro_id: doc._id,
+            agent_id: doc.agent_id as string,
+            owner_user_id: doc.owner_user_id as string,
+            member_id: doc.member_id,
+            expires_at: doc.expires_at as string,
+          }
+        : null;
+    const r = await answerIntro(s.bus, userId, request, approve, commandContext(s, ctx, userId));
+    await settled(s, r.position);
+    ctx.body = { intro_id: ctx.params.intro_id, status: r.status, match_id: r.match_id };
+  };
+  svc.post('/:intro_id/approve', answer(true));
+  svc.post('/:intro_id/decline', answer(false));
+  router.use(svc.routes());
+
+  const builders = new Router({ prefix: '/api/protocol/builders' });
+  builders.get('/', async (ctx) => {
+    const capability = typeof ctx.query.capability === 'string' && ctx.query.capability ? normaliseCapability(ctx.query.capability) : undefined;
+    const industry = typeof ctx.query.industry === 'string' && ctx.query.industry ? ctx.query.industry : undefined;
+    const page = await listBuilders(s.store, { capability, industry, ...cursorPaging(ctx.query, { limit: 20, max: 100 }) });
+    ctx.body = { builders: page.items.map(memberView), next_cursor: page.next_cursor, has_more: page.has_more };
+  });
+  builders.get('/:user_id', async (ctx) => {
+    const member = await getListedMember(s.store, ctx.params.user_id);
+    if (!member || member.builder_listed !== true) throw notFound('Builder', 'builder_not_found');
+    const agents = (await agentsOf(s.store, (member.agent_ids as string[] | undefined) ?? [])).filter(isPublicAgent);
+    const trust = agents.map((a) => (typeof a.trust_score === 'number' ? a.trust_score : 0));
+    ctx.body = {
+      ...memberView(member),
+      agents: agents.map((a) => publicAgent(a, s.config.publicBaseUrl)),
+      average_trust: trust.length ? Math.round((trust.reduce((x, y) => x + y, 0) / trust.length) * 10) / 10 : 0,
+    };
+  });
+  router.use(builders.routes());
+}

@@ -1,0 +1,40 @@
+import { defineProjection } from '../types.ts';
+
+/** Introductions: one document per request, read by the member (pending, newest first) and by the requesting agent. */
+export const introsProjection = defineProjection({
+  name: 'intros',
+  collections: [
+    {
+      name: 'intros',
+      indexes: [
+        { name: 'by_member_status', keys: { member_id: 1, status: 1, seq: -1 } },
+        { name: 'by_agent_member', keys: { agent_id: 1, member_id: 1, status: 1 } },
+      ],
+    },
+  ],
+  handles: ['IntroRequested', 'IntroApproved', 'IntroDeclined'],
+  async apply(event, ctx) {
+    const intros = ctx.collection('intros');
+    switch (event.type) {
+      case 'IntroRequested': {
+        const { charge: _c, ...d } = event.data;
+        await intros.applyAt(d.intro_id, event.position, { $set: { ...d, status: 'pending', match_id: null, decided_at: null, seq: event.position } });
+        return;
+      }
+      case 'IntroApproved': {
+        const d = event.data;
+        await intros.applyAt(d.intro_id, event.position, { $set: { status: 'approved', match_id: d.match_id, decided_at: d.approved_at } });
+        return;
+      }
+      case 'IntroDeclined': {
+        const d = event.data;
+        await intros.applyAt(d.intro_id, event.position, { $set: { status: 'declined', decided_at: d.declined_at } });
+        return;
+      }
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  },
+});
