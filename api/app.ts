@@ -9,6 +9,7 @@ import { authenticate } from './auth.ts';
 import { renderError } from './errors.ts';
 import { idempotency } from './idempotency.ts';
 import { LIMITS } from './rate-limit.ts';
+import { screenBody } from './validation.ts';
 import { agentRoutes } from './routes/agents/agents.ts';
 import { matchingRoutes } from './routes/matching/matching.ts';
 import { authRoutes } from './routes/humans/auth.ts';
@@ -194,10 +195,15 @@ export function bodyParser() {
       if (length === 0) text = '';
       else if (req.readableLength === length) text = (req.read() as Buffer).toString('utf8');
       else text = await readBody(req, length);
-      (ctx.request as { body?: unknown }).body = parseStrictJson(text);
+      const parsed = parseStrictJson(text);
+      screenBody(parsed);
+      (ctx.request as { body?: unknown }).body = parsed;
       return next();
     }
-    return general(ctx, next);
+    return general(ctx, () => {
+      screenBody((ctx.request as { body?: unknown }).body);
+      return next();
+    });
   };
 }
 
@@ -319,7 +325,7 @@ export function routerFor(s: Services): Router {
 }
 
 export function createApp(s: Services): Koa {
-  const app = new Koa({ proxy: process.env.TRUST_PROXY === '1' });
+  const app = new Koa({ proxy: s.config.trustProxy === true });
   app.silent = true;
   const router = routerFor(s);
 

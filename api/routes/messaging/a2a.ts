@@ -9,7 +9,7 @@ import { getAgent } from '../../../queries/agents/agents.ts';
 import { inboxPage } from '../../../queries/messaging/messaging.ts';
 import { requireAgent } from '../../auth.ts';
 import type { Services } from '../../services.ts';
-import { paging, validate } from '../../validation.ts';
+import { checkFreeForm, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 
 const a2aSchema = {
@@ -37,6 +37,7 @@ export function a2aRoutes(router: Router, s: Services): void {
   a2a.post('/message', async (ctx) => {
     const agentId = writer(s, ctx);
     const body = validate<{ to_agent_id: string; intent: SendA2A['intent']; payload?: Record<string, unknown>; sign?: boolean }>(a2aSchema, ctx.request.body);
+    checkFreeForm(body.payload, 'payload');
     const { message: m, position } = await sendA2A(
       s.bus,
       s.secrets,
