@@ -8,11 +8,11 @@ import { newId } from '../events/kernel/ids.ts';
 import { authenticate } from './auth.ts';
 import { renderError } from './errors.ts';
 import { idempotency } from './idempotency.ts';
-import { LIMITS } from './rate-limit.ts';
+import { LIMITS, setHeaders } from './rate-limit.ts';
 import { screenBody } from './validation.ts';
 import { agentRoutes } from './routes/agents/agents.ts';
 import { matchingRoutes } from './routes/matching/matching.ts';
-import { authRoutes } from './routes/humans/auth.ts';
+import { AUTH_LIMITS, authRoutes } from './routes/humans/auth.ts';
 import { ownershipRoutes } from './routes/humans/ownership.ts';
 import { ownerRoutes } from './routes/humans/owner.ts';
 import { matchRoutes } from './routes/humans/matches.ts';
@@ -58,6 +58,7 @@ function front(s: Services) {
     } catch (err) {
       renderError(ctx, err, logger);
     } finally {
+      limitHeaders(s, ctx);
       if (logging) {
         logger.info(
           {
@@ -84,6 +85,24 @@ function authenticateAndLimitReads(s: Services) {
       return next();
     });
   };
+}
+
+/**
+ * Rate-limit headers on every answer, errors (401, 422, ...) and idempotent replays included: an
+ * answer that passed no limiter (it failed before one, or was replayed) shows, without counting,
+ * the window that applies to its caller: writes per agent for an agent, otherwise reads or
+ * auth requests per client address.
+ */
+function limitHeaders(s: Services, ctx: Context): void {
+  if (s.limiter.scale === 0 || ctx.response.get('RateLimit-Limit') || ctx.path === '/health' || ctx.path === '/api/health') return;
+  const agentId = (ctx.state.principal as { agentId?: string | null } | undefined)?.agentId;
+  const status =
+    ctx.method === 'GET' || ctx.method === 'HEAD'
+      ? s.limiter.status(LIMITS.reads, ctx.ip)
+      : agentId
+        ? s.limiter.status(LIMITS.writes, agentId)
+        : s.limiter.status(AUTH_LIMITS.auth, ctx.ip);
+  setHeaders(ctx, status);
 }
 
 /** Gives the router's bare 404/405 answers the documented error shape. */

@@ -59,7 +59,10 @@ export const otpAggregate: Aggregate<OtpState, OtpEvent> = {
       case 'MailQueued': {
         const d = event.data;
         // The first mail after a code carries it; later ones for the same code are resends of it.
-        const current = state.current && state.current.mail === null ? { ...state.current, mail: { template: d.template, to: d.to, params_enc: d.params_enc } } : state.current;
+        const current =
+          state.current && state.current.mail === null
+            ? { ...state.current, mail: { template: d.template, to: d.to, params_enc: d.params_enc } }
+            : state.current;
         return { ...state, mailed: [...lastHour(state.mailed, d.queued_at), d.queued_at], last_mail_id: d.mail_id, current };
       }
       default: {

@@ -6,8 +6,7 @@
  */
 
 type Frame =
-  | { kind: 'array'; items: unknown[]; at: number; out: string[] }
-  | { kind: 'object'; keys: string[]; obj: Record<string, unknown>; at: number; out: string[] };
+  { kind: 'array'; items: unknown[]; at: number; out: string[] } | { kind: 'object'; keys: string[]; obj: Record<string, unknown>; at: number; out: string[] };
 
 /** The nesting depth of a JSON value: 0 for a scalar, 1 for `{}` or `[]`, and so on. */
 export function jsonDepth(value: unknown): number {
