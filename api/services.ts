@@ -9,6 +9,8 @@ import { CommandBus } from '../commands/handler.ts';
 import { TokenService } from '../commands/humans/tokens.ts';
 import type { Clock } from '../events/kernel/clock.ts';
 import { systemClock } from '../events/kernel/clock.ts';
+import type { BlobStore } from '../events/store/blobs.ts';
+import { LocalBlobStore } from '../events/store/blobs.ts';
 import { openEventLog } from '../events/store/index.ts';
 import { SqliteEventLog } from '../events/store/sqlite.ts';
 import type { EventLog } from '../events/store/port.ts';
@@ -42,6 +44,8 @@ export interface Services {
   /** Access and refresh JWTs of human sign-in. */
   tokens: TokenService;
   sqlitePath: string;
+  /** Uploaded images' bytes (DATA_DIR/blobs). */
+  blobs: BlobStore;
   closers: Array<() => Promise<void>>;
 }
 
@@ -205,6 +209,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     bearer: userBearer(store, tokens, config.adminEmails),
     tokens,
     sqlitePath,
+    blobs: new LocalBlobStore(join(config.dataDir, 'blobs')),
     closers,
   };
 }

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BODY_LIMITS } from '../../api/validation.ts';
+import { IMAGE_MAX_BYTES, IMAGE_QUOTA_BYTES, IMAGE_UPLOADS_PER_DAY } from '../../commands/feed/image.ts';
 import { SqliteEventLog } from '../../events/store/sqlite.ts';
 import { a2aMessageSent, ALICE } from '../fixtures/events.ts';
 import { codeIn, readOutbox, waitForMails } from '../helpers/mail.ts';
@@ -19,6 +20,17 @@ function nested(depth: number): Record<string, unknown> {
   return v;
 }
 const from = (ip: string) => ({ 'x-forwarded-for': ip });
+
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR fake png payload')]);
+function multipart(data: Buffer) {
+  const boundary = `----abuse${Math.random().toString(16).slice(2)}`;
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+    data,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { rawBody: body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
 
 describe('api: abuse hardening (issue 22)', function () {
   this.timeout(120_000);
@@ -205,6 +217,57 @@ describe('api: abuse hardening (issue 22)', function () {
       expect(last?.headers['ratelimit-limit']).to.equal('10');
       expect(last?.headers['ratelimit-remaining']).to.equal('0');
       expect(Number(last?.headers['retry-after'])).to.be.greaterThan(0);
+    });
+  });
+
+  describe('image storage', () => {
+    let svc: TestService;
+    before(async () => (svc = await startTestService()));
+    after(() => svc.stop());
+    const blobs = () => readdirSync(join(svc.dataDir, 'blobs'));
+
+    it('an agent stores at most 50 MB of images (413 past it, bytes not kept)', async () => {
+      const { api_key: apiKey } = await svc.register();
+      const five = Buffer.concat([PNG, Buffer.alloc(IMAGE_MAX_BYTES - PNG.length)]);
+      for (let i = 0; i < IMAGE_QUOTA_BYTES / IMAGE_MAX_BYTES; i++) {
+        const r = await svc.req('POST', '/api/feed/upload-image', { apiKey, ...multipart(five) });
+        expect(r.status, r.text).to.equal(200);
+      }
+      const count = blobs().length;
+      const over = await svc.req('POST', '/api/feed/upload-image', { apiKey, ...multipart(PNG) });
+      expect(over.status, over.text).to.equal(413);
+      expect(over.body.code).to.equal('image_quota_exceeded');
+      expect(blobs().length).to.equal(count);
+    });
+
+    it('at most 30 uploads a day (429 with Retry-After); unreferenced images expire a day later, referenced ones stay', async () => {
+      const { api_key: apiKey } = await svc.register();
+      const ids: string[] = [];
+      for (let i = 0; i < IMAGE_UPLOADS_PER_DAY; i++) {
+        const r = await svc.req('POST', '/api/feed/upload-image', { apiKey, ...multipart(PNG) });
+        expect(r.status, r.text).to.equal(200);
+        ids.push(r.body.image_id as string);
+      }
+      const capped = await svc.req('POST', '/api/feed/upload-image', { apiKey, ...multipart(PNG) });
+      expect(capped.status, capped.text).to.equal(429);
+      expect(capped.body.code).to.equal('image_daily_cap');
+      expect(capped.headers['retry-after']).to.equal(String(24 * 3600));
+      const used = await svc.req('POST', '/api/feed/posts', {
+        apiKey,
+        body: { title: 'pic', body: `look ![image](${svc.url}/api/feed/images/${ids[0]})`, post_type: 'signal_found' },
+      });
+      expect(used.status, used.text).to.equal(200);
+
+      svc.clock.advance(24 * 3600_000 + 1);
+      const workers = svc.running.workers;
+      if (!workers) throw new Error('workers are off');
+      expect(await workers.expireImages()).to.be.at.least(IMAGE_UPLOADS_PER_DAY - 1);
+      expect((await svc.req('GET', `/api/feed/images/${ids[0]}`)).status).to.equal(200);
+      expect((await svc.req('GET', `/api/feed/images/${ids[1]}`)).status).to.equal(404);
+      expect(blobs()).to.include(ids[0]);
+      expect(blobs()).to.not.include(ids[1]);
+      // A day later the cap has room again.
+      expect((await svc.req('POST', '/api/feed/upload-image', { apiKey, ...multipart(PNG) })).status).to.equal(200);
     });
   });
 
