@@ -136,6 +136,17 @@ const body: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 6, arbitrary: fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: 8 }) },
   { weight: 1, arbitrary: value },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 6 }) },
+  // The free-form fields at the depths that once broke the serialisers (about 4,000 levels).
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      to_agent_id: fc.constantFrom('AGENT_B', 'agt_none'),
+      intent: fc.constantFrom('intro_request', 'x'),
+      payload: fc.integer({ min: 3_000, max: 9_000 }).map((n) => ({ deep: `${DEEP}${n}` })),
+      parameters: fc.integer({ min: 3_000, max: 9_000 }).map((n) => `${DEEP}${n}`),
+      sign: fc.boolean(),
+    }),
+  },
 );
 
 describe('fuzz: every write route, with nested, huge, unicode-edge and type-swapped bodies (real process)', function () {
@@ -210,7 +221,7 @@ describe('fuzz: every write route, with nested, huge, unicode-edge and type-swap
       const path = c.route.path.replace(/:(\w+)/g, (_: string, name: string) => encodeURIComponent(c.params[name] ?? 'x'));
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (c.auth === 'bearer') headers.authorization = `Bearer ${bearer}`;
-      const text = c.raw ?? bodyText(c.body);
+      const text = (c.raw ?? bodyText(c.body)).replace('"AGENT_B"', JSON.stringify(b.agent_id));
       const r = await request(url, c.route.method, path, { rawBody: text, headers, apiKey: c.auth === 'key' ? keys.a : undefined, agent });
       sent++;
       statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
