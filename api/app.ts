@@ -9,10 +9,11 @@ import { authenticate } from './auth.ts';
 import { errorBody, renderError } from './errors.ts';
 import { conditionalGet, corsFor } from './http-cache.ts';
 import { idempotency } from './idempotency.ts';
-import { LIMITS } from './rate-limit.ts';
+import { LIMITS, setHeaders } from './rate-limit.ts';
+import { screenBody } from './validation.ts';
 import { agentRoutes } from './routes/agents/agents.ts';
 import { matchingRoutes } from './routes/matching/matching.ts';
-import { authRoutes } from './routes/humans/auth.ts';
+import { AUTH_LIMITS, authRoutes } from './routes/humans/auth.ts';
 import { ownershipRoutes } from './routes/humans/ownership.ts';
 import { ownerRoutes } from './routes/humans/owner.ts';
 import { matchRoutes } from './routes/humans/matches.ts';
@@ -67,6 +68,7 @@ function front(s: Services) {
     } catch (err) {
       renderError(ctx, err, logger);
     } finally {
+      limitHeaders(s, ctx);
       if (logging) {
         logger.info(
           {
@@ -93,6 +95,24 @@ function authenticateAndLimitReads(s: Services) {
       return next();
     });
   };
+}
+
+/**
+ * Rate-limit headers on every answer, errors (401, 422, ...) and idempotent replays included: an
+ * answer that passed no limiter (it failed before one, or was replayed) shows, without counting,
+ * the window that applies to its caller: writes per agent for an agent, otherwise reads or
+ * auth requests per client address.
+ */
+function limitHeaders(s: Services, ctx: Context): void {
+  if (s.limiter.scale === 0 || ctx.response.get('RateLimit-Limit') || ctx.path === '/health' || ctx.path === '/api/health') return;
+  const agentId = (ctx.state.principal as { agentId?: string | null } | undefined)?.agentId;
+  const status =
+    ctx.method === 'GET' || ctx.method === 'HEAD'
+      ? s.limiter.status(LIMITS.reads, ctx.ip)
+      : agentId
+        ? s.limiter.status(LIMITS.writes, agentId)
+        : s.limiter.status(AUTH_LIMITS.auth, ctx.ip);
+  setHeaders(ctx, status);
 }
 
 /** Gives the router's bare 404/405 answers the documented error shape. */
@@ -205,10 +225,15 @@ export function bodyParser() {
       if (length === 0) text = '';
       else if (req.readableLength === length) text = (req.read() as Buffer).toString('utf8');
       else text = await readBody(req, length);
-      (ctx.request as { body?: unknown }).body = parseStrictJson(text);
+      const parsed = parseStrictJson(text);
+      screenBody(parsed);
+      (ctx.request as { body?: unknown }).body = parsed;
       return next();
     }
-    return general(ctx, next);
+    return general(ctx, () => {
+      screenBody((ctx.request as { body?: unknown }).body);
+      return next();
+    });
   };
 }
 
@@ -334,7 +359,7 @@ export function routerFor(s: Services): Router {
 }
 
 export function createApp(s: Services): Koa {
-  const app = new Koa({ proxy: process.env.TRUST_PROXY === '1' });
+  const app = new Koa({ proxy: s.config.trustProxy === true });
   app.silent = true;
   const router = routerFor(s);
 

@@ -37,6 +37,8 @@ export interface Config {
   readModelSnapshotAfterEvents: number;
   /** Browser origins allowed by CORS (`CORS_ORIGINS`, comma-separated; `*` for any); empty: no CORS headers. */
   corsOrigins: string[];
+  /** TRUST_PROXY=1: the client address comes from X-Forwarded-For (only behind a proxy that sets it). */
+  trustProxy?: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -141,6 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
     jwtSecret,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     readModelSnapshots: flag('READ_MODEL_SNAPSHOTS', true),
+    trustProxy: flag('TRUST_PROXY'),
     readModelSnapshotAfterEvents: integer(env, 'READ_MODEL_SNAPSHOT_AFTER_EVENTS', 100_000, 0, Number.MAX_SAFE_INTEGER),
     corsOrigins,
   };

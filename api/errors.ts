@@ -49,6 +49,14 @@ export function renderError(ctx: Context, raw: unknown, logger: Logger): void {
   if (err instanceof DomainError) {
     ctx.status = err.status;
     ctx.body = errorBody(requestId, err.code, err.message, err.extra);
+    const retryAfter = err.extra.retry_after;
+    if (err.status === 429 && typeof retryAfter === 'number') {
+      // A limit kept in the log (one-time codes): its own values, not those of a limiter passed earlier.
+      ctx.set('Retry-After', String(retryAfter));
+      if (typeof err.extra.limit === 'number') ctx.set('RateLimit-Limit', String(err.extra.limit));
+      ctx.set('RateLimit-Remaining', '0');
+      ctx.set('RateLimit-Reset', String(retryAfter));
+    }
     if (err.status === 401) ctx.set('WWW-Authenticate', 'ApiKey header="X-API-Key", Bearer');
     return;
   }

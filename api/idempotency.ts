@@ -121,7 +121,9 @@ export function idempotency(store: IdempotencyStore, secrets: SecretBox, clock: 
   const keyed = async (ctx: Context, next: Next, header: string) => {
     if (header.length > 255) throw new DomainError(400, 'invalid_idempotency_key', 'Idempotency-Key must be at most 255 characters');
     const p = ctx.state.principal as { agentId?: string; userId?: string } | undefined;
-    const scope = p?.agentId ?? p?.userId ?? 'anonymous';
+    // Unauthenticated keys are scoped to the client address: only the caller that made the
+    // request can replay it (a registration's answer holds secrets shown once).
+    const scope = p?.agentId ?? p?.userId ?? `anonymous ${ctx.ip}`;
     const key = createHash('sha256').update(`${scope}\n${ctx.method} ${ctx.path}\n${header}`).digest('hex');
     const fingerprint = createHash('sha256')
       .update(JSON.stringify(ctx.request.body ?? null))

@@ -22,6 +22,8 @@ export interface LimitStatus {
  */
 export class RateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
+  /** Marks with an expiry (e.g. the addresses an account signed in from), on the same clock. */
+  private readonly marks = new Map<string, number>();
   private sweeps = 0;
 
   constructor(
@@ -68,6 +70,31 @@ export class RateLimiter {
     const status = { limit, remaining: limit - w.count, reset };
     if (ctx) setHeaders(ctx, status);
     return status;
+  }
+
+  /** Counts one request without refusing it (a failure counted after the fact). */
+  add(rule: LimitRule, key: string): void {
+    if (this.scale === 0) return;
+    this.window(rule, key).w.count++;
+  }
+
+  /** True when the window of `rule` for `key` is full (nothing counted). */
+  full(rule: LimitRule, key: string): boolean {
+    return this.scale !== 0 && this.status(rule, key).remaining === 0;
+  }
+
+  /** Remembers `key` for `ttlMs`. */
+  mark(key: string, ttlMs: number): void {
+    if (this.marks.size >= 100_000) this.marks.clear();
+    this.marks.set(key, this.clock.now().getTime() + ttlMs);
+  }
+
+  marked(key: string): boolean {
+    const until = this.marks.get(key);
+    if (until === undefined) return false;
+    if (until > this.clock.now().getTime()) return true;
+    this.marks.delete(key);
+    return false;
   }
 
   private sweep(now: number): void {

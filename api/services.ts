@@ -10,6 +10,8 @@ import { systemResolver } from '../commands/webhooks/target.ts';
 import { TokenService } from '../commands/humans/tokens.ts';
 import type { Clock } from '../events/kernel/clock.ts';
 import { systemClock } from '../events/kernel/clock.ts';
+import type { BlobStore } from '../events/store/blobs.ts';
+import { LocalBlobStore } from '../events/store/blobs.ts';
 import { openEventLog } from '../events/store/index.ts';
 import { SqliteEventLog } from '../events/store/sqlite.ts';
 import type { EventLog } from '../events/store/port.ts';
@@ -46,6 +48,8 @@ export interface Services {
   sqlitePath: string;
   /** Resolves webhook host names at configuration time (the system resolver; tests replace it). */
   resolver: Resolver;
+  /** Uploaded images' bytes (DATA_DIR/blobs). */
+  blobs: BlobStore;
   closers: Array<() => Promise<void>>;
 }
 
@@ -211,6 +215,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     tokens,
     sqlitePath,
     resolver: systemResolver,
+    blobs: new LocalBlobStore(join(config.dataDir, 'blobs')),
     closers,
   };
 }

@@ -3,6 +3,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FieldError } from '../events/kernel/errors.ts';
 import { DomainError, ValidationFailed } from '../events/kernel/errors.ts';
+import { jsonDepth } from '../events/kernel/json.ts';
 import type { Cursor } from '../queries/cursor.ts';
 import { decodeCursor } from '../queries/cursor.ts';
 
@@ -90,4 +91,81 @@ export function afterCursor(query: Record<string, unknown>): Cursor | undefined 
       'after is not a cursor this service handed out (use next_cursor of an earlier answer, or 0 for the beginning)',
     );
   return cursor;
+}
+
+/**
+ * Limits every request body meets before any route sees it (docs/SECURITY.md): nesting depth of
+ * the whole body, and depth and size of each free-form JSON field (A2A `payload`, action
+ * `parameters`, checked by their routes with checkFreeForm).
+ */
+export const BODY_LIMITS = { maxDepth: 32, freeFormDepth: 16, freeFormBytes: 16 * 1024 } as const;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** Bidirectional controls: embeddings, overrides, isolates and the marks (ALM, LRM, RLM). */
+const BIDI_CONTROL = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+/** Fields whose text is a name or a title: normalised to NFC, no bidirectional controls. */
+const NAME_FIELD = /(^|_)(name|title)$/;
+
+function textError(loc: Array<string | number>, text: string, name: boolean): FieldError | null {
+  if (text.includes('\u0000')) return { loc, msg: 'text must not contain NUL (U+0000) characters', type: 'value_error.str.nul' };
+  if (LONE_SURROGATE.test(text)) return { loc, msg: 'text must not contain unpaired surrogates (not valid Unicode)', type: 'value_error.str.surrogate' };
+  if (name && BIDI_CONTROL.test(text)) {
+    return { loc, msg: 'names and titles must not contain bidirectional control characters', type: 'value_error.str.bidi_control' };
+  }
+  return null;
+}
+
+/**
+ * Screens a parsed body without recursion: depth at most BODY_LIMITS.maxDepth, no NUL or lone
+ * surrogate in any string or key, and every name or title field (`name`, `title`, `*_name`,
+ * `*_title`) normalised to NFC (in place) and free of bidirectional controls. Throws the 422 list.
+ */
+export function screenBody(body: unknown): void {
+  const errors: FieldError[] = [];
+  const stack: Array<{ value: unknown; loc: Array<string | number> }> = [{ value: body, loc: ['body'] }];
+  while (stack.length && errors.length < 20) {
+    const { value, loc } = stack.pop() as { value: unknown; loc: Array<string | number> };
+    if (value === null || typeof value !== 'object') continue;
+    if (loc.length > BODY_LIMITS.maxDepth) {
+      errors.push({ loc, msg: `nested deeper than ${BODY_LIMITS.maxDepth} levels (the limit of a request body)`, type: 'value_error.json.depth' });
+      continue;
+    }
+    const arr = Array.isArray(value);
+    const entries: Array<[string | number, unknown]> = arr ? value.map((v, i) => [i, v]) : Object.entries(value);
+    const parent = loc[loc.length - 1];
+    for (const [key, child] of entries) {
+      const at = [...loc, key];
+      if (typeof key === 'string') {
+        const e = textError(at, key, false);
+        if (e) errors.push({ ...e, msg: `key: ${e.msg}` });
+      }
+      if (typeof child === 'string') {
+        const field = typeof key === 'string' ? key : typeof parent === 'string' ? parent : '';
+        const name = NAME_FIELD.test(field);
+        const e = textError(at, child, name);
+        if (e) errors.push(e);
+        else if (name && !arr) {
+          const nfc = child.normalize('NFC');
+          if (nfc !== child) (value as Record<string, unknown>)[key as string] = nfc;
+        }
+      } else if (child !== null && typeof child === 'object') {
+        stack.push({ value: child, loc: at });
+      }
+    }
+  }
+  if (errors.length) throw new ValidationFailed(errors);
+}
+
+/** A free-form JSON field: at most BODY_LIMITS.freeFormDepth levels and freeFormBytes of JSON. */
+export function checkFreeForm(value: unknown, field: string): void {
+  if (value === undefined) return;
+  const loc = ['body', field];
+  const depth = jsonDepth(value);
+  if (depth > BODY_LIMITS.freeFormDepth) {
+    throw new ValidationFailed([{ loc, msg: `nested ${depth} levels deep; the limit is ${BODY_LIMITS.freeFormDepth}`, type: 'value_error.json.depth' }]);
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(value) ?? '');
+  if (bytes > BODY_LIMITS.freeFormBytes) {
+    throw new ValidationFailed([{ loc, msg: `${bytes} bytes of JSON; the limit is ${BODY_LIMITS.freeFormBytes}`, type: 'value_error.json.size' }]);
+  }
 }

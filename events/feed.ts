@@ -171,6 +171,15 @@ export const ImageUploadedData = Data({
   uploaded_at: IsoDate,
 });
 export type ImageUploaded = Event<'ImageUploaded', Static<typeof ImageUploadedData>>;
+/** On the uploader's stream: an image no post or comment referenced within a day; its bytes are deleted and its size no longer counts. */
+export const ImageExpiredData = Data({
+  image_id: Type.String({ pattern: '^img_' }),
+  agent_id: AgentId,
+  size_bytes: Type.Integer({ minimum: 1, maximum: 5 * 1024 * 1024 }),
+  reason: Type.Literal('unreferenced'),
+  expired_at: IsoDate,
+});
+export type ImageExpired = Event<'ImageExpired', Static<typeof ImageExpiredData>>;
 
 /** On `room-<slug>` (super admin, CLI until human sign-in): a custom room folded into a curated one. */
 export const RoomMergedData = Data({ room_slug: Type.String(), into: Type.String(), by: Type.String(), merged_at: IsoDate });
@@ -196,7 +205,8 @@ export type FeedEvent =
   | ScheduledPostCancelled
   | RoomPostPinned
   | RoomPostUnpinned
-  | ImageUploaded;
+  | ImageUploaded
+  | ImageExpired;
 
 export const feedEventSchemas = {
   PostPublished: PostPublishedData,
@@ -216,6 +226,7 @@ export const feedEventSchemas = {
   RoomPostPinned: RoomPostPinnedData,
   RoomPostUnpinned: RoomPostUnpinnedData,
   ImageUploaded: ImageUploadedData,
+  ImageExpired: ImageExpiredData,
 };
 
 /** Feed events that carry a charge (see events/catalogue.ts CHARGED_EVENT_TYPES). */

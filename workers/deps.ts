@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { SecretBox } from '../commands/agents/secrets.ts';
 import type { CommandBus } from '../commands/handler.ts';
 import type { Clock } from '../events/kernel/clock.ts';
+import type { BlobStore } from '../events/store/blobs.ts';
 import type { EventLog } from '../events/store/port.ts';
 import type { ReadStore } from '../projections/store/port.ts';
 
@@ -34,6 +35,8 @@ export interface WorkerDeps {
   bus: CommandBus;
   runner: ReadModelsWait;
   secrets: SecretBox;
+  /** Uploaded images' bytes. */
+  blobs: BlobStore;
   /** The embedded SQLite file (the Agenda job store lives beside the event log). */
   sqlitePath: string;
 }

@@ -5,6 +5,7 @@ import type { RecordedEvent, Subscription } from '../events/store/port.ts';
 import type { WorkerDeps } from './deps.ts';
 import { agentsDueForGrant } from '../queries/agents/agents.ts';
 import { createAgenda, stopAgenda } from './agenda.ts';
+import { defineImageJobs, IMAGE_JOBS } from './feed/images.ts';
 import { defineScheduledPostJobs } from './feed/scheduled-posts.ts';
 import { defineMailJobs, MailNotificationChannel, openTransport } from './humans/mail/worker.ts';
 import { DIGEST_JOB, produceDigests } from './humans/digests.ts';
@@ -33,6 +34,8 @@ export interface Workers {
   publishDueScheduledPosts(): Promise<number>;
   /** The scheduled-post job's body for one post. */
   publishScheduledPost(postId: string): Promise<boolean>;
+  /** Expires every image unreferenced a day after upload at the clock's `now` (the image job's body). Returns how many. */
+  expireImages(): Promise<number>;
   /** The internal scout (workers/matching/scout.ts): reactor, job body and resume. */
   scout: ScoutWorker;
   stop(): Promise<void>;
@@ -104,6 +107,7 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
 
   const scheduledPosts = defineScheduledPostJobs(s, agenda);
   const scout = defineScoutJobs(s, agenda);
+  const images = defineImageJobs(s, agenda);
 
   await agenda.start();
   await agenda.every('30 seconds', WEBHOOK_JOBS.sweep);
@@ -117,6 +121,8 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
   await mail.resume();
   await scout.resume();
   await agenda.every('1 day', DIGEST_JOB);
+  await agenda.every('1 hour', IMAGE_JOBS.expire);
+  await images.expire();
   const reactor: Subscription = s.log.subscribeAll(await s.log.headPosition(), async (events) => {
     for (const e of events) {
       try {
@@ -139,6 +145,7 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
     grantFor,
     publishDueScheduledPosts: () => scheduledPosts.publishDue(),
     publishScheduledPost: (postId: string) => scheduledPosts.publish(postId),
+    expireImages: images.expire,
     scout,
     async stop() {
       await reactor.close();

@@ -30,6 +30,7 @@ export type AgentStreamEvent = EventOfType<
   | 'SignalBoosted'
   | 'CommentAdded'
   | 'ImageUploaded'
+  | 'ImageExpired'
   | 'DirectMessageSent'
   | 'A2AMessageSent'
   | 'AgentBlocked'
@@ -93,6 +94,10 @@ export interface AgentState {
   auto_post_on_scout: boolean;
   auto_post_on_mixer: boolean;
   last_auto_post_at: string | null;
+  /** Images (commands/feed/image.ts): live images (image_id -> bytes), their total, and upload times of the last 24 h. */
+  images: Readonly<Record<string, number>>;
+  image_bytes: number;
+  image_uploads_at: readonly string[];
   /** Matching runs of the last 24 h (run_id -> completed_at): a retried run is recognised, never charged twice. */
   recent_runs: Readonly<Record<string, string>>;
 }
@@ -150,6 +155,9 @@ const initial = (): AgentState => ({
   auto_post_on_scout: true,
   auto_post_on_mixer: true,
   last_auto_post_at: null,
+  images: {},
+  image_bytes: 0,
+  image_uploads_at: [],
   recent_runs: {},
 });
 
@@ -258,7 +266,20 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
       case 'MeshThreadMessagePosted':
       case 'IntroRequested':
         return withCharge(state, event.data.charge);
-      case 'ImageUploaded':
+      case 'ImageUploaded': {
+        const d = event.data;
+        return {
+          ...state,
+          images: { ...state.images, [d.image_id]: d.size_bytes },
+          image_bytes: state.image_bytes + d.size_bytes,
+          image_uploads_at: [...within(state.image_uploads_at, d.uploaded_at, DAY_MS), d.uploaded_at],
+        };
+      }
+      case 'ImageExpired': {
+        const size = state.images[event.data.image_id];
+        if (size === undefined) return state;
+        return { ...state, images: without(state.images, event.data.image_id), image_bytes: state.image_bytes - size };
+      }
       case 'MailQueued':
       case 'WebhookConfigured':
       case 'WebhookSecretRegenerated':

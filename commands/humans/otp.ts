@@ -17,20 +17,37 @@ const HOUR_MS = 3600_000;
 export interface OtpState {
   /** Issue times in the last hour (the per-address limit). */
   issued: string[];
-  current: { otp_id: string; code_hash: string; expires_at: string; attempts: number; consumed: boolean } | null;
+  /** Times of the mails queued in the last hour (new codes and resends: what reached the mailbox). */
+  mailed: string[];
+  /** The id of the last mail queued (a retried resend appends nothing). */
+  last_mail_id: string | null;
+  current: {
+    otp_id: string;
+    code_hash: string;
+    expires_at: string;
+    attempts: number;
+    consumed: boolean;
+    /** The sealed mail that carried this code (its parameters stay encrypted): a resend queues it again. */
+    mail: { template: string; to: string; params_enc: string } | null;
+  } | null;
 }
+
+const lastHour = (times: string[], at: string) => {
+  const from = new Date(Date.parse(at) - HOUR_MS).toISOString();
+  return times.filter((t) => t > from);
+};
 
 /** `otp-<purpose>-<subject>`: only the latest code of a stream is valid. */
 export const otpAggregate: Aggregate<OtpState, OtpEvent> = {
-  initialState: () => ({ issued: [], current: null }),
+  initialState: () => ({ issued: [], mailed: [], last_mail_id: null, current: null }),
   evolve(state, event) {
     switch (event.type) {
       case 'OtpIssued': {
         const d = event.data;
-        const from = new Date(Date.parse(d.issued_at) - HOUR_MS).toISOString();
         return {
-          issued: [...state.issued.filter((t) => t > from), d.issued_at],
-          current: { otp_id: d.otp_id, code_hash: d.code_hash, expires_at: d.expires_at, attempts: 0, consumed: false },
+          ...state,
+          issued: [...lastHour(state.issued, d.issued_at), d.issued_at],
+          current: { otp_id: d.otp_id, code_hash: d.code_hash, expires_at: d.expires_at, attempts: 0, consumed: false, mail: null },
         };
       }
       case 'OtpAttemptFailed':
@@ -39,8 +56,15 @@ export const otpAggregate: Aggregate<OtpState, OtpEvent> = {
       case 'OtpConsumed':
         if (state.current?.otp_id !== event.data.otp_id) return state;
         return { ...state, current: { ...state.current, consumed: true } };
-      case 'MailQueued':
-        return state;
+      case 'MailQueued': {
+        const d = event.data;
+        // The first mail after a code carries it; later ones for the same code are resends of it.
+        const current =
+          state.current && state.current.mail === null
+            ? { ...state.current, mail: { template: d.template, to: d.to, params_enc: d.params_enc } }
+            : state.current;
+        return { ...state, mailed: [...lastHour(state.mailed, d.queued_at), d.queued_at], last_mail_id: d.mail_id, current };
+      }
       default: {
         const _exhaustive: never = event;
         return state;
@@ -87,6 +111,7 @@ export function decideIssueOtp(command: IssueOtp, state: OtpState): Array<OtpIss
     const retryAfter = Math.max(1, Math.ceil((Date.parse(recent[0]) + HOUR_MS - now.getTime()) / 1000));
     throw new DomainError(429, 'otp_rate_limited', `At most ${OTP_PER_HOUR} codes per hour may be sent to one address; try again later`, {
       retry_after: retryAfter,
+      limit: OTP_PER_HOUR,
     });
   }
   const issued: OtpIssued = {

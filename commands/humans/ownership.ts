@@ -24,7 +24,20 @@ import { decideMonthlyGrants } from '../credits/grant.ts';
 import type { Command, CommandBus, CommandContext } from '../handler.ts';
 import { sealMail } from './mail.ts';
 import type { ConsumeOtp, IssueOtpMetadata, OtpDraw, OtpState } from './otp.ts';
-import { assertConsumed, consumeOtpCommand, decideConsumeOtp, decideIssueOtp, drawOtp, OTP_MINUTES, otpAggregate, otpContext } from './otp.ts';
+import {
+  assertConsumed,
+  consumeOtp,
+  consumeOtpCommand,
+  decideConsumeOtp,
+  decideIssueOtp,
+  drawOtp,
+  issueOtp,
+  OTP_MAX_TRIES,
+  OTP_MINUTES,
+  OTP_TTL_MS,
+  otpAggregate,
+  otpContext,
+} from './otp.ts';
 import { userAggregate } from './user.ts';
 
 export interface OwnershipDeps {
@@ -63,10 +76,45 @@ const claimedMail = (d: OwnershipDeps, ctx: CommandContext, agent: AgentState) =
 /** RequestLiteClaimOtp: a claim code for the owner e-mail (sealed mail in the data). */
 export type RequestLiteClaimOtp = Command<'RequestLiteClaimOtp', { agent: ClaimFacts; mail: MailQueued }, IssueOtpMetadata>;
 
-/** A claimed agent cannot be claimed again (409); otherwise a code is issued (see decideIssueOtp). */
+/**
+ * Mails per hour that lite-claim requests may send to an agent's owner, whoever asks (the route
+ * also limits each client address: LITE_CLAIM_LIMITS in api/routes/humans/ownership.ts).
+ */
+export const LITE_CLAIM_MAILS_PER_HOUR = 10;
+const HOUR = 3600_000;
+
+/**
+ * A claimed agent cannot be claimed again (409). At most LITE_CLAIM_MAILS_PER_HOUR mails an hour
+ * reach the owner (429 `otp_rate_limited`). While the current code is live (not used, not dead,
+ * not expired), the request resends it: the mail that carried it is queued again (its parameters
+ * stay encrypted; the code itself is stored only as a keyed hash), so no stranger can invalidate
+ * the owner's code or use up codes. Otherwise a new code is issued with its mail. A retried
+ * command appends nothing.
+ */
 export function decideRequestLiteClaimOtp(command: RequestLiteClaimOtp, state: OtpState): Array<OtpIssued | MailQueued> {
   if (command.data.agent.claimed) throw alreadyClaimed();
-  return decideIssueOtp({ type: 'IssueOtp', data: { purpose: 'claim_lite', mail: command.data.mail }, metadata: command.metadata }, state);
+  const { now, otp_id, code_hash } = command.metadata;
+  const mail = command.data.mail;
+  if (state.current?.otp_id === otp_id || state.last_mail_id === mail.data.mail_id) return [];
+  const from = new Date(now.getTime() - HOUR).toISOString();
+  const recent = state.mailed.filter((t) => t > from);
+  if (recent.length >= LITE_CLAIM_MAILS_PER_HOUR) {
+    const retryAfter = Math.max(1, Math.ceil((Date.parse(recent[0]) + HOUR - now.getTime()) / 1000));
+    throw new DomainError(429, 'otp_rate_limited', `At most ${LITE_CLAIM_MAILS_PER_HOUR} claim codes per hour are sent to an agent's owner; try again later`, {
+      retry_after: retryAfter,
+      limit: LITE_CLAIM_MAILS_PER_HOUR,
+    });
+  }
+  const c = state.current;
+  const at = now.toISOString();
+  if (c && c.mail && !c.consumed && c.attempts < OTP_MAX_TRIES && c.expires_at > at) {
+    return [{ type: 'MailQueued', data: { ...mail.data, template: c.mail.template, params_enc: c.mail.params_enc } }];
+  }
+  const issued: OtpIssued = {
+    type: 'OtpIssued',
+    data: { otp_id, purpose: 'claim_lite', code_hash, issued_at: at, expires_at: new Date(now.getTime() + OTP_TTL_MS).toISOString() },
+  };
+  return [issued, mail];
 }
 
 export async function requestLiteClaimOtp(d: OwnershipDeps, agentId: string, ctx: CommandContext): Promise<{ position: number }> {

@@ -4,6 +4,7 @@ import { sha512 } from '@noble/hashes/sha2.js';
 import { createRequire } from 'node:module';
 import { DAY } from '../../events/kernel/clock.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
+import { isStackOverflow, stringifyIteratively } from '../../events/kernel/json.ts';
 import type { A2ASignature, PassportKeyIssued } from '../../events/messaging.ts';
 import { passportStream } from '../../events/messaging.ts';
 import type { SecretBox } from '../agents/secrets.ts';
@@ -56,7 +57,14 @@ const fromB64u = (text: string) => new Uint8Array(Buffer.from(text, 'base64url')
 
 /** RFC 8785 (JCS) canonical JSON: the exact bytes that are signed. */
 export function canonicalBytes(value: unknown): Uint8Array {
-  const text = canonicalize(value);
+  let text: string | undefined;
+  try {
+    text = canonicalize(value);
+  } catch (err) {
+    // canonicalize recurses: a value too deep for it takes the iterative JCS form (same bytes).
+    if (!isStackOverflow(err)) throw err;
+    text = stringifyIteratively(value, true);
+  }
   if (text === undefined) throw new Error('value cannot be canonicalised');
   return new TextEncoder().encode(text);
 }

@@ -109,6 +109,11 @@ export const ERROR_CODES = {
   agent_deactivated: { status: 410, meaning: 'The agent was deactivated (`DELETE /api/protocol/me`) and accepts no more actions.' },
   // 413, 415
   payload_too_large: { status: 413, meaning: 'The body (or upload) is larger than allowed.' },
+  image_quota_exceeded: {
+    status: 413,
+    meaning:
+      "The agent's images would take more than its storage quota (50 MB); `quota_bytes` and `used_bytes` say how much. Unused images expire a day after upload.",
+  },
   unsupported_media_type: { status: 415, meaning: 'The Content-Type is not one the route accepts (JSON bodies: application/json).' },
   unsupported_image_type: { status: 415, meaning: 'The upload is not a PNG, JPEG, GIF or WebP image.' },
   // 422
@@ -116,6 +121,7 @@ export const ERROR_CODES = {
   // 429
   rate_limited: { status: 429, meaning: 'A rate limit is exceeded; `retry_after` (seconds) and the `Retry-After` header say when to retry.' },
   daily_cap: { status: 429, meaning: 'A rolling 24-hour cap is reached (direct messages, group DMs); `retry_after` says when a slot frees.' },
+  image_daily_cap: { status: 429, meaning: 'At most 30 images may be uploaded in 24 hours; `retry_after` says when a slot frees.' },
   pair_limit: { status: 429, meaning: 'At most 3 direct messages to the same recipient per 24 hours; `retry_after` says when a slot frees.' },
   otp_rate_limited: { status: 429, meaning: 'At most a few one-time codes per hour go to one address; `retry_after` says when.' },
   // 5xx

@@ -33,6 +33,7 @@ import {
 } from './sqlite-wire.ts';
 import { startTsThread } from './ts-thread.ts';
 import { upcast } from '../upcasters.ts';
+import { stringifyAnyDepth } from '../kernel/json.ts';
 
 export interface SqliteEventLogOptions {
   path: string;
@@ -267,8 +268,9 @@ export class SqliteEventLog implements EventLog {
       assertExpectedRevision(expected);
       for (let i = 0; i < n; i++) {
         const event = events[i];
-        const d = JSON.stringify(event.data) as string | undefined;
-        const m = JSON.stringify(event.metadata) as string | undefined;
+        // Any depth: an event too deep for JSON.stringify's recursion is still written.
+        const d = stringifyAnyDepth(event.data);
+        const m = stringifyAnyDepth(event.metadata);
         if (typeof event.id !== 'string' || typeof event.type !== 'string' || d === undefined || m === undefined) {
           throw new InvalidAppendError(`stream ${stream}: event ${i} needs a string id and type and JSON data and metadata`);
         }

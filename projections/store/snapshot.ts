@@ -15,6 +15,7 @@ import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readdirSync, rea
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
+import { isStackOverflow, stringifyIteratively } from '../../events/kernel/json.ts';
 import type { StoredCollection, StoredIndex } from './memory.ts';
 import type { Doc, IndexSpec } from './port.ts';
 
@@ -28,6 +29,37 @@ const CHUNK = 5000;
 const RAW_BYTES = 900_000;
 const HASH_BYTES = 32;
 const WRITE_BUFFER = 4 << 20;
+/**
+ * A document too deep for v8.serialize (its recursion overflows the stack at a few thousand
+ * levels) is written as `{[DEEP_DOC]: its JSON text}` (made without recursion) and parsed back on
+ * read (V8's JSON.parse does not recurse), so that no stored event can stop a snapshot.
+ */
+const DEEP_DOC = '\u0000deep-json';
+
+/** A frame's payload for a chunk of documents, wrapping each document too deep for v8.serialize. */
+function serializeDocs(docs: Doc[]): Buffer {
+  try {
+    return serialize(docs);
+  } catch (err) {
+    if (!isStackOverflow(err)) throw err;
+    return serialize(
+      docs.map((doc) => {
+        try {
+          serialize(doc);
+          return doc;
+        } catch (e) {
+          if (!isStackOverflow(e)) throw e;
+          return { [DEEP_DOC]: stringifyIteratively(doc) };
+        }
+      }),
+    );
+  }
+}
+
+function unwrapDoc(doc: Doc): Doc {
+  const text = (doc as Record<string, unknown>)[DEEP_DOC];
+  return typeof text === 'string' ? (JSON.parse(text) as Doc) : doc;
+}
 
 export type SnapshotCollection = StoredCollection;
 
@@ -146,8 +178,8 @@ export function writeSnapshot(path: string, header: Omit<SnapshotHeader, 'format
     len.writeUInt32LE(n);
     put(len);
   };
-  const frame = (value: unknown) => {
-    const payload = serialize(value);
+  const frame = (value: unknown, docs = false) => {
+    const payload = docs ? serializeDocs(value as Doc[]) : serialize(value);
     length(payload.length);
     put(payload);
   };
@@ -166,7 +198,7 @@ export function writeSnapshot(path: string, header: Omit<SnapshotHeader, 'format
     for (const c of collections) {
       const entries = c.entries.map((e) => ({ name: e.name, multikeyFields: e.multikeyFields, count: e.keys.length, plainIds: e.ids === null }));
       frame({ name: c.name, indexes: c.indexes, count: c.docs.length, entries });
-      for (let i = 0; i < c.docs.length; i += CHUNK) frame(c.docs.slice(i, i + CHUNK));
+      for (let i = 0; i < c.docs.length; i += CHUNK) frame(c.docs.slice(i, i + CHUNK), true);
       for (const e of c.entries) {
         for (let i = 0; i < e.keys.length;) {
           let to = i + 1;
@@ -293,7 +325,7 @@ export function readSnapshot(path: string, fingerprint: string): Snapshot | null
       while (docs.length < head.count) {
         const chunk = frame();
         if (!Array.isArray(chunk) || chunk.length === 0) throw new SnapshotRejected('a document frame is malformed');
-        for (const doc of chunk as Doc[]) docs.push(doc);
+        for (const doc of chunk as Doc[]) docs.push(unwrapDoc(doc));
       }
       if (docs.length !== head.count) throw new SnapshotRejected(`collection ${head.name} holds more documents than its header says`);
       const entries: StoredIndex[] = [];

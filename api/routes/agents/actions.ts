@@ -4,7 +4,7 @@ import { normaliseCapability } from '../../../events/capabilities.ts';
 import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import type { Principal } from '../../auth.ts';
 import type { Services } from '../../services.ts';
-import { validate } from '../../validation.ts';
+import { checkFreeForm, validate } from '../../validation.ts';
 import { requireOwnedAgent } from '../humans/owner.ts';
 
 /**
@@ -138,6 +138,7 @@ export function actionRoutes(router: Router, _s: Services): void {
     const { agentId } = requireOwnedAgent(ctx);
     const raw = validate<{ action_type: string; parameters?: Json } & Json>(requestSchema, ctx.request.body);
     const { action_type: type, parameters, ...flat } = raw;
+    checkFreeForm(parameters, 'parameters');
     const def = ACTIONS[type];
     if (!def) {
       const later = NOT_YET_AVAILABLE.includes(type);

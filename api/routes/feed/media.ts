@@ -1,13 +1,12 @@
 import Router from '@koa/router';
 import { createHash } from 'node:crypto';
 import { readFile, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { IMAGE_MAX_BYTES, imageIdFor, recordImageUpload, sniffImageType } from '../../../commands/feed/image.ts';
+import { getLiveImage } from '../../../queries/feed/images.ts';
 import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
-import type { BlobStore } from '../../blobs.ts';
-import { LocalBlobStore } from '../../blobs.ts';
+import type { BlobStore } from '../../../events/store/blobs.ts';
 import type { Services } from '../../services.ts';
 import { commandContext, settled, writer } from '../util.ts';
 
@@ -44,7 +43,7 @@ function uploadedFile(ctx: Context): UploadedFile | null {
   return (Array.isArray(f) ? f[0] : f) ?? null;
 }
 
-export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = new LocalBlobStore(join(s.config.dataDir, 'blobs'))): void {
+export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = s.blobs): void {
   const upload = async (ctx: Context) => {
     const agentId = writer(s, ctx);
     await parseMultipart(ctx);
@@ -60,7 +59,14 @@ export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = new 
       const imageId = imageIdFor(cmdCtx.commandId);
       await blobs.put(imageId, bytes);
       const meta = { content_type: type, size_bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
-      const { position } = await recordImageUpload(s.bus, agentId, imageId, meta, cmdCtx);
+      let position: number;
+      try {
+        ({ position } = await recordImageUpload(s.bus, agentId, imageId, meta, cmdCtx));
+      } catch (err) {
+        // Refused (quota, daily cap): the bytes go too.
+        await blobs.delete(imageId);
+        throw err;
+      }
       await settled(s, position);
       const url = `${s.config.publicBaseUrl}/api/feed/images/${imageId}`;
       ctx.body = { image_id: imageId, url, image_url: url, content_type: type, size_bytes: bytes.length, markdown: `![image](${url})` };
@@ -70,7 +76,7 @@ export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = new 
   };
 
   const image = async (ctx: Context) => {
-    const meta = await s.store.collection('images').findOne({ _id: ctx.params.image_id });
+    const meta = await getLiveImage(s.store, ctx.params.image_id);
     const bytes = meta ? await blobs.get(meta._id) : null;
     if (!meta || !bytes) throw notFound('Image', 'image_not_found');
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');

@@ -12,11 +12,21 @@ import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
 
-/** Per client address on every auth endpoint, and failed sign-ins per address; both scale with RATE_LIMIT_SCALE. */
+/**
+ * Per client address on every auth endpoint; failed sign-ins per account and client address
+ * together, and a looser ceiling per account that applies only to addresses the account has not
+ * signed in from (NIST SP 800-63B 5.2.2: at most 100 failures; OWASP: no lockout an attacker can
+ * trigger). All scale with RATE_LIMIT_SCALE.
+ */
 export const AUTH_LIMITS = {
   auth: { name: 'auth_requests', points: 30, windowMs: 60_000 },
   loginFailures: { name: 'failed_logins', points: 10, windowMs: 15 * 60_000 },
+  accountFailures: { name: 'failed_logins_per_account', points: 100, windowMs: 3600_000 },
 } satisfies Record<string, LimitRule>;
+
+/** An address an account signed in (or signed up) from stays known for 30 days. */
+export const KNOWN_ADDRESS_MS = 30 * 24 * 3600_000;
+const knownAddress = (account: string, ip: string) => `login_ok\n${account}\n${ip}`;
 
 const email = { type: 'string', minLength: 3, maxLength: 254, format: 'email' };
 const password = { type: 'string', minLength: 8, maxLength: 128 };
@@ -68,6 +78,7 @@ export function authRoutes(router: Router, s: Services): void {
     limitIp(ctx);
     const input = validate<{ email: string; otp: string; password: string; full_name: string }>(schemas.verify, ctx.request.body);
     const tokens = await verifySignup(deps, input, commandContext(s, ctx, null));
+    s.limiter.mark(knownAddress(input.email.trim().toLowerCase(), ctx.ip), KNOWN_ADDRESS_MS);
     await settled(s, tokens.position);
     ctx.body = tokenBody(tokens);
   });
@@ -75,15 +86,22 @@ export function authRoutes(router: Router, s: Services): void {
   auth.post('/login', async (ctx) => {
     limitIp(ctx);
     const input = validate<{ email: string; password: string }>(schemas.login, ctx.request.body);
-    const key = input.email.trim().toLowerCase();
-    const failures = s.limiter.status(AUTH_LIMITS.loginFailures, key);
-    if (s.limiter.scale > 0 && failures.remaining === 0) s.limiter.hit(AUTH_LIMITS.loginFailures, key, ctx);
+    const account = input.email.trim().toLowerCase();
+    const pair = `${account}\n${ctx.ip}`;
+    // hit() on a full window answers 429 with Retry-After and this rule's RateLimit-* headers.
+    if (s.limiter.full(AUTH_LIMITS.loginFailures, pair)) s.limiter.hit(AUTH_LIMITS.loginFailures, pair, ctx);
+    const known = s.limiter.marked(knownAddress(account, ctx.ip));
+    if (!known && s.limiter.full(AUTH_LIMITS.accountFailures, account)) s.limiter.hit(AUTH_LIMITS.accountFailures, account, ctx);
     try {
       const tokens = await login(deps, input, commandContext(s, ctx, null));
+      s.limiter.mark(knownAddress(account, ctx.ip), KNOWN_ADDRESS_MS);
       await settled(s, tokens.position);
       ctx.body = tokenBody(tokens);
     } catch (err) {
-      if ((err as { code?: string }).code === 'invalid_credentials') s.limiter.hit(AUTH_LIMITS.loginFailures, key);
+      if ((err as { code?: string }).code === 'invalid_credentials') {
+        s.limiter.add(AUTH_LIMITS.loginFailures, pair);
+        s.limiter.add(AUTH_LIMITS.accountFailures, account);
+      }
       throw err;
     }
   });

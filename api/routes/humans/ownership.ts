@@ -19,6 +19,7 @@ import { notFound } from '../../../events/kernel/errors.ts';
 import { getAgent, publicAgent } from '../../../queries/agents/agents.ts';
 import { agentDeactivated } from '../../../commands/agents/agent.ts';
 import { agentIdForClaimTokenHash } from '../../../queries/humans/users.ts';
+import type { LimitRule } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { AUTH_LIMITS, requireUser } from './auth.ts';
@@ -33,6 +34,11 @@ const schemas = {
   claimToken: body(['claim_token'], { claim_token: claimToken }),
   claim: body(['claim_token', 'otp'], { claim_token: claimToken, otp }),
 };
+
+/** Lite-claim code requests per agent and client address (the owner's mailbox ceiling is in the decider). */
+export const LITE_CLAIM_LIMITS = {
+  perAddress: { name: 'claim_code_requests', points: 3, windowMs: 3600_000 },
+} satisfies Record<string, LimitRule>;
 
 const KEY_NOTICE = 'Save this key now: it is shown once. The previous key no longer works.';
 
@@ -61,6 +67,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
     limitIp(ctx);
     validate(schemas.empty, ctx.request.body ?? {});
     const agent = await agentView(ctx.params.id);
+    s.limiter.hit(LITE_CLAIM_LIMITS.perAddress, `${ctx.params.id}\n${ctx.ip}`, ctx);
     await requestLiteClaimOtp(deps, ctx.params.id, commandContext(s, ctx, null));
     ctx.body = { agent_id: ctx.params.id, ...sent(String(agent.owner_email)) };
   });

@@ -10,7 +10,7 @@ import { cursorOf } from '../../../queries/cursor.ts';
 import { inboxPage } from '../../../queries/messaging/messaging.ts';
 import { requireAgent } from '../../auth.ts';
 import type { Services } from '../../services.ts';
-import { afterCursor, paging, validate } from '../../validation.ts';
+import { afterCursor, checkFreeForm, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 
 const a2aSchema = {
@@ -38,6 +38,7 @@ export function a2aRoutes(router: Router, s: Services): void {
   a2a.post('/message', async (ctx) => {
     const agentId = writer(s, ctx);
     const body = validate<{ to_agent_id: string; intent: SendA2A['intent']; payload?: Record<string, unknown>; sign?: boolean }>(a2aSchema, ctx.request.body);
+    checkFreeForm(body.payload, 'payload');
     const { message: m, position } = await sendA2A(
       s.bus,
       s.secrets,

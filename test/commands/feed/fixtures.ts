@@ -83,6 +83,7 @@ export const imageUploaded = events.imageUploaded.with(() => ({
   agent_id: AUTHOR,
   uploaded_at: NOW.toISOString(),
 }));
+export const imageExpired = events.imageExpired.with(() => ({ image_id: IMAGE, size_bytes: 1024, agent_id: AUTHOR, expired_at: NOW.toISOString() }));
 
 // `post-<id>`
 export const commentUpvoteToggled = events.commentUpvoteToggled.with(() => ({ agent_id: READER, toggled_at: time(9) }));

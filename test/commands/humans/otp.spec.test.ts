@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ConsumeOtp, IssueOtp, OtpState } from '../../../commands/humans/otp.ts';
-import { decideConsumeOtp, decideIssueOtp, OTP_TTL_MS, otpAggregate } from '../../../commands/humans/otp.ts';
+import { decideConsumeOtp, decideIssueOtp, OTP_PER_HOUR, OTP_TTL_MS, otpAggregate } from '../../../commands/humans/otp.ts';
 import type { OtpEvent } from '../../../events/humans.ts';
 import { DeciderSpecification } from '../../helpers/decider-spec.ts';
 import { at, hex, iso, later, mailQueued, NOW, OTP, otpAttemptFailed, otpConsumed, otpIssued } from './fixtures.ts';
@@ -64,7 +64,7 @@ describe('commands: IssueOtp (otp-<purpose>-<subject>)', () => {
       thrown = err;
     }
     // The oldest was issued at 09:00; the command runs at 09:30.
-    expect((thrown as { extra?: unknown }).extra).to.deep.equal({ retry_after: 30 * 60 });
+    expect((thrown as { extra?: unknown }).extra).to.deep.equal({ retry_after: 30 * 60, limit: OTP_PER_HOUR });
   });
 
   it('allows a code again once an hour has passed since the fifth oldest', () => {

@@ -28,6 +28,7 @@ import {
   decideVerifyFullClaimOtp,
   decideVerifyKeyRecoveryOtp,
   decideVerifyLiteClaimOtp,
+  LITE_CLAIM_MAILS_PER_HOUR,
 } from '../../../commands/humans/ownership.ts';
 import type { OtpEvent } from '../../../events/humans.ts';
 import { DeciderSpecification } from '../../helpers/decider-spec.ts';
@@ -80,6 +81,55 @@ describe('commands: RequestLiteClaimOtp (otp-claim_lite-<agent>)', () => {
 
   it('decides the same events for the same command (the mail was sealed before deciding)', () => {
     expect(decideRequestLiteClaimOtp(request(), otpAggregate.initialState())).to.deep.equal(decideRequestLiteClaimOtp(request(), otpAggregate.initialState()));
+  });
+
+  // An earlier code of this stream and the mail that carried it (its parameters sealed).
+  const EARLIER = 'otp_earlier0000000000000';
+  const earlierCode = (issuedAt = at(9, 25)) =>
+    otpIssued({ otp_id: EARLIER, purpose: 'claim_lite', issued_at: iso(issuedAt), expires_at: iso(new Date(issuedAt.getTime() + 10 * 60_000)) });
+  const earlierMail = (queuedAt = at(9, 25), mail_id = 'mail_earlier000000000000') =>
+    mailQueued({ mail_id, template: 'claim_otp', to: 'owner@example.com', params_enc: 'v1.earlier-code', queued_at: iso(queuedAt) });
+
+  it('while the current code is live, resends it: the mail that carried it again, no new code', () => {
+    spec
+      .given([earlierCode(), earlierMail()])
+      .when(request())
+      .then([mailQueued({ ...claimMail.data, params_enc: 'v1.earlier-code' })]);
+  });
+
+  it('issues a new code when the current one expired, was used or was killed by wrong tries', () => {
+    spec
+      .given([earlierCode(at(9, 0)), earlierMail(at(9, 0))])
+      .when(request())
+      .then([issued('claim_lite'), claimMail]);
+    spec
+      .given([earlierCode(), earlierMail(), otpConsumed({ otp_id: EARLIER })])
+      .when(request())
+      .then([issued('claim_lite'), claimMail]);
+    spec
+      .given([earlierCode(), earlierMail(), otpAttemptFailed({ otp_id: EARLIER, attempts: 5 })])
+      .when(request())
+      .then([issued('claim_lite'), claimMail]);
+  });
+
+  it('refuses with 429 once 10 mails reached the owner within the hour, saying when to retry', () => {
+    const mails = Array.from({ length: LITE_CLAIM_MAILS_PER_HOUR }, (_, i) => earlierMail(at(8, 50 + i), `mail_earlier${String(i).padStart(12, '0')}`));
+    spec
+      .given([earlierCode(at(8, 50)), ...mails])
+      .when(request())
+      .thenThrows('otp_rate_limited', 429);
+    const state = [earlierCode(at(8, 50)), ...mails].reduce(otpAggregate.evolve, otpAggregate.initialState());
+    expect(() => decideRequestLiteClaimOtp(request(), state))
+      .to.throw()
+      .with.property('extra')
+      .that.deep.equals({ retry_after: 20 * 60, limit: LITE_CLAIM_MAILS_PER_HOUR });
+  });
+
+  it('a retried request (its mail already queued) appends nothing', () => {
+    spec
+      .given([earlierCode(), earlierMail(), mailQueued({ ...claimMail.data, params_enc: 'v1.earlier-code' })])
+      .when(request())
+      .then([]);
   });
 });
 

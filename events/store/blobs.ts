@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -10,6 +10,8 @@ export interface BlobStore {
   /** Stores the bytes durably under `key` (a URL-safe identifier); replacing is allowed. */
   put(key: string, data: Buffer): Promise<void>;
   get(key: string): Promise<Buffer | null>;
+  /** Removes the bytes under `key` (nothing when there are none). */
+  delete(key: string): Promise<void>;
 }
 
 const SAFE_KEY = /^[a-z0-9_]{1,64}$/;
@@ -38,6 +40,10 @@ export class LocalBlobStore implements BlobStore {
       await fh.close();
     }
     await rename(tmp, target);
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.path(key), { force: true });
   }
 
   async get(key: string): Promise<Buffer | null> {
