@@ -26,12 +26,10 @@ import { sealMail } from './mail.ts';
 import type { ConsumeOtp, IssueOtpMetadata, OtpDraw, OtpState } from './otp.ts';
 import {
   assertConsumed,
-  consumeOtp,
   consumeOtpCommand,
   decideConsumeOtp,
   decideIssueOtp,
   drawOtp,
-  issueOtp,
   OTP_MAX_TRIES,
   OTP_MINUTES,
   OTP_TTL_MS,
