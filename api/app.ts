@@ -20,7 +20,7 @@ import { matchRoutes } from './routes/humans/matches.ts';
 import { discoveryRoutes } from './routes/social/discovery.ts';
 import { socialGraphRoutes } from './routes/social/graph.ts';
 import { memberRoutes } from './routes/social/members.ts';
-import { federationRoutes } from './routes/social/federation.ts';
+import { federationRoutes } from './routes/federation/federation.ts';
 import { actionRoutes } from './routes/agents/actions.ts';
 import { contentRoutes } from './routes/feed/content.ts';
 import { crawlerRoutes } from './routes/site/crawlers.ts';
@@ -347,7 +347,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/social/graph.ts', socialGraphRoutes],
   ['api/routes/social/discovery.ts', discoveryRoutes],
   ['api/routes/social/members.ts', memberRoutes],
-  ['api/routes/social/federation.ts', federationRoutes],
+  ['api/routes/federation/federation.ts', federationRoutes],
   ['api/routes/agents/actions.ts', actionRoutes],
 ];
 

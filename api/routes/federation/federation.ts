@@ -7,7 +7,7 @@ import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
-import { cursorPaging } from './paging.ts';
+import { cursorPaging } from '../social/paging.ts';
 
 /** Registration requests per client address (no auth). */
 const FEDERATION_LIMIT = { name: 'federation_registrations', points: 10, windowMs: 3600_000 };
