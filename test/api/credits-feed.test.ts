@@ -154,7 +154,7 @@ describe('api: posts and credits', () => {
     if (!workers) throw new Error('workers not running');
     // The reactor runs after the write is acknowledged: poll the job store briefly.
     let jobs: Array<{ nextRunAt: Date | null }> = [];
-    for (let i = 0; i < 750 && jobs.length === 0; i++) {
+    for (let i = 0; i < 6000 && jobs.length === 0; i++) {
       jobs = (await workers.agenda.queryJobs({ name: 'credits.monthly-grant', data: { agent_id } })).jobs;
       if (jobs.length === 0) await new Promise((r) => setTimeout(r, 20));
     }

@@ -52,7 +52,7 @@ describe('api: scheduled posts', () => {
     // The reactor creates one Agenda job per scheduled post. Agenda runs on the wall clock, for which
     // the test's dates are past, so it may already have run it: its body consults the injected clock.
     let jobs: Array<{ data: unknown }> = [];
-    for (let i = 0; i < 750 && jobs.length === 0; i++) {
+    for (let i = 0; i < 6000 && jobs.length === 0; i++) {
       jobs = (await workers().agenda.queryJobs({ name: 'feed.publish-scheduled-post', data: { post_id: id } })).jobs;
       if (jobs.length === 0) await new Promise((r) => setTimeout(r, 20));
     }

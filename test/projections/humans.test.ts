@@ -40,7 +40,7 @@ describe('projections: humans read models', function () {
     await svc.req('GET', `/api/messages/${match.body.match_id}`, { headers: bearer(root.access_token) });
     await svc.req('POST', `/api/messages/${msg.body.message_id}/report`, { headers: bearer(root.access_token), body: { reason: 'spam' } });
     // Let every mail be delivered (its outcome is an event too).
-    const until = Date.now() + 10_000;
+    const until = Date.now() + 120_000;
     while ((await svc.running.services.store.collection('mails').count({ status: { $ne: 'sent' } })) > 0 && Date.now() < until)
       await new Promise((r) => setTimeout(r, 25));
   });

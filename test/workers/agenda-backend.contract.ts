@@ -56,7 +56,7 @@ function watchScans(repository: JobRepository): { scans(name: string, n: number)
 }
 
 /** Resolves with the arguments of the next `event`, rejects after timeoutMs. */
-function nextEvent<T extends unknown[] = unknown[]>(emitter: EventEmitter, event: string, timeoutMs = 10_000): Promise<T> {
+function nextEvent<T extends unknown[] = unknown[]>(emitter: EventEmitter, event: string, timeoutMs = 120_000): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       emitter.off(event, listener);
@@ -71,7 +71,7 @@ function nextEvent<T extends unknown[] = unknown[]>(emitter: EventEmitter, event
 }
 
 /** Polls `predicate` until it holds; the deadline only bounds a failure. */
-async function waitUntil(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+async function waitUntil(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -754,7 +754,7 @@ export function agendaBackendContract(name: string, factory: () => Promise<Agend
         await Promise.all(instances.map((a) => a.start()));
         await Promise.all(Array.from({ length: 50 }, (_, i) => instances[i % 2].now('batch', { i })));
 
-        await waitUntil('50 jobs run', () => runs.size === 50, 10_000);
+        await waitUntil('50 jobs run', () => runs.size === 50, 120_000);
         await waitUntil('all jobs finished and unlocked', async () => {
           const { jobs } = await fx.backend.repository.queryJobs({ name: 'batch' });
           return jobs.length === 50 && jobs.every((j) => j.state === 'completed');

@@ -377,7 +377,7 @@ describe('createAgenda / stopAgenda (SQLite)', function () {
       if (stopped && args.length === 0) timerFired();
     };
     const repo = agenda.db;
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 120_000;
     while (!(await repo.getJobById(String(created.attrs._id)))?.lockedAt) {
       if (Date.now() > deadline) throw new Error('job was never locked');
       await new Promise((r) => setTimeout(r, 10));

@@ -93,7 +93,7 @@ describe('SqliteEventLog: the writer thread', () => {
     try {
       for (let i = 0; i < 50; i++) await log.append('s', [ev(i)], i === 0 ? 'no_stream' : i - 1);
       // Waits for the checkpointer (every 5 ms) to catch up; the deadline only bounds a failure.
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 120_000;
       let progress = walProgress(path);
       while ((progress.frames === 0 || progress.copied < progress.frames) && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 10));

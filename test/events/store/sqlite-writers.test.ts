@@ -33,7 +33,7 @@ describe('SqliteEventLog: other writers on the same file', () => {
       await cli.append('admins', [ev(2)], 'any'); // e.g. `npm run cli -- admin grant`
       await server.append('s-1', [ev(3)], 0); // our next commit lands after the foreign one
       await cli.append('admins', [ev(4)], 'any'); // noticed by the poll while we are idle
-      const deadline = Date.now() + 15_000; // a bound for failure only: the loop ends as soon as all four arrive
+      const deadline = Date.now() + 120_000; // a bound for failure only: the loop ends as soon as all four arrive
       while (seen.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       expect(seen.map((e) => (e.data as { n: number }).n)).to.deep.equal([1, 2, 3, 4]);
       expect(seen.map((e) => e.position)).to.deep.equal([1, 2, 3, 4]);
