@@ -81,14 +81,19 @@ export function paging(query: Record<string, unknown>, defaults: { limit: number
 
 /** Query `after`: the one paging cursor (queries/cursor.ts); a malformed one answers 400 `invalid_cursor`. */
 export function afterCursor(query: Record<string, unknown>): Cursor | undefined {
-  const raw = query.after;
+  return cursorParam(query, 'after');
+}
+
+/** A cursor query parameter (`after`, or `cursor` on the newest-first browse lists): absent is undefined, one not handed out 400 `invalid_cursor`. */
+export function cursorParam(query: Record<string, unknown>, name: 'after' | 'cursor'): Cursor | undefined {
+  const raw = query[name];
   if (raw === undefined) return undefined;
   const cursor = typeof raw === 'string' ? decodeCursor(raw) : null;
   if (!cursor)
     throw new DomainError(
       400,
       'invalid_cursor',
-      'after is not a cursor this service handed out (use next_cursor of an earlier answer, or 0 for the beginning)',
+      `${name} is not a cursor this service handed out (use next_cursor of an earlier answer${name === 'after' ? ', or 0 for the beginning' : ''})`,
     );
   return cursor;
 }

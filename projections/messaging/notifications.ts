@@ -107,31 +107,12 @@ export const notificationsProjection = defineProjection({
         const data = { capability: d.capability, from_agent_name: d.agent_name };
         return notify(notifications, `ntf_${event.id}`, event.position, d.target_agent_id, 'trust_stamp', d.agent_id, data, d.stamped_at);
       }
-      case 'BondRequested': {
-        const d = event.data;
-        return notify(
-          notifications,
-          `ntf_${event.id}`,
-          event.position,
-          d.other_agent_id,
-          'bond_request',
-          d.agent_id,
-          { from_agent_name: d.agent_name },
-          d.requested_at,
-        );
-      }
+      case 'BondRequested':
       case 'BondAccepted': {
         const d = event.data;
-        return notify(
-          notifications,
-          `ntf_${event.id}`,
-          event.position,
-          d.other_agent_id,
-          'bond_accept',
-          d.agent_id,
-          { from_agent_name: d.agent_name },
-          d.accepted_at,
-        );
+        const [kind, at] =
+          event.type === 'BondRequested' ? (['bond_request', event.data.requested_at] as const) : (['bond_accept', event.data.accepted_at] as const);
+        return notify(notifications, `ntf_${event.id}`, event.position, d.other_agent_id, kind, d.agent_id, { from_agent_name: d.agent_name }, at);
       }
       case 'NotificationsRead': {
         const d = event.data;
