@@ -15,6 +15,7 @@ import { LocalBlobStore } from '../events/store/blobs.ts';
 import { openEventLog } from '../events/store/index.ts';
 import { SqliteEventLog } from '../events/store/sqlite.ts';
 import type { EventLog } from '../events/store/port.ts';
+import { ServiceKey } from '../events/kernel/signing.ts';
 import { allProjections } from '../projections/index.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { restoreReadModels, saveReadModels } from '../projections/snapshots.ts';
@@ -50,6 +51,8 @@ export interface Services {
   resolver: Resolver;
   /** Uploaded images' bytes (DATA_DIR/blobs). */
   blobs: BlobStore;
+  /** The service's Ed25519 signing key (rulings, statements), published at /.well-known/service-key.json. */
+  serviceKey: ServiceKey;
   closers: Array<() => Promise<void>>;
 }
 
@@ -209,6 +212,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     bus,
     runner,
     secrets,
+    serviceKey: ServiceKey.fromServerSecret(serverSecret),
     limiter: new RateLimiter(clock, config.rateLimitScale),
     idempotency,
     bearer: userBearer(store, tokens, config.adminEmails),

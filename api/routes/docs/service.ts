@@ -87,4 +87,12 @@ export function serviceRoutes(router: Router, s: Services): void {
     };
   });
   router.use(docs.routes());
+
+  // The public half of the service signing key (rulings, credit statements), as a JWK set.
+  const serviceKey = new Router({ prefix: '/.well-known/service-key.json' });
+  serviceKey.get('/', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = { keys: [s.serviceKey.jwk()] };
+  });
+  router.use(serviceKey.routes());
 }
