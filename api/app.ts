@@ -7,7 +7,7 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import { newId } from '../events/kernel/ids.ts';
 import { authenticate } from './auth.ts';
 import { errorBody, renderError } from './errors.ts';
-import { conditionalGet, corsFor } from './http-cache.ts';
+import { RememberedAnswers, carriesNoCredentials, conditionalGet, corsFor } from './http-cache.ts';
 import { idempotency } from './idempotency.ts';
 import { LIMITS, setHeaders } from './rate-limit.ts';
 import { screenBody } from './validation.ts';
@@ -86,14 +86,33 @@ function front(s: Services) {
   };
 }
 
-/** Resolves the caller, then counts reads (600 per minute per client address) in the same frame. */
+/** Counts a read: 600 per minute per client address (health checks are not counted). */
+function limitRead(s: Services, ctx: Context): void {
+  if (ctx.method === 'GET' && s.limiter.scale !== 0 && ctx.path !== '/health' && ctx.path !== '/api/health') s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
+}
+
+/** Resolves the caller, then counts reads in the same frame. */
 function authenticateAndLimitReads(s: Services) {
   const auth = authenticate(s.store, s.secrets, () => s.bearer);
   return function authenticateThenLimit(ctx: Context, next: Next) {
     return auth(ctx, () => {
-      if (ctx.method === 'GET' && s.limiter.scale !== 0 && ctx.path !== '/health' && ctx.path !== '/api/health') s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
+      limitRead(s, ctx);
       return next();
     });
+  };
+}
+
+/**
+ * A repeated anonymous read is answered right behind the front layer, counted like any read:
+ * a GET or HEAD without credentials has no body to parse, no principal and no idempotency key,
+ * so the layers in between would only pass it on.
+ */
+function rememberedReads(s: Services, answers: RememberedAnswers) {
+  return function answerRemembered(ctx: Context, next: Next) {
+    const hit = (ctx.method === 'GET' || ctx.method === 'HEAD') && carriesNoCredentials(ctx) ? answers.find(ctx) : undefined;
+    if (hit === undefined) return next();
+    limitRead(s, ctx);
+    answers.answer(ctx, hit);
   };
 }
 
@@ -366,11 +385,13 @@ export function createApp(s: Services): Koa {
   // Outermost, so that error answers carry the CORS headers too, and preflights end here.
   const corsMiddleware = corsFor(s.config.corsOrigins);
   if (corsMiddleware) app.use(corsMiddleware);
+  const answers = new RememberedAnswers(() => s.runner.position);
   app.use(front(s));
+  app.use(rememberedReads(s, answers));
   app.use(bodyParser());
   app.use(authenticateAndLimitReads(s));
   app.use(idempotency(s.idempotency, s.secrets, s.clock));
-  app.use(conditionalGet(() => s.runner.position));
+  app.use(conditionalGet(answers));
   app.use(routes(router));
   app.use(router.allowedMethods());
   return app;

@@ -7,7 +7,7 @@ export function cacheableByPosition(ctx: Context): void {
   ctx.state.cacheableByPosition = true;
 }
 
-interface Remembered {
+export interface Remembered {
   position: number;
   etag: string;
   bytes: string | Buffer;
@@ -27,29 +27,59 @@ const REMEMBERED_MAX = 1000;
  * models' position (`position()`): while no event has been applied since, the same URL gets the
  * same bytes (or its 304) without running the route again.
  */
-export function conditionalGet(position: () => number): Middleware {
-  const remembered = new Map<string, Remembered>();
+export class RememberedAnswers {
+  readonly #answers = new Map<string, Remembered>();
+  constructor(readonly position: () => number) {}
+
+  /**
+   * Answers an anonymous GET or HEAD from memory when the read models have not moved since its
+   * URL was answered: true when it did (the answer is set, 304 when `If-None-Match` names it).
+   */
+  serve(ctx: Context): boolean {
+    const hit = this.find(ctx);
+    if (hit === undefined) return false;
+    this.answer(ctx, hit);
+    return true;
+  }
+
+  /** The remembered answer for the request's URL, while the read models have not moved since. */
+  find(ctx: Context): Remembered | undefined {
+    const hit = this.#answers.get(ctx.url);
+    return hit !== undefined && hit.position === this.position() ? hit : undefined;
+  }
+
+  answer(ctx: Context, hit: Remembered): void {
+    ctx.status = 200;
+    ctx.type = hit.type;
+    ctx.body = hit.bytes;
+    ctx.set('ETag', hit.etag);
+    ctx.set('Cache-Control', 'public, no-cache');
+    ctx.vary('Authorization');
+    ctx.vary('X-API-Key');
+    if (ctx.fresh) {
+      ctx.status = 304;
+      ctx.body = null;
+    }
+  }
+
+  remember(url: string, answer: Remembered): void {
+    if (this.#answers.size >= REMEMBERED_MAX) this.#answers.clear();
+    this.#answers.set(url, answer);
+  }
+}
+
+/** A request that carries no credentials: what `authenticate` leaves without a principal. */
+export function carriesNoCredentials(ctx: Context): boolean {
+  const headers = ctx.req.headers;
+  return headers['x-api-key'] === undefined && headers.authorization === undefined;
+}
+
+export function conditionalGet(answers: RememberedAnswers): Middleware {
   return async function etagAndNotModified(ctx: Context, next: Next) {
     const isGet = ctx.method === 'GET' || ctx.method === 'HEAD';
     const anonymous = isGet && !ctx.state.principal;
-    const at = position();
-    if (anonymous) {
-      const hit = remembered.get(ctx.url);
-      if (hit !== undefined && hit.position === at) {
-        ctx.status = 200;
-        ctx.type = hit.type;
-        ctx.body = hit.bytes;
-        ctx.set('ETag', hit.etag);
-        ctx.set('Cache-Control', 'public, no-cache');
-        ctx.vary('Authorization');
-        ctx.vary('X-API-Key');
-        if (ctx.fresh) {
-          ctx.status = 304;
-          ctx.body = null;
-        }
-        return;
-      }
-    }
+    const at = answers.position();
+    if (anonymous && answers.serve(ctx)) return;
     await next();
     if (!isGet || ctx.status !== 200) return;
     let etag = ctx.response.get('ETag');
@@ -64,9 +94,8 @@ export function conditionalGet(position: () => number): Middleware {
       } else return;
       etag = `"${createHash('sha1').update(bytes).digest('base64url')}"`;
       ctx.set('ETag', etag);
-      if (anonymous && ctx.state.cacheableByPosition === true && position() === at) {
-        if (remembered.size >= REMEMBERED_MAX) remembered.clear();
-        remembered.set(ctx.url, { position: at, etag, bytes, type: ctx.response.get('Content-Type') });
+      if (anonymous && ctx.state.cacheableByPosition === true && answers.position() === at) {
+        answers.remember(ctx.url, { position: at, etag, bytes, type: ctx.response.get('Content-Type') });
       }
     }
     if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', ctx.state.principal ? 'private, no-cache' : 'public, no-cache');

@@ -32,6 +32,32 @@ describe('api: conditional GETs (ETag, 304) and CORS', () => {
     expect(changed.body.items[0].title).to.equal('New');
   });
 
+  it('a remembered anonymous answer still counts as a read, and a caller with credentials never gets it', async () => {
+    const limited = await startTestService({ RATE_LIMIT_SCALE: '0.01' });
+    try {
+      const b = await limited.register();
+      const first = await limited.req('GET', '/api/feed/posts?limit=5');
+      expect(first.headers['cache-control']).to.equal('public, no-cache');
+      // The same URL with credentials is computed for the caller, not taken from the anonymous answer.
+      const own = await limited.req('GET', '/api/feed/posts?limit=5', { apiKey: b.api_key });
+      expect(own.headers['cache-control']).to.equal('private, no-cache');
+      expect((await limited.req('GET', '/api/feed/posts?limit=5', { apiKey: 'not-a-key' })).status).to.equal(401);
+      const statuses: number[] = [];
+      let last;
+      for (let i = 0; i < 6; i++) {
+        last = await limited.req('GET', '/api/feed/posts?limit=5');
+        statuses.push(last.status);
+      }
+      // 600 reads a minute scaled by 0.01 is six a minute per address: two spent above, four
+      // remembered answers, then 429.
+      expect(statuses).to.deep.equal([200, 200, 200, 200, 429, 429]);
+      expect(last?.body.code).to.equal('rate_limited');
+      expect(last?.headers['ratelimit-remaining']).to.equal('0');
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it("marks a caller's own reads private, and sends no ETag on errors or writes", async () => {
     const own = await svc.req('GET', `/api/protocol/agents/${a.agent_id}/inbox`, { apiKey: a.api_key });
     expect(own.status).to.equal(200);
