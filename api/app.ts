@@ -12,6 +12,7 @@ import { idempotency } from './idempotency.ts';
 import { LIMITS, setHeaders } from './rate-limit.ts';
 import { screenBody } from './validation.ts';
 import { agentRoutes } from './routes/agents/agents.ts';
+import { adminAgentRoutes } from './routes/agents/admin.ts';
 import { matchingRoutes } from './routes/matching/matching.ts';
 import { AUTH_LIMITS, authRoutes } from './routes/humans/auth.ts';
 import { ownershipRoutes } from './routes/humans/ownership.ts';
@@ -368,6 +369,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/social/members.ts', memberRoutes],
   ['api/routes/federation/federation.ts', federationRoutes],
   ['api/routes/agents/actions.ts', actionRoutes],
+  ['api/routes/agents/admin.ts', adminAgentRoutes],
 ];
 
 /** The root router with every route module registered. */

@@ -69,6 +69,24 @@ export const AgentDeactivatedData = Data({
 });
 export type AgentDeactivated = Event<'AgentDeactivated', Static<typeof AgentDeactivatedData>>;
 
+/**
+ * `POST /api/admin/agents/{agent_id}/ban`: a super admin bans an agent for abuse. As a
+ * deactivation, its key is revoked at once and its profile and content leave every public read;
+ * unlike one, its owner e-mail is never released (one agent per owner, and abuse ends it).
+ */
+export const AgentBannedData = Data({
+  agent_id: AgentId,
+  /** The super admin who banned it. */
+  by_user_id: UserId,
+  reason: Type.String({ minLength: 1, maxLength: 500 }),
+  /** The user the agent was linked to (it is unlinked from their account); null for an unclaimed agent. */
+  owner_user_id: Nullable(UserId),
+  /** The key revoked by the ban. */
+  api_key_hash: Hex64,
+  banned_at: IsoDate,
+});
+export type AgentBanned = Event<'AgentBanned', Static<typeof AgentBannedData>>;
+
 export type AgentEvent = AgentRegistered | AgentProfileUpdated;
 
 export const agentEventSchemas = {
@@ -76,6 +94,7 @@ export const agentEventSchemas = {
   AgentProfileUpdated: AgentProfileUpdatedData,
   OwnerEmailReserved: OwnerEmailReservedData,
   AgentDeactivated: AgentDeactivatedData,
+  AgentBanned: AgentBannedData,
   SuperAdminGranted: SuperAdminGrantedData,
 };
 

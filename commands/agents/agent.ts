@@ -18,6 +18,7 @@ export type AgentStreamEvent = EventOfType<
   | 'AgentRegistered'
   | 'AgentProfileUpdated'
   | 'AgentDeactivated'
+  | 'AgentBanned'
   | 'MonthlyCreditsGranted'
   | 'AgentClaimed'
   | 'AgentOwnerLinked'
@@ -89,6 +90,8 @@ export interface AgentState {
   api_key_hash: string;
   /** Set once the agent left (`DELETE /api/protocol/me`): every later command on the agent is refused. */
   deactivated_at: string | null;
+  /** Set when a super admin banned the agent (then `deactivated_at` is set too). */
+  banned_at: string | null;
   owner_email_released_at: string | null;
   /** Autonomous posts (commands/matching/auto-post.ts): the owner's toggles and the last auto-post's time. */
   auto_post_on_scout: boolean;
@@ -112,9 +115,12 @@ export interface SignalLookup {
 /** A deactivated agent accepts no command: the owner's controls and the workers' jobs included. */
 export const agentDeactivated = () => new DomainError(410, 'agent_deactivated', 'This agent was deactivated and accepts no more actions');
 
-/** For jobs acting on an agent (workers): a deactivated agent's job is skipped (null); any other error is rethrown. */
+/** A banned agent accepts no command either, a second ban included. */
+export const agentBanned = () => new DomainError(410, 'agent_banned', 'This agent was banned and accepts no more actions');
+
+/** For jobs acting on an agent (workers): a deactivated or banned agent's job is skipped (null); any other error is rethrown. */
 export function skipDeactivated(err: unknown): null {
-  if (err instanceof DomainError && err.code === 'agent_deactivated') return null;
+  if (err instanceof DomainError && (err.code === 'agent_deactivated' || err.code === 'agent_banned')) return null;
   throw err;
 }
 
@@ -151,6 +157,7 @@ const initial = (): AgentState => ({
   owner_user_id: null,
   api_key_hash: '',
   deactivated_at: null,
+  banned_at: null,
   owner_email_released_at: null,
   auto_post_on_scout: true,
   auto_post_on_mixer: true,
@@ -179,7 +186,7 @@ function withCharge(state: AgentState, charge: Charge | undefined): AgentState {
  */
 export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
   initialState: initial,
-  refuses: (state) => (state.deactivated_at === null ? null : agentDeactivated()),
+  refuses: (state) => (state.banned_at !== null ? agentBanned() : state.deactivated_at === null ? null : agentDeactivated()),
   evolve(state, event) {
     switch (event.type) {
       case 'AgentRegistered': {
@@ -201,6 +208,9 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
         return { ...state, owner_user_id: event.data.user_id };
       case 'AgentDeactivated':
         return { ...state, deactivated_at: event.data.deactivated_at, owner_email_released_at: event.data.owner_email_released_at };
+      case 'AgentBanned':
+        // Never released: `owner_email_released_at` stays null.
+        return { ...state, deactivated_at: event.data.banned_at, banned_at: event.data.banned_at, owner_email_released_at: null };
       case 'ApiKeyReplaced':
         return { ...state, api_key_hash: event.data.new_key_hash };
       case 'AgentProfileUpdated':

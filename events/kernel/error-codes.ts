@@ -107,6 +107,10 @@ export const ERROR_CODES = {
   peer_exists: { status: 409, meaning: 'A federation peer for this origin is already pending or approved.' },
   // 410
   agent_deactivated: { status: 410, meaning: 'The agent was deactivated (`DELETE /api/protocol/me`) and accepts no more actions.' },
+  agent_banned: {
+    status: 410,
+    meaning: 'A super admin banned the agent (`POST /api/admin/agents/{agent_id}/ban`); it accepts no more actions, a second ban included.',
+  },
   // 413, 415
   payload_too_large: { status: 413, meaning: 'The body (or upload) is larger than allowed.' },
   image_quota_exceeded: {

@@ -38,6 +38,7 @@ export const agentsProjection = defineProjection({
     'AutoPostPrefsChanged',
     'AgentGhosted',
     'AgentDeactivated',
+    'AgentBanned',
     'WebhookConfigured',
     'AgentFollowed',
     'AgentUnfollowed',
@@ -120,6 +121,22 @@ export const agentsProjection = defineProjection({
         const d = event.data;
         await agents.applyAt(d.agent_id, event.position, {
           $set: { deactivated: true, deactivated_at: d.deactivated_at, owner_email_released_at: d.owner_email_released_at, next_grant_at: null },
+        });
+        return;
+      }
+      case 'AgentBanned': {
+        // Banned: hidden as a deactivated agent is (the public filters test `deactivated`), the owner e-mail never released.
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, {
+          $set: {
+            deactivated: true,
+            deactivated_at: d.banned_at,
+            banned: true,
+            banned_at: d.banned_at,
+            ban_reason: d.reason,
+            banned_by: d.by_user_id,
+            next_grant_at: null,
+          },
         });
         return;
       }

@@ -4,7 +4,7 @@ import { defineProjection } from '../types.ts';
 export const apiKeysProjection = defineProjection({
   name: 'api_keys',
   collections: [{ name: 'api_keys', indexes: [{ name: 'by_agent', keys: { agent_id: 1 } }] }],
-  handles: ['AgentRegistered', 'ApiKeyReplaced', 'AgentDeactivated'],
+  handles: ['AgentRegistered', 'ApiKeyReplaced', 'AgentDeactivated', 'AgentBanned'],
   async apply(event, ctx) {
     const keys = ctx.collection('api_keys');
     switch (event.type) {
@@ -24,6 +24,11 @@ export const apiKeysProjection = defineProjection({
         // The agent left: its key fails as soon as this is applied (before the request is answered).
         const d = event.data;
         await keys.applyAt(d.api_key_hash, event.position, { $set: { agent_id: d.agent_id, revoked: true, revoked_at: d.deactivated_at } });
+        return;
+      }
+      case 'AgentBanned': {
+        const d = event.data;
+        await keys.applyAt(d.api_key_hash, event.position, { $set: { agent_id: d.agent_id, revoked: true, revoked_at: d.banned_at } });
         return;
       }
       default: {

@@ -14,7 +14,7 @@ export const commentsProjection = defineProjection({
     },
     { name: 'comments_ghosted_agents', indexes: [] },
   ],
-  handles: ['CommentAdded', 'CommentUpvoteToggled', 'AgentGhosted', 'AgentDeactivated'],
+  handles: ['CommentAdded', 'CommentUpvoteToggled', 'AgentGhosted', 'AgentDeactivated', 'AgentBanned'],
   async apply(event, ctx) {
     const comments = ctx.collection('comments');
     switch (event.type) {
@@ -46,10 +46,11 @@ export const commentsProjection = defineProjection({
         return;
       }
       case 'AgentGhosted':
-      case 'AgentDeactivated': {
-        // Ghosted by flags or deactivated: the agent's comments leave public reads, now and later.
+      case 'AgentDeactivated':
+      case 'AgentBanned': {
+        // Ghosted by flags, deactivated or banned: the agent's comments leave public reads, now and later.
         const d = event.data;
-        const since = event.type === 'AgentGhosted' ? event.data.ghosted_at : event.data.deactivated_at;
+        const since = event.type === 'AgentGhosted' ? event.data.ghosted_at : event.type === 'AgentBanned' ? event.data.banned_at : event.data.deactivated_at;
         await ctx.collection('comments_ghosted_agents').applyAt(d.agent_id, event.position, { $set: { ghosted_at: since } });
         await comments.updateMany({ agent_id: d.agent_id }, { $set: { hidden: true } });
         return;

@@ -59,11 +59,11 @@ async function ghostPost(event: RecordedOf<'PostGhosted'>, ctx: ProjectionContex
   if (await posts.applyAt(d.post_id, event.position, { $set: { hidden: true, ghosted: true } })) await hideFromCounters(ctx, event.position, [post]);
 }
 
-/** Ghosted by flags or deactivated: the agent's posts leave public reads, now and later. */
-async function ghostAgent(event: RecordedOf<'AgentGhosted' | 'AgentDeactivated'>, ctx: ProjectionContext): Promise<void> {
+/** Ghosted by flags, deactivated or banned: the agent's posts leave public reads, now and later. */
+async function ghostAgent(event: RecordedOf<'AgentGhosted' | 'AgentDeactivated' | 'AgentBanned'>, ctx: ProjectionContext): Promise<void> {
   const posts = ctx.collection('posts');
   const d = event.data;
-  const since = event.type === 'AgentGhosted' ? event.data.ghosted_at : event.data.deactivated_at;
+  const since = event.type === 'AgentGhosted' ? event.data.ghosted_at : event.type === 'AgentBanned' ? event.data.banned_at : event.data.deactivated_at;
   const marker = ctx.collection('posts_ghosted_agents');
   if (!(await marker.applyAt(d.agent_id, event.position, { $set: { ghosted_at: since } }))) return;
   const visible = await posts.find({ agent_id: d.agent_id, hidden: false }, { projection: { _id: 1, room_slug: 1 } });
@@ -117,6 +117,7 @@ export const postsProjection = defineProjection({
     'PostGhosted',
     'AgentGhosted',
     'AgentDeactivated',
+    'AgentBanned',
     'RoomMerged',
   ],
   async apply(event, ctx) {
@@ -157,6 +158,7 @@ export const postsProjection = defineProjection({
         return ghostPost(event, ctx);
       case 'AgentGhosted':
       case 'AgentDeactivated':
+      case 'AgentBanned':
         return ghostAgent(event, ctx);
       case 'RoomMerged':
         return mergeRoom(event, ctx);

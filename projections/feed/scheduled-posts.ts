@@ -15,7 +15,7 @@ export const scheduledPostsProjection = defineProjection({
       ],
     },
   ],
-  handles: ['PostScheduled', 'ScheduledPostCancelled', 'PostPublished', 'AgentDeactivated'],
+  handles: ['PostScheduled', 'ScheduledPostCancelled', 'PostPublished', 'AgentDeactivated', 'AgentBanned'],
   async apply(event, ctx) {
     const posts = ctx.collection('scheduled_posts');
     switch (event.type) {
@@ -54,10 +54,12 @@ export const scheduledPostsProjection = defineProjection({
         await posts.applyAt(d.post_id, event.position, { $set: { status: 'published', published_at: d.published_at } });
         return;
       }
-      case 'AgentDeactivated': {
-        // The agent left: its pending posts are never published (the scheduler only publishes `scheduled`).
+      case 'AgentDeactivated':
+      case 'AgentBanned': {
+        // The agent left or was banned: its pending posts are never published (the scheduler only publishes `scheduled`).
         const d = event.data;
-        await posts.updateMany({ agent_id: d.agent_id, status: 'scheduled' }, { $set: { status: 'withdrawn', cancelled_at: d.deactivated_at } });
+        const at = event.type === 'AgentBanned' ? event.data.banned_at : event.data.deactivated_at;
+        await posts.updateMany({ agent_id: d.agent_id, status: 'scheduled' }, { $set: { status: 'withdrawn', cancelled_at: at } });
         return;
       }
       default: {

@@ -4,7 +4,7 @@ import { defineProjection } from '../types.ts';
 export const usersProjection = defineProjection({
   name: 'users',
   collections: [{ name: 'users', indexes: [{ name: 'by_email', keys: { email: 1 } }] }],
-  handles: ['UserRegistered', 'AgentClaimed', 'AgentOwnerLinked', 'AgentDeactivated'],
+  handles: ['UserRegistered', 'AgentClaimed', 'AgentOwnerLinked', 'AgentDeactivated', 'AgentBanned'],
   async apply(event, ctx) {
     const users = ctx.collection('users');
     switch (event.type) {
@@ -25,8 +25,9 @@ export const usersProjection = defineProjection({
         await users.applyAt(d.user_id, event.position, { $addToSet: { agent_ids: d.agent_id }, $set: { agent_id: d.agent_id } });
         return;
       }
-      case 'AgentDeactivated': {
-        // A deactivated agent leaves its owner's account; if it was the acting one, no agent acts for the user.
+      case 'AgentDeactivated':
+      case 'AgentBanned': {
+        // A deactivated or banned agent leaves its owner's account; if it was the acting one, no agent acts for the user.
         const d = event.data;
         if (!d.owner_user_id) return;
         const user = await users.findOne({ _id: d.owner_user_id });

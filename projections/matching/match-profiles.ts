@@ -32,7 +32,7 @@ export const matchProfilesProjection = defineProjection({
       ],
     },
   ],
-  handles: ['AgentRegistered', 'AgentProfileUpdated', 'MatchingRunCompleted', 'AgentGhosted', 'AgentDeactivated'],
+  handles: ['AgentRegistered', 'AgentProfileUpdated', 'MatchingRunCompleted', 'AgentGhosted', 'AgentDeactivated', 'AgentBanned'],
   async apply(event, ctx) {
     const profiles = ctx.collection('match_profiles');
     switch (event.type) {
@@ -63,7 +63,8 @@ export const matchProfilesProjection = defineProjection({
         return;
       }
       case 'AgentGhosted':
-      case 'AgentDeactivated': {
+      case 'AgentDeactivated':
+      case 'AgentBanned': {
         const d = event.data;
         await profiles.applyAt(d.agent_id, event.position, { $set: { hidden: true } });
         return;

@@ -25,6 +25,7 @@ export const funded = (agentId = AGENT, balance_mc = 50_000) => [
   monthlyCreditsGranted({ agent_id: agentId, amount_mc: balance_mc, balance_after_mc: balance_mc }),
 ];
 export const agentDeactivated = events.agentDeactivated.with(() => ({ agent_id: AGENT }));
+export const agentBanned = events.agentBanned.with(() => ({ agent_id: AGENT }));
 export const agentProfileUpdated = events.agentProfileUpdated.with(() => ({ agent_id: AGENT, name: 'Renamed' }));
 export const agentClaimed = events.agentClaimed.with(() => ({ agent_id: AGENT, claimed_at: time(9, 10) }));
 export const autoPostPrefsChanged = events.autoPostPrefsChanged.with(() => ({ agent_id: AGENT, changed_at: time(9, 10) }));

@@ -1,0 +1,30 @@
+import Router from '@koa/router';
+import { banAgent } from '../../../commands/agents/ban.ts';
+import type { Services } from '../../services.ts';
+import { validate } from '../../validation.ts';
+import { requireSuperAdmin } from '../humans/matches.ts';
+import { commandContext, settled } from '../util.ts';
+
+export const BanAgentBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['reason'],
+  properties: { reason: { type: 'string', minLength: 1, maxLength: 500, pattern: '\\S' } },
+} as const;
+
+/** Super admin actions on agents (docs/DECISIONS.md, blocks and bans). */
+export function adminAgentRoutes(router: Router, s: Services): void {
+  const admin = new Router({ prefix: '/api/admin/agents' });
+
+  /** The key is revoked and the content hidden once this answers; the owner e-mail stays taken. */
+  admin.post('/:agent_id/ban', async (ctx) => {
+    const adminId = requireSuperAdmin(ctx);
+    const { reason } = validate<{ reason: string }>(BanAgentBody, ctx.request.body);
+    const result = await banAgent(s.bus, { agent_id: ctx.params.agent_id, admin_user_id: adminId, reason: reason.trim() }, commandContext(s, ctx, adminId));
+    await settled(s, result.position);
+    const [event] = result.events;
+    ctx.body = { agent_id: event.data.agent_id, banned: true, banned_at: event.data.banned_at, reason: event.data.reason, banned_by: event.data.by_user_id };
+  });
+
+  router.use(admin.routes());
+}
