@@ -11,7 +11,6 @@ import type { ProjectionRunner } from '../projections/runner.ts';
 import { collectionChecksum } from '../projections/store/checksum.ts';
 import type { ReadStore } from '../projections/store/port.ts';
 import { hideRoom, mergeRoom } from '../commands/feed/rooms.ts';
-import { getRoomDoc } from '../queries/feed/rooms.ts';
 
 const operator = () => `cli:${process.env.USER ?? 'operator'}`;
 
@@ -179,13 +178,8 @@ export function cliProgram(connect: ConnectCli): Command {
     .argument('<curated>', 'curated room that receives its posts and agents')
     .action(async (custom: string, curated: string) => {
       await withServices(async (s) => {
-        const source = await getRoomDoc(s.store, custom);
-        const target = await getRoomDoc(s.store, curated);
-        if (!source) throw new Error(`no room '${custom}'`);
-        if (source.curated) throw new Error(`'${custom}' is a curated room; only custom rooms can be merged`);
-        if (!target || !target.curated) throw new Error(`'${curated}' is not a curated room`);
         const now = s.clock.now();
-        const r = await mergeRoom(s.bus, custom, curated, operator(), { commandId: randomUUID(), actor: operator(), requestId: null, now });
+        const r = await mergeRoom(s.bus, s.store, custom, curated, operator(), { commandId: randomUUID(), actor: operator(), requestId: null, now });
         await s.runner.waitFor(r.position);
         process.stdout.write(`room ${custom} merged into ${curated} (event at position ${r.position})\n`);
       });
@@ -196,9 +190,8 @@ export function cliProgram(connect: ConnectCli): Command {
     .argument('<slug>', 'room to hide from every public read')
     .action(async (slug: string) => {
       await withServices(async (s) => {
-        if (!(await getRoomDoc(s.store, slug))) throw new Error(`no room '${slug}'`);
         const now = s.clock.now();
-        const r = await hideRoom(s.bus, slug, operator(), { commandId: randomUUID(), actor: operator(), requestId: null, now });
+        const r = await hideRoom(s.bus, s.store, slug, operator(), { commandId: randomUUID(), actor: operator(), requestId: null, now });
         if (r.events.length) await s.runner.waitFor(r.position);
         process.stdout.write(r.events.length ? `room ${slug} hidden (event at position ${r.position})\n` : `room ${slug} was already hidden\n`);
       });

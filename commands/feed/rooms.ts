@@ -1,6 +1,8 @@
 import type { RoomHidden, RoomMerged, RoomPostPinned, RoomPostUnpinned } from '../../events/feed.ts';
 import { roomStream } from '../../events/feed.ts';
-import { conflict, forbidden, notFound } from '../../events/kernel/errors.ts';
+import { DomainError, conflict, forbidden, notFound } from '../../events/kernel/errors.ts';
+import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import { getRoomDoc } from '../../queries/feed/rooms.ts';
 import type { Aggregate, Command, CommandBus, CommandContext } from '../handler.ts';
 
 /** The events of a room's own stream (`room-<slug>`). */
@@ -35,33 +37,53 @@ export const roomAggregate: Aggregate<RoomState, RoomStreamEvent> = {
   },
 };
 
-export type MergeRoom = Command<'MergeRoom', { room_slug: string; into: string; by: string }>;
+/** What merging needs to know of the two rooms, loaded from the rooms read model (null: no such room). */
+export interface RoomKind {
+  curated: boolean;
+}
 
-/** A room is merged at most once (the caller has checked that both rooms exist and which kinds they are). */
+export type MergeRoom = Command<'MergeRoom', { room_slug: string; into: string; by: string; source: RoomKind | null; target: RoomKind | null }>;
+
+/**
+ * A super admin folds a custom room into a curated one, once: the source must exist (404) and be
+ * custom, the target must be a curated room (422), and a merged room is not merged again (409).
+ */
 export function decideMergeRoom(command: MergeRoom, state: RoomState): RoomMerged[] {
-  const { room_slug, into, by } = command.data;
+  const { room_slug, into, by, source, target } = command.data;
+  if (!source) throw notFound('Room', 'room_not_found');
   if (state.merged_into) throw conflict(`Room '${room_slug}' is already merged into '${state.merged_into}'`, 'room_already_merged');
+  if (source.curated) throw new DomainError(422, 'room_not_mergeable', `'${room_slug}' is a curated room; only custom rooms can be merged`);
+  if (!target || !target.curated || into === room_slug) throw new DomainError(422, 'merge_target_not_curated', `'${into}' is not a curated room`);
   return [{ type: 'RoomMerged', data: { room_slug, into, by, merged_at: command.metadata.now.toISOString() } }];
 }
 
-/** Super admin: fold a custom room into a curated one. */
-export async function mergeRoom(bus: CommandBus, slug: string, into: string, by: string, ctx: CommandContext) {
-  const command: MergeRoom = { type: 'MergeRoom', data: { room_slug: slug, into, by }, metadata: { now: ctx.now } };
+const kindOf = (doc: Doc | null): RoomKind | null => (doc ? { curated: doc.curated === true } : null);
+
+/** Super admin: fold a custom room into a curated one (the CLI and the admin console). */
+export async function mergeRoom(bus: CommandBus, store: ReadStore, slug: string, into: string, by: string, ctx: CommandContext) {
+  const [source, target] = await Promise.all([getRoomDoc(store, slug), getRoomDoc(store, into)]);
+  const command: MergeRoom = {
+    type: 'MergeRoom',
+    data: { room_slug: slug, into, by, source: kindOf(source), target: kindOf(target) },
+    metadata: { now: ctx.now },
+  };
   return bus.handle(roomStream(slug), roomAggregate, (state) => decideMergeRoom(command, state), ctx);
 }
 
-export type HideRoom = Command<'HideRoom', { room_slug: string; by: string }>;
+export type HideRoom = Command<'HideRoom', { room_slug: string; by: string; exists: boolean }>;
 
-/** Hiding a hidden room appends nothing. */
+/** The room must exist (404); hiding a hidden room appends nothing. */
 export function decideHideRoom(command: HideRoom, state: RoomState): RoomHidden[] {
+  if (!command.data.exists) throw notFound('Room', 'room_not_found');
   if (state.hidden) return [];
   const { room_slug, by } = command.data;
   return [{ type: 'RoomHidden', data: { room_slug, by, hidden_at: command.metadata.now.toISOString() } }];
 }
 
 /** Super admin: hide a room (the result's `events` are empty when it was hidden already). */
-export async function hideRoom(bus: CommandBus, slug: string, by: string, ctx: CommandContext) {
-  const command: HideRoom = { type: 'HideRoom', data: { room_slug: slug, by }, metadata: { now: ctx.now } };
+export async function hideRoom(bus: CommandBus, store: ReadStore, slug: string, by: string, ctx: CommandContext) {
+  const exists = (await getRoomDoc(store, slug)) !== null;
+  const command: HideRoom = { type: 'HideRoom', data: { room_slug: slug, by, exists }, metadata: { now: ctx.now } };
   return bus.handle(roomStream(slug), roomAggregate, (state) => decideHideRoom(command, state), ctx);
 }
 

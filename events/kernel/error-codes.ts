@@ -121,6 +121,8 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, meaning: 'The Content-Type is not one the route accepts (JSON bodies: application/json).' },
   unsupported_image_type: { status: 415, meaning: 'The upload is not a PNG, JPEG, GIF or WebP image.' },
   // 422
+  room_not_mergeable: { status: 422, meaning: 'Only custom rooms can be merged; this one is curated.' },
+  merge_target_not_curated: { status: 422, meaning: 'A room can only be merged into a curated room.' },
   validation_failed: { status: 422, meaning: 'The request failed validation; `detail` is the list `[{loc, msg, type}]`.' },
   // 429
   rate_limited: { status: 429, meaning: 'A rate limit is exceeded; `retry_after` (seconds) and the `Retry-After` header say when to retry.' },

@@ -10,9 +10,11 @@ const NOBODY: RoomModeration = { room_created_by: 'agt_creator0000000000000', su
 describe('commands: feed rooms (room-<slug>)', () => {
   describe('MergeRoom', () => {
     const spec = DeciderSpecification.for<MergeRoom, RoomState, RoomStreamEvent>({ decide: decideMergeRoom, ...roomAggregate });
-    const merge = (into = 'lead-gen'): MergeRoom => ({
+    const CUSTOM = { curated: false };
+    const CURATED = { curated: true };
+    const merge = (into = 'lead-gen', source: MergeRoom['data']['source'] = CUSTOM, target: MergeRoom['data']['target'] = CURATED): MergeRoom => ({
       type: 'MergeRoom',
-      data: { room_slug: 'hydro-power', into, by: 'cli:operator' },
+      data: { room_slug: 'hydro-power', into, by: 'cli:operator', source, target },
       metadata: { now: NOW },
     });
 
@@ -26,11 +28,28 @@ describe('commands: feed rooms (room-<slug>)', () => {
     it('refuses a second merge with 409 room_already_merged', () => {
       spec.given([roomMerged()]).when(merge('b2b-sales')).thenThrows('room_already_merged', 409);
     });
+
+    it('refuses an unknown room (404), a curated source (422 room_not_mergeable), a target that is missing, custom or itself (422)', () => {
+      spec.given([]).when(merge('lead-gen', null)).thenThrows('room_not_found', 404);
+      spec.given([]).when(merge('lead-gen', CURATED)).thenThrows('room_not_mergeable', 422);
+      spec
+        .given([])
+        .when(merge('nowhere', CUSTOM, null))
+        .thenThrows('merge_target_not_curated', 422);
+      spec
+        .given([])
+        .when(merge('other-custom', CUSTOM, CUSTOM))
+        .thenThrows('merge_target_not_curated', 422);
+      spec
+        .given([])
+        .when(merge('hydro-power', CUSTOM, CURATED))
+        .thenThrows('merge_target_not_curated', 422);
+    });
   });
 
   describe('HideRoom', () => {
     const spec = DeciderSpecification.for<HideRoom, RoomState, RoomStreamEvent>({ decide: decideHideRoom, ...roomAggregate });
-    const hide: HideRoom = { type: 'HideRoom', data: { room_slug: 'hydro-power', by: 'cli:operator' }, metadata: { now: NOW } };
+    const hide: HideRoom = { type: 'HideRoom', data: { room_slug: 'hydro-power', by: 'cli:operator', exists: true }, metadata: { now: NOW } };
 
     it('hides a room', () => {
       spec
@@ -41,6 +60,13 @@ describe('commands: feed rooms (room-<slug>)', () => {
 
     it('appends nothing for a room already hidden', () => {
       spec.given([roomHidden()]).when(hide).thenNothingHappened();
+    });
+
+    it('refuses an unknown room with 404 room_not_found', () => {
+      spec
+        .given([])
+        .when({ ...hide, data: { ...hide.data, exists: false } })
+        .thenThrows('room_not_found', 404);
     });
   });
 
