@@ -11,6 +11,7 @@ import type { ProjectionRunner } from '../projections/runner.ts';
 import { collectionChecksum } from '../projections/store/checksum.ts';
 import type { ReadStore } from '../projections/store/port.ts';
 import { hideRoom, mergeRoom } from '../commands/feed/rooms.ts';
+import { roomKind } from '../queries/feed/rooms.ts';
 
 const operator = () => `cli:${process.env.USER ?? 'operator'}`;
 
@@ -179,7 +180,12 @@ export function cliProgram(connect: ConnectCli): Command {
     .action(async (custom: string, curated: string) => {
       await withServices(async (s) => {
         const now = s.clock.now();
-        const r = await mergeRoom(s.bus, s.store, custom, curated, operator(), { commandId: randomUUID(), actor: operator(), requestId: null, now });
+        const [source, target] = await Promise.all([roomKind(s.store, custom), roomKind(s.store, curated)]);
+        const r = await mergeRoom(
+          s.bus,
+          { room_slug: custom, into: curated, by: operator(), source, target },
+          { commandId: randomUUID(), actor: operator(), requestId: null, now },
+        );
         await s.runner.waitFor(r.position);
         process.stdout.write(`room ${custom} merged into ${curated} (event at position ${r.position})\n`);
       });
@@ -191,7 +197,12 @@ export function cliProgram(connect: ConnectCli): Command {
     .action(async (slug: string) => {
       await withServices(async (s) => {
         const now = s.clock.now();
-        const r = await hideRoom(s.bus, s.store, slug, operator(), { commandId: randomUUID(), actor: operator(), requestId: null, now });
+        const r = await hideRoom(s.bus, slug, operator(), (await roomKind(s.store, slug)) !== null, {
+          commandId: randomUUID(),
+          actor: operator(),
+          requestId: null,
+          now,
+        });
         if (r.events.length) await s.runner.waitFor(r.position);
         process.stdout.write(r.events.length ? `room ${slug} hidden (event at position ${r.position})\n` : `room ${slug} was already hidden\n`);
       });

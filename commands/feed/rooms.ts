@@ -1,8 +1,6 @@
 import type { RoomHidden, RoomMerged, RoomPostPinned, RoomPostUnpinned } from '../../events/feed.ts';
 import { roomStream } from '../../events/feed.ts';
 import { DomainError, conflict, forbidden, notFound } from '../../events/kernel/errors.ts';
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
-import { getRoomDoc } from '../../queries/feed/rooms.ts';
 import type { Aggregate, Command, CommandBus, CommandContext } from '../handler.ts';
 
 /** The events of a room's own stream (`room-<slug>`). */
@@ -57,17 +55,10 @@ export function decideMergeRoom(command: MergeRoom, state: RoomState): RoomMerge
   return [{ type: 'RoomMerged', data: { room_slug, into, by, merged_at: command.metadata.now.toISOString() } }];
 }
 
-const kindOf = (doc: Doc | null): RoomKind | null => (doc ? { curated: doc.curated === true } : null);
-
-/** Super admin: fold a custom room into a curated one (the CLI and the admin console). */
-export async function mergeRoom(bus: CommandBus, store: ReadStore, slug: string, into: string, by: string, ctx: CommandContext) {
-  const [source, target] = await Promise.all([getRoomDoc(store, slug), getRoomDoc(store, into)]);
-  const command: MergeRoom = {
-    type: 'MergeRoom',
-    data: { room_slug: slug, into, by, source: kindOf(source), target: kindOf(target) },
-    metadata: { now: ctx.now },
-  };
-  return bus.handle(roomStream(slug), roomAggregate, (state) => decideMergeRoom(command, state), ctx);
+/** Super admin: fold a custom room into a curated one (the CLI and the admin console load the two rooms' kinds). */
+export async function mergeRoom(bus: CommandBus, input: MergeRoom['data'], ctx: CommandContext) {
+  const command: MergeRoom = { type: 'MergeRoom', data: input, metadata: { now: ctx.now } };
+  return bus.handle(roomStream(input.room_slug), roomAggregate, (state) => decideMergeRoom(command, state), ctx);
 }
 
 export type HideRoom = Command<'HideRoom', { room_slug: string; by: string; exists: boolean }>;
@@ -81,8 +72,7 @@ export function decideHideRoom(command: HideRoom, state: RoomState): RoomHidden[
 }
 
 /** Super admin: hide a room (the result's `events` are empty when it was hidden already). */
-export async function hideRoom(bus: CommandBus, store: ReadStore, slug: string, by: string, ctx: CommandContext) {
-  const exists = (await getRoomDoc(store, slug)) !== null;
+export async function hideRoom(bus: CommandBus, slug: string, by: string, exists: boolean, ctx: CommandContext) {
   const command: HideRoom = { type: 'HideRoom', data: { room_slug: slug, by, exists }, metadata: { now: ctx.now } };
   return bus.handle(roomStream(slug), roomAggregate, (state) => decideHideRoom(command, state), ctx);
 }

@@ -47,3 +47,9 @@ export async function roomAgents(store: ReadStore, room: Doc, opts: { skip: numb
 export async function getRoomDoc(store: ReadStore, slug: string) {
   return store.collection('rooms').findOne({ _id: slug });
 }
+
+/** A room's kind, the fact merging decides on (null: no such room). */
+export async function roomKind(store: ReadStore, slug: string): Promise<{ curated: boolean } | null> {
+  const doc = await getRoomDoc(store, slug);
+  return doc ? { curated: doc.curated === true } : null;
+}

@@ -91,8 +91,16 @@ describe('projections: replay', () => {
     await svc.req('POST', '/api/feed/posts', { apiKey: spammer.api_key, body: { title: 'spam later', body: 'after the ghosting', post_type: 'deal_opened' } });
     const ctx = (id: string) => ({ commandId: id, actor: 'test', requestId: null, now: svc.clock.now() });
     const { mergeRoom, hideRoom } = await import('../../commands/feed/rooms.ts');
-    await svc.running.services.runner.waitFor((await mergeRoom(svc.running.services.bus, svc.running.services.store, 'replay-room', 'lead-gen', 'test', ctx('merge-1'))).position);
-    await svc.running.services.runner.waitFor((await hideRoom(svc.running.services.bus, svc.running.services.store, 'startup-networking', 'test', ctx('hide-1'))).position);
+    await svc.running.services.runner.waitFor(
+      (
+        await mergeRoom(
+          svc.running.services.bus,
+          { room_slug: 'replay-room', into: 'lead-gen', by: 'test', source: { curated: false }, target: { curated: true } },
+          ctx('merge-1'),
+        )
+      ).position,
+    );
+    await svc.running.services.runner.waitFor((await hideRoom(svc.running.services.bus, 'startup-networking', 'test', true, ctx('hide-1'))).position);
     const later = await svc.req('POST', '/api/feed/posts/schedule', {
       apiKey: a3.api_key,
       body: { title: 'Scheduled', body: 'published by the job', post_type: 'intro_sent', room_slug: 'lead-gen', publish_at: '2026-03-20T00:00:00Z' },
