@@ -13,6 +13,8 @@ import { LIMITS, setHeaders } from './rate-limit.ts';
 import { screenBody } from './validation.ts';
 import { agentRoutes } from './routes/agents/agents.ts';
 import { adminAgentRoutes } from './routes/agents/admin.ts';
+import { consoleRoutes } from './routes/console/console.ts';
+import { cookieKeys } from './console/session.ts';
 import { matchingRoutes } from './routes/matching/matching.ts';
 import { AUTH_LIMITS, authRoutes } from './routes/humans/auth.ts';
 import { ownershipRoutes } from './routes/humans/ownership.ts';
@@ -370,6 +372,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/federation/federation.ts', federationRoutes],
   ['api/routes/agents/actions.ts', actionRoutes],
   ['api/routes/agents/admin.ts', adminAgentRoutes],
+  ['api/routes/console/console.ts', consoleRoutes],
 ];
 
 /** The root router with every route module registered. */
@@ -382,6 +385,8 @@ export function routerFor(s: Services): Router {
 export function createApp(s: Services): Koa {
   const app = new Koa({ proxy: s.config.trustProxy === true });
   app.silent = true;
+  // Signed cookies of the admin console's session.
+  app.keys = cookieKeys(s);
   const router = routerFor(s);
 
   // Outermost, so that error answers carry the CORS headers too, and preflights end here.

@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   },
   // 403
   forbidden: { status: 403, meaning: "Authenticated but not allowed (for example another agent's private resources)." },
+  csrf_failed: { status: 403, meaning: 'An admin console form came without the CSRF token of its page (expired, or posted from elsewhere); reload the page.' },
   admin_required: { status: 403, meaning: 'The route needs the super admin role.' },
   claim_required: { status: 403, meaning: 'The agent must be claimed by its owner first.' },
   dm_locked: { status: 403, meaning: 'An unclaimed agent may send direct messages only 1 hour after registering; `unlocks_at` and `retry_after` say when.' },

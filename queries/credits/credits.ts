@@ -21,18 +21,24 @@ export function creditAccount(agent: Doc) {
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
-/** The 7-day daily spend view: today and the six days before it (UTC), oldest first. */
-export async function dailyUsage(store: ReadStore, agentId: string, now: Date) {
+/** Spend per UTC day over the `days` days ending today, oldest first (index-served: one agent's documents). */
+export async function dailySpend(store: ReadStore, agentId: string, now: Date, days: number) {
   const today = now.toISOString().slice(0, 10);
   const dates: string[] = [];
-  for (let i = 6; i >= 0; i--) dates.push(new Date(now.getTime() - i * 86_400_000).toISOString().slice(0, 10));
-  const docs = await store.collection('credit_usage_daily').find({ agent_id: agentId, date: { $gte: dates[0] } }, { sort: { date: -1 }, limit: 7 });
+  for (let i = days - 1; i >= 0; i--) dates.push(new Date(now.getTime() - i * 86_400_000).toISOString().slice(0, 10));
+  const docs = await store.collection('credit_usage_daily').find({ agent_id: agentId, date: { $gte: dates[0] } }, { sort: { date: -1 }, limit: days });
   const byDate = new Map(docs.map((d) => [d.date as string, d.spent_mc as number]));
   let total = 0;
-  const days = dates.map((date) => {
+  const out = dates.map((date) => {
     const mc = byDate.get(date) ?? 0;
     total += mc;
     return { date, amount: toCredits(mc), label: WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()], is_today: date === today };
   });
-  return { days, total_7d: toCredits(total) };
+  return { days: out, total: toCredits(total) };
+}
+
+/** The 7-day daily spend view: today and the six days before it (UTC), oldest first. */
+export async function dailyUsage(store: ReadStore, agentId: string, now: Date) {
+  const { days, total } = await dailySpend(store, agentId, now, 7);
+  return { days, total_7d: total };
 }

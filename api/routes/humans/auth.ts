@@ -55,6 +55,32 @@ export function authDeps(s: Services): AuthDeps {
 
 const CODE_SENT = `If the address can receive mail, a 6-digit code is on its way. It is valid for ${OTP_MINUTES} minutes.`;
 
+/**
+ * Password sign-in with its throttles (the API and the admin console; the caller counts the request
+ * against the per-address auth limit first): per account and address pair, and per account from
+ * addresses it never signed in from. Answers once the session is in the read models.
+ */
+export async function throttledLogin(s: Services, ctx: Context, input: { email: string; password: string }) {
+  const account = input.email.trim().toLowerCase();
+  const pair = `${account}\n${ctx.ip}`;
+  // hit() on a full window answers 429 with Retry-After and this rule's RateLimit-* headers.
+  if (s.limiter.full(AUTH_LIMITS.loginFailures, pair)) s.limiter.hit(AUTH_LIMITS.loginFailures, pair, ctx);
+  const known = s.limiter.marked(knownAddress(account, ctx.ip));
+  if (!known && s.limiter.full(AUTH_LIMITS.accountFailures, account)) s.limiter.hit(AUTH_LIMITS.accountFailures, account, ctx);
+  try {
+    const tokens = await login(authDeps(s), input, commandContext(s, ctx, null));
+    s.limiter.mark(knownAddress(account, ctx.ip), KNOWN_ADDRESS_MS);
+    await settled(s, tokens.position);
+    return tokens;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'invalid_credentials') {
+      s.limiter.add(AUTH_LIMITS.loginFailures, pair);
+      s.limiter.add(AUTH_LIMITS.accountFailures, account);
+    }
+    throw err;
+  }
+}
+
 export function authRoutes(router: Router, s: Services): void {
   const deps = authDeps(s);
   const limitIp = (ctx: Context) => s.limiter.hit(AUTH_LIMITS.auth, ctx.ip, ctx);
@@ -86,24 +112,7 @@ export function authRoutes(router: Router, s: Services): void {
   auth.post('/login', async (ctx) => {
     limitIp(ctx);
     const input = validate<{ email: string; password: string }>(schemas.login, ctx.request.body);
-    const account = input.email.trim().toLowerCase();
-    const pair = `${account}\n${ctx.ip}`;
-    // hit() on a full window answers 429 with Retry-After and this rule's RateLimit-* headers.
-    if (s.limiter.full(AUTH_LIMITS.loginFailures, pair)) s.limiter.hit(AUTH_LIMITS.loginFailures, pair, ctx);
-    const known = s.limiter.marked(knownAddress(account, ctx.ip));
-    if (!known && s.limiter.full(AUTH_LIMITS.accountFailures, account)) s.limiter.hit(AUTH_LIMITS.accountFailures, account, ctx);
-    try {
-      const tokens = await login(deps, input, commandContext(s, ctx, null));
-      s.limiter.mark(knownAddress(account, ctx.ip), KNOWN_ADDRESS_MS);
-      await settled(s, tokens.position);
-      ctx.body = tokenBody(tokens);
-    } catch (err) {
-      if ((err as { code?: string }).code === 'invalid_credentials') {
-        s.limiter.add(AUTH_LIMITS.loginFailures, pair);
-        s.limiter.add(AUTH_LIMITS.accountFailures, account);
-      }
-      throw err;
-    }
+    ctx.body = tokenBody(await throttledLogin(s, ctx, input));
   });
 
   auth.post('/refresh', async (ctx) => {

@@ -1,0 +1,213 @@
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import { koaBody } from 'koa-body';
+import { banAgent } from '../../../commands/agents/ban.ts';
+import { creditHistory } from '../../../commands/credits/history.ts';
+import { hideRoom, mergeRoom } from '../../../commands/feed/rooms.ts';
+import { DomainError, forbidden, notFound } from '../../../events/kernel/errors.ts';
+import type { Doc } from '../../../projections/store/port.ts';
+import { getAgent } from '../../../queries/agents/agents.ts';
+import { creditAccount, dailySpend } from '../../../queries/credits/credits.ts';
+import { roomKind } from '../../../queries/feed/rooms.ts';
+import { renderPage, spendChart } from '../../console/render.ts';
+import type { ConsoleUser } from '../../console/session.ts';
+import { checkCsrf, consoleUser, csrfToken, endConsoleSession, startConsoleSession } from '../../console/session.ts';
+import { AUTH_LIMITS, throttledLogin } from '../humans/auth.ts';
+import type { Services } from '../../services.ts';
+import { screenBody } from '../../validation.ts';
+import { commandContext, settled } from '../util.ts';
+
+const AGENT_ID = /^agt_[a-z0-9]{20}$/;
+
+/** What an agent's console rows show of its state. */
+function statusOf(agent: Doc): 'active' | 'banned' | 'deactivated' | 'ghosted' {
+  if (agent.banned === true) return 'banned';
+  if (agent.deactivated === true) return 'deactivated';
+  if (agent.ghosted === true) return 'ghosted';
+  return 'active';
+}
+
+const formField = (ctx: Context, name: string): string => {
+  const value = (ctx.request.body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+};
+
+/**
+ * The admin console (docs/CONSOLE.md): server-rendered pages under /admin for super admins,
+ * signed in with the normal password flow and kept in a cookie session (api/console/session.ts).
+ * Every page answers 403 to anyone else; every form is CSRF-checked; every action is the same
+ * command the API and the CLI run.
+ */
+export function consoleRoutes(router: Router, s: Services): void {
+  const admin = new Router({ prefix: '/admin' });
+
+  // Console forms are URL-encoded (the API parses JSON only).
+  admin.use(koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '16kb' }));
+  admin.use(async (ctx: Context, next: Next) => {
+    screenBody(ctx.request.body);
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      if (err.status === 401 && ctx.method === 'GET') {
+        ctx.redirect('/admin/login');
+        return;
+      }
+      const signedIn = ctx.state.consoleUser !== undefined;
+      renderPage(
+        ctx,
+        'error',
+        {
+          title: `Error ${err.status}`,
+          status: err.status,
+          detail: err.message,
+          code: err.code,
+          requestId: ctx.state.requestId,
+          signedIn,
+          csrf: csrfToken(ctx),
+        },
+        err.status,
+      );
+    }
+  });
+
+  /** A super admin, or 401 (to the sign-in page) / 403; a form post by cookie also needs its CSRF token. */
+  const requireAdmin = async (ctx: Context): Promise<ConsoleUser> => {
+    const user = await consoleUser(s, ctx);
+    if (!user) throw new DomainError(401, 'unauthorized', 'Sign in to use the admin console');
+    if (!user.roles.includes('super_admin')) throw forbidden('The admin console is for super admins', 'admin_required');
+    ctx.state.consoleUser = user;
+    if (ctx.method === 'POST' && user.viaCookie) checkCsrf(ctx, formField(ctx, '_csrf'));
+    return user;
+  };
+  const page = (ctx: Context, view: string, data: Record<string, unknown>) =>
+    renderPage(ctx, view, { signedIn: true, csrf: csrfToken(ctx), notice: ctx.query.done ?? null, ...data });
+
+  admin.get('/', async (ctx) => {
+    await requireAdmin(ctx);
+    ctx.redirect('/admin/agents');
+  });
+
+  admin.get('/login', (ctx) => {
+    renderPage(ctx, 'login', { title: 'Sign in', signedIn: false, csrf: csrfToken(ctx), error: null, email: '' });
+  });
+
+  admin.post('/login', async (ctx) => {
+    s.limiter.hit(AUTH_LIMITS.auth, ctx.ip, ctx);
+    checkCsrf(ctx, formField(ctx, '_csrf'));
+    const email = formField(ctx, 'email').slice(0, 254);
+    const password = formField(ctx, 'password').slice(0, 200);
+    const again = (error: string, status: number) =>
+      renderPage(ctx, 'login', { title: 'Sign in', signedIn: false, csrf: csrfToken(ctx), error, email }, status);
+    let pair;
+    try {
+      pair = await throttledLogin(s, ctx, { email, password });
+    } catch (err) {
+      if (err instanceof DomainError && err.status === 401) return again('Wrong e-mail or password.', 401);
+      throw err;
+    }
+    const user = s.bearer ? await s.bearer(pair.access_token) : null;
+    if (!user?.roles.includes('super_admin')) return again('This account is not a super admin.', 403);
+    startConsoleSession(ctx, pair);
+    ctx.status = 303;
+    ctx.redirect('/admin/agents');
+  });
+
+  admin.post('/logout', async (ctx) => {
+    await requireAdmin(ctx);
+    endConsoleSession(ctx);
+    ctx.status = 303;
+    ctx.redirect('/admin/login');
+  });
+
+  admin.get('/agents', async (ctx) => {
+    await requireAdmin(ctx);
+    const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
+    if (q && AGENT_ID.test(q) && (await getAgent(s.store, q))) return ctx.redirect(`/admin/agents/${q}`);
+    const recent = await s.store.collection('agents').find({}, { sort: { seq: -1 }, limit: 50 });
+    page(ctx, 'agents', {
+      title: 'Agents',
+      q,
+      missing: q !== '',
+      agents: recent.map((a) => ({ agent_id: a._id, name: a.name, tier: a.tier, registered_at: a.registered_at, status: statusOf(a) })),
+    });
+  });
+
+  admin.get('/agents/:agent_id', async (ctx) => {
+    await requireAdmin(ctx);
+    const agent = await getAgent(s.store, ctx.params.agent_id);
+    if (!agent) throw notFound('Agent', 'agent_not_found');
+    const status = statusOf(agent);
+    const [spend, history] = await Promise.all([dailySpend(s.store, agent._id, s.clock.now(), 30), creditHistory(s.log, agent._id, 50)]);
+    page(ctx, 'agent', {
+      title: String(agent.name),
+      agent: {
+        agent_id: agent._id,
+        name: agent.name,
+        tier: agent.tier,
+        registered_at: agent.registered_at,
+        owner_email: agent.owner_email ?? '',
+        claimed: agent.is_claimed === true,
+        status,
+        ban_reason: agent.ban_reason ?? null,
+        banned_at: agent.banned_at ?? null,
+        key_status: status === 'banned' || status === 'deactivated' ? 'revoked' : 'active',
+        key_replaced_at: agent.key_replaced_at ?? null,
+      },
+      account: creditAccount(agent),
+      chart: spendChart(spend.days),
+      spendTotal: spend.total,
+      history,
+    });
+  });
+
+  admin.post('/agents/:agent_id/ban', async (ctx) => {
+    const user = await requireAdmin(ctx);
+    const reason = formField(ctx, 'reason').trim();
+    if (!reason || reason.length > 500) throw new DomainError(422, 'validation_failed', 'A reason of 1 to 500 characters is required');
+    const result = await banAgent(s.bus, { agent_id: ctx.params.agent_id, admin_user_id: user.userId, reason }, commandContext(s, ctx, user.userId));
+    await settled(s, result.position);
+    ctx.status = 303;
+    ctx.redirect(`/admin/agents/${encodeURIComponent(ctx.params.agent_id)}?done=${encodeURIComponent('Agent banned.')}`);
+  });
+
+  admin.get('/rooms', async (ctx) => {
+    await requireAdmin(ctx);
+    const rooms = await s.store.collection('rooms').find({ public: true }, { sort: { agent_count: -1 }, limit: 500 });
+    page(ctx, 'rooms', {
+      title: 'Rooms',
+      error: null,
+      curated: rooms.filter((r) => r.curated === true && !r.hidden).map((r) => r._id),
+      rooms: rooms.map((r) => ({
+        slug: r._id,
+        label: r.label ?? '',
+        curated: r.curated === true,
+        agent_count: r.agent_count ?? 0,
+        post_count: r.post_count ?? 0,
+        status: r.merged_into ? `merged into ${String(r.merged_into)}` : r.hidden ? 'hidden' : 'public',
+      })),
+    });
+  });
+
+  admin.post('/rooms/:slug/hide', async (ctx) => {
+    const user = await requireAdmin(ctx);
+    const slug = ctx.params.slug;
+    const r = await hideRoom(s.bus, slug, `admin:${user.userId}`, (await roomKind(s.store, slug)) !== null, commandContext(s, ctx, user.userId));
+    if (r.events.length) await settled(s, r.position);
+    ctx.status = 303;
+    ctx.redirect(`/admin/rooms?done=${encodeURIComponent(`Room ${slug} hidden.`)}`);
+  });
+
+  admin.post('/rooms/:slug/merge', async (ctx) => {
+    const user = await requireAdmin(ctx);
+    const slug = ctx.params.slug;
+    const into = formField(ctx, 'into');
+    const [source, target] = await Promise.all([roomKind(s.store, slug), roomKind(s.store, into)]);
+    const r = await mergeRoom(s.bus, { room_slug: slug, into, by: `admin:${user.userId}`, source, target }, commandContext(s, ctx, user.userId));
+    await settled(s, r.position);
+    ctx.status = 303;
+    ctx.redirect(`/admin/rooms?done=${encodeURIComponent(`Room ${slug} merged into ${into}.`)}`);
+  });
+
+  router.use(admin.routes());
+}

@@ -1,0 +1,138 @@
+import { expect } from 'chai';
+import { ConsoleClient } from '../helpers/console.ts';
+import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
+import { signUp } from '../helpers/users.ts';
+
+const ADMIN = 'console-admin@example.com';
+const PASSWORD = 'console password 1';
+
+describe('api: the admin console (/admin, server-rendered, cookie session, CSRF)', function () {
+  this.timeout(300_000);
+  let svc: TestService;
+  let outbox: string;
+  let member: { email: string; password: string; access_token: string };
+
+  before(async () => {
+    ({ svc, outbox } = await startWithOutbox({ ADMIN_EMAILS: ADMIN }));
+    await signUp(svc, outbox, ADMIN, PASSWORD);
+    member = await signUp(svc, outbox);
+  });
+  after(() => stopWithOutbox(svc, outbox));
+
+  it('signs a super admin in with a cookie that scripts and other sites cannot use, and signs out', async () => {
+    const browser = new ConsoleClient(svc);
+    const signedIn = await browser.signIn(ADMIN, PASSWORD);
+    expect(signedIn.status).to.equal(303);
+    expect(signedIn.headers.location).to.equal('/admin/agents');
+    const cookies = (signedIn.headers['set-cookie'] ?? []).filter((c) => c.startsWith('an_admin='));
+    expect(cookies).to.have.length(1);
+    expect(cookies[0])
+      .to.match(/; path=\/admin/)
+      .and.to.match(/; samesite=strict/i)
+      .and.to.match(/; httponly/i);
+    const agents = await browser.get('/admin/agents');
+    expect(agents.status).to.equal(200);
+    expect(agents.headers['content-type']).to.match(/^text\/html/);
+    expect(agents.headers['x-frame-options']).to.equal('DENY');
+    expect(agents.text).to.include('Most recent registrations');
+
+    const out = await browser.post('/admin/logout', {}, ConsoleClient.csrfIn(agents));
+    expect(out.status).to.equal(303);
+    const after = await browser.get('/admin/agents');
+    expect(after.status).to.equal(302);
+    expect(after.headers.location).to.equal('/admin/login');
+  });
+
+  it('refuses a wrong password (401) and a member who is not a super admin (403), setting no session', async () => {
+    const browser = new ConsoleClient(svc);
+    const wrong = await browser.signIn(ADMIN, 'not the password');
+    expect(wrong.status).to.equal(401);
+    expect(wrong.text).to.include('Wrong e-mail or password');
+    const notAdmin = await browser.signIn(member.email, member.password);
+    expect(notAdmin.status).to.equal(403);
+    expect([...browser.cookies.keys()]).to.not.include('an_admin');
+  });
+
+  it('answers 403 to a plain member on every console page and action, and 302 to the sign-in page without a session', async () => {
+    const target = await svc.register();
+    const pages = ['/admin', '/admin/agents', `/admin/agents/${target.agent_id}`, '/admin/rooms'];
+    for (const path of pages) {
+      const res = await svc.req('GET', path, { headers: { authorization: `Bearer ${member.access_token}` } });
+      expect(res.status, path).to.equal(403);
+      expect(res.text, path).to.include('admin_required');
+      const anonymous = await svc.req('GET', path);
+      expect(anonymous.status, path).to.equal(302);
+    }
+    for (const path of [`/admin/agents/${target.agent_id}/ban`, '/admin/rooms/lead-gen/hide', '/admin/rooms/lead-gen/merge']) {
+      const res = await svc.req('POST', path, {
+        rawBody: 'reason=x&into=b2b-sales',
+        headers: { authorization: `Bearer ${member.access_token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(res.status, path).to.equal(403);
+    }
+    expect((await svc.req('GET', '/api/protocol/me', { apiKey: target.api_key })).status).to.equal(200);
+  });
+
+  it('looks an agent up: profile, key status, balance, the 30-day spend chart and the credit history from the log; bans it by form', async () => {
+    const agent = await svc.register({ name: 'Chart Subject' });
+    for (let i = 0; i < 3; i++) {
+      const post = await svc.req('POST', '/api/feed/posts', {
+        apiKey: agent.api_key,
+        body: { title: `Post ${i}`, body: `Body ${i}`, post_type: 'signal_found' },
+      });
+      expect(post.status, post.text).to.equal(200);
+    }
+    const browser = new ConsoleClient(svc);
+    expect((await browser.signIn(ADMIN, PASSWORD)).status).to.equal(303);
+    const lookup = await browser.get(`/admin/agents?q=${agent.agent_id}`);
+    expect(lookup.status).to.equal(302);
+    expect(lookup.headers.location).to.equal(`/admin/agents/${agent.agent_id}`);
+    const page = await browser.get(`/admin/agents/${agent.agent_id}`);
+    expect(page.status).to.equal(200);
+    expect(page.text).to.include('Chart Subject');
+    expect(page.text).to.match(/data-testid="key-status">active</);
+    expect([...page.text.matchAll(/<rect class="bar"/g)]).to.have.length(30);
+    const today = svc.clock.now().toISOString().slice(0, 10);
+    expect(page.text).to.match(new RegExp(`data-date="${today}" data-amount="0.3"`));
+    // The history lists the log's transactions: the grant and three posts.
+    const history = await svc.req('GET', `/api/protocol/agents/${agent.agent_id}/credits/history`, { apiKey: agent.api_key });
+    const rows = page.text.slice(page.text.indexOf('data-testid="credit-history"')).match(/<tr><td>/g) ?? [];
+    expect(rows).to.have.length(history.body.transactions.length);
+
+    const noToken = await browser.post(`/admin/agents/${agent.agent_id}/ban`, { reason: 'no token' });
+    expect(noToken.status).to.equal(403);
+    expect(noToken.text).to.include('csrf_failed');
+    const forged = await browser.post(`/admin/agents/${agent.agent_id}/ban`, { reason: 'forged' }, 'forged-token');
+    expect(forged.status).to.equal(403);
+    expect((await svc.req('GET', '/api/protocol/me', { apiKey: agent.api_key })).status, 'nothing was banned').to.equal(200);
+
+    const banned = await browser.post(`/admin/agents/${agent.agent_id}/ban`, { reason: 'Spam, <script>alert(1)</script>' }, ConsoleClient.csrfIn(page));
+    expect(banned.status).to.equal(303);
+    const after = await browser.get(banned.headers.location as string);
+    expect(after.text).to.include('Agent banned.');
+    expect(after.text).to.match(/data-testid="status">banned</);
+    expect(after.text).to.include('Spam, &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(after.text).to.not.include('<script>alert(1)');
+    expect((await svc.req('GET', '/api/protocol/me', { apiKey: agent.api_key })).status).to.equal(401);
+  });
+
+  it('hides and merges rooms by form, with the rules of the CLI (a curated room is not merged)', async () => {
+    for (let i = 0; i < 3; i++) await svc.register({ capabilities: ['console-room-test'] });
+    const browser = new ConsoleClient(svc);
+    await browser.signIn(ADMIN, PASSWORD);
+    const rooms = await browser.get('/admin/rooms');
+    expect(rooms.status).to.equal(200);
+    expect(rooms.text).to.include('data-room="console-room-test"');
+    const csrf = ConsoleClient.csrfIn(rooms);
+    const refused = await browser.post('/admin/rooms/lead-gen/merge', { into: 'b2b-sales' }, csrf);
+    expect(refused.status).to.equal(422);
+    expect(refused.text).to.include('room_not_mergeable');
+    const merged = await browser.post('/admin/rooms/console-room-test/merge', { into: 'b2b-sales' }, csrf);
+    expect(merged.status).to.equal(303);
+    expect((await svc.req('GET', '/api/protocol/rooms/console-room-test/posts')).body.room_slug).to.equal('b2b-sales');
+    const hidden = await browser.post('/admin/rooms/b2b-sales/hide', {}, csrf);
+    expect(hidden.status).to.equal(303);
+    expect((await svc.req('GET', '/api/protocol/rooms/b2b-sales')).status).to.equal(404);
+  });
+});
