@@ -34,6 +34,20 @@ function toTransaction(e: Recorded<AgentStreamEvent>): CreditTransaction | null 
       position: e.position,
     };
   }
+  if (e.type === 'CreditsToppedUp' || e.type === 'AgentTierUpgraded') {
+    const g = e.data;
+    return {
+      transaction_id: e.id,
+      type: 'credit',
+      action: e.type === 'CreditsToppedUp' ? 'topup' : 'upgrade_allocation',
+      amount: toCredits(g.amount_mc),
+      amount_mc: g.amount_mc,
+      balance_after: toCredits(g.balance_after_mc),
+      reference: { order_id: g.order_id },
+      created_at: e.metadata.occurred_at,
+      position: e.position,
+    };
+  }
   const data: Readonly<Record<string, unknown>> = e.data;
   const c = 'charge' in e.data ? e.data.charge : undefined;
   if (!c) return null;
