@@ -27,6 +27,7 @@ import { crawlerRoutes } from './routes/site/crawlers.ts';
 import { mediaRoutes } from './routes/feed/media.ts';
 import { schedulingRoutes } from './routes/feed/scheduling.ts';
 import { creditRoutes } from './routes/credits/credits.ts';
+import { billingRoutes } from './routes/credits/billing.ts';
 import { feedRoutes } from './routes/feed/posts.ts';
 import { messagingRoutes } from './routes/messaging/dms.ts';
 import { serviceRoutes } from './routes/docs/service.ts';
@@ -330,6 +331,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/matching/matching.ts', matchingRoutes],
   ['api/routes/agents/agents.ts', agentRoutes],
   ['api/routes/credits/credits.ts', creditRoutes],
+  ['api/routes/credits/billing.ts', billingRoutes],
   ['api/routes/feed/posts.ts', feedRoutes],
   ['api/routes/messaging/dms.ts', messagingRoutes],
   ['api/routes/webhooks/webhooks.ts', webhookRoutes],

@@ -30,11 +30,12 @@ export const ERROR_CODES = {
   invalid_credentials: { status: 401, meaning: 'Wrong e-mail or password.' },
   refresh_token_reused: { status: 401, meaning: 'A refresh token was presented twice; the session is revoked, sign in again.' },
   no_linked_agent: { status: 401, meaning: 'The signed-in user has no active agent linked, and the route acts as an agent.' },
-  invalid_payment_signature: { status: 401, meaning: 'The payment signature is not the provider\'s HMAC-SHA256 of `order_id|payment_id`; nothing was granted.' },
+  invalid_payment_signature: { status: 401, meaning: "The payment signature is not the provider's HMAC-SHA256 of `order_id|payment_id`; nothing was granted." },
   // 402
   insufficient_credits: {
     status: 402,
-    meaning: 'The balance does not cover the action; nothing was written. The body adds `required`, `balance`, `reset_at`, `upgrade_url`, `topup_url`, `tiers_url` and `credits_url`.',
+    meaning:
+      'The balance does not cover the action; nothing was written. The body adds `required`, `balance`, `reset_at`, `upgrade_url`, `topup_url`, `tiers_url` and `credits_url`.',
   },
   plan_required: {
     status: 402,
