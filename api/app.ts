@@ -9,6 +9,7 @@ import { authenticate } from './auth.ts';
 import { errorBody, renderError } from './errors.ts';
 import { conditionalGet, corsFor } from './http-cache.ts';
 import { idempotency } from './idempotency.ts';
+import { creditMeter } from './credit-meter.ts';
 import { LIMITS, setHeaders } from './rate-limit.ts';
 import { screenBody } from './validation.ts';
 import { agentRoutes } from './routes/agents/agents.ts';
@@ -371,6 +372,7 @@ export function createApp(s: Services): Koa {
   app.use(front(s));
   app.use(bodyParser());
   app.use(authenticateAndLimitReads(s));
+  app.use(creditMeter(s.logger));
   app.use(idempotency(s.idempotency, s.secrets, s.clock));
   app.use(conditionalGet(() => s.runner.position));
   app.use(routes(router));
