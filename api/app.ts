@@ -29,6 +29,7 @@ import { mediaRoutes } from './routes/feed/media.ts';
 import { schedulingRoutes } from './routes/feed/scheduling.ts';
 import { creditRoutes } from './routes/credits/credits.ts';
 import { billingRoutes } from './routes/credits/billing.ts';
+import { adminCreditRoutes } from './routes/credits/admin.ts';
 import { feedRoutes } from './routes/feed/posts.ts';
 import { messagingRoutes } from './routes/messaging/dms.ts';
 import { serviceRoutes } from './routes/docs/service.ts';
@@ -333,6 +334,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/agents/agents.ts', agentRoutes],
   ['api/routes/credits/credits.ts', creditRoutes],
   ['api/routes/credits/billing.ts', billingRoutes],
+  ['api/routes/credits/admin.ts', adminCreditRoutes],
   ['api/routes/feed/posts.ts', feedRoutes],
   ['api/routes/messaging/dms.ts', messagingRoutes],
   ['api/routes/webhooks/webhooks.ts', webhookRoutes],

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { creditHistory } from '../commands/credits/history.ts';
+import type { LedgerEntry, LedgerFilter } from '../commands/credits/history.ts';
+import { ledger, ledgerExists, ledgerJson, matchesFilter } from '../commands/credits/history.ts';
 import { ADMINS_STREAM } from '../events/agents.ts';
 import type { SuperAdminGranted } from '../events/agents.ts';
 import { randomUUID } from 'node:crypto';
@@ -126,17 +127,41 @@ export function cliProgram(connect: ConnectCli): Command {
       });
     });
 
-  program
-    .command('credits')
-    .description('credit ledger tools')
+  const credits = program.command('credits').description('credit ledger tools');
+  credits
     .command('history')
     .argument('<agent_id>')
-    .option('--limit <n>', 'transactions to show (newest first)', '50')
-    .action(async (agentId: string, opts: { limit: string }) => {
+    .option('--limit <n>', 'transactions to show (the newest)', '50')
+    .option('--type <type>', 'only debit or credit entries')
+    .option('--action <action>', 'only entries of this action (post, dm, topup, monthly_allocation, ...)')
+    .option('--from <iso>', 'only entries at or after this time')
+    .option('--to <iso>', 'only entries before this time')
+    .option('--json', 'one JSON object per line (the admin API entry shape), newest first')
+    .description("an agent's credit ledger, straight from its stream (exits 1 for an unknown agent)")
+    .action(async (agentId: string, opts: { limit: string; type?: string; action?: string; from?: string; to?: string; json?: boolean }) => {
       await withServices(async (s) => {
         const limit = Number(opts.limit);
         if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit must be a positive integer');
-        const rows = await creditHistory(s.log, agentId, limit);
+        if (opts.type !== undefined && opts.type !== 'debit' && opts.type !== 'credit') throw new Error('--type must be debit or credit');
+        const time = (name: string, v: string | undefined) => {
+          if (v === undefined) return undefined;
+          const t = new Date(v);
+          if (Number.isNaN(t.getTime())) throw new Error(`${name} must be an ISO date-time`);
+          return t.toISOString();
+        };
+        const filter: LedgerFilter = { type: opts.type, action: opts.action, from: time('--from', opts.from), to: time('--to', opts.to) };
+        if (!(await ledgerExists(s.log, agentId))) throw new Error(`no agent ${agentId}`);
+        const rows: LedgerEntry[] = [];
+        for await (const e of ledger(s.log, agentId)) {
+          if (!matchesFilter(e, filter)) continue;
+          rows.push(e);
+          if (rows.length > limit) rows.shift();
+        }
+        rows.reverse();
+        if (opts.json) {
+          for (const t of rows) process.stdout.write(`${JSON.stringify(ledgerJson(t))}\n`);
+          return;
+        }
         if (rows.length === 0) {
           process.stdout.write(`no credit history for ${agentId}\n`);
           return;
@@ -144,7 +169,7 @@ export function cliProgram(connect: ConnectCli): Command {
         for (const t of rows) {
           const sign = t.type === 'debit' ? '-' : '+';
           process.stdout.write(
-            `${t.created_at}\t${sign}${t.amount.toFixed(2)}\tbalance ${t.balance_after.toFixed(2)}\t${t.action}\t${JSON.stringify(t.reference)}\t#${t.position}\n`,
+            `${t.created_at}\t${sign}${t.amount.toFixed(2)}\tbalance ${t.balance_after.toFixed(2)}\t${t.action}\t${JSON.stringify(t.reference)}\t#${t.position}\t${t.actor ?? '-'}\n`,
           );
         }
       });
