@@ -16,7 +16,8 @@ const CREDIT_EVENTS = new Set(['MonthlyCreditsGranted', 'CreditsToppedUp', 'Agen
 
 describe('api: admin credit audits (history, export, CLI)', function () {
   this.timeout(300_000);
-  let svc: TestService | undefined;
+  let svc: TestService;
+  let stopped = false;
   let outbox: string;
   let admin: { access_token: string };
   let member: { access_token: string };
@@ -48,7 +49,7 @@ describe('api: admin credit audits (history, export, CLI)', function () {
     admin = await signUp(svc, outbox, 'auditor@example.com');
     member = await signUp(svc, outbox);
   });
-  after(() => stopWithOutbox(svc, outbox));
+  after(() => stopWithOutbox(stopped ? undefined : svc, outbox));
 
   /** The ledger read directly from the agent's stream: every grant, top-up, upgrade and charge, oldest first. */
   async function fromStream(s: TestService) {
@@ -62,7 +63,7 @@ describe('api: admin credit audits (history, export, CLI)', function () {
     const out: Array<Record<string, unknown>> = [];
     let after = '0';
     for (let i = 0; i < 100; i++) {
-      const res = await svc!.req('GET', `/api/admin/agents/${agent.agent_id}/credits/history?limit=${limit}&after=${after}${query}`, {
+      const res = await svc.req('GET', `/api/admin/agents/${agent.agent_id}/credits/history?limit=${limit}&after=${after}${query}`, {
         headers: bearer(admin.access_token),
       });
       expect(res.status, res.text).to.equal(200);
@@ -75,7 +76,7 @@ describe('api: admin credit audits (history, export, CLI)', function () {
 
   it("lets a super admin page through any agent's ledger, equal to its stream, with positions and actors", async () => {
     const entries = await allPages();
-    const expected = await fromStream(svc!);
+    const expected = await fromStream(svc);
     expect(
       entries.map((e) => ({ position: e.position, event_id: e.event_id, event_type: e.event_type, actor: e.actor, created_at: e.created_at })),
     ).to.deep.equal(expected);
@@ -94,25 +95,25 @@ describe('api: admin credit audits (history, export, CLI)', function () {
     expect(later.map((e) => e.position)).to.deep.equal(all.filter((e) => (e.created_at as string) >= midway).map((e) => e.position));
     const earlier = await allPages(`&to=${encodeURIComponent(midway)}`, 50);
     expect(earlier.length + later.length).to.equal(all.length);
-    const bad = await svc!.req('GET', `/api/admin/agents/${agent.agent_id}/credits/history?type=refund`, { headers: bearer(admin.access_token) });
+    const bad = await svc.req('GET', `/api/admin/agents/${agent.agent_id}/credits/history?type=refund`, { headers: bearer(admin.access_token) });
     expect(bad.status).to.equal(422);
   });
 
   it('refuses a member (403), an API key (401) and answers 404 for an unknown agent', async () => {
     const path = `/api/admin/agents/${agent.agent_id}/credits/history`;
-    const m = await svc!.req('GET', path, { headers: bearer(member.access_token) });
+    const m = await svc.req('GET', path, { headers: bearer(member.access_token) });
     expect(m.status).to.equal(403);
     expect(m.body.code).to.equal('admin_required');
-    expect((await svc!.req('GET', path, { apiKey: agent.api_key })).status).to.equal(401);
-    expect((await svc!.req('GET', path)).status).to.equal(401);
-    const unknown = await svc!.req('GET', '/api/admin/agents/agt_nobody0000000000000/credits/history', { headers: bearer(admin.access_token) });
+    expect((await svc.req('GET', path, { apiKey: agent.api_key })).status).to.equal(401);
+    expect((await svc.req('GET', path)).status).to.equal(401);
+    const unknown = await svc.req('GET', '/api/admin/agents/agt_nobody0000000000000/credits/history', { headers: bearer(admin.access_token) });
     expect(unknown.status).to.equal(404);
     expect(unknown.body.code).to.equal('agent_not_found');
   });
 
   it('exports the filtered ledger as NDJSON and CSV', async () => {
     const all = await allPages('', 50);
-    const nd = await svc!.req('GET', `/api/admin/agents/${agent.agent_id}/credits/history/export?format=ndjson`, { headers: bearer(admin.access_token) });
+    const nd = await svc.req('GET', `/api/admin/agents/${agent.agent_id}/credits/history/export?format=ndjson`, { headers: bearer(admin.access_token) });
     expect(nd.status).to.equal(200);
     expect(nd.headers['content-type']).to.match(/application\/x-ndjson/);
     expect(
@@ -121,7 +122,7 @@ describe('api: admin credit audits (history, export, CLI)', function () {
         .split('\n')
         .map((l) => JSON.parse(l)),
     ).to.deep.equal(all);
-    const csv = await svc!.req('GET', `/api/admin/agents/${agent.agent_id}/credits/history/export?format=csv&type=debit`, {
+    const csv = await svc.req('GET', `/api/admin/agents/${agent.agent_id}/credits/history/export?format=csv&type=debit`, {
       headers: bearer(admin.access_token),
     });
     expect(csv.status).to.equal(200);
@@ -134,9 +135,10 @@ describe('api: admin credit audits (history, export, CLI)', function () {
   it('the CLI prints the same ledger (--json, filters) and exits 1 for an unknown agent', async () => {
     const api = await allPages('', 50);
     const apiDebits = await allPages('&type=debit', 50);
-    const dataDir = svc!.dataDir;
-    const expected = await fromStream(svc!);
-    await svc!.stop({ keepData: true });
+    const dataDir = svc.dataDir;
+    const expected = await fromStream(svc);
+    await svc.stop({ keepData: true });
+    stopped = true;
     const cli = (...args: string[]) =>
       run(process.execPath, ['--import', 'tsx', 'api/cli.ts', ...args], {
         cwd: root,
@@ -162,7 +164,7 @@ describe('api: admin credit audits (history, export, CLI)', function () {
         expect((err as { stderr: string }).stderr).to.contain('no agent agt_nobody0000000000000');
       }
     } finally {
-      svc = undefined;
+      (await import('node:fs')).rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
