@@ -5,6 +5,10 @@ import { ledger, ledgerExists, ledgerJson, matchesFilter } from '../commands/cre
 import { ADMINS_STREAM } from '../events/agents.ts';
 import type { SuperAdminGranted } from '../events/agents.ts';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { SignedStatement } from '../commands/credits/statement.ts';
+import { verifyStatement } from '../commands/credits/statement.ts';
+import type { ServiceKey } from '../events/kernel/signing.ts';
 import type { CommandBus } from '../commands/handler.ts';
 import type { Clock } from '../events/kernel/clock.ts';
 import type { EventLog } from '../events/store/port.ts';
@@ -23,6 +27,8 @@ export interface CliServices {
   bus: CommandBus;
   clock: Clock;
   runner: Pick<ProjectionRunner, 'rebuild' | 'waitFor'>;
+  /** The deployment's service key: its public half verifies statements when no --jwks is given. */
+  serviceKey: Pick<ServiceKey, 'jwk'>;
 }
 
 /** Opens the stores for one command; `close` is called when it ends. */
@@ -173,6 +179,32 @@ export function cliProgram(connect: ConnectCli): Command {
           );
         }
       });
+    });
+
+  program
+    .command('statement')
+    .description('verifiable credit statements')
+    .command('verify')
+    .argument('<file>', 'a statement as GET .../credits/statement answered it (JSON)')
+    .option('--jwks <file>', "the service's published key set (GET /.well-known/service-key.json); default: this deployment's key")
+    .description('checks a statement offline: the service signature, the hash chain and the balances (exits 1 when invalid)')
+    .action(async (file: string, opts: { jwks?: string }) => {
+      const doc: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      const kid = (doc as { signature?: { kid?: string } } | null)?.signature?.kid;
+      let keys: Array<{ kid: string; x: string }>;
+      if (opts.jwks) keys = (JSON.parse(readFileSync(opts.jwks, 'utf8')) as { keys: Array<{ kid: string; x: string }> }).keys;
+      else keys = [await withServices((s) => Promise.resolve(s.serviceKey.jwk()))];
+      const key = keys.find((k) => k.kid === kid);
+      const problems = key ? verifyStatement(doc, key.x) : [`no published key has the statement's key id ${String(kid)}`];
+      if (problems.length) {
+        process.stdout.write(`INVALID statement ${file}\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      const st = (doc as SignedStatement).statement;
+      process.stdout.write(
+        `valid: statement of ${st.agent_id} for ${st.period.from} .. ${st.period.to}, ${st.entries.length} entries, previous_hash ${st.previous_hash.slice(0, 16)}..., last_hash ${st.last_hash.slice(0, 16)}...\n`,
+      );
     });
 
   program

@@ -12,6 +12,7 @@ export interface CreditTransaction {
   amount: number;
   amount_mc: number;
   balance_after: number;
+  balance_after_mc: number;
   reference: Record<string, string>;
   created_at: string;
   position: number;
@@ -29,6 +30,7 @@ function toTransaction(e: Recorded<AgentStreamEvent>): CreditTransaction | null 
       amount: toCredits(g.amount_mc),
       amount_mc: g.amount_mc,
       balance_after: toCredits(g.balance_after_mc),
+      balance_after_mc: g.balance_after_mc,
       reference: { cycle: String(g.cycle) },
       created_at: e.metadata.occurred_at,
       position: e.position,
@@ -43,6 +45,7 @@ function toTransaction(e: Recorded<AgentStreamEvent>): CreditTransaction | null 
       amount: toCredits(g.amount_mc),
       amount_mc: g.amount_mc,
       balance_after: toCredits(g.balance_after_mc),
+      balance_after_mc: g.balance_after_mc,
       reference: { order_id: g.order_id },
       created_at: e.metadata.occurred_at,
       position: e.position,
@@ -64,6 +67,7 @@ function toTransaction(e: Recorded<AgentStreamEvent>): CreditTransaction | null 
     amount: toCredits(Math.abs(c.amount_mc)),
     amount_mc: Math.abs(c.amount_mc),
     balance_after: toCredits(c.balance_after_mc),
+    balance_after_mc: c.balance_after_mc,
     reference,
     created_at: e.metadata.occurred_at,
     position: e.position,

@@ -4,7 +4,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { stringify } from 'csv-stringify/sync';
 import type { LedgerEntry, LedgerFilter } from '../../../commands/credits/history.ts';
 import { ledger, ledgerExists, ledgerJson, ledgerPage, matchesFilter } from '../../../commands/credits/history.ts';
-import { notFound } from '../../../events/kernel/errors.ts';
+import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { creditStatement } from '../../../commands/credits/statement.ts';
+import { getAgent } from '../../../queries/agents/agents.ts';
 import { encodeCursor } from '../../../queries/cursor.ts';
 import type { Services } from '../../services.ts';
 import { afterCursor, validate } from '../../validation.ts';
@@ -112,5 +114,24 @@ export function adminCreditRoutes(router: Router, s: Services): void {
       ctx.body = rows.map((r) => `${JSON.stringify(r)}\n`).join('');
     }
   });
+  audit.get('/statement', async (ctx) => {
+    requireSuperAdmin(ctx);
+    const q = validate<Static<typeof StatementQuery>>(StatementQuery, { ...ctx.query }, 'query');
+    const agent = await getAgent(s.store, ctx.params.agent_id);
+    if (!agent) throw notFound('Agent', 'agent_not_found');
+    ctx.body = await statementOf(s, ctx.params.agent_id, agent.tier === 'enterprise', q);
+  });
   router.use(audit.routes());
+}
+
+/** Query of a credit statement: the period `[from, to)`; defaults: the ledger's start, and now. */
+export const StatementQuery = Type.Object({ from: Type.Optional(IsoTime), to: Type.Optional(IsoTime) }, { additionalProperties: false });
+
+/** The signed statement of a period (commands/credits/statement.ts; format and verifier in docs/BILLING.md). */
+export function statementOf(s: Services, agentId: string, unlimited: boolean, q: Static<typeof StatementQuery>) {
+  const now = s.clock.now();
+  const from = q.from ? new Date(q.from) : new Date(0);
+  const to = q.to ? new Date(q.to) : now;
+  if (to.getTime() < from.getTime()) throw new ValidationFailed([{ loc: ['query', 'to'], msg: 'to must not be before from', type: 'value_error.range' }]);
+  return creditStatement(s.log, s.serviceKey, agentId, from, to, now, unlimited);
 }
