@@ -39,14 +39,8 @@ const cmd: fc.Arbitrary<Cmd> = fc.oneof(
 
 /** The credit delta an event of the agent's stream records (grants, top-ups and upgrades add; charges subtract). */
 function delta(e: AgentStreamEvent): number {
-  switch (e.type) {
-    case 'MonthlyCreditsGranted':
-    case 'CreditsToppedUp':
-    case 'AgentTierUpgraded':
-      return e.data.amount_mc;
-    default:
-      return -(chargeOf(e.data)?.amount_mc ?? 0);
-  }
+  if (e.type === 'MonthlyCreditsGranted' || e.type === 'CreditsToppedUp' || e.type === 'AgentTierUpgraded') return e.data.amount_mc;
+  return -(chargeOf(e.data)?.amount_mc ?? 0);
 }
 
 const balanceAfter = (e: AgentStreamEvent): number | null =>
