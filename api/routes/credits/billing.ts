@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { Type, type Static } from '@sinclair/typebox';
+import { readFileSync } from 'node:fs';
 import escapeHtml from 'escape-html';
 import type { BillingDeps, OrderItem } from '../../../commands/credits/orders.ts';
 import { createPaymentOrder, loadOrder, verifyPayment } from '../../../commands/credits/orders.ts';
@@ -127,42 +128,23 @@ export function billingRoutes(router: Router, s: Services): void {
   router.use(sandbox.routes());
 }
 
-/** The checkout page: the sandbox's "pay" button, or Razorpay's Checkout with the order. Either ends in the verify call. */
+/**
+ * The checkout page (checkout.html, filled here): the sandbox's "pay" button, or Razorpay's
+ * Checkout with the order; either ends in the verify call, made by the payer's browser.
+ */
+const CHECKOUT_TEMPLATE = readFileSync(new URL('./checkout.html', import.meta.url), 'utf8');
+
 function checkoutPage(orderId: string, kind: string, amountMinor: number, creditsMc: number, paid: boolean, razorpayKey: string | null): string {
   const what = kind === 'topup' ? `${toCredits(creditsMc)} credits` : kind === 'upgrade' ? 'a tier upgrade' : 'a plan';
-  const data = escapeHtml(JSON.stringify({ order_id: orderId, key: razorpayKey, amount: amountMinor }));
-  const script = razorpayKey
-    ? `<script src="https://checkout.razorpay.com/v1/checkout.js"></script>
-<script>
-const o = JSON.parse(document.getElementById('order').dataset.order);
-document.getElementById('pay').onclick = () => new Razorpay({ key: o.key, order_id: o.order_id, amount: o.amount, currency: 'INR',
-  handler: (r) => verify({ order_id: r.razorpay_order_id, payment_id: r.razorpay_payment_id, signature: r.razorpay_signature }) }).open();
-</script>`
-    : `<script>
-const o = JSON.parse(document.getElementById('order').dataset.order);
-document.getElementById('pay').onclick = async () => {
-  const r = await fetch('/api/credits/sandbox/pay', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ order_id: o.order_id }) });
-  const p = await r.json();
-  verify({ order_id: p.order_id, payment_id: p.payment_id, signature: p.signature });
-};
-</script>`;
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Checkout</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body>
-<main id="order" data-order="${data}">
-<h1>Checkout${razorpayKey ? '' : ' (sandbox: no real money)'}</h1>
-<p>Order <code>${escapeHtml(orderId)}</code>: ${escapeHtml(what)} for ${(amountMinor / 100).toFixed(2)} INR.</p>
-<p id="status">${paid ? 'This order is paid.' : ''}</p>
-<button id="pay"${paid ? ' disabled' : ''}>Pay ${(amountMinor / 100).toFixed(2)} INR</button>
-</main>
-<script>
-async function verify(body) {
-  const r = await fetch('/api/credits/topup/verify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const v = await r.json();
-  document.getElementById('status').textContent = r.ok ? 'Paid: ' + JSON.stringify(v) : 'Refused: ' + (v.detail || r.status);
-}
-</script>
-${script}
-</body></html>
-`;
+  const values: Record<string, string> = {
+    ORDER_JSON: escapeHtml(JSON.stringify({ order_id: orderId, key: razorpayKey, amount: amountMinor, provider: razorpayKey ? 'razorpay' : 'sandbox' })),
+    TITLE: razorpayKey ? 'Checkout' : 'Checkout (sandbox: no real money)',
+    ORDER_ID: escapeHtml(orderId),
+    WHAT: escapeHtml(what),
+    AMOUNT: (amountMinor / 100).toFixed(2),
+    STATUS: paid ? 'This order is paid.' : '',
+    DISABLED: paid ? ' disabled' : '',
+    PROVIDER_SCRIPT: razorpayKey ? '<script src="https://checkout.razorpay.com/v1/checkout.js"></script>' : '',
+  };
+  return CHECKOUT_TEMPLATE.replace(/\{\{([A-Z_]+)\}\}/g, (_m, name: string) => values[name] ?? '');
 }
