@@ -9,6 +9,7 @@ import { authenticate } from './auth.ts';
 import { errorBody, renderError } from './errors.ts';
 import { RememberedAnswers, carriesNoCredentials, conditionalGet, corsFor } from './http-cache.ts';
 import { idempotency } from './idempotency.ts';
+import { creditMeter } from './credit-meter.ts';
 import { LIMITS, setHeaders } from './rate-limit.ts';
 import { screenBody } from './validation.ts';
 import { agentRoutes } from './routes/agents/agents.ts';
@@ -30,6 +31,8 @@ import { crawlerRoutes } from './routes/site/crawlers.ts';
 import { mediaRoutes } from './routes/feed/media.ts';
 import { schedulingRoutes } from './routes/feed/scheduling.ts';
 import { creditRoutes } from './routes/credits/credits.ts';
+import { billingRoutes } from './routes/credits/billing.ts';
+import { adminCreditRoutes } from './routes/credits/admin.ts';
 import { feedRoutes } from './routes/feed/posts.ts';
 import { messagingRoutes } from './routes/messaging/dms.ts';
 import { serviceRoutes } from './routes/docs/service.ts';
@@ -352,6 +355,8 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/matching/matching.ts', matchingRoutes],
   ['api/routes/agents/agents.ts', agentRoutes],
   ['api/routes/credits/credits.ts', creditRoutes],
+  ['api/routes/credits/billing.ts', billingRoutes],
+  ['api/routes/credits/admin.ts', adminCreditRoutes],
   ['api/routes/feed/posts.ts', feedRoutes],
   ['api/routes/messaging/dms.ts', messagingRoutes],
   ['api/routes/webhooks/webhooks.ts', webhookRoutes],
@@ -397,6 +402,7 @@ export function createApp(s: Services): Koa {
   app.use(rememberedReads(s, answers));
   app.use(bodyParser());
   app.use(authenticateAndLimitReads(s));
+  app.use(creditMeter(s.logger));
   app.use(idempotency(s.idempotency, s.secrets, s.clock));
   app.use(conditionalGet(answers));
   app.use(routes(router));

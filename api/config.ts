@@ -39,6 +39,11 @@ export interface Config {
   corsOrigins: string[];
   /** TRUST_PROXY=1: the client address comes from X-Forwarded-For (only behind a proxy that sets it). */
   trustProxy?: boolean;
+  /** A real payment provider (Razorpay) when both are set; otherwise the embedded sandbox provider. */
+  razorpayKeyId: string | null;
+  razorpayKeySecret: string | null;
+  /** Monthly tier prices in INR (PLAN_PRICE_PRO_INR, PLAN_PRICE_ELITE_INR, PLAN_PRICE_BUILDER_INR). */
+  tierPrices: { pro: number; elite: number; builder: number };
 }
 
 export class ConfigError extends Error {}
@@ -123,8 +128,21 @@ export function loadConfig(env: Env = process.env): Config {
   if (secretKey !== null && secretKey.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters');
   const jwtSecret = env.JWT_SECRET || null;
   if (jwtSecret !== null && jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
+  const razorpayKeyId = env.RAZORPAY_KEY_ID || null;
+  const razorpayKeySecret = env.RAZORPAY_KEY_SECRET || null;
+  if ((razorpayKeyId === null) !== (razorpayKeySecret === null))
+    throw new ConfigError('RAZORPAY_KEY_ID and RAZORPAY_KEY_SECRET must be set together (or neither, for the sandbox provider)');
+  if (razorpayKeyId !== null && !/^rzp_(test|live)_\w+$/.test(razorpayKeyId))
+    throw new ConfigError(`RAZORPAY_KEY_ID must look like rzp_test_... or rzp_live_... (got "${razorpayKeyId}")`);
   return {
     port,
+    razorpayKeyId,
+    razorpayKeySecret,
+    tierPrices: {
+      pro: integer(env, 'PLAN_PRICE_PRO_INR', 499, 1, 10_000_000),
+      elite: integer(env, 'PLAN_PRICE_ELITE_INR', 999, 1, 10_000_000),
+      builder: integer(env, 'PLAN_PRICE_BUILDER_INR', 2_499, 1, 10_000_000),
+    },
     host: env.HOST || '0.0.0.0',
     dataDir,
     publicBaseUrl,

@@ -155,7 +155,8 @@ export function idempotency(store: IdempotencyStore, secrets: SecretBox, clock: 
   };
   return function idempotentWrites(ctx: Context, next: Next): Promise<unknown> {
     const header = ctx.req.headers['idempotency-key'];
-    if (!WRITE_METHODS.has(ctx.method) || !header) {
+    // A dry run (`?dry_run=1`) is neither stored nor replayed.
+    if (!WRITE_METHODS.has(ctx.method) || !header || ctx.state.dryRun === true) {
       // No key: a fresh command id, and nothing more to do on this request.
       ctx.state.commandId = randomUUID();
       ctx.state.freshCommand = true;

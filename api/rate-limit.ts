@@ -66,7 +66,8 @@ export class RateLimiter {
         retry_after: reset,
       });
     }
-    w.count++;
+    // A dry run (`?dry_run=1`) checks the limit without using it up.
+    if (ctx?.state.dryRun !== true) w.count++;
     const status = { limit, remaining: limit - w.count, reset };
     if (ctx) setHeaders(ctx, status);
     return status;

@@ -16,6 +16,9 @@ import { openEventLog } from '../events/store/index.ts';
 import { SqliteEventLog } from '../events/store/sqlite.ts';
 import type { EventLog } from '../events/store/port.ts';
 import { ServiceKey } from '../events/kernel/signing.ts';
+import type { PaymentProvider } from '../commands/credits/payments/port.ts';
+import { RazorpayPaymentProvider } from '../commands/credits/payments/razorpay.ts';
+import { SandboxPaymentProvider } from '../commands/credits/payments/sandbox.ts';
 import { allProjections } from '../projections/index.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { restoreReadModels, saveReadModels } from '../projections/snapshots.ts';
@@ -53,6 +56,9 @@ export interface Services {
   blobs: BlobStore;
   /** The service's Ed25519 signing key (rulings, statements), published at /.well-known/service-key.json. */
   serviceKey: ServiceKey;
+  /** The payment provider port: Razorpay when configured, else the embedded sandbox (which `sandbox` is, for its test-payment route). */
+  payments: PaymentProvider;
+  sandbox: SandboxPaymentProvider | null;
   closers: Array<() => Promise<void>>;
 }
 
@@ -203,8 +209,12 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     await saveSnapshot('clean stop');
   });
 
+  const sandbox = config.razorpayKeyId && config.razorpayKeySecret ? null : new SandboxPaymentProvider(serverSecret);
+  const payments: PaymentProvider = sandbox ?? new RazorpayPaymentProvider(config.razorpayKeyId ?? '', config.razorpayKeySecret ?? '');
   return {
     config,
+    payments,
+    sandbox,
     clock,
     logger,
     log,

@@ -1,9 +1,14 @@
 import { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { creditHistory } from '../commands/credits/history.ts';
+import type { LedgerEntry, LedgerFilter } from '../commands/credits/history.ts';
+import { ledger, ledgerExists, ledgerJson, matchesFilter } from '../commands/credits/history.ts';
 import { ADMINS_STREAM } from '../events/agents.ts';
 import type { SuperAdminGranted } from '../events/agents.ts';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { SignedStatement } from '../commands/credits/statement.ts';
+import { verifyStatement } from '../commands/credits/statement.ts';
+import type { ServiceKey } from '../events/kernel/signing.ts';
 import type { CommandBus } from '../commands/handler.ts';
 import type { Clock } from '../events/kernel/clock.ts';
 import type { EventLog } from '../events/store/port.ts';
@@ -22,6 +27,8 @@ export interface CliServices {
   bus: CommandBus;
   clock: Clock;
   runner: Pick<ProjectionRunner, 'rebuild' | 'waitFor'>;
+  /** The deployment's service key: its public half verifies statements when no --jwks is given. */
+  serviceKey: Pick<ServiceKey, 'jwk'>;
 }
 
 /** Opens the stores for one command; `close` is called when it ends. */
@@ -126,17 +133,41 @@ export function cliProgram(connect: ConnectCli): Command {
       });
     });
 
-  program
-    .command('credits')
-    .description('credit ledger tools')
+  const credits = program.command('credits').description('credit ledger tools');
+  credits
     .command('history')
     .argument('<agent_id>')
-    .option('--limit <n>', 'transactions to show (newest first)', '50')
-    .action(async (agentId: string, opts: { limit: string }) => {
+    .option('--limit <n>', 'transactions to show (the newest)', '50')
+    .option('--type <type>', 'only debit or credit entries')
+    .option('--action <action>', 'only entries of this action (post, dm, topup, monthly_allocation, ...)')
+    .option('--from <iso>', 'only entries at or after this time')
+    .option('--to <iso>', 'only entries before this time')
+    .option('--json', 'one JSON object per line (the admin API entry shape), newest first')
+    .description("an agent's credit ledger, straight from its stream (exits 1 for an unknown agent)")
+    .action(async (agentId: string, opts: { limit: string; type?: string; action?: string; from?: string; to?: string; json?: boolean }) => {
       await withServices(async (s) => {
         const limit = Number(opts.limit);
         if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit must be a positive integer');
-        const rows = await creditHistory(s.log, agentId, limit);
+        if (opts.type !== undefined && opts.type !== 'debit' && opts.type !== 'credit') throw new Error('--type must be debit or credit');
+        const time = (name: string, v: string | undefined) => {
+          if (v === undefined) return undefined;
+          const t = new Date(v);
+          if (Number.isNaN(t.getTime())) throw new Error(`${name} must be an ISO date-time`);
+          return t.toISOString();
+        };
+        const filter: LedgerFilter = { type: opts.type, action: opts.action, from: time('--from', opts.from), to: time('--to', opts.to) };
+        if (!(await ledgerExists(s.log, agentId))) throw new Error(`no agent ${agentId}`);
+        const rows: LedgerEntry[] = [];
+        for await (const e of ledger(s.log, agentId)) {
+          if (!matchesFilter(e, filter)) continue;
+          rows.push(e);
+          if (rows.length > limit) rows.shift();
+        }
+        rows.reverse();
+        if (opts.json) {
+          for (const t of rows) process.stdout.write(`${JSON.stringify(ledgerJson(t))}\n`);
+          return;
+        }
         if (rows.length === 0) {
           process.stdout.write(`no credit history for ${agentId}\n`);
           return;
@@ -144,10 +175,36 @@ export function cliProgram(connect: ConnectCli): Command {
         for (const t of rows) {
           const sign = t.type === 'debit' ? '-' : '+';
           process.stdout.write(
-            `${t.created_at}\t${sign}${t.amount.toFixed(2)}\tbalance ${t.balance_after.toFixed(2)}\t${t.action}\t${JSON.stringify(t.reference)}\t#${t.position}\n`,
+            `${t.created_at}\t${sign}${t.amount.toFixed(2)}\tbalance ${t.balance_after.toFixed(2)}\t${t.action}\t${JSON.stringify(t.reference)}\t#${t.position}\t${t.actor ?? '-'}\n`,
           );
         }
       });
+    });
+
+  program
+    .command('statement')
+    .description('verifiable credit statements')
+    .command('verify')
+    .argument('<file>', 'a statement as GET .../credits/statement answered it (JSON)')
+    .option('--jwks <file>', "the service's published key set (GET /.well-known/service-key.json); default: this deployment's key")
+    .description('checks a statement offline: the service signature, the hash chain and the balances (exits 1 when invalid)')
+    .action(async (file: string, opts: { jwks?: string }) => {
+      const doc: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      const kid = (doc as { signature?: { kid?: string } } | null)?.signature?.kid;
+      let keys: Array<{ kid: string; x: string }>;
+      if (opts.jwks) keys = (JSON.parse(readFileSync(opts.jwks, 'utf8')) as { keys: Array<{ kid: string; x: string }> }).keys;
+      else keys = [await withServices((s) => Promise.resolve(s.serviceKey.jwk()))];
+      const key = keys.find((k) => k.kid === kid);
+      const problems = key ? verifyStatement(doc, key.x) : [`no published key has the statement's key id ${String(kid)}`];
+      if (problems.length) {
+        process.stdout.write(`INVALID statement ${file}\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      const st = (doc as SignedStatement).statement;
+      process.stdout.write(
+        `valid: statement of ${st.agent_id} for ${st.period.from} .. ${st.period.to}, ${st.entries.length} entries, previous_hash ${st.previous_hash.slice(0, 16)}..., last_hash ${st.last_hash.slice(0, 16)}...\n`,
+      );
     });
 
   program

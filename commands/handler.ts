@@ -5,6 +5,7 @@ import type { AppendResult, EventLog, ExpectedRevision, NewEvent } from '../even
 import { WrongExpectedRevisionError } from '../events/store/port.ts';
 import type { DomainEvent } from '../events/catalogue.ts';
 import type { Appendable, Event } from '../events/types.ts';
+import { chargeOf } from '../events/types.ts';
 import { schemaVersionOf } from '../events/upcasters.ts';
 
 /** Any event shape; the service's own are the `DomainEvent` union (the default everywhere). */
@@ -53,6 +54,43 @@ export interface CommandContext {
    * within the command (the handler's own retries). A retryable command id leaves this unset.
    */
   fresh?: boolean;
+  /** The request's credit meter: the charges its commands decided, and whether it is a dry run. */
+  meter?: CreditMeter;
+}
+
+/** A charge decided by a command of the request (the cost headers and dry runs are built from these). */
+export interface MeteredCharge {
+  agent_id: string;
+  action: string;
+  amount_mc: number;
+  balance_after_mc: number;
+}
+
+/**
+ * Per request: every charge its commands appended, in order. A dry run (`dryRun`) decides the
+ * first command with every check and stops there with DryRunComplete: nothing is appended.
+ */
+export interface CreditMeter {
+  dryRun: boolean;
+  charges: MeteredCharge[];
+}
+
+/** Thrown by the handler in a dry run once a command was decided (it passed every check): what it would charge. */
+export class DryRunComplete extends Error {
+  constructor(readonly charges: MeteredCharge[]) {
+    super('dry run: decided, nothing appended');
+  }
+}
+
+/** The charges carried by decided events, with their payer. */
+export function chargesOf(events: ReadonlyArray<{ data: unknown }>): MeteredCharge[] {
+  const out: MeteredCharge[] = [];
+  for (const e of events) {
+    const c = chargeOf(e.data);
+    const payer = (e.data as { agent_id?: unknown }).agent_id;
+    if (c && typeof payer === 'string') out.push({ agent_id: payer, action: c.action, amount_mc: c.amount_mc, balance_after_mc: c.balance_after_mc });
+  }
+  return out;
 }
 
 export interface CommandResult<E extends AnyEvent = DomainEvent, S = unknown> {
@@ -122,6 +160,7 @@ export class CommandBus {
       try {
         const { events, state, append } = await this.serial(stream, () => this.attempt<S, E, R[number]>(stream, aggregate, decide, ctx));
         const result = await append;
+        ctx.meter?.charges.push(...chargesOf(events));
         return { events, state, position: result.position, revision: result.revision, duplicate: result.duplicate };
       } catch (err) {
         if (!(err instanceof WrongExpectedRevisionError)) throw err;
@@ -159,6 +198,7 @@ export class CommandBus {
     const refusal = aggregate.refuses?.(state);
     if (refusal) throw refusal;
     const decided = decide(state, revision);
+    if (ctx.meter?.dryRun) throw new DryRunComplete(chargesOf(decided));
     const events = decided.map((e, i) => this.toNewEvent(e, i, stream, ctx));
     if (events.length === 0) {
       const prior = this.inflight.get(stream);
@@ -243,6 +283,7 @@ export class CommandBus {
 
   /** Appends events that need no state (reservations, admin grants) with an explicit expectation. */
   async appendRaw<E extends AnyEvent>(stream: string, decided: E[], expected: ExpectedRevision, ctx: CommandContext): Promise<CommandResult<E, null>> {
+    if (ctx.meter?.dryRun) throw new DryRunComplete(chargesOf(decided));
     const events = decided.map((e, i) => this.toNewEvent(e, i, stream, ctx));
     this.cache.delete(stream);
     const append = this.log.append(stream, events, expected);

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { CommandContext } from '../../commands/handler.ts';
+import type { CommandContext, CreditMeter } from '../../commands/handler.ts';
 import { requireAgent } from '../auth.ts';
 import { LIMITS } from '../rate-limit.ts';
 import type { Services } from '../services.ts';
@@ -12,6 +12,7 @@ export function commandContext(s: Services, ctx: Context, actor: string | null):
     requestId: ctx.state.requestId as string,
     now: s.clock.now(),
     fresh: ctx.state.freshCommand === true,
+    meter: ctx.state.creditMeter as CreditMeter | undefined,
   };
 }
 

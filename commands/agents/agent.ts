@@ -20,6 +20,8 @@ export type AgentStreamEvent = EventOfType<
   | 'AgentDeactivated'
   | 'AgentBanned'
   | 'MonthlyCreditsGranted'
+  | 'CreditsToppedUp'
+  | 'AgentTierUpgraded'
   | 'AgentClaimed'
   | 'AgentOwnerLinked'
   | 'ApiKeyReplaced'
@@ -60,6 +62,10 @@ export interface AgentState {
   name: string;
   tier: Tier;
   registered_at: string;
+  /** The billing day's anchor: the registration, or the last paid upgrade. */
+  billing_anchor: string;
+  /** Orders already applied to this agent (top-ups, upgrades): each grants once. */
+  paid_orders: Readonly<Record<string, true>>;
   balance_mc: number;
   /** Spent in the current cycle. */
   used_mc: number;
@@ -139,6 +145,8 @@ const initial = (): AgentState => ({
   name: '',
   tier: 'free',
   registered_at: '',
+  billing_anchor: '',
+  paid_orders: {},
   balance_mc: 0,
   used_mc: 0,
   cycle: -1,
@@ -198,6 +206,7 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
           name: d.name,
           tier: d.tier,
           registered_at: d.registered_at,
+          billing_anchor: d.registered_at,
           owner_email: d.owner_email,
           api_key_hash: d.api_key_hash,
         };
@@ -226,6 +235,23 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
       case 'MonthlyCreditsGranted': {
         const d = event.data;
         return { ...state, balance_mc: d.balance_after_mc, used_mc: 0, cycle: d.cycle, next_grant_at: d.next_grant_at };
+      }
+      case 'CreditsToppedUp': {
+        const d = event.data;
+        return { ...state, balance_mc: d.balance_after_mc, paid_orders: { ...state.paid_orders, [d.order_id]: true } };
+      }
+      case 'AgentTierUpgraded': {
+        const d = event.data;
+        return {
+          ...state,
+          tier: d.to_tier,
+          balance_mc: d.balance_after_mc,
+          used_mc: 0,
+          cycle: 0,
+          billing_anchor: d.cycle_start,
+          next_grant_at: d.next_grant_at,
+          paid_orders: { ...state.paid_orders, [d.order_id]: true },
+        };
       }
       case 'MatchingRunCompleted': {
         const d = event.data;

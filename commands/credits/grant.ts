@@ -19,7 +19,7 @@ export function decideGrantMonthlyCredits(command: GrantMonthlyCredits, state: A
  */
 export function decideMonthlyGrants(state: AgentState, now: Date): MonthlyCreditsGranted[] {
   if (!state.exists) return [];
-  const due = currentCycle(state.registered_at, now);
+  const due = currentCycle(state.billing_anchor, now);
   const monthly = TIERS[state.tier].monthly_mc ?? 0;
   const events: MonthlyCreditsGranted[] = [];
   let balance = state.balance_mc;
@@ -32,8 +32,8 @@ export function decideMonthlyGrants(state: AgentState, now: Date): MonthlyCredit
         cycle,
         amount_mc: monthly,
         balance_after_mc: balance,
-        cycle_start: cycleStart(state.registered_at, cycle).toISOString(),
-        next_grant_at: cycleStart(state.registered_at, cycle + 1).toISOString(),
+        cycle_start: cycleStart(state.billing_anchor, cycle).toISOString(),
+        next_grant_at: cycleStart(state.billing_anchor, cycle + 1).toISOString(),
       },
     });
   }

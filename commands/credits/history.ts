@@ -12,6 +12,7 @@ export interface CreditTransaction {
   amount: number;
   amount_mc: number;
   balance_after: number;
+  balance_after_mc: number;
   reference: Record<string, string>;
   created_at: string;
   position: number;
@@ -29,7 +30,23 @@ function toTransaction(e: Recorded<AgentStreamEvent>): CreditTransaction | null 
       amount: toCredits(g.amount_mc),
       amount_mc: g.amount_mc,
       balance_after: toCredits(g.balance_after_mc),
+      balance_after_mc: g.balance_after_mc,
       reference: { cycle: String(g.cycle) },
+      created_at: e.metadata.occurred_at,
+      position: e.position,
+    };
+  }
+  if (e.type === 'CreditsToppedUp' || e.type === 'AgentTierUpgraded') {
+    const g = e.data;
+    return {
+      transaction_id: e.id,
+      type: 'credit',
+      action: e.type === 'CreditsToppedUp' ? 'topup' : 'upgrade_allocation',
+      amount: toCredits(g.amount_mc),
+      amount_mc: g.amount_mc,
+      balance_after: toCredits(g.balance_after_mc),
+      balance_after_mc: g.balance_after_mc,
+      reference: { order_id: g.order_id },
       created_at: e.metadata.occurred_at,
       position: e.position,
     };
@@ -50,6 +67,7 @@ function toTransaction(e: Recorded<AgentStreamEvent>): CreditTransaction | null 
     amount: toCredits(Math.abs(c.amount_mc)),
     amount_mc: Math.abs(c.amount_mc),
     balance_after: toCredits(c.balance_after_mc),
+    balance_after_mc: c.balance_after_mc,
     reference,
     created_at: e.metadata.occurred_at,
     position: e.position,
@@ -120,4 +138,104 @@ export async function creditHistoryAfter(
     if (page.length < PAGE || !last) return { transactions: out, has_more: false };
     from = last.revision + 1;
   }
+}
+
+/** One ledger entry as admins audit it: the transaction, its event and log position, and who caused it. */
+export interface LedgerEntry extends CreditTransaction {
+  event_id: string;
+  event_type: string;
+  /** The actor recorded on the event (an agent id, a user id, `cli:<operator>`, or null for the service's own jobs). */
+  actor: string | null;
+  revision: number;
+}
+
+export interface LedgerFilter {
+  type?: 'debit' | 'credit';
+  action?: string;
+  /** ISO times: `from` inclusive, `to` exclusive. */
+  from?: string;
+  to?: string;
+}
+
+export function matchesFilter(e: LedgerEntry, f: LedgerFilter): boolean {
+  if (f.type && e.type !== f.type) return false;
+  if (f.action && e.action !== f.action) return false;
+  if (f.from && e.created_at < f.from) return false;
+  if (f.to && e.created_at >= f.to) return false;
+  return true;
+}
+
+/** True when the agent's stream exists (the ledger of an unknown agent is an error, not an empty list). */
+export async function ledgerExists(log: EventLog, agentId: string): Promise<boolean> {
+  return (await log.readStream(agentStream(agentId), { maxCount: 1 })).length > 0;
+}
+
+/**
+ * The agent's ledger straight from its stream, oldest first, from the first event past
+ * `afterPosition` (found by bisecting revisions, as creditHistoryAfter does).
+ */
+export async function* ledger(log: EventLog, agentId: string, afterPosition = 0): AsyncGenerator<LedgerEntry> {
+  const stream = agentStream(agentId);
+  let from = 0;
+  if (afterPosition > 0) {
+    const head = (await log.readStream(stream, { direction: 'backwards', maxCount: 1 }))[0];
+    if (!head || head.position <= afterPosition) return;
+    let lo = 0;
+    let hi = head.revision;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const p = (await log.readStream(stream, { direction: 'forwards', fromRevision: mid, maxCount: 1 }))[0]?.position;
+      if (p !== undefined && p > afterPosition) hi = mid;
+      else lo = mid + 1;
+    }
+    from = lo;
+  }
+  for (;;) {
+    const page = await log.readStream(stream, { direction: 'forwards', fromRevision: from, maxCount: PAGE });
+    for (const raw of page) {
+      if (raw.position <= afterPosition) continue;
+      const e = agentStreamEvent(raw);
+      const t = toTransaction(e);
+      if (t) yield { ...t, event_id: raw.id, event_type: raw.type, actor: raw.metadata.actor ?? null, revision: raw.revision };
+    }
+    const last = page[page.length - 1];
+    if (page.length < PAGE || !last) return;
+    from = last.revision + 1;
+  }
+}
+
+/** One page of the filtered ledger after a cursor position, oldest first. */
+export async function ledgerPage(
+  log: EventLog,
+  agentId: string,
+  filter: LedgerFilter,
+  afterPosition: number,
+  limit: number,
+): Promise<{ entries: LedgerEntry[]; has_more: boolean }> {
+  const entries: LedgerEntry[] = [];
+  for await (const e of ledger(log, agentId, afterPosition)) {
+    if (!matchesFilter(e, filter)) continue;
+    if (entries.length === limit) return { entries, has_more: true };
+    entries.push(e);
+  }
+  return { entries, has_more: false };
+}
+
+/** An entry as the admin API and `credits history --json` print it. */
+export function ledgerJson(e: LedgerEntry) {
+  return {
+    position: e.position,
+    revision: e.revision,
+    event_id: e.event_id,
+    event_type: e.event_type,
+    transaction_id: e.transaction_id,
+    type: e.type,
+    action: e.action,
+    amount: e.amount,
+    amount_mc: e.amount_mc,
+    balance_after: e.balance_after,
+    reference: e.reference,
+    actor: e.actor,
+    created_at: e.created_at,
+  };
 }

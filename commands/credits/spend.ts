@@ -18,9 +18,14 @@ export function charge(agent: AgentState, action: ChargedAction): Charge {
     return { action, amount_mc: amount, balance_after_mc: agent.balance_mc };
   }
   if (agent.balance_mc < amount) {
-    // Only links that answer: the tiers (allocations and prices) and the agent's balance with its
-    // reset date. The upgrade and top-up endpoints come with billing; until then no URL to them is given.
-    const hint = { tiers_url: '/api/protocol/tiers', credits_url: `/api/protocol/agents/${agent.agent_id}/credits` };
+    // Links that answer: where to upgrade and to top up (billing), the tiers (allocations and
+    // prices) and the agent's balance with its reset date.
+    const hint = {
+      upgrade_url: `/api/protocol/agents/${agent.agent_id}/upgrade`,
+      topup_url: '/api/credits/topup/order',
+      tiers_url: '/api/protocol/tiers',
+      credits_url: `/api/protocol/agents/${agent.agent_id}/credits`,
+    };
     const guidance = tier.topup_allowed ? 'Top up or wait for your next monthly allocation.' : 'Upgrade your tier or wait for your next monthly allocation.';
     throw new DomainError(
       402,

@@ -1,6 +1,6 @@
 import type { AgentRegistered } from '../../events/agents.ts';
 import { agentStream } from '../../events/agents.ts';
-import type { MonthlyCreditsGranted } from '../../events/credits.ts';
+import type { MonthlyCreditsGranted, Plan } from '../../events/credits.ts';
 import type {
   AgentClaimed,
   AgentOwnerLinked,
@@ -406,17 +406,18 @@ export function decideReserveEliteAgent(command: ReserveEliteAgent): [EliteAgent
 /** ProvisionEliteAgent: the user's name and address; the secrets' keyed hashes and ciphertext (random) in the metadata. */
 export type ProvisionEliteAgent = Command<
   'ProvisionEliteAgent',
-  { user_id: string; agent_id: string; full_name: string; email: string },
+  { user_id: string; agent_id: string; full_name: string; email: string; plan: Plan },
   { now: Date; api_key_hash: string; claim_token_hash: string; webhook_secret_enc: string }
 >;
 
 /**
- * The in-app agent: tier Elite, registration_source `elite_auto`, claimed and linked to the user,
- * with its first monthly grant; an existing agent appends nothing.
+ * The in-app agent: the tier of the member's paid plan (Pro or Elite), registration_source
+ * `pro_auto` / `elite_auto`, claimed and linked to the user, with its first monthly grant; an
+ * existing agent appends nothing.
  */
 export function decideProvisionEliteAgent(command: ProvisionEliteAgent, state: AgentState): Array<AgentRegistered | AgentClaimed | MonthlyCreditsGranted> {
   if (state.exists) return [];
-  const { user_id, agent_id, full_name, email } = command.data;
+  const { user_id, agent_id, full_name, email, plan } = command.data;
   const { now, api_key_hash, claim_token_hash, webhook_secret_enc } = command.metadata;
   const at = now.toISOString();
   const registered: AgentRegistered = {
@@ -432,8 +433,8 @@ export function decideProvisionEliteAgent(command: ProvisionEliteAgent, state: A
       webhook_secret_enc,
       api_key_hash,
       claim_token_hash,
-      tier: 'elite',
-      registration_source: 'elite_auto',
+      tier: plan,
+      registration_source: `${plan}_auto`,
       intent_type: 'seeker',
       registered_at: at,
     },
@@ -450,6 +451,7 @@ export async function provisionEliteAgent(
   d: OwnershipDeps,
   userId: string,
   ctx: CommandContext,
+  plan: Plan = 'elite',
 ): Promise<{ agent_id: string; api_key: string | null; created: boolean; position: number }> {
   const existing = await eliteAgentOf(d.bus, userId);
   if (existing) return { agent_id: existing, api_key: null, created: false, position: 0 };
@@ -470,7 +472,7 @@ export async function provisionEliteAgent(
   const apiKey = newApiKey();
   const command: ProvisionEliteAgent = {
     type: 'ProvisionEliteAgent',
-    data: { user_id: userId, agent_id: agentId, full_name: user.full_name, email: user.email },
+    data: { user_id: userId, agent_id: agentId, full_name: user.full_name, email: user.email, plan },
     metadata: {
       now: ctx.now,
       api_key_hash: d.secrets.hash(apiKey),

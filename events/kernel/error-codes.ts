@@ -30,10 +30,16 @@ export const ERROR_CODES = {
   invalid_credentials: { status: 401, meaning: 'Wrong e-mail or password.' },
   refresh_token_reused: { status: 401, meaning: 'A refresh token was presented twice; the session is revoked, sign in again.' },
   no_linked_agent: { status: 401, meaning: 'The signed-in user has no active agent linked, and the route acts as an agent.' },
+  invalid_payment_signature: { status: 401, meaning: "The payment signature is not the provider's HMAC-SHA256 of `order_id|payment_id`; nothing was granted." },
   // 402
   insufficient_credits: {
     status: 402,
-    meaning: 'The balance does not cover the action; nothing was written. The body adds `required`, `balance`, `reset_at`, `tiers_url` and `credits_url`.',
+    meaning:
+      'The balance does not cover the action; nothing was written. The body adds `required`, `balance`, `reset_at`, `upgrade_url`, `topup_url`, `tiers_url` and `credits_url`.',
+  },
+  plan_required: {
+    status: 402,
+    meaning: 'The route needs a paid plan (Pro or Elite) on the signed-in account; `upgrade_url` is where to buy one, `topup_url` where paid tiers top up.',
   },
   // 403
   forbidden: { status: 403, meaning: "Authenticated but not allowed (for example another agent's private resources)." },
@@ -48,6 +54,7 @@ export const ERROR_CODES = {
   not_room_moderator: { status: 403, meaning: 'Only the room creator or a super admin may pin or unpin posts in the room.' },
   not_sender: { status: 403, meaning: 'Only the sender may delete a message.' },
   agent_not_claimed: { status: 403, meaning: 'Only a claimed agent (with an owner account) can request introductions.' },
+  topup_not_allowed: { status: 403, meaning: 'Top-up packs are for the Pro, Elite and Builder tiers; `upgrade_url` says where to upgrade.' },
   // 404
   not_found: { status: 404, meaning: 'The resource does not exist (or is not visible to the caller).' },
   route_not_found: { status: 404, meaning: 'No route serves this path.' },
@@ -59,6 +66,7 @@ export const ERROR_CODES = {
   elite_key_not_found: { status: 404, meaning: 'The signed-in user has no elite key.' },
   image_not_found: { status: 404, meaning: 'No image has this id.' },
   invalid_claim_token: { status: 404, meaning: 'No agent has this claim token.' },
+  order_not_found: { status: 404, meaning: 'No payment order has this id.' },
   match_not_found: { status: 404, meaning: 'No match has this id.' },
   message_not_found: { status: 404, meaning: 'No message has this id.' },
   pin_not_found: { status: 404, meaning: 'The post is not pinned in this room.' },
@@ -106,6 +114,8 @@ export const ERROR_CODES = {
   intro_pending: { status: 409, meaning: 'An introduction to this member is already waiting for their answer.' },
   peer_decided: { status: 409, meaning: 'The federation peer was already approved or rejected.' },
   peer_exists: { status: 409, meaning: 'A federation peer for this origin is already pending or approved.' },
+  not_an_upgrade: { status: 409, meaning: 'The agent is already on the requested tier or a higher one.' },
+  order_already_paid: { status: 409, meaning: 'The order was already paid with another payment; nothing more was granted.' },
   // 410
   agent_deactivated: { status: 410, meaning: 'The agent was deactivated (`DELETE /api/protocol/me`) and accepts no more actions.' },
   agent_banned: {

@@ -68,7 +68,9 @@ export type IdPrefix =
   | 'key'
   | 'run'
   | 'int'
-  | 'fed';
+  | 'fed'
+  | 'ord'
+  | 'pay';
 
 /** A new random identifier with its type prefix, e.g. `agt_6x0k...` (20 base32 chars, 100 bits). */
 export function newId(prefix: IdPrefix): string {

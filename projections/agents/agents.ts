@@ -32,6 +32,8 @@ export const agentsProjection = defineProjection({
     'AgentRegistered',
     'AgentProfileUpdated',
     'MonthlyCreditsGranted',
+    'CreditsToppedUp',
+    'AgentTierUpgraded',
     'AgentClaimed',
     'AgentOwnerLinked',
     'ApiKeyReplaced',
@@ -163,6 +165,19 @@ export const agentsProjection = defineProjection({
         const d = event.data;
         await agents.applyAt(d.agent_id, event.position, {
           $set: { balance_mc: d.balance_after_mc, used_mc: 0, cycle: d.cycle, cycle_start: d.cycle_start, next_grant_at: d.next_grant_at },
+        });
+        return;
+      }
+      case 'CreditsToppedUp': {
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, { $set: { balance_mc: d.balance_after_mc } });
+        return;
+      }
+      case 'AgentTierUpgraded': {
+        // A paid upgrade: the new tier, its allocation at once, and a new billing day (cycle 0 of it).
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, {
+          $set: { tier: d.to_tier, balance_mc: d.balance_after_mc, used_mc: 0, cycle: 0, cycle_start: d.cycle_start, next_grant_at: d.next_grant_at },
         });
         return;
       }

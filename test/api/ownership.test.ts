@@ -17,6 +17,16 @@ describe('api: claims, keys and the Elite key', function () {
   let outbox: string;
 
   before(async () => ({ svc, outbox } = await startWithOutbox()));
+
+  /** An Elite plan bought through the sandbox provider (the in-app agent follows the member's plan). */
+  async function buyPlan(token: string): Promise<void> {
+    const order = await svc.req('POST', '/api/billing/plans/order', { headers: bearer(token), body: { plan: 'elite' } });
+    expect(order.status, order.text).to.equal(200);
+    const paid = await svc.req('POST', '/api/credits/sandbox/pay', { body: { order_id: order.body.order_id } });
+    const { order_id, payment_id, signature } = paid.body as Record<string, string>;
+    const verified = await svc.req('POST', '/api/credits/topup/verify', { body: { order_id, payment_id, signature } });
+    expect(verified.status, verified.text).to.equal(200);
+  }
   after(() => stopWithOutbox(svc, outbox));
 
   const registerOwned = async () => {
@@ -195,6 +205,8 @@ describe('api: claims, keys and the Elite key', function () {
     const user = await signUp(svc, outbox);
     const other = await signUp(svc, outbox);
     expect((await svc.req('GET', '/api/protocol/elite-key')).status).to.equal(401);
+    await buyPlan(user.access_token);
+    await buyPlan(other.access_token);
     const first = await svc.req('GET', '/api/protocol/elite-key', { headers: bearer(user.access_token) });
     expect(first.status, first.text).to.equal(200);
     expect(first.body).to.include({ key_shown: true, tier: 'elite', registration_source: 'elite_auto' });
@@ -222,6 +234,7 @@ describe('api: claims, keys and the Elite key', function () {
     const [mail] = await waitForMails(outbox, a.email);
     await svc.req('POST', '/api/protocol/claim', { headers: bearer(user.access_token), body: { claim_token: a.claim_token, otp: codeIn(mail) } });
     const rotated = await svc.req('POST', `/api/protocol/agents/${a.agent_id}/rotate-key`, { headers: bearer(user.access_token) });
+    await buyPlan(user.access_token);
     const elite = await svc.req('GET', '/api/protocol/elite-key', { headers: bearer(user.access_token) });
     const codes = readOutbox(outbox)
       .map((m) => / is: (\d{6})$/m.exec(m.text)?.[1])

@@ -8,7 +8,9 @@ import { creditAccount, dailyUsage } from '../../../queries/credits/credits.ts';
 import { encodeCursor, START } from '../../../queries/cursor.ts';
 import { requireApiKey, requireSelf } from '../../auth.ts';
 import type { Services } from '../../services.ts';
-import { afterCursor, paging } from '../../validation.ts';
+import { afterCursor, paging, validate } from '../../validation.ts';
+import type { Static } from '@sinclair/typebox';
+import { StatementQuery, statementOf } from './admin.ts';
 
 export function creditRoutes(router: Router, s: Services): void {
   const ownAgent = async (ctx: RouterContext) => {
@@ -56,6 +58,12 @@ export function creditRoutes(router: Router, s: Services): void {
       next_cursor: newest ? cursor(newest) : encodeCursor(START),
       has_more: skip > 0,
     };
+  });
+
+  account.get('/statement', async (ctx) => {
+    const agent = await ownAgent(ctx);
+    const q = validate<Static<typeof StatementQuery>>(StatementQuery, { ...ctx.query }, 'query');
+    ctx.body = await statementOf(s, agent._id, agent.tier === 'enterprise', q);
   });
 
   account.get('/usage/daily', async (ctx) => {

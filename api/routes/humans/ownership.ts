@@ -15,7 +15,8 @@ import {
   verifyLiteClaim,
 } from '../../../commands/humans/ownership.ts';
 import { OTP_MINUTES } from '../../../commands/humans/otp.ts';
-import { notFound } from '../../../events/kernel/errors.ts';
+import { DomainError, notFound } from '../../../events/kernel/errors.ts';
+import { billingLinks, planOf } from '../../../commands/credits/orders.ts';
 import { getAgent, publicAgent } from '../../../queries/agents/agents.ts';
 import { agentDeactivated } from '../../../commands/agents/agent.ts';
 import { agentIdForClaimTokenHash } from '../../../queries/humans/users.ts';
@@ -142,7 +143,14 @@ export function ownershipRoutes(router: Router, s: Services): void {
   const eliteKey = new Router({ prefix: '/api/protocol/elite-key' });
   eliteKey.get('/', async (ctx) => {
     const user = requireUser(ctx);
-    const r = await provisionEliteAgent(deps, user.userId, commandContext(s, ctx, user.userId));
+    // The in-app agent follows the member's paid plan (docs/BILLING.md); without one, 402 with the way to buy it.
+    const plan = await planOf(s.bus, user.userId);
+    if (!plan)
+      throw new DomainError(402, 'plan_required', 'The in-app agent comes with a paid plan (Pro or Elite): buy one at upgrade_url, then ask again', {
+        ...billingLinks(null),
+        plans: ['pro', 'elite'],
+      });
+    const r = await provisionEliteAgent(deps, user.userId, commandContext(s, ctx, user.userId), plan);
     if (r.position) await settled(s, r.position);
     const agent = await agentView(r.agent_id);
     ctx.body = {
@@ -153,7 +161,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
       registration_source: agent.registration_source,
       created_at: agent.created_at,
       message: r.api_key
-        ? 'Your Elite agent was provisioned. Save this key now: it is shown once.'
+        ? `Your ${plan === 'elite' ? 'Elite' : 'Pro'} agent was provisioned. Save this key now: it is shown once.`
         : 'The key was shown when the agent was provisioned; POST /api/protocol/elite-key/regenerate issues a new one.',
     };
   });

@@ -399,9 +399,19 @@ describe('commands: ProvisionEliteAgent (agent-<id>)', () => {
   const spec = agents(decideProvisionEliteAgent);
   const provision: ProvisionEliteAgent = {
     type: 'ProvisionEliteAgent',
-    data: { user_id: USER, agent_id: AGENT, full_name: 'Ann Lee', email: 'ann@example.com' },
+    data: { user_id: USER, agent_id: AGENT, full_name: 'Ann Lee', email: 'ann@example.com', plan: 'elite' },
     metadata: { now: NOW, api_key_hash: hex('a'), claim_token_hash: hex('b'), webhook_secret_enc: 'v1.secret' },
   };
+
+  it('follows a Pro plan: tier pro, pro_auto, the Pro allocation', () => {
+    spec
+      .given([])
+      .when({ ...provision, data: { ...provision.data, plan: 'pro' } })
+      .thenMatches((events) => {
+        expect(events[0].data).to.include({ tier: 'pro', registration_source: 'pro_auto' });
+        expect(events[2].data).to.include({ amount_mc: 200_000 });
+      });
+  });
 
   it('registers an Elite agent (elite_auto) claimed by and linked to the user, with its first monthly grant', () => {
     spec

@@ -1,0 +1,150 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { Type, type Static } from '@sinclair/typebox';
+import { readFileSync } from 'node:fs';
+import escapeHtml from 'escape-html';
+import type { BillingDeps, OrderItem } from '../../../commands/credits/orders.ts';
+import { createPaymentOrder, loadOrder, verifyPayment } from '../../../commands/credits/orders.ts';
+import { eliteAgentOf } from '../../../commands/humans/ownership.ts';
+import { PAID_TIERS, PLANS, TOPUP_PACKS } from '../../../events/credits.ts';
+import { notFound } from '../../../events/kernel/errors.ts';
+import { newId } from '../../../events/kernel/ids.ts';
+import { toCredits } from '../../../events/kernel/money.ts';
+import { getAgent } from '../../../queries/agents/agents.ts';
+import type { Services } from '../../services.ts';
+import { validate } from '../../validation.ts';
+import { requireUser } from '../humans/auth.ts';
+import { commandContext, settled, writer } from '../util.ts';
+
+/** Verify and sandbox calls per client address (they need no credentials). */
+const PAYMENT_LIMIT = { name: 'payment_verifications', points: 60, windowMs: 60_000 };
+
+export const TopupOrderBody = Type.Object({ pack: Type.Union(TOPUP_PACKS.map((p) => Type.Literal(p))) }, { additionalProperties: false });
+export const UpgradeBody = Type.Object({ tier: Type.Optional(Type.Union(PAID_TIERS.map((t) => Type.Literal(t)))) }, { additionalProperties: false });
+export const PlanOrderBody = Type.Object({ plan: Type.Union(PLANS.map((p) => Type.Literal(p))) }, { additionalProperties: false });
+const Id = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' });
+export const VerifyBody = Type.Object(
+  { order_id: Id, payment_id: Id, signature: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
+export const SandboxPayBody = Type.Object({ order_id: Id }, { additionalProperties: false });
+
+/** The answer to every order route. */
+export const OrderResponse = Type.Object({
+  order_id: Type.String(),
+  kind: Type.String(),
+  amount: Type.Number(),
+  amount_minor: Type.Integer(),
+  currency: Type.Literal('INR'),
+  credits: Type.Union([Type.Number(), Type.Null()]),
+  provider: Type.String(),
+  payment_url: Type.String(),
+  verify_url: Type.String(),
+});
+
+export function billingDeps(s: Services): BillingDeps {
+  return {
+    bus: s.bus,
+    provider: s.payments,
+    prices: s.config.tierPrices,
+    baseUrl: s.config.publicBaseUrl,
+    inAppAgentOf: (userId) => eliteAgentOf(s.bus, userId),
+  };
+}
+
+/**
+ * Billing (docs/BILLING.md): top-up, upgrade and plan orders through the payment provider port,
+ * one verify route for every order, the checkout page and the sandbox's test payments.
+ */
+export function billingRoutes(router: Router, s: Services): void {
+  const deps = billingDeps(s);
+  const order = async (ctx: Context, item: OrderItem, actor: string | null) => {
+    const r = await createPaymentOrder(deps, item, commandContext(s, ctx, actor));
+    await settled(s, r.position);
+    const { position: _p, ...answer } = r;
+    ctx.body = { ...answer, verify_url: '/api/credits/topup/verify' } satisfies Static<typeof OrderResponse>;
+  };
+
+  const topup = new Router({ prefix: '/api/credits/topup' });
+  topup.post('/order', async (ctx) => {
+    const agentId = writer(s, ctx);
+    const body = validate<Static<typeof TopupOrderBody>>(TopupOrderBody, ctx.request.body ?? {});
+    await order(ctx, { kind: 'topup', agent_id: agentId, pack: body.pack }, agentId);
+  });
+  topup.post('/verify', async (ctx) => {
+    s.limiter.hit(PAYMENT_LIMIT, ctx.ip, ctx);
+    const body = validate<Static<typeof VerifyBody>>(VerifyBody, ctx.request.body ?? {});
+    const r = await verifyPayment(deps, body, commandContext(s, ctx, null));
+    await settled(s, r.position);
+    const agent = r.agent_id ? await getAgent(s.store, r.agent_id) : null;
+    ctx.body = {
+      order_id: r.order_id,
+      payment_id: r.payment_id,
+      kind: r.kind,
+      status: 'paid',
+      already_verified: !r.newly_verified,
+      agent_id: r.agent_id,
+      ...(agent ? { tier: agent.tier, balance: toCredits(agent.balance_mc as number), reset_at: agent.next_grant_at ?? null } : {}),
+    };
+  });
+  router.use(topup.routes());
+
+  const upgrade = new Router({ prefix: '/api/protocol/agents/:id/upgrade' });
+  upgrade.post('/', async (ctx) => {
+    // No auth, as the spec lists it: anyone may pay for an agent's upgrade; it applies when the payment is verified.
+    s.limiter.hit(PAYMENT_LIMIT, ctx.ip, ctx);
+    const body = validate<Static<typeof UpgradeBody>>(UpgradeBody, ctx.request.body ?? {});
+    if (!(await getAgent(s.store, ctx.params.id))) throw notFound('Agent', 'agent_not_found');
+    await order(ctx, { kind: 'upgrade', agent_id: ctx.params.id, tier: body.tier ?? 'builder' }, null);
+  });
+  router.use(upgrade.routes());
+
+  const plans = new Router({ prefix: '/api/billing/plans' });
+  plans.post('/order', async (ctx) => {
+    const user = requireUser(ctx);
+    const body = validate<Static<typeof PlanOrderBody>>(PlanOrderBody, ctx.request.body ?? {});
+    await order(ctx, { kind: 'plan', user_id: user.userId, plan: body.plan }, user.userId);
+  });
+  router.use(plans.routes());
+
+  const checkout = new Router({ prefix: '/api/credits/checkout' });
+  checkout.get('/:order_id', async (ctx) => {
+    const o = await loadOrder(s.bus, ctx.params.order_id);
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = checkoutPage(o.order_id, o.kind ?? 'topup', o.amount_minor, o.credits_mc, o.payment_id !== null, s.payments.checkout().key_id);
+  });
+  router.use(checkout.routes());
+
+  const sandbox = new Router({ prefix: '/api/credits/sandbox' });
+  sandbox.post('/pay', async (ctx) => {
+    // Exists only while no real provider is configured.
+    if (!s.sandbox) throw notFound('Sandbox payments', 'route_not_found');
+    s.limiter.hit(PAYMENT_LIMIT, ctx.ip, ctx);
+    const body = validate<Static<typeof SandboxPayBody>>(SandboxPayBody, ctx.request.body ?? {});
+    await loadOrder(s.bus, body.order_id);
+    ctx.body = { ...s.sandbox.pay(body.order_id, newId('pay')), verify_url: '/api/credits/topup/verify' };
+  });
+  router.use(sandbox.routes());
+}
+
+/**
+ * The checkout page (checkout.html, filled here): the sandbox's "pay" button, or Razorpay's
+ * Checkout with the order; either ends in the verify call, made by the payer's browser.
+ */
+const CHECKOUT_TEMPLATE = readFileSync(new URL('./checkout.html', import.meta.url), 'utf8');
+
+function checkoutPage(orderId: string, kind: string, amountMinor: number, creditsMc: number, paid: boolean, razorpayKey: string | null): string {
+  const what = kind === 'topup' ? `${toCredits(creditsMc)} credits` : kind === 'upgrade' ? 'a tier upgrade' : 'a plan';
+  const values: Record<string, string> = {
+    ORDER_JSON: escapeHtml(JSON.stringify({ order_id: orderId, key: razorpayKey, amount: amountMinor, provider: razorpayKey ? 'razorpay' : 'sandbox' })),
+    TITLE: razorpayKey ? 'Checkout' : 'Checkout (sandbox: no real money)',
+    ORDER_ID: escapeHtml(orderId),
+    WHAT: escapeHtml(what),
+    AMOUNT: (amountMinor / 100).toFixed(2),
+    STATUS: paid ? 'This order is paid.' : '',
+    DISABLED: paid ? ' disabled' : '',
+    PROVIDER_SCRIPT: razorpayKey ? '<script src="https://checkout.razorpay.com/v1/checkout.js"></script>' : '',
+  };
+  return CHECKOUT_TEMPLATE.replace(/\{\{([A-Z_]+)\}\}/g, (_m, name: string) => values[name] ?? '');
+}
