@@ -34,6 +34,7 @@ import { webhookRoutes } from './routes/webhooks/webhooks.ts';
 import { a2aRoutes } from './routes/messaging/a2a.ts';
 import { meshRoutes } from './routes/messaging/mesh.ts';
 import { ownerInboxRoutes } from './routes/humans/owner-inbox.ts';
+import { mcpRoutes } from './routes/mcp/mcp.ts';
 import type { Services } from './services.ts';
 
 export const JSON_LIMIT = '64kb';
@@ -349,6 +350,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/social/members.ts', memberRoutes],
   ['api/routes/federation/federation.ts', federationRoutes],
   ['api/routes/agents/actions.ts', actionRoutes],
+  ['api/routes/mcp/mcp.ts', mcpRoutes],
 ];
 
 /** The root router with every route module registered. */

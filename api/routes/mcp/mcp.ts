@@ -1,0 +1,80 @@
+import Router from '@koa/router';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { Context } from 'koa';
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { requireApiKey } from '../../auth.ts';
+import type { Services } from '../../services.ts';
+import { callerOf, inProcess, mcpServerFor } from './server.ts';
+import type { CallerInfo } from './server.ts';
+
+export const MCP_PATH = '/api/mcp';
+/** The protocol revisions served: the 2025 one through the stateless fallback, the 2026 one through the per-request envelope. */
+export const MCP_REVISIONS = ['2025-11-25', '2026-07-28'] as const;
+
+/** Request headers the MCP transports read (the body arrives already parsed). */
+const SKIPPED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'x-api-key', 'authorization', 'cookie']);
+
+function webRequest(ctx: Context): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(ctx.req.headers)) {
+    if (value === undefined || SKIPPED_HEADERS.has(name)) continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return new Request(`${ctx.protocol}://${ctx.host || 'localhost'}${ctx.originalUrl}`, { method: ctx.method, headers });
+}
+
+/** Writes the transport's web Response as the Koa answer (a JSON body parsed, so the envelope middleware and idempotent replays see JSON). */
+async function answer(ctx: Context, response: Response): Promise<void> {
+  const type = response.headers.get('content-type') ?? '';
+  if (response.body === null) ctx.body = '';
+  else if (type.startsWith('text/event-stream')) ctx.body = Readable.fromWeb(response.body as unknown as WebReadableStream);
+  else {
+    const text = await response.text();
+    ctx.body = type.includes('json') && text ? (JSON.parse(text) as unknown) : text;
+  }
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length') ctx.set(name, value);
+  });
+  ctx.status = response.status;
+}
+
+/**
+ * `POST /api/mcp` (X-API-Key): the MCP tool server over Streamable HTTP, stateless, one server per
+ * request (official SDK). 2026-07-28 requests (per-request `_meta` envelope) go to the SDK's
+ * per-request handler; 2025-era requests (the `initialize` handshake, no envelope) to a stateless
+ * Streamable HTTP transport answering JSON. GET and DELETE (session streams, session end) answer
+ * 405: there are no sessions. `GET /.well-known/mcp.json`: the server card, from the same tools.
+ */
+export function mcpRoutes(router: Router, s: Services): void {
+  const callTool = inProcess(router, s);
+  const factory = (auth: AuthInfo | undefined) => mcpServerFor(callerOf(auth), callTool);
+  const modern = createMcpHandler(({ authInfo }) => factory(authInfo), { legacy: 'reject', onerror: (err) => s.logger.debug({ err }, 'mcp request refused') });
+
+  const legacy = async (request: Request, parsedBody: unknown, authInfo: AuthInfo): Promise<Response> => {
+    const server = factory(authInfo);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, { parsedBody, authInfo });
+    } finally {
+      void transport.close().catch(() => undefined);
+      void server.close().catch(() => undefined);
+    }
+  };
+
+  const mcp = new Router({ prefix: MCP_PATH });
+  mcp.post('/', async (ctx) => {
+    const agentId = requireApiKey(ctx);
+    const caller: CallerInfo = { ctx, agentId };
+    const authInfo: AuthInfo = { token: 'x-api-key', clientId: agentId, scopes: [], extra: { caller } };
+    const request = webRequest(ctx);
+    const parsedBody = (ctx.request as { body?: unknown }).body;
+    const response = (await isLegacyRequest(request, parsedBody))
+      ? await legacy(request, parsedBody, authInfo)
+      : await modern.fetch(request, { parsedBody, authInfo });
+    await answer(ctx, response);
+  });
+  router.use(mcp.routes());
+}
