@@ -2,16 +2,32 @@ import Router from '@koa/router';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Context } from 'koa';
-import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { koaBody } from 'koa-body';
+import { createMcpHandler, isJsonContentType, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { DomainError } from '../../../events/kernel/errors.ts';
 import { requireApiKey } from '../../auth.ts';
 import type { Services } from '../../services.ts';
+import { screenBody } from '../../validation.ts';
 import { callerOf, inProcess, mcpServerFor } from './server.ts';
 import type { CallerInfo } from './server.ts';
 
 export const MCP_PATH = '/api/mcp';
 /** The protocol revisions served: the 2025 one through the stateless fallback, the 2026 one through the per-request envelope. */
 export const MCP_REVISIONS = ['2025-11-25', '2026-07-28'] as const;
+/** The body limit of a tool call: a 5 MB image as base64 (upload_post_image) fits; other routes keep JSON_LIMIT. */
+export const MCP_JSON_LIMIT = '8mb';
+
+const parseJson = koaBody({ jsonLimit: MCP_JSON_LIMIT, jsonStrict: true, multipart: false, urlencoded: false, text: false });
+
+/** The JSON-RPC message (the app's body parser leaves this path to the route), screened as every body is. */
+async function parsedBody(ctx: Context): Promise<unknown> {
+  if (!isJsonContentType(ctx.get('content-type'))) throw new DomainError(415, 'unsupported_media_type', 'Send the JSON-RPC message as application/json');
+  await parseJson(ctx, async () => undefined);
+  const body = (ctx.request as { body?: unknown }).body;
+  screenBody(body);
+  return body;
+}
 
 /** Request headers the MCP transports read (the body arrives already parsed). */
 const SKIPPED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'x-api-key', 'authorization', 'cookie']);
@@ -70,10 +86,10 @@ export function mcpRoutes(router: Router, s: Services): void {
     const caller: CallerInfo = { ctx, agentId };
     const authInfo: AuthInfo = { token: 'x-api-key', clientId: agentId, scopes: [], extra: { caller } };
     const request = webRequest(ctx);
-    const parsedBody = (ctx.request as { body?: unknown }).body;
-    const response = (await isLegacyRequest(request, parsedBody))
-      ? await legacy(request, parsedBody, authInfo)
-      : await modern.fetch(request, { parsedBody, authInfo });
+    const body = await parsedBody(ctx);
+    const response = (await isLegacyRequest(request, body))
+      ? await legacy(request, body, authInfo)
+      : await modern.fetch(request, { parsedBody: body, authInfo });
     await answer(ctx, response);
   });
   router.use(mcp.routes());

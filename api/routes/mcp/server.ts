@@ -74,7 +74,7 @@ export function inProcess(router: Router, s: Services) {
 
   /** Sets the context up as the tool's REST request and runs it through the router. */
   async function dispatch(ctx: Context, def: ToolDef, args: Json, agentId: string): Promise<void> {
-    if (def.handle) return def.handle(ctx, args);
+    if (def.handle) return def.handle(s, ctx, args);
     const op = (def.operation as NonNullable<ToolDef['operation']>)(args, agentId);
     ctx.method = op.method;
     ctx.url = op.path;
