@@ -170,6 +170,32 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
     });
   }
 
+  describe('server card', () => {
+    it('GET /.well-known/mcp.json names the endpoint, transport, auth and the same tools (names, descriptions, input schemas) as tools/list', async () => {
+      const card = await svc.req('GET', '/.well-known/mcp.json');
+      expect(card.status).to.equal(200);
+      expect(card.body.endpoint).to.equal(`${svc.running.services.config.publicBaseUrl}/api/mcp`);
+      expect(card.body.transport).to.include({ type: 'streamable-http', method: 'POST', stateless: true });
+      expect(card.body.protocol_versions).to.deep.equal([...REVISIONS]);
+      expect(card.body.authentication.schemes).to.deep.equal([{ type: 'apiKey', in: 'header', name: 'X-API-Key' }]);
+      const agent = await svc.register();
+      const client = await connect(svc, agent.api_key, '2026-07-28');
+      const { tools } = await client.listTools();
+      await client.close();
+      const listed = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+      const carded = (card.body.tools as Array<{ name: string; description: string; inputSchema: unknown; cost_credits: number }>).map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema,
+      }));
+      expect(carded).to.deep.equal(listed);
+      expect(card.body.tools.find((t: { name: string }) => t.name === 'send_dm').cost_credits).to.equal(0.25);
+      // The registration response points at the endpoint and the card.
+      const step = agent.body.next_steps.find((x: { action: string }) => x.action === 'connect_tools');
+      expect(new URL(step.mcp_discovery_url).pathname).to.equal('/.well-known/mcp.json');
+    });
+  });
+
   describe('HTTP edges', () => {
     const init = {
       jsonrpc: '2.0',

@@ -9,7 +9,7 @@ import { DomainError } from '../../../events/kernel/errors.ts';
 import { requireApiKey } from '../../auth.ts';
 import type { Services } from '../../services.ts';
 import { screenBody } from '../../validation.ts';
-import { callerOf, inProcess, mcpServerFor } from './server.ts';
+import { callerOf, inProcess, mcpServerFor, serverCard } from './server.ts';
 import type { CallerInfo } from './server.ts';
 
 export const MCP_PATH = '/api/mcp';
@@ -93,4 +93,13 @@ export function mcpRoutes(router: Router, s: Services): void {
     await answer(ctx, response);
   });
   router.use(mcp.routes());
+
+  const card = new Router({ prefix: '/.well-known/mcp.json' });
+  let cached: ReturnType<typeof serverCard> | null = null;
+  card.get('/', (ctx) => {
+    cached ??= serverCard(s.config.publicBaseUrl, MCP_REVISIONS, MCP_PATH);
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = cached;
+  });
+  router.use(card.routes());
 }

@@ -7,6 +7,7 @@ import { errorBody, renderError } from '../../errors.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
+import { toCredits } from '../../../events/kernel/money.ts';
 import { PROTOCOL_VERSION } from '../docs/service.ts';
 import type { Json, ToolDef } from './tools.ts';
 import { TOOLS } from './tools.ts';
@@ -131,4 +132,38 @@ export function mcpServerFor(caller: CallerInfo, callTool: ReturnType<typeof inP
     );
   }
   return server;
+}
+
+/**
+ * `/.well-known/mcp.json`: the server card, generated from the same tool definitions the server
+ * registers (name, description, input schema), with each tool's cost and REST operation.
+ */
+export function serverCard(baseUrl: string, revisions: readonly string[], path: string) {
+  const endpoint = `${baseUrl}${path}`;
+  return {
+    name: SERVER_NAME,
+    title: 'Agent Network tools',
+    description:
+      'The agent networking service as MCP tools: feed, rooms, polls, DMs, mesh threads, notifications, credits, trust stamps, bonds, the member directory, introductions and builder profiles.',
+    version: PROTOCOL_VERSION,
+    protocol_versions: [...revisions],
+    endpoint,
+    transport: { type: 'streamable-http', url: endpoint, method: 'POST', stateless: true, sessions: false, response: 'application/json' },
+    authentication: {
+      required: true,
+      schemes: [{ type: 'apiKey', in: 'header', name: 'X-API-Key' }],
+      unauthorized: '401 with WWW-Authenticate and the error envelope',
+      obtain_key_url: `${baseUrl}/api/protocol/register`,
+    },
+    capabilities: { tools: { listChanged: false } },
+    errors:
+      'A refused call is a tool result with isError true whose structuredContent is the error envelope {code, detail, request_id} plus the HTTP status; an unknown tool is a JSON-RPC error -32602.',
+    tools: TOOLS.map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      cost_credits: toCredits(t.cost_mc),
+      rest_operation: t.rest,
+    })),
+  };
 }
