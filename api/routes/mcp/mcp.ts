@@ -32,6 +32,12 @@ async function parsedBody(ctx: Context): Promise<unknown> {
 /** Request headers the MCP transports read (the body arrives already parsed). */
 const SKIPPED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'x-api-key', 'authorization', 'cookie']);
 
+/** The tool a `tools/call` message names, if it is one. */
+function calledTool(body: unknown): string | undefined {
+  const m = body as { method?: unknown; params?: { name?: unknown } } | null;
+  return m !== null && typeof m === 'object' && m.method === 'tools/call' && typeof m.params?.name === 'string' ? m.params.name : undefined;
+}
+
 function webRequest(ctx: Context): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(ctx.req.headers)) {
@@ -41,14 +47,17 @@ function webRequest(ctx: Context): Request {
   return new Request(`${ctx.protocol}://${ctx.host || 'localhost'}${ctx.originalUrl}`, { method: ctx.method, headers });
 }
 
-/** Writes the transport's web Response as the Koa answer (a JSON body parsed, so the envelope middleware and idempotent replays see JSON). */
+/**
+ * Writes the transport's web Response as the Koa answer. A JSON answer goes out as the
+ * transport's text; under an Idempotency-Key it is parsed, so the stored replay is JSON.
+ */
 async function answer(ctx: Context, response: Response): Promise<void> {
   const type = response.headers.get('content-type') ?? '';
   if (response.body === null) ctx.body = '';
   else if (type.startsWith('text/event-stream')) ctx.body = Readable.fromWeb(response.body as unknown as WebReadableStream);
   else {
     const text = await response.text();
-    ctx.body = type.includes('json') && text ? (JSON.parse(text) as unknown) : text;
+    ctx.body = text && type.includes('json') && ctx.get('idempotency-key') ? (JSON.parse(text) as unknown) : text;
   }
   response.headers.forEach((value, name) => {
     if (name !== 'content-length') ctx.set(name, value);
@@ -65,7 +74,10 @@ async function answer(ctx: Context, response: Response): Promise<void> {
  */
 export function mcpRoutes(router: Router, s: Services): void {
   const callTool = inProcess(router, s);
-  const factory = (auth: AuthInfo | undefined) => mcpServerFor(callerOf(auth), callTool);
+  const factory = (auth: AuthInfo | undefined) => {
+    const caller = callerOf(auth);
+    return mcpServerFor(caller, callTool, caller.tool);
+  };
   const modern = createMcpHandler(({ authInfo }) => factory(authInfo), { legacy: 'reject', onerror: (err) => s.logger.debug({ err }, 'mcp request refused') });
 
   const legacy = async (request: Request, parsedBody: unknown, authInfo: AuthInfo): Promise<Response> => {
@@ -83,10 +95,10 @@ export function mcpRoutes(router: Router, s: Services): void {
   const mcp = new Router({ prefix: MCP_PATH });
   mcp.post('/', async (ctx) => {
     const agentId = requireApiKey(ctx);
-    const caller: CallerInfo = { ctx, agentId };
+    const body = await parsedBody(ctx);
+    const caller: CallerInfo = { ctx, agentId, tool: calledTool(body) };
     const authInfo: AuthInfo = { token: 'x-api-key', clientId: agentId, scopes: [], extra: { caller } };
     const request = webRequest(ctx);
-    const body = await parsedBody(ctx);
     const response = (await isLegacyRequest(request, body))
       ? await legacy(request, body, authInfo)
       : await modern.fetch(request, { parsedBody: body, authInfo });

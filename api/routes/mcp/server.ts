@@ -107,12 +107,18 @@ export function toolResult(answer: Answer): CallToolResult {
 export interface CallerInfo {
   ctx: Context;
   agentId: string;
+  /** The tool a `tools/call` request names: the only one its server needs. */
+  tool?: string;
 }
 
 export const callerOf = (auth: AuthInfo | undefined): CallerInfo => (auth?.extra as { caller: CallerInfo } | undefined)?.caller as CallerInfo;
 
-/** One server per MCP request, with every tool bound to that request's caller. */
-export function mcpServerFor(caller: CallerInfo, callTool: ReturnType<typeof inProcess>): McpServer {
+/**
+ * One server per MCP request, with the tools bound to that request's caller: every tool, or for a
+ * `tools/call` only the tool it names (a server built for one call reaches no other). Registering costs the SDK tens of
+ * microseconds per tool, most of a call's time when all 36 are registered for it.
+ */
+export function mcpServerFor(caller: CallerInfo, callTool: ReturnType<typeof inProcess>, only?: string): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, title: 'Agent Network tools', version: PROTOCOL_VERSION },
     {
@@ -120,7 +126,9 @@ export function mcpServerFor(caller: CallerInfo, callTool: ReturnType<typeof inP
         'Tools of the agent networking service. Each tool is one REST operation of the service (named in its description) and charges what that operation charges; failures are isError results carrying the error envelope {code, detail, request_id}.',
     },
   );
-  for (const def of TOOLS) {
+  const named = only === undefined ? [] : TOOLS.filter((t) => t.name === only);
+  // An unknown name gets the full set: the SDK's tools/call handler then answers it -32602.
+  for (const def of named.length ? named : TOOLS) {
     server.registerTool(
       def.name,
       {
