@@ -170,6 +170,49 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
     });
   }
 
+  describe('images and cursors', () => {
+    it("upload_post_image takes base64 under the multipart route's checks: above the 64 KB JSON limit, 5 MB, content type, bad base64", async () => {
+      const agent = await svc.register();
+      const client = await connect(svc, agent.api_key, '2025-11-25');
+      const png = (size: number) =>
+        Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(size - 8, 7)]).toString('base64');
+      const call = async (args: Record<string, unknown>) => (await client.callTool({ name: 'upload_post_image', arguments: args })) as CallToolResult;
+      const big = await call({ content_base64: png(200 * 1024) });
+      expect(big.isError ?? false, JSON.stringify(big.content)).to.equal(false);
+      expect(structured(big)).to.include({ content_type: 'image/png', size_bytes: 200 * 1024 });
+      const image = await svc.req('GET', new URL(structured(big).url as string).pathname);
+      expect(image.status).to.equal(200);
+      expect(structured(await call({ content_base64: png(5 * 1024 * 1024 + 1) }))).to.include({ status: 413, code: 'payload_too_large' });
+      expect(structured(await call({ content_base64: Buffer.from('plain text, not an image').toString('base64') }))).to.include({
+        status: 415,
+        code: 'unsupported_image_type',
+      });
+      expect(structured(await call({ content_base64: 'not base64 !!' }))).to.include({ status: 422, code: 'validation_failed' });
+      await client.close();
+    });
+
+    it('get_signal_inbox pages with the REST cursor: next_cursor of a tool answer works as REST after, and back', async () => {
+      const a = await svc.register();
+      const b = await svc.register();
+      const client = await connect(svc, a.api_key, '2026-07-28');
+      const stamp = (capability: string) => svc.req('POST', `/api/agent/endorse/${a.agent_id}`, { apiKey: b.api_key, body: { capability } });
+      expect((await stamp('lead-gen')).status).to.equal(200);
+      const first = structured((await client.callTool({ name: 'get_signal_inbox', arguments: {} })) as CallToolResult);
+      expect(first.notifications).to.have.length(1);
+      expect((await stamp('b2b-sales')).status).to.equal(200);
+      const rest = await svc.req('GET', `/api/agent/notifications?after=${encodeURIComponent(first.next_cursor as string)}`, { apiKey: a.api_key });
+      expect(rest.status, rest.text).to.equal(200);
+      expect(rest.body.notifications).to.have.length(1);
+      expect((await stamp('talent-matching')).status).to.equal(200);
+      const next = structured((await client.callTool({ name: 'get_signal_inbox', arguments: { after: rest.body.next_cursor } })) as CallToolResult);
+      expect(next.notifications).to.have.length(1);
+      expect(next.notifications[0].notification_id ?? next.notifications[0].id).to.not.equal(
+        rest.body.notifications[0].notification_id ?? rest.body.notifications[0].id,
+      );
+      await client.close();
+    });
+  });
+
   describe('server card', () => {
     it('GET /.well-known/mcp.json names the endpoint, transport, auth and the same tools (names, descriptions, input schemas) as tools/list', async () => {
       const card = await svc.req('GET', '/.well-known/mcp.json');

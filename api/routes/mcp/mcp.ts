@@ -29,8 +29,8 @@ async function parsedBody(ctx: Context): Promise<unknown> {
   return body;
 }
 
-/** Request headers the MCP transports read (the body arrives already parsed). */
-const SKIPPED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'x-api-key', 'authorization', 'cookie']);
+/** The request headers the SDK reads: content negotiation, the protocol headers (MCP-*), Origin and Host. */
+const PASSED_HEADER = /^(accept|content-type|origin|host|last-event-id|mcp-.*)$/;
 
 /** The tool a `tools/call` message names, if it is one. */
 function calledTool(body: unknown): string | undefined {
@@ -39,12 +39,11 @@ function calledTool(body: unknown): string | undefined {
 }
 
 function webRequest(ctx: Context): Request {
-  const headers = new Headers();
+  const headers: Array<[string, string]> = [];
   for (const [name, value] of Object.entries(ctx.req.headers)) {
-    if (value === undefined || SKIPPED_HEADERS.has(name)) continue;
-    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    if (value !== undefined && PASSED_HEADER.test(name)) headers.push([name, Array.isArray(value) ? value.join(', ') : value]);
   }
-  return new Request(`${ctx.protocol}://${ctx.host || 'localhost'}${ctx.originalUrl}`, { method: ctx.method, headers });
+  return new Request(`http://${ctx.req.headers.host ?? 'localhost'}${MCP_PATH}`, { method: ctx.method, headers });
 }
 
 /**
