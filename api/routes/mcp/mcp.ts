@@ -7,6 +7,7 @@ import { createMcpHandler, isJsonContentType, isLegacyRequest, WebStandardStream
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { DomainError } from '../../../events/kernel/errors.ts';
 import { requireApiKey } from '../../auth.ts';
+import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { screenBody } from '../../validation.ts';
 import { callerOf, inProcess, mcpServerFor, serverCard } from './server.ts';
@@ -96,6 +97,8 @@ export function mcpRoutes(router: Router, s: Services): void {
     const agentId = requireApiKey(ctx);
     const body = await parsedBody(ctx);
     const caller: CallerInfo = { ctx, agentId, tool: calledTool(body) };
+    // A tools/call counts as its operation does (inside the call); any other message as a read.
+    if (caller.tool === undefined && s.limiter.scale !== 0) s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
     const authInfo: AuthInfo = { token: 'x-api-key', clientId: agentId, scopes: [], extra: { caller } };
     const request = webRequest(ctx);
     const response = (await isLegacyRequest(request, body))
