@@ -78,7 +78,11 @@ export function mcpRoutes(router: Router, s: Services): void {
     const caller = callerOf(auth);
     return mcpServerFor(caller, callTool, caller.tool);
   };
-  const modern = createMcpHandler(({ authInfo }) => factory(authInfo), { legacy: 'reject', onerror: (err) => s.logger.debug({ err }, 'mcp request refused') });
+  // The 2026-07-28 leg: the SDK's per-request handler (its web-standard face serves one request; no outbound call).
+  const { fetch: serveModern } = createMcpHandler(({ authInfo }) => factory(authInfo), {
+    legacy: 'reject',
+    onerror: (err) => s.logger.debug({ err }, 'mcp request refused'),
+  });
 
   const legacy = async (request: Request, parsedBody: unknown, authInfo: AuthInfo): Promise<Response> => {
     const server = factory(authInfo);
@@ -103,7 +107,7 @@ export function mcpRoutes(router: Router, s: Services): void {
     const request = webRequest(ctx);
     const response = (await isLegacyRequest(request, body))
       ? await legacy(request, body, authInfo)
-      : await modern.fetch(request, { parsedBody: body, authInfo });
+      : await serveModern(request, { parsedBody: body, authInfo });
     await answer(ctx, response);
   });
   router.use(mcp.routes());
