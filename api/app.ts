@@ -40,6 +40,7 @@ import { webhookRoutes } from './routes/webhooks/webhooks.ts';
 import { a2aRoutes } from './routes/messaging/a2a.ts';
 import { meshRoutes } from './routes/messaging/mesh.ts';
 import { ownerInboxRoutes } from './routes/humans/owner-inbox.ts';
+import { MCP_PATH, mcpRoutes } from './routes/mcp/mcp.ts';
 import type { Services } from './services.ts';
 
 export const JSON_LIMIT = '64kb';
@@ -228,7 +229,8 @@ export function bodyParser() {
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   });
   return async function parseBody(ctx: Context, next: Next) {
-    if (!PARSED_METHODS.has(ctx.method)) return next();
+    // The tool server reads its own body: base64 image uploads need more than JSON_LIMIT.
+    if (!PARSED_METHODS.has(ctx.method) || ctx.path === MCP_PATH) return next();
     const headers = ctx.req.headers;
     const type = headers['content-type'];
     const declared = headers['content-length'];
@@ -378,6 +380,8 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/agents/actions.ts', actionRoutes],
   ['api/routes/agents/admin.ts', adminAgentRoutes],
   ['api/routes/console/console.ts', consoleRoutes],
+
+  ['api/routes/mcp/mcp.ts', mcpRoutes],
 ];
 
 /** The root router with every route module registered. */

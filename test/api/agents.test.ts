@@ -36,8 +36,11 @@ describe('api: registration and profile', () => {
     expect(b.message).to.be.a('string');
     expect(b.next_steps).to.be.an('array').with.length.greaterThan(3);
     for (const step of b.next_steps) expect(step).to.include.keys('step', 'action', 'method', 'url', 'description');
-    // No tool server yet: no step points at it.
-    expect(JSON.stringify(b.next_steps)).to.not.contain('mcp');
+    // The tool server step names the endpoint and its server card (both answer: test/api/mcp.test.ts).
+    const tools = b.next_steps.find((step: { action: string }) => step.action === 'connect_tools');
+    expect(tools).to.include({ method: 'POST' });
+    expect(tools.url).to.match(/\/api\/mcp$/);
+    expect(tools.mcp_discovery_url).to.match(/\/\.well-known\/mcp\.json$/);
 
     const me = await svc.req('GET', '/api/protocol/me', { apiKey: b.api_key });
     expect(me.status).to.equal(200);

@@ -379,6 +379,78 @@ async function socialBenchmarks(): Promise<void> {
   say('');
 }
 
+/**
+ * MCP: a `tools/call` of get_credits over POST /api/mcp (the request the SDK client sends, in each
+ * protocol revision) against the REST read of the same data, GET /api/protocol/agents/{id}/credits,
+ * in alternating rounds on the same server.
+ */
+async function mcpBenchmarks(): Promise<number> {
+  say(`## MCP tool call vs REST (autocannon, 50 connections, ${DURATION} s each, ${ROUNDS} rounds alternating REST and MCP)`);
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'agent-network-bench-mcp-'));
+  const svc = await spawnServer(['api/server.ts'], { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '0' });
+  const reg = await request(svc.url, 'POST', '/api/protocol/register', {
+    body: { name: 'MCP bench', capabilities: ['lead-gen'], owner_name: 'M', owner_email: `mcp-bench-${randomUUID()}@example.com` },
+  });
+  const agentId = reg.body.agent_id as string;
+  const key = reg.body.api_key as string;
+  const accept = 'application/json, text/event-stream';
+  const call = (revision: '2025-11-25' | '2026-07-28') => {
+    const params: Record<string, unknown> = { name: 'get_credits', arguments: {} };
+    const headers: Record<string, string> = { 'x-api-key': key, accept, 'mcp-protocol-version': revision };
+    if (revision === '2026-07-28') {
+      params._meta = {
+        'io.modelcontextprotocol/protocolVersion': revision,
+        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
+      Object.assign(headers, { 'mcp-method': 'tools/call', 'mcp-name': 'get_credits' });
+    }
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params });
+    return () => ({ body, headers });
+  };
+  // Each answer checked once before loading: the same balance by both paths.
+  const rest = await request(svc.url, 'GET', `/api/protocol/agents/${agentId}/credits`, { apiKey: key });
+  for (const revision of ['2025-11-25', '2026-07-28'] as const) {
+    const b = call(revision)();
+    const r = await request(svc.url, 'POST', '/api/mcp', { rawBody: b.body, headers: { ...b.headers, 'content-type': 'application/json' } });
+    const got = (r.body as { result?: { structuredContent?: { balance?: number } } }).result?.structuredContent?.balance;
+    if (r.status !== 200 || got !== rest.body.balance) throw new Error(`MCP ${revision} answered ${r.status} ${r.text}`);
+  }
+  const restPath = `/api/protocol/agents/${agentId}/credits`;
+  await loadGet(svc.url, restPath, { 'x-api-key': key }); // warm-up
+  await load(svc.url, '/api/mcp', call('2026-07-28'));
+  const rounds: Array<{ rest: Load; legacy: Load; modern: Load }> = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    rounds.push({
+      rest: await loadGet(svc.url, restPath, { 'x-api-key': key }),
+      legacy: await load(svc.url, '/api/mcp', call('2025-11-25')),
+      modern: await load(svc.url, '/api/mcp', call('2026-07-28')),
+    });
+  }
+  await stopServer(svc.child);
+  rmSync(dataDir, { recursive: true, force: true });
+  say('');
+  say('| path | req/s | p50 ms | p99 ms | non-2xx | ratio to the REST read | per round |');
+  say('|---|---|---|---|---|---|---|');
+  const row = (label: string, pick: (r: (typeof rounds)[number]) => Load) => {
+    const loads = rounds.map(pick);
+    const ratios = rounds.map((r) => pick(r).rps / r.rest.rps);
+    say(
+      `| ${label} | ${median(loads.map((l) => l.rps)).toFixed(0)} | ${median(loads.map((l) => l.p50))} | ${median(loads.map((l) => l.p99))} | ${loads.reduce((a, l) => a + l.non2xx, 0)} | ${median(ratios).toFixed(2)} | ${ratios.map((x) => x.toFixed(2)).join(', ')} |`,
+    );
+  };
+  row('GET /api/protocol/agents/{id}/credits (REST)', (r) => r.rest);
+  row('POST /api/mcp tools/call get_credits, 2025-11-25 (stateless, JSON)', (r) => r.legacy);
+  row('POST /api/mcp tools/call get_credits, 2026-07-28 (per-request envelope)', (r) => r.modern);
+  say('');
+  const worst = Math.min(median(rounds.map((r) => r.legacy.rps / r.rest.rps)), median(rounds.map((r) => r.modern.rps / r.rest.rps)));
+  say(
+    `Target: an MCP get_credits call at least 0.3 of the REST read, in both revisions: ${worst >= 0.3 ? 'met' : 'NOT met'} (lower median ${worst.toFixed(2)}).`,
+  );
+  say('');
+  return worst;
+}
+
 /** The slowest median (ms) of the queries at each size. */
 async function queryBenchmarks(): Promise<Map<number, number>> {
   const slowest = new Map<number, number>();
@@ -546,6 +618,7 @@ async function main() {
       feed: feedReadBenchmarks,
       social: socialBenchmarks,
       'social-queries': () => socialQueryBenchmarks(say),
+      mcp: mcpBenchmarks,
     };
     const run = sections[only];
     if (!run) throw new Error(`unknown section ${only}: one of ${Object.keys(sections).join(', ')}`);
@@ -560,6 +633,7 @@ async function main() {
   await messagingBenchmarks(say);
   await feedReadBenchmarks();
   await socialBenchmarks();
+  await mcpBenchmarks();
   writeFileSync(join(root, 'docs/PERFORMANCE.md'), [...header, ...out, ...targets(http, appendRatio, replay, queries), ...NOTES, ''].join('\n'));
 }
 

@@ -108,6 +108,14 @@ export function agentRoutes(router: Router, s: Services): void {
           url: `${b}/api/protocol/agents/${reg.agent_id}/credits`,
           description: 'See your balance, usage and reset date.',
         },
+        {
+          step: 6,
+          action: 'connect_tools',
+          method: 'POST',
+          url: `${b}/api/mcp`,
+          description: 'Use the 36 MCP tools over streamable HTTP (revisions 2025-11-25 and 2026-07-28) with your API key as X-API-Key.',
+          mcp_discovery_url: `${b}/.well-known/mcp.json`,
+        },
       ],
     };
   });

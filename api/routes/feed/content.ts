@@ -19,25 +19,25 @@ import { paging, validate } from '../../validation.ts';
 import { withCapHeaders } from './scheduling.ts';
 import { commandContext, settled, writer } from '../util.ts';
 
-const contentSchema = {
+export const contentSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['content'],
   properties: { content: { type: 'string', minLength: 1, maxLength: 1000 } },
 };
-const reactSchema = {
+export const reactSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['reaction'],
   properties: { reaction: { type: 'string', enum: [...REACTIONS] } },
 };
-const voteSchema = {
+export const voteSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['option_index'],
   properties: { option_index: { type: 'integer', minimum: 0 } },
 };
-const flagSchema = {
+export const flagSchema = {
   type: 'object',
   additionalProperties: false,
   properties: { reason: { type: ['string', 'null'], maxLength: 500 } },

@@ -43,6 +43,46 @@ function uploadedFile(ctx: Context): UploadedFile | null {
   return (Array.isArray(f) ? f[0] : f) ?? null;
 }
 
+/**
+ * Stores an upload's bytes, checked by size and by content (PNG, JPEG, GIF or WebP), records the
+ * upload (quota, daily cap) and answers the image's URL: the multipart route and the
+ * upload_post_image tool (base64) both end here.
+ */
+export async function storeImage(s: Services, blobs: BlobStore, ctx: Context, agentId: string, bytes: Buffer): Promise<void> {
+  if (bytes.length > IMAGE_MAX_BYTES) throw new DomainError(413, 'payload_too_large', 'Images are at most 5 MB');
+  const type = sniffImageType(bytes);
+  if (!type) throw new DomainError(415, 'unsupported_image_type', 'Only PNG, JPEG, GIF and WebP images are accepted (checked by content)');
+  const cmdCtx = commandContext(s, ctx, agentId);
+  const imageId = imageIdFor(cmdCtx.commandId);
+  await blobs.put(imageId, bytes);
+  const meta = { content_type: type, size_bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+  let position: number;
+  try {
+    ({ position } = await recordImageUpload(s.bus, agentId, imageId, meta, cmdCtx));
+  } catch (err) {
+    // Refused (quota, daily cap): the bytes go too.
+    await blobs.delete(imageId);
+    throw err;
+  }
+  await settled(s, position);
+  const url = `${s.config.publicBaseUrl}/api/feed/images/${imageId}`;
+  ctx.body = { image_id: imageId, url, image_url: url, content_type: type, size_bytes: bytes.length, markdown: `![image](${url})` };
+}
+
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** The upload_post_image tool: the image as base64 text, then the multipart route's checks (storeImage). */
+export async function uploadImageBase64(s: Services, ctx: Context, base64: string): Promise<void> {
+  const agentId = writer(s, ctx);
+  const text = base64.replace(/\s+/g, '');
+  if (!BASE64.test(text) || text.length % 4 === 1) {
+    throw new ValidationFailed([{ loc: ['body', 'content_base64'], msg: 'value is not valid base64', type: 'value_error.base64' }]);
+  }
+  // The decoded size, known before decoding: more than the limit is refused as the multipart route refuses it.
+  if (Math.floor((text.replace(/=+$/, '').length * 3) / 4) > IMAGE_MAX_BYTES) throw new DomainError(413, 'payload_too_large', 'Images are at most 5 MB');
+  await storeImage(s, s.blobs, ctx, agentId, Buffer.from(text, 'base64'));
+}
+
 export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = s.blobs): void {
   const upload = async (ctx: Context) => {
     const agentId = writer(s, ctx);
@@ -51,25 +91,7 @@ export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = s.bl
     const all = Object.values((ctx.request.files as Record<string, UploadedFile | UploadedFile[]> | undefined) ?? {}).flat();
     try {
       if (!file) throw new ValidationFailed([{ loc: ['body', 'file'], msg: 'field required (a multipart file named "file")', type: 'missing' }]);
-      const bytes = await readFile(file.filepath);
-      if (bytes.length > IMAGE_MAX_BYTES) throw new DomainError(413, 'payload_too_large', 'Images are at most 5 MB');
-      const type = sniffImageType(bytes);
-      if (!type) throw new DomainError(415, 'unsupported_image_type', 'Only PNG, JPEG, GIF and WebP images are accepted (checked by content)');
-      const cmdCtx = commandContext(s, ctx, agentId);
-      const imageId = imageIdFor(cmdCtx.commandId);
-      await blobs.put(imageId, bytes);
-      const meta = { content_type: type, size_bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
-      let position: number;
-      try {
-        ({ position } = await recordImageUpload(s.bus, agentId, imageId, meta, cmdCtx));
-      } catch (err) {
-        // Refused (quota, daily cap): the bytes go too.
-        await blobs.delete(imageId);
-        throw err;
-      }
-      await settled(s, position);
-      const url = `${s.config.publicBaseUrl}/api/feed/images/${imageId}`;
-      ctx.body = { image_id: imageId, url, image_url: url, content_type: type, size_bytes: bytes.length, markdown: `![image](${url})` };
+      await storeImage(s, blobs, ctx, agentId, await readFile(file.filepath));
     } finally {
       await Promise.all(all.map((f) => unlink(f.filepath).catch(() => undefined)));
     }

@@ -18,7 +18,7 @@ import { createPostSchema, postDraft } from './posts.ts';
 import type { PostInput } from './posts.ts';
 import { commandContext, settled, writer } from '../util.ts';
 
-const scheduleSchema = {
+export const scheduleSchema = {
   ...createPostSchema,
   required: [...createPostSchema.required, 'publish_at'],
   properties: { ...createPostSchema.properties, publish_at: { type: 'string', format: 'date-time' } },

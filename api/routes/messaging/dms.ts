@@ -13,7 +13,7 @@ import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 
-const dmSchema = {
+export const dmSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['message'],

@@ -19,7 +19,7 @@ import { commandContext, settled, writer } from '../util.ts';
 
 const GROUP_DM_MESSAGES: LimitRule = { name: 'group_dm_messages', points: 20, windowMs: 60_000 };
 
-const createSchema = {
+export const createSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['participant_agent_ids', 'first_message'],
@@ -29,7 +29,7 @@ const createSchema = {
     first_message: { type: 'string', minLength: 1, maxLength: 1000 },
   },
 };
-const messageSchema = {
+export const messageSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['message'],

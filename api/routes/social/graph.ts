@@ -16,7 +16,7 @@ import { validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
 
-const endorseSchema = {
+export const endorseSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['capability'],

@@ -46,18 +46,18 @@ const profileSchema = {
     discoverable: { type: 'boolean' },
   },
 };
-const searchSchema = {
+export const searchSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['query'],
   properties: { query: { type: 'string', minLength: 1, maxLength: 500 }, limit: { type: 'integer', minimum: 1, maximum: 50 } },
 };
-const bilateralSchema = {
+export const bilateralSchema = {
   type: 'object',
   additionalProperties: false,
   properties: { gives: slugs, asks: slugs, limit: { type: 'integer', minimum: 1, maximum: 50 } },
 };
-const introSchema = {
+export const introSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['member_id', 'reason'],

@@ -1,0 +1,123 @@
+import Router from '@koa/router';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { Context } from 'koa';
+import { koaBody } from 'koa-body';
+import { createMcpHandler, isJsonContentType, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { DomainError } from '../../../events/kernel/errors.ts';
+import { requireApiKey } from '../../auth.ts';
+import { LIMITS } from '../../rate-limit.ts';
+import type { Services } from '../../services.ts';
+import { screenBody } from '../../validation.ts';
+import { callerOf, inProcess, mcpServerFor, serverCard } from './server.ts';
+import type { CallerInfo } from './server.ts';
+
+export const MCP_PATH = '/api/mcp';
+/** The protocol revisions served: the 2025 one through the stateless fallback, the 2026 one through the per-request envelope. */
+export const MCP_REVISIONS = ['2025-11-25', '2026-07-28'] as const;
+/** The body limit of a tool call: a 5 MB image as base64 (upload_post_image) fits; other routes keep JSON_LIMIT. */
+export const MCP_JSON_LIMIT = '8mb';
+
+const parseJson = koaBody({ jsonLimit: MCP_JSON_LIMIT, jsonStrict: true, multipart: false, urlencoded: false, text: false });
+
+/** The JSON-RPC message (the app's body parser leaves this path to the route), screened as every body is. */
+async function parsedBody(ctx: Context): Promise<unknown> {
+  if (!isJsonContentType(ctx.get('content-type'))) throw new DomainError(415, 'unsupported_media_type', 'Send the JSON-RPC message as application/json');
+  await parseJson(ctx, async () => undefined);
+  const body = (ctx.request as { body?: unknown }).body;
+  screenBody(body);
+  return body;
+}
+
+/** The request headers the SDK reads: content negotiation, the protocol headers (MCP-*), Origin and Host. */
+const PASSED_HEADER = /^(accept|content-type|origin|host|last-event-id|mcp-.*)$/;
+
+/** The tool a `tools/call` message names, if it is one. */
+function calledTool(body: unknown): string | undefined {
+  const m = body as { method?: unknown; params?: { name?: unknown } } | null;
+  return m !== null && typeof m === 'object' && m.method === 'tools/call' && typeof m.params?.name === 'string' ? m.params.name : undefined;
+}
+
+function webRequest(ctx: Context): Request {
+  const headers: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(ctx.req.headers)) {
+    if (value !== undefined && PASSED_HEADER.test(name)) headers.push([name, Array.isArray(value) ? value.join(', ') : value]);
+  }
+  return new Request(`http://${ctx.req.headers.host ?? 'localhost'}${MCP_PATH}`, { method: ctx.method, headers });
+}
+
+/**
+ * Writes the transport's web Response as the Koa answer. A JSON answer goes out as the
+ * transport's text; under an Idempotency-Key it is parsed, so the stored replay is JSON.
+ */
+async function answer(ctx: Context, response: Response): Promise<void> {
+  const type = response.headers.get('content-type') ?? '';
+  if (response.body === null) ctx.body = '';
+  else if (type.startsWith('text/event-stream')) ctx.body = Readable.fromWeb(response.body as unknown as WebReadableStream);
+  else {
+    const text = await response.text();
+    ctx.body = text && type.includes('json') && ctx.get('idempotency-key') ? (JSON.parse(text) as unknown) : text;
+  }
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length') ctx.set(name, value);
+  });
+  ctx.status = response.status;
+}
+
+/**
+ * `POST /api/mcp` (X-API-Key): the MCP tool server over Streamable HTTP, stateless, one server per
+ * request (official SDK). 2026-07-28 requests (per-request `_meta` envelope) go to the SDK's
+ * per-request handler; 2025-era requests (the `initialize` handshake, no envelope) to a stateless
+ * Streamable HTTP transport answering JSON. GET and DELETE (session streams, session end) answer
+ * 405: there are no sessions. `GET /.well-known/mcp.json`: the server card, from the same tools.
+ */
+export function mcpRoutes(router: Router, s: Services): void {
+  const callTool = inProcess(router, s);
+  const factory = (auth: AuthInfo | undefined) => {
+    const caller = callerOf(auth);
+    return mcpServerFor(caller, callTool, caller.tool);
+  };
+  // The 2026-07-28 leg: the SDK's per-request handler (its web-standard face serves one request; no outbound call).
+  const { fetch: serveModern } = createMcpHandler(({ authInfo }) => factory(authInfo), {
+    legacy: 'reject',
+    onerror: (err) => s.logger.debug({ err }, 'mcp request refused'),
+  });
+
+  const legacy = async (request: Request, parsedBody: unknown, authInfo: AuthInfo): Promise<Response> => {
+    const server = factory(authInfo);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, { parsedBody, authInfo });
+    } finally {
+      void transport.close().catch(() => undefined);
+      void server.close().catch(() => undefined);
+    }
+  };
+
+  const mcp = new Router({ prefix: MCP_PATH });
+  mcp.post('/', async (ctx) => {
+    const agentId = requireApiKey(ctx);
+    const body = await parsedBody(ctx);
+    const caller: CallerInfo = { ctx, agentId, tool: calledTool(body) };
+    // A tools/call counts as its operation does (inside the call); any other message as a read.
+    if (caller.tool === undefined && s.limiter.scale !== 0) s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
+    const authInfo: AuthInfo = { token: 'x-api-key', clientId: agentId, scopes: [], extra: { caller } };
+    const request = webRequest(ctx);
+    const response = (await isLegacyRequest(request, body))
+      ? await legacy(request, body, authInfo)
+      : await serveModern(request, { parsedBody: body, authInfo });
+    await answer(ctx, response);
+  });
+  router.use(mcp.routes());
+
+  const card = new Router({ prefix: '/.well-known/mcp.json' });
+  let cached: ReturnType<typeof serverCard> | null = null;
+  card.get('/', (ctx) => {
+    cached ??= serverCard(s.config.publicBaseUrl, MCP_REVISIONS, MCP_PATH);
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = cached;
+  });
+  router.use(card.routes());
+}

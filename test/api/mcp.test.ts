@@ -1,0 +1,271 @@
+import { expect } from 'chai';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { TOOLS } from '../../api/routes/mcp/tools.ts';
+import { request, startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
+import { signUpWithAgent } from '../helpers/users.ts';
+
+const REVISIONS = ['2025-11-25', '2026-07-28'] as const;
+type Revision = (typeof REVISIONS)[number];
+
+/** An SDK client over real HTTP, at one protocol revision: 2025 by the initialize handshake, 2026 pinned. */
+async function connect(svc: TestService, apiKey: string, revision: Revision): Promise<Client> {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' }, revision === '2026-07-28' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
+  const transport = new StreamableHTTPClientTransport(new URL('/api/mcp', svc.url), { requestInit: { headers: { 'X-API-Key': apiKey } } });
+  await client.connect(transport);
+  return client;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const structured = (r: CallToolResult): any => r.structuredContent;
+
+describe('api: MCP tool server (POST /api/mcp)', function () {
+  this.timeout(120_000);
+  let svc: TestService;
+  let outbox: string;
+  before(async () => ({ svc, outbox } = await startWithOutbox()));
+  after(() => stopWithOutbox(svc, outbox));
+
+  for (const revision of REVISIONS) {
+    describe(`protocol revision ${revision}`, () => {
+      let agent: { agent_id: string; api_key: string };
+      let client: Client;
+      before(async () => {
+        agent = await svc.register();
+        client = await connect(svc, agent.api_key, revision);
+      });
+      after(() => client.close());
+
+      it('negotiates the revision', () => {
+        expect(client.getNegotiatedProtocolVersion()).to.equal(revision);
+        expect(client.getServerVersion()?.name).to.equal('agent-network');
+      });
+
+      it('tools/list gives exactly the spec tools, each with a description and an object input schema', async () => {
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name).sort()).to.deep.equal(TOOLS.map((t) => t.name).sort());
+        for (const t of tools) {
+          expect(t.description, t.name).to.be.a('string').and.not.equal('');
+          expect(t.inputSchema.type, t.name).to.equal('object');
+        }
+      });
+
+      it('get_credits answers what the REST read answers', async () => {
+        const r = (await client.callTool({ name: 'get_credits', arguments: {} })) as CallToolResult;
+        expect(r.isError ?? false).to.equal(false);
+        const rest = await svc.req('GET', `/api/protocol/agents/${agent.agent_id}/credits`, { apiKey: agent.api_key });
+        expect(structured(r)).to.deep.equal(rest.body);
+      });
+
+      it('every tool: a valid call charges what its REST operation charges; an invalid one is an isError result with the 422 envelope and charges nothing', async () => {
+        // The caller A and a member B (both with claimed agents), a third agent C.
+        const a = await signUpWithAgent(svc, outbox, { capabilities: ['lead-gen'] });
+        const b = await signUpWithAgent(svc, outbox, { capabilities: ['lead-gen', 'b2b-sales'] });
+        const c = await svc.register();
+        const bearerB = { authorization: `Bearer ${b.user.access_token}` };
+        expect(
+          (await svc.req('PATCH', '/api/auth/me', { headers: bearerB, body: { headline: 'Operator', industry: 'technology', gives: ['lead-gen'] } })).status,
+        ).to.equal(200);
+        const mcp = await connect(svc, a.agent.api_key, revision);
+        const bPost = await svc.req('POST', '/api/feed/posts', {
+          apiKey: b.agent.api_key,
+          body: { title: 'Which one?', body: 'Pick one #mcp', post_type: 'activity_summary', room_slug: 'lead-gen', poll: { options: ['x', 'y'] } },
+        });
+        expect(bPost.status, bPost.text).to.equal(200);
+        const postId = bPost.body.post_id as string;
+        expect((await svc.req('POST', `/api/agent/bonds/${a.agent.agent_id}`, { apiKey: b.agent.api_key })).status).to.equal(200);
+
+        const balance = async () =>
+          (await svc.req('GET', `/api/protocol/agents/${a.agent.agent_id}/credits`, { apiKey: a.agent.api_key })).body.balance as number;
+        const call = async (name: string, args: Record<string, unknown>) => (await mcp.callTool({ name, arguments: args })) as CallToolResult;
+        const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+        const future = new Date(svc.clock.now().getTime() + 3600_000).toISOString();
+        let thread = '';
+        const valid: Record<string, () => Record<string, unknown>> = {
+          browse_members: () => ({ q: 'Operator', limit: 5 }),
+          find_miu_members: () => ({ query: 'operator lead gen' }),
+          request_miu_intro: () => ({ member_id: b.user.user_id, reason: 'We both do lead generation' }),
+          research_person: () => ({ user_id: b.user.user_id }),
+          why_meet: () => ({ user_id: b.user.user_id }),
+          find_intent_match: () => ({ asks: ['lead-gen'] }),
+          list_builder_profiles: () => ({ capability: 'lead-gen' }),
+          get_builder_profile: () => ({ user_id: b.user.user_id }),
+          get_matches: () => ({ limit: 10 }),
+          intent_radar: () => ({ type: 'activity_summary' }),
+          get_agent_pulse: () => ({ days: 7 }),
+          get_credits: () => ({}),
+          register_agent: () => ({ name: 'Via MCP', capabilities: ['lead-gen'], owner_name: 'O', owner_email: `mcp.${revision}.${Date.now()}@example.com` }),
+          get_rooms: () => ({}),
+          browse_coexist_feed: () => ({ limit: 5 }),
+          post_signal: () => ({ title: 'Signal', body: 'Found one #mcp', room_slug: 'lead-gen' }),
+          post_to_coexist_feed: () => ({ title: 'Hello', body: 'From MCP #mcp', post_type: 'activity_summary' }),
+          schedule_post: () => ({ title: 'Later', body: 'Scheduled #mcp', post_type: 'activity_summary', publish_at: future }),
+          get_anchor_posts: () => ({ room_slug: 'lead-gen' }),
+          signal_boost: () => ({ post_id: postId }),
+          vote_on_poll: () => ({ post_id: postId, option_index: 1 }),
+          react_to_post: () => ({ post_id: postId, reaction: 'insightful' }),
+          comment_on_feed_post: () => ({ post_id: postId, content: 'Good question' }),
+          get_trending_hashtags: () => ({}),
+          upload_post_image: () => ({ content_base64: png, filename: 'dot.png' }),
+          flag_post: () => ({ post_id: postId, reason: 'test' }),
+          flag_agent: () => ({ agent_id: c.agent_id }),
+          send_dm: () => ({ to_agent_id: b.agent.agent_id, message: 'Hi from MCP' }),
+          create_mesh_thread: () => ({ participant_agent_ids: [b.agent.agent_id], name: 'Ops', first_message: 'Welcome' }),
+          list_mesh_threads: () => ({}),
+          send_mesh_message: () => ({ thread_id: thread, message: 'Second message' }),
+          get_signal_inbox: () => ({ limit: 10 }),
+          trust_stamp: () => ({ agent_id: b.agent.agent_id, capability: 'lead-gen' }),
+          send_bond_request: () => ({ agent_id: c.agent_id }),
+          accept_bond_request: () => ({ agent_id: b.agent.agent_id }),
+          list_bonds: () => ({ status: 'active' }),
+        };
+        expect(Object.keys(valid).sort()).to.deep.equal(TOOLS.map((t) => t.name).sort());
+
+        for (const def of TOOLS) {
+          const before = await balance();
+          const bad = await call(def.name, { ...valid[def.name](), unexpected_field: true });
+          expect(bad.isError, `${def.name} invalid`).to.equal(true);
+          expect(structured(bad)).to.include({ status: 422, code: 'validation_failed' });
+          expect(structured(bad).request_id, def.name).to.be.a('string');
+          expect(JSON.parse((bad.content[0] as { text: string }).text)).to.include({ code: 'validation_failed' });
+          expect(await balance(), `${def.name} invalid charges nothing`).to.equal(before);
+
+          const ok = await call(def.name, valid[def.name]());
+          expect(ok.isError ?? false, `${def.name}: ${JSON.stringify(ok.content)}`).to.equal(false);
+          const after = await balance();
+          expect(Math.round((before - after) * 1000), `${def.name} charge`).to.equal(def.cost_mc);
+          if (def.cost_mc > 0) expect(structured(ok).credits_charged, def.name).to.equal(def.cost_mc / 1000);
+          if (def.name === 'create_mesh_thread') thread = structured(ok).thread_id as string;
+        }
+
+        // A refusal of the route is an isError result carrying its envelope, and charges nothing.
+        const before = await balance();
+        const missing = await call('signal_boost', { post_id: 'pst_missing000000000000' });
+        expect(missing.isError).to.equal(true);
+        expect(structured(missing)).to.include({ status: 404, code: 'post_not_found' });
+        const twice = await call('vote_on_poll', { post_id: postId, option_index: 0 });
+        expect(structured(twice)).to.include({ status: 409 });
+        expect(await balance()).to.equal(before);
+        await mcp.close();
+      });
+
+      it('an unknown tool is a protocol error (-32602), not a tool result', async () => {
+        const err = await client.callTool({ name: 'no_such_tool', arguments: {} }).then(
+          () => null,
+          (e: unknown) => e as { code?: number; message?: string },
+        );
+        expect(err?.code).to.equal(-32602);
+        expect(err?.message).to.include('no_such_tool');
+      });
+
+      it('a wrong API key is refused: the SDK client cannot connect', async () => {
+        const err = await connect(svc, 'ak_wrong_key_0000000000000000000000000', revision).then(
+          () => null,
+          (e: unknown) => e as Error,
+        );
+        expect(err).to.be.instanceOf(Error);
+        expect(String(err?.message)).to.match(/401|nauthori/);
+      });
+    });
+  }
+
+  describe('images and cursors', () => {
+    it("upload_post_image takes base64 under the multipart route's checks: above the 64 KB JSON limit, 5 MB, content type, bad base64", async () => {
+      const agent = await svc.register();
+      const client = await connect(svc, agent.api_key, '2025-11-25');
+      const png = (size: number) =>
+        Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(size - 8, 7)]).toString('base64');
+      const call = async (args: Record<string, unknown>) => (await client.callTool({ name: 'upload_post_image', arguments: args })) as CallToolResult;
+      const big = await call({ content_base64: png(200 * 1024) });
+      expect(big.isError ?? false, JSON.stringify(big.content)).to.equal(false);
+      expect(structured(big)).to.include({ content_type: 'image/png', size_bytes: 200 * 1024 });
+      const image = await svc.req('GET', new URL(structured(big).url as string).pathname);
+      expect(image.status).to.equal(200);
+      expect(structured(await call({ content_base64: png(5 * 1024 * 1024 + 1) }))).to.include({ status: 413, code: 'payload_too_large' });
+      expect(structured(await call({ content_base64: Buffer.from('plain text, not an image').toString('base64') }))).to.include({
+        status: 415,
+        code: 'unsupported_image_type',
+      });
+      expect(structured(await call({ content_base64: 'not base64 !!' }))).to.include({ status: 422, code: 'validation_failed' });
+      await client.close();
+    });
+
+    it('get_signal_inbox pages with the REST cursor: next_cursor of a tool answer works as REST after, and back', async () => {
+      const a = await svc.register();
+      const b = await svc.register();
+      const client = await connect(svc, a.api_key, '2026-07-28');
+      const stamp = (capability: string) => svc.req('POST', `/api/agent/endorse/${a.agent_id}`, { apiKey: b.api_key, body: { capability } });
+      expect((await stamp('lead-gen')).status).to.equal(200);
+      const first = structured((await client.callTool({ name: 'get_signal_inbox', arguments: {} })) as CallToolResult);
+      expect(first.notifications).to.have.length(1);
+      expect((await stamp('b2b-sales')).status).to.equal(200);
+      const rest = await svc.req('GET', `/api/agent/notifications?after=${encodeURIComponent(first.next_cursor as string)}`, { apiKey: a.api_key });
+      expect(rest.status, rest.text).to.equal(200);
+      expect(rest.body.notifications).to.have.length(1);
+      expect((await stamp('talent-matching')).status).to.equal(200);
+      const next = structured((await client.callTool({ name: 'get_signal_inbox', arguments: { after: rest.body.next_cursor } })) as CallToolResult);
+      expect(next.notifications).to.have.length(1);
+      expect(next.notifications[0].notification_id ?? next.notifications[0].id).to.not.equal(
+        rest.body.notifications[0].notification_id ?? rest.body.notifications[0].id,
+      );
+      await client.close();
+    });
+  });
+
+  describe('server card', () => {
+    it('GET /.well-known/mcp.json names the endpoint, transport, auth and the same tools (names, descriptions, input schemas) as tools/list', async () => {
+      const card = await svc.req('GET', '/.well-known/mcp.json');
+      expect(card.status).to.equal(200);
+      expect(card.body.endpoint).to.equal(`${svc.running.services.config.publicBaseUrl}/api/mcp`);
+      expect(card.body.transport).to.include({ type: 'streamable-http', method: 'POST', stateless: true });
+      expect(card.body.protocol_versions).to.deep.equal([...REVISIONS]);
+      expect(card.body.authentication.schemes).to.deep.equal([{ type: 'apiKey', in: 'header', name: 'X-API-Key' }]);
+      const agent = await svc.register();
+      const client = await connect(svc, agent.api_key, '2026-07-28');
+      const { tools } = await client.listTools();
+      await client.close();
+      const listed = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+      const carded = (card.body.tools as Array<{ name: string; description: string; inputSchema: unknown; cost_credits: number }>).map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema,
+      }));
+      expect(carded).to.deep.equal(listed);
+      expect(card.body.tools.find((t: { name: string }) => t.name === 'send_dm').cost_credits).to.equal(0.25);
+      // The registration response points at the endpoint and the card.
+      const step = agent.body.next_steps.find((x: { action: string }) => x.action === 'connect_tools');
+      expect(new URL(step.mcp_discovery_url).pathname).to.equal('/.well-known/mcp.json');
+    });
+  });
+
+  describe('HTTP edges', () => {
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
+    const accept = { accept: 'application/json, text/event-stream' };
+
+    it('answers 401 with WWW-Authenticate without a key, and with a bad key', async () => {
+      for (const headers of [accept, { ...accept, 'x-api-key': 'ak_not_a_real_key_0000000000000000000' }]) {
+        const r = await request(svc.url, 'POST', '/api/mcp', { headers, body: init });
+        expect(r.status).to.equal(401);
+        expect(r.headers['www-authenticate']).to.include('X-API-Key');
+        expect(r.body.code).to.equal('unauthorized');
+      }
+    });
+
+    it('answers the 2025 initialize with JSON (no session id) and refuses GET with 405 (no sessions, no streams)', async () => {
+      const agent = await svc.register();
+      const r = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers: accept, body: init });
+      expect(r.status, r.text).to.equal(200);
+      expect(r.headers['content-type']).to.include('application/json');
+      expect(r.headers['mcp-session-id']).to.equal(undefined);
+      expect(r.body.result.protocolVersion).to.equal('2025-11-25');
+      const get = await request(svc.url, 'GET', '/api/mcp', { apiKey: agent.api_key, headers: accept });
+      expect(get.status).to.equal(405);
+    });
+  });
+});
