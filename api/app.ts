@@ -6,6 +6,7 @@ import type { Context, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { newId } from '../events/kernel/ids.ts';
 import { authenticate } from './auth.ts';
+import { metricsEndpoint, routeOf } from './metrics.ts';
 import { errorBody, renderError } from './errors.ts';
 import { conditionalGet, corsFor } from './http-cache.ts';
 import { idempotency } from './idempotency.ts';
@@ -34,6 +35,7 @@ import { webhookRoutes } from './routes/webhooks/webhooks.ts';
 import { a2aRoutes } from './routes/messaging/a2a.ts';
 import { meshRoutes } from './routes/messaging/mesh.ts';
 import { ownerInboxRoutes } from './routes/humans/owner-inbox.ts';
+import { adminProjectionRoutes } from './routes/admin/projections.ts';
 import type { Services } from './services.ts';
 
 export const JSON_LIMIT = '64kb';
@@ -61,7 +63,7 @@ function front(s: Services) {
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     const logging = logger.isLevelEnabled('info');
-    const start = logging ? process.hrtime.bigint() : 0n;
+    const start = performance.now();
     try {
       await next();
       shapeRouterMisses(ctx);
@@ -69,6 +71,8 @@ function front(s: Services) {
       renderError(ctx, err, logger);
     } finally {
       limitHeaders(s, ctx);
+      const ms = performance.now() - start;
+      s.metrics.observeRequest(ctx.method, routeOf(ctx), ctx.status, ms / 1000);
       if (logging) {
         logger.info(
           {
@@ -76,7 +80,7 @@ function front(s: Services) {
             method: ctx.method,
             path: ctx.path,
             status: ctx.status,
-            ms: Number(process.hrtime.bigint() - start) / 1e6,
+            ms,
             agent_id: (ctx.state.principal as { agentId?: string } | undefined)?.agentId,
           },
           'request',
@@ -86,12 +90,16 @@ function front(s: Services) {
   };
 }
 
+/** Health probes and the metrics scrape: never rate limited. */
+const PROBES = new Set(['/health', '/api/health', '/health/live', '/health/ready', '/metrics']);
+const isProbe = (path: string) => PROBES.has(path);
+
 /** Resolves the caller, then counts reads (600 per minute per client address) in the same frame. */
 function authenticateAndLimitReads(s: Services) {
   const auth = authenticate(s.store, s.secrets, () => s.bearer);
   return function authenticateThenLimit(ctx: Context, next: Next) {
     return auth(ctx, () => {
-      if (ctx.method === 'GET' && s.limiter.scale !== 0 && ctx.path !== '/health' && ctx.path !== '/api/health') s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
+      if (ctx.method === 'GET' && s.limiter.scale !== 0 && !isProbe(ctx.path)) s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
       return next();
     });
   };
@@ -104,7 +112,7 @@ function authenticateAndLimitReads(s: Services) {
  * auth requests per client address.
  */
 function limitHeaders(s: Services, ctx: Context): void {
-  if (s.limiter.scale === 0 || ctx.response.get('RateLimit-Limit') || ctx.path === '/health' || ctx.path === '/api/health') return;
+  if (s.limiter.scale === 0 || ctx.response.get('RateLimit-Limit') || isProbe(ctx.path)) return;
   const agentId = (ctx.state.principal as { agentId?: string | null } | undefined)?.agentId;
   const status =
     ctx.method === 'GET' || ctx.method === 'HEAD'
@@ -349,6 +357,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/social/members.ts', memberRoutes],
   ['api/routes/federation/federation.ts', federationRoutes],
   ['api/routes/agents/actions.ts', actionRoutes],
+  ['api/routes/admin/projections.ts', adminProjectionRoutes],
 ];
 
 /** The root router with every route module registered. */
@@ -367,6 +376,7 @@ export function createApp(s: Services): Koa {
   const corsMiddleware = corsFor(s.config.corsOrigins);
   if (corsMiddleware) app.use(corsMiddleware);
   app.use(front(s));
+  app.use(metricsEndpoint(s.metrics, s.config.metricsToken ?? null));
   app.use(bodyParser());
   app.use(authenticateAndLimitReads(s));
   app.use(idempotency(s.idempotency, s.secrets, s.clock));

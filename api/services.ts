@@ -18,6 +18,8 @@ import type { EventLog } from '../events/store/port.ts';
 import { ServiceKey } from '../events/kernel/signing.ts';
 import { allProjections } from '../projections/index.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
+import { ProjectionRebuilds, projectionLags } from '../projections/operations.ts';
+import { Metrics } from './metrics.ts';
 import { restoreReadModels, saveReadModels } from '../projections/snapshots.ts';
 import { openReadStore } from '../projections/store/index.ts';
 import { MemoryReadStore } from '../projections/store/memory.ts';
@@ -53,6 +55,10 @@ export interface Services {
   blobs: BlobStore;
   /** The service's Ed25519 signing key (rulings, statements), published at /.well-known/service-key.json. */
   serviceKey: ServiceKey;
+  /** Prometheus metrics of this instance (GET /metrics). */
+  metrics: Metrics;
+  /** One-projection rebuilds of the running read models (admin routes). */
+  rebuilds: ProjectionRebuilds;
   closers: Array<() => Promise<void>>;
 }
 
@@ -115,6 +121,9 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     checkpointIntervalMs: config.sqliteCheckpointIntervalMs,
   });
   closers.push(() => log.close());
+  const metricsRef: { runner: ProjectionRunner | null } = { runner: null };
+  const metrics = new Metrics(async () => (metricsRef.runner ? projectionLags(log, metricsRef.runner, clock.now()) : []));
+  metrics.watchLog(log);
   const store = await openReadStore({ mongodbUrl: config.mongodbUrl ?? undefined, dbName: config.mongodbDb });
   closers.push(() => store.close());
 
@@ -133,6 +142,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   const tokens = new TokenService(serverSecret, config.jwtSecret, () => clock.now());
   const bus = new CommandBus(log, clock);
   const runner = new ProjectionRunner(log, store, allProjections, (err) => logger.fatal({ err }, 'projection failed'));
+  metricsRef.runner = runner;
   const started = Date.now();
   // The embedded default keeps its read models in memory: a snapshot written at the last clean
   // stop saves replaying the whole log at every start.
@@ -213,6 +223,8 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     runner,
     secrets,
     serviceKey: ServiceKey.fromServerSecret(serverSecret),
+    metrics,
+    rebuilds: new ProjectionRebuilds(runner, store, () => clock.now()),
     limiter: new RateLimiter(clock, config.rateLimitScale),
     idempotency,
     bearer: userBearer(store, tokens, config.adminEmails),
