@@ -17,6 +17,10 @@ export interface RebuildHooks {
   onProgress?: (p: RebuildProgress) => void;
   /** Called with [rebuilt, live] collection pairs while live application is paused, before the swap. */
   beforeSwap?: (projection: string, pairs: Array<[rebuilt: string, live: string]>) => Promise<void>;
+  /** Fold only the events after this position (default 0: the whole log). */
+  from?: number;
+  /** false: drop the fresh collections after beforeSwap instead of swapping them in (a look, not a repair). */
+  swap?: boolean;
 }
 
 const PAGE = 5000;
@@ -282,7 +286,7 @@ export class ProjectionRunner {
     const types = chosen.length === this.projections.length ? undefined : [...new Set(chosen.flatMap((p) => [...p.handles]))];
     // `read`: how far the log has been read (the last event taken); the shadow holds every handled
     // event up to it.
-    let read = 0;
+    let read = hooks.from ?? 0;
     let events = 0;
     const replay = async (upTo: () => number, yieldBetweenPages: boolean) => {
       for (;;) {
@@ -310,6 +314,8 @@ export class ProjectionRunner {
     };
     // Live: follow the live read models' position (never past it) until close to it.
     await replay(() => this.processed, true);
+    // A pause someone else holds (an operator's, a test's) is theirs to end.
+    const pausedBefore = this.isPaused;
     await this.pause();
     try {
       const target = this.processed;
@@ -321,6 +327,10 @@ export class ProjectionRunner {
         await beforeSwap?.(p.name, own);
         pairs.push(...own);
       }
+      if (hooks.swap === false) {
+        for (const [rebuilt] of pairs) await this.store.dropCollection(rebuilt);
+        return { position: target, events };
+      }
       await this.store.swapCollections(pairs);
       const cps = this.store.collection(CHECKPOINTS);
       for (const p of chosen) {
@@ -331,7 +341,7 @@ export class ProjectionRunner {
       onProgress?.({ projection: label, position: target, head: target, events });
       return { position: target, events };
     } finally {
-      this.resume();
+      if (!pausedBefore) this.resume();
     }
   }
 
