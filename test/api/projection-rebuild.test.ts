@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import { postsProjection } from '../../projections/feed/posts.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { collectionChecksum } from '../../projections/store/checksum.ts';
@@ -137,5 +139,25 @@ describe('one-projection rebuild of the running service (admin route)', () => {
       expect(await collectionChecksum(store, spec.name), spec.name).to.deep.equal(await collectionChecksum(fresh, spec.name));
     }
     expect((await store.listCollections()).filter((c) => c.startsWith('_rebuild_'))).to.deep.equal([]);
+  });
+
+  it('the CLI rebuilds one projection of the running service through the admin API, with its progress and the checksums', async function () {
+    this.timeout(300_000);
+    const run = promisify(execFile);
+    const root = new URL('../..', import.meta.url).pathname;
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'api/cli.ts', 'projections', 'rebuild', 'hashtags', '--url', svc.url], {
+      cwd: root,
+      env: { ...process.env, ADMIN_TOKEN: admin, LOG_LEVEL: 'silent' },
+    });
+    expect(stdout).to.match(/^OK +hashtags\//m);
+    expect(stdout).to.not.contain('MISMATCH');
+    expect(stdout).to.contain('rebuilt hashtags from');
+    const status = await svc.req('GET', '/api/admin/projections/hashtags/rebuild', bearer(admin));
+    expect(status.body.state).to.equal('swapped');
+    const listed = await run(process.execPath, ['--import', 'tsx', 'api/cli.ts', 'projections', 'status', '--url', svc.url], {
+      cwd: root,
+      env: { ...process.env, ADMIN_TOKEN: admin, LOG_LEVEL: 'silent' },
+    });
+    expect(listed.stdout).to.match(/^hashtags\tcheckpoint \d+\tlag 0 events 0\.0 s\tlast rebuild swapped$/m);
   });
 });
