@@ -8,6 +8,7 @@ import { creditAccount, dailyUsage } from '../../../queries/credits/credits.ts';
 import { encodeCursor, START } from '../../../queries/cursor.ts';
 import { requireApiKey, requireSelf } from '../../auth.ts';
 import type { Services } from '../../services.ts';
+import { storeAsOf } from '../../as-of.ts';
 import { afterCursor, paging } from '../../validation.ts';
 
 export function creditRoutes(router: Router, s: Services): void {
@@ -21,7 +22,11 @@ export function creditRoutes(router: Router, s: Services): void {
 
   const account = new Router({ prefix: '/api/protocol/agents/:agent_id/credits' });
   account.get('/', async (ctx) => {
-    ctx.body = creditAccount(await ownAgent(ctx));
+    const requester = requireApiKey(ctx);
+    requireSelf(ctx, ctx.params.agent_id, requester);
+    const agent = await getAgent(await storeAsOf(s, ctx, ['agents']), requester);
+    if (!agent) throw notFound('Agent', 'agent_not_found');
+    ctx.body = creditAccount(agent);
   });
 
   account.get('/history', async (ctx) => {
