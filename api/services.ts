@@ -122,7 +122,10 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   });
   closers.push(() => log.close());
   const metricsRef: { runner: ProjectionRunner | null } = { runner: null };
-  const metrics = new Metrics(async () => (metricsRef.runner ? projectionLags(log, metricsRef.runner, clock.now()) : []));
+  // The process metrics (event-loop delay monitor, GC observer) run only where /metrics is served.
+  const metrics = new Metrics(async () => (metricsRef.runner ? projectionLags(log, metricsRef.runner, clock.now()) : []), {
+    defaultMetrics: Boolean(config.metricsToken),
+  });
   metrics.watchLog(log);
   const store = await openReadStore({ mongodbUrl: config.mongodbUrl ?? undefined, dbName: config.mongodbDb });
   closers.push(() => store.close());
