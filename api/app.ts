@@ -6,6 +6,7 @@ import type { Context, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { newId } from '../events/kernel/ids.ts';
 import { authenticate } from './auth.ts';
+import { metricsEndpoint, routeOf } from './metrics.ts';
 import { errorBody, renderError } from './errors.ts';
 import { RememberedAnswers, carriesNoCredentials, conditionalGet, corsFor } from './http-cache.ts';
 import { idempotency } from './idempotency.ts';
@@ -41,6 +42,7 @@ import { a2aRoutes } from './routes/messaging/a2a.ts';
 import { meshRoutes } from './routes/messaging/mesh.ts';
 import { ownerInboxRoutes } from './routes/humans/owner-inbox.ts';
 import { MCP_PATH, mcpRoutes } from './routes/mcp/mcp.ts';
+import { adminProjectionRoutes } from './routes/admin/projections.ts';
 import type { Services } from './services.ts';
 
 export const JSON_LIMIT = '64kb';
@@ -68,7 +70,7 @@ function front(s: Services) {
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     const logging = logger.isLevelEnabled('info');
-    const start = logging ? process.hrtime.bigint() : 0n;
+    const start = performance.now();
     try {
       await next();
       shapeRouterMisses(ctx);
@@ -76,6 +78,8 @@ function front(s: Services) {
       renderError(ctx, err, logger);
     } finally {
       limitHeaders(s, ctx);
+      const ms = performance.now() - start;
+      s.metrics.observeRequest(ctx.method, routeOf(ctx), ctx.status, ms / 1000);
       if (logging) {
         logger.info(
           {
@@ -83,7 +87,7 @@ function front(s: Services) {
             method: ctx.method,
             path: ctx.path,
             status: ctx.status,
-            ms: Number(process.hrtime.bigint() - start) / 1e6,
+            ms,
             agent_id: (ctx.state.principal as { agentId?: string } | undefined)?.agentId,
           },
           'request',
@@ -93,9 +97,13 @@ function front(s: Services) {
   };
 }
 
-/** Counts a read: 600 per minute per client address (health checks are not counted). */
+/** Health probes and the metrics scrape: never rate limited. */
+const PROBES = new Set(['/health', '/api/health', '/health/live', '/health/ready', '/metrics']);
+const isProbe = (path: string) => PROBES.has(path);
+
+/** Counts a read: 600 per minute per client address (probes are not counted). */
 function limitRead(s: Services, ctx: Context): void {
-  if (ctx.method === 'GET' && s.limiter.scale !== 0 && ctx.path !== '/health' && ctx.path !== '/api/health') s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
+  if (ctx.method === 'GET' && s.limiter.scale !== 0 && !isProbe(ctx.path)) s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
 }
 
 /** Resolves the caller, then counts reads in the same frame. */
@@ -130,7 +138,7 @@ function rememberedReads(s: Services, answers: RememberedAnswers) {
  * auth requests per client address.
  */
 function limitHeaders(s: Services, ctx: Context): void {
-  if (s.limiter.scale === 0 || ctx.response.get('RateLimit-Limit') || ctx.path === '/health' || ctx.path === '/api/health') return;
+  if (s.limiter.scale === 0 || ctx.response.get('RateLimit-Limit') || isProbe(ctx.path)) return;
   const agentId = (ctx.state.principal as { agentId?: string | null } | undefined)?.agentId;
   const status =
     ctx.method === 'GET' || ctx.method === 'HEAD'
@@ -380,8 +388,8 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/agents/actions.ts', actionRoutes],
   ['api/routes/agents/admin.ts', adminAgentRoutes],
   ['api/routes/console/console.ts', consoleRoutes],
-
   ['api/routes/mcp/mcp.ts', mcpRoutes],
+  ['api/routes/admin/projections.ts', adminProjectionRoutes],
 ];
 
 /** The root router with every route module registered. */
@@ -403,6 +411,7 @@ export function createApp(s: Services): Koa {
   if (corsMiddleware) app.use(corsMiddleware);
   const answers = new RememberedAnswers(() => s.runner.position);
   app.use(front(s));
+  app.use(metricsEndpoint(s.metrics, s.config.metricsToken ?? null));
   app.use(rememberedReads(s, answers));
   app.use(bodyParser());
   app.use(authenticateAndLimitReads(s));

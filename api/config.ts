@@ -44,6 +44,13 @@ export interface Config {
   razorpayKeySecret: string | null;
   /** Monthly tier prices in INR (PLAN_PRICE_PRO_INR, PLAN_PRICE_ELITE_INR, PLAN_PRICE_BUILDER_INR). */
   tierPrices: { pro: number; elite: number; builder: number };
+
+  /** METRICS_TOKEN: the bearer token a Prometheus scraper sends to GET /metrics; unset: /metrics is off (404). */
+  metricsToken?: string | null;
+  /** /health/ready answers 503 while any projection is more than this many events behind the head (READY_MAX_LAG_EVENTS). */
+  readyMaxLagEvents?: number;
+  /** ... or its oldest unapplied event is older than this many seconds (READY_MAX_LAG_SECONDS). */
+  readyMaxLagSeconds?: number;
 }
 
 export class ConfigError extends Error {}
@@ -126,6 +133,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const secretKey = env.SECRET_KEY || null;
   if (secretKey !== null && secretKey.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters');
+  const metricsToken = env.METRICS_TOKEN || null;
+  if (metricsToken !== null && metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
   const jwtSecret = env.JWT_SECRET || null;
   if (jwtSecret !== null && jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
   const razorpayKeyId = env.RAZORPAY_KEY_ID || null;
@@ -164,6 +173,9 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: flag('TRUST_PROXY'),
     readModelSnapshotAfterEvents: integer(env, 'READ_MODEL_SNAPSHOT_AFTER_EVENTS', 100_000, 0, Number.MAX_SAFE_INTEGER),
     corsOrigins,
+    metricsToken,
+    readyMaxLagEvents: integer(env, 'READY_MAX_LAG_EVENTS', 1000, 0, Number.MAX_SAFE_INTEGER),
+    readyMaxLagSeconds: integer(env, 'READY_MAX_LAG_SECONDS', 30, 0, 86_400),
   };
 }
 

@@ -9,6 +9,8 @@ export function cacheableByPosition(ctx: Context): void {
 
 export interface Remembered {
   position: number;
+  /** The route template that computed it (metrics label a remembered answer by it too). */
+  route: string | undefined;
   etag: string;
   bytes: string | Buffer;
   type: string;
@@ -49,6 +51,7 @@ export class RememberedAnswers {
   }
 
   answer(ctx: Context, hit: Remembered): void {
+    (ctx as Context & { _matchedRoute?: string })._matchedRoute = hit.route;
     ctx.status = 200;
     ctx.type = hit.type;
     ctx.body = hit.bytes;
@@ -95,7 +98,13 @@ export function conditionalGet(answers: RememberedAnswers): Middleware {
       etag = `"${createHash('sha1').update(bytes).digest('base64url')}"`;
       ctx.set('ETag', etag);
       if (anonymous && ctx.state.cacheableByPosition === true && answers.position() === at) {
-        answers.remember(ctx.url, { position: at, etag, bytes, type: ctx.response.get('Content-Type') });
+        answers.remember(ctx.url, {
+          position: at,
+          route: (ctx as Context & { _matchedRoute?: string })._matchedRoute,
+          etag,
+          bytes,
+          type: ctx.response.get('Content-Type'),
+        });
       }
     }
     if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', ctx.state.principal ? 'private, no-cache' : 'public, no-cache');

@@ -14,8 +14,15 @@ import { StartAborted, closeServices, openServices } from './services.ts';
 function answerStarting(req: IncomingMessage, res: ServerResponse): void {
   const path = (req.url ?? '').split('?')[0];
   const requestId = requestIdOf(req);
+  if (req.method === 'GET' && path === '/health/live') {
+    // Alive while starting: a restart would only start the catch-up again.
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId });
+    res.end(JSON.stringify({ status: 'starting' }));
+    return;
+  }
   const body =
-    req.method === 'GET' && (path === '/health' || path === '/api/health')
+    req.method === 'GET' && (path === '/health' || path === '/api/health' || path === '/health/ready')
       ? { status: 'starting', detail: 'Read models are catching up with the event log' }
       : errorBody(requestId, 'service_starting', 'The service is starting: read models are catching up with the event log; retry shortly');
   req.resume();
@@ -54,6 +61,7 @@ export async function startService(config: Config, overrides: ServiceOverrides &
     try {
       if (overrides.signal?.aborted) throw new StartAborted();
       workers = overrides.workers === false ? null : await startWorkers(services);
+      if (workers) services.metrics.watchAgenda(workers.agenda);
       if (overrides.signal?.aborted) {
         await workers?.stop();
         throw new StartAborted();

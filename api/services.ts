@@ -21,6 +21,8 @@ import { RazorpayPaymentProvider } from '../commands/credits/payments/razorpay.t
 import { SandboxPaymentProvider } from '../commands/credits/payments/sandbox.ts';
 import { allProjections } from '../projections/index.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
+import { ProjectionRebuilds, projectionLags } from '../projections/operations.ts';
+import { Metrics } from './metrics.ts';
 import { restoreReadModels, saveReadModels } from '../projections/snapshots.ts';
 import { openReadStore } from '../projections/store/index.ts';
 import { MemoryReadStore } from '../projections/store/memory.ts';
@@ -59,6 +61,11 @@ export interface Services {
   /** The payment provider port: Razorpay when configured, else the embedded sandbox (which `sandbox` is, for its test-payment route). */
   payments: PaymentProvider;
   sandbox: SandboxPaymentProvider | null;
+
+  /** Prometheus metrics of this instance (GET /metrics). */
+  metrics: Metrics;
+  /** One-projection rebuilds of the running read models (admin routes). */
+  rebuilds: ProjectionRebuilds;
   closers: Array<() => Promise<void>>;
 }
 
@@ -121,6 +128,12 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     checkpointIntervalMs: config.sqliteCheckpointIntervalMs,
   });
   closers.push(() => log.close());
+  const metricsRef: { runner: ProjectionRunner | null } = { runner: null };
+  // The process metrics (event-loop delay monitor, GC observer) run only where /metrics is served.
+  const metrics = new Metrics(async () => (metricsRef.runner ? projectionLags(log, metricsRef.runner, clock.now()) : []), {
+    defaultMetrics: Boolean(config.metricsToken),
+  });
+  metrics.watchLog(log);
   const store = await openReadStore({ mongodbUrl: config.mongodbUrl ?? undefined, dbName: config.mongodbDb });
   closers.push(() => store.close());
 
@@ -139,6 +152,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   const tokens = new TokenService(serverSecret, config.jwtSecret, () => clock.now());
   const bus = new CommandBus(log, clock);
   const runner = new ProjectionRunner(log, store, allProjections, (err) => logger.fatal({ err }, 'projection failed'));
+  metricsRef.runner = runner;
   const started = Date.now();
   // The embedded default keeps its read models in memory: a snapshot written at the last clean
   // stop saves replaying the whole log at every start.
@@ -223,6 +237,8 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     runner,
     secrets,
     serviceKey: ServiceKey.fromServerSecret(serverSecret),
+    metrics,
+    rebuilds: new ProjectionRebuilds(runner, store, () => clock.now()),
     limiter: new RateLimiter(clock, config.rateLimitScale),
     idempotency,
     bearer: userBearer(store, tokens, config.adminEmails),

@@ -17,6 +17,8 @@ import { collectionChecksum } from '../projections/store/checksum.ts';
 import type { ReadStore } from '../projections/store/port.ts';
 import { hideRoom, mergeRoom } from '../commands/feed/rooms.ts';
 import { roomKind } from '../queries/feed/rooms.ts';
+import { eventCommands } from './events.ts';
+import { projectionCommands } from './projections.ts';
 
 const operator = () => `cli:${process.env.USER ?? 'operator'}`;
 
@@ -29,6 +31,32 @@ export interface CliServices {
   runner: Pick<ProjectionRunner, 'rebuild' | 'waitFor'>;
   /** The deployment's service key: its public half verifies statements when no --jwks is given. */
   serviceKey: Pick<ServiceKey, 'jwk'>;
+}
+
+/** `replay --from`: the read models folded from the events after `from` only, reported by checksum. */
+async function replayFrom(s: CliServices, projection: string | undefined, from: number): Promise<void> {
+  const head = await s.log.headPosition();
+  const bar = new cliProgress.SingleBar(
+    { format: 'replay [{bar}] {percentage}% | position {value}/{total} | ETA {eta_formatted}', hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(Math.max(head, 1), from);
+  try {
+    await s.runner.rebuild(projection ? [projection] : null, {
+      from,
+      swap: false,
+      onProgress: (p) => bar.update(Math.min(p.position, head)),
+      beforeSwap: async (name, pairs) => {
+        bar.stop();
+        for (const [rebuilt, live] of pairs) {
+          const c = await collectionChecksum(s.store, rebuilt);
+          process.stdout.write(`${name}/${live}: ${c.count} docs sha256 ${c.sha256.slice(0, 16)} (events after ${from})\n`);
+        }
+      },
+    });
+  } finally {
+    bar.stop();
+  }
 }
 
 /** Opens the stores for one command; `close` is called when it ends. */
@@ -52,7 +80,17 @@ export function cliProgram(connect: ConnectCli): Command {
     .command('replay')
     .argument('[projection]', 'one projection to rebuild (default: all)')
     .description('rebuild read models from the event log into fresh collections, verify them against the live ones, then swap them in')
-    .action(async (projection: string | undefined) => {
+    .option(
+      '--from <position>',
+      'fold only the events after this position into fresh collections and print their counts and checksums (no comparison, no swap)',
+    )
+    .action(async (projection: string | undefined, opts: { from?: string }) => {
+      if (opts.from !== undefined) {
+        const from = Number(opts.from);
+        if (!Number.isSafeInteger(from) || from < 0) throw new Error('--from must be a non-negative integer');
+        await withServices((s) => replayFrom(s, projection, from));
+        return;
+      }
       await withServices(async (s) => {
         const head = await s.log.headPosition();
         const bar = new cliProgress.SingleBar(
@@ -102,36 +140,7 @@ export function cliProgram(connect: ConnectCli): Command {
       });
     });
 
-  program
-    .command('events')
-    .description('event log tools')
-    .command('tail')
-    .option('--from <position>', 'start after this global position (default: the last 20 events)')
-    .option('--no-follow', 'print and exit instead of following new events')
-    .action(async (opts: { from?: string; follow: boolean }) => {
-      await withServices(async (s) => {
-        const head = await s.log.headPosition();
-        const from = opts.from !== undefined ? Number(opts.from) : Math.max(0, head - 20);
-        if (!Number.isInteger(from) || from < 0) throw new Error('--from must be a non-negative integer');
-        const print = (e: { position: number; stream: string; type: string; metadata: { occurred_at: string }; data: unknown }) =>
-          process.stdout.write(`${e.position}\t${e.metadata.occurred_at}\t${e.stream}\t${e.type}\t${JSON.stringify(e.data)}\n`);
-        if (!opts.follow) {
-          let after = from;
-          for (;;) {
-            const page = await s.log.readAll({ after, maxCount: 1000 });
-            page.forEach(print);
-            if (page.length < 1000) return;
-            after = page[page.length - 1].position;
-          }
-        }
-        const sub = s.log.subscribeAll(from, (events) => events.forEach(print));
-        await new Promise<void>((resolve) => {
-          process.once('SIGINT', resolve);
-          process.once('SIGTERM', resolve);
-        });
-        await sub.close();
-      });
-    });
+  eventCommands(program.command('events').description('event log tools: export, import, tail'), withServices);
 
   const credits = program.command('credits').description('credit ledger tools');
   credits
@@ -264,6 +273,10 @@ export function cliProgram(connect: ConnectCli): Command {
         process.stdout.write(r.events.length ? `room ${slug} hidden (event at position ${r.position})\n` : `room ${slug} was already hidden\n`);
       });
     });
+
+  projectionCommands(
+    program.command('projections').description("the running service's read models, through its admin API (ADMIN_TOKEN: a super admin's bearer token)"),
+  );
 
   return program;
 }

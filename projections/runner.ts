@@ -5,8 +5,11 @@ import { CHECKPOINTS } from './types.ts';
 
 export interface RebuildProgress {
   projection: string;
+  /** Position the rebuilt collections have applied up to. */
   position: number;
+  /** Position the rebuild is heading for: the live read models' position (it moves under writes). */
   head: number;
+  /** Events read and applied so far (only the types the rebuilt projections handle, when filtered). */
   events: number;
 }
 
@@ -14,6 +17,10 @@ export interface RebuildHooks {
   onProgress?: (p: RebuildProgress) => void;
   /** Called with [rebuilt, live] collection pairs while live application is paused, before the swap. */
   beforeSwap?: (projection: string, pairs: Array<[rebuilt: string, live: string]>) => Promise<void>;
+  /** Fold only the events after this position (default 0: the whole log). */
+  from?: number;
+  /** false: drop the fresh collections after beforeSwap instead of swapping them in (a look, not a repair). */
+  swap?: boolean;
 }
 
 const PAGE = 5000;
@@ -86,6 +93,8 @@ export class ProjectionRunner {
   private failure: Error | null = null;
   private paused: Promise<void> | null = null;
   private resumePause: (() => void) | null = null;
+  /** The batch being applied, awaited by pause() so that nothing applies while paused. */
+  private applying: Promise<void> | null = null;
   private readonly live: ProjectionContext;
   /** Set by stop(), cleared by start(): a stop while start() prepares ends it before the catch-up. */
   private stopping = false;
@@ -181,8 +190,28 @@ export class ProjectionRunner {
     }
   }
 
+  /** Each projection's checkpoint: the position up to which it has applied the log. */
+  checkpointsByProjection(): Array<{ name: string; checkpoint: number; handles: string[] }> {
+    return this.projections.map((p, j) => ({ name: p.name, checkpoint: this.checkpoints[j], handles: [...p.handles] }));
+  }
+
+  /** Whether live application is paused (by pause(), or by a rebuild while it swaps). */
+  get isPaused(): boolean {
+    return this.paused !== null;
+  }
+
   private async applyBatch(events: RecordedEvent[]): Promise<void> {
-    if (this.paused) await this.paused;
+    while (this.paused) await this.paused;
+    const run = this.applyNow(events);
+    this.applying = run;
+    try {
+      await run;
+    } finally {
+      this.applying = null;
+    }
+  }
+
+  private async applyNow(events: RecordedEvent[]): Promise<void> {
     try {
       const projections = this.projections;
       const checkpoints = this.checkpoints;
@@ -225,15 +254,20 @@ export class ProjectionRunner {
   }
 
   /**
-   * Rebuilds projections from position 0 into fresh collections, in one pass over the log for all
-   * of them, then swaps them in (atomically in the embedded store) while live application is
-   * paused, so readers never see a half-built read model.
+   * Rebuilds projections from position 0 into fresh (shadow) collections while the live ones keep
+   * serving, in one pass over the log for all of them. When not every projection is rebuilt, only
+   * the event types the chosen ones handle are read (ReadAllOptions.types), so a small read model
+   * costs time in proportion to its own events. The shadow never passes the live read models'
+   * position; to finish, live application is paused, the shadow is brought to exactly that
+   * position, each collection is compared with its live twin by checksum (`compare`), and the
+   * shadows are swapped in (atomically in the embedded store) before application resumes: readers
+   * never see a half-built read model, and positions never go backwards.
    */
-  async rebuild(names: string[] | null, hooks: RebuildHooks = {}): Promise<void> {
+  async rebuild(names: string[] | null, hooks: RebuildHooks = {}): Promise<{ position: number; events: number }> {
     const chosen = names ? this.projections.filter((p) => names.includes(p.name)) : this.projections;
     const unknown = names?.filter((n) => !this.projections.some((p) => p.name === n)) ?? [];
     if (unknown.length) throw new Error(`unknown projection(s): ${unknown.join(', ')}`);
-    if (chosen.length === 0) return;
+    if (chosen.length === 0) return { position: this.processed, events: 0 };
     const { onProgress, beforeSwap } = hooks;
     const label = chosen.length === 1 ? chosen[0].name : names ? chosen.map((p) => p.name).join('+') : 'all projections';
     const prefixOf = (p: Projection) => `${REBUILD_PREFIX}${p.name}__`;
@@ -249,25 +283,43 @@ export class ProjectionRunner {
     const fresh = this.collectionNames(chosen, prefixOf);
     this.store.deferIndexes?.(fresh);
     const handlers = handlerIndex(chosen);
-    let position = 0;
+    const types = chosen.length === this.projections.length ? undefined : [...new Set(chosen.flatMap((p) => [...p.handles]))];
+    // `read`: how far the log has been read (the last event taken); the shadow holds every handled
+    // event up to it.
+    let read = hooks.from ?? 0;
     let events = 0;
-    const replay = async () => {
+    const replay = async (upTo: () => number, yieldBetweenPages: boolean) => {
       for (;;) {
-        const page = await this.log.readAll({ after: position, maxCount: PAGE });
+        const bound = upTo();
+        if (read >= bound) return;
+        const page = await this.log.readAll({ after: read, maxCount: PAGE, types });
+        let reachedBound = page.length < PAGE;
         for (const e of page) {
+          if (e.position > bound) {
+            reachedBound = true;
+            break;
+          }
           for (const i of handlers(e.type)) await chosen[i].apply(e, contexts[i]);
-          position = e.position;
+          read = e.position;
           events++;
         }
-        if (page.length < PAGE) return;
-        onProgress?.({ projection: label, position, head: position, events });
+        // With a type filter the last handled event may lie before the bound: the shadow has still
+        // seen everything up to it.
+        if (reachedBound) read = Math.max(read, bound);
+        onProgress?.({ projection: label, position: read, head: Math.max(read, upTo()), events });
+        if (reachedBound && read >= upTo()) return;
+        // The live service keeps serving between pages.
+        if (yieldBetweenPages) await new Promise<void>((resolve) => setImmediate(resolve));
       }
     };
-    await replay();
-    // Pause live application, apply what arrived meanwhile, swap, resume.
+    // Live: follow the live read models' position (never past it) until close to it.
+    await replay(() => this.processed, true);
+    // A pause someone else holds (an operator's, a test's) is theirs to end.
+    const pausedBefore = this.isPaused;
     await this.pause();
     try {
-      await replay();
+      const target = this.processed;
+      await replay(() => target, false);
       this.store.buildIndexes?.(fresh);
       const pairs: Array<[string, string]> = [];
       for (const p of chosen) {
@@ -275,24 +327,34 @@ export class ProjectionRunner {
         await beforeSwap?.(p.name, own);
         pairs.push(...own);
       }
+      if (hooks.swap === false) {
+        for (const [rebuilt] of pairs) await this.store.dropCollection(rebuilt);
+        return { position: target, events };
+      }
       await this.store.swapCollections(pairs);
       const cps = this.store.collection(CHECKPOINTS);
       for (const p of chosen) {
-        this.checkpoints[this.projections.indexOf(p)] = position;
-        await cps.updateOne({ _id: p.name }, { $set: { position } }, { upsert: true });
+        const j = this.projections.indexOf(p);
+        this.checkpoints[j] = Math.max(this.checkpoints[j], target);
+        await cps.updateOne({ _id: p.name }, { $set: { position: this.checkpoints[j] } }, { upsert: true });
       }
-      onProgress?.({ projection: label, position, head: position, events });
+      onProgress?.({ projection: label, position: target, head: target, events });
+      return { position: target, events };
     } finally {
-      this.resume();
+      if (!pausedBefore) this.resume();
     }
   }
 
-  private async pause(): Promise<void> {
-    if (this.paused) return;
-    this.paused = new Promise((resolve) => (this.resumePause = resolve));
+  /**
+   * Pauses live application: resolves once the batch under way (if any) is applied; later batches
+   * wait until resume(). Read-your-writes waiters wait with them.
+   */
+  async pause(): Promise<void> {
+    if (!this.paused) this.paused = new Promise((resolve) => (this.resumePause = resolve));
+    await this.applying?.catch(() => undefined);
   }
 
-  private resume(): void {
+  resume(): void {
     const r = this.resumePause;
     this.paused = null;
     this.resumePause = null;

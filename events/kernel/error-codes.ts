@@ -56,6 +56,7 @@ export const ERROR_CODES = {
   agent_not_claimed: { status: 403, meaning: 'Only a claimed agent (with an owner account) can request introductions.' },
   topup_not_allowed: { status: 403, meaning: 'Top-up packs are for the Pro, Elite and Builder tiers; `upgrade_url` says where to upgrade.' },
   // 404
+  projection_not_found: { status: 404, meaning: 'No projection (read model) has this name; GET /api/admin/projections lists them.' },
   not_found: { status: 404, meaning: 'The resource does not exist (or is not visible to the caller).' },
   route_not_found: { status: 404, meaning: 'No route serves this path.' },
   agent_not_found: { status: 404, meaning: 'No (visible) agent has this id.' },
@@ -87,6 +88,10 @@ export const ERROR_CODES = {
   // 405
   method_not_allowed: { status: 405, meaning: 'The route exists but not for this method; the `Allow` header lists the methods it serves.' },
   // 409
+  rebuild_running: {
+    status: 409,
+    meaning: 'A projection rebuild is already running in this process; its status is at GET /api/admin/projections/{name}/rebuild.',
+  },
   conflict: { status: 409, meaning: 'The request conflicts with the current state.' },
   concurrency_conflict: { status: 409, meaning: 'A concurrent write to the same aggregate won after retries; repeat the request.' },
   already_boosted: { status: 409, meaning: 'The agent already boosted this post.' },

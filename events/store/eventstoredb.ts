@@ -40,6 +40,7 @@ import {
   TimeoutError,
   UnavailableError,
   WrongExpectedVersionError,
+  eventTypeFilter,
   excludeSystemEvents,
   jsonEvent,
   type AllStreamResolvedEvent,
@@ -55,6 +56,7 @@ import {
   WrongExpectedRevisionError,
   type AppendResult,
   type EventLog,
+  type EventLogObserver,
   type EventMetadata,
   type ExpectedRevision,
   type NewEvent,
@@ -157,6 +159,7 @@ export class EventStoreDbEventLog implements EventLog {
   readonly name = 'eventstoredb';
   /** Default error callback of subscriptions. */
   onError: SubscriptionErrorHandler | undefined;
+  observer: EventLogObserver | null = null;
 
   readonly #client: EventStoreDBClient;
   readonly #dedupeWindow: number;
@@ -185,6 +188,22 @@ export class EventStoreDbEventLog implements EventLog {
   }
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    const observer = this.observer;
+    if (!observer) return this.#append(stream, events, expected);
+    const at = performance.now();
+    try {
+      const result = await this.#append(stream, events, expected);
+      observer.appended((performance.now() - at) / 1000, result.duplicate ? 'duplicate' : 'written', events);
+      // Each append is its own transaction on the server: a group of one.
+      if (!result.duplicate && events.length > 0) observer.committed?.(1, events.length);
+      return result;
+    } catch (error) {
+      observer.appended((performance.now() - at) / 1000, error instanceof WrongExpectedRevisionError ? 'conflict' : 'failed', events);
+      throw error;
+    }
+  }
+
+  async #append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     this.#assertOpen();
     assertExpectedRevision(expected);
     if (events.length === 0) return this.#emptyAppend(stream, expected);
@@ -295,6 +314,7 @@ export class EventStoreDbEventLog implements EventLog {
     const limit = options.maxCount ?? Number.POSITIVE_INFINITY;
     if (limit <= 0) return [];
     const after = options.after ?? 0;
+    if (options.types !== undefined) return this.#readTypes(options.types, after, limit);
     const out: RecordedEvent[] = [];
     try {
       // No server-side filter on reads in this client: system events are skipped here, so maxCount
@@ -313,6 +333,59 @@ export class EventStoreDbEventLog implements EventLog {
       throw mapError(error);
     }
     return out;
+  }
+
+  /**
+   * Events of some types only, filtered by the server: the client's reads take no filter, so this
+   * is a filtered $all subscription from `after` that stops at the head it saw first (an event at
+   * or past it, a filter checkpoint past it, or the server's caught-up signal), or at `limit`.
+   */
+  async #readTypes(types: readonly string[], after: number, limit: number): Promise<RecordedEvent[]> {
+    const distinct = [...new Set(types)];
+    if (distinct.length === 0) return [];
+    const head = await this.headPosition();
+    if (head <= after) return [];
+    const out: RecordedEvent[] = [];
+    let finish: (error?: unknown) => void = () => undefined;
+    const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const source = this.#client.subscribeToAll({
+      fromPosition: after > 0 ? toPosition(after) : START,
+      filter: eventTypeFilter({
+        regex: `^(?:${distinct.map(escape).join('|')})$`,
+        checkpointInterval: 1,
+        checkpointReached: (_subscription, position) => {
+          if (Number(position.prepare) >= head) finish();
+        },
+      }),
+    });
+    return new Promise<RecordedEvent[]>((resolve, reject) => {
+      let done = false;
+      finish = (error?: unknown) => {
+        if (done) return;
+        done = true;
+        void source
+          .unsubscribe()
+          .catch(() => undefined)
+          .then(() => (error === undefined ? resolve(out) : reject(mapError(error))));
+      };
+      source.on('data', (resolved: AllStreamResolvedEvent) => {
+        if (done) return;
+        let event: RecordedEvent | undefined;
+        try {
+          event = toRecorded(resolved);
+        } catch (error) {
+          finish(error);
+          return;
+        }
+        if (event === undefined || event.position <= after) return;
+        if (event.position > head) return finish();
+        out.push(event);
+        if (out.length >= limit || event.position >= head) finish();
+      });
+      source.on('caughtUp', () => finish());
+      source.on('error', (error: Error) => finish(error));
+      source.on('end', () => finish());
+    });
   }
 
   async headPosition(): Promise<number> {

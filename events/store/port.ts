@@ -55,6 +55,23 @@ export interface ReadAllOptions {
   /** Exclusive: events with position > after. 0 reads from the start. */
   after?: number;
   maxCount?: number;
+  /**
+   * Only events of these types (the store filters: an index on the SQLite log, a server-side
+   * event-type filter on EventStoreDB), so reading a few types costs in proportion to their events.
+   * Absent: every type. Empty: no event.
+   */
+  types?: readonly string[];
+}
+
+/**
+ * Watches the log's writes, for metrics: each settled append and, where the adapter group-commits,
+ * each write transaction. Called on the hot path: implementations only count.
+ */
+export interface EventLogObserver {
+  /** An append settled: its latency from the call (seconds), its outcome, and its events when written. */
+  appended(seconds: number, outcome: 'written' | 'duplicate' | 'conflict' | 'failed', events: readonly NewEvent[]): void;
+  /** One write transaction committed `appends` appends (`events` events in all). */
+  committed?(appends: number, events: number): void;
 }
 
 export interface Subscription {
@@ -82,6 +99,8 @@ export class StoreUnavailableError extends Error {
 
 export interface EventLog {
   readonly name: string;
+  /** Metrics hook (see EventLogObserver); null or absent: nobody watches. */
+  observer?: EventLogObserver | null;
   /**
    * Appends atomically with an optimistic concurrency check. Appending events whose ids are all
    * already in the stream is a no-op that reports `duplicate: true` (idempotent retry).

@@ -17,6 +17,7 @@ import { request } from '../helpers/service.ts';
 import { messagingBenchmarks } from './messaging.ts';
 import { replayBenchmarks, type ReplayFigures } from './replay.ts';
 import { socialQueryBenchmarks } from './social.ts';
+import { rebuildBenchmarks } from './rebuild.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -619,6 +620,8 @@ async function main() {
       social: socialBenchmarks,
       'social-queries': () => socialQueryBenchmarks(say),
       mcp: mcpBenchmarks,
+
+      rebuild: () => rebuildBenchmarks(say),
     };
     const run = sections[only];
     if (!run) throw new Error(`unknown section ${only}: one of ${Object.keys(sections).join(', ')}`);

@@ -16,6 +16,7 @@ import type { SignatureScheme } from '../../../events/webhooks.ts';
 import { principalOf, requireAgent, requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
+import { storeAsOf } from '../../as-of.ts';
 import { paging, validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
 
@@ -191,7 +192,7 @@ export function agentRoutes(router: Router, s: Services): void {
   });
 
   agents.get('/:id', async (ctx) => {
-    const agent = await getPublicAgent(s.store, ctx.params.id);
+    const agent = await getPublicAgent(await storeAsOf(s, ctx, ['agents']), ctx.params.id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     ctx.body = publicAgent(agent, base());
   });

@@ -11,6 +11,7 @@ import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import type { Static } from '@sinclair/typebox';
 import { StatementQuery, statementOf } from './admin.ts';
+import { storeAsOf } from '../../as-of.ts';
 
 export function creditRoutes(router: Router, s: Services): void {
   const ownAgent = async (ctx: RouterContext) => {
@@ -23,7 +24,11 @@ export function creditRoutes(router: Router, s: Services): void {
 
   const account = new Router({ prefix: '/api/protocol/agents/:agent_id/credits' });
   account.get('/', async (ctx) => {
-    ctx.body = creditAccount(await ownAgent(ctx));
+    const requester = requireApiKey(ctx);
+    requireSelf(ctx, ctx.params.agent_id, requester);
+    const agent = await getAgent(await storeAsOf(s, ctx, ['agents']), requester);
+    if (!agent) throw notFound('Agent', 'agent_not_found');
+    ctx.body = creditAccount(agent);
   });
 
   account.get('/history', async (ctx) => {

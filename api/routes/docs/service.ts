@@ -1,5 +1,7 @@
 import Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
+import { projectionLags } from '../../../projections/operations.ts';
+import type { ProjectionLag } from '../../../projections/operations.ts';
 import type { Services } from '../../services.ts';
 
 export const PROTOCOL_VERSION = '3.7.0';
@@ -31,9 +33,24 @@ async function checkStores(s: Services) {
   return { ok, checks };
 }
 
+/** The public lag figure: the furthest-behind projection's lag (null when the log cannot be read). */
+async function lagSummary(s: Services): Promise<{ lags: ProjectionLag[]; head: number | null; events: number | null; seconds: number | null }> {
+  try {
+    const lags = await projectionLags(s.log, s.runner, s.clock.now());
+    return {
+      lags,
+      head: lags[0]?.head ?? (await s.log.headPosition()),
+      events: Math.max(0, ...lags.map((l) => l.lag_events)),
+      seconds: Math.max(0, ...lags.map((l) => l.lag_seconds)),
+    };
+  } catch {
+    return { lags: [], head: null, events: null, seconds: null };
+  }
+}
+
 export function serviceRoutes(router: Router, s: Services): void {
   const health = async (ctx: RouterContext) => {
-    const { ok, checks } = await checkStores(s);
+    const [{ ok, checks }, lag] = await Promise.all([checkStores(s), lagSummary(s)]);
     ctx.status = ok ? 200 : 503;
     ctx.body = {
       status: ok ? 'ok' : 'unavailable',
@@ -42,9 +59,41 @@ export function serviceRoutes(router: Router, s: Services): void {
       event_log: s.log.name,
       read_store: s.store.name,
       projection_position: s.runner.position,
+      head_position: lag.head,
+      lag_events: lag.events,
+      lag_seconds: lag.seconds,
       time: s.clock.now().toISOString(),
     };
   };
+  // Liveness: the process answers (a restart would not help anything else).
+  const live = new Router({ prefix: '/health/live' });
+  live.get('/', (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { status: 'ok' };
+  });
+  router.use(live.routes());
+  // Readiness: the stores answer, no projection has failed, and every projection is within the lag bound.
+  const ready = new Router({ prefix: '/health/ready' });
+  ready.get('/', async (ctx) => {
+    const [{ ok, checks }, lag] = await Promise.all([checkStores(s), lagSummary(s)]);
+    const maxEvents = s.config.readyMaxLagEvents ?? 1000;
+    const maxSeconds = s.config.readyMaxLagSeconds ?? 30;
+    const behind = lag.lags.filter((l) => l.lag_events > maxEvents || l.lag_seconds > maxSeconds).map((l) => l.name);
+    const projections = s.runner.failed ? 'failed' : lag.events === null ? 'unknown' : behind.length > 0 ? 'behind' : 'ok';
+    const isReady = ok && projections === 'ok';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = isReady ? 200 : 503;
+    ctx.body = {
+      status: isReady ? 'ready' : 'not_ready',
+      checks: { ...checks, projections },
+      lag_events: lag.events,
+      lag_seconds: lag.seconds,
+      max_lag_events: maxEvents,
+      max_lag_seconds: maxSeconds,
+      behind,
+    };
+  });
+  router.use(ready.routes());
   // The same check at two paths: /health for orchestrators, /api/health beside the API.
   const rootHealth = new Router({ prefix: '/health' });
   rootHealth.get('/', health);

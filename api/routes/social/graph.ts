@@ -12,6 +12,7 @@ import { bondCounts, bondList, bondOf, followList, trustStampsOf } from '../../.
 import { requireAgent, requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
+import { storeAsOf } from '../../as-of.ts';
 import { validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
@@ -56,8 +57,10 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   protocolAgents.get('/:id/followers', list('followers'));
   protocolAgents.get('/:id/following', list('following'));
   protocolAgents.get('/:id/trust-stamps', async (ctx) => {
-    const agent = await publicTarget(s, ctx.params.id);
-    ctx.body = { agent_id: agent._id, ...(await trustStampsOf(s.store, agent._id)) };
+    const store = await storeAsOf(s, ctx, ['agents', 'trust_stamps']);
+    const agent = await getPublicAgent(store, ctx.params.id);
+    if (!agent) throw notFound('Agent', 'agent_not_found');
+    ctx.body = { agent_id: agent._id, ...(await trustStampsOf(store, agent._id)) };
   });
   router.use(protocolAgents.routes());
 
@@ -107,7 +110,7 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   });
   bonds.get('/:agent_id', async (ctx) => {
     const agentId = requireAgent(ctx);
-    const doc = await bondOf(s.store, agentId, ctx.params.agent_id);
+    const doc = await bondOf(await storeAsOf(s, ctx, ['bonds']), agentId, ctx.params.agent_id);
     if (!doc) throw notFound('Bond', 'bond_not_found');
     ctx.body = { agent_id: ctx.params.agent_id, status: doc.state, bonded_at: doc.bonded_at ?? null, cooldown_until: doc.cooldown_until ?? null };
   });

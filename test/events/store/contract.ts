@@ -309,6 +309,52 @@ export function eventLogContract(name: string, factory: () => Promise<EventLogFi
         expect(await log.readAll({ after: head })).to.deep.equal(await log.readStream(stream));
       });
 
+      it('reads only the event types asked for, in log order, after a position and up to maxCount', async function () {
+        const suffix = randomUUID().replace(/-/g, '').slice(0, 12);
+        const [a, b, c] = [`TypeA${suffix}`, `TypeB${suffix}`, `TypeC${suffix}`];
+        const head = await log.headPosition();
+        const stream = uniqueStream();
+        await log.append(
+          stream,
+          [event(a, { n: 0 }), event(b, { n: 1 }), event(c, { n: 2 }), event(a, { n: 3 }), event(c, { n: 4 }), event(b, { n: 5 })],
+          'no_stream',
+        );
+        const all = await log.readAll({ after: head });
+        const ofTypes = await log.readAll({ after: head, types: [a, b] });
+        expect(ofTypes).to.deep.equal(all.filter((e) => e.type === a || e.type === b));
+        expect((await log.readAll({ after: head, types: [c] })).map((e) => e.data)).to.deep.equal([{ n: 2 }, { n: 4 }]);
+        expect(await log.readAll({ after: ofTypes[1].position, types: [b, a], maxCount: 1 })).to.deep.equal([ofTypes[2]]);
+        expect(await log.readAll({ after: head, types: [] })).to.deep.equal([]);
+        expect(await log.readAll({ after: head, types: [`Missing${suffix}`] })).to.deep.equal([]);
+      });
+
+      it('tells its observer of every append: latency, outcome and events, and the commits', async function () {
+        const seen: Array<{ outcome: string; count: number }> = [];
+        let committed = 0;
+        log.observer = {
+          appended: (seconds, outcome, written) => {
+            expect(seconds).to.be.a('number').and.at.least(0);
+            seen.push({ outcome, count: written.length });
+          },
+          committed: (appends) => (committed += appends),
+        };
+        try {
+          const stream = uniqueStream();
+          const batch = events(2);
+          await log.append(stream, batch, 'no_stream');
+          await log.append(stream, batch, 'no_stream');
+          await rejection(log.append(stream, events(1), 7));
+          expect(seen).to.deep.equal([
+            { outcome: 'written', count: 2 },
+            { outcome: 'duplicate', count: 2 },
+            { outcome: 'conflict', count: 1 },
+          ]);
+          expect(committed).to.equal(1);
+        } finally {
+          log.observer = null;
+        }
+      });
+
       it('reports the head position as the position of the last event', async function () {
         const stream = uniqueStream();
         const result = await log.append(stream, events(2), 'no_stream');

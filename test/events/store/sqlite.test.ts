@@ -60,6 +60,38 @@ describe('events/store/sqlite', function () {
       await log.close();
     });
 
+    describe('event-type index', function () {
+      it('adds events_by_type to a file written before it existed, and type reads use it', async function () {
+        const old = nextPath();
+        const raw = new Database(old);
+        raw.pragma('journal_mode = WAL');
+        raw.exec(
+          'CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, stream TEXT NOT NULL, revision INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, UNIQUE (stream, revision))',
+        );
+        const ins = raw.prepare('INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
+        for (let i = 0; i < 30; i++)
+          ins.run(randomUUID(), `s-${i}`, 0, i % 3 === 0 ? 'Rare' : 'Common', JSON.stringify({ i }), JSON.stringify(event().metadata));
+        const indexes = () => (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'").pluck().all() as string[]).sort();
+        expect(indexes()).to.not.include('events_by_type');
+        raw.close();
+        const migrated = SqliteEventLog.open({ path: old });
+        try {
+          const rare = await migrated.readAll({ types: ['Rare'] });
+          expect(rare.map((e) => (e.data as { i: number }).i)).to.deep.equal([0, 3, 6, 9, 12, 15, 18, 21, 24, 27]);
+          const check = new Database(old, { readonly: true });
+          const names = (check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'").pluck().all() as string[]).sort();
+          const plan = check
+            .prepare('EXPLAIN QUERY PLAN SELECT position FROM events WHERE type IN (?) AND position > ? ORDER BY position LIMIT ?')
+            .all('Rare', 0, 10) as Array<{ detail: string }>;
+          check.close();
+          expect(names).to.include('events_by_type');
+          expect(plan.map((p) => p.detail).join(' ')).to.contain('COVERING INDEX events_by_type');
+        } finally {
+          await migrated.close();
+        }
+      });
+    });
+
     describe('group commit', function () {
       it('writes concurrent appends to different streams in one transaction', async function () {
         const before = log.stats.transactions;

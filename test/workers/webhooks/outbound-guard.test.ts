@@ -20,6 +20,7 @@ const OUTBOUND = [
 const ALLOWED: Record<string, string> = {
   'workers/webhooks/http.ts': 'the guarded connect itself',
   'workers/humans/mail/transport.ts': "the operator's SMTP relay (configuration, not user input)",
+  'cli/projections.ts': "the operator's own service, its admin API (--url / SERVICE_URL on the operator's command line, not user input)",
 };
 
 function files(dir: string): string[] {

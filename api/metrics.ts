@@ -1,0 +1,231 @@
+// Prometheus metrics of one service instance (its own prom-client Registry, so that several
+// services in one process, as in the tests, never mix). Hot paths only count: a request records
+// one histogram observation through a cached child; appends are counted by the event log's
+// observer; projection lag and the job queue are read when /metrics is scraped.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Agenda, Job } from 'agenda';
+import type { Context, Next } from 'koa';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { chargeOf } from '../events/types.ts';
+import type { EventLog, EventLogObserver, NewEvent } from '../events/store/port.ts';
+import type { ProjectionLag } from '../projections/operations.ts';
+import { errorBody } from './errors.ts';
+
+/** Label of requests no route matched (the raw path is never a label: unbounded cardinality). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+interface Child {
+  observe(value: number): void;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #requests: Histogram<'method' | 'route' | 'status'>;
+  readonly #children = new Map<string, Child>();
+  readonly #append: Histogram<'outcome'>;
+  readonly #groupCommit: Histogram;
+  readonly #webhooks: Counter<'outcome'>;
+  readonly #credits: Counter<'action'>;
+  readonly #refunds: Counter<'action'>;
+  readonly #jobFailures: Counter<'job'>;
+  #agenda: Agenda | null = null;
+
+  /** The log's write observer: append latency, group-commit sizes, and what the written events say (credits, webhook outcomes). */
+  readonly logObserver: EventLogObserver;
+
+  constructor(lags: () => Promise<ProjectionLag[]>, options: { defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    this.#requests = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP requests by method, route template (the router layer path) and status: latency, and count (_count)',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.#append = new Histogram({
+      name: 'event_log_append_duration_seconds',
+      help: 'Event-log appends from the call to durable (or refused), by outcome (written, duplicate, conflict, failed)',
+      labelNames: ['outcome'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers,
+    });
+    this.#groupCommit = new Histogram({
+      name: 'event_log_group_commit_appends',
+      help: 'Appends committed together in one write transaction (one fsync) of the event log',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+      registers,
+    });
+    this.#webhooks = new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts recorded by this process, by outcome (delivered, failed, gone, refused, given_up)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.#credits = new Counter({
+      name: 'credits_spent_total',
+      help: 'Credits charged by the writes of this process, by action',
+      labelNames: ['action'],
+      registers,
+    });
+    this.#refunds = new Counter({
+      name: 'credits_refunded_total',
+      help: 'Credits refunded (charges with a negative amount) by the writes of this process, by action',
+      labelNames: ['action'],
+      registers,
+    });
+    this.#jobFailures = new Counter({
+      name: 'agenda_job_failures_total',
+      help: 'Agenda jobs that failed, by job name',
+      labelNames: ['job'],
+      registers,
+    });
+    const agenda = () => this.#agenda;
+    new Gauge({
+      name: 'agenda_jobs',
+      help: "Agenda jobs of this process's scheduler by state: queued (due, waiting for a slot), running, locked",
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const a = agenda();
+        if (!a) return;
+        const stats = await a.getRunningStats();
+        const n = (v: number | unknown[]) => (Array.isArray(v) ? v.length : v);
+        this.set({ state: 'queued' }, n(stats.queuedJobs));
+        this.set({ state: 'running' }, n(stats.runningJobs));
+        this.set({ state: 'locked' }, n(stats.lockedJobs));
+      },
+    });
+    // One read of the lags per scrape, shared by the gauges below.
+    let pending: Promise<ProjectionLag[]> | null = null;
+    const lagsOnce = () => {
+      pending ??= lags().finally(() => setImmediate(() => (pending = null)));
+      return pending;
+    };
+    new Gauge({
+      name: 'projection_lag_events',
+      help: 'Events in the log after the projection checkpoint (head minus checkpoint)',
+      labelNames: ['projection'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const l of await lagsOnce()) this.set({ projection: l.name }, l.lag_events);
+      },
+    });
+    new Gauge({
+      name: 'projection_lag_seconds',
+      help: 'Age of the oldest event the projection has not applied yet (0 when caught up)',
+      labelNames: ['projection'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const l of await lagsOnce()) this.set({ projection: l.name }, l.lag_seconds);
+      },
+    });
+    new Gauge({
+      name: 'projection_checkpoint_position',
+      help: 'Log position up to which the projection has applied events',
+      labelNames: ['projection'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const l of await lagsOnce()) this.set({ projection: l.name }, l.checkpoint);
+      },
+    });
+    new Gauge({
+      name: 'event_log_head_position',
+      help: 'Position of the last event in the log',
+      registers,
+      async collect() {
+        const [first] = await lagsOnce();
+        if (first) this.set(first.head);
+      },
+    });
+
+    const append = this.#append;
+    const groupCommit = this.#groupCommit;
+    const webhooks = this.#webhooks;
+    const credits = this.#credits;
+    const refunds = this.#refunds;
+    this.logObserver = {
+      // Called inside the log's settling of a commit: it must never throw.
+      appended(seconds: number, outcome, events: readonly NewEvent[]) {
+        try {
+          append.labels(outcome).observe(seconds);
+          if (outcome !== 'written') return;
+          for (const e of events) {
+            const charge = chargeOf(e.data);
+            if (charge && charge.amount_mc > 0) credits.labels(charge.action).inc(charge.amount_mc / 1000);
+            else if (charge && charge.amount_mc < 0) refunds.labels(charge.action).inc(-charge.amount_mc / 1000);
+            if (e.type === 'WebhookDeliveryAttempted') webhooks.labels(String((e.data as { outcome?: unknown }).outcome)).inc();
+          }
+        } catch {
+          // A metric is not worth a failed append.
+        }
+      },
+      committed(appends: number) {
+        try {
+          groupCommit.observe(appends);
+        } catch {
+          // as above
+        }
+      },
+    };
+  }
+
+  /** Watches a log's writes. */
+  watchLog(log: EventLog): void {
+    log.observer = this.logObserver;
+  }
+
+  /** Reports the job scheduler's queue and counts its failures. */
+  watchAgenda(agenda: Agenda): void {
+    this.#agenda = agenda;
+    agenda.on('fail', (_err: Error, job: Job) => this.#jobFailures.labels(job.attrs.name).inc());
+  }
+
+  /** Records one answered request; `route` is the matched layer's path template. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let child = this.#children.get(key);
+    if (child === undefined) {
+      child = this.#requests.labels(method, route, String(status));
+      // Bounded by routes x methods x statuses; cleared should a bug ever make it grow.
+      if (this.#children.size >= 5000) this.#children.clear();
+      this.#children.set(key, child);
+    }
+    child.observe(seconds);
+  }
+}
+
+/** The route template of the answered request: the path of the router layer that matched. */
+export function routeOf(ctx: Context): string {
+  const matched = (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
+  return typeof matched === 'string' ? matched : UNMATCHED_ROUTE;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * GET /metrics in the Prometheus text format, for a scraper holding METRICS_TOKEN as a bearer
+ * token. Without a configured token the endpoint is off (the request goes on to the router: 404).
+ * Mounted before authentication: the token is not a user's bearer.
+ */
+export function metricsEndpoint(metrics: Metrics, token: string | null) {
+  const expected = token ? digest(token) : null;
+  return async function serveMetrics(ctx: Context, next: Next) {
+    if (ctx.path !== '/metrics' || expected === null) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+    const m = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'));
+    if (!m || !timingSafeEqual(digest(m[1]), expected)) {
+      ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
+      ctx.status = 401;
+      ctx.body = errorBody(ctx.state.requestId as string, 'unauthorized', 'The metrics endpoint needs the METRICS_TOKEN bearer token');
+      return;
+    }
+    (ctx as Context & { _matchedRoute?: string })._matchedRoute = '/metrics';
+    ctx.set('Content-Type', metrics.registry.contentType);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await metrics.registry.metrics();
+  };
+}
