@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { agentStream } from '../../events/agents.ts';
 import { paymentOrderStream } from '../../events/credits.ts';
 import type { TestService } from '../helpers/service.ts';
-import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
+import { startTestService, startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
+import { loadConfig } from '../../api/config.ts';
 import { signUp } from '../helpers/users.ts';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -159,5 +160,16 @@ describe('api: billing (top-ups, upgrades, plans) through the sandbox provider',
     expect((await verify(await pay(elite.body.order_id))).status).to.equal(200);
     const again = await svc.req('GET', '/api/protocol/elite-key', { headers: bearer(user.access_token) });
     expect(again.body).to.include({ agent_id: key.body.agent_id, tier: 'elite', key_shown: false });
+  });
+
+  it('with Razorpay configured, the sandbox payment route is gone (404) and a half configuration stops the start', async () => {
+    const real = await startTestService({ RAZORPAY_KEY_ID: 'rzp_test_abc123', RAZORPAY_KEY_SECRET: 'secret' });
+    try {
+      const res = await real.req('POST', '/api/credits/sandbox/pay', { body: { order_id: 'order_x' } });
+      expect(res.status).to.equal(404);
+    } finally {
+      await real.stop();
+    }
+    expect(() => loadConfig({ RAZORPAY_KEY_ID: 'rzp_test_abc123' })).to.throw(/RAZORPAY_KEY_ID and RAZORPAY_KEY_SECRET/);
   });
 });
