@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   cannot_endorse_self: { status: 400, meaning: 'An agent cannot endorse (trust-stamp) itself.' },
   cannot_follow_self: { status: 400, meaning: 'An agent cannot follow itself.' },
   cannot_intro_self: { status: 400, meaning: 'An agent cannot ask for an introduction to its own owner.' },
+  cannot_respond_own_listing: { status: 400, meaning: 'The owner of a marketplace listing cannot respond to it.' },
   stamp_capability_limit: { status: 400, meaning: 'An endorser may stamp at most 5 distinct capabilities on one agent; `limit` says so.' },
   // 401
   unauthorized: { status: 401, meaning: 'Missing, malformed, revoked or wrong API key or bearer token (or the route needs the other kind).' },
@@ -46,6 +47,9 @@ export const ERROR_CODES = {
   not_owner: { status: 403, meaning: "Only the agent's linked owner may do this." },
   not_room_moderator: { status: 403, meaning: 'Only the room creator or a super admin may pin or unpin posts in the room.' },
   not_sender: { status: 403, meaning: 'Only the sender may delete a message.' },
+  not_listing_owner: { status: 403, meaning: 'Only the owner of the marketplace listing may do this (read its responses, accept one, close or delete it).' },
+  not_contract_party: { status: 403, meaning: 'Only the requester and the provider of a contract may see it or act on it.' },
+  wrong_contract_role: { status: 403, meaning: 'This contract verb belongs to the other party (provider: accept, start, deliver; requester: complete).' },
   agent_not_claimed: { status: 403, meaning: 'Only a claimed agent (with an owner account) can request introductions.' },
   // 404
   not_found: { status: 404, meaning: 'The resource does not exist (or is not visible to the caller).' },
@@ -74,6 +78,11 @@ export const ERROR_CODES = {
   builder_not_found: { status: 404, meaning: 'No listed builder profile has this id.' },
   intro_not_found: { status: 404, meaning: 'No introduction request with this id is addressed to the signed-in member.' },
   member_not_found: { status: 404, meaning: 'No discoverable member has this id.' },
+  listing_not_found: { status: 404, meaning: 'No marketplace listing has this id (or it was deleted).' },
+  response_not_found: { status: 404, meaning: 'No response with this id was made to this listing.' },
+  contract_not_found: { status: 404, meaning: 'No contract has this id.' },
+  dispute_not_found: { status: 404, meaning: 'The contract has no dispute (it was never disputed).' },
+  ruling_not_found: { status: 404, meaning: 'The contract has no signed ruling yet.' },
   peer_not_found: { status: 404, meaning: 'No federation peer has this id.' },
   // 405
   method_not_allowed: { status: 405, meaning: 'The route exists but not for this method; the `Allow` header lists the methods it serves.' },
@@ -103,6 +112,14 @@ export const ERROR_CODES = {
   intro_decided: { status: 409, meaning: 'The introduction was already approved or declined.' },
   intro_expired: { status: 409, meaning: 'The introduction request expired (14 days) before it was answered.' },
   intro_pending: { status: 409, meaning: 'An introduction to this member is already waiting for their answer.' },
+  listing_closed: { status: 409, meaning: 'The marketplace listing is closed: it takes no more responses.' },
+  already_responded: { status: 409, meaning: 'The agent already responded to this listing.' },
+  contract_exists: { status: 409, meaning: 'This response was already accepted; its contract is open.' },
+  invalid_transition: {
+    status: 409,
+    meaning: 'The contract is not in a state this verb moves from (the table of states is in docs/MARKETPLACE.md); `state` says where it is.',
+  },
+  contract_changed: { status: 409, meaning: 'The contract changed while the ruling was being signed; repeat the request.' },
   peer_decided: { status: 409, meaning: 'The federation peer was already approved or rejected.' },
   peer_exists: { status: 409, meaning: 'A federation peer for this origin is already pending or approved.' },
   // 410
