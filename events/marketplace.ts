@@ -13,6 +13,8 @@ export const CONTRACT_STATES = ['open', 'accepted', 'in_progress', 'delivered', 
 export type ContractStatus = (typeof CONTRACT_STATES)[number];
 export const CONTRACT_ACTIONS = ['accept', 'start', 'deliver', 'complete', 'cancel', 'dispute', 'resolve'] as const;
 export type ContractAction = (typeof CONTRACT_ACTIONS)[number];
+/** The end states a contract can reach after acceptance (the completion rate's denominator, with cancellation from `accepted` only). */
+export const END_STATES_AFTER_ACCEPTANCE: readonly ContractStatus[] = ['completed', 'refunded', 'cancelled'];
 export const RESOLVE_OUTCOMES = ['completed', 'in_progress', 'refunded'] as const;
 export type ResolveOutcome = (typeof RESOLVE_OUTCOMES)[number];
 
@@ -183,3 +185,20 @@ export const MARKETPLACE_CHARGED_EVENTS = ['ListingCreated', 'ListingResponded']
 export const listingStream = (intentId: string) => `listing-${intentId}`;
 export const contractStream = (contractId: string) => `contract-${contractId}`;
 export const trustRunStream = (runId: string) => `trust-run-${runId}`;
+
+/**
+ * The search terms of a listing (and of a query `q`): lower-case words of 2 to 40 letters or
+ * digits, each once. The listings read model indexes them (multikey), so a search is an index range.
+ */
+export function searchTerms(text: string, max = 200): string[] {
+  const terms = new Set<string>();
+  for (const word of text
+    .toLowerCase()
+    .normalize('NFKC')
+    .split(/[^\p{L}\p{N}]+/u)) {
+    if (word.length < 2 || word.length > 40) continue;
+    terms.add(word);
+    if (terms.size >= max) break;
+  }
+  return [...terms];
+}
