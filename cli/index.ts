@@ -12,6 +12,8 @@ import { collectionChecksum } from '../projections/store/checksum.ts';
 import type { ReadStore } from '../projections/store/port.ts';
 import { hideRoom, mergeRoom } from '../commands/feed/rooms.ts';
 import { getRoomDoc } from '../queries/feed/rooms.ts';
+import { recomputeTrust } from '../commands/marketplace/trust.ts';
+import { trustInputs } from '../queries/marketplace/marketplace.ts';
 
 const operator = () => `cli:${process.env.USER ?? 'operator'}`;
 
@@ -201,6 +203,27 @@ export function cliProgram(connect: ConnectCli): Command {
         const r = await hideRoom(s.bus, slug, operator(), { commandId: randomUUID(), actor: operator(), requestId: null, now });
         if (r.events.length) await s.runner.waitFor(r.position);
         process.stdout.write(r.events.length ? `room ${slug} hidden (event at position ${r.position})\n` : `room ${slug} was already hidden\n`);
+      });
+    });
+
+  program
+    .command('trust')
+    .description('trust scores (the nightly job runs at 02:00 UTC)')
+    .command('recompute')
+    .description('recompute every agent’s trust score now from its contracts, ratings and dispute outcomes')
+    .action(async () => {
+      await withServices(async (s) => {
+        const now = s.clock.now();
+        const agents = await trustInputs(s.store);
+        if (agents.length === 0) {
+          process.stdout.write('no agent has a contract record yet: nothing to recompute\n');
+          return;
+        }
+        const runId = `manual-${now.toISOString()}`;
+        const r = await recomputeTrust(s.bus, { run_id: runId, night: null, agents }, { commandId: `trust:${runId}`, actor: operator(), requestId: null, now });
+        await s.runner.waitFor(r.position);
+        const changed = r.events.filter((e) => e.type === 'TrustScoreRecomputed').length;
+        process.stdout.write(`trust recomputed for ${agents.length} agent(s), ${changed} changed (run ${runId}, position ${r.position})\n`);
       });
     });
 

@@ -119,14 +119,48 @@ export async function providerRecords(store: ReadStore): Promise<Doc[]> {
   return store.collection('contract_stats').find({}, { sort: { _id: 1 } });
 }
 
-/** The scores an agent's profile shows now (null when never computed). */
-export async function currentTrust(store: ReadStore, agentId: string): Promise<Doc | null> {
-  const d = await store.collection('agents').findOne({ _id: agentId });
-  return d && typeof d.trust_computed_at === 'string' ? d : null;
-}
-
 /** The latest completed nightly run, or null. */
 export async function latestNightlyRun(store: ReadStore): Promise<Doc | null> {
   const [run] = await store.collection('trust_runs').find({ night: { $ne: null } }, { sort: { night: -1 }, limit: 1, hint: 'by_night' });
   return run ?? null;
+}
+
+const count = (v: unknown) => (typeof v === 'number' ? v : 0);
+
+/**
+ * What a trust recomputation decides on: every agent with a record as provider or responder, and
+ * the scores its profile shows now (null when never computed). The shape of commands/marketplace/trust.ts.
+ */
+export async function trustInputs(store: ReadStore) {
+  const agents = store.collection('agents');
+  const inputs = [];
+  for (const d of await providerRecords(store)) {
+    const profile = await agents.findOne({ _id: d._id });
+    if (!profile) continue;
+    const current =
+      typeof profile.trust_computed_at === 'string'
+        ? {
+            trust_score: count(profile.trust_score),
+            completion_rate: count(profile.completion_rate),
+            average_rating: count(profile.average_rating),
+            contracts_rated: count(profile.contracts_rated),
+            contracts_completed: count(profile.contracts_completed),
+            contracts_ended: count(profile.contracts_ended),
+            marketplace_responses: count(profile.marketplace_responses),
+            deal_close_rate: count(profile.deal_close_rate),
+          }
+        : null;
+    inputs.push({
+      record: {
+        agent_id: d._id,
+        completed: count(d.completed),
+        ended: count(d.ended),
+        rating_sum: count(d.rating_sum),
+        rating_count: count(d.rating_count),
+        responses: count(d.responses),
+      },
+      current,
+    });
+  }
+  return inputs;
 }
