@@ -4,6 +4,9 @@ import type { Doc, Filter, ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
 import { cursorOf } from '../cursor.ts';
 
+/** A search no counter answers (several words, or a word and a filter) counts at most this many matches; past it, `total_capped` says so. */
+export const TOTAL_CAP = 1000;
+
 export interface ListingSearch {
   category?: ListingCategory;
   pricing_type?: PricingType;
@@ -17,29 +20,51 @@ export interface ListingSearch {
 
 /**
  * The listing list and search, newest first. Every shape is one index range: `q` the first word's
- * entry in the term index (the other words, category and pricing are tested on its documents),
- * else the (status, category), (status, pricing_type) or status index.
+ * entry in the term index under the status (the other words, category and pricing are tested on
+ * its documents), else the status index with the category and pricing filters. `total` is read
+ * from the `listing_counts` counters when one counts exactly this filter (no `q`, or one word
+ * alone); a search combining several words or a word and a filter counts up to TOTAL_CAP matches.
  */
 export async function searchListings(store: ReadStore, s: ListingSearch) {
   const listings = store.collection('listings');
   const terms = s.q ? searchTerms(s.q, 8) : [];
-  const filter: Filter = { status: s.status };
+  const filter: Filter = {};
+  let hint: string;
+  let counter: string | null;
+  if (terms.length) {
+    filter.search_keys = `${s.status}:${terms[0]}`;
+    if (terms.length > 1) filter.terms = { $all: terms.slice(1) };
+    hint = 'by_term';
+    counter = terms.length === 1 && !s.category && !s.pricing_type ? `t:${s.status}:${terms[0]}` : null;
+  } else {
+    filter.status = s.status;
+    hint = s.category && s.pricing_type ? 'by_category_pricing' : s.category ? 'by_category' : s.pricing_type ? 'by_pricing' : 'by_status';
+    counter =
+      s.category && s.pricing_type
+        ? `cp:${s.status}:${s.category}:${s.pricing_type}`
+        : s.category
+          ? `c:${s.status}:${s.category}`
+          : s.pricing_type
+            ? `p:${s.status}:${s.pricing_type}`
+            : `s:${s.status}`;
+  }
   if (s.category) filter.category = s.category;
   if (s.pricing_type) filter.pricing_type = s.pricing_type;
-  let hint = s.category ? 'by_category' : s.pricing_type ? 'by_pricing' : 'by_status';
-  if (terms.length) {
-    filter.terms = terms.length === 1 ? terms[0] : { $all: terms };
-    hint = 'by_term';
-  }
   const page: Filter = s.cursor ? { ...filter, seq: { $lt: s.cursor.position } } : filter;
   const [docs, total] = await Promise.all([
     listings.find(page, { sort: { seq: -1 }, skip: s.cursor ? 0 : s.skip, limit: s.limit + 1, hint }),
-    listings.count(filter, { hint }),
+    counter
+      ? store
+          .collection('listing_counts')
+          .findOne({ _id: counter })
+          .then((d) => (typeof d?.n === 'number' ? d.n : 0))
+      : listings.find(filter, { limit: TOTAL_CAP + 1, projection: { _id: 1 }, hint }).then((d) => d.length),
   ]);
   const has_more = docs.length > s.limit;
   if (has_more) docs.length = s.limit;
   const last = docs[docs.length - 1];
-  return { docs, total, has_more, next_cursor: has_more && last ? cursorOf(last) : null };
+  const capped = total > TOTAL_CAP;
+  return { docs, total: capped ? TOTAL_CAP : total, total_capped: capped, has_more, next_cursor: has_more && last ? cursorOf(last) : null };
 }
 
 /** A listing that was not deleted, or null. */

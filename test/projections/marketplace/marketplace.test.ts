@@ -20,8 +20,26 @@ describe('projections: marketplace', () => {
       .then((m) => {
         const doc = defined(f.byId(m.listings, LISTING), 'the listing');
         expect(doc).to.include({ status: 'deleted', response_count: 1, closed_at: f.time(11), seq: 1, agent_id: ALICE });
-        expect(doc.terms).to.deep.equal([]);
+        expect(doc.search_keys).to.deep.equal([]);
         expect(doc).to.not.have.property('charge');
+        // Counted open, then closed, then out of every count.
+        for (const c of m.listing_counts ?? []) expect(c.n, c._id).to.equal(0);
+        expect(f.byId(m.listing_counts, 's:closed')).to.include({ n: 0 });
+      }));
+  it('keeps the list totals by status, category, pricing type and term', () =>
+    ProjectionSpecification.for(listingsProjection)
+      .given([
+        f.listingCreated(),
+        f.listingCreated({ intent_id: 'lst_2', category: 'design', pricing_type: 'hourly', title: 'Logo', description: 'A logo' }),
+        f.listingClosed(),
+      ])
+      .then((m) => {
+        const n = (id: string) => f.byId(m.listing_counts, id)?.n;
+        expect([n('s:open'), n('s:closed'), n('c:open:design'), n('c:closed:engineering'), n('p:open:hourly'), n('cp:open:design:hourly')]).to.deep.equal([
+          1, 1, 1, 1, 1, 1,
+        ]);
+        expect([n('t:closed:pipeline'), n('t:open:pipeline'), n('t:open:logo')]).to.deep.equal([1, 0, 1]);
+        expect(defined(f.byId(m.listings, LISTING), 'the listing').search_keys).to.include('closed:pipeline');
       }));
   it('indexes the words of title, description and category', () =>
     ProjectionSpecification.for(listingsProjection)
