@@ -76,6 +76,7 @@ export function marketplaceRoutes(router: Router, s: Services): void {
     ctx.body = {
       items: found.docs.map((d) => listingView(d, base())),
       total: found.total,
+      total_capped: found.total_capped,
       page,
       limit,
       next_cursor: found.next_cursor,
