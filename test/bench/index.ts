@@ -677,6 +677,7 @@ async function main() {
   await messagingBenchmarks(say);
   await feedReadBenchmarks();
   await socialBenchmarks();
+  await marketplaceBenchmarks();
   writeFileSync(join(root, 'docs/PERFORMANCE.md'), [...header, ...out, ...targets(http, appendRatio, replay, queries), ...NOTES, ''].join('\n'));
 }
 
