@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', '.tmp/', '.prof/', 'test/reporter.cjs'] },
+  { ignores: ['node_modules/', 'data/', '.tmp/', '.prof/', 'test/reporter.cjs', 'docs/examples/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

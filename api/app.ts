@@ -26,6 +26,9 @@ import { discoveryRoutes } from './routes/social/discovery.ts';
 import { socialGraphRoutes } from './routes/social/graph.ts';
 import { memberRoutes } from './routes/social/members.ts';
 import { federationRoutes } from './routes/federation/federation.ts';
+import { contractRoutes } from './routes/marketplace/contracts.ts';
+import { disputeRoutes } from './routes/marketplace/disputes.ts';
+import { marketplaceRoutes } from './routes/marketplace/listings.ts';
 import { actionRoutes } from './routes/agents/actions.ts';
 import { contentRoutes } from './routes/feed/content.ts';
 import { crawlerRoutes } from './routes/site/crawlers.ts';
@@ -390,6 +393,10 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/console/console.ts', consoleRoutes],
   ['api/routes/mcp/mcp.ts', mcpRoutes],
   ['api/routes/admin/projections.ts', adminProjectionRoutes],
+
+  ['api/routes/marketplace/listings.ts', marketplaceRoutes],
+  ['api/routes/marketplace/contracts.ts', contractRoutes],
+  ['api/routes/marketplace/disputes.ts', disputeRoutes],
 ];
 
 /** The root router with every route module registered. */

@@ -19,6 +19,8 @@ import { hideRoom, mergeRoom } from '../commands/feed/rooms.ts';
 import { roomKind } from '../queries/feed/rooms.ts';
 import { eventCommands } from './events.ts';
 import { projectionCommands } from './projections.ts';
+import { recomputeTrust } from '../commands/marketplace/trust.ts';
+import { trustInputs } from '../queries/marketplace/marketplace.ts';
 
 const operator = () => `cli:${process.env.USER ?? 'operator'}`;
 
@@ -277,6 +279,26 @@ export function cliProgram(connect: ConnectCli): Command {
   projectionCommands(
     program.command('projections').description("the running service's read models, through its admin API (ADMIN_TOKEN: a super admin's bearer token)"),
   );
+  program
+    .command('trust')
+    .description('trust scores (the nightly job runs at 02:00 UTC)')
+    .command('recompute')
+    .description('recompute every agent’s trust score now from its contracts, ratings and dispute outcomes')
+    .action(async () => {
+      await withServices(async (s) => {
+        const now = s.clock.now();
+        const agents = await trustInputs(s.store);
+        if (agents.length === 0) {
+          process.stdout.write('no agent has a contract record yet: nothing to recompute\n');
+          return;
+        }
+        const runId = `manual-${now.toISOString()}`;
+        const r = await recomputeTrust(s.bus, { run_id: runId, night: null, agents }, { commandId: `trust:${runId}`, actor: operator(), requestId: null, now });
+        await s.runner.waitFor(r.position);
+        const changed = r.events.filter((e) => e.type === 'TrustScoreRecomputed').length;
+        process.stdout.write(`trust recomputed for ${agents.length} agent(s), ${changed} changed (run ${runId}, position ${r.position})\n`);
+      });
+    });
 
   return program;
 }

@@ -13,6 +13,8 @@ import type { MessagingEvent } from './messaging.ts';
 import { MESSAGING_CHARGED_EVENTS, messagingEventSchemas } from './messaging.ts';
 import type { FederationEvent } from './federation.ts';
 import { federationEventSchemas } from './federation.ts';
+import type { MarketplaceEvent } from './marketplace.ts';
+import { MARKETPLACE_CHARGED_EVENTS, marketplaceEventSchemas } from './marketplace.ts';
 import type { SocialEvent } from './social.ts';
 import { SOCIAL_CHARGED_EVENTS, socialEventSchemas } from './social.ts';
 import type { Event } from './types.ts';
@@ -30,6 +32,7 @@ const catalogue = {
   ...socialEventSchemas,
   ...federationEventSchemas,
   ...webhookEventSchemas,
+  ...marketplaceEventSchemas,
 };
 export type EventCatalogue = typeof catalogue;
 
@@ -54,6 +57,7 @@ export const CHARGED_EVENT_TYPES: ReadonlySet<string> = new Set<DomainEventType>
   ...MESSAGING_CHARGED_EVENTS,
   ...MATCHING_CHARGED_EVENTS,
   ...SOCIAL_CHARGED_EVENTS,
+  ...MARKETPLACE_CHARGED_EVENTS,
 ]);
 
 // Compile-time: every area union and each event type declared beside its schema is a member of
@@ -71,4 +75,5 @@ type _AreaUnionsAreDomainEvents = [
   Member<SocialEvent>,
   Member<FederationEvent>,
   Member<WebhookEvent>,
+  Member<MarketplaceEvent>,
 ];

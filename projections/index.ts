@@ -30,6 +30,11 @@ import { membersProjection } from './social/members.ts';
 import { networkProjection } from './social/network.ts';
 import { pulseProjection } from './social/pulse.ts';
 import { trustStampsProjection } from './social/trust-stamps.ts';
+import { contractStatsProjection } from './marketplace/contract-stats.ts';
+import { contractsProjection } from './marketplace/contracts.ts';
+import { listingsProjection } from './marketplace/listings.ts';
+import { listingResponsesProjection } from './marketplace/responses.ts';
+import { trustRunsProjection } from './marketplace/trust-runs.ts';
 import type { Projection } from './types.ts';
 import { webhooksProjection } from './webhooks/webhooks.ts';
 
@@ -68,4 +73,9 @@ export const allProjections: Projection[] = [
   membersProjection,
   introsProjection,
   federationPeersProjection,
+  listingsProjection,
+  listingResponsesProjection,
+  contractsProjection,
+  contractStatsProjection,
+  trustRunsProjection,
 ];

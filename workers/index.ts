@@ -15,6 +15,8 @@ import { defineNotificationJobs, NOTIFICATION_JOBS } from './messaging/notificat
 import type { ScoutWorker } from './matching/scout.ts';
 import { defineScoutJobs, SCOUT_JOB } from './matching/scout.ts';
 import { APPEND_LANES, inLanes } from './lanes.ts';
+import type { TrustRun } from './marketplace/trust.ts';
+import { runNightlyTrust, TRUST_JOB } from './marketplace/trust.ts';
 
 export const JOBS = {
   monthlyGrant: 'credits.monthly-grant',
@@ -38,6 +40,8 @@ export interface Workers {
   expireImages(): Promise<number>;
   /** The internal scout (workers/matching/scout.ts): reactor, job body and resume. */
   scout: ScoutWorker;
+  /** The nightly trust job's body: the night of the clock's `now`, unless it already ran (workers/marketplace/trust.ts). */
+  runNightlyTrust(): Promise<TrustRun | null>;
   stop(): Promise<void>;
 }
 
@@ -109,6 +113,10 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
   const scout = defineScoutJobs(s, agenda);
   const images = defineImageJobs(s, agenda);
 
+  agenda.define(TRUST_JOB, async () => {
+    await runNightlyTrust(s);
+  });
+
   await agenda.start();
   await agenda.every('30 seconds', WEBHOOK_JOBS.sweep);
   await webhooks.resume();
@@ -123,6 +131,8 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
   await agenda.every('1 day', DIGEST_JOB);
   await agenda.every('1 hour', IMAGE_JOBS.expire);
   await images.expire();
+  // The night's run is due from 02:00 UTC; checked every 5 minutes (not at once: a start is followed by a check within 5 minutes).
+  await agenda.every('5 minutes', TRUST_JOB, {}, { skipImmediate: true });
   const reactor: Subscription = s.log.subscribeAll(await s.log.headPosition(), async (events) => {
     for (const e of events) {
       try {
@@ -147,6 +157,7 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
     publishScheduledPost: (postId: string) => scheduledPosts.publish(postId),
     expireImages: images.expire,
     scout,
+    runNightlyTrust: () => runNightlyTrust(s),
     async stop() {
       await reactor.close();
       await webhooks.drain();

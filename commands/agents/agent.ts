@@ -42,6 +42,8 @@ export type AgentStreamEvent = EventOfType<
   | 'MeshThreadMessagePosted'
   | 'MatchingRunCompleted'
   | 'IntroRequested'
+  | 'ListingCreated'
+  | 'ListingResponded'
   | 'WebhookConfigured'
   | 'WebhookSecretRegenerated'
   | 'WebhookSecretRotated'
@@ -301,6 +303,8 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
       case 'A2AMessageSent':
       case 'MeshThreadMessagePosted':
       case 'IntroRequested':
+      case 'ListingCreated':
+      case 'ListingResponded':
         return withCharge(state, event.data.charge);
       case 'ImageUploaded': {
         const d = event.data;

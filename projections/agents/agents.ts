@@ -44,6 +44,7 @@ export const agentsProjection = defineProjection({
     'WebhookConfigured',
     'AgentFollowed',
     'AgentUnfollowed',
+    'TrustScoreRecomputed',
     ...CHARGED_EVENTS,
   ],
   async apply(event, ctx) {
@@ -151,6 +152,19 @@ export const agentsProjection = defineProjection({
         await agents.applyAt(d.agent_id, event.position, { $inc: { following_count: by } });
         return;
       }
+      case 'TrustScoreRecomputed': {
+        // The nightly trust job (commands/marketplace/trust.ts): reputation, profile and leaderboard order.
+        const { run_id: _run, agent_id, computed_at, ...scores } = event.data;
+        await agents.applyAt(agent_id, event.position, {
+          $set: {
+            ...scores,
+            contracts: scores.contracts_ended,
+            trust_computed_at: computed_at,
+            rank_key: leaderboardKey(scores.trust_score, scores.contracts_completed, agent_id),
+          },
+        });
+        return;
+      }
       case 'AutoPostPrefsChanged': {
         const { agent_id, changed_at: _at, ...prefs } = event.data;
         await agents.applyAt(agent_id, event.position, { $set: prefs });
@@ -200,6 +214,8 @@ export const agentsProjection = defineProjection({
       case 'MeshThreadMessagePosted':
       case 'MatchingRunCompleted':
       case 'IntroRequested':
+      case 'ListingCreated':
+      case 'ListingResponded':
         return applyCharge(agents, event.data.agent_id, event.data.charge, event.position, at, false);
       default: {
         const _exhaustive: never = event;

@@ -95,7 +95,9 @@ export const pulseProjection = defineProjection({
       case 'MeshThreadCreated':
       case 'MeshThreadMessagePosted':
       case 'MatchingRunCompleted':
-      case 'IntroRequested': {
+      case 'IntroRequested':
+      case 'ListingCreated':
+      case 'ListingResponded': {
         if (charge) await bump(daily, event.data.agent_id, at, p, spent);
         return;
       }

@@ -17,6 +17,7 @@ import { request } from '../helpers/service.ts';
 import { messagingBenchmarks } from './messaging.ts';
 import { replayBenchmarks, type ReplayFigures } from './replay.ts';
 import { socialQueryBenchmarks } from './social.ts';
+import { marketplaceQueryBenchmarks } from './marketplace.ts';
 import { rebuildBenchmarks } from './rebuild.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -452,6 +453,120 @@ async function mcpBenchmarks(): Promise<number> {
   return worst;
 }
 
+/** Runs `fn` over `items` with `lanes` in flight at once. */
+async function inParallel<T>(items: T[], lanes: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (next < items.length) await fn(items[next++] as T);
+    }),
+  );
+}
+
+/**
+ * Marketplace: a contract transition (accept, start, deliver on the API-key surface: each one a
+ * revision-checked append on the contract's stream, two of them with their lifecycle mails)
+ * against the bare Koa POST in alternating rounds; then the listing search and the dispute queue
+ * at 100,000 listings.
+ */
+async function marketplaceBenchmarks(): Promise<void> {
+  const seconds = Math.min(DURATION, Number(process.env.BENCH_MARKET_SECONDS ?? 5));
+  const contractsWanted = Number(process.env.BENCH_CONTRACTS ?? 6000);
+  say(`## Marketplace (contract transitions over HTTP: autocannon, 50 connections, ${seconds} s each, ${ROUNDS} rounds alternating ceiling and service)`);
+  const bare = await spawnServer(['test/bench/bare-koa.ts'], {});
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'agent-network-bench-market-'));
+  const svc = await spawnServer(['api/server.ts'], { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '0' });
+  const bareBody = () => ({ body: JSON.stringify({ note: 'Bench' }) });
+  await load(bare.url, '/', bareBody); // warm-up
+  const register = async (i: number) =>
+    (
+      await request(svc.url, 'POST', '/api/protocol/register', {
+        body: { name: `M${i}`, capabilities: ['lead-gen'], owner_name: 'M', owner_email: `market-${i}-${randomUUID()}@example.com` },
+      })
+    ).body.api_key as string;
+  const requesters: string[] = [];
+  const providers: string[] = [];
+  for (let i = 0; i < Math.ceil(contractsWanted / 100); i++) requesters.push(await register(i));
+  for (let i = 0; i < Math.ceil(contractsWanted / 200); i++) providers.push(await register(10_000 + i));
+  const ids: string[] = [];
+  const listing = { title: 'Bench listing', description: 'A pipeline to build', category: 'engineering', price: 100, pricing_type: 'fixed' };
+  await inParallel(
+    Array.from({ length: contractsWanted }, (_, i) => i),
+    16,
+    async (i) => {
+      const owner = requesters[Math.floor(i / 100)] ?? '';
+      const provider = providers[Math.floor(i / 200)] ?? '';
+      const l = await request(svc.url, 'POST', '/api/agent/marketplace', { apiKey: owner, body: listing });
+      const r = await request(svc.url, 'POST', `/api/agent/marketplace/${l.body.intent_id}/respond`, { apiKey: provider, body: { message: 'on it' } });
+      const c = await request(svc.url, 'POST', `/api/agent/marketplace/${l.body.intent_id}/responses/${r.body.response_id}/accept`, { apiKey: owner });
+      if (c.status === 201) ids.push(`${c.body.contract_id as string} ${provider}`);
+    },
+  );
+  const n = ids.length;
+  let k = 0;
+  // Request k: contract k mod n, its (floor(k / n))th verb, so two verbs of one contract are n requests apart.
+  const VERBS = ['accept', 'start', 'deliver'];
+  const transition = () => {
+    const [id, key] = (ids[k % n] ?? '').split(' ');
+    const verb = VERBS[Math.floor(k / n)] ?? 'deliver';
+    k++;
+    return { path: `/api/agent/contracts/${id}/${verb}`, headers: { 'x-api-key': key ?? '' } };
+  };
+  await new Promise((resolve) => setTimeout(resolve, 3000)); // the set-up's background jobs
+  const rounds: Array<{ ceiling: Load; load: Load }> = [];
+  const market = async (): Promise<Load> => {
+    const result = await autocannon({
+      url: svc.url,
+      method: 'POST',
+      connections: CONNECTIONS,
+      duration: seconds,
+      headers: { 'content-type': 'application/json' },
+      requests: [
+        {
+          setupRequest: (req) => {
+            const t = transition();
+            return { ...req, path: t.path, body: '{}', headers: { ...req.headers, ...t.headers } };
+          },
+        },
+      ],
+    });
+    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  };
+  const ceiling = async (): Promise<Load> => {
+    const result = await autocannon({
+      url: `${bare.url}/`,
+      method: 'POST',
+      connections: CONNECTIONS,
+      duration: seconds,
+      headers: { 'content-type': 'application/json' },
+      body: bareBody().body,
+    });
+    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  };
+  for (let r = 0; r < ROUNDS; r++) rounds.push({ ceiling: await ceiling(), load: await market() });
+  await stopServer(svc.child);
+  await stopServer(bare.child);
+  rmSync(dataDir, { recursive: true, force: true });
+  const ratios = rounds.map((r) => r.load.rps / r.ceiling.rps);
+  say('');
+  say(`${n} contracts set up (listing, response, accept); ${k} transitions sent over the rounds (${3 * n} available).`);
+  say('');
+  say('| path | req/s | p50 ms | p99 ms | non-2xx | ratio to bare Koa | per round |');
+  say('|---|---|---|---|---|---|---|');
+  say(
+    `| bare Koa + koa-body POST (ceiling) | ${median(rounds.map((r) => r.ceiling.rps)).toFixed(0)} | ${median(rounds.map((r) => r.ceiling.p50))} | ${median(rounds.map((r) => r.ceiling.p99))} | 0 | 1.00 | |`,
+  );
+  say(
+    `| POST /api/agent/contracts/{id}/accept, start, deliver | ${median(rounds.map((r) => r.load.rps)).toFixed(0)} | ${median(rounds.map((r) => r.load.p50))} | ${median(rounds.map((r) => r.load.p99))} | ${rounds.reduce((a, r) => a + r.load.non2xx, 0)} | ${median(ratios).toFixed(2)} | ${ratios.map((x) => x.toFixed(2)).join(', ')} |`,
+  );
+  say('');
+  say(`Target: a contract transition at least 0.3 of the bare POST: ${median(ratios) >= 0.3 ? 'met' : 'NOT met'}.`);
+  say('');
+  const slowest = await marketplaceQueryBenchmarks(say);
+  say(`Slowest median above: ${slowest.toFixed(3)} ms (target: the dispute queue and a listing search under 5 ms median at 100,000 listings).`);
+  say('');
+}
+
 /** The slowest median (ms) of the queries at each size. */
 async function queryBenchmarks(): Promise<Map<number, number>> {
   const slowest = new Map<number, number>();
@@ -619,6 +734,8 @@ async function main() {
       feed: feedReadBenchmarks,
       social: socialBenchmarks,
       'social-queries': () => socialQueryBenchmarks(say),
+      marketplace: marketplaceBenchmarks,
+      'marketplace-queries': () => marketplaceQueryBenchmarks(say),
       mcp: mcpBenchmarks,
 
       rebuild: () => rebuildBenchmarks(say),
@@ -636,6 +753,7 @@ async function main() {
   await messagingBenchmarks(say);
   await feedReadBenchmarks();
   await socialBenchmarks();
+  await marketplaceBenchmarks();
   await mcpBenchmarks();
   writeFileSync(join(root, 'docs/PERFORMANCE.md'), [...header, ...out, ...targets(http, appendRatio, replay, queries), ...NOTES, ''].join('\n'));
 }

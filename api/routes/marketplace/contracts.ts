@@ -1,0 +1,79 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { PartyVerb } from '../../../commands/marketplace/contract.ts';
+import { contractAggregate, partyRole, TRANSITIONS, transitionContract } from '../../../commands/marketplace/contract.ts';
+import { notFound } from '../../../events/kernel/errors.ts';
+import { contractStream } from '../../../events/marketplace.ts';
+import { contractsOf, getContract } from '../../../queries/marketplace/marketplace.ts';
+import type { Services } from '../../services.ts';
+import { paging, validate } from '../../validation.ts';
+import { commandContext, settled } from '../util.ts';
+import type { CompleteBody, ContractQuery } from './schemas.ts';
+import { CompleteBody as CompleteSchema, ContractQuery as QuerySchema, TransitionBody } from './schemas.ts';
+import type { Family } from './views.ts';
+import { caller, contractMailing, contractView, writerOf } from './views.ts';
+
+/** Where the service's public key is published (the ruling's verifier fetches it once). */
+export const SERVICE_KEY_PATH = '/.well-known/service-key.json';
+
+/** Task contracts under both auth families (shared DECISIONS "Marketplace and contracts"): reads, the party verbs, and the signed ruling. */
+export function contractRoutes(router: Router, s: Services): void {
+  /** The contract, if the caller is one of its parties (404 unknown, 403 a third party), decided on the contract's own stream. */
+  const visible = async (contractId: string, agentId: string) => {
+    const { state } = await s.bus.load(contractStream(contractId), contractAggregate);
+    partyRole(state, agentId);
+    const doc = await getContract(s.store, contractId);
+    if (!doc) throw notFound('Contract', 'contract_not_found');
+    return doc;
+  };
+
+  const list = (family: Family) => async (ctx: Context) => {
+    const agentId = caller(family, ctx);
+    const q = validate<ContractQuery>(QuerySchema, ctx.query, 'query');
+    const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 100 });
+    const { docs, total } = await contractsOf(s.store, agentId, q.role ?? null, q.status ?? null, skip, limit);
+    ctx.body = { items: docs.map(contractView), total, page, limit };
+  };
+
+  const detail = (family: Family) => async (ctx: Context) => {
+    const agentId = caller(family, ctx);
+    ctx.body = contractView(await visible(ctx.params.id, agentId));
+  };
+
+  const verb = (family: Family, v: PartyVerb) => async (ctx: Context) => {
+    const agentId = writerOf(s, family, ctx);
+    const body = validate<CompleteBody>(v === 'complete' ? CompleteSchema : TransitionBody, ctx.request.body ?? {});
+    const contractId = ctx.params.id;
+    const r = await transitionContract(
+      s.bus,
+      contractId,
+      { verb: v, agent_id: agentId, rating: body.rating ?? null, note: body.note ?? null },
+      await contractMailing(s, await getContract(s.store, contractId)),
+      commandContext(s, ctx, agentId),
+    );
+    await settled(s, r.position);
+    const doc = await getContract(s.store, contractId);
+    if (!doc) throw notFound('Contract', 'contract_not_found');
+    ctx.body = contractView(doc);
+  };
+
+  const ruling = (family: Family) => async (ctx: Context) => {
+    const agentId = caller(family, ctx);
+    await visible(ctx.params.id, agentId);
+    const { state } = await s.bus.load(contractStream(ctx.params.id), contractAggregate);
+    if (!state.ruling) throw notFound('Ruling', 'ruling_not_found');
+    ctx.body = { ...state.ruling, public_key_url: `${s.config.publicBaseUrl}${SERVICE_KEY_PATH}` };
+  };
+
+  for (const [prefix, family] of [
+    ['/api/contracts', 'bearer'],
+    ['/api/agent/contracts', 'api_key'],
+  ] as const) {
+    const r = new Router({ prefix });
+    r.get('/', list(family));
+    r.get('/:id', detail(family));
+    for (const v of Object.keys(TRANSITIONS) as PartyVerb[]) r.post(`/:id/${v}`, verb(family, v));
+    r.get('/:id/ruling', ruling(family));
+    router.use(r.routes());
+  }
+}

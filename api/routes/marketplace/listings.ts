@@ -1,0 +1,267 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import escapeHtml from 'escape-html';
+import { openContract } from '../../../commands/marketplace/contract.ts';
+import type { ListingFacts } from '../../../commands/marketplace/listings.ts';
+import { closeListing, createListing, respondToListing } from '../../../commands/marketplace/listings.ts';
+import { forbidden, notFound } from '../../../events/kernel/errors.ts';
+import type { PricingType } from '../../../events/marketplace.ts';
+import type { Doc } from '../../../projections/store/port.ts';
+import { getPublicAgent } from '../../../queries/agents/agents.ts';
+import {
+  contractsOf,
+  getContract,
+  getListing,
+  getListingDoc,
+  getResponse,
+  hasResponded,
+  responsesTo,
+  searchListings,
+} from '../../../queries/marketplace/marketplace.ts';
+import type { Services } from '../../services.ts';
+import { cursorParam, paging, validate } from '../../validation.ts';
+import { commandContext, settled } from '../util.ts';
+import type { CreateListingBody, ListingQuery, RespondBody } from './schemas.ts';
+import { CreateListingBody as CreateSchema, ListingQuery as QuerySchema, RespondBody as RespondSchema } from './schemas.ts';
+import type { Family } from './views.ts';
+import { caller, contractView, listingView, responseView, writerOf } from './views.ts';
+
+/** The facts a response or an owner action needs of a listing (deleted ones included: the deciders answer 404). */
+function factsOf(doc: Doc | null): ListingFacts | null {
+  if (!doc) return null;
+  const status = doc.status === 'deleted' ? 'deleted' : doc.status === 'closed' ? 'closed' : 'open';
+  return { intent_id: doc._id, owner_id: String(doc.agent_id), status };
+}
+
+/** The owner agent's trust signals shown with a listing. */
+async function ownerSignals(s: Services, agentId: string) {
+  const a = await getPublicAgent(s.store, agentId);
+  const n = (k: string) => (typeof a?.[k] === 'number' ? (a[k] as number) : 0);
+  return {
+    agent_id: agentId,
+    name: a ? String(a.name) : null,
+    is_claimed: a?.is_claimed === true,
+    trust_score: n('trust_score'),
+    completion_rate: n('completion_rate'),
+    contracts_completed: n('contracts_completed'),
+    deal_close_rate: n('deal_close_rate'),
+    trust_computed_at: typeof a?.trust_computed_at === 'string' ? a.trust_computed_at : null,
+  };
+}
+
+/** Recent contracts of the owner, without the parties (a contract itself is visible to its parties only). */
+async function recentContracts(s: Services, agentId: string) {
+  const { docs } = await contractsOf(s.store, agentId, null, null, 0, 5);
+  return docs.map((d) => ({ title: d.title, state: d.status, rating: d.rating ?? null, opened_at: d.opened_at, updated_at: d.updated_at }));
+}
+
+/** Marketplace listings (shared DECISIONS "Marketplace and contracts"), under both auth families, and the public page. */
+export function marketplaceRoutes(router: Router, s: Services): void {
+  const base = () => s.config.publicBaseUrl;
+
+  const list = (family: Family) => async (ctx: Context) => {
+    caller(family, ctx);
+    const q = validate<ListingQuery>(QuerySchema, ctx.query, 'query');
+    const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 100 });
+    const cursor = cursorParam({ cursor: q.cursor === '' ? undefined : q.cursor }, 'cursor') ?? null;
+    const found = await searchListings(s.store, {
+      category: q.category,
+      pricing_type: q.pricing_type,
+      q: q.q?.trim() || undefined,
+      status: q.status ?? 'open',
+      skip,
+      cursor,
+      limit,
+    });
+    ctx.body = {
+      items: found.docs.map((d) => listingView(d, base())),
+      total: found.total,
+      total_capped: found.total_capped,
+      page,
+      limit,
+      next_cursor: found.next_cursor,
+      has_more: found.has_more,
+    };
+  };
+
+  const create = (family: Family) => async (ctx: Context) => {
+    const agentId = writerOf(s, family, ctx);
+    const b = validate<CreateListingBody>(CreateSchema, ctx.request.body);
+    const r = await createListing(
+      s.bus,
+      agentId,
+      {
+        title: b.title.trim() || b.title,
+        description: b.description,
+        category: b.category,
+        price: b.price ?? 0,
+        pricing_type: b.pricing_type,
+        budget_min: b.budget_min ?? null,
+        budget_max: b.budget_max ?? null,
+        delivery_window: b.delivery_window ?? null,
+      },
+      commandContext(s, ctx, agentId),
+    );
+    await settled(s, r.position);
+    const created = r.events[0]?.data;
+    const doc = created ? await getListing(s.store, created.intent_id) : null;
+    if (!doc || !created) throw notFound('Listing', 'listing_not_found');
+    ctx.status = 201;
+    ctx.body = { ...listingView(doc, base()), credits_charged: created.charge.amount_mc / 1000, balance: created.charge.balance_after_mc / 1000 };
+  };
+
+  const detail = (family: Family) => async (ctx: Context) => {
+    caller(family, ctx);
+    const doc = await getListing(s.store, ctx.params.intent_id);
+    if (!doc) throw notFound('Listing', 'listing_not_found');
+    ctx.body = {
+      ...listingView(doc, base()),
+      owner: await ownerSignals(s, String(doc.agent_id)),
+      recent_contracts: await recentContracts(s, String(doc.agent_id)),
+    };
+  };
+
+  const respond = (family: Family) => async (ctx: Context) => {
+    const agentId = writerOf(s, family, ctx);
+    const b = validate<RespondBody>(RespondSchema, ctx.request.body);
+    const intentId = ctx.params.intent_id;
+    const listing = factsOf(await getListingDoc(s.store, intentId));
+    const r = await respondToListing(
+      s.bus,
+      agentId,
+      { message: b.message, proposed_price: b.proposed_price ?? null },
+      { listing, already_responded: listing ? await hasResponded(s.store, intentId, agentId) : false },
+      commandContext(s, ctx, agentId),
+    );
+    await settled(s, r.position);
+    const doc = r.events[0] ? await getResponse(s.store, r.events[0].data.response_id) : null;
+    if (!doc || !r.events[0]) throw notFound('Response', 'response_not_found');
+    const c = r.events[0].data.charge;
+    ctx.status = 201;
+    ctx.body = { ...responseView(doc), credits_charged: c.amount_mc / 1000, balance: c.balance_after_mc / 1000 };
+  };
+
+  /** The owner's own listing (404 unknown or deleted, 403 another agent's). */
+  const ownListing = async (ctx: Context, agentId: string) => {
+    const doc = await getListing(s.store, ctx.params.intent_id);
+    if (!doc) throw notFound('Listing', 'listing_not_found');
+    if (doc.agent_id !== agentId) throw forbidden('Only the owner of this listing may do this', 'not_listing_owner');
+    return doc;
+  };
+
+  const responses = (family: Family) => async (ctx: Context) => {
+    const agentId = caller(family, ctx);
+    const listing = await ownListing(ctx, agentId);
+    const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 100 });
+    const { docs, total } = await responsesTo(s.store, listing._id, skip, limit);
+    ctx.body = { items: docs.map(responseView), total, page, limit };
+  };
+
+  const accept = (family: Family) => async (ctx: Context) => {
+    const agentId = writerOf(s, family, ctx);
+    const listing = await getListingDoc(s.store, ctx.params.intent_id);
+    const response = await getResponse(s.store, ctx.params.response_id);
+    const r = await openContract(
+      s.bus,
+      agentId,
+      {
+        listing: listing
+          ? {
+              intent_id: listing._id,
+              owner_id: String(listing.agent_id),
+              title: String(listing.title),
+              price: typeof listing.price === 'number' ? listing.price : 0,
+              pricing_type: listing.pricing_type as PricingType,
+              deleted: listing.status === 'deleted',
+              position: Number(listing.position),
+            }
+          : null,
+        response: response
+          ? {
+              response_id: response._id,
+              intent_id: String(response.intent_id),
+              agent_id: String(response.agent_id),
+              proposed_price: typeof response.proposed_price === 'number' ? response.proposed_price : null,
+              position: Number(response.position),
+            }
+          : null,
+      },
+      commandContext(s, ctx, agentId),
+    );
+    await settled(s, r.position);
+    const doc = await getContract(s.store, r.state.contract_id);
+    if (!doc) throw notFound('Contract', 'contract_not_found');
+    ctx.status = 201;
+    ctx.body = contractView(doc);
+  };
+
+  const close = (family: Family, del: boolean) => async (ctx: Context) => {
+    const agentId = writerOf(s, family, ctx);
+    const intentId = ctx.params.intent_id;
+    const r = await closeListing(s.bus, agentId, intentId, factsOf(await getListingDoc(s.store, intentId)), del, commandContext(s, ctx, agentId));
+    await settled(s, r.position);
+    if (del) {
+      ctx.body = { intent_id: intentId, deleted: true };
+      return;
+    }
+    const doc = await getListing(s.store, intentId);
+    if (!doc) throw notFound('Listing', 'listing_not_found');
+    ctx.body = listingView(doc, base());
+  };
+
+  for (const [prefix, family] of [
+    ['/api/marketplace', 'bearer'],
+    ['/api/agent/marketplace', 'api_key'],
+  ] as const) {
+    const r = new Router({ prefix });
+    r.get('/', list(family));
+    r.post('/', create(family));
+    r.get('/:intent_id', detail(family));
+    r.post('/:intent_id/respond', respond(family));
+    r.get('/:intent_id/responses', responses(family));
+    r.post('/:intent_id/responses/:response_id/accept', accept(family));
+    r.post('/:intent_id/close', close(family, false));
+    r.delete('/:intent_id', close(family, true));
+    router.use(r.routes());
+  }
+
+  // The public detail page (no auth): what a shared link opens.
+  const page = new Router({ prefix: '/marketplace' });
+  page.get('/:intent_id', async (ctx) => {
+    const doc = await getListing(s.store, ctx.params.intent_id);
+    if (!doc) throw notFound('Listing', 'listing_not_found');
+    const v = listingView(doc, base());
+    const esc = (x: unknown) => escapeHtml(String(x ?? ''));
+    const price = v.pricing_type === 'free' ? 'free' : `${v.price} (${v.pricing_type})`;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Cache-Control', 'public, max-age=60');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.body = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${esc(v.title)} | Agent Network marketplace</title>
+<meta name="description" content="${esc(v.description.slice(0, 300))}">
+<link rel="canonical" href="${esc(v.url)}">
+<meta property="og:type" content="website">
+<meta property="og:title" content="${esc(v.title)}">
+<meta property="og:url" content="${esc(v.url)}">
+</head>
+<body>
+<main>
+<h1>${esc(v.title)}</h1>
+<p>${esc(v.description)}</p>
+<dl>
+<dt>Category</dt><dd>${esc(v.category)}</dd>
+<dt>Price</dt><dd>${esc(price)}</dd>
+${v.budget_min !== null || v.budget_max !== null ? `<dt>Budget</dt><dd>${esc(v.budget_min ?? '')} to ${esc(v.budget_max ?? '')}</dd>\n` : ''}${v.delivery_window ? `<dt>Delivery</dt><dd>${esc(v.delivery_window)}</dd>\n` : ''}<dt>Status</dt><dd>${esc(v.status)}</dd>
+<dt>Responses</dt><dd>${esc(v.response_count)}</dd>
+<dt>Posted by</dt><dd><a href="${esc(`${base()}/api/preview/bot/${encodeURIComponent(v.owner.agent_id)}`)}">${esc(v.owner.name)}</a></dd>
+</dl>
+</main>
+</body>
+</html>
+`;
+  });
+  router.use(page.routes());
+}

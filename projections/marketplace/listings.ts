@@ -1,0 +1,81 @@
+import { searchTerms } from '../../events/marketplace.ts';
+import type { Collection, Doc } from '../store/port.ts';
+import { defineProjection } from '../types.ts';
+
+/** The search keys of a listing: its terms under its status, so a search of open listings is one index range. */
+export const searchKeys = (status: string, terms: readonly string[]) => terms.map((t) => `${status}:${t}`);
+
+/**
+ * The counter documents a listing counts in (`listing_counts`): its status, with its category, its
+ * pricing type, both, and each of its terms. The list's `total` reads one of them instead of
+ * counting documents.
+ */
+export function countKeys(status: string, category: string, pricing: string, terms: readonly string[]): string[] {
+  return [`s:${status}`, `c:${status}:${category}`, `p:${status}:${pricing}`, `cp:${status}:${category}:${pricing}`, ...terms.map((t) => `t:${status}:${t}`)];
+}
+
+async function count(counts: Collection, d: Doc, status: string, by: number, position: number): Promise<void> {
+  const terms = (d.terms as string[] | undefined) ?? [];
+  for (const key of countKeys(status, String(d.category), String(d.pricing_type), terms)) await counts.applyAt(key, position, { $inc: { n: by } });
+}
+
+/**
+ * Marketplace listings, one document per listing (`_id` the intent id): what the list, the search
+ * (`search_keys`, multikey) and the detail read; `status` open, closed or deleted (a deleted listing
+ * stays for its contracts' evidence, out of every read). `listing_counts` keeps the list totals.
+ */
+export const listingsProjection = defineProjection({
+  name: 'listings',
+  collections: [
+    {
+      name: 'listings',
+      indexes: [
+        { name: 'by_status', keys: { status: 1, seq: -1 } },
+        { name: 'by_category', keys: { status: 1, category: 1, seq: -1 } },
+        { name: 'by_pricing', keys: { status: 1, pricing_type: 1, seq: -1 } },
+        { name: 'by_category_pricing', keys: { status: 1, category: 1, pricing_type: 1, seq: -1 } },
+        { name: 'by_term', keys: { search_keys: 1, seq: -1 } },
+        { name: 'by_owner', keys: { agent_id: 1, seq: -1 } },
+      ],
+    },
+    { name: 'listing_counts', indexes: [] },
+  ],
+  handles: ['ListingCreated', 'ListingResponded', 'ListingClosed', 'ListingDeleted'],
+  async apply(event, ctx) {
+    const listings = ctx.collection('listings');
+    const counts = ctx.collection('listing_counts');
+    switch (event.type) {
+      case 'ListingCreated': {
+        const { charge: _charge, ...d } = event.data;
+        const terms = searchTerms(`${d.title} ${d.description} ${d.category}`);
+        const doc = { ...d, status: 'open', response_count: 0, closed_at: null, seq: event.position, position: event.position, terms };
+        if (await listings.applyAt(d.intent_id, event.position, { $set: { ...doc, search_keys: searchKeys('open', terms) } }))
+          await count(counts, { _id: d.intent_id, ...doc }, 'open', 1, event.position);
+        return;
+      }
+      case 'ListingResponded':
+        await listings.applyAt(event.data.intent_id, event.position, { $inc: { response_count: 1 } });
+        return;
+      case 'ListingClosed':
+      case 'ListingDeleted': {
+        const d = event.data;
+        const before = await listings.findOne({ _id: d.intent_id });
+        if (!before || (typeof before._pos === 'number' && before._pos >= event.position)) return;
+        const status = event.type === 'ListingClosed' ? 'closed' : 'deleted';
+        const set =
+          event.type === 'ListingClosed'
+            ? { status, closed_at: event.data.closed_at, search_keys: searchKeys('closed', (before.terms as string[] | undefined) ?? []) }
+            : // Out of the term index and the counts as well: a deleted listing is never listed again.
+              { status, deleted_at: event.data.deleted_at, search_keys: [] };
+        await listings.applyAt(d.intent_id, event.position, { $set: set });
+        if (before.status !== 'deleted') await count(counts, before, String(before.status), -1, event.position);
+        if (status === 'closed') await count(counts, before, 'closed', 1, event.position);
+        return;
+      }
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  },
+});

@@ -1,0 +1,191 @@
+import type { ListingCategory, PricingType } from '../../events/marketplace.ts';
+import { searchTerms } from '../../events/marketplace.ts';
+import type { Doc, Filter, ReadStore } from '../../projections/store/port.ts';
+import type { Cursor } from '../cursor.ts';
+import { cursorOf } from '../cursor.ts';
+
+/** A search no counter answers (several words, or a word and a filter) counts at most this many matches; past it, `total_capped` says so. */
+export const TOTAL_CAP = 1000;
+
+export interface ListingSearch {
+  category?: ListingCategory;
+  pricing_type?: PricingType;
+  q?: string;
+  status: 'open' | 'closed';
+  /** Newest first: either a page (`skip`) or the cursor of the last item seen. */
+  skip: number;
+  cursor: Cursor | null;
+  limit: number;
+}
+
+/**
+ * The listing list and search, newest first. Every shape is one index range: `q` the first word's
+ * entry in the term index under the status (the other words, category and pricing are tested on
+ * its documents), else the status index with the category and pricing filters. `total` is read
+ * from the `listing_counts` counters when one counts exactly this filter (no `q`, or one word
+ * alone); a search combining several words or a word and a filter counts up to TOTAL_CAP matches.
+ */
+export async function searchListings(store: ReadStore, s: ListingSearch) {
+  const listings = store.collection('listings');
+  const terms = s.q ? searchTerms(s.q, 8) : [];
+  const filter: Filter = {};
+  let hint: string;
+  let counter: string | null;
+  if (terms.length) {
+    filter.search_keys = `${s.status}:${terms[0]}`;
+    if (terms.length > 1) filter.terms = { $all: terms.slice(1) };
+    hint = 'by_term';
+    counter = terms.length === 1 && !s.category && !s.pricing_type ? `t:${s.status}:${terms[0]}` : null;
+  } else {
+    filter.status = s.status;
+    hint = s.category && s.pricing_type ? 'by_category_pricing' : s.category ? 'by_category' : s.pricing_type ? 'by_pricing' : 'by_status';
+    counter =
+      s.category && s.pricing_type
+        ? `cp:${s.status}:${s.category}:${s.pricing_type}`
+        : s.category
+          ? `c:${s.status}:${s.category}`
+          : s.pricing_type
+            ? `p:${s.status}:${s.pricing_type}`
+            : `s:${s.status}`;
+  }
+  if (s.category) filter.category = s.category;
+  if (s.pricing_type) filter.pricing_type = s.pricing_type;
+  const page: Filter = s.cursor ? { ...filter, seq: { $lt: s.cursor.position } } : filter;
+  const [docs, total] = await Promise.all([
+    listings.find(page, { sort: { seq: -1 }, skip: s.cursor ? 0 : s.skip, limit: s.limit + 1, hint }),
+    counter
+      ? store
+          .collection('listing_counts')
+          .findOne({ _id: counter })
+          .then((d) => (typeof d?.n === 'number' ? d.n : 0))
+      : listings.find(filter, { limit: TOTAL_CAP + 1, projection: { _id: 1 }, hint }).then((d) => d.length),
+  ]);
+  const has_more = docs.length > s.limit;
+  if (has_more) docs.length = s.limit;
+  const last = docs[docs.length - 1];
+  const capped = total > TOTAL_CAP;
+  return { docs, total: capped ? TOTAL_CAP : total, total_capped: capped, has_more, next_cursor: has_more && last ? cursorOf(last) : null };
+}
+
+/** A listing that was not deleted, or null. */
+export async function getListing(store: ReadStore, intentId: string): Promise<Doc | null> {
+  const doc = await store.collection('listings').findOne({ _id: intentId });
+  return doc && doc.status !== 'deleted' ? doc : null;
+}
+
+/** A listing as stored (deleted ones too): what the commands' facts and the evidence need. */
+export async function getListingDoc(store: ReadStore, intentId: string): Promise<Doc | null> {
+  return store.collection('listings').findOne({ _id: intentId });
+}
+
+export async function responsesTo(store: ReadStore, intentId: string, skip: number, limit: number) {
+  const responses = store.collection('listing_responses');
+  const [docs, total] = await Promise.all([
+    responses.find({ intent_id: intentId }, { sort: { seq: -1 }, skip, limit, hint: 'by_listing' }),
+    responses.count({ intent_id: intentId }, { hint: 'by_listing' }),
+  ]);
+  return { docs, total };
+}
+
+export async function getResponse(store: ReadStore, responseId: string): Promise<Doc | null> {
+  return store.collection('listing_responses').findOne({ _id: responseId });
+}
+
+export async function hasResponded(store: ReadStore, intentId: string, agentId: string): Promise<boolean> {
+  return (await store.collection('listing_responses').count({ intent_id: intentId, agent_id: agentId }, { hint: 'by_listing_agent' })) > 0;
+}
+
+export async function getContract(store: ReadStore, contractId: string): Promise<Doc | null> {
+  return store.collection('contracts').findOne({ _id: contractId });
+}
+
+/** An agent's contracts, newest first: as requester, as provider, or both. */
+export async function contractsOf(
+  store: ReadStore,
+  agentId: string,
+  role: 'requester' | 'provider' | null,
+  status: string | null,
+  skip: number,
+  limit: number,
+) {
+  const contracts = store.collection('contracts');
+  const extra: Filter = status ? { status } : {};
+  const side = async (field: 'requester_id' | 'provider_id') =>
+    contracts.find({ [field]: agentId, ...extra }, { sort: { seq: -1 }, limit: skip + limit, hint: field === 'requester_id' ? 'by_requester' : 'by_provider' });
+  const docs =
+    role === 'requester'
+      ? await side('requester_id')
+      : role === 'provider'
+        ? await side('provider_id')
+        : [...(await side('requester_id')), ...(await side('provider_id'))];
+  docs.sort((a, b) => (b.seq as number) - (a.seq as number));
+  const count = async (field: 'requester_id' | 'provider_id') => contracts.count({ [field]: agentId, ...extra });
+  const total =
+    role === 'requester'
+      ? await count('requester_id')
+      : role === 'provider'
+        ? await count('provider_id')
+        : (await count('requester_id')) + (await count('provider_id'));
+  return { docs: docs.slice(skip, skip + limit), total };
+}
+
+/** The admins' dispute queue: disputed contracts, longest waiting first. */
+export async function disputeQueue(store: ReadStore, skip: number, limit: number) {
+  const contracts = store.collection('contracts');
+  const [docs, total] = await Promise.all([
+    contracts.find({ status: 'disputed' }, { sort: { disputed_at: 1 }, skip, limit, hint: 'dispute_queue' }),
+    contracts.count({ status: 'disputed' }, { hint: 'dispute_queue' }),
+  ]);
+  return { docs, total };
+}
+
+/** Every agent's record as provider (the trust job's input). */
+export async function providerRecords(store: ReadStore): Promise<Doc[]> {
+  return store.collection('contract_stats').find({}, { sort: { _id: 1 } });
+}
+
+/** The latest completed nightly run, or null. */
+export async function latestNightlyRun(store: ReadStore): Promise<Doc | null> {
+  const [run] = await store.collection('trust_runs').find({ night: { $ne: null } }, { sort: { night: -1 }, limit: 1, hint: 'by_night' });
+  return run ?? null;
+}
+
+const count = (v: unknown) => (typeof v === 'number' ? v : 0);
+
+/**
+ * What a trust recomputation decides on: every agent with a record as provider or responder, and
+ * the scores its profile shows now (null when never computed). The shape of commands/marketplace/trust.ts.
+ */
+export async function trustInputs(store: ReadStore) {
+  const agents = store.collection('agents');
+  const inputs = [];
+  for (const d of await providerRecords(store)) {
+    const profile = await agents.findOne({ _id: d._id });
+    if (!profile) continue;
+    const current =
+      typeof profile.trust_computed_at === 'string'
+        ? {
+            trust_score: count(profile.trust_score),
+            completion_rate: count(profile.completion_rate),
+            average_rating: count(profile.average_rating),
+            contracts_rated: count(profile.contracts_rated),
+            contracts_completed: count(profile.contracts_completed),
+            contracts_ended: count(profile.contracts_ended),
+            marketplace_responses: count(profile.marketplace_responses),
+            deal_close_rate: count(profile.deal_close_rate),
+          }
+        : null;
+    inputs.push({
+      record: {
+        agent_id: d._id,
+        completed: count(d.completed),
+        ended: count(d.ended),
+        rating_sum: count(d.rating_sum),
+        rating_count: count(d.rating_count),
+        responses: count(d.responses),
+      },
+      current,
+    });
+  }
+  return inputs;
+}
