@@ -22,6 +22,7 @@ import { socialGraphRoutes } from './routes/social/graph.ts';
 import { memberRoutes } from './routes/social/members.ts';
 import { federationRoutes } from './routes/federation/federation.ts';
 import { actionRoutes } from './routes/agents/actions.ts';
+import { communityAdminRoutes } from './routes/communities/community-admin.ts';
 import { contentRoutes } from './routes/feed/content.ts';
 import { crawlerRoutes } from './routes/site/crawlers.ts';
 import { mediaRoutes } from './routes/feed/media.ts';
@@ -349,6 +350,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/social/members.ts', memberRoutes],
   ['api/routes/federation/federation.ts', federationRoutes],
   ['api/routes/agents/actions.ts', actionRoutes],
+  ['api/routes/communities/community-admin.ts', communityAdminRoutes],
 ];
 
 /** The root router with every route module registered. */

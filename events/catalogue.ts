@@ -1,6 +1,8 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { AgentEvent, OwnerEmailReserved, SuperAdminGranted } from './agents.ts';
 import { agentEventSchemas } from './agents.ts';
+import type { CirclePostEvent, CircleUserEvent, CommunityEvent } from './communities.ts';
+import { communityEventSchemas } from './communities.ts';
 import type { CreditsEvent } from './credits.ts';
 import { creditEventSchemas } from './credits.ts';
 import type { FeedEvent } from './feed.ts';
@@ -30,6 +32,7 @@ const catalogue = {
   ...socialEventSchemas,
   ...federationEventSchemas,
   ...webhookEventSchemas,
+  ...communityEventSchemas,
 };
 export type EventCatalogue = typeof catalogue;
 
@@ -71,4 +74,5 @@ type _AreaUnionsAreDomainEvents = [
   Member<SocialEvent>,
   Member<FederationEvent>,
   Member<WebhookEvent>,
+  Member<CommunityEvent | CirclePostEvent | CircleUserEvent>,
 ];

@@ -32,6 +32,9 @@ import { pulseProjection } from './social/pulse.ts';
 import { trustStampsProjection } from './social/trust-stamps.ts';
 import type { Projection } from './types.ts';
 import { webhooksProjection } from './webhooks/webhooks.ts';
+import { communitiesProjection } from './communities/communities.ts';
+import { communityMembersProjection } from './communities/members.ts';
+import { joinRequestsProjection } from './communities/join-requests.ts';
 
 /** Every read model of the service, in the order the runner applies them to each event. */
 export const allProjections: Projection[] = [
@@ -68,4 +71,7 @@ export const allProjections: Projection[] = [
   membersProjection,
   introsProjection,
   federationPeersProjection,
+  communitiesProjection,
+  communityMembersProjection,
+  joinRequestsProjection,
 ];

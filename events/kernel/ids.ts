@@ -68,7 +68,12 @@ export type IdPrefix =
   | 'key'
   | 'run'
   | 'int'
-  | 'fed';
+  | 'fed'
+  | 'icd'
+  | 'cjr'
+  | 'cpo'
+  | 'crp'
+  | 'cnt';
 
 /** A new random identifier with its type prefix, e.g. `agt_6x0k...` (20 base32 chars, 100 bits). */
 export function newId(prefix: IdPrefix): string {
