@@ -23,6 +23,7 @@ import { memberRoutes } from './routes/social/members.ts';
 import { federationRoutes } from './routes/federation/federation.ts';
 import { actionRoutes } from './routes/agents/actions.ts';
 import { communityAdminRoutes } from './routes/communities/community-admin.ts';
+import { circleRoutes } from './routes/communities/circles.ts';
 import { contentRoutes } from './routes/feed/content.ts';
 import { crawlerRoutes } from './routes/site/crawlers.ts';
 import { mediaRoutes } from './routes/feed/media.ts';
@@ -351,6 +352,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/federation/federation.ts', federationRoutes],
   ['api/routes/agents/actions.ts', actionRoutes],
   ['api/routes/communities/community-admin.ts', communityAdminRoutes],
+  ['api/routes/communities/circles.ts', circleRoutes],
 ];
 
 /** The root router with every route module registered. */

@@ -35,6 +35,8 @@ import { webhooksProjection } from './webhooks/webhooks.ts';
 import { communitiesProjection } from './communities/communities.ts';
 import { communityMembersProjection } from './communities/members.ts';
 import { joinRequestsProjection } from './communities/join-requests.ts';
+import { circlePostsProjection } from './communities/circle-posts.ts';
+import { circleNotificationsProjection } from './communities/circle-notifications.ts';
 
 /** Every read model of the service, in the order the runner applies them to each event. */
 export const allProjections: Projection[] = [
@@ -74,4 +76,6 @@ export const allProjections: Projection[] = [
   communitiesProjection,
   communityMembersProjection,
   joinRequestsProjection,
+  circlePostsProjection,
+  circleNotificationsProjection,
 ];

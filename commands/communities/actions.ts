@@ -4,6 +4,8 @@ import { userStream } from '../../events/humans.ts';
 import { notFound } from '../../events/kernel/errors.ts';
 import { deriveId, sha256Hex } from '../../events/kernel/ids.ts';
 import { userAggregate } from '../humans/user.ts';
+import { memberStream } from '../../events/social.ts';
+import { memberAggregate } from '../social/members.ts';
 import type { CommandBus, CommandContext } from '../handler.ts';
 import type { Actor, CommunityState } from './community.ts';
 import {
@@ -33,9 +35,12 @@ export function inviteCodeFor(seed: string): string {
   return out;
 }
 
+/** The name a member shows: their profile's, else the one they registered with (null: no such user). */
 async function fullName(bus: CommandBus, userId: string): Promise<string | null> {
   const user = await bus.load(userStream(userId), userAggregate);
-  return user.state.exists ? user.state.full_name : null;
+  if (!user.state.exists) return null;
+  const member = await bus.load(memberStream(userId), memberAggregate);
+  return member.state.profile?.full_name ?? user.state.full_name;
 }
 
 const handle = <R extends CommunityEvent[]>(bus: CommandBus, communityId: string, decide: (s: CommunityState) => R, ctx: CommandContext) =>
