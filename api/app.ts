@@ -24,6 +24,7 @@ import { federationRoutes } from './routes/federation/federation.ts';
 import { actionRoutes } from './routes/agents/actions.ts';
 import { communityAdminRoutes } from './routes/communities/community-admin.ts';
 import { circleRoutes } from './routes/communities/circles.ts';
+import { pageRoutes } from './routes/site/pages.ts';
 import { contentRoutes } from './routes/feed/content.ts';
 import { crawlerRoutes } from './routes/site/crawlers.ts';
 import { mediaRoutes } from './routes/feed/media.ts';
@@ -353,6 +354,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/agents/actions.ts', actionRoutes],
   ['api/routes/communities/community-admin.ts', communityAdminRoutes],
   ['api/routes/communities/circles.ts', circleRoutes],
+  ['api/routes/site/pages.ts', pageRoutes],
 ];
 
 /** The root router with every route module registered. */
