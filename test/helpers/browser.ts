@@ -33,7 +33,7 @@ export function ensureChromium(): Promise<void> {
       run(['apt-get', 'update']);
       run(['apt-get', 'install', '-y', '--no-install-recommends', 'chromium']);
     } catch (err) {
-      throw new Error(`Installing chromium with apt-get failed (${(err as Error).message}); install it by hand or set CHROMIUM_PATH`);
+      throw new Error(`Installing chromium with apt-get failed (${(err as Error).message}); install it by hand or set CHROMIUM_PATH`, { cause: err });
     }
     if (!existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium, but ${CHROMIUM} is still missing; set CHROMIUM_PATH`);
     process.stderr.write('[browser tests] chromium installed.\n');
