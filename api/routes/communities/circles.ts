@@ -39,6 +39,7 @@ import {
   visibleCircle,
 } from '../../../queries/communities/circles.ts';
 import { getMember } from '../../../queries/social/members.ts';
+import { linkPreview, linkUrlProblem, RefusedTarget } from '../../link-preview.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
@@ -76,6 +77,7 @@ export const MarkBrewNotificationsRequest = Type.Object(
   { notification_ids: Type.Optional(Type.Array(Type.String({ pattern: '^cnt_', maxLength: 64 }), { maxItems: 100 })) },
   { additionalProperties: false },
 );
+export const LinkPreviewRequest = Type.Object({ url: Type.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false });
 export const NotificationSettingsRequest = Type.Object(
   {
     mentions: Type.Optional(Type.Boolean()),
@@ -332,6 +334,20 @@ export function circleRoutes(router: Router, s: Services): void {
     if (!reply) throw notFound('Reply', 'circle_reply_not_found');
     ctx.status = 201;
     ctx.body = replyView(reply);
+  });
+
+  r.post('/link-preview', async (ctx) => {
+    write(ctx);
+    const body = validate<Static<typeof LinkPreviewRequest>>(LinkPreviewRequest, ctx.request.body);
+    const refuse = (msg: string) => new ValidationFailed([{ loc: ['body', 'url'], msg, type: 'value_error.url' }]);
+    const problem = linkUrlProblem(body.url.trim(), s.config.webhookAllowLoopback);
+    if (problem) throw refuse(problem);
+    try {
+      ctx.body = await linkPreview(body.url.trim(), { resolver: s.resolver, allowLoopback: s.config.webhookAllowLoopback });
+    } catch (err) {
+      if (err instanceof RefusedTarget) throw refuse(err.message.replace('webhook_url', 'url'));
+      throw err;
+    }
   });
 
   r.get('/circles/:circle_id/members/search', async (ctx) => {
