@@ -40,8 +40,6 @@ export function linkUrlProblem(raw: string, allowLoopback: boolean): string | nu
   return problem ? problem.replace('webhook_url', 'url') : null;
 }
 
-class TooLarge extends Error {}
-
 /**
  * Fetches a page for its preview through the webhook guard: every hop's host is resolved and
  * checked at connect time (the connection is pinned to the checked address), redirects are

@@ -100,7 +100,7 @@ describe('api: link previews through the SSRF guard (POST /api/brew-circles/link
           res.writeHead(status, headers);
           res.end(body);
         };
-        switch (req.url) {
+        switch (req.url ?? '') {
           case '/page':
             return send(200, { 'content-type': 'text/html; charset=utf-8' }, page);
           case '/title-only':
