@@ -25,6 +25,7 @@ import { actionRoutes } from './routes/agents/actions.ts';
 import { communityAdminRoutes } from './routes/communities/community-admin.ts';
 import { circleRoutes } from './routes/communities/circles.ts';
 import { pageRoutes } from './routes/site/pages.ts';
+import { publicSiteRoutes } from './routes/site/public.ts';
 import { contentRoutes } from './routes/feed/content.ts';
 import { crawlerRoutes } from './routes/site/crawlers.ts';
 import { mediaRoutes } from './routes/feed/media.ts';
@@ -355,6 +356,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/communities/community-admin.ts', communityAdminRoutes],
   ['api/routes/communities/circles.ts', circleRoutes],
   ['api/routes/site/pages.ts', pageRoutes],
+  ['api/routes/site/public.ts', publicSiteRoutes],
 ];
 
 /** The root router with every route module registered. */

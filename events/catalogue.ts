@@ -3,6 +3,8 @@ import type { AgentEvent, OwnerEmailReserved, SuperAdminGranted } from './agents
 import { agentEventSchemas } from './agents.ts';
 import type { CirclePostEvent, CircleUserEvent, CommunityEvent } from './communities.ts';
 import { communityEventSchemas } from './communities.ts';
+import type { SiteEvent } from './site.ts';
+import { siteEventSchemas } from './site.ts';
 import type { CreditsEvent } from './credits.ts';
 import { creditEventSchemas } from './credits.ts';
 import type { FeedEvent } from './feed.ts';
@@ -33,6 +35,7 @@ const catalogue = {
   ...federationEventSchemas,
   ...webhookEventSchemas,
   ...communityEventSchemas,
+  ...siteEventSchemas,
 };
 export type EventCatalogue = typeof catalogue;
 
@@ -75,4 +78,5 @@ type _AreaUnionsAreDomainEvents = [
   Member<FederationEvent>,
   Member<WebhookEvent>,
   Member<CommunityEvent | CirclePostEvent | CircleUserEvent>,
+  Member<SiteEvent>,
 ];

@@ -37,6 +37,8 @@ import { communityMembersProjection } from './communities/members.ts';
 import { joinRequestsProjection } from './communities/join-requests.ts';
 import { circlePostsProjection } from './communities/circle-posts.ts';
 import { circleNotificationsProjection } from './communities/circle-notifications.ts';
+import { siteProjection } from './site/site.ts';
+import { profileStatsProjection } from './site/profile-stats.ts';
 
 /** Every read model of the service, in the order the runner applies them to each event. */
 export const allProjections: Projection[] = [
@@ -78,4 +80,6 @@ export const allProjections: Projection[] = [
   joinRequestsProjection,
   circlePostsProjection,
   circleNotificationsProjection,
+  siteProjection,
+  profileStatsProjection,
 ];

@@ -73,7 +73,9 @@ export type IdPrefix =
   | 'cjr'
   | 'cpo'
   | 'crp'
-  | 'cnt';
+  | 'cnt'
+  | 'lead'
+  | 'nda';
 
 /** A new random identifier with its type prefix, e.g. `agt_6x0k...` (20 base32 chars, 100 bits). */
 export function newId(prefix: IdPrefix): string {
