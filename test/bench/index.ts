@@ -17,6 +17,7 @@ import { request } from '../helpers/service.ts';
 import { messagingBenchmarks } from './messaging.ts';
 import { replayBenchmarks, type ReplayFigures } from './replay.ts';
 import { socialQueryBenchmarks } from './social.ts';
+import { circleBenchmarks } from './circles.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -546,6 +547,7 @@ async function main() {
       feed: feedReadBenchmarks,
       social: socialBenchmarks,
       'social-queries': () => socialQueryBenchmarks(say),
+      circles: () => circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION }),
     };
     const run = sections[only];
     if (!run) throw new Error(`unknown section ${only}: one of ${Object.keys(sections).join(', ')}`);
@@ -560,6 +562,7 @@ async function main() {
   await messagingBenchmarks(say);
   await feedReadBenchmarks();
   await socialBenchmarks();
+  await circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION });
   writeFileSync(join(root, 'docs/PERFORMANCE.md'), [...header, ...out, ...targets(http, appendRatio, replay, queries), ...NOTES, ''].join('\n'));
 }
 
