@@ -30,6 +30,10 @@ import { contractRoutes } from './routes/marketplace/contracts.ts';
 import { disputeRoutes } from './routes/marketplace/disputes.ts';
 import { marketplaceRoutes } from './routes/marketplace/listings.ts';
 import { actionRoutes } from './routes/agents/actions.ts';
+import { communityAdminRoutes } from './routes/communities/community-admin.ts';
+import { circleRoutes } from './routes/communities/circles.ts';
+import { pageRoutes } from './routes/site/pages.ts';
+import { publicSiteRoutes } from './routes/site/public.ts';
 import { contentRoutes } from './routes/feed/content.ts';
 import { crawlerRoutes } from './routes/site/crawlers.ts';
 import { mediaRoutes } from './routes/feed/media.ts';
@@ -397,6 +401,11 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/marketplace/listings.ts', marketplaceRoutes],
   ['api/routes/marketplace/contracts.ts', contractRoutes],
   ['api/routes/marketplace/disputes.ts', disputeRoutes],
+
+  ['api/routes/communities/community-admin.ts', communityAdminRoutes],
+  ['api/routes/communities/circles.ts', circleRoutes],
+  ['api/routes/site/pages.ts', pageRoutes],
+  ['api/routes/site/public.ts', publicSiteRoutes],
 ];
 
 /** The root router with every route module registered. */

@@ -21,6 +21,7 @@ import { eventCommands } from './events.ts';
 import { projectionCommands } from './projections.ts';
 import { recomputeTrust } from '../commands/marketplace/trust.ts';
 import { trustInputs } from '../queries/marketplace/marketplace.ts';
+import { createCommunity, nameCommunityAdmin } from '../commands/communities/actions.ts';
 
 const operator = () => `cli:${process.env.USER ?? 'operator'}`;
 
@@ -236,6 +237,37 @@ export function cliProgram(connect: ConnectCli): Command {
           now,
         });
         process.stdout.write(`${normalised} is a super admin (event at position ${r.position})\n`);
+      });
+    });
+
+  const communities = program.command('communities').description('communities (super admin; the operator running the CLI acts as one)');
+  communities
+    .command('create')
+    .argument('<name>', 'community name')
+    .option('--description <text>', 'description', '')
+    .option('--closed', 'not open: its public circles stay off the homepage')
+    .action(async (name: string, opts: { description: string; closed?: boolean }) => {
+      await withServices(async (s) => {
+        const now = s.clock.now();
+        const r = await createCommunity(
+          s.bus,
+          { name: name.trim(), description: opts.description.trim(), open: opts.closed !== true, created_by: operator() },
+          { commandId: randomUUID(), actor: operator(), requestId: null, now },
+        );
+        await s.runner.waitFor(r.position);
+        process.stdout.write(`community ${r.community_id} created with circle ${r.circle_id}\n`);
+      });
+    });
+  communities
+    .command('admin')
+    .argument('<community_id>', 'community')
+    .argument('<user_id>', 'user who becomes a community admin')
+    .action(async (communityId: string, userId: string) => {
+      await withServices(async (s) => {
+        const now = s.clock.now();
+        const r = await nameCommunityAdmin(s.bus, communityId, userId, operator(), { commandId: randomUUID(), actor: operator(), requestId: null, now });
+        await s.runner.waitFor(r.position);
+        process.stdout.write(`${userId} is a community admin of ${communityId}\n`);
       });
     });
 

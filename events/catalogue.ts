@@ -1,6 +1,10 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { AgentEvent, OwnerEmailReserved, SuperAdminGranted } from './agents.ts';
 import { agentEventSchemas } from './agents.ts';
+import type { CirclePostEvent, CircleUserEvent, CommunityEvent } from './communities.ts';
+import { communityEventSchemas } from './communities.ts';
+import type { SiteEvent } from './site.ts';
+import { siteEventSchemas } from './site.ts';
 import type { CreditsEvent } from './credits.ts';
 import { creditEventSchemas } from './credits.ts';
 import type { FeedEvent } from './feed.ts';
@@ -33,6 +37,9 @@ const catalogue = {
   ...federationEventSchemas,
   ...webhookEventSchemas,
   ...marketplaceEventSchemas,
+
+  ...communityEventSchemas,
+  ...siteEventSchemas,
 };
 export type EventCatalogue = typeof catalogue;
 
@@ -76,4 +83,7 @@ type _AreaUnionsAreDomainEvents = [
   Member<FederationEvent>,
   Member<WebhookEvent>,
   Member<MarketplaceEvent>,
+
+  Member<CommunityEvent | CirclePostEvent | CircleUserEvent>,
+  Member<SiteEvent>,
 ];

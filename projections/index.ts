@@ -37,6 +37,13 @@ import { listingResponsesProjection } from './marketplace/responses.ts';
 import { trustRunsProjection } from './marketplace/trust-runs.ts';
 import type { Projection } from './types.ts';
 import { webhooksProjection } from './webhooks/webhooks.ts';
+import { communitiesProjection } from './communities/communities.ts';
+import { communityMembersProjection } from './communities/members.ts';
+import { joinRequestsProjection } from './communities/join-requests.ts';
+import { circlePostsProjection } from './communities/circle-posts.ts';
+import { circleNotificationsProjection } from './communities/circle-notifications.ts';
+import { siteProjection } from './site/site.ts';
+import { profileStatsProjection } from './site/profile-stats.ts';
 
 /** Every read model of the service, in the order the runner applies them to each event. */
 export const allProjections: Projection[] = [
@@ -78,4 +85,12 @@ export const allProjections: Projection[] = [
   contractsProjection,
   contractStatsProjection,
   trustRunsProjection,
+
+  communitiesProjection,
+  communityMembersProjection,
+  joinRequestsProjection,
+  circlePostsProjection,
+  circleNotificationsProjection,
+  siteProjection,
+  profileStatsProjection,
 ];

@@ -30,7 +30,13 @@ export class RefusedTarget extends Error {}
  * Every resolved address must be public (one private answer refuses the whole name, so DNS
  * rebinding and mixed answers cannot pass); the caller pins the connection to the returned address.
  */
-export async function resolvePublicTarget(url: URL, resolver: Resolver, allowLoopback: boolean): Promise<{ address: string; family: number }> {
+export async function resolvePublicTarget(
+  url: URL,
+  resolver: Resolver,
+  allowLoopback: boolean,
+  /** Plain http to public hosts too (link previews fetch public pages; webhooks stay https only). */
+  opts: { allowHttp?: boolean } = {},
+): Promise<{ address: string; family: number }> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefusedTarget('webhook_url must use https');
   if (url.username || url.password) throw new RefusedTarget('webhook_url must not carry credentials');
   const host = bareHost(url);
@@ -48,7 +54,7 @@ export async function resolvePublicTarget(url: URL, resolver: Resolver, allowLoo
   if (addresses.length === 0) throw new Error(`DNS lookup of ${host} returned no address`);
   const bad = addresses.find((a) => !admissible(a.address));
   if (bad) throw new RefusedTarget(`${host} resolves to a non-public address (${bad.address})`);
-  if (url.protocol === 'http:' && !(allowLoopback && addresses.every((a) => isLoopbackAddress(a.address))))
+  if (url.protocol === 'http:' && !opts.allowHttp && !(allowLoopback && addresses.every((a) => isLoopbackAddress(a.address))))
     throw new RefusedTarget('webhook_url must use https');
   return addresses[0];
 }

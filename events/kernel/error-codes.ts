@@ -43,6 +43,9 @@ export const ERROR_CODES = {
     meaning: 'The route needs a paid plan (Pro or Elite) on the signed-in account; `upgrade_url` is where to buy one, `topup_url` where paid tiers top up.',
   },
   // 403
+  community_admin_required: { status: 403, meaning: 'The route needs a community admin of this community (or a super admin).' },
+  not_circle_member: { status: 403, meaning: 'Only members of the circle may post, reply or react in it; join it first.' },
+  not_post_author: { status: 403, meaning: 'Only the author may edit or delete a circle post.' },
   forbidden: { status: 403, meaning: "Authenticated but not allowed (for example another agent's private resources)." },
   csrf_failed: { status: 403, meaning: 'An admin console form came without the CSRF token of its page (expired, or posted from elsewhere); reload the page.' },
   admin_required: { status: 403, meaning: 'The route needs the super admin role.' },
@@ -61,6 +64,14 @@ export const ERROR_CODES = {
   topup_not_allowed: { status: 403, meaning: 'Top-up packs are for the Pro, Elite and Builder tiers; `upgrade_url` says where to upgrade.' },
   // 404
   projection_not_found: { status: 404, meaning: 'No projection (read model) has this name; GET /api/admin/projections lists them.' },
+
+  community_not_found: { status: 404, meaning: 'No community has this id.' },
+  circle_not_found: { status: 404, meaning: 'No circle has this id, or it is not visible to the caller (a private circle to a non-member).' },
+  invite_code_not_found: { status: 404, meaning: 'No invite code has this id or value.' },
+  join_request_not_found: { status: 404, meaning: 'No circle join request has this id.' },
+  circle_post_not_found: { status: 404, meaning: 'No circle post has this id (or it was deleted).' },
+  circle_reply_not_found: { status: 404, meaning: 'No reply has this id on this circle post.' },
+  not_community_member: { status: 404, meaning: 'The user is not a member of this community.' },
   not_found: { status: 404, meaning: 'The resource does not exist (or is not visible to the caller).' },
   route_not_found: { status: 404, meaning: 'No route serves this path.' },
   agent_not_found: { status: 404, meaning: 'No (visible) agent has this id.' },
@@ -101,6 +112,12 @@ export const ERROR_CODES = {
     status: 409,
     meaning: 'A projection rebuild is already running in this process; its status is at GET /api/admin/projections/{name}/rebuild.',
   },
+
+  last_circle: { status: 409, meaning: 'A community keeps at least one circle: its last circle cannot be deleted.' },
+  invite_code_inactive: { status: 409, meaning: 'The invite code is paused or revoked.' },
+  invite_code_expired: { status: 409, meaning: 'The invite code is past its `expires_at`.' },
+  invite_code_exhausted: { status: 409, meaning: 'The invite code has been used `max_uses` times.' },
+  join_request_decided: { status: 409, meaning: 'The circle join request was already approved or rejected.' },
   conflict: { status: 409, meaning: 'The request conflicts with the current state.' },
   concurrency_conflict: { status: 409, meaning: 'A concurrent write to the same aggregate won after retries; repeat the request.' },
   already_boosted: { status: 409, meaning: 'The agent already boosted this post.' },

@@ -70,7 +70,14 @@ export type IdPrefix =
   | 'int'
   | 'fed'
   | 'ord'
-  | 'pay';
+  | 'pay'
+  | 'icd'
+  | 'cjr'
+  | 'cpo'
+  | 'crp'
+  | 'cnt'
+  | 'lead'
+  | 'nda';
 
 /** A new random identifier with its type prefix, e.g. `agt_6x0k...` (20 base32 chars, 100 bits). */
 export function newId(prefix: IdPrefix): string {

@@ -31,8 +31,9 @@ describe('api: registration and profile', () => {
     expect(b.webhook_secret).to.match(/^whsec_/);
     expect(b.claim_token).to.match(/^clm_/);
     expect(b).to.include({ name: 'Scout', tier: 'free', monthly_credits: 50, activation_required: false });
-    // No claim page yet: no URL to one (the claim is the API flow of next_steps).
-    expect(b.claim_url).to.equal(null);
+    // The claim page (the lite claim in the browser).
+    expect(b.claim_url).to.match(/\/claim\/agt_[0-9a-z]{20}$/);
+    expect(b.claim_url.endsWith(`/claim/${b.agent_id}`)).to.equal(true);
     expect(b.message).to.be.a('string');
     expect(b.next_steps).to.be.an('array').with.length.greaterThan(3);
     for (const step of b.next_steps) expect(step).to.include.keys('step', 'action', 'method', 'url', 'description');

@@ -93,6 +93,7 @@ describe('api: every URL the service hands out answers (defect 3)', function () 
     await call('GET', `/api/preview/bot/${a.agent_id}`);
     await call('GET', '/api/preview/room/lead-gen');
     await call('GET', `/api/preview/post/${p.body.post_id}`);
+    await call('GET', `/claim/${a.agent_id}`);
 
     // 402: drain B's credits, then one write too many.
     let short: TestResponse | undefined;
@@ -108,6 +109,9 @@ describe('api: every URL the service hands out answers (defect 3)', function () 
     expect(urls).to.include(`/api/preview/bot/${a.agent_id}`);
     expect(urls).to.include(`/api/protocol/agents/${b.agent_id}/credits`);
     expect(urls).to.include(`/api/preview/post/${p.body.post_id}`);
+    // The registration's claim_url: the claim page, and the agent page it links to.
+    expect(urls).to.include(`/claim/${a.agent_id}`);
+    expect(urls).to.include(`/agents/${a.agent_id}`);
 
     const dead: string[] = [];
     for (const [url, from] of seen) {

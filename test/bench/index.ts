@@ -20,6 +20,8 @@ import { socialQueryBenchmarks } from './social.ts';
 import { marketplaceQueryBenchmarks } from './marketplace.ts';
 import { rebuildBenchmarks } from './rebuild.ts';
 
+import { circleBenchmarks } from './circles.ts';
+
 const root = new URL('../..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -739,6 +741,8 @@ async function main() {
       mcp: mcpBenchmarks,
 
       rebuild: () => rebuildBenchmarks(say),
+
+      circles: () => circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION }),
     };
     const run = sections[only];
     if (!run) throw new Error(`unknown section ${only}: one of ${Object.keys(sections).join(', ')}`);
@@ -755,6 +759,8 @@ async function main() {
   await socialBenchmarks();
   await marketplaceBenchmarks();
   await mcpBenchmarks();
+
+  await circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION });
   writeFileSync(join(root, 'docs/PERFORMANCE.md'), [...header, ...out, ...targets(http, appendRatio, replay, queries), ...NOTES, ''].join('\n'));
 }
 

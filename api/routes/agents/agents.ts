@@ -77,8 +77,8 @@ export function agentRoutes(router: Router, s: Services): void {
       api_key: reg.api_key,
       webhook_secret: reg.webhook_secret,
       claim_token: reg.claim_token,
-      // The claim page comes with the site; until then the claim is the API flow of next_steps.
-      claim_url: null,
+      // The claim page: the lite claim (a code to the owner address) in the browser.
+      claim_url: `${b}/claim/${reg.agent_id}`,
       name: reg.name,
       tier: reg.tier,
       monthly_credits: toCredits(reg.monthly_credits_mc),

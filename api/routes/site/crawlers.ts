@@ -14,7 +14,7 @@ export const SITEMAP_URLS_PER_FILE = 50_000;
 const SITE = 'Agent Network';
 
 /** Text and attribute values in HTML and XML: &, <, >, " and ' escaped (escape-html). */
-const esc = (v: unknown) => escapeHtml(String(v ?? ''));
+export const esc = (v: unknown) => escapeHtml(String(v ?? ''));
 
 /** JSON inside <script>: no sequence can close the element or start markup. */
 export function jsonForScript(value: unknown): string {
@@ -26,7 +26,7 @@ export function jsonForScript(value: unknown): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+export const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 function xml(ctx: Context, body: string): void {
   ctx.type = 'application/xml; charset=utf-8';
@@ -41,7 +41,7 @@ function pageOf(ctx: Context): number {
   return Number(raw);
 }
 
-interface Preview {
+export interface Preview {
   title: string;
   description: string;
   url: string;
@@ -50,7 +50,7 @@ interface Preview {
   body: string;
 }
 
-function html(ctx: Context, p: Preview): void {
+export function html(ctx: Context, p: Preview): void {
   const title = esc(p.title);
   const description = esc(p.description);
   const url = esc(p.url);

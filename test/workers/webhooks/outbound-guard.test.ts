@@ -11,6 +11,7 @@ const LAYERS = ['api', 'cli', 'commands', 'events', 'projections', 'queries', 'w
 const OUTBOUND = [
   /\bfetch\s*\(/,
   /\bhttps?\.(request|get)\s*\(/,
+  /\bclient\.(request|get)\s*\(/,
   /\b(net|tls)\.(connect|createConnection)\s*\(/,
   /from 'undici'/,
   /\bnew\s+(WebSocket|EventSource)\s*\(/,
@@ -21,6 +22,9 @@ const ALLOWED: Record<string, string> = {
   'workers/webhooks/http.ts': 'the guarded connect itself',
   'workers/humans/mail/transport.ts': "the operator's SMTP relay (configuration, not user input)",
   'cli/projections.ts': "the operator's own service, its admin API (--url / SERVICE_URL on the operator's command line, not user input)",
+
+  'api/link-preview.ts': 'link previews: resolvePublicTarget on every hop, the socket pinned to the checked address',
+  'api/routes/site/pages.ts': "the claim page's script: fetch runs in the visitor's browser, against this service",
 };
 
 function files(dir: string): string[] {
@@ -40,6 +44,13 @@ describe('outbound connections: only the guarded webhook connect reaches user-ch
         for (const re of OUTBOUND) if (re.test(text) && !(file in ALLOWED)) found.push(`${file}: ${String(re)}`);
       }
     expect(found).to.deep.equal([]);
+  });
+
+  it('fetches link previews only after resolvePublicTarget, with the socket pinned to the checked address', () => {
+    const text = readFileSync('api/link-preview.ts', 'utf8');
+    expect(text).to.match(/await resolvePublicTarget\(url, opts\.resolver, opts\.allowLoopback, \{ allowHttp: true \}\)/);
+    expect(text).to.match(/lookup: pinned/);
+    expect(text.indexOf('resolvePublicTarget(url')).to.be.lessThan(text.indexOf('await get(url, target'));
   });
 
   it('connects, in workers/webhooks/http.ts, only after resolvePublicTarget and with the socket pinned to the checked address', () => {

@@ -1,0 +1,434 @@
+import Router from '@koa/router';
+import { Type, type Static } from '@sinclair/typebox';
+import type { Context } from 'koa';
+import {
+  addCircleReply,
+  deleteCirclePost,
+  editCirclePost,
+  publishCirclePost,
+  resolveMentions,
+  toggleCircleReaction,
+} from '../../../commands/communities/circle-post.ts';
+import { markCircleNotificationsRead, notificationSettings, setNotificationSettings } from '../../../commands/communities/circle-user.ts';
+import { deleteCircle, joinCircle } from '../../../commands/communities/actions.ts';
+import type { Intent } from '../../../events/communities.ts';
+import { CIRCLE_REACTIONS, DIGESTS, FLAG_REASONS, INTENTS } from '../../../events/communities.ts';
+import { DAY } from '../../../events/kernel/clock.ts';
+import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import type { Caller } from '../../../queries/communities/communities.ts';
+import { circlesOf, circleView, getCircle, getCommunity, isSuper } from '../../../queries/communities/communities.ts';
+import {
+  circleActivity,
+  circleMemberCount,
+  circleMembers,
+  circleNotifications,
+  circlePosts,
+  getCirclePost,
+  getCircleReply,
+  mentionCandidates,
+  notificationView,
+  postReplies,
+  postsSince,
+  postView,
+  replyView,
+  searchCircleMembers,
+  trendingTags,
+  unreadCount,
+  unreadInCircle,
+  userCircles,
+  visibleCircle,
+} from '../../../queries/communities/circles.ts';
+import { getMember } from '../../../queries/social/members.ts';
+import { linkPreview, linkUrlProblem, RefusedTarget } from '../../link-preview.ts';
+import { LIMITS } from '../../rate-limit.ts';
+import type { Services } from '../../services.ts';
+import { validate } from '../../validation.ts';
+import { requireUser } from '../humans/auth.ts';
+import { commandContext, settled } from '../util.ts';
+
+const lit = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
+const HttpUrl = Type.String({ minLength: 1, maxLength: 2000, pattern: '^https?://' });
+export const CreatePostRequest = Type.Object(
+  {
+    circle_id: Type.String({ minLength: 1, maxLength: 64 }),
+    content: Type.String({ minLength: 1, maxLength: 5000 }),
+    intent: lit(INTENTS),
+    link_url: Type.Optional(Type.Union([HttpUrl, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export const EditPostRequest = Type.Object(
+  { content: Type.Optional(Type.String({ minLength: 1, maxLength: 5000 })), intent: Type.Optional(lit(INTENTS)) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export const CreateReplyRequest = Type.Object(
+  {
+    post_id: Type.String({ minLength: 1, maxLength: 64 }),
+    content: Type.String({ minLength: 1, maxLength: 2000 }),
+    parent_reply_id: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export const ToggleReactionRequest = Type.Object(
+  { target_type: lit(['post', 'reply'] as const), target_id: Type.String({ minLength: 1, maxLength: 64 }), reaction: lit(CIRCLE_REACTIONS) },
+  { additionalProperties: false },
+);
+export const MarkBrewNotificationsRequest = Type.Object(
+  { notification_ids: Type.Optional(Type.Array(Type.String({ pattern: '^cnt_', maxLength: 64 }), { maxItems: 100 })) },
+  { additionalProperties: false },
+);
+export const LinkPreviewRequest = Type.Object({ url: Type.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false });
+export const NotificationSettingsRequest = Type.Object(
+  {
+    mentions: Type.Optional(Type.Boolean()),
+    replies: Type.Optional(Type.Boolean()),
+    reactions: Type.Optional(Type.Boolean()),
+    join_requests: Type.Optional(Type.Boolean()),
+    digest: Type.Optional(lit(DIGESTS)),
+  },
+  { additionalProperties: false },
+);
+
+/** `skip` and `limit` query parameters (422 when not integers in range). */
+export function skipLimit(query: Record<string, unknown>, defaults: { limit: number; max: number }) {
+  const read = (name: string, fallback: number, max: number) => {
+    const raw = query[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (typeof raw !== 'string' || !/^\d{1,7}$/.test(raw) || Number(raw) > max || (name === 'limit' && Number(raw) < 1))
+      throw new ValidationFailed([
+        { loc: ['query', name], msg: `value must be an integer from ${name === 'limit' ? 1 : 0} to ${max}`, type: 'value_error.number.range' },
+      ]);
+    return Number(raw);
+  };
+  return { skip: read('skip', 0, 1_000_000), limit: read('limit', defaults.limit, defaults.max) };
+}
+
+const callerOf = (ctx: Context): Caller => requireUser(ctx);
+
+/** `/api/brew-circles/*`: circles, posts, replies, reactions and circle notifications (bearer). */
+export function circleRoutes(router: Router, s: Services): void {
+  const r = new Router({ prefix: '/api/brew-circles' });
+  const ctxOf = (ctx: Context, userId: string) => commandContext(s, ctx, userId);
+  const write = (ctx: Context) => {
+    const caller = callerOf(ctx);
+    s.limiter.hit(LIMITS.writes, caller.userId, ctx);
+    return caller;
+  };
+  const name = async (userId: string) => {
+    const u = await getMember(s.store, userId);
+    return typeof u?.full_name === 'string' ? u.full_name : 'Member';
+  };
+  /** `@name` handles in a text, resolved against the circle's members by name prefix. */
+  const mentionsIn = async (circleId: string, content: string, author: string) => {
+    const handles = [...new Set([...content.matchAll(/@([\p{L}\p{N}_.-]{2,64})/gu)].map((m) => m[1].toLowerCase()))].slice(0, 10);
+    if (handles.length === 0) return [];
+    const candidates = await mentionCandidates(s.store, circleId, handles);
+    return resolveMentions(
+      content,
+      candidates.map((c) => ({ user_id: String(c.user_id), full_name: String(c.full_name) })),
+      author,
+    );
+  };
+
+  r.get('/intents', (ctx) => {
+    ctx.body = { intents: INTENTS };
+  });
+  r.get('/reactions', (ctx) => {
+    ctx.body = { reactions: CIRCLE_REACTIONS };
+  });
+  r.get('/flag-reasons', (ctx) => {
+    ctx.body = { flag_reasons: FLAG_REASONS };
+  });
+
+  r.post('/reactions', async (ctx) => {
+    const caller = write(ctx);
+    const body = validate<Static<typeof ToggleReactionRequest>>(ToggleReactionRequest, ctx.request.body);
+    const postId = body.target_type === 'post' ? body.target_id : String((await getCircleReply(s.store, body.target_id))?.post_id ?? '');
+    const post = postId ? await getCirclePost(s.store, postId) : null;
+    if (!post)
+      throw notFound(body.target_type === 'post' ? 'Circle post' : 'Reply', body.target_type === 'post' ? 'circle_post_not_found' : 'circle_reply_not_found');
+    const access = await visibleCircle(s.store, String(post.circle_id), caller);
+    const res = await toggleCircleReaction(
+      s.bus,
+      post._id,
+      { ...body, user_id: caller.userId, user_name: await name(caller.userId), is_member: access.member },
+      ctxOf(ctx, caller.userId),
+    );
+    await settled(s, res.position);
+    const e = res.events[0];
+    const target = body.target_type === 'post' ? await getCirclePost(s.store, post._id) : await getCircleReply(s.store, body.target_id);
+    ctx.body = {
+      target_type: body.target_type,
+      target_id: body.target_id,
+      reaction: body.reaction,
+      active: e?.data.on ?? false,
+      reactions: target?.reactions ?? {},
+    };
+  });
+
+  r.get('/notifications', async (ctx) => {
+    const caller = callerOf(ctx);
+    const page = skipLimit(ctx.query, { limit: 20, max: 100 });
+    const res = await circleNotifications(s.store, caller.userId, page);
+    ctx.body = { notifications: res.items.map(notificationView), unread_count: res.unread, skip: page.skip, limit: page.limit };
+  });
+  r.post('/notifications/read', async (ctx) => {
+    const caller = write(ctx);
+    const body = validate<Static<typeof MarkBrewNotificationsRequest>>(MarkBrewNotificationsRequest, ctx.request.body ?? {});
+    const res = await markCircleNotificationsRead(
+      s.bus,
+      { user_id: caller.userId, notification_ids: body.notification_ids ?? null },
+      ctxOf(ctx, caller.userId),
+    );
+    await settled(s, res.position);
+    ctx.body = { unread_count: await unreadCount(s.store, caller.userId) };
+  });
+  r.get('/notifications/count', async (ctx) => {
+    const caller = callerOf(ctx);
+    ctx.body = { unread_count: await unreadCount(s.store, caller.userId) };
+  });
+  r.get('/settings/notifications', async (ctx) => {
+    const caller = callerOf(ctx);
+    ctx.body = await notificationSettings(s.bus, caller.userId);
+  });
+  r.put('/settings/notifications', async (ctx) => {
+    const caller = write(ctx);
+    const body = validate<Static<typeof NotificationSettingsRequest>>(NotificationSettingsRequest, ctx.request.body);
+    const res = await setNotificationSettings(s.bus, { user_id: caller.userId, settings: body }, ctxOf(ctx, caller.userId));
+    await settled(s, res.position);
+    ctx.body = res.state.settings;
+  });
+
+  r.get('/user/circles', async (ctx) => {
+    const caller = callerOf(ctx);
+    const memberships = await userCircles(s.store, caller.userId);
+    const circles = [];
+    for (const m of memberships) {
+      const c = await getCircle(s.store, String(m.circle_id));
+      if (!c) continue;
+      const [activity, unread] = await Promise.all([circleActivity(s.store, c._id), unreadInCircle(s.store, caller.userId, c._id)]);
+      circles.push(
+        circleView(c, {
+          unread_count: unread,
+          last_activity_at: activity?.last_activity_at ?? null,
+          post_count: activity?.post_count ?? 0,
+          joined_at: m.joined_at,
+        }),
+      );
+    }
+    ctx.body = { circles, count: circles.length };
+  });
+
+  r.get('/community/:community_id', async (ctx) => {
+    const caller = callerOf(ctx);
+    const community = await getCommunity(s.store, ctx.params.community_id);
+    if (!community) throw notFound('Community', 'community_not_found');
+    const visible = [];
+    for (const c of await circlesOf(s.store, community._id)) {
+      try {
+        const access = await visibleCircle(s.store, c._id, caller);
+        visible.push(circleView(c, { is_member: access.member }));
+      } catch {
+        // Not visible to the caller: left out.
+      }
+    }
+    ctx.body = { community_id: community._id, name: community.name, circle: visible[0] ?? null, circles: visible };
+  });
+
+  r.post('/posts', async (ctx) => {
+    const caller = write(ctx);
+    const body = validate<Static<typeof CreatePostRequest>>(CreatePostRequest, ctx.request.body);
+    const access = await visibleCircle(s.store, body.circle_id, caller);
+    const content = body.content.trim();
+    if (!content) throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'content must not be blank', type: 'value_error.blank' }]);
+    const res = await publishCirclePost(
+      s.bus,
+      {
+        circle_id: access.circle._id,
+        community_id: String(access.circle.community_id),
+        author_id: caller.userId,
+        author_name: await name(caller.userId),
+        is_member: access.member,
+        content,
+        intent: body.intent,
+        link_url: body.link_url ?? null,
+        mentions: await mentionsIn(access.circle._id, content, caller.userId),
+      },
+      ctxOf(ctx, caller.userId),
+    );
+    await settled(s, res.position);
+    const e = res.events[0];
+    if (!e) {
+      const existing = await getCirclePost(s.store, res.post_id);
+      if (!existing) throw notFound('Circle post', 'circle_post_not_found');
+      ctx.body = postView(existing);
+      return;
+    }
+    ctx.status = 201;
+    ctx.body = { ...postView({ _id: e.data.post_id, ...e.data, reply_count: 0, reactions: {} }) };
+  });
+
+  /** The post, if its circle is visible to the caller (404 otherwise). */
+  const visiblePost = async (ctx: Context, caller: Caller) => {
+    const post = await getCirclePost(s.store, ctx.params.post_id);
+    if (!post) throw notFound('Circle post', 'circle_post_not_found');
+    const access = await visibleCircle(s.store, String(post.circle_id), caller);
+    return { post, access };
+  };
+  r.get('/posts/:post_id', async (ctx) => {
+    const { post } = await visiblePost(ctx, callerOf(ctx));
+    ctx.body = postView(post);
+  });
+  r.put('/posts/:post_id', async (ctx) => {
+    const caller = write(ctx);
+    const body = validate<Static<typeof EditPostRequest>>(EditPostRequest, ctx.request.body);
+    const { post } = await visiblePost(ctx, caller);
+    const content = body.content?.trim();
+    if (content === '') throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'content must not be blank', type: 'value_error.blank' }]);
+    const res = await editCirclePost(
+      s.bus,
+      post._id,
+      { user_id: caller.userId, content, intent: body.intent as Intent | undefined },
+      ctxOf(ctx, caller.userId),
+    );
+    await settled(s, res.position);
+    ctx.body = postView((await getCirclePost(s.store, post._id)) ?? post);
+  });
+  r.delete('/posts/:post_id', async (ctx) => {
+    const caller = write(ctx);
+    const { post } = await visiblePost(ctx, caller);
+    const res = await deleteCirclePost(s.bus, post._id, { user_id: caller.userId }, ctxOf(ctx, caller.userId));
+    await settled(s, res.position);
+    ctx.body = { deleted: true, post_id: post._id };
+  });
+  r.get('/posts/:post_id/replies', async (ctx) => {
+    const { post } = await visiblePost(ctx, callerOf(ctx));
+    const page = skipLimit(ctx.query, { limit: 50, max: 100 });
+    const replies = await postReplies(s.store, post._id, page);
+    ctx.body = { replies: replies.map(replyView), reply_count: post.reply_count ?? 0, skip: page.skip, limit: page.limit };
+  });
+
+  r.post('/replies', async (ctx) => {
+    const caller = write(ctx);
+    const body = validate<Static<typeof CreateReplyRequest>>(CreateReplyRequest, ctx.request.body);
+    const post = await getCirclePost(s.store, body.post_id);
+    if (!post) throw notFound('Circle post', 'circle_post_not_found');
+    const access = await visibleCircle(s.store, String(post.circle_id), caller);
+    const content = body.content.trim();
+    if (!content) throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'content must not be blank', type: 'value_error.blank' }]);
+    const res = await addCircleReply(
+      s.bus,
+      post._id,
+      {
+        author_id: caller.userId,
+        author_name: await name(caller.userId),
+        is_member: access.member,
+        content,
+        parent_reply_id: body.parent_reply_id ?? null,
+        mentions: await mentionsIn(access.circle._id, content, caller.userId),
+      },
+      ctxOf(ctx, caller.userId),
+    );
+    await settled(s, res.position);
+    const reply = await getCircleReply(s.store, res.reply_id);
+    if (!reply) throw notFound('Reply', 'circle_reply_not_found');
+    ctx.status = 201;
+    ctx.body = replyView(reply);
+  });
+
+  r.post('/link-preview', async (ctx) => {
+    write(ctx);
+    const body = validate<Static<typeof LinkPreviewRequest>>(LinkPreviewRequest, ctx.request.body);
+    const refuse = (msg: string) => new ValidationFailed([{ loc: ['body', 'url'], msg, type: 'value_error.url' }]);
+    const problem = linkUrlProblem(body.url.trim(), s.config.webhookAllowLoopback);
+    if (problem) throw refuse(problem);
+    try {
+      ctx.body = await linkPreview(body.url.trim(), { resolver: s.resolver, allowLoopback: s.config.webhookAllowLoopback });
+    } catch (err) {
+      if (err instanceof RefusedTarget) throw refuse(err.message.replace('webhook_url', 'url'));
+      throw err;
+    }
+  });
+
+  r.get('/circles/:circle_id/members/search', async (ctx) => {
+    const { circle } = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));
+    const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim().slice(0, 64) : '';
+    const { limit } = skipLimit(ctx.query, { limit: 10, max: 50 });
+    const docs = await searchCircleMembers(s.store, circle._id, q, limit);
+    ctx.body = { members: docs.map((m) => ({ user_id: m.user_id, full_name: m.full_name })), q };
+  });
+
+  r.get('/:circle_id', async (ctx) => {
+    const access = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));
+    const [members, activity] = await Promise.all([circleMemberCount(s.store, access.circle._id), circleActivity(s.store, access.circle._id)]);
+    ctx.body = circleView(access.circle, {
+      member_count: members,
+      post_count: activity?.post_count ?? 0,
+      last_activity_at: activity?.last_activity_at ?? null,
+      is_member: access.member,
+      is_admin: access.admin,
+    });
+  });
+  r.delete('/:circle_id', async (ctx) => {
+    const caller = write(ctx);
+    const access = await visibleCircle(s.store, ctx.params.circle_id, caller);
+    const res = await deleteCircle(
+      s.bus,
+      String(access.circle.community_id),
+      { actor: { user_id: caller.userId, super_admin: isSuper(caller) }, circle_id: access.circle._id },
+      ctxOf(ctx, caller.userId),
+    );
+    await settled(s, res.position);
+    ctx.body = { deleted: true, circle_id: access.circle._id };
+  });
+  r.post('/:circle_id/join', async (ctx) => {
+    const caller = write(ctx);
+    const access = await visibleCircle(s.store, ctx.params.circle_id, caller);
+    const res = await joinCircle(s.bus, String(access.circle.community_id), access.circle._id, caller.userId, ctxOf(ctx, caller.userId));
+    await settled(s, res.position);
+    const e = res.events[0];
+    if (e?.type === 'CircleJoinRequested') {
+      ctx.body = { circle_id: access.circle._id, status: 'pending', request_id: e.data.request_id };
+      return;
+    }
+    if (!e && !access.member) {
+      ctx.body = { circle_id: access.circle._id, status: 'pending' };
+      return;
+    }
+    ctx.body = { circle_id: access.circle._id, status: 'joined' };
+  });
+  r.get('/:circle_id/members', async (ctx) => {
+    const { circle } = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));
+    const page = skipLimit(ctx.query, { limit: 50, max: 100 });
+    const [docs, total] = await Promise.all([circleMembers(s.store, circle._id, page), circleMemberCount(s.store, circle._id)]);
+    ctx.body = {
+      members: docs.map((m) => ({ user_id: m.user_id, full_name: m.full_name, joined_at: m.joined_at })),
+      total,
+      skip: page.skip,
+      limit: page.limit,
+    };
+  });
+  r.get('/:circle_id/posts', async (ctx) => {
+    const { circle } = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));
+    const page = skipLimit(ctx.query, { limit: 20, max: 100 });
+    const tag = typeof ctx.query.tag === 'string' && ctx.query.tag ? ctx.query.tag.replace(/^#/, '').toLowerCase() : undefined;
+    const posts = await circlePosts(s.store, circle._id, { ...page, tag });
+    ctx.body = { posts: posts.map(postView), skip: page.skip, limit: page.limit, tag: tag ?? null };
+  });
+  r.get('/:circle_id/trending-tags', async (ctx) => {
+    const { circle } = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));
+    const since = new Date(s.clock.now().getTime() - 29 * DAY).toISOString().slice(0, 10);
+    ctx.body = { circle_id: circle._id, days: 30, tags: await trendingTags(s.store, circle._id, since) };
+  });
+  r.get('/:circle_id/posts/check-new', async (ctx) => {
+    const { circle } = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));
+    const raw = ctx.query.since;
+    const since = typeof raw === 'string' && raw ? new Date(raw) : null;
+    if (!since || Number.isNaN(since.getTime()))
+      throw new ValidationFailed([{ loc: ['query', 'since'], msg: 'since is required: an ISO 8601 time', type: 'value_error.datetime' }]);
+    const res = await postsSince(s.store, circle._id, since.toISOString(), 20);
+    ctx.body = { has_new: res.count > 0, count: res.count, latest_post_id: res.latest[0]?._id ?? null, since: since.toISOString() };
+  });
+
+  router.use(r.routes());
+}

@@ -1,0 +1,343 @@
+import Router from '@koa/router';
+import { Type, type Static } from '@sinclair/typebox';
+import type { Context } from 'koa';
+import QRCode from 'qrcode';
+import {
+  addCircleMember,
+  answerJoinRequest,
+  createCircle,
+  createCommunity,
+  createInviteCode,
+  joinWithCode,
+  nameCommunityAdmin,
+  removeCommunityMember,
+  setCircleVisibility,
+  updateInviteCodeStatus,
+} from '../../../commands/communities/actions.ts';
+import type { Actor } from '../../../commands/communities/community.ts';
+import { CODE_STATUSES, VISIBILITIES } from '../../../events/communities.ts';
+import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import type { Caller } from '../../../queries/communities/communities.ts';
+import {
+  adminScope,
+  circlesOf,
+  circleView,
+  codeByValue,
+  codeView,
+  communityMembers,
+  communityStats,
+  communityView,
+  getCircle,
+  getCode,
+  getCommunity,
+  getJoinRequest,
+  inviteAnalytics,
+  isCommunityMember,
+  isSuper,
+  joinRequests,
+  joinUrl,
+  memberView,
+  requestView,
+} from '../../../queries/communities/communities.ts';
+import type { Services } from '../../services.ts';
+import { paging, validate } from '../../validation.ts';
+import { requireUser } from '../humans/auth.ts';
+import { requireSuperAdmin } from '../humans/matches.ts';
+import { commandContext, settled } from '../util.ts';
+
+const Visibility = Type.Union(VISIBILITIES.map((v) => Type.Literal(v)));
+export const CreateCommunityRequest = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 100 }), description: Type.Optional(Type.String({ maxLength: 1000 })), open: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+export const NameAdminRequest = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+export const CreateCircleRequest = Type.Object(
+  {
+    community_id: Type.String({ minLength: 1, maxLength: 64 }),
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    visibility: Type.Optional(Visibility),
+  },
+  { additionalProperties: false },
+);
+export const CreateCodeRequest = Type.Object(
+  {
+    community_id: Type.String({ minLength: 1, maxLength: 64 }),
+    label: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+    max_uses: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()])),
+    expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export const UpdateCodeStatusRequest = Type.Object({ status: Type.Union(CODE_STATUSES.map((v) => Type.Literal(v))) }, { additionalProperties: false });
+export const AddCircleMemberRequest = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+export const JoinCommunityRequest = Type.Object({ code: Type.String({ minLength: 1, maxLength: 32 }) }, { additionalProperties: false });
+
+const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+const callerOf = (ctx: Context): Caller => requireUser(ctx);
+const actorOf = (c: Caller): Actor => ({ user_id: c.userId, super_admin: isSuper(c) });
+
+function oneOf<T extends string>(values: readonly T[], raw: unknown, name: string, required: boolean): T | undefined {
+  if (raw === undefined || raw === '') {
+    if (required) throw new ValidationFailed([{ loc: ['query', name], msg: 'field required', type: 'value_error.missing' }]);
+    return undefined;
+  }
+  if (typeof raw !== 'string' || !(values as readonly string[]).includes(raw))
+    throw new ValidationFailed([{ loc: ['query', name], msg: `value must be one of: ${values.join(', ')}`, type: 'type_error.enum' }]);
+  return raw as T;
+}
+
+/** Super admins: communities and their admins (shared DECISIONS "Communities and circles"). */
+function communityRoutes(router: Router, s: Services): void {
+  const admin = new Router({ prefix: '/api/admin/communities' });
+  admin.post('/', async (ctx) => {
+    const adminId = requireSuperAdmin(ctx);
+    const body = validate<Static<typeof CreateCommunityRequest>>(CreateCommunityRequest, ctx.request.body);
+    const r = await createCommunity(
+      s.bus,
+      { name: body.name.trim(), description: body.description?.trim() ?? '', open: body.open ?? true, created_by: adminId },
+      commandContext(s, ctx, adminId),
+    );
+    await settled(s, r.position);
+    const c = await getCommunity(s.store, r.community_id);
+    if (!c) throw notFound('Community', 'community_not_found');
+    ctx.status = 201;
+    ctx.body = { ...communityView(c), circles: (await circlesOf(s.store, r.community_id)).map((x) => circleView(x)) };
+  });
+  admin.post('/:community_id/admins', async (ctx) => {
+    const adminId = requireSuperAdmin(ctx);
+    const body = validate<Static<typeof NameAdminRequest>>(NameAdminRequest, ctx.request.body);
+    const r = await nameCommunityAdmin(s.bus, ctx.params.community_id, body.user_id, adminId, commandContext(s, ctx, adminId));
+    await settled(s, r.position);
+    const c = await getCommunity(s.store, ctx.params.community_id);
+    if (!c) throw notFound('Community', 'community_not_found');
+    ctx.body = communityView(c);
+  });
+  router.use(admin.routes());
+
+  const join = new Router({ prefix: '/api/communities' });
+  join.post('/join', async (ctx) => {
+    const { userId } = requireUser(ctx);
+    const body = validate<Static<typeof JoinCommunityRequest>>(JoinCommunityRequest, ctx.request.body);
+    const code = await codeByValue(s.store, body.code.trim());
+    const r = await joinWithCode(s.bus, code ? { code_id: code._id, community_id: String(code.community_id) } : null, userId, commandContext(s, ctx, userId));
+    await settled(s, r.position);
+    const c = code ? await getCommunity(s.store, String(code.community_id)) : null;
+    if (!c) throw notFound('Community', 'community_not_found');
+    ctx.body = { community: communityView(c), joined: r.events.length > 0, circles: (await circlesOf(s.store, c._id)).map((x) => circleView(x)) };
+  });
+  router.use(join.routes());
+}
+
+/**
+ * Communities (super admins), joining with a code, and `/api/admin/community-admin/*`: community
+ * admins on their own communities, super admins on any.
+ */
+export function communityAdminRoutes(router: Router, s: Services): void {
+  communityRoutes(router, s);
+  const r = new Router({ prefix: '/api/admin/community-admin' });
+
+  r.get('/dashboard', async (ctx) => {
+    const caller = callerOf(ctx);
+    const scope = await adminScope(s.store, caller, str(ctx.query.community_id));
+    const communities = [];
+    for (const c of scope) communities.push({ ...communityView(c), stats: await communityStats(s.store, c._id) });
+    ctx.body = { communities, super_admin: isSuper(caller) };
+  });
+
+  r.get('/members', async (ctx) => {
+    const caller = callerOf(ctx);
+    const scope = await adminScope(s.store, caller, str(ctx.query.community_id));
+    const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 100 });
+    const circleId = str(ctx.query.circle_filter);
+    const search = str(ctx.query.search)?.trim();
+    const res = await communityMembers(s.store, { communityIds: scope.map((c) => c._id), circleId, search, skip, limit });
+    ctx.body = { members: res.docs.map(memberView), total: res.total, page, limit, has_more: skip + res.docs.length < res.total };
+  });
+
+  r.delete('/members/:member_id', async (ctx) => {
+    const caller = callerOf(ctx);
+    const scope = await adminScope(s.store, caller, str(ctx.query.community_id));
+    if (scope.length !== 1 && !str(ctx.query.community_id)) {
+      // Without community_id: the one community the caller administers that the member is in.
+      const inside = [];
+      for (const c of scope) if (await isCommunityMember(s.store, c._id, ctx.params.member_id)) inside.push(c);
+      scope.splice(0, scope.length, ...inside);
+    }
+    const community = scope[0];
+    if (!community) throw notFound('Member', 'not_community_member');
+    const res = await removeCommunityMember(
+      s.bus,
+      community._id,
+      { actor: actorOf(caller), user_id: ctx.params.member_id },
+      commandContext(s, ctx, caller.userId),
+    );
+    await settled(s, res.position);
+    ctx.body = { removed: true, user_id: ctx.params.member_id, community_id: community._id };
+  });
+
+  r.post('/codes', async (ctx) => {
+    const caller = callerOf(ctx);
+    const body = validate<Static<typeof CreateCodeRequest>>(CreateCodeRequest, ctx.request.body);
+    const [community] = await adminScope(s.store, caller, body.community_id);
+    const res = await createInviteCode(
+      s.bus,
+      community._id,
+      {
+        actor: actorOf(caller),
+        label: body.label?.trim() || null,
+        max_uses: body.max_uses ?? null,
+        expires_at: body.expires_at ? new Date(body.expires_at).toISOString() : null,
+      },
+      commandContext(s, ctx, caller.userId),
+    );
+    await settled(s, res.position);
+    const code = await getCode(s.store, res.code_id);
+    if (!code) throw notFound('Invite code', 'invite_code_not_found');
+    ctx.status = 201;
+    ctx.body = codeView(code, s.config.publicBaseUrl);
+  });
+
+  r.put('/codes/:code_id', async (ctx) => {
+    const caller = callerOf(ctx);
+    const body = validate<Static<typeof UpdateCodeStatusRequest>>(UpdateCodeStatusRequest, ctx.request.body);
+    const code = await getCode(s.store, ctx.params.code_id);
+    if (!code) {
+      await adminScope(s.store, caller);
+      throw notFound('Invite code', 'invite_code_not_found');
+    }
+    await adminScope(s.store, caller, String(code.community_id));
+    const res = await updateInviteCodeStatus(
+      s.bus,
+      String(code.community_id),
+      { actor: actorOf(caller), code_id: code._id, status: body.status },
+      commandContext(s, ctx, caller.userId),
+    );
+    await settled(s, res.position);
+    const after = await getCode(s.store, code._id);
+    ctx.body = codeView(after ?? code, s.config.publicBaseUrl);
+  });
+
+  r.get('/code-qr/:code', async (ctx) => {
+    const caller = callerOf(ctx);
+    const code = await codeByValue(s.store, ctx.params.code);
+    if (!code) {
+      await adminScope(s.store, caller);
+      throw notFound('Invite code', 'invite_code_not_found');
+    }
+    await adminScope(s.store, caller, String(code.community_id));
+    const url = joinUrl(s.config.publicBaseUrl, String(code.code));
+    const format = oneOf(['png', 'svg'] as const, ctx.query.format, 'format', false) ?? 'png';
+    ctx.set('Cache-Control', 'private, max-age=3600');
+    if (format === 'svg') {
+      ctx.type = 'image/svg+xml';
+      ctx.body = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    } else {
+      ctx.type = 'image/png';
+      ctx.body = await QRCode.toBuffer(url, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 320 });
+    }
+  });
+
+  r.get('/invite-analytics/:community_id', async (ctx) => {
+    const caller = callerOf(ctx);
+    const [community] = await adminScope(s.store, caller, ctx.params.community_id);
+    ctx.body = await inviteAnalytics(s.store, community._id);
+  });
+
+  r.post('/circles', async (ctx) => {
+    const caller = callerOf(ctx);
+    const body = validate<Static<typeof CreateCircleRequest>>(CreateCircleRequest, ctx.request.body);
+    const [community] = await adminScope(s.store, caller, body.community_id);
+    const res = await createCircle(
+      s.bus,
+      community._id,
+      { actor: actorOf(caller), name: body.name.trim(), description: body.description?.trim() ?? '', visibility: body.visibility ?? 'community' },
+      commandContext(s, ctx, caller.userId),
+    );
+    await settled(s, res.position);
+    const circle = await getCircle(s.store, res.circle_id);
+    if (!circle) throw notFound('Circle', 'circle_not_found');
+    ctx.status = 201;
+    ctx.body = circleView(circle);
+  });
+
+  /** The circle named in the path, for an admin of its community (404 before 403 only for admins). */
+  const adminCircle = async (ctx: Context, caller: Caller) => {
+    const circle = await getCircle(s.store, ctx.params.circle_id);
+    if (!circle) {
+      await adminScope(s.store, caller, str(ctx.query.community_id));
+      throw notFound('Circle', 'circle_not_found');
+    }
+    await adminScope(s.store, caller, String(circle.community_id));
+    return circle;
+  };
+
+  r.put('/circles/:circle_id/visibility', async (ctx) => {
+    const caller = callerOf(ctx);
+    const visibility = oneOf(VISIBILITIES, ctx.query.visibility, 'visibility', true) ?? 'community';
+    const circle = await adminCircle(ctx, caller);
+    const res = await setCircleVisibility(
+      s.bus,
+      String(circle.community_id),
+      { actor: actorOf(caller), circle_id: circle._id, visibility },
+      commandContext(s, ctx, caller.userId),
+    );
+    await settled(s, res.position);
+    const after = await getCircle(s.store, circle._id);
+    ctx.body = circleView(after ?? circle);
+  });
+
+  r.post('/circles/:circle_id/members', async (ctx) => {
+    const caller = callerOf(ctx);
+    const body = validate<Static<typeof AddCircleMemberRequest>>(AddCircleMemberRequest, ctx.request.body);
+    const circle = await adminCircle(ctx, caller);
+    const res = await addCircleMember(
+      s.bus,
+      String(circle.community_id),
+      { actor: actorOf(caller), circle_id: circle._id, user_id: body.user_id },
+      commandContext(s, ctx, caller.userId),
+    );
+    await settled(s, res.position);
+    ctx.body = { circle_id: circle._id, user_id: body.user_id, member: true };
+  });
+
+  r.get('/circle-requests', async (ctx) => {
+    const caller = callerOf(ctx);
+    const status = oneOf(['pending', 'approved', 'rejected'] as const, ctx.query.status, 'status', false);
+    const scope = await adminScope(s.store, caller, str(ctx.query.community_id));
+    const { limit } = paging(ctx.query, { limit: 50, max: 100 });
+    const docs = await joinRequests(
+      s.store,
+      scope.map((c) => c._id),
+      status,
+      limit,
+    );
+    ctx.body = { requests: docs.map(requestView), count: docs.length };
+  });
+
+  const decide = (approve: boolean) => async (ctx: Context) => {
+    const caller = callerOf(ctx);
+    const note = typeof ctx.query.admin_note === 'string' ? ctx.query.admin_note.trim() : '';
+    if (note.length > 500)
+      throw new ValidationFailed([{ loc: ['query', 'admin_note'], msg: 'at most 500 characters', type: 'value_error.any_str.max_length' }]);
+    const request = await getJoinRequest(s.store, ctx.params.request_id);
+    if (!request) {
+      await adminScope(s.store, caller);
+      throw notFound('Join request', 'join_request_not_found');
+    }
+    await adminScope(s.store, caller, String(request.community_id));
+    const res = await answerJoinRequest(
+      s.bus,
+      { community_id: String(request.community_id), user_id: String(request.user_id) },
+      { actor: actorOf(caller), request_id: request._id, approve, admin_note: note },
+      commandContext(s, ctx, caller.userId),
+    );
+    await settled(s, res.position);
+    const after = await getJoinRequest(s.store, request._id);
+    ctx.body = requestView(after ?? request);
+  };
+  r.post('/circle-requests/:request_id/approve', decide(true));
+  r.post('/circle-requests/:request_id/reject', decide(false));
+
+  router.use(r.routes());
+}

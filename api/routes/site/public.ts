@@ -1,0 +1,141 @@
+import Router from '@koa/router';
+import { Type, type Static } from '@sinclair/typebox';
+import type { Context } from 'koa';
+import { acceptNda, recordPageView, submitPartnerLead, updatePitchDeck } from '../../../commands/site/site.ts';
+import { DAY } from '../../../events/kernel/clock.ts';
+import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { pageViewStats, partnerLeads, pitchDeck, profileCounts } from '../../../queries/site/public.ts';
+import type { Services } from '../../services.ts';
+import { paging, validate } from '../../validation.ts';
+import { requireSuperAdmin } from '../humans/matches.ts';
+import { commandContext, settled } from '../util.ts';
+
+const Email = Type.String({ minLength: 3, maxLength: 254, format: 'email' });
+const Opt = (max: number) => Type.Optional(Type.Union([Type.String({ maxLength: max }), Type.Null()]));
+export const PartnerLeadRequest = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }), email: Email, company: Opt(200), role: Opt(200), message: Opt(5000) },
+  { additionalProperties: false },
+);
+export const PageViewEvent = Type.Object(
+  { path: Type.String({ minLength: 1, maxLength: 500 }), referrer: Opt(1000), session_id: Opt(100) },
+  { additionalProperties: false },
+);
+export const PitchDeckSettingsRequest = Type.Object(
+  { url: Type.String({ minLength: 9, maxLength: 2000, pattern: '^https://' }) },
+  { additionalProperties: false },
+);
+export const NdaAcceptRequest = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }), email: Email, company: Opt(200) },
+  { additionalProperties: false },
+);
+
+/** How long the landing statistics are served from memory (and may be cached by clients). */
+export const STATS_CACHE_MS = 60_000;
+const trimmed = (v: string | null | undefined) => (typeof v === 'string' && v.trim() ? v.trim() : null);
+
+/** Unauthenticated public-site routes, with admin-only statistics and pitch-deck update. */
+export function publicSiteRoutes(router: Router, s: Services): void {
+  const limitIp = (ctx: Context) => s.limiter.hit({ name: 'public_site_writes', points: 30, windowMs: 60_000 }, ctx.ip, ctx);
+
+  const cache = new Map<string, { at: number; body: unknown }>();
+  const stats = (kind: 'region' | 'industry') => async (ctx: Context) => {
+    const now = s.clock.now().getTime();
+    let hit = cache.get(kind);
+    if (!hit || now - hit.at >= STATS_CACHE_MS) {
+      const counts = await profileCounts(s.store, kind);
+      hit = {
+        at: now,
+        body: { [kind === 'region' ? 'regions' : 'industries']: counts, total: counts.reduce((n, c) => n + c.count, 0), as_of: new Date(now).toISOString() },
+      };
+      cache.set(kind, hit);
+    }
+    ctx.set('Cache-Control', `public, max-age=${STATS_CACHE_MS / 1000}`);
+    ctx.body = hit.body;
+  };
+  const pub = new Router({ prefix: '/api/public' });
+  pub.get('/region-stats', stats('region'));
+  pub.get('/industry-stats', stats('industry'));
+  router.use(pub.routes());
+
+  const leads = new Router({ prefix: '/api/partner-leads' });
+  leads.post('/', async (ctx) => {
+    limitIp(ctx);
+    const body = validate<Static<typeof PartnerLeadRequest>>(PartnerLeadRequest, ctx.request.body);
+    const name = body.name.trim();
+    if (!name) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'name must not be blank', type: 'value_error.blank' }]);
+    const r = await submitPartnerLead(
+      s.bus,
+      { name, email: body.email.trim().toLowerCase(), company: trimmed(body.company), role: trimmed(body.role), message: trimmed(body.message) },
+      commandContext(s, ctx, null),
+    );
+    await settled(s, r.position);
+    ctx.body = { lead_id: r.lead_id, received: true, message: 'Thank you: we will be in touch.' };
+  });
+  router.use(leads.routes());
+
+  const adminLeads = new Router({ prefix: '/api/admin/partner-leads' });
+  adminLeads.get('/', async (ctx) => {
+    requireSuperAdmin(ctx);
+    const { limit, page, skip } = paging(ctx.query, { limit: 50, max: 100 });
+    ctx.body = { ...(await partnerLeads(s.store, skip, limit)), page, limit };
+  });
+  router.use(adminLeads.routes());
+
+  const analytics = new Router({ prefix: '/api/analytics' });
+  analytics.post('/pageview', async (ctx) => {
+    limitIp(ctx);
+    const body = validate<Static<typeof PageViewEvent>>(PageViewEvent, ctx.request.body);
+    const r = await recordPageView(
+      s.bus,
+      { path: body.path.trim() || '/', referrer: trimmed(body.referrer), session_id: trimmed(body.session_id) },
+      commandContext(s, ctx, null),
+    );
+    await settled(s, r.position);
+    ctx.status = 202;
+    ctx.body = { recorded: true };
+  });
+  analytics.get('/stats', async (ctx) => {
+    requireSuperAdmin(ctx);
+    const raw = typeof ctx.query.days === 'string' ? ctx.query.days : '30';
+    if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 365)
+      throw new ValidationFailed([{ loc: ['query', 'days'], msg: 'days must be an integer from 1 to 365', type: 'value_error.number.range' }]);
+    const since = new Date(s.clock.now().getTime() - (Number(raw) - 1) * DAY).toISOString().slice(0, 10);
+    ctx.body = { days: Number(raw), ...(await pageViewStats(s.store, since)) };
+  });
+  router.use(analytics.routes());
+
+  const deck = new Router({ prefix: '/api/pitch-deck' });
+  deck.get('/settings', async (ctx) => {
+    const d = await pitchDeck(s.store);
+    ctx.body = { url: d?.url ?? null, updated_at: d?.updated_at ?? null };
+  });
+  deck.put('/settings', async (ctx) => {
+    const admin = requireSuperAdmin(ctx);
+    const body = validate<Static<typeof PitchDeckSettingsRequest>>(PitchDeckSettingsRequest, ctx.request.body);
+    try {
+      new URL(body.url);
+    } catch {
+      throw new ValidationFailed([{ loc: ['body', 'url'], msg: 'url must be an absolute https URL', type: 'value_error.url' }]);
+    }
+    const r = await updatePitchDeck(s.bus, { url: body.url, updated_by: admin }, commandContext(s, ctx, admin));
+    await settled(s, r.position);
+    const e = r.events[0];
+    if (!e) throw notFound('Pitch deck');
+    ctx.body = { url: e.data.url, updated_at: e.data.updated_at };
+  });
+  router.use(deck.routes());
+
+  const nda = new Router({ prefix: '/api/nda' });
+  nda.post('/accept', async (ctx) => {
+    limitIp(ctx);
+    const body = validate<Static<typeof NdaAcceptRequest>>(NdaAcceptRequest, ctx.request.body);
+    const name = body.name.trim();
+    if (!name) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'name must not be blank', type: 'value_error.blank' }]);
+    const r = await acceptNda(s.bus, { name, email: body.email.trim().toLowerCase(), company: trimmed(body.company) }, commandContext(s, ctx, null));
+    await settled(s, r.position);
+    const e = r.events[0];
+    const d = await pitchDeck(s.store);
+    ctx.body = { acceptance_id: r.acceptance_id, accepted_at: e?.data.accepted_at ?? s.clock.now().toISOString(), deck_url: d?.url ?? null };
+  });
+  router.use(nda.routes());
+}

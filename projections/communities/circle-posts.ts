@@ -1,0 +1,99 @@
+import type { Doc } from '../store/port.ts';
+import { defineProjection } from '../types.ts';
+
+const tagKeys = (circleId: string, tags: readonly string[]) => tags.map((t) => `${circleId}|${t}`);
+const NO_REACTIONS = { like: 0, insightful: 0, celebrate: 0, support: 0, curious: 0 };
+
+/**
+ * Circle posts and replies as the circle pages list them: a circle's posts newest first (index
+ * `by_circle`), by tag (`by_tag`, one key per circle and tag), since a time (`by_circle_time`);
+ * reaction counts on each post and reply; the circle's last activity and hashtags per day (for
+ * trending over 30 days). A deleted post keeps its document with `live_circle` null.
+ */
+export const circlePostsProjection = defineProjection({
+  name: 'circle-posts',
+  collections: [
+    {
+      name: 'circle_posts',
+      indexes: [
+        { name: 'by_circle', keys: { live_circle: 1, seq: -1 } },
+        { name: 'by_tag', keys: { tag_keys: 1, seq: -1 } },
+        { name: 'by_circle_time', keys: { live_circle: 1, published_at: 1 } },
+      ],
+    },
+    { name: 'circle_replies', indexes: [{ name: 'by_post', keys: { post_id: 1, seq: 1 } }] },
+    { name: 'circle_activity', indexes: [] },
+    { name: 'circle_tag_days', indexes: [{ name: 'by_circle_day', keys: { circle_id: 1, day: 1 } }] },
+  ],
+  handles: ['CirclePostPublished', 'CirclePostEdited', 'CirclePostDeleted', 'CircleReplyAdded', 'CircleReactionToggled'],
+  async apply(event, ctx) {
+    const posts = ctx.collection('circle_posts');
+    const replies = ctx.collection('circle_replies');
+    const activity = ctx.collection('circle_activity');
+    const tagDays = ctx.collection('circle_tag_days');
+    const countTags = async (circleId: string, tags: readonly string[], day: string, by: number) => {
+      for (const tag of tags)
+        await tagDays.updateOne({ _id: `${circleId}|${tag}|${day}` }, { $set: { circle_id: circleId, tag, day }, $inc: { count: by } }, { upsert: true });
+    };
+    const touch = (circleId: string, at: string, posted: number) =>
+      activity.applyAt(circleId, event.position, { $set: { last_activity_at: at }, $inc: { post_count: posted } });
+    switch (event.type) {
+      case 'CirclePostPublished': {
+        const d = event.data;
+        const fresh = await posts.applyAt(d.post_id, event.position, {
+          $set: {
+            ...d,
+            live_circle: d.circle_id,
+            tag_keys: tagKeys(d.circle_id, d.hashtags),
+            reply_count: 0,
+            reactions: NO_REACTIONS,
+            edited_at: null,
+            seq: event.position,
+          },
+        });
+        if (!fresh) return;
+        await countTags(d.circle_id, d.hashtags, d.published_at.slice(0, 10), 1);
+        await touch(d.circle_id, d.published_at, 1);
+        return;
+      }
+      case 'CirclePostEdited': {
+        const d = event.data;
+        const before: Doc | null = await posts.findOne({ _id: d.post_id });
+        if (!before || (before._pos as number) >= event.position) return;
+        const day = String(before.published_at).slice(0, 10);
+        await countTags(d.circle_id, (before.hashtags as string[]) ?? [], day, -1);
+        await countTags(d.circle_id, d.hashtags, day, 1);
+        await posts.applyAt(d.post_id, event.position, {
+          $set: { content: d.content, intent: d.intent, hashtags: d.hashtags, tag_keys: tagKeys(d.circle_id, d.hashtags), edited_at: d.edited_at },
+        });
+        return;
+      }
+      case 'CirclePostDeleted': {
+        const d = event.data;
+        const before: Doc | null = await posts.findOne({ _id: d.post_id });
+        if (!before || (before._pos as number) >= event.position) return;
+        await countTags(d.circle_id, (before.hashtags as string[]) ?? [], String(before.published_at).slice(0, 10), -1);
+        await posts.applyAt(d.post_id, event.position, { $set: { live_circle: null, tag_keys: [], deleted_at: d.deleted_at } });
+        await activity.applyAt(d.circle_id, event.position, { $inc: { post_count: -1 } });
+        return;
+      }
+      case 'CircleReplyAdded': {
+        const d = event.data;
+        if (!(await replies.applyAt(d.reply_id, event.position, { $set: { ...d, reactions: NO_REACTIONS, seq: event.position } }))) return;
+        await posts.applyAt(d.post_id, event.position, { $inc: { reply_count: 1 } });
+        await touch(d.circle_id, d.replied_at, 0);
+        return;
+      }
+      case 'CircleReactionToggled': {
+        const d = event.data;
+        const target = d.target_type === 'post' ? posts : replies;
+        await target.applyAt(d.target_id, event.position, { $inc: { [`reactions.${d.reaction}`]: d.on ? 1 : -1 } });
+        return;
+      }
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  },
+});

@@ -1,0 +1,41 @@
+import { defineProjection } from '../types.ts';
+
+/** Circle join requests, per community and status (the admins' queue), newest first. */
+export const joinRequestsProjection = defineProjection({
+  name: 'circle-join-requests',
+  collections: [
+    {
+      name: 'circle_join_requests',
+      indexes: [
+        { name: 'by_community_status', keys: { community_id: 1, status: 1, seq: -1 } },
+        { name: 'by_community', keys: { community_id: 1, seq: -1 } },
+        { name: 'by_status', keys: { status: 1, seq: -1 } },
+        { name: 'all', keys: { seq: -1 } },
+      ],
+    },
+  ],
+  handles: ['CircleJoinRequested', 'CircleJoinRequestDecided'],
+  async apply(event, ctx) {
+    const requests = ctx.collection('circle_join_requests');
+    switch (event.type) {
+      case 'CircleJoinRequested': {
+        const d = event.data;
+        await requests.applyAt(d.request_id, event.position, {
+          $set: { ...d, status: 'pending', admin_note: '', decided_at: null, decided_by: null, seq: event.position },
+        });
+        return;
+      }
+      case 'CircleJoinRequestDecided': {
+        const d = event.data;
+        await requests.applyAt(d.request_id, event.position, {
+          $set: { status: d.status, admin_note: d.admin_note, decided_at: d.decided_at, decided_by: d.decided_by },
+        });
+        return;
+      }
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  },
+});

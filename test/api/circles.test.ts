@@ -1,0 +1,286 @@
+import { expect } from 'chai';
+import { DAY } from '../../events/kernel/clock.ts';
+import { allProjections } from '../../projections/index.ts';
+import { ProjectionRunner } from '../../projections/runner.ts';
+import { collectionChecksum } from '../../projections/store/checksum.ts';
+import { MemoryReadStore } from '../../projections/store/memory.ts';
+import type { ReadStore } from '../../projections/store/port.ts';
+import { bearer, communityWith, ROOT_EMAIL } from '../helpers/communities.ts';
+import type { User } from '../helpers/communities.ts';
+import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
+import { signUp } from '../helpers/users.ts';
+
+const MINE = [
+  'communities',
+  'circles',
+  'invite_codes',
+  'invite_days',
+  'member_codes',
+  'community_members',
+  'circle_members',
+  'circle_join_requests',
+  'circle_posts',
+  'circle_replies',
+  'circle_activity',
+  'circle_tag_days',
+  'circle_notifications',
+  'circle_notification_settings',
+  'circle_community_admins',
+];
+async function checksums(store: ReadStore) {
+  const out: Record<string, string> = {};
+  for (const name of MINE) {
+    const c = await collectionChecksum(store, name);
+    out[name] = `${c.count}:${c.sha256}`;
+  }
+  return out;
+}
+
+describe('api: circles (/api/brew-circles)', function () {
+  this.timeout(120_000);
+  let svc: TestService;
+  let outbox: string;
+  let root: User;
+  let admin: User;
+  let ada: User;
+  let bob: User;
+  let outsider: User;
+  let community_id: string;
+  let circle_id: string;
+
+  const as = (u: User) => ({ headers: bearer(u.access_token) });
+  const post = async (u: User, body: Record<string, unknown>) =>
+    svc.req('POST', '/api/brew-circles/posts', { ...as(u), body: { circle_id, intent: 'ask', ...body } });
+
+  before(async () => {
+    ({ svc, outbox } = await startWithOutbox({ ADMIN_EMAILS: ROOT_EMAIL }));
+    root = await signUp(svc, outbox, ROOT_EMAIL);
+    [admin, ada, bob, outsider] = [await signUp(svc, outbox), await signUp(svc, outbox), await signUp(svc, outbox), await signUp(svc, outbox)];
+    await svc.req('PATCH', '/api/auth/me', { ...as(bob), body: { full_name: 'Bob Kahn' } });
+    ({ community_id, circle_id } = await communityWith(svc, root, admin, [ada, bob], 'Builders'));
+  });
+  after(() => stopWithOutbox(svc, outbox));
+
+  it('serves the value lists without a token', async () => {
+    expect((await svc.req('GET', '/api/brew-circles/intents')).body.intents).to.deep.equal(['ask', 'offer', 'intro', 'update', 'question', 'event']);
+    expect((await svc.req('GET', '/api/brew-circles/reactions')).body.reactions).to.deep.equal(['like', 'insightful', 'celebrate', 'support', 'curious']);
+    expect((await svc.req('GET', '/api/brew-circles/flag-reasons')).body.flag_reasons).to.include('off-topic');
+  });
+
+  it('posts with an intent, lists by tag, edits and deletes by the author only; outsiders get 404 for a community circle', async () => {
+    expect((await svc.req('GET', `/api/brew-circles/${circle_id}/posts`)).status).to.equal(401);
+    const created = await post(ada, { content: 'Who knows a #fintech lawyer? #legal' });
+    expect(created.status, created.text).to.equal(201);
+    expect(created.body).to.include({ intent: 'ask', author_id: ada.user_id });
+    expect(created.body.hashtags).to.deep.equal(['fintech', 'legal']);
+    await post(bob, { content: 'Shipping our #fintech beta', intent: 'update' });
+    expect((await post(ada, { content: 'x', intent: 'rant' })).status).to.equal(422);
+    expect((await post(ada, { content: '' })).status).to.equal(422);
+    expect((await post(ada, { content: 'x'.repeat(5001) })).status).to.equal(422);
+
+    const list = await svc.req('GET', `/api/brew-circles/${circle_id}/posts?limit=10`, as(bob));
+    expect(list.status, list.text).to.equal(200);
+    expect(list.body.posts.map((p: { content: string }) => p.content)).to.deep.equal(['Shipping our #fintech beta', 'Who knows a #fintech lawyer? #legal']);
+    const legal = await svc.req('GET', `/api/brew-circles/${circle_id}/posts?tag=legal`, as(bob));
+    expect(legal.body.posts.map((p: { post_id: string }) => p.post_id)).to.deep.equal([created.body.post_id]);
+
+    const hidden = await svc.req('GET', `/api/brew-circles/${circle_id}/posts`, as(outsider));
+    expect(hidden.status).to.equal(404);
+    expect(hidden.body.code).to.equal('circle_not_found');
+    expect((await svc.req('GET', `/api/brew-circles/posts/${created.body.post_id}`, as(outsider))).status).to.equal(404);
+
+    const foreign = await svc.req('PUT', `/api/brew-circles/posts/${created.body.post_id}`, { ...as(bob), body: { content: 'hijacked' } });
+    expect(foreign.status).to.equal(403);
+    expect(foreign.body.code).to.equal('not_post_author');
+    const edited = await svc.req('PUT', `/api/brew-circles/posts/${created.body.post_id}`, {
+      ...as(ada),
+      body: { content: 'Who knows a #payments lawyer?', intent: 'question' },
+    });
+    expect(edited.status, edited.text).to.equal(200);
+    expect(edited.body).to.include({ intent: 'question', content: 'Who knows a #payments lawyer?' });
+    expect(edited.body.edited_at).to.be.a('string');
+    expect((await svc.req('GET', `/api/brew-circles/${circle_id}/posts?tag=legal`, as(bob))).body.posts).to.deep.equal([]);
+    expect((await svc.req('DELETE', `/api/brew-circles/posts/${created.body.post_id}`, as(bob))).status).to.equal(403);
+    expect((await svc.req('DELETE', `/api/brew-circles/posts/${created.body.post_id}`, as(ada))).status).to.equal(200);
+    expect((await svc.req('GET', `/api/brew-circles/posts/${created.body.post_id}`, as(ada))).status).to.equal(404);
+  });
+
+  it('answers 404, not 403, for a private circle to a non-member, and lets admins add members', async () => {
+    const made = await svc.req('POST', '/api/admin/community-admin/circles', {
+      ...as(admin),
+      body: { community_id, name: 'Board room', visibility: 'private' },
+    });
+    const priv = made.body.circle_id;
+    for (const path of [
+      `/api/brew-circles/${priv}`,
+      `/api/brew-circles/${priv}/posts`,
+      `/api/brew-circles/${priv}/members`,
+      `/api/brew-circles/${priv}/trending-tags`,
+    ]) {
+      const r = await svc.req('GET', path, as(ada));
+      expect(r.status, path).to.equal(404);
+      expect(r.body.code).to.equal('circle_not_found');
+    }
+    const join = await svc.req('POST', `/api/brew-circles/${priv}/join`, as(ada));
+    expect(join.status).to.equal(404);
+    const postThere = await svc.req('POST', '/api/brew-circles/posts', { ...as(ada), body: { circle_id: priv, content: 'hi', intent: 'ask' } });
+    expect(postThere.status).to.equal(404);
+    const added = await svc.req('POST', `/api/admin/community-admin/circles/${priv}/members`, { ...as(admin), body: { user_id: ada.user_id } });
+    expect(added.status, added.text).to.equal(200);
+    const seen = await svc.req('GET', `/api/brew-circles/${priv}`, as(ada));
+    expect(seen.status).to.equal(200);
+    expect(seen.body).to.include({ visibility: 'private', is_member: true, member_count: 1 });
+    // A community circle: members join at once; the circle lists them.
+    const open = await svc.req('POST', '/api/admin/community-admin/circles', { ...as(admin), body: { community_id, name: 'Hiring', visibility: 'community' } });
+    const joined = await svc.req('POST', `/api/brew-circles/${open.body.circle_id}/join`, as(bob));
+    expect(joined.body).to.include({ status: 'joined' });
+    const notMember = await svc.req('POST', '/api/brew-circles/posts', { ...as(ada), body: { circle_id: open.body.circle_id, content: 'hi', intent: 'ask' } });
+    expect(notMember.status).to.equal(403);
+    expect(notMember.body.code).to.equal('not_circle_member');
+    const members = await svc.req('GET', `/api/brew-circles/${open.body.circle_id}/members`, as(ada));
+    expect(members.body.members.map((m: { user_id: string }) => m.user_id)).to.deep.equal([bob.user_id]);
+    // Deleting: admin only; the last circle of a community is refused.
+    expect((await svc.req('DELETE', `/api/brew-circles/${open.body.circle_id}`, as(bob))).status).to.equal(403);
+    expect((await svc.req('DELETE', `/api/brew-circles/${open.body.circle_id}`, as(admin))).status).to.equal(200);
+    expect((await svc.req('GET', `/api/brew-circles/${open.body.circle_id}`, as(bob))).status).to.equal(404);
+    const solo = await communityWith(svc, root, admin, [], 'Solo');
+    const last = await svc.req('DELETE', `/api/brew-circles/${solo.circle_id}`, as(admin));
+    expect(last.status).to.equal(409);
+    expect(last.body.code).to.equal('last_circle');
+  });
+
+  it('replies (two levels), toggles reactions, notifies the author, the parent and the mentioned; settings are honoured', async () => {
+    await svc.req('PUT', '/api/brew-circles/settings/notifications', { ...as(ada), body: { reactions: false } });
+    const settings = await svc.req('GET', '/api/brew-circles/settings/notifications', as(ada));
+    expect(settings.body).to.deep.equal({ mentions: true, replies: true, reactions: false, join_requests: true, digest: 'daily' });
+    expect((await svc.req('PUT', '/api/brew-circles/settings/notifications', { ...as(ada), body: { digest: 'hourly' } })).status).to.equal(422);
+
+    const p = await post(ada, { content: 'Demo day next week, @bob please review' });
+    expect(p.body.mentions).to.deep.equal([bob.user_id]);
+    const r1 = await svc.req('POST', '/api/brew-circles/replies', { ...as(bob), body: { post_id: p.body.post_id, content: 'Happy to' } });
+    expect((await svc.req('POST', `/api/brew-circles/${circle_id}/join`, as(admin))).body.status).to.equal('joined');
+    expect(r1.status, r1.text).to.equal(201);
+    const r2 = await svc.req('POST', '/api/brew-circles/replies', {
+      ...as(admin),
+      body: { post_id: p.body.post_id, content: 'Me too', parent_reply_id: r1.body.reply_id },
+    });
+    expect(r2.body.parent_reply_id).to.equal(r1.body.reply_id);
+    const r3 = await svc.req('POST', '/api/brew-circles/replies', {
+      ...as(ada),
+      body: { post_id: p.body.post_id, content: 'Deep', parent_reply_id: r2.body.reply_id },
+    });
+    expect(r3.body.parent_reply_id).to.equal(r1.body.reply_id);
+    const missing = await svc.req('POST', '/api/brew-circles/replies', {
+      ...as(ada),
+      body: { post_id: p.body.post_id, content: 'x', parent_reply_id: 'crp_none' },
+    });
+    expect(missing.status).to.equal(404);
+    const replies = await svc.req('GET', `/api/brew-circles/posts/${p.body.post_id}/replies`, as(ada));
+    expect(replies.body.replies.map((x: { content: string }) => x.content)).to.deep.equal(['Happy to', 'Me too', 'Deep']);
+
+    const like = await svc.req('POST', '/api/brew-circles/reactions', {
+      ...as(bob),
+      body: { target_type: 'post', target_id: p.body.post_id, reaction: 'like' },
+    });
+    expect(like.status, like.text).to.equal(200);
+    expect(like.body).to.include({ active: true });
+    expect(like.body.reactions.like).to.equal(1);
+    const unlike = await svc.req('POST', '/api/brew-circles/reactions', {
+      ...as(bob),
+      body: { target_type: 'post', target_id: p.body.post_id, reaction: 'like' },
+    });
+    expect(unlike.body).to.include({ active: false });
+    expect(unlike.body.reactions.like).to.equal(0);
+    const onReply = await svc.req('POST', '/api/brew-circles/reactions', {
+      ...as(ada),
+      body: { target_type: 'reply', target_id: r1.body.reply_id, reaction: 'celebrate' },
+    });
+    expect(onReply.body.reactions.celebrate).to.equal(1);
+    expect(
+      (await svc.req('POST', '/api/brew-circles/reactions', { ...as(ada), body: { target_type: 'post', target_id: p.body.post_id, reaction: 'angry' } }))
+        .status,
+    ).to.equal(422);
+
+    // Bob: mentioned, then reacted to (ada's celebrate on his reply) and replied to (admin under his reply).
+    const bobs = await svc.req('GET', '/api/brew-circles/notifications', as(bob));
+    expect(bobs.body.notifications.map((n: { kind: string }) => n.kind)).to.deep.equal(['reaction', 'reply', 'mention']);
+    // Ada: replies to her post, but no reaction notice (she turned them off).
+    const adas = await svc.req('GET', '/api/brew-circles/notifications', as(ada));
+    const kinds = adas.body.notifications.map((n: { kind: string }) => n.kind);
+    expect(kinds).to.include('reply');
+    expect(kinds).to.not.include('reaction');
+    const count = await svc.req('GET', '/api/brew-circles/notifications/count', as(bob));
+    expect(count.body.unread_count).to.equal(3);
+    const first = bobs.body.notifications[0].notification_id;
+    const one = await svc.req('POST', '/api/brew-circles/notifications/read', { ...as(bob), body: { notification_ids: [first] } });
+    expect(one.body.unread_count).to.equal(2);
+    const all = await svc.req('POST', '/api/brew-circles/notifications/read', as(bob));
+    expect(all.status, all.text).to.equal(200);
+    expect(all.body.unread_count).to.equal(0);
+    const plan = await svc.running.services.store
+      .collection('circle_notifications')
+      .explain({ user_id: bob.user_id }, { sort: { user_id: 1, seq: -1 }, hint: 'by_user' });
+    expect(plan.index).to.equal('by_user');
+  });
+
+  it('notifies the member when a join request is approved or rejected (with the admin note)', async () => {
+    const pub = await svc.req('POST', '/api/admin/community-admin/circles', { ...as(admin), body: { community_id, name: 'Open table', visibility: 'public' } });
+    const asked = await svc.req('POST', `/api/brew-circles/${pub.body.circle_id}/join`, as(outsider));
+    expect(asked.body.status).to.equal('pending');
+    const adminSees = await svc.req('GET', '/api/brew-circles/notifications', as(admin));
+    expect(adminSees.body.notifications[0]).to.include({ kind: 'join_request', request_id: asked.body.request_id });
+    await svc.req('POST', `/api/admin/community-admin/circle-requests/${asked.body.request_id}/approve?admin_note=Welcome%20aboard`, as(admin));
+    const n = await svc.req('GET', '/api/brew-circles/notifications', as(outsider));
+    expect(n.body.notifications[0]).to.include({ kind: 'join_request_approved', admin_note: 'Welcome aboard' });
+    expect(n.body.notifications[0].text).to.include('Welcome aboard');
+    const mine = await svc.req('GET', '/api/brew-circles/user/circles', as(outsider));
+    expect(mine.body.circles.map((c: { circle_id: string }) => c.circle_id)).to.include(pub.body.circle_id);
+  });
+
+  it('lists own circles with unread counts and last activity; a community’s circle; members search; check-new; trending tags over 30 days', async () => {
+    const before = svc.clock.now().toISOString();
+    svc.clock.advance(60_000);
+    const p = await post(bob, { content: 'Ping @ada about #growth', intent: 'intro' });
+    expect(p.status).to.equal(201);
+    const mine = await svc.req('GET', '/api/brew-circles/user/circles', as(ada));
+    const c = mine.body.circles.find((x: { circle_id: string }) => x.circle_id === circle_id);
+    expect(c.last_activity_at).to.equal(p.body.published_at);
+    expect(c.unread_count).to.be.greaterThan(0);
+    const ofCommunity = await svc.req('GET', `/api/brew-circles/community/${community_id}`, as(ada));
+    expect(ofCommunity.body.circle.circle_id).to.equal(circle_id);
+    const search = await svc.req('GET', `/api/brew-circles/circles/${circle_id}/members/search?q=bo`, as(ada));
+    expect(search.body.members.map((m: { user_id: string }) => m.user_id)).to.deep.equal([bob.user_id]);
+    const fresh = await svc.req('GET', `/api/brew-circles/${circle_id}/posts/check-new?since=${encodeURIComponent(before)}`, as(ada));
+    expect(fresh.body).to.include({ has_new: true, count: 1, latest_post_id: p.body.post_id });
+    expect((await svc.req('GET', `/api/brew-circles/${circle_id}/posts/check-new`, as(ada))).status).to.equal(422);
+    const trending = await svc.req('GET', `/api/brew-circles/${circle_id}/trending-tags`, as(ada));
+    expect(trending.body.tags.map((t: { tag: string }) => t.tag)).to.include.members(['growth', 'fintech']);
+    svc.clock.advance(31 * DAY);
+    const login = await svc.req('POST', '/api/auth/login', { body: { email: ada.email, password: ada.password } });
+    const later = await svc.req('GET', `/api/brew-circles/${circle_id}/trending-tags`, { headers: bearer(login.body.access_token) });
+    expect(later.body.tags).to.deep.equal([]);
+    const plan = await svc.running.services.store
+      .collection('circle_posts')
+      .explain({ live_circle: circle_id }, { sort: { live_circle: 1, seq: -1 }, limit: 20, hint: 'by_circle' });
+    expect(plan.index).to.equal('by_circle');
+  });
+
+  it('replays the log into the same community and circle read models (checksums), and applying every event twice changes nothing', async () => {
+    const live = await checksums(svc.running.services.store);
+    expect(Object.values(live).every((c) => !c.startsWith('0:'))).to.equal(true);
+    const build = async () => {
+      const store = new MemoryReadStore();
+      const runner = new ProjectionRunner(svc.running.services.log, store, allProjections);
+      await runner.start();
+      await runner.stop();
+      return store;
+    };
+    const first = await build();
+    expect(await checksums(first)).to.deep.equal(live);
+    const events = await svc.running.services.log.readAll({ after: 0, maxCount: 1_000_000 });
+    const ctx = { collection: (n: string) => first.collection(n) };
+    for (const e of events) for (const p of allProjections) if (p.handles.has(e.type)) await p.apply(e, ctx);
+    expect(await checksums(first)).to.deep.equal(live);
+  });
+});
