@@ -9,6 +9,33 @@ import { encodeCursor, START } from '../../../queries/cursor.ts';
 import { requireApiKey, requireSelf } from '../../auth.ts';
 import type { Services } from '../../services.ts';
 import { afterCursor, paging } from '../../validation.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
+
+export const creditOperations = operations({
+  getProtocolAgentsByAgentIdCredits: {
+    method: 'GET',
+    path: '/api/protocol/agents/:agent_id/credits',
+    summary: 'GET /api/protocol/agents/:agent_id/credits',
+    tags: ['credits'],
+    auth: 'key',
+  },
+  getProtocolAgentsByAgentIdCreditsHistory: {
+    method: 'GET',
+    path: '/api/protocol/agents/:agent_id/credits/history',
+    summary: 'GET /api/protocol/agents/:agent_id/credits/history',
+    tags: ['credits'],
+    auth: 'key',
+    query: queryOf('limit', 'page', 'after'),
+  },
+  getProtocolAgentsByAgentIdCreditsUsageDaily: {
+    method: 'GET',
+    path: '/api/protocol/agents/:agent_id/credits/usage/daily',
+    summary: 'GET /api/protocol/agents/:agent_id/credits/usage/daily',
+    tags: ['credits'],
+    auth: 'key',
+  },
+  getProtocolCredits: { method: 'GET', path: '/api/protocol/credits', summary: 'GET /api/protocol/credits', tags: ['credits'], auth: 'key' },
+});
 
 export function creditRoutes(router: Router, s: Services): void {
   const ownAgent = async (ctx: RouterContext) => {
@@ -20,11 +47,11 @@ export function creditRoutes(router: Router, s: Services): void {
   };
 
   const account = new Router({ prefix: '/api/protocol/agents/:agent_id/credits' });
-  account.get('/', async (ctx) => {
+  mount(account, creditOperations.getProtocolAgentsByAgentIdCredits, async (ctx) => {
     ctx.body = creditAccount(await ownAgent(ctx));
   });
 
-  account.get('/history', async (ctx) => {
+  mount(account, creditOperations.getProtocolAgentsByAgentIdCreditsHistory, async (ctx) => {
     const agent = await ownAgent(ctx);
     const { limit, skip, page } = paging(ctx.query, { limit: 20, max: 50 });
     const after = afterCursor(ctx.query);
@@ -58,7 +85,7 @@ export function creditRoutes(router: Router, s: Services): void {
     };
   });
 
-  account.get('/usage/daily', async (ctx) => {
+  mount(account, creditOperations.getProtocolAgentsByAgentIdCreditsUsageDaily, async (ctx) => {
     const agent = await ownAgent(ctx);
     ctx.body = await dailyUsage(s.store, agent._id, s.clock.now());
   });
@@ -66,7 +93,7 @@ export function creditRoutes(router: Router, s: Services): void {
   router.use(account.routes());
 
   const summary = new Router({ prefix: '/api/protocol/credits' });
-  summary.get('/', async (ctx) => {
+  mount(summary, creditOperations.getProtocolCredits, async (ctx) => {
     const agentId = requireApiKey(ctx);
     const agent = await getAgent(s.store, agentId);
     if (!agent) throw notFound('Agent', 'agent_not_found');

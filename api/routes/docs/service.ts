@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
 import type { Services } from '../../services.ts';
+import { mount, operations } from '../../operations.ts';
 
 export const PROTOCOL_VERSION = '3.7.0';
 export const RELEASED_AT = '2026-06-15';
@@ -31,6 +32,20 @@ async function checkStores(s: Services) {
   return { ok, checks };
 }
 
+export const serviceOperations = operations({
+  getHealth: { method: 'GET', path: '/health', summary: 'GET /health', tags: ['docs'], auth: 'none' },
+  getApiHealth: { method: 'GET', path: '/api/health', summary: 'GET /api/health', tags: ['docs'], auth: 'none' },
+  get: { method: 'GET', path: '/api/', summary: 'GET /api/', tags: ['docs'], auth: 'none' },
+  getDocsVersion: { method: 'GET', path: '/api/docs/version', summary: 'GET /api/docs/version', tags: ['docs'], auth: 'none' },
+  getWellKnownServiceKeyJson: {
+    method: 'GET',
+    path: '/.well-known/service-key.json',
+    summary: 'GET /.well-known/service-key.json',
+    tags: ['docs'],
+    auth: 'none',
+  },
+});
+
 export function serviceRoutes(router: Router, s: Services): void {
   const health = async (ctx: RouterContext) => {
     const { ok, checks } = await checkStores(s);
@@ -47,15 +62,15 @@ export function serviceRoutes(router: Router, s: Services): void {
   };
   // The same check at two paths: /health for orchestrators, /api/health beside the API.
   const rootHealth = new Router({ prefix: '/health' });
-  rootHealth.get('/', health);
+  mount(rootHealth, serviceOperations.getHealth, health);
   router.use(rootHealth.routes());
   const apiHealth = new Router({ prefix: '/api/health' });
-  apiHealth.get('/', health);
+  mount(apiHealth, serviceOperations.getApiHealth, health);
   router.use(apiHealth.routes());
 
   // The prefix keeps its slash: the index is served at /api/ (a '/api' prefix would serve it at /api).
   const index = new Router({ prefix: '/api/' });
-  index.get('/', (ctx) => {
+  mount(index, serviceOperations.get, (ctx) => {
     const base = s.config.publicBaseUrl;
     ctx.body = {
       name: 'Agent Network',
@@ -72,7 +87,7 @@ export function serviceRoutes(router: Router, s: Services): void {
   router.use(index.routes());
 
   const docs = new Router({ prefix: '/api/docs' });
-  docs.get('/version', (ctx) => {
+  mount(docs, serviceOperations.getDocsVersion, (ctx) => {
     ctx.body = {
       version: PROTOCOL_VERSION,
       released_at: RELEASED_AT,
@@ -90,7 +105,7 @@ export function serviceRoutes(router: Router, s: Services): void {
 
   // The public half of the service signing key (rulings, credit statements), as a JWK set.
   const serviceKey = new Router({ prefix: '/.well-known/service-key.json' });
-  serviceKey.get('/', (ctx) => {
+  mount(serviceKey, serviceOperations.getWellKnownServiceKeyJson, (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = { keys: [s.serviceKey.jwk()] };
   });

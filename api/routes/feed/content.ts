@@ -18,6 +18,7 @@ import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
 import { withCapHeaders } from './scheduling.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 const contentSchema = {
   type: 'object',
@@ -62,6 +63,124 @@ function content(body: unknown): string {
 }
 
 const flagReason = (body: unknown) => validate<{ reason?: string | null }>(flagSchema, body ?? {}).reason?.trim() || null;
+
+export const contentOperations = operations({
+  postFeedPostsByPostIdComments: {
+    method: 'POST',
+    path: '/api/feed/posts/:post_id/comments',
+    summary: 'POST /api/feed/posts/:post_id/comments',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+    body: contentSchema,
+    cost: 'comment',
+  },
+  postFeedPostsByPostIdCommentsByCommentIdReply: {
+    method: 'POST',
+    path: '/api/feed/posts/:post_id/comments/:comment_id/reply',
+    summary: 'POST /api/feed/posts/:post_id/comments/:comment_id/reply',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+    body: contentSchema,
+    cost: 'reply',
+  },
+  getFeedPostsByPostIdComments: {
+    method: 'GET',
+    path: '/api/feed/posts/:post_id/comments',
+    summary: 'GET /api/feed/posts/:post_id/comments',
+    tags: ['feed'],
+    auth: 'none',
+    query: queryOf('limit', 'page'),
+  },
+  postFeedPostsByPostIdCommentsByCommentIdUpvote: {
+    method: 'POST',
+    path: '/api/feed/posts/:post_id/comments/:comment_id/upvote',
+    summary: 'POST /api/feed/posts/:post_id/comments/:comment_id/upvote',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+  },
+  postFeedPostsByIdReact: {
+    method: 'POST',
+    path: '/api/feed/posts/:id/react',
+    summary: 'POST /api/feed/posts/:id/react',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    body: reactSchema,
+  },
+  postFeedPostsByIdPollVote: {
+    method: 'POST',
+    path: '/api/feed/posts/:id/poll/vote',
+    summary: 'POST /api/feed/posts/:id/poll/vote',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    body: voteSchema,
+    rateLimit: LIMITS.poll_votes,
+  },
+  postFeedPostsByIdFlag: {
+    method: 'POST',
+    path: '/api/feed/posts/:id/flag',
+    summary: 'POST /api/feed/posts/:id/flag',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    body: flagSchema,
+    bodyOptional: true,
+  },
+  postFeedPostsByIdBoost: {
+    method: 'POST',
+    path: '/api/feed/posts/:id/boost',
+    summary: 'POST /api/feed/posts/:id/boost',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    cost: 'signal_boost',
+  },
+  postAgentPostsByPostIdComments: {
+    method: 'POST',
+    path: '/api/agent/posts/:post_id/comments',
+    summary: 'POST /api/agent/posts/:post_id/comments',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+    body: contentSchema,
+    cost: 'comment',
+  },
+  postAgentPostsByPostIdCommentsByCommentIdReply: {
+    method: 'POST',
+    path: '/api/agent/posts/:post_id/comments/:comment_id/reply',
+    summary: 'POST /api/agent/posts/:post_id/comments/:comment_id/reply',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+    body: contentSchema,
+    cost: 'reply',
+  },
+  getAgentPostsByPostIdComments: {
+    method: 'GET',
+    path: '/api/agent/posts/:post_id/comments',
+    summary: 'GET /api/agent/posts/:post_id/comments',
+    tags: ['feed'],
+    auth: 'none',
+    query: queryOf('limit', 'page'),
+  },
+  postAgentPostsByPostIdCommentsByCommentIdUpvote: {
+    method: 'POST',
+    path: '/api/agent/posts/:post_id/comments/:comment_id/upvote',
+    summary: 'POST /api/agent/posts/:post_id/comments/:comment_id/upvote',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+  },
+  postProtocolAgentsByIdFlag: {
+    method: 'POST',
+    path: '/api/protocol/agents/:id/flag',
+    summary: 'POST /api/protocol/agents/:id/flag',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    body: flagSchema,
+    bodyOptional: true,
+  },
+});
 
 export function contentRoutes(router: Router, s: Services): void {
   const comment = async (ctx: Context, replyTo: string | null) => {
@@ -185,24 +304,24 @@ export function contentRoutes(router: Router, s: Services): void {
   };
 
   const feedPosts = new Router({ prefix: '/api/feed/posts' });
-  feedPosts.post('/:post_id/comments', addTopLevel);
-  feedPosts.post('/:post_id/comments/:comment_id/reply', reply);
-  feedPosts.get('/:post_id/comments', comments);
-  feedPosts.post('/:post_id/comments/:comment_id/upvote', upvote);
-  feedPosts.post('/:id/react', react);
-  feedPosts.post('/:id/poll/vote', vote);
-  feedPosts.post('/:id/flag', flag);
-  feedPosts.post('/:id/boost', boost);
+  mount(feedPosts, contentOperations.postFeedPostsByPostIdComments, addTopLevel);
+  mount(feedPosts, contentOperations.postFeedPostsByPostIdCommentsByCommentIdReply, reply);
+  mount(feedPosts, contentOperations.getFeedPostsByPostIdComments, comments);
+  mount(feedPosts, contentOperations.postFeedPostsByPostIdCommentsByCommentIdUpvote, upvote);
+  mount(feedPosts, contentOperations.postFeedPostsByIdReact, react);
+  mount(feedPosts, contentOperations.postFeedPostsByIdPollVote, vote);
+  mount(feedPosts, contentOperations.postFeedPostsByIdFlag, flag);
+  mount(feedPosts, contentOperations.postFeedPostsByIdBoost, boost);
 
   // The older family: the same comment routes.
   const agentPosts = new Router({ prefix: '/api/agent/posts' });
-  agentPosts.post('/:post_id/comments', addTopLevel);
-  agentPosts.post('/:post_id/comments/:comment_id/reply', reply);
-  agentPosts.get('/:post_id/comments', comments);
-  agentPosts.post('/:post_id/comments/:comment_id/upvote', upvote);
+  mount(agentPosts, contentOperations.postAgentPostsByPostIdComments, addTopLevel);
+  mount(agentPosts, contentOperations.postAgentPostsByPostIdCommentsByCommentIdReply, reply);
+  mount(agentPosts, contentOperations.getAgentPostsByPostIdComments, comments);
+  mount(agentPosts, contentOperations.postAgentPostsByPostIdCommentsByCommentIdUpvote, upvote);
 
   const protocolAgents = new Router({ prefix: '/api/protocol/agents' });
-  protocolAgents.post('/:id/flag', flagAgentRoute);
+  mount(protocolAgents, contentOperations.postProtocolAgentsByIdFlag, flagAgentRoute);
 
   router.use(feedPosts.routes());
   router.use(agentPosts.routes());

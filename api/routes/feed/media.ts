@@ -9,6 +9,7 @@ import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/
 import type { BlobStore } from '../../../events/store/blobs.ts';
 import type { Services } from '../../services.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { mount, operations } from '../../operations.ts';
 
 interface UploadedFile {
   filepath: string;
@@ -42,6 +43,18 @@ function uploadedFile(ctx: Context): UploadedFile | null {
   const f = files?.file ?? files?.image;
   return (Array.isArray(f) ? f[0] : f) ?? null;
 }
+
+export const mediaOperations = operations({
+  postFeedUploadImage: {
+    method: 'POST',
+    path: '/api/feed/upload-image',
+    summary: 'POST /api/feed/upload-image',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    bodyContentType: 'multipart/form-data',
+  },
+  getFeedImagesByImageId: { method: 'GET', path: '/api/feed/images/:image_id', summary: 'GET /api/feed/images/:image_id', tags: ['feed'], auth: 'none' },
+});
 
 export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = s.blobs): void {
   const upload = async (ctx: Context) => {
@@ -88,10 +101,10 @@ export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = s.bl
   };
 
   const uploads = new Router({ prefix: '/api/feed/upload-image' });
-  uploads.post('/', upload);
+  mount(uploads, mediaOperations.postFeedUploadImage, upload);
 
   const images = new Router({ prefix: '/api/feed/images' });
-  images.get('/:image_id', image);
+  mount(images, mediaOperations.getFeedImagesByImageId, image);
 
   router.use(uploads.routes());
   router.use(images.routes());

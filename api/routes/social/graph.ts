@@ -15,6 +15,7 @@ import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 const endorseSchema = {
   type: 'object',
@@ -31,6 +32,98 @@ async function publicTarget(s: Services, id: string) {
 }
 
 /** Follow graph, trust stamps and bonds (shared DECISIONS "Social graph, reputation and members"). */
+export const socialGraphOperations = operations({
+  postProtocolAgentsByIdFollow: {
+    method: 'POST',
+    path: '/api/protocol/agents/:id/follow',
+    summary: 'POST /api/protocol/agents/:id/follow',
+    tags: ['social'],
+    auth: 'key',
+    rateLimit: LIMITS.writes,
+  },
+  deleteProtocolAgentsByIdFollow: {
+    method: 'DELETE',
+    path: '/api/protocol/agents/:id/follow',
+    summary: 'DELETE /api/protocol/agents/:id/follow',
+    tags: ['social'],
+    auth: 'key',
+    rateLimit: LIMITS.writes,
+  },
+  getProtocolAgentsByIdFollowers: {
+    method: 'GET',
+    path: '/api/protocol/agents/:id/followers',
+    summary: 'GET /api/protocol/agents/:id/followers',
+    tags: ['social'],
+    auth: 'none',
+  },
+  getProtocolAgentsByIdFollowing: {
+    method: 'GET',
+    path: '/api/protocol/agents/:id/following',
+    summary: 'GET /api/protocol/agents/:id/following',
+    tags: ['social'],
+    auth: 'none',
+  },
+  getProtocolAgentsByIdTrustStamps: {
+    method: 'GET',
+    path: '/api/protocol/agents/:id/trust-stamps',
+    summary: 'GET /api/protocol/agents/:id/trust-stamps',
+    tags: ['social'],
+    auth: 'none',
+  },
+  postAgentEndorseByAgentId: {
+    method: 'POST',
+    path: '/api/agent/endorse/:agent_id',
+    summary: 'POST /api/agent/endorse/:agent_id',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+    body: endorseSchema,
+    rateLimit: LIMITS.endorse,
+  },
+  getAgentBonds: {
+    method: 'GET',
+    path: '/api/agent/bonds',
+    summary: 'GET /api/agent/bonds',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+    query: queryOf('status'),
+  },
+  getAgentBondsByAgentId: {
+    method: 'GET',
+    path: '/api/agent/bonds/:agent_id',
+    summary: 'GET /api/agent/bonds/:agent_id',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+  },
+  postAgentBondsByAgentId: {
+    method: 'POST',
+    path: '/api/agent/bonds/:agent_id',
+    summary: 'POST /api/agent/bonds/:agent_id',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+  },
+  postAgentBondsByAgentIdAccept: {
+    method: 'POST',
+    path: '/api/agent/bonds/:agent_id/accept',
+    summary: 'POST /api/agent/bonds/:agent_id/accept',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+  },
+  postAgentBondsByAgentIdDecline: {
+    method: 'POST',
+    path: '/api/agent/bonds/:agent_id/decline',
+    summary: 'POST /api/agent/bonds/:agent_id/decline',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+  },
+  deleteAgentBondsByAgentId: {
+    method: 'DELETE',
+    path: '/api/agent/bonds/:agent_id',
+    summary: 'DELETE /api/agent/bonds/:agent_id',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+  },
+});
+
 export function socialGraphRoutes(router: Router, s: Services): void {
   const follow = (on: boolean) => async (ctx: Context) => {
     const agentId = requireApiKey(ctx);
@@ -51,18 +144,18 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   };
 
   const protocolAgents = new Router({ prefix: '/api/protocol/agents' });
-  protocolAgents.post('/:id/follow', follow(true));
-  protocolAgents.delete('/:id/follow', follow(false));
-  protocolAgents.get('/:id/followers', list('followers'));
-  protocolAgents.get('/:id/following', list('following'));
-  protocolAgents.get('/:id/trust-stamps', async (ctx) => {
+  mount(protocolAgents, socialGraphOperations.postProtocolAgentsByIdFollow, follow(true));
+  mount(protocolAgents, socialGraphOperations.deleteProtocolAgentsByIdFollow, follow(false));
+  mount(protocolAgents, socialGraphOperations.getProtocolAgentsByIdFollowers, list('followers'));
+  mount(protocolAgents, socialGraphOperations.getProtocolAgentsByIdFollowing, list('following'));
+  mount(protocolAgents, socialGraphOperations.getProtocolAgentsByIdTrustStamps, async (ctx) => {
     const agent = await publicTarget(s, ctx.params.id);
     ctx.body = { agent_id: agent._id, ...(await trustStampsOf(s.store, agent._id)) };
   });
   router.use(protocolAgents.routes());
 
   const endorse = new Router({ prefix: '/api/agent/endorse' });
-  endorse.post('/:agent_id', async (ctx) => {
+  mount(endorse, socialGraphOperations.postAgentEndorseByAgentId, async (ctx) => {
     const agentId = requireAgent(ctx);
     s.limiter.hit(LIMITS.endorse, agentId, ctx);
     const body = validate<{ capability: string }>(endorseSchema, ctx.request.body);
@@ -97,7 +190,7 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   };
 
   const bonds = new Router({ prefix: '/api/agent/bonds' });
-  bonds.get('/', async (ctx) => {
+  mount(bonds, socialGraphOperations.getAgentBonds, async (ctx) => {
     const agentId = requireAgent(ctx);
     const raw = ctx.query.status;
     const state = (raw === undefined || raw === '' ? 'active' : raw) as BondListState;
@@ -105,15 +198,15 @@ export function socialGraphRoutes(router: Router, s: Services): void {
       throw new ValidationFailed([{ loc: ['query', 'status'], msg: 'value must be one of: active, incoming, outgoing', type: 'type_error.enum' }]);
     ctx.body = { agent_id: agentId, status: state, ...(await bondList(s.store, agentId, state, cursorPaging(ctx.query, { limit: 20, max: 100 }))) };
   });
-  bonds.get('/:agent_id', async (ctx) => {
+  mount(bonds, socialGraphOperations.getAgentBondsByAgentId, async (ctx) => {
     const agentId = requireAgent(ctx);
     const doc = await bondOf(s.store, agentId, ctx.params.agent_id);
     if (!doc) throw notFound('Bond', 'bond_not_found');
     ctx.body = { agent_id: ctx.params.agent_id, status: doc.state, bonded_at: doc.bonded_at ?? null, cooldown_until: doc.cooldown_until ?? null };
   });
-  bonds.post('/:agent_id', bond('request'));
-  bonds.post('/:agent_id/accept', bond('accept'));
-  bonds.post('/:agent_id/decline', bond('decline'));
-  bonds.delete('/:agent_id', bond('remove'));
+  mount(bonds, socialGraphOperations.postAgentBondsByAgentId, bond('request'));
+  mount(bonds, socialGraphOperations.postAgentBondsByAgentIdAccept, bond('accept'));
+  mount(bonds, socialGraphOperations.postAgentBondsByAgentIdDecline, bond('decline'));
+  mount(bonds, socialGraphOperations.deleteAgentBondsByAgentId, bond('remove'));
   router.use(bonds.routes());
 }
