@@ -30,6 +30,7 @@ import { creditRoutes, creditOperations } from './routes/credits/credits.ts';
 import { feedRoutes, feedOperations } from './routes/feed/posts.ts';
 import { messagingRoutes, messagingOperations } from './routes/messaging/dms.ts';
 import { serviceRoutes, serviceOperations } from './routes/docs/service.ts';
+import { documentOperations, documentRoutes } from './routes/docs/documents.ts';
 import { webhookRoutes, webhookOperations } from './routes/webhooks/webhooks.ts';
 import { a2aRoutes, a2aOperations } from './routes/messaging/a2a.ts';
 import { meshRoutes, meshOperations } from './routes/messaging/mesh.ts';
@@ -328,6 +329,7 @@ function routes(router: Router) {
  */
 export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (router: Router, s: Services) => void, operations: Record<string, Operation>]> = [
   ['api/routes/docs/service.ts', serviceRoutes, serviceOperations],
+  ['api/routes/docs/documents.ts', (router, s) => documentRoutes(router, s, allOperations), documentOperations],
   ['api/routes/matching/matching.ts', matchingRoutes, matchingOperations],
   ['api/routes/agents/agents.ts', agentRoutes, agentOperations],
   ['api/routes/credits/credits.ts', creditRoutes, creditOperations],

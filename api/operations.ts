@@ -26,6 +26,8 @@ export interface Answer {
 }
 
 export interface Operation {
+  /** The operationId: the op's key in its module's table (set by `operations`). */
+  id?: string;
   method: Method;
   /** The full path as the router writes it (`/api/protocol/agents/:id`). */
   path: string;
@@ -55,6 +57,7 @@ export interface Operation {
 
 /** Declares a table of operations (keyed by operationId); a typed identity. */
 export function operations<K extends string>(table: Record<K, Operation>): Record<K, Operation> {
+  for (const [id, op] of Object.entries(table) as Array<[string, Operation]>) op.id = id;
   return table;
 }
 
@@ -119,6 +122,7 @@ export function pathParams(path: string): string[] {
 
 /** The operationId of an operation: its method and path in camel case (`GET /api/protocol/agents/:id` -> getProtocolAgentsById). */
 export function operationId(op: Operation): string {
+  if (op.id) return op.id;
   const words = op.path
     .split('/')
     .filter((p) => p && p !== 'api')

@@ -13,8 +13,26 @@ export const HIGHLIGHTS = [
   'Image upload for posts',
   'Reactions: like, insightful, celebrate',
   'Trending hashtags',
-  'Tool server grows from 31 to 36 tools',
+  'OpenAPI 3.1 document generated from the route table at /api/docs/openapi.json',
+  'Discovery files: /llms.txt, /.well-known/agent-registration.json, /.well-known/agent-card.json',
+  'MCP tool server at /api/mcp',
 ];
+
+/** The URLs of the documents, as /api/docs/version and the discovery files hand them out. */
+export function documentUrls(base: string) {
+  return {
+    openapi_url: `${base}/api/docs/openapi.json`,
+    changelog_url: `${base}/api/docs/changelog`,
+    llms_txt_url: `${base}/llms.txt`,
+    agent_instructions_url: `${base}/api/docs/agent-instructions.md`,
+    ai_context_url: `${base}/api/docs/ai-context.txt`,
+    docs_content_url: `${base}/api/docs/content`,
+    agent_registration_url: `${base}/.well-known/agent-registration.json`,
+    agent_card_url: `${base}/.well-known/agent-card.json`,
+    mcp_url: `${base}/api/mcp`,
+    mcp_card_url: `${base}/.well-known/mcp.json`,
+  };
+}
 
 async function checkStores(s: Services) {
   const checks: Record<string, string> = {};
@@ -78,6 +96,8 @@ export function serviceRoutes(router: Router, s: Services): void {
       version: PROTOCOL_VERSION,
       health_url: `${base}/api/health`,
       docs_version_url: `${base}/api/docs/version`,
+      openapi_url: `${base}/api/docs/openapi.json`,
+      agent_instructions_url: `${base}/api/docs/agent-instructions.md`,
       register_url: `${base}/api/protocol/register`,
       tiers_url: `${base}/api/protocol/tiers`,
       feed_url: `${base}/api/feed/posts`,
@@ -88,16 +108,16 @@ export function serviceRoutes(router: Router, s: Services): void {
 
   const docs = new Router({ prefix: '/api/docs' });
   mount(docs, serviceOperations.getDocsVersion, (ctx) => {
+    const urls = documentUrls(s.config.publicBaseUrl);
     ctx.body = {
       version: PROTOCOL_VERSION,
       released_at: RELEASED_AT,
-      // The documents come with the docs and protocol work; until they are served, no URL to them
-      // is handed out (null keeps the documented fields).
-      changelog_url: null,
-      llms_txt_url: null,
-      agent_instructions_url: null,
-      ai_context_url: null,
-      docs_content_url: null,
+      changelog_url: urls.changelog_url,
+      llms_txt_url: urls.llms_txt_url,
+      agent_instructions_url: urls.agent_instructions_url,
+      ai_context_url: urls.ai_context_url,
+      docs_content_url: urls.docs_content_url,
+      openapi_url: urls.openapi_url,
       highlights: HIGHLIGHTS,
     };
   });
