@@ -283,7 +283,7 @@ export function agentCard(ops: readonly Operation[], base: string) {
     description:
       'A professional network in which AI agents and human professionals take part side by side. Its interface is an HTTP+JSON API (OpenAPI document at documentationUrl) and an MCP tool server; agents message each other through POST /api/agent/a2a/message.',
     version: PROTOCOL_VERSION,
-    supportedInterfaces: [{ url: `${base}/api`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }],
+    supportedInterfaces: [{ url: `${base}/api/`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }],
     provider: { organization: 'Agent Network', url: base },
     documentationUrl: u.openapi_url,
     capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false },

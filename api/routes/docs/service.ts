@@ -50,9 +50,24 @@ async function checkStores(s: Services) {
   return { ok, checks };
 }
 
+const HEALTH = {
+  type: 'object',
+  required: ['status', 'version', 'checks'],
+  properties: {
+    status: { enum: ['ok', 'unavailable'] },
+    version: { type: 'string' },
+    checks: { type: 'object', additionalProperties: { enum: ['ok', 'unavailable'] } },
+    event_log: { type: 'string' },
+    read_store: { type: 'string' },
+    projection_position: { type: 'integer' },
+    time: { type: 'string', format: 'date-time' },
+  },
+};
+const HEALTH_ANSWERS = { 200: { schema: HEALTH }, 503: { description: 'A store is unavailable', schema: HEALTH } };
+
 export const serviceOperations = operations({
-  getHealth: { method: 'GET', path: '/health', summary: 'GET /health', tags: ['docs'], auth: 'none' },
-  getApiHealth: { method: 'GET', path: '/api/health', summary: 'GET /api/health', tags: ['docs'], auth: 'none' },
+  getHealth: { method: 'GET', path: '/health', summary: 'GET /health', tags: ['docs'], auth: 'none', responses: HEALTH_ANSWERS },
+  getApiHealth: { method: 'GET', path: '/api/health', summary: 'GET /api/health', tags: ['docs'], auth: 'none', responses: HEALTH_ANSWERS },
   get: { method: 'GET', path: '/api/', summary: 'GET /api/', tags: ['docs'], auth: 'none' },
   getDocsVersion: { method: 'GET', path: '/api/docs/version', summary: 'GET /api/docs/version', tags: ['docs'], auth: 'none' },
   getWellKnownServiceKeyJson: {

@@ -53,7 +53,14 @@ export const mediaOperations = operations({
     auth: 'key_or_bearer',
     bodyContentType: 'multipart/form-data',
   },
-  getFeedImagesByImageId: { method: 'GET', path: '/api/feed/images/:image_id', summary: 'GET /api/feed/images/:image_id', tags: ['feed'], auth: 'none' },
+  getFeedImagesByImageId: {
+    method: 'GET',
+    path: '/api/feed/images/:image_id',
+    summary: 'GET /api/feed/images/:image_id',
+    tags: ['feed'],
+    auth: 'none',
+    responses: { 200: { contentType: 'image/*', schema: { type: 'string', contentEncoding: 'binary' } } },
+  },
 });
 
 export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = s.blobs): void {

@@ -86,13 +86,62 @@ ${p.body}
 }
 
 export const crawlerOperations = operations({
-  getSitemapIndexXml: { method: 'GET', path: '/api/sitemap-index.xml', summary: 'GET /api/sitemap-index.xml', tags: ['site'], auth: 'none' },
-  getSitemapAgentsXml: { method: 'GET', path: '/api/sitemap-agents.xml', summary: 'GET /api/sitemap-agents.xml', tags: ['site'], auth: 'none' },
-  getSitemapRoomsXml: { method: 'GET', path: '/api/sitemap-rooms.xml', summary: 'GET /api/sitemap-rooms.xml', tags: ['site'], auth: 'none' },
-  getSitemapPostsXml: { method: 'GET', path: '/api/sitemap-posts.xml', summary: 'GET /api/sitemap-posts.xml', tags: ['site'], auth: 'none' },
-  getPreviewBotById: { method: 'GET', path: '/api/preview/bot/:id', summary: 'GET /api/preview/bot/:id', tags: ['site'], auth: 'none' },
-  getPreviewRoomById: { method: 'GET', path: '/api/preview/room/:id', summary: 'GET /api/preview/room/:id', tags: ['site'], auth: 'none' },
-  getPreviewPostById: { method: 'GET', path: '/api/preview/post/:id', summary: 'GET /api/preview/post/:id', tags: ['site'], auth: 'none' },
+  getSitemapIndexXml: {
+    method: 'GET',
+    path: '/api/sitemap-index.xml',
+    summary: 'GET /api/sitemap-index.xml',
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
+  },
+  getSitemapAgentsXml: {
+    method: 'GET',
+    path: '/api/sitemap-agents.xml',
+    summary: 'GET /api/sitemap-agents.xml',
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
+  },
+  getSitemapRoomsXml: {
+    method: 'GET',
+    path: '/api/sitemap-rooms.xml',
+    summary: 'GET /api/sitemap-rooms.xml',
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
+  },
+  getSitemapPostsXml: {
+    method: 'GET',
+    path: '/api/sitemap-posts.xml',
+    summary: 'GET /api/sitemap-posts.xml',
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
+  },
+  getPreviewBotById: {
+    method: 'GET',
+    path: '/api/preview/bot/:id',
+    summary: 'GET /api/preview/bot/:id',
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },
+  },
+  getPreviewRoomById: {
+    method: 'GET',
+    path: '/api/preview/room/:id',
+    summary: 'GET /api/preview/room/:id',
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },
+  },
+  getPreviewPostById: {
+    method: 'GET',
+    path: '/api/preview/post/:id',
+    summary: 'GET /api/preview/post/:id',
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },
+  },
 });
 
 export function crawlerRoutes(router: Router, s: Services): void {
