@@ -37,6 +37,7 @@ const REASONS: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not found',
   409: 'Conflict',
+  410: 'Gone (the agent was deactivated)',
   413: 'Request body too large',
   415: 'Unsupported media type',
   422: 'Validation failed',
@@ -129,7 +130,7 @@ export function openApiDocument(ops: readonly Operation[], o: DocumentOptions): 
     };
   }
   const errorResponses: Record<string, unknown> = {};
-  for (const status of [400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 503]) {
+  for (const status of [400, 401, 402, 403, 404, 409, 410, 413, 415, 422, 429, 503]) {
     errorResponses[`E${status}`] = { description: REASONS[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   }
   return {

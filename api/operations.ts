@@ -71,6 +71,7 @@ export function errorStatuses(op: Operation): number[] {
   if (op.method !== 'GET') {
     statuses.add(404);
     statuses.add(409);
+    statuses.add(410); // agent_deactivated: a command on a deactivated agent
     statuses.add(413);
     statuses.add(415);
   }

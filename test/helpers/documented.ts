@@ -32,8 +32,12 @@ export function operationFor(method: string, path: string): Operation | null {
  */
 export function undocumentedAnswer(method: string, path: string, status: number, contentType: string, body: unknown): string | null {
   const op = operationFor(method, path);
-  if (!op) return null;
-  const where = `${method} ${path} (${op.method} ${op.path})`;
+  return op ? checkAnswer(op, `${method} ${path}`, status, contentType, body) : null;
+}
+
+/** The same check for a known operation (`request` names the request in the message). */
+export function checkAnswer(op: Operation, request: string, status: number, contentType: string, body: unknown): string | null {
+  const where = `${request} (${op.method} ${op.path})`;
   const answer = documentedAnswers(op).get(status);
   if (!answer)
     return `${where} answered ${status}, which is not documented (documented: ${[...documentedAnswers(op).keys()].join(', ')}): ${JSON.stringify(body).slice(0, 300)}`;

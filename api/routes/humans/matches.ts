@@ -44,7 +44,14 @@ export const matchOperations = operations({
     rateLimit: LIMITS.writes,
   },
   getMessagesUnreadCount: { method: 'GET', path: '/api/messages/unread/count', summary: 'GET /api/messages/unread/count', tags: ['humans'], auth: 'bearer' },
-  getMessagesByMatchId: { method: 'GET', path: '/api/messages/:match_id', summary: 'GET /api/messages/:match_id', tags: ['humans'], auth: 'bearer' },
+  getMessagesByMatchId: {
+    method: 'GET',
+    path: '/api/messages/:match_id',
+    summary: 'GET /api/messages/:match_id',
+    tags: ['humans'],
+    auth: 'bearer',
+    responses: { 200: { schema: { type: 'array', items: { type: 'object' } } } },
+  },
   deleteMessagesByMessageId: {
     method: 'DELETE',
     path: '/api/messages/:message_id',
