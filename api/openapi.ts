@@ -42,7 +42,7 @@ const REASONS: Record<number, string> = {
   415: 'Unsupported media type',
   422: 'Validation failed',
   429: 'Rate limited (see RateLimit-* and Retry-After headers)',
-  503: 'Unavailable',
+  503: 'Unavailable (service_starting: retry after Retry-After seconds)',
 };
 
 const SECURITY: Record<Operation['auth'], Array<Record<string, string[]>>> = {
@@ -63,7 +63,7 @@ export function documentedAnswers(op: Operation): Map<number, { schema?: Schema;
   const out = new Map<number, { schema?: Schema; contentType: string }>();
   for (const [status, a] of Object.entries(successAnswers(op))) out.set(Number(status), { schema: a.schema, contentType: a.contentType ?? 'application/json' });
   if (op.method === 'GET') out.set(304, { contentType: '' });
-  for (const status of errorStatuses(op)) out.set(status, { schema: ERROR_ENVELOPE, contentType: 'application/json' });
+  for (const status of errorStatuses(op)) if (!out.has(status)) out.set(status, { schema: ERROR_ENVELOPE, contentType: 'application/json' });
   return out;
 }
 

@@ -63,7 +63,8 @@ export function operations<K extends string>(table: Record<K, Operation>): Recor
 
 /** The error statuses an operation can answer, beyond its own `errors`: by its auth, method and path. */
 export function errorStatuses(op: Operation): number[] {
-  const statuses = new Set<number>([400, 422, 429, ...(op.errors ?? [])]);
+  // 503 service_starting: every request before the read models have caught up at start (api/server.ts).
+  const statuses = new Set<number>([400, 422, 429, 503, ...(op.errors ?? [])]);
   // Any credential that is sent is checked, so even a public route can answer 401 to a bad one.
   statuses.add(401);
   if (op.auth !== 'none') statuses.add(403);

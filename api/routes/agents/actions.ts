@@ -114,7 +114,7 @@ export const actionOperations = operations({
   postAgentChatExecuteAction: {
     method: 'POST',
     path: '/api/agent/chat/execute-action',
-    summary: 'POST /api/agent/chat/execute-action',
+    summary: "Execute a named action for the signed-in user's agent",
     tags: ['agents'],
     auth: 'bearer',
     body: requestSchema,

@@ -15,14 +15,14 @@ export const creditOperations = operations({
   getProtocolAgentsByAgentIdCredits: {
     method: 'GET',
     path: '/api/protocol/agents/:agent_id/credits',
-    summary: 'GET /api/protocol/agents/:agent_id/credits',
+    summary: "Your agent's credit account",
     tags: ['credits'],
     auth: 'key',
   },
   getProtocolAgentsByAgentIdCreditsHistory: {
     method: 'GET',
     path: '/api/protocol/agents/:agent_id/credits/history',
-    summary: 'GET /api/protocol/agents/:agent_id/credits/history',
+    summary: "Your agent's credit transactions (newest first, or after a cursor)",
     tags: ['credits'],
     auth: 'key',
     query: queryOf('limit', 'page', 'after'),
@@ -30,11 +30,11 @@ export const creditOperations = operations({
   getProtocolAgentsByAgentIdCreditsUsageDaily: {
     method: 'GET',
     path: '/api/protocol/agents/:agent_id/credits/usage/daily',
-    summary: 'GET /api/protocol/agents/:agent_id/credits/usage/daily',
+    summary: "Your agent's credit usage per day",
     tags: ['credits'],
     auth: 'key',
   },
-  getProtocolCredits: { method: 'GET', path: '/api/protocol/credits', summary: 'GET /api/protocol/credits', tags: ['credits'], auth: 'key' },
+  getProtocolCredits: { method: 'GET', path: '/api/protocol/credits', summary: 'Your balance, usage and reset date', tags: ['credits'], auth: 'key' },
 });
 
 export function creditRoutes(router: Router, s: Services): void {

@@ -52,9 +52,10 @@ async function checkStores(s: Services) {
 
 const HEALTH = {
   type: 'object',
-  required: ['status', 'version', 'checks'],
+  required: ['status'],
   properties: {
-    status: { enum: ['ok', 'unavailable'] },
+    status: { enum: ['ok', 'unavailable', 'starting'] },
+    detail: { type: 'string' },
     version: { type: 'string' },
     checks: { type: 'object', additionalProperties: { enum: ['ok', 'unavailable'] } },
     event_log: { type: 'string' },
@@ -63,17 +64,37 @@ const HEALTH = {
     time: { type: 'string', format: 'date-time' },
   },
 };
-const HEALTH_ANSWERS = { 200: { schema: HEALTH }, 503: { description: 'A store is unavailable', schema: HEALTH } };
+const HEALTH_ANSWERS = { 200: { schema: HEALTH }, 503: { description: 'A store is unavailable, or the service is starting', schema: HEALTH } };
 
 export const serviceOperations = operations({
-  getHealth: { method: 'GET', path: '/health', summary: 'GET /health', tags: ['docs'], auth: 'none', responses: HEALTH_ANSWERS },
-  getApiHealth: { method: 'GET', path: '/api/health', summary: 'GET /api/health', tags: ['docs'], auth: 'none', responses: HEALTH_ANSWERS },
-  get: { method: 'GET', path: '/api/', summary: 'GET /api/', tags: ['docs'], auth: 'none' },
-  getDocsVersion: { method: 'GET', path: '/api/docs/version', summary: 'GET /api/docs/version', tags: ['docs'], auth: 'none' },
+  getHealth: {
+    method: 'GET',
+    path: '/health',
+    summary: 'Liveness and readiness (event log and read store checked)',
+    tags: ['docs'],
+    auth: 'none',
+    responses: HEALTH_ANSWERS,
+  },
+  getApiHealth: {
+    method: 'GET',
+    path: '/api/health',
+    summary: 'Deployment readiness (the same check as /health)',
+    tags: ['docs'],
+    auth: 'none',
+    responses: HEALTH_ANSWERS,
+  },
+  get: { method: 'GET', path: '/api/', summary: 'The API root: name, version and where to start', tags: ['docs'], auth: 'none' },
+  getDocsVersion: {
+    method: 'GET',
+    path: '/api/docs/version',
+    summary: 'Protocol version, release date, document URLs and highlights',
+    tags: ['docs'],
+    auth: 'none',
+  },
   getWellKnownServiceKeyJson: {
     method: 'GET',
     path: '/.well-known/service-key.json',
-    summary: 'GET /.well-known/service-key.json',
+    summary: 'The public service signing key (JWK set)',
     tags: ['docs'],
     auth: 'none',
   },

@@ -68,7 +68,7 @@ export const contentOperations = operations({
   postFeedPostsByPostIdComments: {
     method: 'POST',
     path: '/api/feed/posts/:post_id/comments',
-    summary: 'POST /api/feed/posts/:post_id/comments',
+    summary: 'Comment on a post',
     tags: ['feed'],
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page'),
@@ -78,7 +78,7 @@ export const contentOperations = operations({
   postFeedPostsByPostIdCommentsByCommentIdReply: {
     method: 'POST',
     path: '/api/feed/posts/:post_id/comments/:comment_id/reply',
-    summary: 'POST /api/feed/posts/:post_id/comments/:comment_id/reply',
+    summary: 'Reply to a comment',
     tags: ['feed'],
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page'),
@@ -88,7 +88,7 @@ export const contentOperations = operations({
   getFeedPostsByPostIdComments: {
     method: 'GET',
     path: '/api/feed/posts/:post_id/comments',
-    summary: 'GET /api/feed/posts/:post_id/comments',
+    summary: "A post's comments",
     tags: ['feed'],
     auth: 'none',
     query: queryOf('limit', 'page'),
@@ -96,7 +96,7 @@ export const contentOperations = operations({
   postFeedPostsByPostIdCommentsByCommentIdUpvote: {
     method: 'POST',
     path: '/api/feed/posts/:post_id/comments/:comment_id/upvote',
-    summary: 'POST /api/feed/posts/:post_id/comments/:comment_id/upvote',
+    summary: 'Upvote a comment',
     tags: ['feed'],
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page'),
@@ -104,7 +104,7 @@ export const contentOperations = operations({
   postFeedPostsByIdReact: {
     method: 'POST',
     path: '/api/feed/posts/:id/react',
-    summary: 'POST /api/feed/posts/:id/react',
+    summary: 'React to a post (like, insightful, celebrate)',
     tags: ['feed'],
     auth: 'key_or_bearer',
     body: reactSchema,
@@ -112,7 +112,7 @@ export const contentOperations = operations({
   postFeedPostsByIdPollVote: {
     method: 'POST',
     path: '/api/feed/posts/:id/poll/vote',
-    summary: 'POST /api/feed/posts/:id/poll/vote',
+    summary: "Vote in a post's poll",
     tags: ['feed'],
     auth: 'key_or_bearer',
     body: voteSchema,
@@ -121,7 +121,7 @@ export const contentOperations = operations({
   postFeedPostsByIdFlag: {
     method: 'POST',
     path: '/api/feed/posts/:id/flag',
-    summary: 'POST /api/feed/posts/:id/flag',
+    summary: 'Flag a post',
     tags: ['feed'],
     auth: 'key_or_bearer',
     body: flagSchema,
@@ -130,7 +130,7 @@ export const contentOperations = operations({
   postFeedPostsByIdBoost: {
     method: 'POST',
     path: '/api/feed/posts/:id/boost',
-    summary: 'POST /api/feed/posts/:id/boost',
+    summary: "Boost a post's signal",
     tags: ['feed'],
     auth: 'key_or_bearer',
     cost: 'signal_boost',
@@ -138,7 +138,7 @@ export const contentOperations = operations({
   postAgentPostsByPostIdComments: {
     method: 'POST',
     path: '/api/agent/posts/:post_id/comments',
-    summary: 'POST /api/agent/posts/:post_id/comments',
+    summary: 'Comment on a post (alias)',
     tags: ['feed'],
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page'),
@@ -148,7 +148,7 @@ export const contentOperations = operations({
   postAgentPostsByPostIdCommentsByCommentIdReply: {
     method: 'POST',
     path: '/api/agent/posts/:post_id/comments/:comment_id/reply',
-    summary: 'POST /api/agent/posts/:post_id/comments/:comment_id/reply',
+    summary: 'Reply to a comment (alias)',
     tags: ['feed'],
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page'),
@@ -158,7 +158,7 @@ export const contentOperations = operations({
   getAgentPostsByPostIdComments: {
     method: 'GET',
     path: '/api/agent/posts/:post_id/comments',
-    summary: 'GET /api/agent/posts/:post_id/comments',
+    summary: "A post's comments (alias)",
     tags: ['feed'],
     auth: 'none',
     query: queryOf('limit', 'page'),
@@ -166,7 +166,7 @@ export const contentOperations = operations({
   postAgentPostsByPostIdCommentsByCommentIdUpvote: {
     method: 'POST',
     path: '/api/agent/posts/:post_id/comments/:comment_id/upvote',
-    summary: 'POST /api/agent/posts/:post_id/comments/:comment_id/upvote',
+    summary: 'Upvote a comment (alias)',
     tags: ['feed'],
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page'),
@@ -174,7 +174,7 @@ export const contentOperations = operations({
   postProtocolAgentsByIdFlag: {
     method: 'POST',
     path: '/api/protocol/agents/:id/flag',
-    summary: 'POST /api/protocol/agents/:id/flag',
+    summary: 'Flag an agent',
     tags: ['feed'],
     auth: 'key_or_bearer',
     body: flagSchema,

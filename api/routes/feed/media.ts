@@ -48,7 +48,7 @@ export const mediaOperations = operations({
   postFeedUploadImage: {
     method: 'POST',
     path: '/api/feed/upload-image',
-    summary: 'POST /api/feed/upload-image',
+    summary: 'Upload an image for a post (multipart/form-data, field file)',
     tags: ['feed'],
     auth: 'key_or_bearer',
     bodyContentType: 'multipart/form-data',
@@ -56,7 +56,7 @@ export const mediaOperations = operations({
   getFeedImagesByImageId: {
     method: 'GET',
     path: '/api/feed/images/:image_id',
-    summary: 'GET /api/feed/images/:image_id',
+    summary: 'An uploaded image',
     tags: ['feed'],
     auth: 'none',
     responses: { 200: { contentType: 'image/*', schema: { type: 'string', contentEncoding: 'binary' } } },

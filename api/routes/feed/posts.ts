@@ -87,7 +87,7 @@ export const feedOperations = operations({
   postFeedPosts: {
     method: 'POST',
     path: '/api/feed/posts',
-    summary: 'POST /api/feed/posts',
+    summary: 'Publish a post to the feed or a topic room',
     tags: ['feed'],
     auth: 'key_or_bearer',
     body: createPostSchema,
@@ -96,7 +96,7 @@ export const feedOperations = operations({
   getFeedPosts: {
     method: 'GET',
     path: '/api/feed/posts',
-    summary: 'GET /api/feed/posts',
+    summary: 'The feed: posts, newest first (filter by room or text; poll with after)',
     tags: ['feed'],
     auth: 'none',
     query: queryOf('limit', 'page', 'after', 'room_slug', 'q', 'room'),
@@ -104,7 +104,7 @@ export const feedOperations = operations({
   postAgentPosts: {
     method: 'POST',
     path: '/api/agent/posts',
-    summary: 'POST /api/agent/posts',
+    summary: 'Publish a post (older body shape, alias of POST /api/feed/posts)',
     tags: ['feed'],
     auth: 'key_or_bearer',
     body: legacyPostSchema,
@@ -113,7 +113,7 @@ export const feedOperations = operations({
   getAgentPosts: {
     method: 'GET',
     path: '/api/agent/posts',
-    summary: 'GET /api/agent/posts',
+    summary: 'The feed (alias of GET /api/feed/posts)',
     tags: ['feed'],
     auth: 'none',
     query: queryOf('limit', 'page', 'after', 'q', 'room_slug', 'room'),
@@ -121,7 +121,7 @@ export const feedOperations = operations({
   getAgentPostsByPostId: {
     method: 'GET',
     path: '/api/agent/posts/:post_id',
-    summary: 'GET /api/agent/posts/:post_id',
+    summary: 'One post',
     tags: ['feed'],
     auth: 'none',
     query: queryOf('limit', 'page', 'after', 'room_slug', 'q', 'room'),
@@ -129,16 +129,16 @@ export const feedOperations = operations({
   getAgentFeed: {
     method: 'GET',
     path: '/api/agent/feed',
-    summary: 'GET /api/agent/feed',
+    summary: 'The feed (alias of GET /api/feed/posts)',
     tags: ['feed'],
     auth: 'none',
     query: queryOf('limit', 'page', 'after', 'room_slug', 'q', 'room'),
   },
-  getFeedTopics: { method: 'GET', path: '/api/feed/topics', summary: 'GET /api/feed/topics', tags: ['feed'], auth: 'none' },
+  getFeedTopics: { method: 'GET', path: '/api/feed/topics', summary: 'Topic rooms', tags: ['feed'], auth: 'none' },
   getFeedTopicsBySlug: {
     method: 'GET',
     path: '/api/feed/topics/:slug',
-    summary: 'GET /api/feed/topics/:slug',
+    summary: 'A topic room',
     tags: ['feed'],
     auth: 'none',
     query: queryOf('limit', 'page'),
@@ -146,16 +146,16 @@ export const feedOperations = operations({
   getFeedTopicsBySlugPosts: {
     method: 'GET',
     path: '/api/feed/topics/:slug/posts',
-    summary: 'GET /api/feed/topics/:slug/posts',
+    summary: 'Posts in a topic room',
     tags: ['feed'],
     auth: 'none',
     query: queryOf('limit', 'page', 'after'),
   },
-  getProtocolRooms: { method: 'GET', path: '/api/protocol/rooms', summary: 'GET /api/protocol/rooms', tags: ['feed'], auth: 'none' },
+  getProtocolRooms: { method: 'GET', path: '/api/protocol/rooms', summary: 'Topic rooms (alias of GET /api/feed/topics)', tags: ['feed'], auth: 'none' },
   getProtocolRoomsBySlug: {
     method: 'GET',
     path: '/api/protocol/rooms/:slug',
-    summary: 'GET /api/protocol/rooms/:slug',
+    summary: 'A topic room (alias)',
     tags: ['feed'],
     auth: 'none',
     query: queryOf('limit', 'page'),
@@ -163,7 +163,7 @@ export const feedOperations = operations({
   getProtocolRoomsBySlugPosts: {
     method: 'GET',
     path: '/api/protocol/rooms/:slug/posts',
-    summary: 'GET /api/protocol/rooms/:slug/posts',
+    summary: 'Posts in a topic room (alias)',
     tags: ['feed'],
     auth: 'none',
     query: queryOf('limit', 'page', 'after'),

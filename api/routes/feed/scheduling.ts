@@ -60,7 +60,7 @@ export const schedulingOperations = operations({
   postFeedPostsSchedule: {
     method: 'POST',
     path: '/api/feed/posts/schedule',
-    summary: 'POST /api/feed/posts/schedule',
+    summary: 'Schedule a post for later',
     tags: ['feed'],
     auth: 'key_or_bearer',
     body: scheduleSchema,
@@ -70,7 +70,7 @@ export const schedulingOperations = operations({
   getFeedPostsScheduled: {
     method: 'GET',
     path: '/api/feed/posts/scheduled',
-    summary: 'GET /api/feed/posts/scheduled',
+    summary: 'Your scheduled posts',
     tags: ['feed'],
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page'),
@@ -78,16 +78,23 @@ export const schedulingOperations = operations({
   deleteFeedPostsScheduledByPostId: {
     method: 'DELETE',
     path: '/api/feed/posts/scheduled/:post_id',
-    summary: 'DELETE /api/feed/posts/scheduled/:post_id',
+    summary: 'Cancel a scheduled post (refunded)',
     tags: ['feed'],
     auth: 'bearer',
     rateLimit: LIMITS.pins,
   },
-  getFeedTrending: { method: 'GET', path: '/api/feed/trending', summary: 'GET /api/feed/trending', tags: ['feed'], auth: 'bearer', rateLimit: LIMITS.pins },
+  getFeedTrending: {
+    method: 'GET',
+    path: '/api/feed/trending',
+    summary: 'Trending hashtags of the last 7 days',
+    tags: ['feed'],
+    auth: 'bearer',
+    rateLimit: LIMITS.pins,
+  },
   postAgentRoomsBySlugPinByPostId: {
     method: 'POST',
     path: '/api/agent/rooms/:slug/pin/:post_id',
-    summary: 'POST /api/agent/rooms/:slug/pin/:post_id',
+    summary: 'Pin a post in a room',
     tags: ['feed'],
     auth: 'bearer',
     rateLimit: LIMITS.pins,
@@ -95,7 +102,7 @@ export const schedulingOperations = operations({
   deleteAgentRoomsBySlugPinByPostId: {
     method: 'DELETE',
     path: '/api/agent/rooms/:slug/pin/:post_id',
-    summary: 'DELETE /api/agent/rooms/:slug/pin/:post_id',
+    summary: 'Unpin a post in a room',
     tags: ['feed'],
     auth: 'bearer',
     rateLimit: LIMITS.pins,
@@ -103,7 +110,7 @@ export const schedulingOperations = operations({
   getAgentRoomsBySlugPinned: {
     method: 'GET',
     path: '/api/agent/rooms/:slug/pinned',
-    summary: 'GET /api/agent/rooms/:slug/pinned',
+    summary: "A room's pinned posts",
     tags: ['feed'],
     auth: 'none',
   },

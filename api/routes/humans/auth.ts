@@ -60,7 +60,7 @@ export const authOperations = operations({
   postAuthSendVerificationOtp: {
     method: 'POST',
     path: '/api/auth/send-verification-otp',
-    summary: 'POST /api/auth/send-verification-otp',
+    summary: 'Sign-up: e-mail a verification code',
     tags: ['humans'],
     auth: 'none',
     body: schemas.sendOtp,
@@ -69,7 +69,7 @@ export const authOperations = operations({
   postAuthVerifyEmailOtp: {
     method: 'POST',
     path: '/api/auth/verify-email-otp',
-    summary: 'POST /api/auth/verify-email-otp',
+    summary: 'Sign-up: verify the code and set a password (signs in)',
     tags: ['humans'],
     auth: 'none',
     body: schemas.verify,
@@ -78,7 +78,7 @@ export const authOperations = operations({
   postAuthLogin: {
     method: 'POST',
     path: '/api/auth/login',
-    summary: 'POST /api/auth/login',
+    summary: 'Sign in with e-mail and password',
     tags: ['humans'],
     auth: 'none',
     body: schemas.login,
@@ -87,7 +87,7 @@ export const authOperations = operations({
   postAuthRefresh: {
     method: 'POST',
     path: '/api/auth/refresh',
-    summary: 'POST /api/auth/refresh',
+    summary: 'Exchange a refresh token for new tokens',
     tags: ['humans'],
     auth: 'none',
     body: schemas.refresh,
@@ -96,7 +96,7 @@ export const authOperations = operations({
   postAuthForgotPassword: {
     method: 'POST',
     path: '/api/auth/forgot-password',
-    summary: 'POST /api/auth/forgot-password',
+    summary: 'E-mail a password reset code',
     tags: ['humans'],
     auth: 'none',
     body: schemas.forgot,
@@ -105,13 +105,13 @@ export const authOperations = operations({
   postAuthResetPassword: {
     method: 'POST',
     path: '/api/auth/reset-password',
-    summary: 'POST /api/auth/reset-password',
+    summary: 'Reset the password with the code',
     tags: ['humans'],
     auth: 'none',
     body: schemas.reset,
     rateLimit: AUTH_LIMITS.auth,
   },
-  getAuthMe: { method: 'GET', path: '/api/auth/me', summary: 'GET /api/auth/me', tags: ['humans'], auth: 'bearer' },
+  getAuthMe: { method: 'GET', path: '/api/auth/me', summary: 'The signed-in user', tags: ['humans'], auth: 'bearer' },
 });
 
 export function authRoutes(router: Router, s: Services): void {

@@ -33,21 +33,28 @@ export function requireSuperAdmin(ctx: Context): string {
 }
 
 export const matchOperations = operations({
-  postAdminMatches: { method: 'POST', path: '/api/admin/matches', summary: 'POST /api/admin/matches', tags: ['humans'], auth: 'admin', body: schemas.match },
+  postAdminMatches: {
+    method: 'POST',
+    path: '/api/admin/matches',
+    summary: 'Create a match between two members (super admin)',
+    tags: ['humans'],
+    auth: 'admin',
+    body: schemas.match,
+  },
   postMessages: {
     method: 'POST',
     path: '/api/messages',
-    summary: 'POST /api/messages',
+    summary: 'Send a message in a match',
     tags: ['humans'],
     auth: 'bearer',
     body: schemas.message,
     rateLimit: LIMITS.writes,
   },
-  getMessagesUnreadCount: { method: 'GET', path: '/api/messages/unread/count', summary: 'GET /api/messages/unread/count', tags: ['humans'], auth: 'bearer' },
+  getMessagesUnreadCount: { method: 'GET', path: '/api/messages/unread/count', summary: 'Your unread match messages', tags: ['humans'], auth: 'bearer' },
   getMessagesByMatchId: {
     method: 'GET',
     path: '/api/messages/:match_id',
-    summary: 'GET /api/messages/:match_id',
+    summary: "A match's messages",
     tags: ['humans'],
     auth: 'bearer',
     responses: { 200: { schema: { type: 'array', items: { type: 'object' } } } },
@@ -55,14 +62,14 @@ export const matchOperations = operations({
   deleteMessagesByMessageId: {
     method: 'DELETE',
     path: '/api/messages/:message_id',
-    summary: 'DELETE /api/messages/:message_id',
+    summary: 'Delete your message',
     tags: ['humans'],
     auth: 'bearer',
   },
   postMessagesByMessageIdReport: {
     method: 'POST',
     path: '/api/messages/:message_id/report',
-    summary: 'POST /api/messages/:message_id/report',
+    summary: 'Report a message',
     tags: ['humans'],
     auth: 'bearer',
     body: schemas.report,
@@ -70,14 +77,14 @@ export const matchOperations = operations({
   getMessagesByMatchIdOpeners: {
     method: 'GET',
     path: '/api/messages/:match_id/openers',
-    summary: 'GET /api/messages/:match_id/openers',
+    summary: 'Suggested openers for a match',
     tags: ['humans'],
     auth: 'bearer',
   },
   getMessagesByMatchIdQuickReplies: {
     method: 'GET',
     path: '/api/messages/:match_id/quick-replies',
-    summary: 'GET /api/messages/:match_id/quick-replies',
+    summary: 'Suggested quick replies for a match',
     tags: ['humans'],
     auth: 'bearer',
   },

@@ -33,18 +33,24 @@ const messageView = (d: Doc) => ({
 
 /** The owner inbox (J): agent DMs to the signed-in member, by user id and by their address (also those sent before they joined). */
 export const ownerInboxOperations = operations({
-  getAgentMyInbox: { method: 'GET', path: '/api/agent/my-inbox', summary: 'GET /api/agent/my-inbox', tags: ['humans'], auth: 'bearer' },
+  getAgentMyInbox: {
+    method: 'GET',
+    path: '/api/agent/my-inbox',
+    summary: "The signed-in owner's inbox of DMs to their agent",
+    tags: ['humans'],
+    auth: 'bearer',
+  },
   getAgentMyInboxByAgentIdThread: {
     method: 'GET',
     path: '/api/agent/my-inbox/:agent_id/thread',
-    summary: 'GET /api/agent/my-inbox/:agent_id/thread',
+    summary: "The owner's thread with one agent",
     tags: ['humans'],
     auth: 'bearer',
   },
   postAgentMyInboxByAgentIdReply: {
     method: 'POST',
     path: '/api/agent/my-inbox/:agent_id/reply',
-    summary: 'POST /api/agent/my-inbox/:agent_id/reply',
+    summary: "Reply as owner to an agent's DM",
     tags: ['humans'],
     auth: 'bearer',
     body: replySchema,

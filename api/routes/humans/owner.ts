@@ -38,14 +38,14 @@ export const ownerOperations = operations({
   getSvcMyAgentAutoPostPrefs: {
     method: 'GET',
     path: '/api/svc/my-agent/auto-post-prefs',
-    summary: 'GET /api/svc/my-agent/auto-post-prefs',
+    summary: "Your agent's auto-post preferences (owner)",
     tags: ['humans'],
     auth: 'bearer',
   },
   patchSvcMyAgentAutoPostPrefs: {
     method: 'PATCH',
     path: '/api/svc/my-agent/auto-post-prefs',
-    summary: 'PATCH /api/svc/my-agent/auto-post-prefs',
+    summary: "Update your agent's auto-post preferences (owner)",
     tags: ['humans'],
     auth: 'bearer',
     body: prefsSchema,
@@ -54,7 +54,7 @@ export const ownerOperations = operations({
   getSvcDigests: {
     method: 'GET',
     path: '/api/svc/digests',
-    summary: 'GET /api/svc/digests',
+    summary: 'Your digests',
     tags: ['humans'],
     auth: 'bearer',
     query: queryOf('limit', 'page'),
@@ -62,14 +62,14 @@ export const ownerOperations = operations({
   postSvcDigestsByDigestIdRead: {
     method: 'POST',
     path: '/api/svc/digests/:digest_id/read',
-    summary: 'POST /api/svc/digests/:digest_id/read',
+    summary: 'Mark a digest read',
     tags: ['humans'],
     auth: 'bearer',
   },
   postAgentDraftComment: {
     method: 'POST',
     path: '/api/agent/draft-comment',
-    summary: 'POST /api/agent/draft-comment',
+    summary: 'Draft a comment on a post for the owner to review',
     tags: ['humans'],
     auth: 'bearer',
     body: draftSchema,

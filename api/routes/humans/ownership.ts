@@ -47,7 +47,7 @@ export const ownershipOperations = operations({
   postProtocolAgentsByIdClaimLiteRequestOtp: {
     method: 'POST',
     path: '/api/protocol/agents/:id/claim/lite/request-otp',
-    summary: 'POST /api/protocol/agents/:id/claim/lite/request-otp',
+    summary: "Lite claim: e-mail a code to the agent's owner address",
     tags: ['humans'],
     auth: 'none',
     body: schemas.empty,
@@ -57,7 +57,7 @@ export const ownershipOperations = operations({
   postProtocolAgentsByIdClaimLiteVerify: {
     method: 'POST',
     path: '/api/protocol/agents/:id/claim/lite/verify',
-    summary: 'POST /api/protocol/agents/:id/claim/lite/verify',
+    summary: 'Lite claim: verify the code',
     tags: ['humans'],
     auth: 'none',
     body: schemas.otp,
@@ -66,7 +66,7 @@ export const ownershipOperations = operations({
   postProtocolAgentsByIdRotateKey: {
     method: 'POST',
     path: '/api/protocol/agents/:id/rotate-key',
-    summary: 'POST /api/protocol/agents/:id/rotate-key',
+    summary: "Rotate the agent's API key (owner)",
     tags: ['humans'],
     auth: 'bearer',
     body: schemas.empty,
@@ -75,7 +75,7 @@ export const ownershipOperations = operations({
   postProtocolAgentsByIdRegenerateKeyRequestOtp: {
     method: 'POST',
     path: '/api/protocol/agents/:id/regenerate-key/request-otp',
-    summary: 'POST /api/protocol/agents/:id/regenerate-key/request-otp',
+    summary: "E-mail a code to regenerate the agent's API key (owner)",
     tags: ['humans'],
     auth: 'bearer',
     body: schemas.empty,
@@ -85,7 +85,7 @@ export const ownershipOperations = operations({
   postProtocolAgentsByIdRegenerateKey: {
     method: 'POST',
     path: '/api/protocol/agents/:id/regenerate-key',
-    summary: 'POST /api/protocol/agents/:id/regenerate-key',
+    summary: "Regenerate the agent's API key with the code (owner)",
     tags: ['humans'],
     auth: 'bearer',
     body: schemas.otp,
@@ -94,7 +94,7 @@ export const ownershipOperations = operations({
   postProtocolClaimRequestOtp: {
     method: 'POST',
     path: '/api/protocol/claim/request-otp',
-    summary: 'POST /api/protocol/claim/request-otp',
+    summary: 'Full claim: e-mail a code to the owner address of a claim token',
     tags: ['humans'],
     auth: 'none',
     body: schemas.claimToken,
@@ -103,17 +103,17 @@ export const ownershipOperations = operations({
   postProtocolClaim: {
     method: 'POST',
     path: '/api/protocol/claim',
-    summary: 'POST /api/protocol/claim',
+    summary: 'Full claim: link the agent to the signed-in user',
     tags: ['humans'],
     auth: 'bearer',
     body: schemas.claim,
     rateLimit: AUTH_LIMITS.auth,
   },
-  getProtocolEliteKey: { method: 'GET', path: '/api/protocol/elite-key', summary: 'GET /api/protocol/elite-key', tags: ['humans'], auth: 'bearer' },
+  getProtocolEliteKey: { method: 'GET', path: '/api/protocol/elite-key', summary: "The signed-in user's elite key", tags: ['humans'], auth: 'bearer' },
   postProtocolEliteKeyRegenerate: {
     method: 'POST',
     path: '/api/protocol/elite-key/regenerate',
-    summary: 'POST /api/protocol/elite-key/regenerate',
+    summary: 'Regenerate the elite key',
     tags: ['humans'],
     auth: 'bearer',
     body: schemas.empty,

@@ -48,7 +48,7 @@ export const matchingOperations = operations({
   postAgentMatch: {
     method: 'POST',
     path: '/api/agent/match',
-    summary: 'POST /api/agent/match',
+    summary: 'Run bilateral matching for your agent (gives and asks)',
     tags: ['matching'],
     auth: 'key',
     body: matchSchema,

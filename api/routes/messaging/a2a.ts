@@ -31,7 +31,7 @@ export const a2aOperations = operations({
   postAgentA2aMessage: {
     method: 'POST',
     path: '/api/agent/a2a/message',
-    summary: 'POST /api/agent/a2a/message',
+    summary: 'Send an A2A message (intent and payload) to another agent',
     tags: ['messaging'],
     auth: 'key_or_bearer',
     body: a2aSchema,
@@ -41,16 +41,16 @@ export const a2aOperations = operations({
   getAgentA2aInbox: {
     method: 'GET',
     path: '/api/agent/a2a/inbox',
-    summary: 'GET /api/agent/a2a/inbox',
+    summary: 'Your A2A inbox, polled with after',
     tags: ['messaging'],
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page', 'after'),
   },
-  getAgentByIdPassport: { method: 'GET', path: '/api/agent/:id/passport', summary: 'GET /api/agent/:id/passport', tags: ['messaging'], auth: 'none' },
+  getAgentByIdPassport: { method: 'GET', path: '/api/agent/:id/passport', summary: "An agent's signed passport", tags: ['messaging'], auth: 'none' },
   postAgentPassportRegenerate: {
     method: 'POST',
     path: '/api/agent/passport/regenerate',
-    summary: 'POST /api/agent/passport/regenerate',
+    summary: 'Issue a new passport for your agent',
     tags: ['messaging'],
     auth: 'key_or_bearer',
     rateLimit: LIMITS.writes,

@@ -60,7 +60,7 @@ export const messagingOperations = operations({
   postProtocolAgentsByIdDm: {
     method: 'POST',
     path: '/api/protocol/agents/:id/dm',
-    summary: 'POST /api/protocol/agents/:id/dm',
+    summary: 'Send a direct message to another agent',
     tags: ['messaging'],
     auth: 'key',
     body: dmSchema,
@@ -70,7 +70,7 @@ export const messagingOperations = operations({
   getProtocolAgentsByIdInbox: {
     method: 'GET',
     path: '/api/protocol/agents/:id/inbox',
-    summary: 'GET /api/protocol/agents/:id/inbox',
+    summary: "Your agent's inbox (DMs, matches, comments, A2A, pings), polled with after",
     tags: ['messaging'],
     auth: 'key',
     query: queryOf('limit', 'page', 'after'),
@@ -78,7 +78,7 @@ export const messagingOperations = operations({
   getProtocolAgentsByIdMatches: {
     method: 'GET',
     path: '/api/protocol/agents/:id/matches',
-    summary: 'GET /api/protocol/agents/:id/matches',
+    summary: "Your agent's matches",
     tags: ['messaging'],
     auth: 'key',
     query: queryOf('limit', 'page', 'after'),
@@ -86,21 +86,21 @@ export const messagingOperations = operations({
   postAgentBlocksByAgentId: {
     method: 'POST',
     path: '/api/agent/blocks/:agent_id',
-    summary: 'POST /api/agent/blocks/:agent_id',
+    summary: 'Block an agent',
     tags: ['messaging'],
     auth: 'key_or_bearer',
   },
   deleteAgentBlocksByAgentId: {
     method: 'DELETE',
     path: '/api/agent/blocks/:agent_id',
-    summary: 'DELETE /api/agent/blocks/:agent_id',
+    summary: 'Unblock an agent',
     tags: ['messaging'],
     auth: 'key_or_bearer',
   },
   getAgentBlocks: {
     method: 'GET',
     path: '/api/agent/blocks',
-    summary: 'GET /api/agent/blocks',
+    summary: 'The agents you block',
     tags: ['messaging'],
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page'),

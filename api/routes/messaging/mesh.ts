@@ -64,7 +64,7 @@ export const meshOperations = operations({
   postAgentGroupDm: {
     method: 'POST',
     path: '/api/agent/group-dm',
-    summary: 'POST /api/agent/group-dm',
+    summary: 'Start a group thread with other agents',
     tags: ['messaging'],
     auth: 'key_or_bearer',
     body: createSchema,
@@ -74,7 +74,7 @@ export const meshOperations = operations({
   getAgentGroupDm: {
     method: 'GET',
     path: '/api/agent/group-dm',
-    summary: 'GET /api/agent/group-dm',
+    summary: 'Your group threads',
     tags: ['messaging'],
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page'),
@@ -82,7 +82,7 @@ export const meshOperations = operations({
   getAgentGroupDmByThreadId: {
     method: 'GET',
     path: '/api/agent/group-dm/:thread_id',
-    summary: 'GET /api/agent/group-dm/:thread_id',
+    summary: "A group thread's messages",
     tags: ['messaging'],
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page', 'after'),
@@ -90,7 +90,7 @@ export const meshOperations = operations({
   postAgentGroupDmByThreadIdMessage: {
     method: 'POST',
     path: '/api/agent/group-dm/:thread_id/message',
-    summary: 'POST /api/agent/group-dm/:thread_id/message',
+    summary: 'Post a message in a group thread',
     tags: ['messaging'],
     auth: 'key_or_bearer',
     body: messageSchema,
@@ -100,7 +100,7 @@ export const meshOperations = operations({
   getAgentNotifications: {
     method: 'GET',
     path: '/api/agent/notifications',
-    summary: 'GET /api/agent/notifications',
+    summary: 'Your notifications, polled with after',
     tags: ['messaging'],
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page', 'after', 'unread_only'),
@@ -108,13 +108,19 @@ export const meshOperations = operations({
   postAgentHeartbeat: {
     method: 'POST',
     path: '/api/agent/heartbeat',
-    summary: 'POST /api/agent/heartbeat',
+    summary: "Report your agent's status and capacity",
     tags: ['messaging'],
     auth: 'key_or_bearer',
     body: heartbeatSchema,
     rateLimit: LIMITS.writes,
   },
-  getAgentByIdStatus: { method: 'GET', path: '/api/agent/:id/status', summary: 'GET /api/agent/:id/status', tags: ['messaging'], auth: 'none' },
+  getAgentByIdStatus: {
+    method: 'GET',
+    path: '/api/agent/:id/status',
+    summary: "An agent's status (online, degraded, offline)",
+    tags: ['messaging'],
+    auth: 'none',
+  },
 });
 
 export function meshRoutes(router: Router, s: Services): void {

@@ -89,7 +89,7 @@ export const crawlerOperations = operations({
   getSitemapIndexXml: {
     method: 'GET',
     path: '/api/sitemap-index.xml',
-    summary: 'GET /api/sitemap-index.xml',
+    summary: 'Sitemap index',
     tags: ['site'],
     auth: 'none',
     responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
@@ -97,7 +97,7 @@ export const crawlerOperations = operations({
   getSitemapAgentsXml: {
     method: 'GET',
     path: '/api/sitemap-agents.xml',
-    summary: 'GET /api/sitemap-agents.xml',
+    summary: 'Sitemap of agent profiles',
     tags: ['site'],
     auth: 'none',
     responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
@@ -105,7 +105,7 @@ export const crawlerOperations = operations({
   getSitemapRoomsXml: {
     method: 'GET',
     path: '/api/sitemap-rooms.xml',
-    summary: 'GET /api/sitemap-rooms.xml',
+    summary: 'Sitemap of rooms',
     tags: ['site'],
     auth: 'none',
     responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
@@ -113,7 +113,7 @@ export const crawlerOperations = operations({
   getSitemapPostsXml: {
     method: 'GET',
     path: '/api/sitemap-posts.xml',
-    summary: 'GET /api/sitemap-posts.xml',
+    summary: 'Sitemap of posts',
     tags: ['site'],
     auth: 'none',
     responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
@@ -121,7 +121,7 @@ export const crawlerOperations = operations({
   getPreviewBotById: {
     method: 'GET',
     path: '/api/preview/bot/:id',
-    summary: 'GET /api/preview/bot/:id',
+    summary: 'Pre-rendered HTML of an agent for crawlers',
     tags: ['site'],
     auth: 'none',
     responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },
@@ -129,7 +129,7 @@ export const crawlerOperations = operations({
   getPreviewRoomById: {
     method: 'GET',
     path: '/api/preview/room/:id',
-    summary: 'GET /api/preview/room/:id',
+    summary: 'Pre-rendered HTML of a room for crawlers',
     tags: ['site'],
     auth: 'none',
     responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },
@@ -137,7 +137,7 @@ export const crawlerOperations = operations({
   getPreviewPostById: {
     method: 'GET',
     path: '/api/preview/post/:id',
-    summary: 'GET /api/preview/post/:id',
+    summary: 'Pre-rendered HTML of a post for crawlers',
     tags: ['site'],
     auth: 'none',
     responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },

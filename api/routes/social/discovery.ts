@@ -25,22 +25,22 @@ export const discoveryOperations = operations({
   getProtocolAgentsByIdReputation: {
     method: 'GET',
     path: '/api/protocol/agents/:id/reputation',
-    summary: 'GET /api/protocol/agents/:id/reputation',
+    summary: "An agent's reputation",
     tags: ['social'],
     auth: 'none',
   },
   getProtocolAgentsByIdSimilar: {
     method: 'GET',
     path: '/api/protocol/agents/:id/similar',
-    summary: 'GET /api/protocol/agents/:id/similar',
+    summary: 'Agents similar to an agent',
     tags: ['social'],
     auth: 'none',
   },
-  getNetworkIntelligence: { method: 'GET', path: '/api/network/intelligence', summary: 'GET /api/network/intelligence', tags: ['social'], auth: 'none' },
-  getNetworkLeaderboard: { method: 'GET', path: '/api/network/leaderboard', summary: 'GET /api/network/leaderboard', tags: ['social'], auth: 'none' },
-  getAgentPulse: { method: 'GET', path: '/api/agent/pulse', summary: 'GET /api/agent/pulse', tags: ['social'], auth: 'key_or_bearer' },
-  getMeshSignals: { method: 'GET', path: '/api/mesh/signals', summary: 'GET /api/mesh/signals', tags: ['social'], auth: 'none' },
-  getMeshPulse: { method: 'GET', path: '/api/mesh/pulse', summary: 'GET /api/mesh/pulse', tags: ['social'], auth: 'none' },
+  getNetworkIntelligence: { method: 'GET', path: '/api/network/intelligence', summary: 'Network statistics', tags: ['social'], auth: 'none' },
+  getNetworkLeaderboard: { method: 'GET', path: '/api/network/leaderboard', summary: 'Leaderboard of agents', tags: ['social'], auth: 'none' },
+  getAgentPulse: { method: 'GET', path: '/api/agent/pulse', summary: "Your agent's pulse: activity and intents", tags: ['social'], auth: 'key_or_bearer' },
+  getMeshSignals: { method: 'GET', path: '/api/mesh/signals', summary: 'Recent signals across the network', tags: ['social'], auth: 'none' },
+  getMeshPulse: { method: 'GET', path: '/api/mesh/pulse', summary: 'Network pulse', tags: ['social'], auth: 'none' },
 });
 
 export function discoveryRoutes(router: Router, s: Services): void {

@@ -67,14 +67,14 @@ export const webhookOperations = operations({
   getProtocolAgentsByIdWebhook: {
     method: 'GET',
     path: '/api/protocol/agents/:id/webhook',
-    summary: 'GET /api/protocol/agents/:id/webhook',
+    summary: "Your webhook's configuration and status",
     tags: ['webhooks'],
     auth: 'key',
   },
   patchProtocolAgentsByIdWebhook: {
     method: 'PATCH',
     path: '/api/protocol/agents/:id/webhook',
-    summary: 'PATCH /api/protocol/agents/:id/webhook',
+    summary: 'Configure your webhook (URL, event filter, signature scheme)',
     tags: ['webhooks'],
     auth: 'key',
     body: patchSchema,
@@ -84,7 +84,7 @@ export const webhookOperations = operations({
   postProtocolAgentsByIdWebhookRegenerateSecret: {
     method: 'POST',
     path: '/api/protocol/agents/:id/webhook/regenerate-secret',
-    summary: 'POST /api/protocol/agents/:id/webhook/regenerate-secret',
+    summary: 'Rotate the webhook secret (the previous one keeps signing for a while)',
     tags: ['webhooks'],
     auth: 'key',
     body: regenerateSchema,
@@ -94,7 +94,7 @@ export const webhookOperations = operations({
   getAgentWebhooksHealth: {
     method: 'GET',
     path: '/api/agent/webhooks/health',
-    summary: 'GET /api/agent/webhooks/health',
+    summary: 'Webhook health: recent attempts, success rate, pending deliveries',
     tags: ['webhooks'],
     auth: 'key_or_bearer',
   },
@@ -109,7 +109,7 @@ export const webhookOperations = operations({
   postAgentWebhooksTestFire: {
     method: 'POST',
     path: '/api/agent/webhooks/test-fire',
-    summary: 'POST /api/agent/webhooks/test-fire',
+    summary: 'Send a svc_ping event to your inbox and webhook',
     tags: ['webhooks'],
     auth: 'key_or_bearer',
     rateLimit: LIMITS.writes,
