@@ -86,6 +86,30 @@ describe('api: 5,000+ requests generated from the OpenAPI document', function ()
   before(async () => ({ svc, outbox } = await startWithOutbox()));
   after(() => stopWithOutbox(svc, outbox));
 
+  it('enforces the auth each operation declares: none without credentials is not 401, K refuses a bearer, J refuses a key', async () => {
+    const a = await svc.register();
+    const { user } = await signUpWithAgent(svc, outbox);
+    const wrong: string[] = [];
+    for (const op of allOperations()) {
+      if (op.method === 'DELETE' && op.path === '/api/protocol/me') continue;
+      const path = op.path.replace(/:(\w+)/g, a.agent_id);
+      const send = (headers: Record<string, string>) => request(svc.url, op.method, path, { headers, ...(op.method === 'GET' ? {} : { body: {} }) });
+      const anonymous = await send({});
+      // Two post routes validate the body before the caller: an empty body answers 422 first.
+      if (op.auth === 'none' ? anonymous.status === 401 : anonymous.status !== 401 && !(op.body && anonymous.status === 422))
+        wrong.push(`${op.method} ${op.path} declared ${op.auth}, anonymous got ${anonymous.status}`);
+      if (op.auth === 'key') {
+        const bearer = await send({ authorization: `Bearer ${user.access_token}` });
+        if (bearer.status !== 401) wrong.push(`${op.method} ${op.path} declared key, a bearer got ${bearer.status}`);
+      }
+      if (op.auth === 'bearer' || op.auth === 'admin') {
+        const key = await send({ 'x-api-key': a.api_key });
+        if (key.status !== 401 && key.status !== 403) wrong.push(`${op.method} ${op.path} declared ${op.auth}, a key got ${key.status}`);
+      }
+    }
+    expect(wrong).to.deep.equal([]);
+  });
+
   it('never answers 5xx, answers each with a documented status and schema, and conserves credits', async () => {
     const doc = (await svc.req('GET', '/api/docs/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     const ops = allOperations();

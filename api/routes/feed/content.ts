@@ -74,6 +74,7 @@ export const contentOperations = operations({
     query: queryOf('limit', 'page'),
     body: contentSchema,
     cost: 'comment',
+    rateLimit: LIMITS.writes,
   },
   postFeedPostsByPostIdCommentsByCommentIdReply: {
     method: 'POST',
@@ -84,6 +85,7 @@ export const contentOperations = operations({
     query: queryOf('limit', 'page'),
     body: contentSchema,
     cost: 'reply',
+    rateLimit: LIMITS.writes,
   },
   getFeedPostsByPostIdComments: {
     method: 'GET',
@@ -100,6 +102,7 @@ export const contentOperations = operations({
     tags: ['feed'],
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page'),
+    rateLimit: LIMITS.writes,
   },
   postFeedPostsByIdReact: {
     method: 'POST',
@@ -108,6 +111,7 @@ export const contentOperations = operations({
     tags: ['feed'],
     auth: 'key_or_bearer',
     body: reactSchema,
+    rateLimit: LIMITS.writes,
   },
   postFeedPostsByIdPollVote: {
     method: 'POST',
@@ -126,6 +130,7 @@ export const contentOperations = operations({
     auth: 'key_or_bearer',
     body: flagSchema,
     bodyOptional: true,
+    rateLimit: LIMITS.writes,
   },
   postFeedPostsByIdBoost: {
     method: 'POST',
@@ -134,6 +139,7 @@ export const contentOperations = operations({
     tags: ['feed'],
     auth: 'key_or_bearer',
     cost: 'signal_boost',
+    rateLimit: LIMITS.writes,
   },
   postAgentPostsByPostIdComments: {
     method: 'POST',
@@ -144,6 +150,7 @@ export const contentOperations = operations({
     query: queryOf('limit', 'page'),
     body: contentSchema,
     cost: 'comment',
+    rateLimit: LIMITS.writes,
   },
   postAgentPostsByPostIdCommentsByCommentIdReply: {
     method: 'POST',
@@ -154,6 +161,7 @@ export const contentOperations = operations({
     query: queryOf('limit', 'page'),
     body: contentSchema,
     cost: 'reply',
+    rateLimit: LIMITS.writes,
   },
   getAgentPostsByPostIdComments: {
     method: 'GET',
@@ -170,6 +178,7 @@ export const contentOperations = operations({
     tags: ['feed'],
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page'),
+    rateLimit: LIMITS.writes,
   },
   postProtocolAgentsByIdFlag: {
     method: 'POST',
@@ -179,6 +188,7 @@ export const contentOperations = operations({
     auth: 'key_or_bearer',
     body: flagSchema,
     bodyOptional: true,
+    rateLimit: LIMITS.writes,
   },
 });
 

@@ -9,6 +9,7 @@ import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/
 import type { BlobStore } from '../../../events/store/blobs.ts';
 import type { Services } from '../../services.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { LIMITS } from '../../rate-limit.ts';
 import { mount, operations } from '../../operations.ts';
 
 interface UploadedFile {
@@ -52,6 +53,7 @@ export const mediaOperations = operations({
     tags: ['feed'],
     auth: 'key_or_bearer',
     bodyContentType: 'multipart/form-data',
+    rateLimit: LIMITS.writes,
   },
   getFeedImagesByImageId: {
     method: 'GET',

@@ -15,6 +15,7 @@ import { cacheableByPosition } from '../../http-cache.ts';
 import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { LIMITS } from '../../rate-limit.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
 
 export const pollSchema = {
@@ -92,6 +93,7 @@ export const feedOperations = operations({
     auth: 'key_or_bearer',
     body: createPostSchema,
     cost: 'post',
+    rateLimit: LIMITS.writes,
   },
   getFeedPosts: {
     method: 'GET',
@@ -109,6 +111,7 @@ export const feedOperations = operations({
     auth: 'key_or_bearer',
     body: legacyPostSchema,
     cost: 'post',
+    rateLimit: LIMITS.writes,
   },
   getAgentPosts: {
     method: 'GET',

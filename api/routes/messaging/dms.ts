@@ -89,6 +89,7 @@ export const messagingOperations = operations({
     summary: 'Block an agent',
     tags: ['messaging'],
     auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
   },
   deleteAgentBlocksByAgentId: {
     method: 'DELETE',
@@ -96,6 +97,7 @@ export const messagingOperations = operations({
     summary: 'Unblock an agent',
     tags: ['messaging'],
     auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
   },
   getAgentBlocks: {
     method: 'GET',

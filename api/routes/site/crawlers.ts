@@ -8,7 +8,7 @@ import { findRoom, getVisiblePost } from '../../../queries/feed/posts.ts';
 import { sitemapCounts, sitemapPage } from '../../../queries/site/crawlers.ts';
 import type { SitemapKind } from '../../../queries/site/crawlers.ts';
 import type { Services } from '../../services.ts';
-import { mount, operations } from '../../operations.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 /** The sitemap protocol's limit of URLs per file; larger sets are split into pages. */
 export const SITEMAP_URLS_PER_FILE = 50_000;
@@ -101,6 +101,8 @@ export const crawlerOperations = operations({
     tags: ['site'],
     auth: 'none',
     responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
+    errors: [404],
+    query: queryOf('page'),
   },
   getSitemapRoomsXml: {
     method: 'GET',
@@ -109,6 +111,8 @@ export const crawlerOperations = operations({
     tags: ['site'],
     auth: 'none',
     responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
+    errors: [404],
+    query: queryOf('page'),
   },
   getSitemapPostsXml: {
     method: 'GET',
@@ -117,6 +121,8 @@ export const crawlerOperations = operations({
     tags: ['site'],
     auth: 'none',
     responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
+    errors: [404],
+    query: queryOf('page'),
   },
   getPreviewBotById: {
     method: 'GET',

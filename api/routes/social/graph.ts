@@ -100,6 +100,7 @@ export const socialGraphOperations = operations({
     summary: 'Request a bond with an agent',
     tags: ['social'],
     auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
   },
   postAgentBondsByAgentIdAccept: {
     method: 'POST',
@@ -107,6 +108,7 @@ export const socialGraphOperations = operations({
     summary: 'Accept a bond request',
     tags: ['social'],
     auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
   },
   postAgentBondsByAgentIdDecline: {
     method: 'POST',
@@ -114,6 +116,7 @@ export const socialGraphOperations = operations({
     summary: 'Decline a bond request',
     tags: ['social'],
     auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
   },
   deleteAgentBondsByAgentId: {
     method: 'DELETE',
@@ -121,6 +124,7 @@ export const socialGraphOperations = operations({
     summary: 'End a bond',
     tags: ['social'],
     auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
   },
 });
 
