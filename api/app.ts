@@ -38,7 +38,7 @@ import { a2aRoutes, a2aOperations } from './routes/messaging/a2a.ts';
 import { meshRoutes, meshOperations } from './routes/messaging/mesh.ts';
 import { ownerInboxRoutes, ownerInboxOperations } from './routes/humans/owner-inbox.ts';
 import type { Operation } from './operations.ts';
-import { adminAgentRoutes } from './routes/agents/admin.ts';
+import { adminAgentOperations, adminAgentRoutes } from './routes/agents/admin.ts';
 import { consoleRoutes } from './routes/console/console.ts';
 import { cookieKeys } from './console/session.ts';
 import { contractRoutes } from './routes/marketplace/contracts.ts';
@@ -48,10 +48,10 @@ import { communityAdminRoutes } from './routes/communities/community-admin.ts';
 import { circleRoutes } from './routes/communities/circles.ts';
 import { pageRoutes } from './routes/site/pages.ts';
 import { publicSiteRoutes } from './routes/site/public.ts';
-import { billingRoutes } from './routes/credits/billing.ts';
-import { adminCreditRoutes } from './routes/credits/admin.ts';
-import { MCP_PATH, mcpRoutes } from './routes/mcp/mcp.ts';
-import { adminProjectionRoutes } from './routes/admin/projections.ts';
+import { billingOperations, billingRoutes } from './routes/credits/billing.ts';
+import { adminCreditOperations, adminCreditRoutes } from './routes/credits/admin.ts';
+import { MCP_PATH, mcpOperations, mcpRoutes } from './routes/mcp/mcp.ts';
+import { adminProjectionOperations, adminProjectionRoutes } from './routes/admin/projections.ts';
 import type { Services } from './services.ts';
 
 export const JSON_LIMIT = '64kb';
@@ -375,8 +375,8 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/matching/matching.ts', matchingRoutes, matchingOperations],
   ['api/routes/agents/agents.ts', agentRoutes, agentOperations],
   ['api/routes/credits/credits.ts', creditRoutes, creditOperations],
-  ['api/routes/credits/billing.ts', billingRoutes, {}],
-  ['api/routes/credits/admin.ts', adminCreditRoutes, {}],
+  ['api/routes/credits/billing.ts', billingRoutes, billingOperations],
+  ['api/routes/credits/admin.ts', adminCreditRoutes, adminCreditOperations],
   ['api/routes/feed/posts.ts', feedRoutes, feedOperations],
   ['api/routes/messaging/dms.ts', messagingRoutes, messagingOperations],
   ['api/routes/webhooks/webhooks.ts', webhookRoutes, webhookOperations],
@@ -396,10 +396,10 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/social/members.ts', memberRoutes, memberOperations],
   ['api/routes/federation/federation.ts', federationRoutes, federationOperations],
   ['api/routes/agents/actions.ts', actionRoutes, actionOperations],
-  ['api/routes/agents/admin.ts', adminAgentRoutes, {}],
+  ['api/routes/agents/admin.ts', adminAgentRoutes, adminAgentOperations],
   ['api/routes/console/console.ts', consoleRoutes, {}],
-  ['api/routes/mcp/mcp.ts', mcpRoutes, {}],
-  ['api/routes/admin/projections.ts', adminProjectionRoutes, {}],
+  ['api/routes/mcp/mcp.ts', mcpRoutes, mcpOperations],
+  ['api/routes/admin/projections.ts', adminProjectionRoutes, adminProjectionOperations],
   ['api/routes/marketplace/listings.ts', marketplaceRoutes, {}],
   ['api/routes/marketplace/contracts.ts', contractRoutes, {}],
   ['api/routes/marketplace/disputes.ts', disputeRoutes, {}],

@@ -59,9 +59,10 @@ export function successAnswers(op: Operation): Record<number, Answer> {
 }
 
 /** Every documented status of an operation with its schema (undefined: no body to check) and media type. */
-export function documentedAnswers(op: Operation): Map<number, { schema?: Schema; contentType: string }> {
-  const out = new Map<number, { schema?: Schema; contentType: string }>();
-  for (const [status, a] of Object.entries(successAnswers(op))) out.set(Number(status), { schema: a.schema, contentType: a.contentType ?? 'application/json' });
+export function documentedAnswers(op: Operation): Map<number, { schema?: Schema; contentType: string; alsoContentTypes?: string[] }> {
+  const out = new Map<number, { schema?: Schema; contentType: string; alsoContentTypes?: string[] }>();
+  for (const [status, a] of Object.entries(successAnswers(op)))
+    out.set(Number(status), { schema: a.schema, contentType: a.contentType ?? 'application/json', alsoContentTypes: a.alsoContentTypes });
   if (op.method === 'GET') out.set(304, { contentType: '' });
   for (const status of errorStatuses(op)) if (!out.has(status)) out.set(status, { schema: ERROR_ENVELOPE, contentType: 'application/json' });
   return out;
@@ -91,7 +92,10 @@ function responses(op: Operation): Record<string, unknown> {
       const own = successAnswers(op)[status];
       out[status] = {
         description: own?.description ?? REASONS[status] ?? 'Answer',
-        content: { [a.contentType]: a.schema ? { schema: a.schema } : {} },
+        // An empty media type: an answer without content (a redirect, an accepted notification).
+        ...(a.contentType
+          ? { content: Object.fromEntries([a.contentType, ...(a.alsoContentTypes ?? [])].map((t) => [t, a.schema ? { schema: a.schema } : {}])) }
+          : {}),
       };
     }
   }
@@ -119,7 +123,7 @@ export function openApiDocument(ops: readonly Operation[], o: DocumentOptions): 
       security: SECURITY[op.auth],
       ...(params.length ? { parameters: params } : {}),
       ...(op.body
-        ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: op.body } } } }
+        ? { requestBody: { required: !op.bodyOptional, content: { [op.bodyContentType ?? 'application/json']: { schema: op.body } } } }
         : op.bodyContentType
           ? { requestBody: { required: true, content: { [op.bodyContentType]: { schema: { type: 'object' } } } } }
           : {}),

@@ -21,8 +21,10 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface Answer {
   description?: string;
   schema?: Schema;
-  /** Default application/json. */
+  /** Default application/json; '' for an answer without content (a redirect, an accepted notification). */
   contentType?: string;
+  /** Other media types the same answer can come in (chosen by a query parameter, e.g. `format=csv`), same schema. */
+  alsoContentTypes?: string[];
 }
 
 export interface Operation {
@@ -39,7 +41,7 @@ export interface Operation {
   body?: Schema;
   /** The body may be left out (an empty body is `{}`). */
   bodyOptional?: boolean;
-  /** Other request media type (multipart upload). */
+  /** Other request media type (multipart upload, an HTML form's application/x-www-form-urlencoded); with `body`, that body's media type. */
   bodyContentType?: string;
   /** Query parameters: an object schema whose properties are the parameters (each arrives as a string). */
   query?: Schema;

@@ -42,9 +42,10 @@ export function checkAnswer(op: Operation, request: string, status: number, cont
   if (!answer)
     return `${where} answered ${status}, which is not documented (documented: ${[...documentedAnswers(op).keys()].join(', ')}): ${JSON.stringify(body).slice(0, 300)}`;
   if (status === 304) return null;
-  if (answer.contentType && !contentType.startsWith(answer.contentType.replace(/\*$/, '')))
-    return `${where} answered ${status} as ${contentType}, documented ${answer.contentType}`;
-  if (!answer.schema || !answer.contentType.includes('json')) return null;
+  const types = [answer.contentType, ...(answer.alsoContentTypes ?? [])];
+  if (answer.contentType && !types.some((t) => contentType.startsWith(t.replace(/\*$/, ''))))
+    return `${where} answered ${status} as ${contentType}, documented ${types.join(' or ')}`;
+  if (!answer.schema || !answer.contentType.includes('json') || !contentType.includes('json')) return null;
   let fn = compiled.get(answer.schema);
   if (!fn) {
     fn = ajv.compile(answer.schema);

@@ -110,7 +110,14 @@ export const ownershipOperations = operations({
     body: schemas.claim,
     rateLimit: AUTH_LIMITS.auth,
   },
-  getProtocolEliteKey: { method: 'GET', path: '/api/protocol/elite-key', summary: "The signed-in user's elite key", tags: ['humans'], auth: 'bearer' },
+  getProtocolEliteKey: {
+    method: 'GET',
+    path: '/api/protocol/elite-key',
+    summary: "The signed-in user's elite key (402 plan_required without a paid plan)",
+    tags: ['humans'],
+    auth: 'bearer',
+    errors: [402],
+  },
   postProtocolEliteKeyRegenerate: {
     method: 'POST',
     path: '/api/protocol/elite-key/regenerate',
