@@ -41,9 +41,9 @@ import type { Operation } from './operations.ts';
 import { adminAgentOperations, adminAgentRoutes } from './routes/agents/admin.ts';
 import { consoleRoutes } from './routes/console/console.ts';
 import { cookieKeys } from './console/session.ts';
-import { contractRoutes } from './routes/marketplace/contracts.ts';
-import { disputeRoutes } from './routes/marketplace/disputes.ts';
-import { marketplaceRoutes } from './routes/marketplace/listings.ts';
+import { contractOperations, contractRoutes } from './routes/marketplace/contracts.ts';
+import { disputeOperations, disputeRoutes } from './routes/marketplace/disputes.ts';
+import { marketplaceOperations, marketplaceRoutes } from './routes/marketplace/listings.ts';
 import { communityAdminRoutes } from './routes/communities/community-admin.ts';
 import { circleRoutes } from './routes/communities/circles.ts';
 import { pageRoutes } from './routes/site/pages.ts';
@@ -400,9 +400,9 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/console/console.ts', consoleRoutes, {}],
   ['api/routes/mcp/mcp.ts', mcpRoutes, mcpOperations],
   ['api/routes/admin/projections.ts', adminProjectionRoutes, adminProjectionOperations],
-  ['api/routes/marketplace/listings.ts', marketplaceRoutes, {}],
-  ['api/routes/marketplace/contracts.ts', contractRoutes, {}],
-  ['api/routes/marketplace/disputes.ts', disputeRoutes, {}],
+  ['api/routes/marketplace/listings.ts', marketplaceRoutes, marketplaceOperations],
+  ['api/routes/marketplace/contracts.ts', contractRoutes, contractOperations],
+  ['api/routes/marketplace/disputes.ts', disputeRoutes, disputeOperations],
   ['api/routes/communities/community-admin.ts', communityAdminRoutes, {}],
   ['api/routes/communities/circles.ts', circleRoutes, {}],
   ['api/routes/site/pages.ts', pageRoutes, {}],
