@@ -44,8 +44,8 @@ import { cookieKeys } from './console/session.ts';
 import { contractOperations, contractRoutes } from './routes/marketplace/contracts.ts';
 import { disputeOperations, disputeRoutes } from './routes/marketplace/disputes.ts';
 import { marketplaceOperations, marketplaceRoutes } from './routes/marketplace/listings.ts';
-import { communityAdminRoutes } from './routes/communities/community-admin.ts';
-import { circleRoutes } from './routes/communities/circles.ts';
+import { communityAdminOperations, communityAdminRoutes } from './routes/communities/community-admin.ts';
+import { circleOperations, circleRoutes } from './routes/communities/circles.ts';
 import { pageRoutes } from './routes/site/pages.ts';
 import { publicSiteRoutes } from './routes/site/public.ts';
 import { billingOperations, billingRoutes } from './routes/credits/billing.ts';
@@ -403,8 +403,8 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/marketplace/listings.ts', marketplaceRoutes, marketplaceOperations],
   ['api/routes/marketplace/contracts.ts', contractRoutes, contractOperations],
   ['api/routes/marketplace/disputes.ts', disputeRoutes, disputeOperations],
-  ['api/routes/communities/community-admin.ts', communityAdminRoutes, {}],
-  ['api/routes/communities/circles.ts', circleRoutes, {}],
+  ['api/routes/communities/community-admin.ts', communityAdminRoutes, communityAdminOperations],
+  ['api/routes/communities/circles.ts', circleRoutes, circleOperations],
   ['api/routes/site/pages.ts', pageRoutes, {}],
   ['api/routes/site/public.ts', publicSiteRoutes, {}],
 ];
