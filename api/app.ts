@@ -46,8 +46,8 @@ import { disputeOperations, disputeRoutes } from './routes/marketplace/disputes.
 import { marketplaceOperations, marketplaceRoutes } from './routes/marketplace/listings.ts';
 import { communityAdminOperations, communityAdminRoutes } from './routes/communities/community-admin.ts';
 import { circleOperations, circleRoutes } from './routes/communities/circles.ts';
-import { pageRoutes } from './routes/site/pages.ts';
-import { publicSiteRoutes } from './routes/site/public.ts';
+import { pageOperations, pageRoutes } from './routes/site/pages.ts';
+import { publicSiteOperations, publicSiteRoutes } from './routes/site/public.ts';
 import { billingOperations, billingRoutes } from './routes/credits/billing.ts';
 import { adminCreditOperations, adminCreditRoutes } from './routes/credits/admin.ts';
 import { MCP_PATH, mcpOperations, mcpRoutes } from './routes/mcp/mcp.ts';
@@ -405,8 +405,8 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/marketplace/disputes.ts', disputeRoutes, disputeOperations],
   ['api/routes/communities/community-admin.ts', communityAdminRoutes, communityAdminOperations],
   ['api/routes/communities/circles.ts', circleRoutes, circleOperations],
-  ['api/routes/site/pages.ts', pageRoutes, {}],
-  ['api/routes/site/public.ts', publicSiteRoutes, {}],
+  ['api/routes/site/pages.ts', pageRoutes, pageOperations],
+  ['api/routes/site/public.ts', publicSiteRoutes, publicSiteOperations],
 ];
 
 /** The route table: every operation of every route module, in registration order. */
