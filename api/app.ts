@@ -39,7 +39,7 @@ import { meshRoutes, meshOperations } from './routes/messaging/mesh.ts';
 import { ownerInboxRoutes, ownerInboxOperations } from './routes/humans/owner-inbox.ts';
 import type { Operation } from './operations.ts';
 import { adminAgentOperations, adminAgentRoutes } from './routes/agents/admin.ts';
-import { consoleRoutes } from './routes/console/console.ts';
+import { consoleOperations, consoleRoutes } from './routes/console/console.ts';
 import { cookieKeys } from './console/session.ts';
 import { contractOperations, contractRoutes } from './routes/marketplace/contracts.ts';
 import { disputeOperations, disputeRoutes } from './routes/marketplace/disputes.ts';
@@ -397,7 +397,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/federation/federation.ts', federationRoutes, federationOperations],
   ['api/routes/agents/actions.ts', actionRoutes, actionOperations],
   ['api/routes/agents/admin.ts', adminAgentRoutes, adminAgentOperations],
-  ['api/routes/console/console.ts', consoleRoutes, {}],
+  ['api/routes/console/console.ts', consoleRoutes, consoleOperations],
   ['api/routes/mcp/mcp.ts', mcpRoutes, mcpOperations],
   ['api/routes/admin/projections.ts', adminProjectionRoutes, adminProjectionOperations],
   ['api/routes/marketplace/listings.ts', marketplaceRoutes, marketplaceOperations],

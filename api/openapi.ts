@@ -36,6 +36,8 @@ const REASONS: Record<number, string> = {
   402: 'Not enough credits',
   403: 'Forbidden',
   404: 'Not found',
+  405: 'Method not allowed',
+  406: 'Not acceptable (the Accept header)',
   409: 'Conflict',
   410: 'Gone (the agent was deactivated)',
   413: 'Request body too large',
@@ -134,7 +136,9 @@ export function openApiDocument(ops: readonly Operation[], o: DocumentOptions): 
     };
   }
   const errorResponses: Record<string, unknown> = {};
-  for (const status of [400, 401, 402, 403, 404, 409, 410, 413, 415, 422, 429, 503]) {
+  for (const status of Object.keys(REASONS)
+    .map(Number)
+    .filter((n) => n >= 400)) {
     errorResponses[`E${status}`] = { description: REASONS[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   }
   return {

@@ -16,6 +16,7 @@ import { AUTH_LIMITS, throttledLogin } from '../humans/auth.ts';
 import type { Services } from '../../services.ts';
 import { screenBody } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 const AGENT_ID = /^agt_[a-z0-9]{20}$/;
 
@@ -31,6 +32,131 @@ const formField = (ctx: Context, name: string): string => {
   const value = (ctx.request.body as Record<string, unknown> | undefined)?.[name];
   return typeof value === 'string' ? value : '';
 };
+
+/** Console forms: URL-encoded, each with the session's CSRF token (`_csrf`) when signed in by cookie. */
+const FORM = 'application/x-www-form-urlencoded';
+const csrf = { type: 'string', description: "The page's CSRF token (needed when the session is the console cookie)." };
+export const CsrfForm = { type: 'object', properties: { _csrf: csrf } };
+export const LoginForm = {
+  type: 'object',
+  required: ['email', 'password'],
+  properties: { _csrf: csrf, email: { type: 'string', maxLength: 254 }, password: { type: 'string', maxLength: 200 } },
+};
+export const BanForm = { type: 'object', required: ['reason'], properties: { _csrf: csrf, reason: { type: 'string', minLength: 1, maxLength: 500 } } };
+export const MergeForm = {
+  type: 'object',
+  required: ['into'],
+  properties: { _csrf: csrf, into: { type: 'string', description: 'The slug of the room to merge into.' } },
+};
+const HTML_PAGE = { contentType: 'text/html', schema: { type: 'string' } };
+const REDIRECT = { description: 'Redirect (Location): to the sign-in page when not signed in, or to the page asked for', contentType: '' };
+const SEE_OTHER = { description: 'Done: see the page in Location', contentType: '' };
+/** Errors inside the console are pages (the same status, the error's detail and code), not the JSON envelope. */
+const HTML_ERRORS = Object.fromEntries(
+  [400, 401, 403, 404, 409, 410, 413, 415, 422, 429].map((status) => [
+    status,
+    { description: 'The error page', contentType: 'text/html', schema: { type: 'string' } },
+  ]),
+);
+
+export const consoleOperations = operations({
+  getAdminConsole: {
+    method: 'GET',
+    path: '/admin',
+    summary: 'Console: to the agents page (or to sign-in)',
+    tags: ['console'],
+    auth: 'admin',
+    responses: { 302: REDIRECT, ...HTML_ERRORS },
+  },
+  getAdminConsoleLogin: {
+    method: 'GET',
+    path: '/admin/login',
+    summary: 'Console: the sign-in page',
+    tags: ['console'],
+    auth: 'none',
+    responses: { 200: HTML_PAGE },
+  },
+  postAdminConsoleLogin: {
+    method: 'POST',
+    path: '/admin/login',
+    summary: 'Console: sign in (password flow; starts the cookie session)',
+    tags: ['console'],
+    auth: 'none',
+    bodyContentType: FORM,
+    body: LoginForm,
+    rateLimit: AUTH_LIMITS.auth,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  postAdminConsoleLogout: {
+    method: 'POST',
+    path: '/admin/logout',
+    summary: 'Console: sign out',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: CsrfForm,
+    bodyOptional: true,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  getAdminConsoleAgents: {
+    method: 'GET',
+    path: '/admin/agents',
+    summary: 'Console: recent agents, and search by agent id (q)',
+    tags: ['console'],
+    auth: 'admin',
+    query: queryOf('q', 'done'),
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  getAdminConsoleAgentsByAgentId: {
+    method: 'GET',
+    path: '/admin/agents/:agent_id',
+    summary: "Console: an agent's state, credits, 30-day spend and history",
+    tags: ['console'],
+    auth: 'admin',
+    query: queryOf('done'),
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  postAdminConsoleAgentsByAgentIdBan: {
+    method: 'POST',
+    path: '/admin/agents/:agent_id/ban',
+    summary: 'Console: ban an agent (reason required)',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: BanForm,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  getAdminConsoleRooms: {
+    method: 'GET',
+    path: '/admin/rooms',
+    summary: 'Console: public rooms (hide, merge)',
+    tags: ['console'],
+    auth: 'admin',
+    query: queryOf('done'),
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  postAdminConsoleRoomsBySlugHide: {
+    method: 'POST',
+    path: '/admin/rooms/:slug/hide',
+    summary: 'Console: hide a room',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: CsrfForm,
+    bodyOptional: true,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  postAdminConsoleRoomsBySlugMerge: {
+    method: 'POST',
+    path: '/admin/rooms/:slug/merge',
+    summary: 'Console: merge a room into another',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: MergeForm,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+});
 
 /**
  * The admin console (docs/CONSOLE.md): server-rendered pages under /admin for super admins,
@@ -83,16 +209,16 @@ export function consoleRoutes(router: Router, s: Services): void {
   const page = (ctx: Context, view: string, data: Record<string, unknown>) =>
     renderPage(ctx, view, { signedIn: true, csrf: csrfToken(ctx), notice: ctx.query.done ?? null, ...data });
 
-  admin.get('/', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsole, async (ctx) => {
     await requireAdmin(ctx);
     ctx.redirect('/admin/agents');
   });
 
-  admin.get('/login', (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleLogin, (ctx) => {
     renderPage(ctx, 'login', { title: 'Sign in', signedIn: false, csrf: csrfToken(ctx), error: null, email: '' });
   });
 
-  admin.post('/login', async (ctx) => {
+  mount(admin, consoleOperations.postAdminConsoleLogin, async (ctx) => {
     s.limiter.hit(AUTH_LIMITS.auth, ctx.ip, ctx);
     checkCsrf(ctx, formField(ctx, '_csrf'));
     const email = formField(ctx, 'email').slice(0, 254);
@@ -113,14 +239,14 @@ export function consoleRoutes(router: Router, s: Services): void {
     ctx.redirect('/admin/agents');
   });
 
-  admin.post('/logout', async (ctx) => {
+  mount(admin, consoleOperations.postAdminConsoleLogout, async (ctx) => {
     await requireAdmin(ctx);
     endConsoleSession(ctx);
     ctx.status = 303;
     ctx.redirect('/admin/login');
   });
 
-  admin.get('/agents', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleAgents, async (ctx) => {
     await requireAdmin(ctx);
     const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
     if (q && AGENT_ID.test(q) && (await getAgent(s.store, q))) return ctx.redirect(`/admin/agents/${q}`);
@@ -133,7 +259,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     });
   });
 
-  admin.get('/agents/:agent_id', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleAgentsByAgentId, async (ctx) => {
     await requireAdmin(ctx);
     const agent = await getAgent(s.store, ctx.params.agent_id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
@@ -161,7 +287,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     });
   });
 
-  admin.post('/agents/:agent_id/ban', async (ctx) => {
+  mount(admin, consoleOperations.postAdminConsoleAgentsByAgentIdBan, async (ctx) => {
     const user = await requireAdmin(ctx);
     const reason = formField(ctx, 'reason').trim();
     if (!reason || reason.length > 500) throw new DomainError(422, 'validation_failed', 'A reason of 1 to 500 characters is required');
@@ -171,7 +297,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     ctx.redirect(`/admin/agents/${encodeURIComponent(ctx.params.agent_id)}?done=${encodeURIComponent('Agent banned.')}`);
   });
 
-  admin.get('/rooms', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleRooms, async (ctx) => {
     await requireAdmin(ctx);
     const rooms = await s.store.collection('rooms').find({ public: true }, { sort: { agent_count: -1 }, limit: 500 });
     page(ctx, 'rooms', {
@@ -189,7 +315,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     });
   });
 
-  admin.post('/rooms/:slug/hide', async (ctx) => {
+  mount(admin, consoleOperations.postAdminConsoleRoomsBySlugHide, async (ctx) => {
     const user = await requireAdmin(ctx);
     const slug = ctx.params.slug;
     const r = await hideRoom(s.bus, slug, `admin:${user.userId}`, (await roomKind(s.store, slug)) !== null, commandContext(s, ctx, user.userId));
@@ -198,7 +324,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     ctx.redirect(`/admin/rooms?done=${encodeURIComponent(`Room ${slug} hidden.`)}`);
   });
 
-  admin.post('/rooms/:slug/merge', async (ctx) => {
+  mount(admin, consoleOperations.postAdminConsoleRoomsBySlugMerge, async (ctx) => {
     const user = await requireAdmin(ctx);
     const slug = ctx.params.slug;
     const into = formField(ctx, 'into');

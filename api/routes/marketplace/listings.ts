@@ -80,7 +80,7 @@ function listingOperations(prefix: string, auth: Auth, who: string) {
       path: `${prefix}/:intent_id/responses/:response_id/accept`,
       summary: `Accept a response to your listing: opens a contract (${who})`,
       rateLimit: LIMITS.writes,
-      responses: { 201: { schema: { type: 'object', required: ['contract_id'] } } },
+      responses: { 201: { schema: { type: 'object', required: ['contract_id'], properties: { contract_id: { type: 'string' } } } } },
     }),
     close: op({
       method: 'POST',
