@@ -85,6 +85,12 @@ function parameters(op: Operation): unknown[] {
   return out;
 }
 
+/** The schema of one media type of an answer: the answer's, or a string for a type that is not JSON when the answer's is. */
+function mediaSchema(a: { schema?: Schema; contentType: string }, type: string): { schema?: Schema } {
+  if (!a.schema) return {};
+  return type.includes('json') === a.contentType.includes('json') ? { schema: a.schema } : { schema: { type: 'string' } };
+}
+
 function responses(op: Operation): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [status, a] of documentedAnswers(op)) {
@@ -95,9 +101,7 @@ function responses(op: Operation): Record<string, unknown> {
       out[status] = {
         description: own?.description ?? REASONS[status] ?? 'Answer',
         // An empty media type: an answer without content (a redirect, an accepted notification).
-        ...(a.contentType
-          ? { content: Object.fromEntries([a.contentType, ...(a.alsoContentTypes ?? [])].map((t) => [t, a.schema ? { schema: a.schema } : {}])) }
-          : {}),
+        ...(a.contentType ? { content: Object.fromEntries([a.contentType, ...(a.alsoContentTypes ?? [])].map((t) => [t, mediaSchema(a, t)])) } : {}),
       };
     }
   }

@@ -17,6 +17,7 @@ import type { Services } from '../../services.ts';
 import { screenBody } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import { ERROR_ENVELOPE } from '../../openapi.ts';
 
 const AGENT_ID = /^agt_[a-z0-9]{20}$/;
 
@@ -51,11 +52,19 @@ export const MergeForm = {
 const HTML_PAGE = { contentType: 'text/html', schema: { type: 'string' } };
 const REDIRECT = { description: 'Redirect (Location): to the sign-in page when not signed in, or to the page asked for', contentType: '' };
 const SEE_OTHER = { description: 'Done: see the page in Location', contentType: '' };
-/** Errors inside the console are pages (the same status, the error's detail and code), not the JSON envelope. */
+/**
+ * Errors inside the console are pages (the same status, the error's detail and code); the checks
+ * made before the console (a bad credential, an unreadable body) answer the JSON envelope.
+ */
 const HTML_ERRORS = Object.fromEntries(
   [400, 401, 403, 404, 409, 410, 413, 415, 422, 429].map((status) => [
     status,
-    { description: 'The error page', contentType: 'text/html', schema: { type: 'string' } },
+    {
+      description: 'The error page, or the JSON envelope for the checks before the console',
+      contentType: 'application/json',
+      alsoContentTypes: ['text/html'],
+      schema: ERROR_ENVELOPE,
+    },
   ]),
 );
 

@@ -11,6 +11,7 @@ import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { screenBody } from '../../validation.ts';
 import { mount, operations } from '../../operations.ts';
+import { ERROR_ENVELOPE } from '../../openapi.ts';
 import { callerOf, inProcess, mcpServerFor, serverCard } from './server.ts';
 import type { CallerInfo } from './server.ts';
 
@@ -74,6 +75,21 @@ export const JsonRpcBody = {
   ],
 } as const;
 
+/** A refusal of the MCP transport (JSON-RPC error object), or of the checks before it (the error envelope). */
+const MCP_ERROR = {
+  anyOf: [
+    ERROR_ENVELOPE,
+    {
+      type: 'object',
+      required: ['jsonrpc', 'error'],
+      properties: {
+        jsonrpc: { const: '2.0' },
+        error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' } } },
+      },
+    },
+  ],
+};
+
 export const mcpOperations = operations({
   postMcp: {
     method: 'POST',
@@ -93,8 +109,11 @@ export const mcpOperations = operations({
         schema: { type: ['object', 'array'] },
       },
       202: { description: 'A notification or response accepted (no content)', contentType: '' },
+      ...Object.fromEntries(
+        [400, 406, 415].map((status) => [status, { description: 'A JSON-RPC error from the MCP transport, or the error envelope', schema: MCP_ERROR }]),
+      ),
     },
-    errors: [404, 405, 406],
+    errors: [404, 405],
   },
   getWellKnownMcpJson: {
     method: 'GET',
