@@ -57,8 +57,27 @@ const SECURITY: Record<Operation['auth'], Array<Record<string, string[]>>> = {
 
 /** Success answers of an operation: its own, or 200 with a JSON object. */
 export function successAnswers(op: Operation): Record<number, Answer> {
-  return op.responses ?? { 200: { schema: { type: 'object' } } };
+  const own = op.responses ?? { 200: { schema: { type: 'object' } } };
+  // Every write takes ?dry_run=1 (api/credit-meter.ts): a dry run that would pass answers 200.
+  return op.method === 'GET' || own[200] ? own : { ...own, 200: DRY_RUN_ANSWER };
 }
+
+/** The answer of a write's `?dry_run=1` that would pass (api/credit-meter.ts): the cost, nothing appended. */
+const DRY_RUN_ANSWER: Answer = {
+  description: 'dry_run=1: what the write would cost and that it would pass (nothing is appended)',
+  schema: {
+    type: 'object',
+    required: ['dry_run', 'would_pass', 'cost'],
+    properties: {
+      dry_run: { const: true },
+      would_pass: { const: true },
+      cost: { type: 'number' },
+      balance: { type: ['number', 'null'] },
+      balance_after: { type: ['number', 'null'] },
+      charges: { type: 'array', items: { type: 'object' } },
+    },
+  },
+};
 
 /** Every documented status of an operation with its schema (undefined: no body to check) and media type. */
 export function documentedAnswers(op: Operation): Map<number, { schema?: Schema; contentType: string; alsoContentTypes?: string[] }> {
