@@ -234,6 +234,27 @@ describe('api: the admin console (/admin, server-rendered, cookie session, CSRF)
     expect(unknown.status).to.equal(404);
   });
 
+  it('shows partner leads and 30 days of page views', async () => {
+    const lead = await svc.req('POST', '/api/partner-leads', {
+      body: { name: 'Pat <Partner>', email: 'pat@partner.example', company: 'Acme', message: 'Hello' },
+    });
+    expect(lead.status, lead.text).to.equal(200);
+    for (const path of ['/', '/', '/pricing']) {
+      const view = await svc.req('POST', '/api/analytics/pageview', { body: { path, session_id: 'sess-console' } });
+      expect(view.status, view.text).to.equal(202);
+    }
+    const browser = new ConsoleClient(svc);
+    await browser.signIn(ADMIN, PASSWORD);
+    const page = await browser.get('/admin/site');
+    expect(page.status).to.equal(200);
+    expect(page.text).to.not.include('undefined');
+    expect(page.text).to.include('Pat &lt;Partner&gt;');
+    expect(page.text).to.match(/data-testid="total-views">3</);
+    expect([...page.text.matchAll(/<rect class="bar"/g)]).to.have.length(30);
+    const today = svc.clock.now().toISOString().slice(0, 10);
+    expect(page.text).to.include(`data-date="${today}" data-views="3"`);
+  });
+
   const signInApi = async () => {
     const login = await svc.req('POST', '/api/auth/login', { body: { email: ADMIN, password: PASSWORD } });
     expect(login.status).to.equal(200);

@@ -9,6 +9,8 @@ import { buildEvidence, contractEvents } from '../../../commands/marketplace/evi
 import { RESOLVE_OUTCOMES } from '../../../events/marketplace.ts';
 import { projectionLags } from '../../../projections/operations.ts';
 import { disputeQueue, getContract } from '../../../queries/marketplace/marketplace.ts';
+import { pageViewStats, partnerLeads } from '../../../queries/site/public.ts';
+import { DAY } from '../../../events/kernel/clock.ts';
 import { contractMailing, contractView, trailEntry } from '../marketplace/views.ts';
 import { DomainError, forbidden, notFound } from '../../../events/kernel/errors.ts';
 import type { Doc } from '../../../projections/store/port.ts';
@@ -300,6 +302,17 @@ export function consoleRoutes(router: Router, s: Services): void {
     s.rebuilds.start(name);
     ctx.status = 303;
     ctx.redirect(`/admin/projections?done=${encodeURIComponent(`Rebuild of ${name} started.`)}`);
+  });
+
+  /** Partner leads (newest first) and page-view statistics over 30 days, with a per-day chart. */
+  admin.get('/site', async (ctx) => {
+    await requireAdmin(ctx);
+    const now = s.clock.now();
+    const since = new Date(now.getTime() - 29 * DAY).toISOString().slice(0, 10);
+    const [stats, leads] = await Promise.all([pageViewStats(s.store, since), partnerLeads(s.store, 0, 100)]);
+    const perDay = new Map(stats.views_per_day.map((d) => [d.date, d.views]));
+    const days = Array.from({ length: 30 }, (_, i) => new Date(now.getTime() - (29 - i) * DAY).toISOString().slice(0, 10));
+    page(ctx, 'site', { title: 'Site', stats, leads, chart: spendChart(days.map((date) => ({ date, amount: perDay.get(date) ?? 0 }))) });
   });
 
   router.use(admin.routes());
