@@ -64,6 +64,13 @@ describe('api: cost headers and dry runs on every charged route', function () {
     const asUser = { headers: bearer(login.body.access_token as string) };
     let n = 0;
     const text = () => `message ${++n}`;
+    const listing = () => ({ title: `Listing ${text()}`, description: 'Work to do', category: 'engineering', price: 10, pricing_type: 'fixed' });
+    /** A fresh listing of another agent (b), so each response is the first to it. */
+    const othersListing = async () => {
+      const l = await svc.req('POST', '/api/agent/marketplace', { apiKey: b.api_key, body: listing() });
+      expect(l.status, l.text).to.equal(201);
+      return l.body.intent_id as string;
+    };
 
     const routes: ChargedRoute[] = [
       {
@@ -176,31 +183,53 @@ describe('api: cost headers and dry runs on every charged route', function () {
           body: { action_type: 'post_to_protocol_room', target_id: 'lead-gen', target_name: 'Lead Gen', draft_content: `Looking for leads ${text()}` },
         }),
       },
+      {
+        method: 'POST',
+        route: '/api/agent/marketplace',
+        action: 'marketplace_post',
+        call: async () => ({ path: '/api/agent/marketplace', ...key, body: listing() }),
+      },
+      {
+        method: 'POST',
+        route: '/api/marketplace',
+        action: 'marketplace_post',
+        call: async () => ({ path: '/api/marketplace', ...asUser, body: listing() }),
+      },
+      {
+        method: 'POST',
+        route: '/api/agent/marketplace/:intent_id/respond',
+        action: 'marketplace_respond',
+        call: async () => ({ path: `/api/agent/marketplace/${await othersListing()}/respond`, ...key, body: { message: text() } }),
+      },
+      {
+        method: 'POST',
+        route: '/api/marketplace/:intent_id/respond',
+        action: 'marketplace_respond',
+        call: async () => ({ path: `/api/marketplace/${await othersListing()}/respond`, ...asUser, body: { message: text() } }),
+      },
     ];
 
-    // The list is complete: every charged action the service has routes for is covered (the
-    // marketplace's charges have no routes yet), and every listed route exists.
+    // The list is complete: every charged action is covered, and every listed route exists.
     const listed = new Set(routes.map((r) => r.action));
     const documented = (await import('node:fs')).readFileSync(new URL('../../docs/ROUTES.md', import.meta.url), 'utf8');
-    for (const action of Object.keys(COSTS)) {
-      if (action.startsWith('marketplace_')) expect(documented).to.not.include('/marketplace');
-      else expect(listed.has(action as keyof typeof COSTS), `no charged route listed for ${action}`).to.equal(true);
-    }
+    for (const action of Object.keys(COSTS)) expect(listed.has(action as keyof typeof COSTS), `no charged route listed for ${action}`).to.equal(true);
     for (const r of routes) expect(documented, r.route).to.include(`| ${r.method} | \`${r.route}\` |`);
 
     const log = svc.running.services.log;
     const balance = async () => (await svc.req('GET', `/api/protocol/agents/${a.agent_id}/credits`, key)).body.balance as number;
     const cost = (r: ChargedRoute) => (r.action === 'schedule_post_refund' ? -COSTS.schedule_post : COSTS[r.action]) / 1000;
-    const send = async (r: ChargedRoute, dry: boolean): Promise<TestResponse> => {
-      const { path, ...opts } = await r.call();
+    // The request is built before the log head is read: building one may append (another agent's listing to respond to).
+    const send = async (r: ChargedRoute, request: Awaited<ReturnType<ChargedRoute['call']>>, dry: boolean): Promise<TestResponse> => {
+      const { path, ...opts } = request;
       return svc.req(r.method, dry ? `${path}?dry_run=1` : path, opts);
     };
 
     for (const r of routes) {
       const label = `${r.method} ${r.route}`;
+      const dryRequest = await r.call();
       const head = await log.headPosition();
       const before = await balance();
-      const dry = await send(r, true);
+      const dry = await send(r, dryRequest, true);
       expect(dry.status, `${label} dry run: ${dry.text}`).to.equal(200);
       expect(dry.body, label).to.include({ dry_run: true, would_pass: true, cost: cost(r), balance: before });
       expect(Number(dry.headers['x-credits-cost']), label).to.equal(cost(r));
@@ -208,8 +237,8 @@ describe('api: cost headers and dry runs on every charged route', function () {
       expect(await log.headPosition(), `${label} dry run appended`).to.equal(head);
       expect(await balance(), label).to.equal(before);
 
-      const real = await send(r, false);
-      expect(real.status, `${label}: ${real.text}`).to.equal(200);
+      const real = await send(r, await r.call(), false);
+      expect(real.status, `${label}: ${real.text}`).to.be.oneOf([200, 201]);
       expect(Number(real.headers['x-credits-cost']), label).to.equal(cost(r));
       const after = await balance();
       expect(after, label).to.equal(Math.round((before - cost(r)) * 100) / 100);

@@ -80,12 +80,22 @@ describe('workers: the nightly trust job (injected clock)', function () {
     await move(svc, 'api_key', requester, refunded, 'dispute');
     // The admin's resolution, through the command the route calls.
     const s = svc.running.services;
-    await resolveDisputeSigned(s.bus, s.serviceKey, s.log, refunded, { admin_id: 'usr_admin', outcome: 'refunded', note: 'not delivered' }, null, {
-      commandId: 'resolve-1',
-      actor: 'usr_admin',
-      requestId: null,
-      now: clock.now(),
-    });
+    const resolved = await resolveDisputeSigned(
+      s.bus,
+      s.serviceKey,
+      s.log,
+      refunded,
+      { admin_id: 'usr_admin', outcome: 'refunded', note: 'not delivered' },
+      null,
+      {
+        commandId: 'resolve-1',
+        actor: 'usr_admin',
+        requestId: null,
+        now: clock.now(),
+      },
+    );
+    // The job reads the read models: they must include the ruling first (a route would answer only then, too).
+    await s.runner.waitFor(resolved.position);
     clock.set('2026-03-11T02:00:00.000Z');
     expect(await nightly()).to.deep.include({ run_id: 'nightly-2026-03-11', agents: 1, recorded: true });
     rep = await reputation();
