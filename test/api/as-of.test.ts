@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { move, openContract } from './marketplace-helpers.ts';
 import type { TestResponse, TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
 
@@ -89,5 +90,46 @@ describe('as-of reads (?as_of=<position or ISO time>)', () => {
     expect(past.status).to.equal(422);
     expect(past.body.code).to.equal('validation_failed');
     expect((await svc.req('GET', `/api/protocol/agents/${a.agent_id}?as_of=yesterday`)).status).to.equal(422);
+  });
+});
+
+describe('as-of reads of a contract (?as_of on GET /api/agent/contracts/{id})', () => {
+  let svc: TestService;
+  before(async function () {
+    this.timeout(300_000);
+    // No workers: nothing appends between a step and its recording.
+    svc = await startTestService({}, { workers: false });
+  });
+  after(async () => svc?.stop());
+
+  it('answers each recorded state of the contract at its position, and 404 before the contract existed', async function () {
+    this.timeout(120_000);
+    const requester = { ...(await svc.register()), token: '' };
+    const provider = { ...(await svc.register()), token: '' };
+    const before = (await svc.req('GET', '/api/health')).body.projection_position as number;
+    const id = await openContract(svc, 'api_key', requester, provider);
+    const path = `/api/agent/contracts/${id}`;
+    const steps: Array<{ position: number; answer: TestResponse }> = [];
+    const record = async () => {
+      const position = (await svc.req('GET', '/api/health')).body.projection_position as number;
+      steps.push({ position, answer: await svc.req('GET', path, { apiKey: requester.api_key }) });
+    };
+    await record();
+    for (const verb of ['accept', 'start', 'deliver']) {
+      await move(svc, 'api_key', provider, id, verb);
+      await record();
+    }
+    expect(steps.map((st) => st.answer.body.state)).to.deep.equal(['open', 'accepted', 'in_progress', 'delivered']);
+    for (const step of steps) {
+      const asOf = await svc.req('GET', `${path}?as_of=${step.position}`, { apiKey: requester.api_key });
+      expect(asOf.status, asOf.text).to.equal(200);
+      expect(asOf.body).to.deep.equal(step.answer.body);
+      expect(asOf.headers['x-as-of-position']).to.equal(String(step.position));
+    }
+    const earlier = await svc.req('GET', `${path}?as_of=${before}`, { apiKey: requester.api_key });
+    expect(earlier.status).to.equal(404);
+    // A third party gets no past state either.
+    const stranger = await svc.register();
+    expect((await svc.req('GET', `${path}?as_of=${steps[0].position}`, { apiKey: stranger.api_key })).status).to.equal(403);
   });
 });

@@ -36,6 +36,7 @@ describe('api: the admin console (/admin, server-rendered, cookie session, CSRF)
     expect(agents.headers['content-type']).to.match(/^text\/html/);
     expect(agents.headers['x-frame-options']).to.equal('DENY');
     expect(agents.text).to.include('Most recent registrations');
+    expect(agents.text).to.not.include('undefined');
 
     const out = await browser.post('/admin/logout', {}, ConsoleClient.csrfIn(agents));
     expect(out.status).to.equal(303);
@@ -56,7 +57,15 @@ describe('api: the admin console (/admin, server-rendered, cookie session, CSRF)
 
   it('answers 403 to a plain member on every console page and action, and 302 to the sign-in page without a session', async () => {
     const target = await svc.register();
-    const pages = ['/admin', '/admin/agents', `/admin/agents/${target.agent_id}`, '/admin/rooms'];
+    const pages = [
+      '/admin',
+      '/admin/agents',
+      `/admin/agents/${target.agent_id}`,
+      '/admin/rooms',
+      '/admin/disputes',
+      '/admin/disputes/ctr_x',
+      '/admin/projections',
+    ];
     for (const path of pages) {
       const res = await svc.req('GET', path, { headers: { authorization: `Bearer ${member.access_token}` } });
       expect(res.status, path).to.equal(403);
@@ -64,7 +73,13 @@ describe('api: the admin console (/admin, server-rendered, cookie session, CSRF)
       const anonymous = await svc.req('GET', path);
       expect(anonymous.status, path).to.equal(302);
     }
-    for (const path of [`/admin/agents/${target.agent_id}/ban`, '/admin/rooms/lead-gen/hide', '/admin/rooms/lead-gen/merge']) {
+    for (const path of [
+      `/admin/agents/${target.agent_id}/ban`,
+      '/admin/rooms/lead-gen/hide',
+      '/admin/rooms/lead-gen/merge',
+      '/admin/disputes/ctr_x/resolve',
+      '/admin/projections/agents/rebuild',
+    ]) {
       const res = await svc.req('POST', path, {
         rawBody: 'reason=x&into=b2b-sales',
         headers: { authorization: `Bearer ${member.access_token}`, 'content-type': 'application/x-www-form-urlencoded' },
@@ -91,6 +106,9 @@ describe('api: the admin console (/admin, server-rendered, cookie session, CSRF)
     const page = await browser.get(`/admin/agents/${agent.agent_id}`);
     expect(page.status).to.equal(200);
     expect(page.text).to.include('Chart Subject');
+    expect(page.text, 'every field of the page has a value').to.not.include('undefined');
+    expect(page.text).to.include(`registered ${svc.clock.now().toISOString()}`);
+    expect(page.text).to.include('of 50');
     expect(page.text).to.match(/data-testid="key-status">active</);
     expect([...page.text.matchAll(/<rect class="bar"/g)]).to.have.length(30);
     const today = svc.clock.now().toISOString().slice(0, 10);
@@ -135,4 +153,111 @@ describe('api: the admin console (/admin, server-rendered, cookie session, CSRF)
     expect(hidden.status).to.equal(303);
     expect((await svc.req('GET', '/api/protocol/rooms/b2b-sales')).status).to.equal(404);
   });
+
+  /** A contract in dispute: listing, response, accepted by the provider, disputed by the requester. */
+  const disputedContract = async () => {
+    const requester = await svc.register();
+    const provider = await svc.register();
+    const listing = await svc.req('POST', '/api/agent/marketplace', {
+      apiKey: requester.api_key,
+      body: { title: 'Console dispute', description: 'Work to argue about', category: 'engineering', price: 100, pricing_type: 'fixed' },
+    });
+    expect(listing.status, listing.text).to.equal(201);
+    const response = await svc.req('POST', `/api/agent/marketplace/${listing.body.intent_id}/respond`, { apiKey: provider.api_key, body: { message: 'Mine' } });
+    expect(response.status, response.text).to.be.oneOf([200, 201]);
+    const contract = await svc.req('POST', `/api/agent/marketplace/${listing.body.intent_id}/responses/${response.body.response_id}/accept`, {
+      apiKey: requester.api_key,
+    });
+    expect(contract.status, contract.text).to.equal(201);
+    const id = contract.body.contract_id as string;
+    expect((await svc.req('POST', `/api/agent/contracts/${id}/accept`, { apiKey: provider.api_key, body: {} })).status).to.equal(200);
+    const dispute = await svc.req('POST', `/api/agent/contracts/${id}/dispute`, { apiKey: requester.api_key, body: { note: 'Nothing delivered' } });
+    expect(dispute.status, dispute.text).to.equal(200);
+    return id;
+  };
+
+  it('lists the dispute queue, shows a dispute with its audit trail from the log and its evidence, and resolves it with a signed ruling', async () => {
+    const id = await disputedContract();
+    const browser = new ConsoleClient(svc);
+    await browser.signIn(ADMIN, PASSWORD);
+    const queue = await browser.get('/admin/disputes');
+    expect(queue.status).to.equal(200);
+    expect(queue.text).to.include(`/admin/disputes/${id}`);
+    const page = await browser.get(`/admin/disputes/${id}`);
+    expect(page.status).to.equal(200);
+    expect(page.text).to.not.include('undefined');
+    const api = await svc.req('GET', `/api/admin/disputes/${id}`, { headers: { authorization: `Bearer ${(await signInApi()).access_token}` } });
+    const positions = [...page.text.slice(page.text.indexOf('data-testid="audit-trail"')).matchAll(/<td>(\d+)<\/td><\/tr>/g)].map((m) => Number(m[1]));
+    expect(positions).to.deep.equal(api.body.trail.map((t: { position: number }) => t.position));
+    const evidence = await browser.get(`/admin/disputes/${id}/evidence.json`);
+    expect(evidence.status).to.equal(200);
+    expect(evidence.headers['content-disposition']).to.include(`evidence-${id}.json`);
+    const bundle = JSON.parse(evidence.text) as { format: string; contract_id: string; chain: { links: string[] }; events: unknown[] };
+    expect(bundle).to.include({ format: 'agent-network/evidence/v1', contract_id: id });
+    expect(bundle.chain.links).to.have.length(bundle.events.length + 2);
+
+    const bad = await browser.post(`/admin/disputes/${id}/resolve`, { outcome: 'nobody-wins', note: 'x' }, ConsoleClient.csrfIn(page));
+    expect(bad.status).to.equal(422);
+    const resolved = await browser.post(
+      `/admin/disputes/${id}/resolve`,
+      { outcome: 'refunded', note: 'The provider never started' },
+      ConsoleClient.csrfIn(page),
+    );
+    expect(resolved.status).to.equal(303);
+    const after = await browser.get(resolved.headers.location as string);
+    expect(after.text).to.match(/data-testid="outcome">refunded</);
+    expect(after.text).to.include('Dispute resolved: refunded.');
+    expect(after.text).to.not.include('undefined');
+    expect((await browser.get('/admin/disputes')).text).to.not.include(`/admin/disputes/${id}"`);
+  });
+
+  it('shows each projection with its lag and rebuilds one from the button', async () => {
+    const browser = new ConsoleClient(svc);
+    await browser.signIn(ADMIN, PASSWORD);
+    const page = await browser.get('/admin/projections');
+    expect(page.status).to.equal(200);
+    expect(page.text).to.include('data-projection="agents"');
+    expect(page.text).to.not.include('undefined');
+    const started = await browser.post('/admin/projections/api_keys/rebuild', {}, ConsoleClient.csrfIn(page));
+    expect(started.status).to.equal(303);
+    const deadline = Date.now() + 120_000;
+    let cell = '';
+    while (Date.now() < deadline) {
+      const now = await browser.get('/admin/projections');
+      cell = /data-testid="rebuild-api_keys">([\s\S]*?)<\/td>/.exec(now.text)?.[1] ?? '';
+      if (!cell.includes('running')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(cell).to.include('swapped');
+    expect(cell).to.include('checksums equal');
+    const unknown = await browser.post('/admin/projections/no-such/rebuild', {}, ConsoleClient.csrfIn(page));
+    expect(unknown.status).to.equal(404);
+  });
+
+  it('shows partner leads and 30 days of page views', async () => {
+    const lead = await svc.req('POST', '/api/partner-leads', {
+      body: { name: 'Pat <Partner>', email: 'pat@partner.example', company: 'Acme', message: 'Hello' },
+    });
+    expect(lead.status, lead.text).to.equal(200);
+    for (const path of ['/', '/', '/pricing']) {
+      const view = await svc.req('POST', '/api/analytics/pageview', { body: { path, session_id: 'sess-console' } });
+      expect(view.status, view.text).to.equal(202);
+    }
+    const browser = new ConsoleClient(svc);
+    await browser.signIn(ADMIN, PASSWORD);
+    const page = await browser.get('/admin/site');
+    expect(page.status).to.equal(200);
+    expect(page.text).to.not.include('undefined');
+    expect(page.text).to.include('Pat &lt;Partner&gt;');
+    expect(page.text).to.match(/data-testid="total-views">3</);
+    expect([...page.text.matchAll(/<rect class="bar"/g)]).to.have.length(30);
+    const today = svc.clock.now().toISOString().slice(0, 10);
+    expect(page.text).to.include(`data-date="${today}" data-views="3"`);
+  });
+
+  const signInApi = async () => {
+    const login = await svc.req('POST', '/api/auth/login', { body: { email: ADMIN, password: PASSWORD } });
+    expect(login.status).to.equal(200);
+    return login.body as { access_token: string };
+  };
 });

@@ -3,12 +3,12 @@
 // documents and indexes are the service's) and read through the service's query functions.
 import type { DomainEvent } from '../../events/catalogue.ts';
 import { LISTING_CATEGORIES, PRICING_TYPES } from '../../events/marketplace.ts';
-import type { RecordedEvent } from '../../events/store/port.ts';
 import { contractsProjection } from '../../projections/marketplace/contracts.ts';
 import { listingsProjection } from '../../projections/marketplace/listings.ts';
 import { MemoryReadStore } from '../../projections/store/memory.ts';
 import type { Projection, ProjectionContext } from '../../projections/types.ts';
 import { disputeQueue, searchListings } from '../../queries/marketplace/marketplace.ts';
+import { recorded, timed } from './util.ts';
 
 const WORDS = [
   'pipeline',
@@ -27,29 +27,6 @@ const WORDS = [
   'copy',
   'seo',
 ];
-
-function recorded(event: DomainEvent, position: number, at: string): RecordedEvent {
-  return {
-    id: `bench-${position}`,
-    type: event.type,
-    data: event.data,
-    metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: at, schema_version: 1 },
-    stream: 'bench',
-    revision: 0,
-    position,
-  };
-}
-
-async function timed(runs: number, fn: () => Promise<unknown>): Promise<{ median: number; p99: number }> {
-  const times: number[] = [];
-  for (let r = 0; r < runs; r++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return { median: times[Math.floor(runs / 2)] ?? 0, p99: times[Math.floor(runs * 0.99)] ?? 0 };
-}
 
 /** Returns the slowest median (ms). */
 export async function marketplaceQueryBenchmarks(say: (line: string) => void, size = 100_000): Promise<number> {

@@ -2,7 +2,6 @@
 // directory at 100,000 agents and 100,000 members, built through their projections (so the
 // documents and indexes are the service's), queried through the service's query functions.
 import type { DomainEvent } from '../../events/catalogue.ts';
-import type { RecordedEvent } from '../../events/store/port.ts';
 import { agentsProjection } from '../../projections/agents/agents.ts';
 import { membersProjection } from '../../projections/social/members.ts';
 import { MemoryReadStore } from '../../projections/store/memory.ts';
@@ -10,33 +9,11 @@ import type { Projection, ProjectionContext } from '../../projections/types.ts';
 import { decodeCursor } from '../../queries/cursor.ts';
 import { leaderboard } from '../../queries/social/discovery.ts';
 import { matchSearch, searchMembers } from '../../queries/social/members.ts';
+import { recorded, timed } from './util.ts';
 
 const INDUSTRIES = ['technology', 'finance', 'healthcare', 'education', 'media', 'retail', 'energy', 'legal'] as const;
 const WORDS = ['founder', 'investor', 'engineer', 'operator', 'designer', 'advisor', 'marketer', 'researcher', 'builder', 'seller'];
 const CAPS = ['lead-gen', 'b2b-sales', 'founder-matching', 'investor-connect', 'talent-matching', 'intro-drafting'];
-
-function recorded(event: DomainEvent, position: number, at: string): RecordedEvent {
-  return {
-    id: `bench-${position}`,
-    type: event.type,
-    data: event.data,
-    metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: at, schema_version: 1 },
-    stream: 'bench',
-    revision: 0,
-    position,
-  };
-}
-
-async function timed(runs: number, fn: () => Promise<unknown>): Promise<{ median: number; p99: number }> {
-  const times: number[] = [];
-  for (let r = 0; r < runs; r++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return { median: times[Math.floor(runs / 2)] ?? 0, p99: times[Math.floor(runs * 0.99)] ?? 0 };
-}
 
 /** Returns the slowest median (ms). */
 export async function socialQueryBenchmarks(say: (line: string) => void, size = 100_000): Promise<number> {

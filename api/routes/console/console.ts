@@ -4,6 +4,14 @@ import { koaBody } from 'koa-body';
 import { banAgent } from '../../../commands/agents/ban.ts';
 import { creditHistory } from '../../../commands/credits/history.ts';
 import { hideRoom, mergeRoom } from '../../../commands/feed/rooms.ts';
+import { resolveDisputeSigned } from '../../../commands/marketplace/contract.ts';
+import { buildEvidence, contractEvents } from '../../../commands/marketplace/evidence.ts';
+import { RESOLVE_OUTCOMES } from '../../../events/marketplace.ts';
+import { projectionLags } from '../../../projections/operations.ts';
+import { disputeQueue, getContract } from '../../../queries/marketplace/marketplace.ts';
+import { pageViewStats, partnerLeads } from '../../../queries/site/public.ts';
+import { DAY } from '../../../events/kernel/clock.ts';
+import { contractMailing, contractView, trailEntry } from '../marketplace/views.ts';
 import { DomainError, forbidden, notFound } from '../../../events/kernel/errors.ts';
 import type { Doc } from '../../../projections/store/port.ts';
 import { getAgent } from '../../../queries/agents/agents.ts';
@@ -264,7 +272,7 @@ export function consoleRoutes(router: Router, s: Services): void {
       title: 'Agents',
       q,
       missing: q !== '',
-      agents: recent.map((a) => ({ agent_id: a._id, name: a.name, tier: a.tier, registered_at: a.registered_at, status: statusOf(a) })),
+      agents: recent.map((a) => ({ agent_id: a._id, name: a.name, tier: a.tier, registered_at: a.created_at, status: statusOf(a) })),
     });
   });
 
@@ -280,7 +288,7 @@ export function consoleRoutes(router: Router, s: Services): void {
         agent_id: agent._id,
         name: agent.name,
         tier: agent.tier,
-        registered_at: agent.registered_at,
+        registered_at: agent.created_at,
         owner_email: agent.owner_email ?? '',
         claimed: agent.is_claimed === true,
         status,
@@ -342,6 +350,104 @@ export function consoleRoutes(router: Router, s: Services): void {
     await settled(s, r.position);
     ctx.status = 303;
     ctx.redirect(`/admin/rooms?done=${encodeURIComponent(`Room ${slug} merged into ${into}.`)}`);
+  });
+
+  const disputed = async (contractId: string) => {
+    const doc = await getContract(s.store, contractId);
+    if (!doc || typeof doc.disputed_at !== 'string') throw notFound('Dispute', 'dispute_not_found');
+    return doc;
+  };
+
+  admin.get('/disputes', async (ctx) => {
+    await requireAdmin(ctx);
+    const { docs, total } = await disputeQueue(s.store, 0, 200);
+    page(ctx, 'disputes', {
+      title: 'Disputes',
+      total,
+      items: docs.map((d) => ({ ...contractView(d), disputed_by: d.disputed_by ?? '', dispute_note: d.dispute_note ?? '' })),
+    });
+  });
+
+  /** One dispute: the contract, its audit trail read from the contract's stream, the ruling or the resolve form. */
+  admin.get('/disputes/:contract_id', async (ctx) => {
+    await requireAdmin(ctx);
+    const doc = await disputed(ctx.params.contract_id);
+    const events = await contractEvents(s.log, ctx.params.contract_id);
+    const ruled = events.find((e) => e.type === 'DisputeRuled');
+    page(ctx, 'dispute', {
+      title: `Dispute ${doc._id}`,
+      contract: { ...contractView(doc), disputed_by: doc.disputed_by ?? '', dispute_note: doc.dispute_note ?? '' },
+      trail: events.map(trailEntry),
+      ruling: ruled ? ruled.data : null,
+    });
+  });
+
+  /** The evidence bundle (the same JSON as GET /api/admin/disputes/{id}/evidence), as a download. */
+  admin.get('/disputes/:contract_id/evidence.json', async (ctx) => {
+    await requireAdmin(ctx);
+    await disputed(ctx.params.contract_id);
+    const bundle = await buildEvidence(s.log, ctx.params.contract_id, s.clock.now());
+    if (!bundle) throw notFound('Contract', 'contract_not_found');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.attachment(`evidence-${ctx.params.contract_id}.json`);
+    ctx.body = bundle;
+  });
+
+  admin.post('/disputes/:contract_id/resolve', async (ctx) => {
+    const user = await requireAdmin(ctx);
+    const outcome = formField(ctx, 'outcome');
+    const note = formField(ctx, 'note').trim();
+    if (!(RESOLVE_OUTCOMES as readonly string[]).includes(outcome) || !note || note.length > 2000) {
+      throw new DomainError(422, 'validation_failed', `The outcome must be one of ${RESOLVE_OUTCOMES.join(', ')}, with a note of 1 to 2000 characters`);
+    }
+    const contractId = ctx.params.contract_id;
+    const doc = await disputed(contractId);
+    const r = await resolveDisputeSigned(
+      s.bus,
+      s.serviceKey,
+      s.log,
+      contractId,
+      { admin_id: user.userId, outcome: outcome as (typeof RESOLVE_OUTCOMES)[number], note },
+      await contractMailing(s, doc),
+      commandContext(s, ctx, user.userId),
+    );
+    await settled(s, r.position);
+    ctx.status = 303;
+    ctx.redirect(`/admin/disputes/${encodeURIComponent(contractId)}?done=${encodeURIComponent(`Dispute resolved: ${outcome}.`)}`);
+  });
+
+  /** Each projection's checkpoint, head and lag, its last rebuild with progress and ETA, and a rebuild button. */
+  admin.get('/projections', async (ctx) => {
+    await requireAdmin(ctx);
+    const lags = await projectionLags(s.log, s.runner, s.clock.now());
+    const items = lags.map((l) => ({ ...l, lag_seconds: Math.round(l.lag_seconds * 10) / 10, rebuild: s.rebuilds.status(l.name) }));
+    page(ctx, 'projections', {
+      title: 'Projections',
+      head: lags[0]?.head ?? (await s.log.headPosition()),
+      paused: s.runner.isPaused,
+      running: items.some((i) => i.rebuild?.state === 'running'),
+      items,
+    });
+  });
+
+  admin.post('/projections/:name/rebuild', async (ctx) => {
+    await requireAdmin(ctx);
+    const name = ctx.params.name;
+    if (!s.runner.projections.some((p) => p.name === name)) throw new DomainError(404, 'projection_not_found', `No projection named ${name}`);
+    s.rebuilds.start(name);
+    ctx.status = 303;
+    ctx.redirect(`/admin/projections?done=${encodeURIComponent(`Rebuild of ${name} started.`)}`);
+  });
+
+  /** Partner leads (newest first) and page-view statistics over 30 days, with a per-day chart. */
+  admin.get('/site', async (ctx) => {
+    await requireAdmin(ctx);
+    const now = s.clock.now();
+    const since = new Date(now.getTime() - 29 * DAY).toISOString().slice(0, 10);
+    const [stats, leads] = await Promise.all([pageViewStats(s.store, since), partnerLeads(s.store, 0, 100)]);
+    const perDay = new Map(stats.views_per_day.map((d) => [d.date, d.views]));
+    const days = Array.from({ length: 30 }, (_, i) => new Date(now.getTime() - (29 - i) * DAY).toISOString().slice(0, 10));
+    page(ctx, 'site', { title: 'Site', stats, leads, chart: spendChart(days.map((date) => ({ date, amount: perDay.get(date) ?? 0 }))) });
   });
 
   router.use(admin.routes());

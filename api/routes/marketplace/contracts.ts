@@ -5,6 +5,7 @@ import { contractAggregate, partyRole, TRANSITIONS, transitionContract } from '.
 import { notFound } from '../../../events/kernel/errors.ts';
 import { contractStream } from '../../../events/marketplace.ts';
 import { contractsOf, getContract } from '../../../queries/marketplace/marketplace.ts';
+import { storeAsOf } from '../../as-of.ts';
 import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
@@ -94,9 +95,14 @@ export function contractRoutes(router: Router, s: Services): void {
     ctx.body = { items: docs.map(contractView), total, page, limit };
   };
 
+  /** With `?as_of=<position or ISO time>`: the contract as it was then, folded from the log (404 before it existed). */
   const detail = (family: Family) => async (ctx: Context) => {
     const agentId = caller(family, ctx);
-    ctx.body = contractView(await visible(ctx.params.id, agentId));
+    const live = await visible(ctx.params.id, agentId);
+    const store = await storeAsOf(s, ctx, ['contracts']);
+    const doc = store === s.store ? live : await getContract(store, ctx.params.id);
+    if (!doc) throw notFound('Contract', 'contract_not_found');
+    ctx.body = contractView(doc);
   };
 
   const verb = (family: Family, v: PartyVerb) => async (ctx: Context) => {
