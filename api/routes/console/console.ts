@@ -52,6 +52,11 @@ export const LoginForm = {
   properties: { _csrf: csrf, email: { type: 'string', maxLength: 254 }, password: { type: 'string', maxLength: 200 } },
 };
 export const BanForm = { type: 'object', required: ['reason'], properties: { _csrf: csrf, reason: { type: 'string', minLength: 1, maxLength: 500 } } };
+export const ResolveForm = {
+  type: 'object',
+  required: ['outcome', 'note'],
+  properties: { _csrf: csrf, outcome: { enum: ['completed', 'in_progress', 'refunded'] }, note: { type: 'string', minLength: 1, maxLength: 2000 } },
+};
 export const MergeForm = {
   type: 'object',
   required: ['into'],
@@ -172,6 +177,69 @@ export const consoleOperations = operations({
     bodyContentType: FORM,
     body: MergeForm,
     responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  getAdminConsoleDisputes: {
+    method: 'GET',
+    path: '/admin/disputes',
+    summary: 'Console: the dispute queue',
+    tags: ['console'],
+    auth: 'admin',
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  getAdminConsoleDisputesByContractId: {
+    method: 'GET',
+    path: '/admin/disputes/:contract_id',
+    summary: 'Console: a dispute, its audit trail from the contract stream, the ruling or the resolve form',
+    tags: ['console'],
+    auth: 'admin',
+    query: queryOf('done'),
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  getAdminConsoleDisputesByContractIdEvidenceJson: {
+    method: 'GET',
+    path: '/admin/disputes/:contract_id/evidence.json',
+    summary: "Console: download a dispute's evidence bundle (hash-chained JSON)",
+    tags: ['console'],
+    auth: 'admin',
+    responses: { 200: { contentType: 'application/json', schema: { type: 'object' } }, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  postAdminConsoleDisputesByContractIdResolve: {
+    method: 'POST',
+    path: '/admin/disputes/:contract_id/resolve',
+    summary: 'Console: resolve a dispute (signed ruling)',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: ResolveForm,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  getAdminConsoleProjections: {
+    method: 'GET',
+    path: '/admin/projections',
+    summary: 'Console: projections with lag, rebuild state, progress and ETA',
+    tags: ['console'],
+    auth: 'admin',
+    query: queryOf('done'),
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  postAdminConsoleProjectionsByNameRebuild: {
+    method: 'POST',
+    path: '/admin/projections/:name/rebuild',
+    summary: 'Console: start a one-projection rebuild',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: CsrfForm,
+    bodyOptional: true,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  getAdminConsoleSite: {
+    method: 'GET',
+    path: '/admin/site',
+    summary: 'Console: 30 days of page views and the partner leads',
+    tags: ['console'],
+    auth: 'admin',
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
   },
 });
 
@@ -358,7 +426,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     return doc;
   };
 
-  admin.get('/disputes', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleDisputes, async (ctx) => {
     await requireAdmin(ctx);
     const { docs, total } = await disputeQueue(s.store, 0, 200);
     page(ctx, 'disputes', {
@@ -369,7 +437,7 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   /** One dispute: the contract, its audit trail read from the contract's stream, the ruling or the resolve form. */
-  admin.get('/disputes/:contract_id', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleDisputesByContractId, async (ctx) => {
     await requireAdmin(ctx);
     const doc = await disputed(ctx.params.contract_id);
     const events = await contractEvents(s.log, ctx.params.contract_id);
@@ -383,7 +451,7 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   /** The evidence bundle (the same JSON as GET /api/admin/disputes/{id}/evidence), as a download. */
-  admin.get('/disputes/:contract_id/evidence.json', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleDisputesByContractIdEvidenceJson, async (ctx) => {
     await requireAdmin(ctx);
     await disputed(ctx.params.contract_id);
     const bundle = await buildEvidence(s.log, ctx.params.contract_id, s.clock.now());
@@ -393,7 +461,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     ctx.body = bundle;
   });
 
-  admin.post('/disputes/:contract_id/resolve', async (ctx) => {
+  mount(admin, consoleOperations.postAdminConsoleDisputesByContractIdResolve, async (ctx) => {
     const user = await requireAdmin(ctx);
     const outcome = formField(ctx, 'outcome');
     const note = formField(ctx, 'note').trim();
@@ -417,7 +485,7 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   /** Each projection's checkpoint, head and lag, its last rebuild with progress and ETA, and a rebuild button. */
-  admin.get('/projections', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleProjections, async (ctx) => {
     await requireAdmin(ctx);
     const lags = await projectionLags(s.log, s.runner, s.clock.now());
     const items = lags.map((l) => ({ ...l, lag_seconds: Math.round(l.lag_seconds * 10) / 10, rebuild: s.rebuilds.status(l.name) }));
@@ -430,7 +498,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     });
   });
 
-  admin.post('/projections/:name/rebuild', async (ctx) => {
+  mount(admin, consoleOperations.postAdminConsoleProjectionsByNameRebuild, async (ctx) => {
     await requireAdmin(ctx);
     const name = ctx.params.name;
     if (!s.runner.projections.some((p) => p.name === name)) throw new DomainError(404, 'projection_not_found', `No projection named ${name}`);
@@ -440,7 +508,7 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   /** Partner leads (newest first) and page-view statistics over 30 days, with a per-day chart. */
-  admin.get('/site', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleSite, async (ctx) => {
     await requireAdmin(ctx);
     const now = s.clock.now();
     const since = new Date(now.getTime() - 29 * DAY).toISOString().slice(0, 10);

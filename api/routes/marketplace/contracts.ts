@@ -10,7 +10,7 @@ import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
 import type { Auth, Operation } from '../../operations.ts';
-import { mount, operations } from '../../operations.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { CompleteBody, ContractQuery } from './schemas.ts';
 import { CompleteBody as CompleteSchema, ContractQuery as QuerySchema, ContractView, TransitionBody } from './schemas.ts';
@@ -41,7 +41,13 @@ function contractOperationsOf(prefix: string, auth: Auth, who: string) {
       query: QuerySchema,
       responses: { 200: { schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ContractView } } } } },
     }),
-    detail: op({ method: 'GET', path: `${prefix}/:id`, summary: `A contract you are a party to (${who})`, responses: { 200: { schema: ContractView } } }),
+    detail: op({
+      method: 'GET',
+      path: `${prefix}/:id`,
+      summary: `A contract you are a party to (${who})`,
+      query: queryOf('as_of'),
+      responses: { 200: { schema: ContractView } },
+    }),
     accept: verb('accept', 'Provider: accept the contract'),
     start: verb('start', 'Provider: start the work'),
     deliver: verb('deliver', 'Provider: deliver the work'),
