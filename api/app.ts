@@ -13,43 +13,45 @@ import { idempotency } from './idempotency.ts';
 import { creditMeter } from './credit-meter.ts';
 import { LIMITS, setHeaders } from './rate-limit.ts';
 import { screenBody } from './validation.ts';
-import { agentRoutes } from './routes/agents/agents.ts';
-import { adminAgentRoutes } from './routes/agents/admin.ts';
-import { consoleRoutes } from './routes/console/console.ts';
+import { agentRoutes, agentOperations } from './routes/agents/agents.ts';
+import { matchingRoutes, matchingOperations } from './routes/matching/matching.ts';
+import { AUTH_LIMITS, authRoutes, authOperations } from './routes/humans/auth.ts';
+import { ownershipRoutes, ownershipOperations } from './routes/humans/ownership.ts';
+import { ownerRoutes, ownerOperations } from './routes/humans/owner.ts';
+import { matchRoutes, matchOperations } from './routes/humans/matches.ts';
+import { discoveryRoutes, discoveryOperations } from './routes/social/discovery.ts';
+import { socialGraphRoutes, socialGraphOperations } from './routes/social/graph.ts';
+import { memberRoutes, memberOperations } from './routes/social/members.ts';
+import { federationRoutes, federationOperations } from './routes/federation/federation.ts';
+import { actionRoutes, actionOperations } from './routes/agents/actions.ts';
+import { contentRoutes, contentOperations } from './routes/feed/content.ts';
+import { crawlerRoutes, crawlerOperations } from './routes/site/crawlers.ts';
+import { mediaRoutes, mediaOperations } from './routes/feed/media.ts';
+import { schedulingRoutes, schedulingOperations } from './routes/feed/scheduling.ts';
+import { creditRoutes, creditOperations } from './routes/credits/credits.ts';
+import { feedRoutes, feedOperations } from './routes/feed/posts.ts';
+import { messagingRoutes, messagingOperations } from './routes/messaging/dms.ts';
+import { serviceRoutes, serviceOperations } from './routes/docs/service.ts';
+import { documentOperations, documentRoutes } from './routes/docs/documents.ts';
+import { webhookRoutes, webhookOperations } from './routes/webhooks/webhooks.ts';
+import { a2aRoutes, a2aOperations } from './routes/messaging/a2a.ts';
+import { meshRoutes, meshOperations } from './routes/messaging/mesh.ts';
+import { ownerInboxRoutes, ownerInboxOperations } from './routes/humans/owner-inbox.ts';
+import type { Operation } from './operations.ts';
+import { adminAgentOperations, adminAgentRoutes } from './routes/agents/admin.ts';
+import { consoleOperations, consoleRoutes } from './routes/console/console.ts';
 import { cookieKeys } from './console/session.ts';
-import { matchingRoutes } from './routes/matching/matching.ts';
-import { AUTH_LIMITS, authRoutes } from './routes/humans/auth.ts';
-import { ownershipRoutes } from './routes/humans/ownership.ts';
-import { ownerRoutes } from './routes/humans/owner.ts';
-import { matchRoutes } from './routes/humans/matches.ts';
-import { discoveryRoutes } from './routes/social/discovery.ts';
-import { socialGraphRoutes } from './routes/social/graph.ts';
-import { memberRoutes } from './routes/social/members.ts';
-import { federationRoutes } from './routes/federation/federation.ts';
-import { contractRoutes } from './routes/marketplace/contracts.ts';
-import { disputeRoutes } from './routes/marketplace/disputes.ts';
-import { marketplaceRoutes } from './routes/marketplace/listings.ts';
-import { actionRoutes } from './routes/agents/actions.ts';
-import { communityAdminRoutes } from './routes/communities/community-admin.ts';
-import { circleRoutes } from './routes/communities/circles.ts';
-import { pageRoutes } from './routes/site/pages.ts';
-import { publicSiteRoutes } from './routes/site/public.ts';
-import { contentRoutes } from './routes/feed/content.ts';
-import { crawlerRoutes } from './routes/site/crawlers.ts';
-import { mediaRoutes } from './routes/feed/media.ts';
-import { schedulingRoutes } from './routes/feed/scheduling.ts';
-import { creditRoutes } from './routes/credits/credits.ts';
-import { billingRoutes } from './routes/credits/billing.ts';
-import { adminCreditRoutes } from './routes/credits/admin.ts';
-import { feedRoutes } from './routes/feed/posts.ts';
-import { messagingRoutes } from './routes/messaging/dms.ts';
-import { serviceRoutes } from './routes/docs/service.ts';
-import { webhookRoutes } from './routes/webhooks/webhooks.ts';
-import { a2aRoutes } from './routes/messaging/a2a.ts';
-import { meshRoutes } from './routes/messaging/mesh.ts';
-import { ownerInboxRoutes } from './routes/humans/owner-inbox.ts';
-import { MCP_PATH, mcpRoutes } from './routes/mcp/mcp.ts';
-import { adminProjectionRoutes } from './routes/admin/projections.ts';
+import { contractOperations, contractRoutes } from './routes/marketplace/contracts.ts';
+import { disputeOperations, disputeRoutes } from './routes/marketplace/disputes.ts';
+import { marketplaceOperations, marketplaceRoutes } from './routes/marketplace/listings.ts';
+import { communityAdminOperations, communityAdminRoutes } from './routes/communities/community-admin.ts';
+import { circleOperations, circleRoutes } from './routes/communities/circles.ts';
+import { pageOperations, pageRoutes } from './routes/site/pages.ts';
+import { publicSiteOperations, publicSiteRoutes } from './routes/site/public.ts';
+import { billingOperations, billingRoutes } from './routes/credits/billing.ts';
+import { adminCreditOperations, adminCreditRoutes } from './routes/credits/admin.ts';
+import { MCP_PATH, mcpOperations, mcpRoutes } from './routes/mcp/mcp.ts';
+import { adminProjectionOperations, adminProjectionRoutes } from './routes/admin/projections.ts';
 import type { Services } from './services.ts';
 
 export const JSON_LIMIT = '64kb';
@@ -367,46 +369,50 @@ function routes(router: Router) {
  * Every route module, in registration order (order matters where paths overlap), with its file:
  * docs/ROUTES.md, generated from this list (`npm run routes`), maps every full path to its file.
  */
-export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (router: Router, s: Services) => void]> = [
-  ['api/routes/docs/service.ts', serviceRoutes],
-  ['api/routes/matching/matching.ts', matchingRoutes],
-  ['api/routes/agents/agents.ts', agentRoutes],
-  ['api/routes/credits/credits.ts', creditRoutes],
-  ['api/routes/credits/billing.ts', billingRoutes],
-  ['api/routes/credits/admin.ts', adminCreditRoutes],
-  ['api/routes/feed/posts.ts', feedRoutes],
-  ['api/routes/messaging/dms.ts', messagingRoutes],
-  ['api/routes/webhooks/webhooks.ts', webhookRoutes],
-  ['api/routes/messaging/a2a.ts', a2aRoutes],
-  ['api/routes/messaging/mesh.ts', meshRoutes],
-  ['api/routes/humans/owner-inbox.ts', ownerInboxRoutes],
-  ['api/routes/feed/content.ts', contentRoutes],
-  ['api/routes/feed/scheduling.ts', schedulingRoutes],
-  ['api/routes/feed/media.ts', mediaRoutes],
-  ['api/routes/site/crawlers.ts', crawlerRoutes],
-  ['api/routes/humans/auth.ts', authRoutes],
-  ['api/routes/humans/ownership.ts', ownershipRoutes],
-  ['api/routes/humans/owner.ts', ownerRoutes],
-  ['api/routes/humans/matches.ts', matchRoutes],
-  ['api/routes/social/graph.ts', socialGraphRoutes],
-  ['api/routes/social/discovery.ts', discoveryRoutes],
-  ['api/routes/social/members.ts', memberRoutes],
-  ['api/routes/federation/federation.ts', federationRoutes],
-  ['api/routes/agents/actions.ts', actionRoutes],
-  ['api/routes/agents/admin.ts', adminAgentRoutes],
-  ['api/routes/console/console.ts', consoleRoutes],
-  ['api/routes/mcp/mcp.ts', mcpRoutes],
-  ['api/routes/admin/projections.ts', adminProjectionRoutes],
-
-  ['api/routes/marketplace/listings.ts', marketplaceRoutes],
-  ['api/routes/marketplace/contracts.ts', contractRoutes],
-  ['api/routes/marketplace/disputes.ts', disputeRoutes],
-
-  ['api/routes/communities/community-admin.ts', communityAdminRoutes],
-  ['api/routes/communities/circles.ts', circleRoutes],
-  ['api/routes/site/pages.ts', pageRoutes],
-  ['api/routes/site/public.ts', publicSiteRoutes],
+export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (router: Router, s: Services) => void, operations: Record<string, Operation>]> = [
+  ['api/routes/docs/service.ts', serviceRoutes, serviceOperations],
+  ['api/routes/docs/documents.ts', (router, s) => documentRoutes(router, s, allOperations), documentOperations],
+  ['api/routes/matching/matching.ts', matchingRoutes, matchingOperations],
+  ['api/routes/agents/agents.ts', agentRoutes, agentOperations],
+  ['api/routes/credits/credits.ts', creditRoutes, creditOperations],
+  ['api/routes/credits/billing.ts', billingRoutes, billingOperations],
+  ['api/routes/credits/admin.ts', adminCreditRoutes, adminCreditOperations],
+  ['api/routes/feed/posts.ts', feedRoutes, feedOperations],
+  ['api/routes/messaging/dms.ts', messagingRoutes, messagingOperations],
+  ['api/routes/webhooks/webhooks.ts', webhookRoutes, webhookOperations],
+  ['api/routes/messaging/a2a.ts', a2aRoutes, a2aOperations],
+  ['api/routes/messaging/mesh.ts', meshRoutes, meshOperations],
+  ['api/routes/humans/owner-inbox.ts', ownerInboxRoutes, ownerInboxOperations],
+  ['api/routes/feed/content.ts', contentRoutes, contentOperations],
+  ['api/routes/feed/scheduling.ts', schedulingRoutes, schedulingOperations],
+  ['api/routes/feed/media.ts', mediaRoutes, mediaOperations],
+  ['api/routes/site/crawlers.ts', crawlerRoutes, crawlerOperations],
+  ['api/routes/humans/auth.ts', authRoutes, authOperations],
+  ['api/routes/humans/ownership.ts', ownershipRoutes, ownershipOperations],
+  ['api/routes/humans/owner.ts', ownerRoutes, ownerOperations],
+  ['api/routes/humans/matches.ts', matchRoutes, matchOperations],
+  ['api/routes/social/graph.ts', socialGraphRoutes, socialGraphOperations],
+  ['api/routes/social/discovery.ts', discoveryRoutes, discoveryOperations],
+  ['api/routes/social/members.ts', memberRoutes, memberOperations],
+  ['api/routes/federation/federation.ts', federationRoutes, federationOperations],
+  ['api/routes/agents/actions.ts', actionRoutes, actionOperations],
+  ['api/routes/agents/admin.ts', adminAgentRoutes, adminAgentOperations],
+  ['api/routes/console/console.ts', consoleRoutes, consoleOperations],
+  ['api/routes/mcp/mcp.ts', mcpRoutes, mcpOperations],
+  ['api/routes/admin/projections.ts', adminProjectionRoutes, adminProjectionOperations],
+  ['api/routes/marketplace/listings.ts', marketplaceRoutes, marketplaceOperations],
+  ['api/routes/marketplace/contracts.ts', contractRoutes, contractOperations],
+  ['api/routes/marketplace/disputes.ts', disputeRoutes, disputeOperations],
+  ['api/routes/communities/community-admin.ts', communityAdminRoutes, communityAdminOperations],
+  ['api/routes/communities/circles.ts', circleRoutes, circleOperations],
+  ['api/routes/site/pages.ts', pageRoutes, pageOperations],
+  ['api/routes/site/public.ts', publicSiteRoutes, publicSiteOperations],
 ];
+
+/** The route table: every operation of every route module, in registration order. */
+export function allOperations(): Operation[] {
+  return ROUTE_MODULES.flatMap(([, , ops]) => Object.values(ops));
+}
 
 /** The root router with every route module registered. */
 export function routerFor(s: Services): Router {

@@ -23,6 +23,23 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   apiKey?: string;
   agent?: http.Agent;
+  /** Skip the check of the answer against the documented operation (checkAnswers). */
+  unchecked?: boolean;
+}
+
+/**
+ * Every answer of a request made through a test service is checked against the route table's
+ * documentation (status, media type, schema; test/helpers/documented.ts): a mismatch fails the
+ * request. CHECK_RESPONSES=0 turns the check off; `unchecked` skips it for one request.
+ */
+const CHECK_ANSWERS = process.env.CHECK_RESPONSES !== '0';
+
+async function checked(method: string, path: string, opts: RequestOptions, res: TestResponse): Promise<TestResponse> {
+  if (!CHECK_ANSWERS || opts.unchecked || method === 'HEAD') return res;
+  const { undocumentedAnswer } = await import('./documented.ts');
+  const problem = undocumentedAnswer(method, path, res.status, String(res.headers['content-type'] ?? ''), res.body);
+  if (problem) throw new Error(`Undocumented answer: ${problem}`);
+  return res;
 }
 
 export function request(baseUrl: string, method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> {
@@ -90,7 +107,7 @@ export async function startTestService(
     clock,
     running,
     dataDir,
-    req: (method, path, o) => request(running.url, method, path, o),
+    req: async (method, path, o = {}) => checked(method, path, o, await request(running.url, method, path, o)),
     async register(overrides = {}) {
       counter++;
       const body = {

@@ -7,6 +7,7 @@ import { DomainError } from '../../../events/kernel/errors.ts';
 import { projectionLags } from '../../../projections/operations.ts';
 import type { Services } from '../../services.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
+import { mount, operations } from '../../operations.ts';
 
 const Checksum = Type.Object({ count: Type.Integer(), sha256: Type.String() });
 
@@ -46,10 +47,39 @@ export const ProjectionListSchema = Type.Object({
 /** Path parameter of the rebuild routes. */
 export const ProjectionNameParams = Type.Object({ name: Type.String({ pattern: '^[a-z0-9_-]{1,64}$' }) });
 
+export const adminProjectionOperations = operations({
+  getAdminProjections: {
+    method: 'GET',
+    path: '/api/admin/projections',
+    summary: "Super admin: each projection's checkpoint, head, lag and last rebuild",
+    tags: ['admin'],
+    auth: 'admin',
+    responses: { 200: { schema: ProjectionListSchema } },
+  },
+  postAdminProjectionsByNameRebuild: {
+    method: 'POST',
+    path: '/api/admin/projections/:name/rebuild',
+    summary: 'Super admin: rebuild one projection into shadow collections, then swap (202 with its status)',
+    tags: ['admin'],
+    auth: 'admin',
+    params: { name: ProjectionNameParams.properties.name },
+    responses: { 202: { description: 'Started (Location: the status URL)', schema: RebuildStatusSchema } },
+  },
+  getAdminProjectionsByNameRebuild: {
+    method: 'GET',
+    path: '/api/admin/projections/:name/rebuild',
+    summary: "Super admin: a projection rebuild's progress",
+    tags: ['admin'],
+    auth: 'admin',
+    params: { name: ProjectionNameParams.properties.name },
+    responses: { 200: { schema: RebuildStatusSchema } },
+  },
+});
+
 export function adminProjectionRoutes(router: Router, s: Services): void {
   const r = new Router({ prefix: '/api/admin/projections' });
 
-  r.get('/', async (ctx) => {
+  mount(r, adminProjectionOperations.getAdminProjections, async (ctx) => {
     requireSuperAdmin(ctx);
     const lags = await projectionLags(s.log, s.runner, s.clock.now());
     ctx.set('Cache-Control', 'no-store');
@@ -65,7 +95,7 @@ export function adminProjectionRoutes(router: Router, s: Services): void {
     return name;
   };
 
-  r.post('/:name/rebuild', (ctx) => {
+  mount(r, adminProjectionOperations.postAdminProjectionsByNameRebuild, (ctx) => {
     requireSuperAdmin(ctx);
     const status = s.rebuilds.start(named(ctx.params.name));
     ctx.status = 202;
@@ -73,7 +103,7 @@ export function adminProjectionRoutes(router: Router, s: Services): void {
     ctx.body = status;
   });
 
-  r.get('/:name/rebuild', (ctx) => {
+  mount(r, adminProjectionOperations.getAdminProjectionsByNameRebuild, (ctx) => {
     requireSuperAdmin(ctx);
     const status = s.rebuilds.status(named(ctx.params.name));
     if (!status) throw new DomainError(404, 'not_found', `No rebuild of ${ctx.params.name} since the service started`);

@@ -6,6 +6,7 @@ import type { Principal } from '../../auth.ts';
 import type { Services } from '../../services.ts';
 import { checkFreeForm, validate } from '../../validation.ts';
 import { requireOwnedAgent } from '../humans/owner.ts';
+import { mount, operations } from '../../operations.ts';
 
 /**
  * `POST /api/agent/chat/execute-action`: the owner's in-app agent runs one confirmed action. Each
@@ -109,6 +110,17 @@ export const ACCEPTED_ACTIONS = Object.keys(ACTIONS);
 
 const requestSchema = { type: 'object', required: ['action_type'], properties: { action_type: str(64), parameters: { type: 'object' } } };
 
+export const actionOperations = operations({
+  postAgentChatExecuteAction: {
+    method: 'POST',
+    path: '/api/agent/chat/execute-action',
+    summary: "Execute a named action for the signed-in user's agent",
+    tags: ['agents'],
+    auth: 'bearer',
+    body: requestSchema,
+  },
+});
+
 export function actionRoutes(router: Router, _s: Services): void {
   const routes = router.routes();
 
@@ -134,7 +146,7 @@ export function actionRoutes(router: Router, _s: Services): void {
   };
 
   const chat = new Router({ prefix: '/api/agent/chat' });
-  chat.post('/execute-action', async (ctx) => {
+  mount(chat, actionOperations.postAgentChatExecuteAction, async (ctx) => {
     const { agentId } = requireOwnedAgent(ctx);
     const raw = validate<{ action_type: string; parameters?: Json } & Json>(requestSchema, ctx.request.body);
     const { action_type: type, parameters, ...flat } = raw;

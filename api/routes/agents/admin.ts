@@ -4,6 +4,7 @@ import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
+import { mount, operations } from '../../operations.ts';
 
 export const BanAgentBody = {
   type: 'object',
@@ -12,12 +13,38 @@ export const BanAgentBody = {
   properties: { reason: { type: 'string', minLength: 1, maxLength: 500, pattern: '\\S' } },
 } as const;
 
+export const adminAgentOperations = operations({
+  postAdminAgentsByAgentIdBan: {
+    method: 'POST',
+    path: '/api/admin/agents/:agent_id/ban',
+    summary: 'Super admin: ban an agent (key revoked and content hidden at once)',
+    tags: ['agents'],
+    auth: 'admin',
+    body: BanAgentBody,
+    responses: {
+      200: {
+        schema: {
+          type: 'object',
+          required: ['agent_id', 'banned', 'banned_at', 'reason', 'banned_by'],
+          properties: {
+            agent_id: { type: 'string' },
+            banned: { const: true },
+            banned_at: { type: 'string' },
+            reason: { type: 'string' },
+            banned_by: { type: 'string' },
+          },
+        },
+      },
+    },
+  },
+});
+
 /** Super admin actions on agents (docs/DECISIONS.md, blocks and bans). */
 export function adminAgentRoutes(router: Router, s: Services): void {
   const admin = new Router({ prefix: '/api/admin/agents' });
 
   /** The key is revoked and the content hidden once this answers; the owner e-mail stays taken. */
-  admin.post('/:agent_id/ban', async (ctx) => {
+  mount(admin, adminAgentOperations.postAdminAgentsByAgentIdBan, async (ctx) => {
     const adminId = requireSuperAdmin(ctx);
     const { reason } = validate<{ reason: string }>(BanAgentBody, ctx.request.body);
     const result = await banAgent(s.bus, { agent_id: ctx.params.agent_id, admin_user_id: adminId, reason: reason.trim() }, commandContext(s, ctx, adminId));

@@ -19,6 +19,7 @@ import type { Services } from '../../services.ts';
 import { storeAsOf } from '../../as-of.ts';
 import { paging, validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 const nullableString = (maxLength: number) => ({ type: ['string', 'null'], maxLength });
 
@@ -52,10 +53,77 @@ const TOPUP_PACKS = [
   { credits: 500, price: 2000, currency: 'INR' },
 ];
 
+export const agentOperations = operations({
+  postProtocolRegister: {
+    method: 'POST',
+    path: '/api/protocol/register',
+    summary: 'Register an agent: returns its API key, webhook secret and claim token once',
+    tags: ['agents'],
+    auth: 'none',
+    body: registerSchema,
+    rateLimit: LIMITS.refused_registrations,
+  },
+  getProtocolMe: {
+    method: 'GET',
+    path: '/api/protocol/me',
+    summary: "Your agent's private profile, credits and rate-limit status",
+    tags: ['agents'],
+    auth: 'key',
+  },
+  patchProtocolMe: {
+    method: 'PATCH',
+    path: '/api/protocol/me',
+    summary: "Update your agent's name, description or webhook URL",
+    tags: ['agents'],
+    auth: 'key',
+    body: patchMeSchema,
+    rateLimit: LIMITS.writes,
+  },
+  deleteProtocolMe: {
+    method: 'DELETE',
+    path: '/api/protocol/me',
+    summary: 'The agent leaves (docs/DECISIONS.md "Agents can leave")',
+    tags: ['agents'],
+    auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
+  },
+  getProtocolAgents: {
+    method: 'GET',
+    path: '/api/protocol/agents',
+    summary: 'List agents (filter by capability)',
+    tags: ['agents'],
+    auth: 'none',
+    query: queryOf('limit', 'page', 'capability'),
+  },
+  getProtocolAgentsById: {
+    method: 'GET',
+    path: '/api/protocol/agents/:id',
+    summary: "An agent's public profile",
+    tags: ['agents'],
+    auth: 'none',
+    query: queryOf('as_of'),
+  },
+  getProtocolTiers: {
+    method: 'GET',
+    path: '/api/protocol/tiers',
+    summary: 'Tiers, credit costs, free actions and top-up packs',
+    tags: ['agents'],
+    auth: 'none',
+  },
+  getProtocolCapabilitiesSuggest: {
+    method: 'GET',
+    path: '/api/protocol/capabilities/suggest',
+    summary: 'Suggest capabilities matching a prefix',
+    tags: ['agents'],
+    auth: 'none',
+    query: queryOf('limit', 'page', 'q'),
+  },
+});
+
 export function agentRoutes(router: Router, s: Services): void {
   const base = () => s.config.publicBaseUrl;
   const registration = new Router({ prefix: '/api/protocol/register' });
-  registration.post('/', async (ctx) => {
+  mount(registration, agentOperations.postProtocolRegister, async (ctx) => {
     const ip = ctx.ip;
     const refused = s.limiter.status(LIMITS.refused_registrations, ip);
     if (s.limiter.scale > 0 && refused.remaining === 0) s.limiter.hit(LIMITS.refused_registrations, ip, ctx);
@@ -124,7 +192,7 @@ export function agentRoutes(router: Router, s: Services): void {
   router.use(registration.routes());
 
   const me = new Router({ prefix: '/api/protocol/me' });
-  me.get('/', async (ctx) => {
+  mount(me, agentOperations.getProtocolMe, async (ctx) => {
     const agentId = requireApiKey(ctx);
     const agent = await getAgent(s.store, agentId);
     if (!agent) throw notFound('Agent', 'agent_not_found');
@@ -142,7 +210,7 @@ export function agentRoutes(router: Router, s: Services): void {
     };
   });
 
-  me.patch('/', async (ctx) => {
+  mount(me, agentOperations.patchProtocolMe, async (ctx) => {
     const agentId = requireApiKey(ctx);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
     const input = validate<ProfileChanges>(patchMeSchema, ctx.request.body);
@@ -164,7 +232,7 @@ export function agentRoutes(router: Router, s: Services): void {
    * The agent leaves (docs/DECISIONS.md "Agents can leave"): asked by the agent with its key, or
    * by its owner signed in (the agent linked to the account). Its key fails once this answers.
    */
-  me.delete('/', async (ctx) => {
+  mount(me, agentOperations.deleteProtocolMe, async (ctx) => {
     const principal = principalOf(ctx);
     const agentId = requireAgent(ctx);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
@@ -184,14 +252,14 @@ export function agentRoutes(router: Router, s: Services): void {
   router.use(me.routes());
 
   const agents = new Router({ prefix: '/api/protocol/agents' });
-  agents.get('/', async (ctx) => {
+  mount(agents, agentOperations.getProtocolAgents, async (ctx) => {
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const capability = typeof ctx.query.capability === 'string' && ctx.query.capability ? ctx.query.capability : undefined;
     const { items, total } = await listAgents(s.store, { skip, limit, capability });
     ctx.body = { items: items.map((a) => publicAgent(a, base())), total, page, limit };
   });
 
-  agents.get('/:id', async (ctx) => {
+  mount(agents, agentOperations.getProtocolAgentsById, async (ctx) => {
     const agent = await getPublicAgent(await storeAsOf(s, ctx, ['agents']), ctx.params.id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     ctx.body = publicAgent(agent, base());
@@ -200,7 +268,7 @@ export function agentRoutes(router: Router, s: Services): void {
   router.use(agents.routes());
 
   const tiers = new Router({ prefix: '/api/protocol/tiers' });
-  tiers.get('/', (ctx) => {
+  mount(tiers, agentOperations.getProtocolTiers, (ctx) => {
     ctx.body = {
       tiers: Object.values(TIERS).map((t) => ({
         id: t.id,
@@ -220,7 +288,7 @@ export function agentRoutes(router: Router, s: Services): void {
   router.use(tiers.routes());
 
   const capabilities = new Router({ prefix: '/api/protocol/capabilities' });
-  capabilities.get('/suggest', async (ctx) => {
+  mount(capabilities, agentOperations.getProtocolCapabilitiesSuggest, async (ctx) => {
     const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
     if (q.length > 100) throw new DomainError(400, 'query_too_long', 'q must be at most 100 characters');
     const { limit } = paging(ctx.query, { limit: 10, max: 50 });

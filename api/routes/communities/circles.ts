@@ -45,6 +45,7 @@ import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled } from '../util.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 const lit = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const HttpUrl = Type.String({ minLength: 1, maxLength: 2000, pattern: '^https?://' });
@@ -105,6 +106,217 @@ export function skipLimit(query: Record<string, unknown>, defaults: { limit: num
 
 const callerOf = (ctx: Context): Caller => requireUser(ctx);
 
+export const circleOperations = operations({
+  getBrewCirclesIntents: {
+    method: 'GET',
+    path: '/api/brew-circles/intents',
+    summary: 'The intents a circle post can carry',
+    tags: ['communities'],
+    auth: 'none',
+  },
+  getBrewCirclesReactions: {
+    method: 'GET',
+    path: '/api/brew-circles/reactions',
+    summary: 'The reactions on circle posts',
+    tags: ['communities'],
+    auth: 'none',
+  },
+  getBrewCirclesFlagReasons: {
+    method: 'GET',
+    path: '/api/brew-circles/flag-reasons',
+    summary: 'The reasons a circle post can be flagged for',
+    tags: ['communities'],
+    auth: 'none',
+  },
+  postBrewCirclesReactions: {
+    method: 'POST',
+    path: '/api/brew-circles/reactions',
+    summary: 'Toggle your reaction on a circle post or reply',
+    tags: ['communities'],
+    auth: 'bearer',
+    body: ToggleReactionRequest,
+    rateLimit: LIMITS.writes,
+  },
+  getBrewCirclesNotifications: {
+    method: 'GET',
+    path: '/api/brew-circles/notifications',
+    summary: 'Your circle notifications',
+    tags: ['communities'],
+    auth: 'bearer',
+    query: queryOf('limit', 'page'),
+  },
+  postBrewCirclesNotificationsRead: {
+    method: 'POST',
+    path: '/api/brew-circles/notifications/read',
+    summary: 'Mark circle notifications read (all, or the ids given)',
+    tags: ['communities'],
+    auth: 'bearer',
+    body: MarkBrewNotificationsRequest,
+    bodyOptional: true,
+    rateLimit: LIMITS.writes,
+  },
+  getBrewCirclesNotificationsCount: {
+    method: 'GET',
+    path: '/api/brew-circles/notifications/count',
+    summary: 'Your unread circle notifications count',
+    tags: ['communities'],
+    auth: 'bearer',
+  },
+  getBrewCirclesSettingsNotifications: {
+    method: 'GET',
+    path: '/api/brew-circles/settings/notifications',
+    summary: 'Your circle notification settings',
+    tags: ['communities'],
+    auth: 'bearer',
+  },
+  putBrewCirclesSettingsNotifications: {
+    method: 'PUT',
+    path: '/api/brew-circles/settings/notifications',
+    summary: 'Change your circle notification settings',
+    tags: ['communities'],
+    auth: 'bearer',
+    body: NotificationSettingsRequest,
+    rateLimit: LIMITS.writes,
+  },
+  getBrewCirclesUserCircles: {
+    method: 'GET',
+    path: '/api/brew-circles/user/circles',
+    summary: 'The circles you are in, by community',
+    tags: ['communities'],
+    auth: 'bearer',
+  },
+  getBrewCirclesCommunityByCommunityId: {
+    method: 'GET',
+    path: '/api/brew-circles/community/:community_id',
+    summary: 'A community with the circles you can see',
+    tags: ['communities'],
+    auth: 'bearer',
+  },
+  postBrewCirclesPosts: {
+    method: 'POST',
+    path: '/api/brew-circles/posts',
+    summary: 'Post in a circle',
+    tags: ['communities'],
+    auth: 'bearer',
+    body: CreatePostRequest,
+    rateLimit: LIMITS.writes,
+    responses: { 201: { schema: { type: 'object' } } },
+  },
+  getBrewCirclesPostsByPostId: {
+    method: 'GET',
+    path: '/api/brew-circles/posts/:post_id',
+    summary: 'A circle post',
+    tags: ['communities'],
+    auth: 'bearer',
+  },
+  putBrewCirclesPostsByPostId: {
+    method: 'PUT',
+    path: '/api/brew-circles/posts/:post_id',
+    summary: 'Edit your circle post',
+    tags: ['communities'],
+    auth: 'bearer',
+    body: EditPostRequest,
+    rateLimit: LIMITS.writes,
+  },
+  deleteBrewCirclesPostsByPostId: {
+    method: 'DELETE',
+    path: '/api/brew-circles/posts/:post_id',
+    summary: 'Delete your circle post',
+    tags: ['communities'],
+    auth: 'bearer',
+    rateLimit: LIMITS.writes,
+  },
+  getBrewCirclesPostsByPostIdReplies: {
+    method: 'GET',
+    path: '/api/brew-circles/posts/:post_id/replies',
+    summary: "A circle post's replies",
+    tags: ['communities'],
+    auth: 'bearer',
+    query: queryOf('limit', 'page'),
+  },
+  postBrewCirclesReplies: {
+    method: 'POST',
+    path: '/api/brew-circles/replies',
+    summary: 'Reply to a circle post',
+    tags: ['communities'],
+    auth: 'bearer',
+    body: CreateReplyRequest,
+    rateLimit: LIMITS.writes,
+    responses: { 201: { schema: { type: 'object' } } },
+  },
+  postBrewCirclesLinkPreview: {
+    method: 'POST',
+    path: '/api/brew-circles/link-preview',
+    summary: "A link's preview (fetched through the SSRF guard)",
+    tags: ['communities'],
+    auth: 'bearer',
+    body: LinkPreviewRequest,
+    rateLimit: LIMITS.writes,
+  },
+  getBrewCirclesCirclesByCircleIdMembersSearch: {
+    method: 'GET',
+    path: '/api/brew-circles/circles/:circle_id/members/search',
+    summary: "Search a circle's members by name (mentions)",
+    tags: ['communities'],
+    auth: 'bearer',
+    query: queryOf('q', 'limit'),
+  },
+  getBrewCirclesByCircleId: {
+    method: 'GET',
+    path: '/api/brew-circles/:circle_id',
+    summary: 'A circle you can see',
+    tags: ['communities'],
+    auth: 'bearer',
+  },
+  deleteBrewCirclesByCircleId: {
+    method: 'DELETE',
+    path: '/api/brew-circles/:circle_id',
+    summary: 'Delete a circle (its community admins, super admins)',
+    tags: ['communities'],
+    auth: 'bearer',
+    rateLimit: LIMITS.writes,
+  },
+  postBrewCirclesByCircleIdJoin: {
+    method: 'POST',
+    path: '/api/brew-circles/:circle_id/join',
+    summary: 'Join a circle (or ask to, for a private one)',
+    tags: ['communities'],
+    auth: 'bearer',
+    rateLimit: LIMITS.writes,
+  },
+  getBrewCirclesByCircleIdMembers: {
+    method: 'GET',
+    path: '/api/brew-circles/:circle_id/members',
+    summary: "A circle's members",
+    tags: ['communities'],
+    auth: 'bearer',
+    query: queryOf('limit', 'page'),
+  },
+  getBrewCirclesByCircleIdPosts: {
+    method: 'GET',
+    path: '/api/brew-circles/:circle_id/posts',
+    summary: "A circle's posts (optionally by tag)",
+    tags: ['communities'],
+    auth: 'bearer',
+    query: queryOf('tag', 'limit', 'page'),
+  },
+  getBrewCirclesByCircleIdTrendingTags: {
+    method: 'GET',
+    path: '/api/brew-circles/:circle_id/trending-tags',
+    summary: "A circle's trending tags",
+    tags: ['communities'],
+    auth: 'bearer',
+  },
+  getBrewCirclesByCircleIdPostsCheckNew: {
+    method: 'GET',
+    path: '/api/brew-circles/:circle_id/posts/check-new',
+    summary: 'Whether a circle has posts newer than since',
+    tags: ['communities'],
+    auth: 'bearer',
+    query: { type: 'object', required: ['since'], properties: { since: { type: 'string', description: 'An ISO 8601 time.' } } },
+  },
+});
+
 /** `/api/brew-circles/*`: circles, posts, replies, reactions and circle notifications (bearer). */
 export function circleRoutes(router: Router, s: Services): void {
   const r = new Router({ prefix: '/api/brew-circles' });
@@ -130,17 +342,17 @@ export function circleRoutes(router: Router, s: Services): void {
     );
   };
 
-  r.get('/intents', (ctx) => {
+  mount(r, circleOperations.getBrewCirclesIntents, (ctx) => {
     ctx.body = { intents: INTENTS };
   });
-  r.get('/reactions', (ctx) => {
+  mount(r, circleOperations.getBrewCirclesReactions, (ctx) => {
     ctx.body = { reactions: CIRCLE_REACTIONS };
   });
-  r.get('/flag-reasons', (ctx) => {
+  mount(r, circleOperations.getBrewCirclesFlagReasons, (ctx) => {
     ctx.body = { flag_reasons: FLAG_REASONS };
   });
 
-  r.post('/reactions', async (ctx) => {
+  mount(r, circleOperations.postBrewCirclesReactions, async (ctx) => {
     const caller = write(ctx);
     const body = validate<Static<typeof ToggleReactionRequest>>(ToggleReactionRequest, ctx.request.body);
     const postId = body.target_type === 'post' ? body.target_id : String((await getCircleReply(s.store, body.target_id))?.post_id ?? '');
@@ -166,13 +378,13 @@ export function circleRoutes(router: Router, s: Services): void {
     };
   });
 
-  r.get('/notifications', async (ctx) => {
+  mount(r, circleOperations.getBrewCirclesNotifications, async (ctx) => {
     const caller = callerOf(ctx);
     const page = skipLimit(ctx.query, { limit: 20, max: 100 });
     const res = await circleNotifications(s.store, caller.userId, page);
     ctx.body = { notifications: res.items.map(notificationView), unread_count: res.unread, skip: page.skip, limit: page.limit };
   });
-  r.post('/notifications/read', async (ctx) => {
+  mount(r, circleOperations.postBrewCirclesNotificationsRead, async (ctx) => {
     const caller = write(ctx);
     const body = validate<Static<typeof MarkBrewNotificationsRequest>>(MarkBrewNotificationsRequest, ctx.request.body ?? {});
     const res = await markCircleNotificationsRead(
@@ -183,15 +395,15 @@ export function circleRoutes(router: Router, s: Services): void {
     await settled(s, res.position);
     ctx.body = { unread_count: await unreadCount(s.store, caller.userId) };
   });
-  r.get('/notifications/count', async (ctx) => {
+  mount(r, circleOperations.getBrewCirclesNotificationsCount, async (ctx) => {
     const caller = callerOf(ctx);
     ctx.body = { unread_count: await unreadCount(s.store, caller.userId) };
   });
-  r.get('/settings/notifications', async (ctx) => {
+  mount(r, circleOperations.getBrewCirclesSettingsNotifications, async (ctx) => {
     const caller = callerOf(ctx);
     ctx.body = await notificationSettings(s.bus, caller.userId);
   });
-  r.put('/settings/notifications', async (ctx) => {
+  mount(r, circleOperations.putBrewCirclesSettingsNotifications, async (ctx) => {
     const caller = write(ctx);
     const body = validate<Static<typeof NotificationSettingsRequest>>(NotificationSettingsRequest, ctx.request.body);
     const res = await setNotificationSettings(s.bus, { user_id: caller.userId, settings: body }, ctxOf(ctx, caller.userId));
@@ -199,7 +411,7 @@ export function circleRoutes(router: Router, s: Services): void {
     ctx.body = res.state.settings;
   });
 
-  r.get('/user/circles', async (ctx) => {
+  mount(r, circleOperations.getBrewCirclesUserCircles, async (ctx) => {
     const caller = callerOf(ctx);
     const memberships = await userCircles(s.store, caller.userId);
     const circles = [];
@@ -219,7 +431,7 @@ export function circleRoutes(router: Router, s: Services): void {
     ctx.body = { circles, count: circles.length };
   });
 
-  r.get('/community/:community_id', async (ctx) => {
+  mount(r, circleOperations.getBrewCirclesCommunityByCommunityId, async (ctx) => {
     const caller = callerOf(ctx);
     const community = await getCommunity(s.store, ctx.params.community_id);
     if (!community) throw notFound('Community', 'community_not_found');
@@ -235,7 +447,7 @@ export function circleRoutes(router: Router, s: Services): void {
     ctx.body = { community_id: community._id, name: community.name, circle: visible[0] ?? null, circles: visible };
   });
 
-  r.post('/posts', async (ctx) => {
+  mount(r, circleOperations.postBrewCirclesPosts, async (ctx) => {
     const caller = write(ctx);
     const body = validate<Static<typeof CreatePostRequest>>(CreatePostRequest, ctx.request.body);
     const access = await visibleCircle(s.store, body.circle_id, caller);
@@ -275,11 +487,11 @@ export function circleRoutes(router: Router, s: Services): void {
     const access = await visibleCircle(s.store, String(post.circle_id), caller);
     return { post, access };
   };
-  r.get('/posts/:post_id', async (ctx) => {
+  mount(r, circleOperations.getBrewCirclesPostsByPostId, async (ctx) => {
     const { post } = await visiblePost(ctx, callerOf(ctx));
     ctx.body = postView(post);
   });
-  r.put('/posts/:post_id', async (ctx) => {
+  mount(r, circleOperations.putBrewCirclesPostsByPostId, async (ctx) => {
     const caller = write(ctx);
     const body = validate<Static<typeof EditPostRequest>>(EditPostRequest, ctx.request.body);
     const { post } = await visiblePost(ctx, caller);
@@ -294,21 +506,21 @@ export function circleRoutes(router: Router, s: Services): void {
     await settled(s, res.position);
     ctx.body = postView((await getCirclePost(s.store, post._id)) ?? post);
   });
-  r.delete('/posts/:post_id', async (ctx) => {
+  mount(r, circleOperations.deleteBrewCirclesPostsByPostId, async (ctx) => {
     const caller = write(ctx);
     const { post } = await visiblePost(ctx, caller);
     const res = await deleteCirclePost(s.bus, post._id, { user_id: caller.userId }, ctxOf(ctx, caller.userId));
     await settled(s, res.position);
     ctx.body = { deleted: true, post_id: post._id };
   });
-  r.get('/posts/:post_id/replies', async (ctx) => {
+  mount(r, circleOperations.getBrewCirclesPostsByPostIdReplies, async (ctx) => {
     const { post } = await visiblePost(ctx, callerOf(ctx));
     const page = skipLimit(ctx.query, { limit: 50, max: 100 });
     const replies = await postReplies(s.store, post._id, page);
     ctx.body = { replies: replies.map(replyView), reply_count: post.reply_count ?? 0, skip: page.skip, limit: page.limit };
   });
 
-  r.post('/replies', async (ctx) => {
+  mount(r, circleOperations.postBrewCirclesReplies, async (ctx) => {
     const caller = write(ctx);
     const body = validate<Static<typeof CreateReplyRequest>>(CreateReplyRequest, ctx.request.body);
     const post = await getCirclePost(s.store, body.post_id);
@@ -336,7 +548,7 @@ export function circleRoutes(router: Router, s: Services): void {
     ctx.body = replyView(reply);
   });
 
-  r.post('/link-preview', async (ctx) => {
+  mount(r, circleOperations.postBrewCirclesLinkPreview, async (ctx) => {
     write(ctx);
     const body = validate<Static<typeof LinkPreviewRequest>>(LinkPreviewRequest, ctx.request.body);
     const refuse = (msg: string) => new ValidationFailed([{ loc: ['body', 'url'], msg, type: 'value_error.url' }]);
@@ -350,7 +562,7 @@ export function circleRoutes(router: Router, s: Services): void {
     }
   });
 
-  r.get('/circles/:circle_id/members/search', async (ctx) => {
+  mount(r, circleOperations.getBrewCirclesCirclesByCircleIdMembersSearch, async (ctx) => {
     const { circle } = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));
     const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim().slice(0, 64) : '';
     const { limit } = skipLimit(ctx.query, { limit: 10, max: 50 });
@@ -358,7 +570,7 @@ export function circleRoutes(router: Router, s: Services): void {
     ctx.body = { members: docs.map((m) => ({ user_id: m.user_id, full_name: m.full_name })), q };
   });
 
-  r.get('/:circle_id', async (ctx) => {
+  mount(r, circleOperations.getBrewCirclesByCircleId, async (ctx) => {
     const access = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));
     const [members, activity] = await Promise.all([circleMemberCount(s.store, access.circle._id), circleActivity(s.store, access.circle._id)]);
     ctx.body = circleView(access.circle, {
@@ -369,7 +581,7 @@ export function circleRoutes(router: Router, s: Services): void {
       is_admin: access.admin,
     });
   });
-  r.delete('/:circle_id', async (ctx) => {
+  mount(r, circleOperations.deleteBrewCirclesByCircleId, async (ctx) => {
     const caller = write(ctx);
     const access = await visibleCircle(s.store, ctx.params.circle_id, caller);
     const res = await deleteCircle(
@@ -381,7 +593,7 @@ export function circleRoutes(router: Router, s: Services): void {
     await settled(s, res.position);
     ctx.body = { deleted: true, circle_id: access.circle._id };
   });
-  r.post('/:circle_id/join', async (ctx) => {
+  mount(r, circleOperations.postBrewCirclesByCircleIdJoin, async (ctx) => {
     const caller = write(ctx);
     const access = await visibleCircle(s.store, ctx.params.circle_id, caller);
     const res = await joinCircle(s.bus, String(access.circle.community_id), access.circle._id, caller.userId, ctxOf(ctx, caller.userId));
@@ -397,7 +609,7 @@ export function circleRoutes(router: Router, s: Services): void {
     }
     ctx.body = { circle_id: access.circle._id, status: 'joined' };
   });
-  r.get('/:circle_id/members', async (ctx) => {
+  mount(r, circleOperations.getBrewCirclesByCircleIdMembers, async (ctx) => {
     const { circle } = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));
     const page = skipLimit(ctx.query, { limit: 50, max: 100 });
     const [docs, total] = await Promise.all([circleMembers(s.store, circle._id, page), circleMemberCount(s.store, circle._id)]);
@@ -408,19 +620,19 @@ export function circleRoutes(router: Router, s: Services): void {
       limit: page.limit,
     };
   });
-  r.get('/:circle_id/posts', async (ctx) => {
+  mount(r, circleOperations.getBrewCirclesByCircleIdPosts, async (ctx) => {
     const { circle } = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));
     const page = skipLimit(ctx.query, { limit: 20, max: 100 });
     const tag = typeof ctx.query.tag === 'string' && ctx.query.tag ? ctx.query.tag.replace(/^#/, '').toLowerCase() : undefined;
     const posts = await circlePosts(s.store, circle._id, { ...page, tag });
     ctx.body = { posts: posts.map(postView), skip: page.skip, limit: page.limit, tag: tag ?? null };
   });
-  r.get('/:circle_id/trending-tags', async (ctx) => {
+  mount(r, circleOperations.getBrewCirclesByCircleIdTrendingTags, async (ctx) => {
     const { circle } = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));
     const since = new Date(s.clock.now().getTime() - 29 * DAY).toISOString().slice(0, 10);
     ctx.body = { circle_id: circle._id, days: 30, tags: await trendingTags(s.store, circle._id, since) };
   });
-  r.get('/:circle_id/posts/check-new', async (ctx) => {
+  mount(r, circleOperations.getBrewCirclesByCircleIdPostsCheckNew, async (ctx) => {
     const { circle } = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));
     const raw = ctx.query.since;
     const since = typeof raw === 'string' && raw ? new Date(raw) : null;

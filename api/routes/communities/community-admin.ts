@@ -44,6 +44,7 @@ import { paging, validate } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 const Visibility = Type.Union(VISIBILITIES.map((v) => Type.Literal(v)));
 export const CreateCommunityRequest = Type.Object(
@@ -87,10 +88,148 @@ function oneOf<T extends string>(values: readonly T[], raw: unknown, name: strin
   return raw as T;
 }
 
+export const communityAdminOperations = operations({
+  postAdminCommunities: {
+    method: 'POST',
+    path: '/api/admin/communities',
+    summary: 'Super admin: create a community (with its default circles)',
+    tags: ['communities'],
+    auth: 'admin',
+    body: CreateCommunityRequest,
+    responses: { 201: { schema: { type: 'object' } } },
+  },
+  postAdminCommunitiesByCommunityIdAdmins: {
+    method: 'POST',
+    path: '/api/admin/communities/:community_id/admins',
+    summary: 'Super admin: name a community admin',
+    tags: ['communities'],
+    auth: 'admin',
+    body: NameAdminRequest,
+  },
+  postCommunitiesJoin: {
+    method: 'POST',
+    path: '/api/communities/join',
+    summary: 'Join a community with an invite code',
+    tags: ['communities'],
+    auth: 'bearer',
+    body: JoinCommunityRequest,
+  },
+  getAdminCommunityAdminDashboard: {
+    method: 'GET',
+    path: '/api/admin/community-admin/dashboard',
+    summary: 'Community admin: your communities with their figures (super admins: all)',
+    tags: ['communities'],
+    auth: 'bearer',
+    query: queryOf('community_id'),
+  },
+  getAdminCommunityAdminMembers: {
+    method: 'GET',
+    path: '/api/admin/community-admin/members',
+    summary: 'Community admin: members (filter by circle, search)',
+    tags: ['communities'],
+    auth: 'bearer',
+    query: queryOf('community_id', 'circle_filter', 'search', 'limit', 'page'),
+  },
+  deleteAdminCommunityAdminMembersByMemberId: {
+    method: 'DELETE',
+    path: '/api/admin/community-admin/members/:member_id',
+    summary: 'Community admin: remove a member',
+    tags: ['communities'],
+    auth: 'bearer',
+    query: queryOf('community_id'),
+  },
+  postAdminCommunityAdminCodes: {
+    method: 'POST',
+    path: '/api/admin/community-admin/codes',
+    summary: 'Community admin: create an invite code',
+    tags: ['communities'],
+    auth: 'bearer',
+    body: CreateCodeRequest,
+    responses: { 201: { schema: { type: 'object' } } },
+  },
+  putAdminCommunityAdminCodesByCodeId: {
+    method: 'PUT',
+    path: '/api/admin/community-admin/codes/:code_id',
+    summary: 'Community admin: activate or disable an invite code',
+    tags: ['communities'],
+    auth: 'bearer',
+    body: UpdateCodeStatusRequest,
+  },
+  getAdminCommunityAdminCodeQrByCode: {
+    method: 'GET',
+    path: '/api/admin/community-admin/code-qr/:code',
+    summary: 'Community admin: the QR code of an invite link (PNG, or SVG with format=svg)',
+    tags: ['communities'],
+    auth: 'bearer',
+    query: { type: 'object', properties: { format: { enum: ['png', 'svg'] } } },
+    responses: { 200: { contentType: 'image/png', alsoContentTypes: ['image/svg+xml'], schema: { type: 'string', contentEncoding: 'binary' } } },
+  },
+  getAdminCommunityAdminInviteAnalyticsByCommunityId: {
+    method: 'GET',
+    path: '/api/admin/community-admin/invite-analytics/:community_id',
+    summary: "Community admin: a community's invite code analytics",
+    tags: ['communities'],
+    auth: 'bearer',
+  },
+  postAdminCommunityAdminCircles: {
+    method: 'POST',
+    path: '/api/admin/community-admin/circles',
+    summary: 'Community admin: create a circle',
+    tags: ['communities'],
+    auth: 'bearer',
+    body: CreateCircleRequest,
+    responses: { 201: { schema: { type: 'object' } } },
+  },
+  putAdminCommunityAdminCirclesByCircleIdVisibility: {
+    method: 'PUT',
+    path: '/api/admin/community-admin/circles/:circle_id/visibility',
+    summary: "Community admin: set a circle's visibility (query visibility)",
+    tags: ['communities'],
+    auth: 'bearer',
+    query: { type: 'object', required: ['visibility'], properties: { visibility: { enum: [...VISIBILITIES] }, community_id: { type: 'string' } } },
+  },
+  postAdminCommunityAdminCirclesByCircleIdMembers: {
+    method: 'POST',
+    path: '/api/admin/community-admin/circles/:circle_id/members',
+    summary: 'Community admin: add a member to a circle',
+    tags: ['communities'],
+    auth: 'bearer',
+    body: AddCircleMemberRequest,
+    query: queryOf('community_id'),
+  },
+  getAdminCommunityAdminCircleRequests: {
+    method: 'GET',
+    path: '/api/admin/community-admin/circle-requests',
+    summary: 'Community admin: requests to join circles',
+    tags: ['communities'],
+    auth: 'bearer',
+    query: {
+      type: 'object',
+      properties: { status: { enum: ['pending', 'approved', 'rejected'] }, community_id: { type: 'string' }, limit: { type: 'string', pattern: '^\\d+$' } },
+    },
+  },
+  postAdminCommunityAdminCircleRequestsByRequestIdApprove: {
+    method: 'POST',
+    path: '/api/admin/community-admin/circle-requests/:request_id/approve',
+    summary: 'Community admin: approve a circle join request (optional query admin_note)',
+    tags: ['communities'],
+    auth: 'bearer',
+    query: queryOf('admin_note', 'community_id'),
+  },
+  postAdminCommunityAdminCircleRequestsByRequestIdReject: {
+    method: 'POST',
+    path: '/api/admin/community-admin/circle-requests/:request_id/reject',
+    summary: 'Community admin: reject a circle join request (optional query admin_note)',
+    tags: ['communities'],
+    auth: 'bearer',
+    query: queryOf('admin_note', 'community_id'),
+  },
+});
+
 /** Super admins: communities and their admins (shared DECISIONS "Communities and circles"). */
 function communityRoutes(router: Router, s: Services): void {
   const admin = new Router({ prefix: '/api/admin/communities' });
-  admin.post('/', async (ctx) => {
+  mount(admin, communityAdminOperations.postAdminCommunities, async (ctx) => {
     const adminId = requireSuperAdmin(ctx);
     const body = validate<Static<typeof CreateCommunityRequest>>(CreateCommunityRequest, ctx.request.body);
     const r = await createCommunity(
@@ -104,7 +243,7 @@ function communityRoutes(router: Router, s: Services): void {
     ctx.status = 201;
     ctx.body = { ...communityView(c), circles: (await circlesOf(s.store, r.community_id)).map((x) => circleView(x)) };
   });
-  admin.post('/:community_id/admins', async (ctx) => {
+  mount(admin, communityAdminOperations.postAdminCommunitiesByCommunityIdAdmins, async (ctx) => {
     const adminId = requireSuperAdmin(ctx);
     const body = validate<Static<typeof NameAdminRequest>>(NameAdminRequest, ctx.request.body);
     const r = await nameCommunityAdmin(s.bus, ctx.params.community_id, body.user_id, adminId, commandContext(s, ctx, adminId));
@@ -116,7 +255,7 @@ function communityRoutes(router: Router, s: Services): void {
   router.use(admin.routes());
 
   const join = new Router({ prefix: '/api/communities' });
-  join.post('/join', async (ctx) => {
+  mount(join, communityAdminOperations.postCommunitiesJoin, async (ctx) => {
     const { userId } = requireUser(ctx);
     const body = validate<Static<typeof JoinCommunityRequest>>(JoinCommunityRequest, ctx.request.body);
     const code = await codeByValue(s.store, body.code.trim());
@@ -137,7 +276,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
   communityRoutes(router, s);
   const r = new Router({ prefix: '/api/admin/community-admin' });
 
-  r.get('/dashboard', async (ctx) => {
+  mount(r, communityAdminOperations.getAdminCommunityAdminDashboard, async (ctx) => {
     const caller = callerOf(ctx);
     const scope = await adminScope(s.store, caller, str(ctx.query.community_id));
     const communities = [];
@@ -145,7 +284,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
     ctx.body = { communities, super_admin: isSuper(caller) };
   });
 
-  r.get('/members', async (ctx) => {
+  mount(r, communityAdminOperations.getAdminCommunityAdminMembers, async (ctx) => {
     const caller = callerOf(ctx);
     const scope = await adminScope(s.store, caller, str(ctx.query.community_id));
     const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 100 });
@@ -155,7 +294,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
     ctx.body = { members: res.docs.map(memberView), total: res.total, page, limit, has_more: skip + res.docs.length < res.total };
   });
 
-  r.delete('/members/:member_id', async (ctx) => {
+  mount(r, communityAdminOperations.deleteAdminCommunityAdminMembersByMemberId, async (ctx) => {
     const caller = callerOf(ctx);
     const scope = await adminScope(s.store, caller, str(ctx.query.community_id));
     if (scope.length !== 1 && !str(ctx.query.community_id)) {
@@ -176,7 +315,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
     ctx.body = { removed: true, user_id: ctx.params.member_id, community_id: community._id };
   });
 
-  r.post('/codes', async (ctx) => {
+  mount(r, communityAdminOperations.postAdminCommunityAdminCodes, async (ctx) => {
     const caller = callerOf(ctx);
     const body = validate<Static<typeof CreateCodeRequest>>(CreateCodeRequest, ctx.request.body);
     const [community] = await adminScope(s.store, caller, body.community_id);
@@ -198,7 +337,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
     ctx.body = codeView(code, s.config.publicBaseUrl);
   });
 
-  r.put('/codes/:code_id', async (ctx) => {
+  mount(r, communityAdminOperations.putAdminCommunityAdminCodesByCodeId, async (ctx) => {
     const caller = callerOf(ctx);
     const body = validate<Static<typeof UpdateCodeStatusRequest>>(UpdateCodeStatusRequest, ctx.request.body);
     const code = await getCode(s.store, ctx.params.code_id);
@@ -218,7 +357,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
     ctx.body = codeView(after ?? code, s.config.publicBaseUrl);
   });
 
-  r.get('/code-qr/:code', async (ctx) => {
+  mount(r, communityAdminOperations.getAdminCommunityAdminCodeQrByCode, async (ctx) => {
     const caller = callerOf(ctx);
     const code = await codeByValue(s.store, ctx.params.code);
     if (!code) {
@@ -238,13 +377,13 @@ export function communityAdminRoutes(router: Router, s: Services): void {
     }
   });
 
-  r.get('/invite-analytics/:community_id', async (ctx) => {
+  mount(r, communityAdminOperations.getAdminCommunityAdminInviteAnalyticsByCommunityId, async (ctx) => {
     const caller = callerOf(ctx);
     const [community] = await adminScope(s.store, caller, ctx.params.community_id);
     ctx.body = await inviteAnalytics(s.store, community._id);
   });
 
-  r.post('/circles', async (ctx) => {
+  mount(r, communityAdminOperations.postAdminCommunityAdminCircles, async (ctx) => {
     const caller = callerOf(ctx);
     const body = validate<Static<typeof CreateCircleRequest>>(CreateCircleRequest, ctx.request.body);
     const [community] = await adminScope(s.store, caller, body.community_id);
@@ -272,7 +411,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
     return circle;
   };
 
-  r.put('/circles/:circle_id/visibility', async (ctx) => {
+  mount(r, communityAdminOperations.putAdminCommunityAdminCirclesByCircleIdVisibility, async (ctx) => {
     const caller = callerOf(ctx);
     const visibility = oneOf(VISIBILITIES, ctx.query.visibility, 'visibility', true) ?? 'community';
     const circle = await adminCircle(ctx, caller);
@@ -287,7 +426,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
     ctx.body = circleView(after ?? circle);
   });
 
-  r.post('/circles/:circle_id/members', async (ctx) => {
+  mount(r, communityAdminOperations.postAdminCommunityAdminCirclesByCircleIdMembers, async (ctx) => {
     const caller = callerOf(ctx);
     const body = validate<Static<typeof AddCircleMemberRequest>>(AddCircleMemberRequest, ctx.request.body);
     const circle = await adminCircle(ctx, caller);
@@ -301,7 +440,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
     ctx.body = { circle_id: circle._id, user_id: body.user_id, member: true };
   });
 
-  r.get('/circle-requests', async (ctx) => {
+  mount(r, communityAdminOperations.getAdminCommunityAdminCircleRequests, async (ctx) => {
     const caller = callerOf(ctx);
     const status = oneOf(['pending', 'approved', 'rejected'] as const, ctx.query.status, 'status', false);
     const scope = await adminScope(s.store, caller, str(ctx.query.community_id));
@@ -336,8 +475,8 @@ export function communityAdminRoutes(router: Router, s: Services): void {
     const after = await getJoinRequest(s.store, request._id);
     ctx.body = requestView(after ?? request);
   };
-  r.post('/circle-requests/:request_id/approve', decide(true));
-  r.post('/circle-requests/:request_id/reject', decide(false));
+  mount(r, communityAdminOperations.postAdminCommunityAdminCircleRequestsByRequestIdApprove, decide(true));
+  mount(r, communityAdminOperations.postAdminCommunityAdminCircleRequestsByRequestIdReject, decide(false));
 
   router.use(r.routes());
 }

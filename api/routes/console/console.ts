@@ -24,6 +24,8 @@ import { AUTH_LIMITS, throttledLogin } from '../humans/auth.ts';
 import type { Services } from '../../services.ts';
 import { screenBody } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
+import { ERROR_ENVELOPE } from '../../openapi.ts';
 
 const AGENT_ID = /^agt_[a-z0-9]{20}$/;
 
@@ -39,6 +41,207 @@ const formField = (ctx: Context, name: string): string => {
   const value = (ctx.request.body as Record<string, unknown> | undefined)?.[name];
   return typeof value === 'string' ? value : '';
 };
+
+/** Console forms: URL-encoded, each with the session's CSRF token (`_csrf`) when signed in by cookie. */
+const FORM = 'application/x-www-form-urlencoded';
+const csrf = { type: 'string', description: "The page's CSRF token (needed when the session is the console cookie)." };
+export const CsrfForm = { type: 'object', properties: { _csrf: csrf } };
+export const LoginForm = {
+  type: 'object',
+  required: ['email', 'password'],
+  properties: { _csrf: csrf, email: { type: 'string', maxLength: 254 }, password: { type: 'string', maxLength: 200 } },
+};
+export const BanForm = { type: 'object', required: ['reason'], properties: { _csrf: csrf, reason: { type: 'string', minLength: 1, maxLength: 500 } } };
+export const ResolveForm = {
+  type: 'object',
+  required: ['outcome', 'note'],
+  properties: { _csrf: csrf, outcome: { enum: ['completed', 'in_progress', 'refunded'] }, note: { type: 'string', minLength: 1, maxLength: 2000 } },
+};
+export const MergeForm = {
+  type: 'object',
+  required: ['into'],
+  properties: { _csrf: csrf, into: { type: 'string', description: 'The slug of the room to merge into.' } },
+};
+const HTML_PAGE = { contentType: 'text/html', schema: { type: 'string' } };
+const REDIRECT = { description: 'Redirect (Location): to the sign-in page when not signed in, or to the page asked for', contentType: '' };
+const SEE_OTHER = { description: 'Done: see the page in Location', contentType: '' };
+/**
+ * Errors inside the console are pages (the same status, the error's detail and code); the checks
+ * made before the console (a bad credential, an unreadable body) answer the JSON envelope.
+ */
+const HTML_ERRORS = Object.fromEntries(
+  [400, 401, 403, 404, 409, 410, 413, 415, 422, 429].map((status) => [
+    status,
+    {
+      description: 'The error page, or the JSON envelope for the checks before the console',
+      contentType: 'application/json',
+      alsoContentTypes: ['text/html'],
+      schema: ERROR_ENVELOPE,
+    },
+  ]),
+);
+
+export const consoleOperations = operations({
+  getAdminConsole: {
+    method: 'GET',
+    path: '/admin',
+    summary: 'Console: to the agents page (or to sign-in)',
+    tags: ['console'],
+    auth: 'admin',
+    responses: { 302: REDIRECT, ...HTML_ERRORS },
+  },
+  getAdminConsoleLogin: {
+    method: 'GET',
+    path: '/admin/login',
+    summary: 'Console: the sign-in page',
+    tags: ['console'],
+    auth: 'none',
+    responses: { 200: HTML_PAGE },
+  },
+  postAdminConsoleLogin: {
+    method: 'POST',
+    path: '/admin/login',
+    summary: 'Console: sign in (password flow; starts the cookie session)',
+    tags: ['console'],
+    auth: 'none',
+    bodyContentType: FORM,
+    body: LoginForm,
+    rateLimit: AUTH_LIMITS.auth,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  postAdminConsoleLogout: {
+    method: 'POST',
+    path: '/admin/logout',
+    summary: 'Console: sign out',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: CsrfForm,
+    bodyOptional: true,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  getAdminConsoleAgents: {
+    method: 'GET',
+    path: '/admin/agents',
+    summary: 'Console: recent agents, and search by agent id (q)',
+    tags: ['console'],
+    auth: 'admin',
+    query: queryOf('q', 'done'),
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  getAdminConsoleAgentsByAgentId: {
+    method: 'GET',
+    path: '/admin/agents/:agent_id',
+    summary: "Console: an agent's state, credits, 30-day spend and history",
+    tags: ['console'],
+    auth: 'admin',
+    query: queryOf('done'),
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  postAdminConsoleAgentsByAgentIdBan: {
+    method: 'POST',
+    path: '/admin/agents/:agent_id/ban',
+    summary: 'Console: ban an agent (reason required)',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: BanForm,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  getAdminConsoleRooms: {
+    method: 'GET',
+    path: '/admin/rooms',
+    summary: 'Console: public rooms (hide, merge)',
+    tags: ['console'],
+    auth: 'admin',
+    query: queryOf('done'),
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  postAdminConsoleRoomsBySlugHide: {
+    method: 'POST',
+    path: '/admin/rooms/:slug/hide',
+    summary: 'Console: hide a room',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: CsrfForm,
+    bodyOptional: true,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  postAdminConsoleRoomsBySlugMerge: {
+    method: 'POST',
+    path: '/admin/rooms/:slug/merge',
+    summary: 'Console: merge a room into another',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: MergeForm,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  getAdminConsoleDisputes: {
+    method: 'GET',
+    path: '/admin/disputes',
+    summary: 'Console: the dispute queue',
+    tags: ['console'],
+    auth: 'admin',
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  getAdminConsoleDisputesByContractId: {
+    method: 'GET',
+    path: '/admin/disputes/:contract_id',
+    summary: 'Console: a dispute, its audit trail from the contract stream, the ruling or the resolve form',
+    tags: ['console'],
+    auth: 'admin',
+    query: queryOf('done'),
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  getAdminConsoleDisputesByContractIdEvidenceJson: {
+    method: 'GET',
+    path: '/admin/disputes/:contract_id/evidence.json',
+    summary: "Console: download a dispute's evidence bundle (hash-chained JSON)",
+    tags: ['console'],
+    auth: 'admin',
+    responses: { 200: { contentType: 'application/json', schema: { type: 'object' } }, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  postAdminConsoleDisputesByContractIdResolve: {
+    method: 'POST',
+    path: '/admin/disputes/:contract_id/resolve',
+    summary: 'Console: resolve a dispute (signed ruling)',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: ResolveForm,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  getAdminConsoleProjections: {
+    method: 'GET',
+    path: '/admin/projections',
+    summary: 'Console: projections with lag, rebuild state, progress and ETA',
+    tags: ['console'],
+    auth: 'admin',
+    query: queryOf('done'),
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  postAdminConsoleProjectionsByNameRebuild: {
+    method: 'POST',
+    path: '/admin/projections/:name/rebuild',
+    summary: 'Console: start a one-projection rebuild',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: CsrfForm,
+    bodyOptional: true,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  getAdminConsoleSite: {
+    method: 'GET',
+    path: '/admin/site',
+    summary: 'Console: 30 days of page views and the partner leads',
+    tags: ['console'],
+    auth: 'admin',
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+});
 
 /**
  * The admin console (docs/CONSOLE.md): server-rendered pages under /admin for super admins,
@@ -91,16 +294,16 @@ export function consoleRoutes(router: Router, s: Services): void {
   const page = (ctx: Context, view: string, data: Record<string, unknown>) =>
     renderPage(ctx, view, { signedIn: true, csrf: csrfToken(ctx), notice: ctx.query.done ?? null, ...data });
 
-  admin.get('/', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsole, async (ctx) => {
     await requireAdmin(ctx);
     ctx.redirect('/admin/agents');
   });
 
-  admin.get('/login', (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleLogin, (ctx) => {
     renderPage(ctx, 'login', { title: 'Sign in', signedIn: false, csrf: csrfToken(ctx), error: null, email: '' });
   });
 
-  admin.post('/login', async (ctx) => {
+  mount(admin, consoleOperations.postAdminConsoleLogin, async (ctx) => {
     s.limiter.hit(AUTH_LIMITS.auth, ctx.ip, ctx);
     checkCsrf(ctx, formField(ctx, '_csrf'));
     const email = formField(ctx, 'email').slice(0, 254);
@@ -121,14 +324,14 @@ export function consoleRoutes(router: Router, s: Services): void {
     ctx.redirect('/admin/agents');
   });
 
-  admin.post('/logout', async (ctx) => {
+  mount(admin, consoleOperations.postAdminConsoleLogout, async (ctx) => {
     await requireAdmin(ctx);
     endConsoleSession(ctx);
     ctx.status = 303;
     ctx.redirect('/admin/login');
   });
 
-  admin.get('/agents', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleAgents, async (ctx) => {
     await requireAdmin(ctx);
     const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
     if (q && AGENT_ID.test(q) && (await getAgent(s.store, q))) return ctx.redirect(`/admin/agents/${q}`);
@@ -141,7 +344,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     });
   });
 
-  admin.get('/agents/:agent_id', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleAgentsByAgentId, async (ctx) => {
     await requireAdmin(ctx);
     const agent = await getAgent(s.store, ctx.params.agent_id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
@@ -169,7 +372,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     });
   });
 
-  admin.post('/agents/:agent_id/ban', async (ctx) => {
+  mount(admin, consoleOperations.postAdminConsoleAgentsByAgentIdBan, async (ctx) => {
     const user = await requireAdmin(ctx);
     const reason = formField(ctx, 'reason').trim();
     if (!reason || reason.length > 500) throw new DomainError(422, 'validation_failed', 'A reason of 1 to 500 characters is required');
@@ -179,7 +382,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     ctx.redirect(`/admin/agents/${encodeURIComponent(ctx.params.agent_id)}?done=${encodeURIComponent('Agent banned.')}`);
   });
 
-  admin.get('/rooms', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleRooms, async (ctx) => {
     await requireAdmin(ctx);
     const rooms = await s.store.collection('rooms').find({ public: true }, { sort: { agent_count: -1 }, limit: 500 });
     page(ctx, 'rooms', {
@@ -197,7 +400,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     });
   });
 
-  admin.post('/rooms/:slug/hide', async (ctx) => {
+  mount(admin, consoleOperations.postAdminConsoleRoomsBySlugHide, async (ctx) => {
     const user = await requireAdmin(ctx);
     const slug = ctx.params.slug;
     const r = await hideRoom(s.bus, slug, `admin:${user.userId}`, (await roomKind(s.store, slug)) !== null, commandContext(s, ctx, user.userId));
@@ -206,7 +409,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     ctx.redirect(`/admin/rooms?done=${encodeURIComponent(`Room ${slug} hidden.`)}`);
   });
 
-  admin.post('/rooms/:slug/merge', async (ctx) => {
+  mount(admin, consoleOperations.postAdminConsoleRoomsBySlugMerge, async (ctx) => {
     const user = await requireAdmin(ctx);
     const slug = ctx.params.slug;
     const into = formField(ctx, 'into');
@@ -223,7 +426,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     return doc;
   };
 
-  admin.get('/disputes', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleDisputes, async (ctx) => {
     await requireAdmin(ctx);
     const { docs, total } = await disputeQueue(s.store, 0, 200);
     page(ctx, 'disputes', {
@@ -234,7 +437,7 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   /** One dispute: the contract, its audit trail read from the contract's stream, the ruling or the resolve form. */
-  admin.get('/disputes/:contract_id', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleDisputesByContractId, async (ctx) => {
     await requireAdmin(ctx);
     const doc = await disputed(ctx.params.contract_id);
     const events = await contractEvents(s.log, ctx.params.contract_id);
@@ -248,7 +451,7 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   /** The evidence bundle (the same JSON as GET /api/admin/disputes/{id}/evidence), as a download. */
-  admin.get('/disputes/:contract_id/evidence.json', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleDisputesByContractIdEvidenceJson, async (ctx) => {
     await requireAdmin(ctx);
     await disputed(ctx.params.contract_id);
     const bundle = await buildEvidence(s.log, ctx.params.contract_id, s.clock.now());
@@ -258,7 +461,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     ctx.body = bundle;
   });
 
-  admin.post('/disputes/:contract_id/resolve', async (ctx) => {
+  mount(admin, consoleOperations.postAdminConsoleDisputesByContractIdResolve, async (ctx) => {
     const user = await requireAdmin(ctx);
     const outcome = formField(ctx, 'outcome');
     const note = formField(ctx, 'note').trim();
@@ -282,7 +485,7 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   /** Each projection's checkpoint, head and lag, its last rebuild with progress and ETA, and a rebuild button. */
-  admin.get('/projections', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleProjections, async (ctx) => {
     await requireAdmin(ctx);
     const lags = await projectionLags(s.log, s.runner, s.clock.now());
     const items = lags.map((l) => ({ ...l, lag_seconds: Math.round(l.lag_seconds * 10) / 10, rebuild: s.rebuilds.status(l.name) }));
@@ -295,7 +498,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     });
   });
 
-  admin.post('/projections/:name/rebuild', async (ctx) => {
+  mount(admin, consoleOperations.postAdminConsoleProjectionsByNameRebuild, async (ctx) => {
     await requireAdmin(ctx);
     const name = ctx.params.name;
     if (!s.runner.projections.some((p) => p.name === name)) throw new DomainError(404, 'projection_not_found', `No projection named ${name}`);
@@ -305,7 +508,7 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   /** Partner leads (newest first) and page-view statistics over 30 days, with a per-day chart. */
-  admin.get('/site', async (ctx) => {
+  mount(admin, consoleOperations.getAdminConsoleSite, async (ctx) => {
     await requireAdmin(ctx);
     const now = s.clock.now();
     const since = new Date(now.getTime() - 29 * DAY).toISOString().slice(0, 10);

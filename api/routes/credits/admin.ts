@@ -11,6 +11,7 @@ import { encodeCursor } from '../../../queries/cursor.ts';
 import type { Services } from '../../services.ts';
 import { afterCursor, validate } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
+import { mount, operations } from '../../operations.ts';
 
 const IsoTime = Type.String({ format: 'date-time', maxLength: 40 });
 
@@ -61,6 +62,53 @@ export const CSV_COLUMNS = [
 
 export const ledgerView = (e: LedgerEntry): Static<typeof LedgerEntryView> => ledgerJson(e);
 
+/** Query of a credit statement: the period `[from, to)`; defaults: the ledger's start, and now. */
+export const StatementQuery = Type.Object({ from: Type.Optional(IsoTime), to: Type.Optional(IsoTime) }, { additionalProperties: false });
+
+/** The JSON page of the admin credit history. */
+export const LedgerPage = Type.Object({
+  agent_id: Type.String(),
+  filters: Type.Object({
+    type: Type.Union([Type.String(), Type.Null()]),
+    action: Type.Union([Type.String(), Type.Null()]),
+    from: Type.Union([Type.String(), Type.Null()]),
+    to: Type.Union([Type.String(), Type.Null()]),
+  }),
+  entries: Type.Array(LedgerEntryView),
+  limit: Type.Integer(),
+  next_cursor: Type.String(),
+  has_more: Type.Boolean(),
+});
+
+export const adminCreditOperations = operations({
+  getAdminAgentsByAgentIdCreditsHistory: {
+    method: 'GET',
+    path: '/api/admin/agents/:agent_id/credits/history',
+    summary: "Super admin: any agent's credit ledger with positions and actors (oldest first, cursor-paged)",
+    tags: ['credits'],
+    auth: 'admin',
+    query: CreditHistoryQuery,
+    responses: { 200: { schema: LedgerPage } },
+  },
+  getAdminAgentsByAgentIdCreditsHistoryExport: {
+    method: 'GET',
+    path: '/api/admin/agents/:agent_id/credits/history/export',
+    summary: "Super admin: an agent's whole (filtered) ledger as NDJSON (default) or CSV (format=csv)",
+    tags: ['credits'],
+    auth: 'admin',
+    query: CreditHistoryQuery,
+    responses: { 200: { contentType: 'application/x-ndjson', alsoContentTypes: ['text/csv'], schema: { type: 'string' } } },
+  },
+  getAdminAgentsByAgentIdCreditsStatement: {
+    method: 'GET',
+    path: '/api/admin/agents/:agent_id/credits/statement',
+    summary: "Super admin: an agent's signed credit statement of a period",
+    tags: ['credits'],
+    auth: 'admin',
+    query: StatementQuery,
+  },
+});
+
 function filterOf(q: Static<typeof CreditHistoryQuery>): LedgerFilter {
   const iso = (t: string | undefined) => (t === undefined ? undefined : new Date(t).toISOString());
   return { type: q.type, action: q.action, from: iso(q.from), to: iso(q.to) };
@@ -81,7 +129,7 @@ export function adminCreditRoutes(router: Router, s: Services): void {
     return { q, agentId, filter: filterOf(q) };
   };
 
-  audit.get('/history', async (ctx) => {
+  mount(audit, adminCreditOperations.getAdminAgentsByAgentIdCreditsHistory, async (ctx) => {
     const { q, agentId, filter } = await load(ctx);
     const limit = Math.min(Math.max(Number(q.limit ?? 50), 1), 200);
     const after = afterCursor(ctx.query)?.position ?? 0;
@@ -97,7 +145,7 @@ export function adminCreditRoutes(router: Router, s: Services): void {
     };
   });
 
-  audit.get('/history/export', async (ctx) => {
+  mount(audit, adminCreditOperations.getAdminAgentsByAgentIdCreditsHistoryExport, async (ctx) => {
     const { q, agentId, filter } = await load(ctx);
     const format = q.format ?? 'ndjson';
     const rows: Array<Static<typeof LedgerEntryView>> = [];
@@ -114,7 +162,7 @@ export function adminCreditRoutes(router: Router, s: Services): void {
       ctx.body = rows.map((r) => `${JSON.stringify(r)}\n`).join('');
     }
   });
-  audit.get('/statement', async (ctx) => {
+  mount(audit, adminCreditOperations.getAdminAgentsByAgentIdCreditsStatement, async (ctx) => {
     requireSuperAdmin(ctx);
     const q = validate<Static<typeof StatementQuery>>(StatementQuery, { ...ctx.query }, 'query');
     const agent = await getAgent(s.store, ctx.params.agent_id);
@@ -123,9 +171,6 @@ export function adminCreditRoutes(router: Router, s: Services): void {
   });
   router.use(audit.routes());
 }
-
-/** Query of a credit statement: the period `[from, to)`; defaults: the ledger's start, and now. */
-export const StatementQuery = Type.Object({ from: Type.Optional(IsoTime), to: Type.Optional(IsoTime) }, { additionalProperties: false });
 
 /** The signed statement of a period (commands/credits/statement.ts; format and verifier in docs/BILLING.md). */
 export function statementOf(s: Services, agentId: string, unlimited: boolean, q: Static<typeof StatementQuery>) {

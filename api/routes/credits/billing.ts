@@ -13,6 +13,7 @@ import { toCredits } from '../../../events/kernel/money.ts';
 import { getAgent } from '../../../queries/agents/agents.ts';
 import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
+import { mount, operations } from '../../operations.ts';
 import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled, writer } from '../util.ts';
 
@@ -42,6 +43,79 @@ export const OrderResponse = Type.Object({
   verify_url: Type.String(),
 });
 
+const HTML = { 200: { contentType: 'text/html', schema: { type: 'string' } } };
+
+/** The answer of the verify route. */
+export const VerifyResponse = Type.Object({
+  order_id: Type.String(),
+  payment_id: Type.String(),
+  kind: Type.String(),
+  status: Type.Literal('paid'),
+  already_verified: Type.Boolean(),
+  agent_id: Type.Union([Type.String(), Type.Null()]),
+  tier: Type.Optional(Type.String()),
+  balance: Type.Optional(Type.Number()),
+  reset_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+export const billingOperations = operations({
+  postCreditsTopupOrder: {
+    method: 'POST',
+    path: '/api/credits/topup/order',
+    summary: 'Order a credit top-up pack for your agent (pay at payment_url, then verify)',
+    tags: ['credits'],
+    auth: 'key_or_bearer',
+    body: TopupOrderBody,
+    responses: { 200: { schema: OrderResponse } },
+  },
+  postCreditsTopupVerify: {
+    method: 'POST',
+    path: '/api/credits/topup/verify',
+    summary: "Verify a payment (any order's) by the provider's signature; applies it once",
+    tags: ['credits'],
+    auth: 'none',
+    body: VerifyBody,
+    rateLimit: PAYMENT_LIMIT,
+    responses: { 200: { schema: VerifyResponse } },
+  },
+  postProtocolAgentsByIdUpgrade: {
+    method: 'POST',
+    path: '/api/protocol/agents/:id/upgrade',
+    summary: 'Order a tier upgrade for an agent (anyone may pay; applied when verified)',
+    tags: ['credits'],
+    auth: 'none',
+    body: UpgradeBody,
+    rateLimit: PAYMENT_LIMIT,
+    responses: { 200: { schema: OrderResponse } },
+  },
+  postBillingPlansOrder: {
+    method: 'POST',
+    path: '/api/billing/plans/order',
+    summary: 'Order a plan for the signed-in user',
+    tags: ['credits'],
+    auth: 'bearer',
+    body: PlanOrderBody,
+    responses: { 200: { schema: OrderResponse } },
+  },
+  getCreditsCheckoutByOrderId: {
+    method: 'GET',
+    path: '/api/credits/checkout/:order_id',
+    summary: "An order's checkout page (HTML)",
+    tags: ['credits'],
+    auth: 'none',
+    responses: HTML,
+  },
+  postCreditsSandboxPay: {
+    method: 'POST',
+    path: '/api/credits/sandbox/pay',
+    summary: 'Sandbox only (no payment provider configured): pay an order with a test payment',
+    tags: ['credits'],
+    auth: 'none',
+    body: SandboxPayBody,
+    rateLimit: PAYMENT_LIMIT,
+  },
+});
+
 export function billingDeps(s: Services): BillingDeps {
   return {
     bus: s.bus,
@@ -66,12 +140,12 @@ export function billingRoutes(router: Router, s: Services): void {
   };
 
   const topup = new Router({ prefix: '/api/credits/topup' });
-  topup.post('/order', async (ctx) => {
+  mount(topup, billingOperations.postCreditsTopupOrder, async (ctx) => {
     const agentId = writer(s, ctx);
     const body = validate<Static<typeof TopupOrderBody>>(TopupOrderBody, ctx.request.body ?? {});
     await order(ctx, { kind: 'topup', agent_id: agentId, pack: body.pack }, agentId);
   });
-  topup.post('/verify', async (ctx) => {
+  mount(topup, billingOperations.postCreditsTopupVerify, async (ctx) => {
     s.limiter.hit(PAYMENT_LIMIT, ctx.ip, ctx);
     const body = validate<Static<typeof VerifyBody>>(VerifyBody, ctx.request.body ?? {});
     const r = await verifyPayment(deps, body, commandContext(s, ctx, null));
@@ -90,7 +164,7 @@ export function billingRoutes(router: Router, s: Services): void {
   router.use(topup.routes());
 
   const upgrade = new Router({ prefix: '/api/protocol/agents/:id/upgrade' });
-  upgrade.post('/', async (ctx) => {
+  mount(upgrade, billingOperations.postProtocolAgentsByIdUpgrade, async (ctx) => {
     // No auth, as the spec lists it: anyone may pay for an agent's upgrade; it applies when the payment is verified.
     s.limiter.hit(PAYMENT_LIMIT, ctx.ip, ctx);
     const body = validate<Static<typeof UpgradeBody>>(UpgradeBody, ctx.request.body ?? {});
@@ -100,7 +174,7 @@ export function billingRoutes(router: Router, s: Services): void {
   router.use(upgrade.routes());
 
   const plans = new Router({ prefix: '/api/billing/plans' });
-  plans.post('/order', async (ctx) => {
+  mount(plans, billingOperations.postBillingPlansOrder, async (ctx) => {
     const user = requireUser(ctx);
     const body = validate<Static<typeof PlanOrderBody>>(PlanOrderBody, ctx.request.body ?? {});
     await order(ctx, { kind: 'plan', user_id: user.userId, plan: body.plan }, user.userId);
@@ -108,7 +182,7 @@ export function billingRoutes(router: Router, s: Services): void {
   router.use(plans.routes());
 
   const checkout = new Router({ prefix: '/api/credits/checkout' });
-  checkout.get('/:order_id', async (ctx) => {
+  mount(checkout, billingOperations.getCreditsCheckoutByOrderId, async (ctx) => {
     const o = await loadOrder(s.bus, ctx.params.order_id);
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-store');
@@ -117,7 +191,7 @@ export function billingRoutes(router: Router, s: Services): void {
   router.use(checkout.routes());
 
   const sandbox = new Router({ prefix: '/api/credits/sandbox' });
-  sandbox.post('/pay', async (ctx) => {
+  mount(sandbox, billingOperations.postCreditsSandboxPay, async (ctx) => {
     // Exists only while no real provider is configured.
     if (!s.sandbox) throw notFound('Sandbox payments', 'route_not_found');
     s.limiter.hit(PAYMENT_LIMIT, ctx.ip, ctx);

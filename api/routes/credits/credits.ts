@@ -12,6 +12,42 @@ import { afterCursor, paging, validate } from '../../validation.ts';
 import type { Static } from '@sinclair/typebox';
 import { StatementQuery, statementOf } from './admin.ts';
 import { storeAsOf } from '../../as-of.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
+
+export const creditOperations = operations({
+  getProtocolAgentsByAgentIdCredits: {
+    method: 'GET',
+    path: '/api/protocol/agents/:agent_id/credits',
+    summary: "Your agent's credit account",
+    tags: ['credits'],
+    auth: 'key',
+    query: queryOf('as_of'),
+  },
+  getProtocolAgentsByAgentIdCreditsHistory: {
+    method: 'GET',
+    path: '/api/protocol/agents/:agent_id/credits/history',
+    summary: "Your agent's credit transactions (newest first, or after a cursor)",
+    tags: ['credits'],
+    auth: 'key',
+    query: queryOf('limit', 'page', 'after'),
+  },
+  getProtocolAgentsByAgentIdCreditsStatement: {
+    method: 'GET',
+    path: '/api/protocol/agents/:agent_id/credits/statement',
+    summary: "Your agent's signed credit statement of a period (docs/BILLING.md)",
+    tags: ['credits'],
+    auth: 'key',
+    query: StatementQuery,
+  },
+  getProtocolAgentsByAgentIdCreditsUsageDaily: {
+    method: 'GET',
+    path: '/api/protocol/agents/:agent_id/credits/usage/daily',
+    summary: "Your agent's credit usage per day",
+    tags: ['credits'],
+    auth: 'key',
+  },
+  getProtocolCredits: { method: 'GET', path: '/api/protocol/credits', summary: 'Your balance, usage and reset date', tags: ['credits'], auth: 'key' },
+});
 
 export function creditRoutes(router: Router, s: Services): void {
   const ownAgent = async (ctx: RouterContext) => {
@@ -23,7 +59,7 @@ export function creditRoutes(router: Router, s: Services): void {
   };
 
   const account = new Router({ prefix: '/api/protocol/agents/:agent_id/credits' });
-  account.get('/', async (ctx) => {
+  mount(account, creditOperations.getProtocolAgentsByAgentIdCredits, async (ctx) => {
     const requester = requireApiKey(ctx);
     requireSelf(ctx, ctx.params.agent_id, requester);
     const agent = await getAgent(await storeAsOf(s, ctx, ['agents']), requester);
@@ -31,7 +67,7 @@ export function creditRoutes(router: Router, s: Services): void {
     ctx.body = creditAccount(agent);
   });
 
-  account.get('/history', async (ctx) => {
+  mount(account, creditOperations.getProtocolAgentsByAgentIdCreditsHistory, async (ctx) => {
     const agent = await ownAgent(ctx);
     const { limit, skip, page } = paging(ctx.query, { limit: 20, max: 50 });
     const after = afterCursor(ctx.query);
@@ -65,13 +101,13 @@ export function creditRoutes(router: Router, s: Services): void {
     };
   });
 
-  account.get('/statement', async (ctx) => {
+  mount(account, creditOperations.getProtocolAgentsByAgentIdCreditsStatement, async (ctx) => {
     const agent = await ownAgent(ctx);
     const q = validate<Static<typeof StatementQuery>>(StatementQuery, { ...ctx.query }, 'query');
     ctx.body = await statementOf(s, agent._id, agent.tier === 'enterprise', q);
   });
 
-  account.get('/usage/daily', async (ctx) => {
+  mount(account, creditOperations.getProtocolAgentsByAgentIdCreditsUsageDaily, async (ctx) => {
     const agent = await ownAgent(ctx);
     ctx.body = await dailyUsage(s.store, agent._id, s.clock.now());
   });
@@ -79,7 +115,7 @@ export function creditRoutes(router: Router, s: Services): void {
   router.use(account.routes());
 
   const summary = new Router({ prefix: '/api/protocol/credits' });
-  summary.get('/', async (ctx) => {
+  mount(summary, creditOperations.getProtocolCredits, async (ctx) => {
     const agentId = requireApiKey(ctx);
     const agent = await getAgent(s.store, agentId);
     if (!agent) throw notFound('Agent', 'agent_not_found');

@@ -3,6 +3,7 @@ import type { RouterContext } from '@koa/router';
 import { projectionLags } from '../../../projections/operations.ts';
 import type { ProjectionLag } from '../../../projections/operations.ts';
 import type { Services } from '../../services.ts';
+import { mount, operations } from '../../operations.ts';
 
 export const PROTOCOL_VERSION = '3.7.0';
 export const RELEASED_AT = '2026-06-15';
@@ -14,8 +15,26 @@ export const HIGHLIGHTS = [
   'Image upload for posts',
   'Reactions: like, insightful, celebrate',
   'Trending hashtags',
-  'Tool server grows from 31 to 36 tools',
+  'OpenAPI 3.1 document generated from the route table at /api/docs/openapi.json',
+  'Discovery files: /llms.txt, /.well-known/agent-registration.json, /.well-known/agent-card.json',
+  'MCP tool server at /api/mcp',
 ];
+
+/** The URLs of the documents, as /api/docs/version and the discovery files hand them out. */
+export function documentUrls(base: string) {
+  return {
+    openapi_url: `${base}/api/docs/openapi.json`,
+    changelog_url: `${base}/api/docs/changelog`,
+    llms_txt_url: `${base}/llms.txt`,
+    agent_instructions_url: `${base}/api/docs/agent-instructions.md`,
+    ai_context_url: `${base}/api/docs/ai-context.txt`,
+    docs_content_url: `${base}/api/docs/content`,
+    agent_registration_url: `${base}/.well-known/agent-registration.json`,
+    agent_card_url: `${base}/.well-known/agent-card.json`,
+    mcp_url: `${base}/api/mcp`,
+    mcp_card_url: `${base}/.well-known/mcp.json`,
+  };
+}
 
 async function checkStores(s: Services) {
   const checks: Record<string, string> = {};
@@ -48,6 +67,88 @@ async function lagSummary(s: Services): Promise<{ lags: ProjectionLag[]; head: n
   }
 }
 
+const HEALTH = {
+  type: 'object',
+  required: ['status'],
+  properties: {
+    status: { enum: ['ok', 'unavailable', 'starting'] },
+    detail: { type: 'string' },
+    version: { type: 'string' },
+    checks: { type: 'object', additionalProperties: { enum: ['ok', 'unavailable'] } },
+    event_log: { type: 'string' },
+    read_store: { type: 'string' },
+    projection_position: { type: 'integer' },
+    head_position: { type: ['integer', 'null'] },
+    lag_events: { type: ['integer', 'null'] },
+    lag_seconds: { type: ['number', 'null'] },
+    time: { type: 'string', format: 'date-time' },
+  },
+};
+const READY = {
+  type: 'object',
+  required: ['status', 'checks', 'behind'],
+  properties: {
+    status: { enum: ['ready', 'not_ready'] },
+    checks: { type: 'object', additionalProperties: { enum: ['ok', 'unavailable', 'failed', 'unknown', 'behind'] } },
+    lag_events: { type: ['integer', 'null'] },
+    lag_seconds: { type: ['number', 'null'] },
+    max_lag_events: { type: 'integer' },
+    max_lag_seconds: { type: 'number' },
+    behind: { type: 'array', items: { type: 'string' } },
+  },
+};
+const HEALTH_ANSWERS = { 200: { schema: HEALTH }, 503: { description: 'A store is unavailable, or the service is starting', schema: HEALTH } };
+
+export const serviceOperations = operations({
+  getHealth: {
+    method: 'GET',
+    path: '/health',
+    summary: 'Liveness and readiness (event log and read store checked)',
+    tags: ['docs'],
+    auth: 'none',
+    responses: HEALTH_ANSWERS,
+  },
+  getApiHealth: {
+    method: 'GET',
+    path: '/api/health',
+    summary: 'Deployment readiness (the same check as /health)',
+    tags: ['docs'],
+    auth: 'none',
+    responses: HEALTH_ANSWERS,
+  },
+  getHealthLive: {
+    method: 'GET',
+    path: '/health/live',
+    summary: 'Liveness: the process answers',
+    tags: ['docs'],
+    auth: 'none',
+    responses: { 200: { schema: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } } },
+  },
+  getHealthReady: {
+    method: 'GET',
+    path: '/health/ready',
+    summary: 'Readiness: the stores answer and every projection is within the lag bound',
+    tags: ['docs'],
+    auth: 'none',
+    responses: { 200: { schema: READY }, 503: { description: 'Not ready: a store is down, a projection failed or is behind', schema: READY } },
+  },
+  get: { method: 'GET', path: '/api/', summary: 'The API root: name, version and where to start', tags: ['docs'], auth: 'none' },
+  getDocsVersion: {
+    method: 'GET',
+    path: '/api/docs/version',
+    summary: 'Protocol version, release date, document URLs and highlights',
+    tags: ['docs'],
+    auth: 'none',
+  },
+  getWellKnownServiceKeyJson: {
+    method: 'GET',
+    path: '/.well-known/service-key.json',
+    summary: 'The public service signing key (JWK set)',
+    tags: ['docs'],
+    auth: 'none',
+  },
+});
+
 export function serviceRoutes(router: Router, s: Services): void {
   const health = async (ctx: RouterContext) => {
     const [{ ok, checks }, lag] = await Promise.all([checkStores(s), lagSummary(s)]);
@@ -67,14 +168,14 @@ export function serviceRoutes(router: Router, s: Services): void {
   };
   // Liveness: the process answers (a restart would not help anything else).
   const live = new Router({ prefix: '/health/live' });
-  live.get('/', (ctx) => {
+  mount(live, serviceOperations.getHealthLive, (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { status: 'ok' };
   });
   router.use(live.routes());
   // Readiness: the stores answer, no projection has failed, and every projection is within the lag bound.
   const ready = new Router({ prefix: '/health/ready' });
-  ready.get('/', async (ctx) => {
+  mount(ready, serviceOperations.getHealthReady, async (ctx) => {
     const [{ ok, checks }, lag] = await Promise.all([checkStores(s), lagSummary(s)]);
     const maxEvents = s.config.readyMaxLagEvents ?? 1000;
     const maxSeconds = s.config.readyMaxLagSeconds ?? 30;
@@ -96,15 +197,15 @@ export function serviceRoutes(router: Router, s: Services): void {
   router.use(ready.routes());
   // The same check at two paths: /health for orchestrators, /api/health beside the API.
   const rootHealth = new Router({ prefix: '/health' });
-  rootHealth.get('/', health);
+  mount(rootHealth, serviceOperations.getHealth, health);
   router.use(rootHealth.routes());
   const apiHealth = new Router({ prefix: '/api/health' });
-  apiHealth.get('/', health);
+  mount(apiHealth, serviceOperations.getApiHealth, health);
   router.use(apiHealth.routes());
 
   // The prefix keeps its slash: the index is served at /api/ (a '/api' prefix would serve it at /api).
   const index = new Router({ prefix: '/api/' });
-  index.get('/', (ctx) => {
+  mount(index, serviceOperations.get, (ctx) => {
     const base = s.config.publicBaseUrl;
     ctx.body = {
       name: 'Agent Network',
@@ -112,6 +213,8 @@ export function serviceRoutes(router: Router, s: Services): void {
       version: PROTOCOL_VERSION,
       health_url: `${base}/api/health`,
       docs_version_url: `${base}/api/docs/version`,
+      openapi_url: `${base}/api/docs/openapi.json`,
+      agent_instructions_url: `${base}/api/docs/agent-instructions.md`,
       register_url: `${base}/api/protocol/register`,
       tiers_url: `${base}/api/protocol/tiers`,
       feed_url: `${base}/api/feed/posts`,
@@ -121,17 +224,17 @@ export function serviceRoutes(router: Router, s: Services): void {
   router.use(index.routes());
 
   const docs = new Router({ prefix: '/api/docs' });
-  docs.get('/version', (ctx) => {
+  mount(docs, serviceOperations.getDocsVersion, (ctx) => {
+    const urls = documentUrls(s.config.publicBaseUrl);
     ctx.body = {
       version: PROTOCOL_VERSION,
       released_at: RELEASED_AT,
-      // The documents come with the docs and protocol work; until they are served, no URL to them
-      // is handed out (null keeps the documented fields).
-      changelog_url: null,
-      llms_txt_url: null,
-      agent_instructions_url: null,
-      ai_context_url: null,
-      docs_content_url: null,
+      changelog_url: urls.changelog_url,
+      llms_txt_url: urls.llms_txt_url,
+      agent_instructions_url: urls.agent_instructions_url,
+      ai_context_url: urls.ai_context_url,
+      docs_content_url: urls.docs_content_url,
+      openapi_url: urls.openapi_url,
       highlights: HIGHLIGHTS,
     };
   });
@@ -139,7 +242,7 @@ export function serviceRoutes(router: Router, s: Services): void {
 
   // The public half of the service signing key (rulings, credit statements), as a JWK set.
   const serviceKey = new Router({ prefix: '/.well-known/service-key.json' });
-  serviceKey.get('/', (ctx) => {
+  mount(serviceKey, serviceOperations.getWellKnownServiceKeyJson, (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = { keys: [s.serviceKey.jwk()] };
   });

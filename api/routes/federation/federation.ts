@@ -8,6 +8,7 @@ import { validate } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
 import { cursorPaging } from '../social/paging.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 /** Registration requests per client address (no auth). */
 const FEDERATION_LIMIT = { name: 'federation_registrations', points: 10, windowMs: 3600_000 };
@@ -29,9 +30,43 @@ function peerView(d: Record<string, unknown>) {
 }
 
 /** Federation (shared DECISIONS): peer registration and its review, and the portable agent directory. */
+export const federationOperations = operations({
+  postFederationRegister: {
+    method: 'POST',
+    path: '/api/federation/register',
+    summary: 'Register a peer network for federation',
+    tags: ['federation'],
+    auth: 'none',
+    body: registerSchema,
+  },
+  getFederationAgents: { method: 'GET', path: '/api/federation/agents', summary: 'Agents shared with federated peers', tags: ['federation'], auth: 'none' },
+  getAdminFederation: {
+    method: 'GET',
+    path: '/api/admin/federation',
+    summary: 'Federation peers (super admin)',
+    tags: ['federation'],
+    auth: 'admin',
+    query: queryOf('status'),
+  },
+  postAdminFederationByPeerIdApprove: {
+    method: 'POST',
+    path: '/api/admin/federation/:peer_id/approve',
+    summary: 'Approve a peer (super admin)',
+    tags: ['federation'],
+    auth: 'admin',
+  },
+  postAdminFederationByPeerIdReject: {
+    method: 'POST',
+    path: '/api/admin/federation/:peer_id/reject',
+    summary: 'Reject a peer (super admin)',
+    tags: ['federation'],
+    auth: 'admin',
+  },
+});
+
 export function federationRoutes(router: Router, s: Services): void {
   const federation = new Router({ prefix: '/api/federation' });
-  federation.post('/register', async (ctx) => {
+  mount(federation, federationOperations.postFederationRegister, async (ctx) => {
     s.limiter.hit(FEDERATION_LIMIT, ctx.ip, ctx);
     const body = validate<{ name: string; base_url: string; contact_email: string; public_key?: string | null }>(registerSchema, ctx.request.body);
     let origin: string;
@@ -49,7 +84,7 @@ export function federationRoutes(router: Router, s: Services): void {
     const d = r.events[0]?.data ?? r.state.registered;
     ctx.body = { peer_id: d?.peer_id, name: d?.name, base_url: d?.base_url, status: 'pending', registered_at: d?.registered_at };
   });
-  federation.get('/agents', async (ctx) => {
+  mount(federation, federationOperations.getFederationAgents, async (ctx) => {
     const page = await federatedAgents(s.store, s.config.publicBaseUrl, cursorPaging(ctx.query, { limit: 50, max: 100 }));
     ctx.body = {
       network: { name: 'agent-network', base_url: s.config.publicBaseUrl },
@@ -61,7 +96,7 @@ export function federationRoutes(router: Router, s: Services): void {
   router.use(federation.routes());
 
   const admin = new Router({ prefix: '/api/admin/federation' });
-  admin.get('/', async (ctx) => {
+  mount(admin, federationOperations.getAdminFederation, async (ctx) => {
     requireSuperAdmin(ctx);
     const status = typeof ctx.query.status === 'string' && ctx.query.status ? ctx.query.status : undefined;
     const peers = await listPeers(s.store, status, 100);
@@ -73,7 +108,7 @@ export function federationRoutes(router: Router, s: Services): void {
     await settled(s, r.position);
     ctx.body = { peer_id: ctx.params.peer_id, status };
   };
-  admin.post('/:peer_id/approve', decide('approved'));
-  admin.post('/:peer_id/reject', decide('rejected'));
+  mount(admin, federationOperations.postAdminFederationByPeerIdApprove, decide('approved'));
+  mount(admin, federationOperations.postAdminFederationByPeerIdReject, decide('rejected'));
   router.use(admin.routes());
 }

@@ -18,6 +18,7 @@ import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
 import { withCapHeaders } from './scheduling.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 export const contentSchema = {
   type: 'object',
@@ -62,6 +63,134 @@ function content(body: unknown): string {
 }
 
 const flagReason = (body: unknown) => validate<{ reason?: string | null }>(flagSchema, body ?? {}).reason?.trim() || null;
+
+export const contentOperations = operations({
+  postFeedPostsByPostIdComments: {
+    method: 'POST',
+    path: '/api/feed/posts/:post_id/comments',
+    summary: 'Comment on a post',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+    body: contentSchema,
+    cost: 'comment',
+    rateLimit: LIMITS.writes,
+  },
+  postFeedPostsByPostIdCommentsByCommentIdReply: {
+    method: 'POST',
+    path: '/api/feed/posts/:post_id/comments/:comment_id/reply',
+    summary: 'Reply to a comment',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+    body: contentSchema,
+    cost: 'reply',
+    rateLimit: LIMITS.writes,
+  },
+  getFeedPostsByPostIdComments: {
+    method: 'GET',
+    path: '/api/feed/posts/:post_id/comments',
+    summary: "A post's comments",
+    tags: ['feed'],
+    auth: 'none',
+    query: queryOf('limit', 'page'),
+  },
+  postFeedPostsByPostIdCommentsByCommentIdUpvote: {
+    method: 'POST',
+    path: '/api/feed/posts/:post_id/comments/:comment_id/upvote',
+    summary: 'Upvote a comment',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+    rateLimit: LIMITS.writes,
+  },
+  postFeedPostsByIdReact: {
+    method: 'POST',
+    path: '/api/feed/posts/:id/react',
+    summary: 'React to a post (like, insightful, celebrate)',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    body: reactSchema,
+    rateLimit: LIMITS.writes,
+  },
+  postFeedPostsByIdPollVote: {
+    method: 'POST',
+    path: '/api/feed/posts/:id/poll/vote',
+    summary: "Vote in a post's poll",
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    body: voteSchema,
+    rateLimit: LIMITS.poll_votes,
+  },
+  postFeedPostsByIdFlag: {
+    method: 'POST',
+    path: '/api/feed/posts/:id/flag',
+    summary: 'Flag a post',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    body: flagSchema,
+    bodyOptional: true,
+    rateLimit: LIMITS.writes,
+  },
+  postFeedPostsByIdBoost: {
+    method: 'POST',
+    path: '/api/feed/posts/:id/boost',
+    summary: "Boost a post's signal",
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    cost: 'signal_boost',
+    rateLimit: LIMITS.writes,
+  },
+  postAgentPostsByPostIdComments: {
+    method: 'POST',
+    path: '/api/agent/posts/:post_id/comments',
+    summary: 'Comment on a post (alias)',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+    body: contentSchema,
+    cost: 'comment',
+    rateLimit: LIMITS.writes,
+  },
+  postAgentPostsByPostIdCommentsByCommentIdReply: {
+    method: 'POST',
+    path: '/api/agent/posts/:post_id/comments/:comment_id/reply',
+    summary: 'Reply to a comment (alias)',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+    body: contentSchema,
+    cost: 'reply',
+    rateLimit: LIMITS.writes,
+  },
+  getAgentPostsByPostIdComments: {
+    method: 'GET',
+    path: '/api/agent/posts/:post_id/comments',
+    summary: "A post's comments (alias)",
+    tags: ['feed'],
+    auth: 'none',
+    query: queryOf('limit', 'page'),
+  },
+  postAgentPostsByPostIdCommentsByCommentIdUpvote: {
+    method: 'POST',
+    path: '/api/agent/posts/:post_id/comments/:comment_id/upvote',
+    summary: 'Upvote a comment (alias)',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+    rateLimit: LIMITS.writes,
+  },
+  postProtocolAgentsByIdFlag: {
+    method: 'POST',
+    path: '/api/protocol/agents/:id/flag',
+    summary: 'Flag an agent',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    body: flagSchema,
+    bodyOptional: true,
+    rateLimit: LIMITS.writes,
+  },
+});
 
 export function contentRoutes(router: Router, s: Services): void {
   const comment = async (ctx: Context, replyTo: string | null) => {
@@ -185,24 +314,24 @@ export function contentRoutes(router: Router, s: Services): void {
   };
 
   const feedPosts = new Router({ prefix: '/api/feed/posts' });
-  feedPosts.post('/:post_id/comments', addTopLevel);
-  feedPosts.post('/:post_id/comments/:comment_id/reply', reply);
-  feedPosts.get('/:post_id/comments', comments);
-  feedPosts.post('/:post_id/comments/:comment_id/upvote', upvote);
-  feedPosts.post('/:id/react', react);
-  feedPosts.post('/:id/poll/vote', vote);
-  feedPosts.post('/:id/flag', flag);
-  feedPosts.post('/:id/boost', boost);
+  mount(feedPosts, contentOperations.postFeedPostsByPostIdComments, addTopLevel);
+  mount(feedPosts, contentOperations.postFeedPostsByPostIdCommentsByCommentIdReply, reply);
+  mount(feedPosts, contentOperations.getFeedPostsByPostIdComments, comments);
+  mount(feedPosts, contentOperations.postFeedPostsByPostIdCommentsByCommentIdUpvote, upvote);
+  mount(feedPosts, contentOperations.postFeedPostsByIdReact, react);
+  mount(feedPosts, contentOperations.postFeedPostsByIdPollVote, vote);
+  mount(feedPosts, contentOperations.postFeedPostsByIdFlag, flag);
+  mount(feedPosts, contentOperations.postFeedPostsByIdBoost, boost);
 
   // The older family: the same comment routes.
   const agentPosts = new Router({ prefix: '/api/agent/posts' });
-  agentPosts.post('/:post_id/comments', addTopLevel);
-  agentPosts.post('/:post_id/comments/:comment_id/reply', reply);
-  agentPosts.get('/:post_id/comments', comments);
-  agentPosts.post('/:post_id/comments/:comment_id/upvote', upvote);
+  mount(agentPosts, contentOperations.postAgentPostsByPostIdComments, addTopLevel);
+  mount(agentPosts, contentOperations.postAgentPostsByPostIdCommentsByCommentIdReply, reply);
+  mount(agentPosts, contentOperations.getAgentPostsByPostIdComments, comments);
+  mount(agentPosts, contentOperations.postAgentPostsByPostIdCommentsByCommentIdUpvote, upvote);
 
   const protocolAgents = new Router({ prefix: '/api/protocol/agents' });
-  protocolAgents.post('/:id/flag', flagAgentRoute);
+  mount(protocolAgents, contentOperations.postProtocolAgentsByIdFlag, flagAgentRoute);
 
   router.use(feedPosts.routes());
   router.use(agentPosts.routes());

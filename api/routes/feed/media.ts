@@ -9,6 +9,8 @@ import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/
 import type { BlobStore } from '../../../events/store/blobs.ts';
 import type { Services } from '../../services.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { LIMITS } from '../../rate-limit.ts';
+import { mount, operations } from '../../operations.ts';
 
 interface UploadedFile {
   filepath: string;
@@ -83,6 +85,26 @@ export async function uploadImageBase64(s: Services, ctx: Context, base64: strin
   await storeImage(s, s.blobs, ctx, agentId, Buffer.from(text, 'base64'));
 }
 
+export const mediaOperations = operations({
+  postFeedUploadImage: {
+    method: 'POST',
+    path: '/api/feed/upload-image',
+    summary: 'Upload an image for a post (multipart/form-data, field file)',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    bodyContentType: 'multipart/form-data',
+    rateLimit: LIMITS.writes,
+  },
+  getFeedImagesByImageId: {
+    method: 'GET',
+    path: '/api/feed/images/:image_id',
+    summary: 'An uploaded image',
+    tags: ['feed'],
+    auth: 'none',
+    responses: { 200: { contentType: 'image/*', schema: { type: 'string', contentEncoding: 'binary' } } },
+  },
+});
+
 export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = s.blobs): void {
   const upload = async (ctx: Context) => {
     const agentId = writer(s, ctx);
@@ -110,10 +132,10 @@ export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = s.bl
   };
 
   const uploads = new Router({ prefix: '/api/feed/upload-image' });
-  uploads.post('/', upload);
+  mount(uploads, mediaOperations.postFeedUploadImage, upload);
 
   const images = new Router({ prefix: '/api/feed/images' });
-  images.get('/:image_id', image);
+  mount(images, mediaOperations.getFeedImagesByImageId, image);
 
   router.use(uploads.routes());
   router.use(images.routes());

@@ -15,6 +15,8 @@ import { cacheableByPosition } from '../../http-cache.ts';
 import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { LIMITS } from '../../rate-limit.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 export const pollSchema = {
   type: 'object',
@@ -81,6 +83,95 @@ function legacyInput(body: unknown): PostInput {
   const title = raw.title ?? (firstLine.length > 80 ? `${firstLine.slice(0, 79)}…` : firstLine);
   return { title, body: text, post_type: raw.post_type ?? 'activity_summary', room_slug: raw.room_slug ?? raw.room ?? null, poll: raw.poll };
 }
+
+export const feedOperations = operations({
+  postFeedPosts: {
+    method: 'POST',
+    path: '/api/feed/posts',
+    summary: 'Publish a post to the feed or a topic room',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    body: createPostSchema,
+    cost: 'post',
+    rateLimit: LIMITS.writes,
+  },
+  getFeedPosts: {
+    method: 'GET',
+    path: '/api/feed/posts',
+    summary: 'The feed: posts, newest first (filter by room or text; poll with after)',
+    tags: ['feed'],
+    auth: 'none',
+    query: queryOf('limit', 'page', 'after', 'room_slug', 'q', 'room'),
+  },
+  postAgentPosts: {
+    method: 'POST',
+    path: '/api/agent/posts',
+    summary: 'Publish a post (older body shape, alias of POST /api/feed/posts)',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    body: legacyPostSchema,
+    cost: 'post',
+    rateLimit: LIMITS.writes,
+  },
+  getAgentPosts: {
+    method: 'GET',
+    path: '/api/agent/posts',
+    summary: 'The feed (alias of GET /api/feed/posts)',
+    tags: ['feed'],
+    auth: 'none',
+    query: queryOf('limit', 'page', 'after', 'q', 'room_slug', 'room'),
+  },
+  getAgentPostsByPostId: {
+    method: 'GET',
+    path: '/api/agent/posts/:post_id',
+    summary: 'One post',
+    tags: ['feed'],
+    auth: 'none',
+    query: queryOf('limit', 'page', 'after', 'room_slug', 'q', 'room'),
+  },
+  getAgentFeed: {
+    method: 'GET',
+    path: '/api/agent/feed',
+    summary: 'The feed (alias of GET /api/feed/posts)',
+    tags: ['feed'],
+    auth: 'none',
+    query: queryOf('limit', 'page', 'after', 'room_slug', 'q', 'room'),
+  },
+  getFeedTopics: { method: 'GET', path: '/api/feed/topics', summary: 'Topic rooms', tags: ['feed'], auth: 'none' },
+  getFeedTopicsBySlug: {
+    method: 'GET',
+    path: '/api/feed/topics/:slug',
+    summary: 'A topic room',
+    tags: ['feed'],
+    auth: 'none',
+    query: queryOf('limit', 'page'),
+  },
+  getFeedTopicsBySlugPosts: {
+    method: 'GET',
+    path: '/api/feed/topics/:slug/posts',
+    summary: 'Posts in a topic room',
+    tags: ['feed'],
+    auth: 'none',
+    query: queryOf('limit', 'page', 'after'),
+  },
+  getProtocolRooms: { method: 'GET', path: '/api/protocol/rooms', summary: 'Topic rooms (alias of GET /api/feed/topics)', tags: ['feed'], auth: 'none' },
+  getProtocolRoomsBySlug: {
+    method: 'GET',
+    path: '/api/protocol/rooms/:slug',
+    summary: 'A topic room (alias)',
+    tags: ['feed'],
+    auth: 'none',
+    query: queryOf('limit', 'page'),
+  },
+  getProtocolRoomsBySlugPosts: {
+    method: 'GET',
+    path: '/api/protocol/rooms/:slug/posts',
+    summary: 'Posts in a topic room (alias)',
+    tags: ['feed'],
+    auth: 'none',
+    query: queryOf('limit', 'page', 'after'),
+  },
+});
 
 export function feedRoutes(router: Router, s: Services): void {
   const create = async (ctx: Context, input: PostInput) => {
@@ -182,28 +273,28 @@ export function feedRoutes(router: Router, s: Services): void {
   };
 
   const feedPosts = new Router({ prefix: '/api/feed/posts' });
-  feedPosts.post('/', async (ctx) => create(ctx, validate<PostInput>(createPostSchema, ctx.request.body)));
-  feedPosts.get('/', feed);
+  mount(feedPosts, feedOperations.postFeedPosts, async (ctx) => create(ctx, validate<PostInput>(createPostSchema, ctx.request.body)));
+  mount(feedPosts, feedOperations.getFeedPosts, feed);
 
   // The older family: `content`/`room` bodies, keyword search, post detail.
   const agentPosts = new Router({ prefix: '/api/agent/posts' });
-  agentPosts.post('/', async (ctx) => create(ctx, legacyInput(ctx.request.body)));
-  agentPosts.get('/', search);
-  agentPosts.get('/:post_id', detail);
+  mount(agentPosts, feedOperations.postAgentPosts, async (ctx) => create(ctx, legacyInput(ctx.request.body)));
+  mount(agentPosts, feedOperations.getAgentPosts, search);
+  mount(agentPosts, feedOperations.getAgentPostsByPostId, detail);
 
   const agentFeed = new Router({ prefix: '/api/agent/feed' });
-  agentFeed.get('/', feed);
+  mount(agentFeed, feedOperations.getAgentFeed, feed);
 
   // Rooms: current names under /api/feed/topics, older ones under /api/protocol/rooms.
   const topics = new Router({ prefix: '/api/feed/topics' });
-  topics.get('/', rooms);
-  topics.get('/:slug', room);
-  topics.get('/:slug/posts', roomPosts);
+  mount(topics, feedOperations.getFeedTopics, rooms);
+  mount(topics, feedOperations.getFeedTopicsBySlug, room);
+  mount(topics, feedOperations.getFeedTopicsBySlugPosts, roomPosts);
 
   const protocolRooms = new Router({ prefix: '/api/protocol/rooms' });
-  protocolRooms.get('/', rooms);
-  protocolRooms.get('/:slug', room);
-  protocolRooms.get('/:slug/posts', roomPosts);
+  mount(protocolRooms, feedOperations.getProtocolRooms, rooms);
+  mount(protocolRooms, feedOperations.getProtocolRoomsBySlug, room);
+  mount(protocolRooms, feedOperations.getProtocolRoomsBySlugPosts, roomPosts);
 
   router.use(feedPosts.routes());
   router.use(agentPosts.routes());

@@ -17,6 +17,7 @@ import { paging, validate } from '../../validation.ts';
 import { createPostSchema, postDraft } from './posts.ts';
 import type { PostInput } from './posts.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 export const scheduleSchema = {
   ...createPostSchema,
@@ -54,6 +55,65 @@ async function callerIsSuperAdmin(s: Services, user: { roles: string[] }, agentI
 async function moderation(s: Services, user: { roles: string[] }, room: Doc, agentId: string | null): Promise<RoomModeration> {
   return { room_created_by: (room.created_by as string | null | undefined) ?? null, super_admin: await callerIsSuperAdmin(s, user, agentId) };
 }
+
+export const schedulingOperations = operations({
+  postFeedPostsSchedule: {
+    method: 'POST',
+    path: '/api/feed/posts/schedule',
+    summary: 'Schedule a post for later',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    body: scheduleSchema,
+    rateLimit: LIMITS.schedules,
+    cost: 'schedule_post',
+  },
+  getFeedPostsScheduled: {
+    method: 'GET',
+    path: '/api/feed/posts/scheduled',
+    summary: 'Your scheduled posts',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+  },
+  deleteFeedPostsScheduledByPostId: {
+    method: 'DELETE',
+    path: '/api/feed/posts/scheduled/:post_id',
+    summary: 'Cancel a scheduled post (refunded)',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
+  },
+  getFeedTrending: {
+    method: 'GET',
+    path: '/api/feed/trending',
+    summary: 'Trending hashtags of the last 7 days',
+    tags: ['feed'],
+    auth: 'none',
+  },
+  postAgentRoomsBySlugPinByPostId: {
+    method: 'POST',
+    path: '/api/agent/rooms/:slug/pin/:post_id',
+    summary: 'Pin a post in a room',
+    tags: ['feed'],
+    auth: 'bearer',
+    rateLimit: LIMITS.pins,
+  },
+  deleteAgentRoomsBySlugPinByPostId: {
+    method: 'DELETE',
+    path: '/api/agent/rooms/:slug/pin/:post_id',
+    summary: 'Unpin a post in a room',
+    tags: ['feed'],
+    auth: 'bearer',
+    rateLimit: LIMITS.pins,
+  },
+  getAgentRoomsBySlugPinned: {
+    method: 'GET',
+    path: '/api/agent/rooms/:slug/pinned',
+    summary: "A room's pinned posts",
+    tags: ['feed'],
+    auth: 'none',
+  },
+});
 
 export function schedulingRoutes(router: Router, s: Services): void {
   const schedule = async (ctx: Context) => {
@@ -167,17 +227,17 @@ export function schedulingRoutes(router: Router, s: Services): void {
   };
 
   const feedPosts = new Router({ prefix: '/api/feed/posts' });
-  feedPosts.post('/schedule', schedule);
-  feedPosts.get('/scheduled', upcoming);
-  feedPosts.delete('/scheduled/:post_id', cancel);
+  mount(feedPosts, schedulingOperations.postFeedPostsSchedule, schedule);
+  mount(feedPosts, schedulingOperations.getFeedPostsScheduled, upcoming);
+  mount(feedPosts, schedulingOperations.deleteFeedPostsScheduledByPostId, cancel);
 
   const feedTrending = new Router({ prefix: '/api/feed/trending' });
-  feedTrending.get('/', trending);
+  mount(feedTrending, schedulingOperations.getFeedTrending, trending);
 
   const agentRooms = new Router({ prefix: '/api/agent/rooms' });
-  agentRooms.post('/:slug/pin/:post_id', pin);
-  agentRooms.delete('/:slug/pin/:post_id', unpin);
-  agentRooms.get('/:slug/pinned', pinned);
+  mount(agentRooms, schedulingOperations.postAgentRoomsBySlugPinByPostId, pin);
+  mount(agentRooms, schedulingOperations.deleteAgentRoomsBySlugPinByPostId, unpin);
+  mount(agentRooms, schedulingOperations.getAgentRoomsBySlugPinned, pinned);
 
   router.use(feedPosts.routes());
   router.use(feedTrending.routes());

@@ -11,6 +11,7 @@ import type { LimitRule } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
+import { mount, operations } from '../../operations.ts';
 
 /**
  * Per client address on every auth endpoint; failed sign-ins per account and client address
@@ -81,6 +82,64 @@ export async function throttledLogin(s: Services, ctx: Context, input: { email: 
   }
 }
 
+export const authOperations = operations({
+  postAuthSendVerificationOtp: {
+    method: 'POST',
+    path: '/api/auth/send-verification-otp',
+    summary: 'Sign-up: e-mail a verification code',
+    tags: ['humans'],
+    auth: 'none',
+    body: schemas.sendOtp,
+    rateLimit: AUTH_LIMITS.auth,
+  },
+  postAuthVerifyEmailOtp: {
+    method: 'POST',
+    path: '/api/auth/verify-email-otp',
+    summary: 'Sign-up: verify the code and set a password (signs in)',
+    tags: ['humans'],
+    auth: 'none',
+    body: schemas.verify,
+    rateLimit: AUTH_LIMITS.auth,
+  },
+  postAuthLogin: {
+    method: 'POST',
+    path: '/api/auth/login',
+    summary: 'Sign in with e-mail and password',
+    tags: ['humans'],
+    auth: 'none',
+    body: schemas.login,
+    rateLimit: AUTH_LIMITS.loginFailures,
+  },
+  postAuthRefresh: {
+    method: 'POST',
+    path: '/api/auth/refresh',
+    summary: 'Exchange a refresh token for new tokens',
+    tags: ['humans'],
+    auth: 'none',
+    body: schemas.refresh,
+    rateLimit: AUTH_LIMITS.auth,
+  },
+  postAuthForgotPassword: {
+    method: 'POST',
+    path: '/api/auth/forgot-password',
+    summary: 'E-mail a password reset code',
+    tags: ['humans'],
+    auth: 'none',
+    body: schemas.forgot,
+    rateLimit: AUTH_LIMITS.auth,
+  },
+  postAuthResetPassword: {
+    method: 'POST',
+    path: '/api/auth/reset-password',
+    summary: 'Reset the password with the code',
+    tags: ['humans'],
+    auth: 'none',
+    body: schemas.reset,
+    rateLimit: AUTH_LIMITS.auth,
+  },
+  getAuthMe: { method: 'GET', path: '/api/auth/me', summary: 'The signed-in user', tags: ['humans'], auth: 'bearer' },
+});
+
 export function authRoutes(router: Router, s: Services): void {
   const deps = authDeps(s);
   const limitIp = (ctx: Context) => s.limiter.hit(AUTH_LIMITS.auth, ctx.ip, ctx);
@@ -93,14 +152,14 @@ export function authRoutes(router: Router, s: Services): void {
   });
 
   const auth = new Router({ prefix: '/api/auth' });
-  auth.post('/send-verification-otp', async (ctx) => {
+  mount(auth, authOperations.postAuthSendVerificationOtp, async (ctx) => {
     limitIp(ctx);
     const input = validate<{ email: string }>(schemas.sendOtp, ctx.request.body);
     await requestSignupOtp(deps, input.email, commandContext(s, ctx, null));
     ctx.body = { message: CODE_SENT, expires_in_minutes: OTP_MINUTES };
   });
 
-  auth.post('/verify-email-otp', async (ctx) => {
+  mount(auth, authOperations.postAuthVerifyEmailOtp, async (ctx) => {
     limitIp(ctx);
     const input = validate<{ email: string; otp: string; password: string; full_name: string }>(schemas.verify, ctx.request.body);
     const tokens = await verifySignup(deps, input, commandContext(s, ctx, null));
@@ -109,13 +168,13 @@ export function authRoutes(router: Router, s: Services): void {
     ctx.body = tokenBody(tokens);
   });
 
-  auth.post('/login', async (ctx) => {
+  mount(auth, authOperations.postAuthLogin, async (ctx) => {
     limitIp(ctx);
     const input = validate<{ email: string; password: string }>(schemas.login, ctx.request.body);
     ctx.body = tokenBody(await throttledLogin(s, ctx, input));
   });
 
-  auth.post('/refresh', async (ctx) => {
+  mount(auth, authOperations.postAuthRefresh, async (ctx) => {
     limitIp(ctx);
     const input = validate<{ refresh_token: string }>(schemas.refresh, ctx.request.body);
     const tokens = await refreshSession(deps, input.refresh_token, commandContext(s, ctx, null));
@@ -123,14 +182,14 @@ export function authRoutes(router: Router, s: Services): void {
     ctx.body = tokenBody(tokens);
   });
 
-  auth.post('/forgot-password', async (ctx) => {
+  mount(auth, authOperations.postAuthForgotPassword, async (ctx) => {
     limitIp(ctx);
     const input = validate<{ email: string }>(schemas.forgot, ctx.request.body);
     await forgotPassword(deps, input.email, commandContext(s, ctx, null));
     ctx.body = { message: CODE_SENT, expires_in_minutes: OTP_MINUTES };
   });
 
-  auth.post('/reset-password', async (ctx) => {
+  mount(auth, authOperations.postAuthResetPassword, async (ctx) => {
     limitIp(ctx);
     const input = validate<{ email: string; code: string; new_password: string }>(schemas.reset, ctx.request.body);
     const result = await resetPassword(deps, input, commandContext(s, ctx, null));
@@ -138,7 +197,7 @@ export function authRoutes(router: Router, s: Services): void {
     ctx.body = { message: 'Password changed. Every session was signed out; sign in with the new password.' };
   });
 
-  auth.get('/me', async (ctx) => {
+  mount(auth, authOperations.getAuthMe, async (ctx) => {
     const who = requireUser(ctx);
     const user = await getUser(s.store, who.userId);
     if (!user) throw new DomainError(401, 'unauthorized', 'Invalid or expired token');

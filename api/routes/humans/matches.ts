@@ -12,6 +12,7 @@ import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { requireUser } from './auth.ts';
 import { commandContext, settled } from '../util.ts';
+import { mount, operations } from '../../operations.ts';
 
 const body = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required, properties });
 const userId = { type: 'string', minLength: 1, maxLength: 64 };
@@ -31,6 +32,64 @@ export function requireSuperAdmin(ctx: Context): string {
   return user.userId;
 }
 
+export const matchOperations = operations({
+  postAdminMatches: {
+    method: 'POST',
+    path: '/api/admin/matches',
+    summary: 'Create a match between two members (super admin)',
+    tags: ['humans'],
+    auth: 'admin',
+    body: schemas.match,
+  },
+  postMessages: {
+    method: 'POST',
+    path: '/api/messages',
+    summary: 'Send a message in a match',
+    tags: ['humans'],
+    auth: 'bearer',
+    body: schemas.message,
+    rateLimit: LIMITS.writes,
+  },
+  getMessagesUnreadCount: { method: 'GET', path: '/api/messages/unread/count', summary: 'Your unread match messages', tags: ['humans'], auth: 'bearer' },
+  getMessagesByMatchId: {
+    method: 'GET',
+    path: '/api/messages/:match_id',
+    summary: "A match's messages",
+    tags: ['humans'],
+    auth: 'bearer',
+    responses: { 200: { schema: { type: 'array', items: { type: 'object' } } } },
+  },
+  deleteMessagesByMessageId: {
+    method: 'DELETE',
+    path: '/api/messages/:message_id',
+    summary: 'Delete your message',
+    tags: ['humans'],
+    auth: 'bearer',
+  },
+  postMessagesByMessageIdReport: {
+    method: 'POST',
+    path: '/api/messages/:message_id/report',
+    summary: 'Report a message',
+    tags: ['humans'],
+    auth: 'bearer',
+    body: schemas.report,
+  },
+  getMessagesByMatchIdOpeners: {
+    method: 'GET',
+    path: '/api/messages/:match_id/openers',
+    summary: 'Suggested openers for a match',
+    tags: ['humans'],
+    auth: 'bearer',
+  },
+  getMessagesByMatchIdQuickReplies: {
+    method: 'GET',
+    path: '/api/messages/:match_id/quick-replies',
+    summary: 'Suggested quick replies for a match',
+    tags: ['humans'],
+    auth: 'bearer',
+  },
+});
+
 export function matchRoutes(router: Router, s: Services): void {
   /** The match, if the caller is one of its two members (404 if it does not exist, 403 otherwise). */
   const memberMatch = async (matchId: string, user: string): Promise<Doc> => {
@@ -46,7 +105,7 @@ export function matchRoutes(router: Router, s: Services): void {
   };
 
   const adminMatches = new Router({ prefix: '/api/admin/matches' });
-  adminMatches.post('/', async (ctx) => {
+  mount(adminMatches, matchOperations.postAdminMatches, async (ctx) => {
     const admin = requireSuperAdmin(ctx);
     const input = validate<{ user_a_id: string; user_b_id: string; reason?: string | null }>(schemas.match, ctx.request.body);
     const r = await createMatch(
@@ -61,7 +120,7 @@ export function matchRoutes(router: Router, s: Services): void {
   router.use(adminMatches.routes());
 
   const messages = new Router({ prefix: '/api/messages' });
-  messages.post('/', async (ctx) => {
+  mount(messages, matchOperations.postMessages, async (ctx) => {
     const { userId: me } = requireUser(ctx);
     s.limiter.hit(LIMITS.writes, me, ctx);
     const input = validate<{ match_id: string; content: string }>(schemas.message, ctx.request.body);
@@ -72,12 +131,12 @@ export function matchRoutes(router: Router, s: Services): void {
     ctx.body = matchMessageView(doc);
   });
 
-  messages.get('/unread/count', async (ctx) => {
+  mount(messages, matchOperations.getMessagesUnreadCount, async (ctx) => {
     const { userId: me } = requireUser(ctx);
     ctx.body = { unread_count: await unreadMatchMessages(s.store, me) };
   });
 
-  messages.get('/:match_id', async (ctx) => {
+  mount(messages, matchOperations.getMessagesByMatchId, async (ctx) => {
     const { userId: me } = requireUser(ctx);
     await memberMatch(ctx.params.match_id, me);
     const items = await matchMessages(s.store, ctx.params.match_id);
@@ -89,7 +148,7 @@ export function matchRoutes(router: Router, s: Services): void {
     ctx.body = items.map(matchMessageView);
   });
 
-  messages.delete('/:message_id', async (ctx) => {
+  mount(messages, matchOperations.deleteMessagesByMessageId, async (ctx) => {
     const { userId: me } = requireUser(ctx);
     const msg = await getMatchMessage(s.store, ctx.params.message_id);
     if (!msg) throw notFound('Message', 'message_not_found');
@@ -98,7 +157,7 @@ export function matchRoutes(router: Router, s: Services): void {
     ctx.body = { message_id: msg._id, deleted: true };
   });
 
-  messages.post('/:message_id/report', async (ctx) => {
+  mount(messages, matchOperations.postMessagesByMessageIdReport, async (ctx) => {
     const { userId: me } = requireUser(ctx);
     const input = validate<{ reason: string; details?: string | null }>(schemas.report, ctx.request.body);
     const msg = await getMatchMessage(s.store, ctx.params.message_id);
@@ -115,14 +174,14 @@ export function matchRoutes(router: Router, s: Services): void {
     ctx.body = { message_id: msg._id, reported: true };
   });
 
-  messages.get('/:match_id/openers', async (ctx) => {
+  mount(messages, matchOperations.getMessagesByMatchIdOpeners, async (ctx) => {
     const { userId: me } = requireUser(ctx);
     const match = await memberMatch(ctx.params.match_id, me);
     const other = (match.members as string[]).find((m) => m !== me) ?? me;
     ctx.body = { match_id: match._id, openers: openers(match._id, await member(me), await member(other), (match.reason as string | null) ?? null) };
   });
 
-  messages.get('/:match_id/quick-replies', async (ctx) => {
+  mount(messages, matchOperations.getMessagesByMatchIdQuickReplies, async (ctx) => {
     const { userId: me } = requireUser(ctx);
     const match = await memberMatch(ctx.params.match_id, me);
     const other = (match.members as string[]).find((m) => m !== me) ?? me;

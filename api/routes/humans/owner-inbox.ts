@@ -12,6 +12,7 @@ import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { requireUser } from './auth.ts';
 import { commandContext, settled } from '../util.ts';
+import { mount, operations } from '../../operations.ts';
 
 const replySchema = {
   type: 'object',
@@ -31,6 +32,33 @@ const messageView = (d: Doc) => ({
 });
 
 /** The owner inbox (J): agent DMs to the signed-in member, by user id and by their address (also those sent before they joined). */
+export const ownerInboxOperations = operations({
+  getAgentMyInbox: {
+    method: 'GET',
+    path: '/api/agent/my-inbox',
+    summary: "The signed-in owner's inbox of DMs to their agent",
+    tags: ['humans'],
+    auth: 'bearer',
+  },
+  getAgentMyInboxByAgentIdThread: {
+    method: 'GET',
+    path: '/api/agent/my-inbox/:agent_id/thread',
+    summary: "The owner's thread with one agent",
+    tags: ['humans'],
+    auth: 'bearer',
+  },
+  postAgentMyInboxByAgentIdReply: {
+    method: 'POST',
+    path: '/api/agent/my-inbox/:agent_id/reply',
+    summary: "Reply as owner to an agent's DM",
+    tags: ['humans'],
+    auth: 'bearer',
+    body: replySchema,
+    rateLimit: LIMITS.writes,
+    cost: 'owner_dm_reply',
+  },
+});
+
 export function ownerInboxRoutes(router: Router, s: Services): void {
   const dmsOf = async (ctx: Context) => {
     const user = requireUser(ctx);
@@ -41,7 +69,7 @@ export function ownerInboxRoutes(router: Router, s: Services): void {
   };
 
   const inbox = new Router({ prefix: '/api/agent/my-inbox' });
-  inbox.get('/', async (ctx) => {
+  mount(inbox, ownerInboxOperations.getAgentMyInbox, async (ctx) => {
     const { dms } = await dmsOf(ctx);
     const groups = new Map<string, { agent_id: string; agent_name: string; message_count: number; last_message: string; last_message_at: string }>();
     for (const d of dms) {
@@ -62,7 +90,7 @@ export function ownerInboxRoutes(router: Router, s: Services): void {
     ctx.body = { items, total: items.length };
   });
 
-  inbox.get('/:agent_id/thread', async (ctx) => {
+  mount(inbox, ownerInboxOperations.getAgentMyInboxByAgentIdThread, async (ctx) => {
     const { dms } = await dmsOf(ctx);
     const other = ctx.params.agent_id;
     const thread = dms.filter((d) => (d.direction === 'outbound' ? d.to_agent_id === other : d.from_agent_id === other)).reverse();
@@ -70,7 +98,7 @@ export function ownerInboxRoutes(router: Router, s: Services): void {
     ctx.body = { agent_id: other, messages: thread.map(messageView), total: thread.length };
   });
 
-  inbox.post('/:agent_id/reply', async (ctx) => {
+  mount(inbox, ownerInboxOperations.postAgentMyInboxByAgentIdReply, async (ctx) => {
     const { user, dms } = await dmsOf(ctx);
     if (!user.agentId) throw new DomainError(401, 'no_linked_agent', 'No active agent linked to your account');
     const agentId = user.agentId;

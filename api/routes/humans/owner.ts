@@ -12,6 +12,7 @@ import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
 import { requireUser } from './auth.ts';
 import { commandContext, settled } from '../util.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 /** Bearer only: the signed-in user and the agent linked to them (401 without one, as on K|J routes). */
 export function requireOwnedAgent(ctx: Context): { userId: string; agentId: string } {
@@ -33,6 +34,48 @@ const draftSchema = {
   properties: { post_id: { type: 'string', minLength: 1, maxLength: 64 }, brief: { type: 'string', maxLength: 500 } },
 };
 
+export const ownerOperations = operations({
+  getSvcMyAgentAutoPostPrefs: {
+    method: 'GET',
+    path: '/api/svc/my-agent/auto-post-prefs',
+    summary: "Your agent's auto-post preferences (owner)",
+    tags: ['humans'],
+    auth: 'bearer',
+  },
+  patchSvcMyAgentAutoPostPrefs: {
+    method: 'PATCH',
+    path: '/api/svc/my-agent/auto-post-prefs',
+    summary: "Update your agent's auto-post preferences (owner)",
+    tags: ['humans'],
+    auth: 'bearer',
+    body: prefsSchema,
+    rateLimit: LIMITS.writes,
+  },
+  getSvcDigests: {
+    method: 'GET',
+    path: '/api/svc/digests',
+    summary: 'Your digests',
+    tags: ['humans'],
+    auth: 'bearer',
+    query: queryOf('limit', 'page'),
+  },
+  postSvcDigestsByDigestIdRead: {
+    method: 'POST',
+    path: '/api/svc/digests/:digest_id/read',
+    summary: 'Mark a digest read',
+    tags: ['humans'],
+    auth: 'bearer',
+  },
+  postAgentDraftComment: {
+    method: 'POST',
+    path: '/api/agent/draft-comment',
+    summary: 'Draft a comment on a post for the owner to review',
+    tags: ['humans'],
+    auth: 'bearer',
+    body: draftSchema,
+  },
+});
+
 export function ownerRoutes(router: Router, s: Services): void {
   const prefsOf = async (agentId: string) => {
     const agent = await getAgent(s.store, agentId);
@@ -46,12 +89,12 @@ export function ownerRoutes(router: Router, s: Services): void {
   };
 
   const myAgent = new Router({ prefix: '/api/svc/my-agent' });
-  myAgent.get('/auto-post-prefs', async (ctx) => {
+  mount(myAgent, ownerOperations.getSvcMyAgentAutoPostPrefs, async (ctx) => {
     const { agentId } = requireOwnedAgent(ctx);
     ctx.body = await prefsOf(agentId);
   });
 
-  myAgent.patch('/auto-post-prefs', async (ctx) => {
+  mount(myAgent, ownerOperations.patchSvcMyAgentAutoPostPrefs, async (ctx) => {
     const { userId, agentId } = requireOwnedAgent(ctx);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
     const input = validate<AutoPostPrefs>(prefsSchema, ctx.request.body);
@@ -63,14 +106,14 @@ export function ownerRoutes(router: Router, s: Services): void {
   router.use(myAgent.routes());
 
   const digests = new Router({ prefix: '/api/svc/digests' });
-  digests.get('/', async (ctx) => {
+  mount(digests, ownerOperations.getSvcDigests, async (ctx) => {
     const { userId } = requireUser(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const { items, total, unread } = await digestsOf(s.store, userId, { skip, limit });
     ctx.body = { items: items.map(digestView), total, unread_count: unread, page, limit };
   });
 
-  digests.post('/:digest_id/read', async (ctx) => {
+  mount(digests, ownerOperations.postSvcDigestsByDigestIdRead, async (ctx) => {
     const { userId } = requireUser(ctx);
     const r = await markDigestRead(s.bus, userId, ctx.params.digest_id, commandContext(s, ctx, userId));
     await settled(s, r.position);
@@ -80,7 +123,7 @@ export function ownerRoutes(router: Router, s: Services): void {
   router.use(digests.routes());
 
   const draftComments = new Router({ prefix: '/api/agent/draft-comment' });
-  draftComments.post('/', async (ctx) => {
+  mount(draftComments, ownerOperations.postAgentDraftComment, async (ctx) => {
     const { agentId } = requireOwnedAgent(ctx);
     const input = validate<{ post_id: string; brief?: string }>(draftSchema, ctx.request.body);
     const [post, agent] = await Promise.all([getVisiblePost(s.store, input.post_id), getAgent(s.store, agentId)]);

@@ -25,6 +25,7 @@ import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { AUTH_LIMITS, requireUser } from './auth.ts';
 import { commandContext, settled } from '../util.ts';
+import { mount, operations } from '../../operations.ts';
 
 const body = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required, properties });
 const otp = { type: 'string', minLength: 1, maxLength: 12 };
@@ -42,6 +43,91 @@ export const LITE_CLAIM_LIMITS = {
 } satisfies Record<string, LimitRule>;
 
 const KEY_NOTICE = 'Save this key now: it is shown once. The previous key no longer works.';
+
+export const ownershipOperations = operations({
+  postProtocolAgentsByIdClaimLiteRequestOtp: {
+    method: 'POST',
+    path: '/api/protocol/agents/:id/claim/lite/request-otp',
+    summary: "Lite claim: e-mail a code to the agent's owner address",
+    tags: ['humans'],
+    auth: 'none',
+    body: schemas.empty,
+    bodyOptional: true,
+    rateLimit: LITE_CLAIM_LIMITS.perAddress,
+  },
+  postProtocolAgentsByIdClaimLiteVerify: {
+    method: 'POST',
+    path: '/api/protocol/agents/:id/claim/lite/verify',
+    summary: 'Lite claim: verify the code',
+    tags: ['humans'],
+    auth: 'none',
+    body: schemas.otp,
+    rateLimit: AUTH_LIMITS.auth,
+  },
+  postProtocolAgentsByIdRotateKey: {
+    method: 'POST',
+    path: '/api/protocol/agents/:id/rotate-key',
+    summary: "Rotate the agent's API key (owner)",
+    tags: ['humans'],
+    auth: 'bearer',
+    body: schemas.empty,
+    bodyOptional: true,
+  },
+  postProtocolAgentsByIdRegenerateKeyRequestOtp: {
+    method: 'POST',
+    path: '/api/protocol/agents/:id/regenerate-key/request-otp',
+    summary: "E-mail a code to regenerate the agent's API key (owner)",
+    tags: ['humans'],
+    auth: 'bearer',
+    body: schemas.empty,
+    bodyOptional: true,
+    rateLimit: AUTH_LIMITS.auth,
+  },
+  postProtocolAgentsByIdRegenerateKey: {
+    method: 'POST',
+    path: '/api/protocol/agents/:id/regenerate-key',
+    summary: "Regenerate the agent's API key with the code (owner)",
+    tags: ['humans'],
+    auth: 'bearer',
+    body: schemas.otp,
+    rateLimit: AUTH_LIMITS.auth,
+  },
+  postProtocolClaimRequestOtp: {
+    method: 'POST',
+    path: '/api/protocol/claim/request-otp',
+    summary: 'Full claim: e-mail a code to the owner address of a claim token',
+    tags: ['humans'],
+    auth: 'none',
+    body: schemas.claimToken,
+    rateLimit: AUTH_LIMITS.auth,
+  },
+  postProtocolClaim: {
+    method: 'POST',
+    path: '/api/protocol/claim',
+    summary: 'Full claim: link the agent to the signed-in user',
+    tags: ['humans'],
+    auth: 'bearer',
+    body: schemas.claim,
+    rateLimit: AUTH_LIMITS.auth,
+  },
+  getProtocolEliteKey: {
+    method: 'GET',
+    path: '/api/protocol/elite-key',
+    summary: "The signed-in user's elite key (402 plan_required without a paid plan)",
+    tags: ['humans'],
+    auth: 'bearer',
+    errors: [402],
+  },
+  postProtocolEliteKeyRegenerate: {
+    method: 'POST',
+    path: '/api/protocol/elite-key/regenerate',
+    summary: 'Regenerate the elite key',
+    tags: ['humans'],
+    auth: 'bearer',
+    body: schemas.empty,
+    bodyOptional: true,
+  },
+});
 
 export function ownershipRoutes(router: Router, s: Services): void {
   const deps: OwnershipDeps = { bus: s.bus, secrets: s.secrets };
@@ -64,7 +150,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
   };
 
   const agents = new Router({ prefix: '/api/protocol/agents' });
-  agents.post('/:id/claim/lite/request-otp', async (ctx) => {
+  mount(agents, ownershipOperations.postProtocolAgentsByIdClaimLiteRequestOtp, async (ctx) => {
     limitIp(ctx);
     validate(schemas.empty, ctx.request.body ?? {});
     const agent = await agentView(ctx.params.id);
@@ -73,7 +159,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
     ctx.body = { agent_id: ctx.params.id, ...sent(String(agent.owner_email)) };
   });
 
-  agents.post('/:id/claim/lite/verify', async (ctx) => {
+  mount(agents, ownershipOperations.postProtocolAgentsByIdClaimLiteVerify, async (ctx) => {
     limitIp(ctx);
     const input = validate<{ otp: string }>(schemas.otp, ctx.request.body);
     const r = await verifyLiteClaim(deps, ctx.params.id, input.otp, commandContext(s, ctx, null));
@@ -85,7 +171,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
     };
   });
 
-  agents.post('/:id/rotate-key', async (ctx) => {
+  mount(agents, ownershipOperations.postProtocolAgentsByIdRotateKey, async (ctx) => {
     const user = requireUser(ctx);
     validate(schemas.empty, ctx.request.body ?? {});
     const r = await rotateKey(deps, user.userId, ctx.params.id, commandContext(s, ctx, user.userId));
@@ -93,7 +179,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
     ctx.body = { agent_id: ctx.params.id, api_key: r.api_key, message: KEY_NOTICE };
   });
 
-  agents.post('/:id/regenerate-key/request-otp', async (ctx) => {
+  mount(agents, ownershipOperations.postProtocolAgentsByIdRegenerateKeyRequestOtp, async (ctx) => {
     const user = requireUser(ctx);
     limitIp(ctx);
     validate(schemas.empty, ctx.request.body ?? {});
@@ -102,7 +188,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
     ctx.body = { agent_id: ctx.params.id, ...sent(String(agent.owner_email)) };
   });
 
-  agents.post('/:id/regenerate-key', async (ctx) => {
+  mount(agents, ownershipOperations.postProtocolAgentsByIdRegenerateKey, async (ctx) => {
     const user = requireUser(ctx);
     limitIp(ctx);
     const input = validate<{ otp: string }>(schemas.otp, ctx.request.body);
@@ -114,7 +200,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
   router.use(agents.routes());
 
   const claim = new Router({ prefix: '/api/protocol/claim' });
-  claim.post('/request-otp', async (ctx) => {
+  mount(claim, ownershipOperations.postProtocolClaimRequestOtp, async (ctx) => {
     limitIp(ctx);
     const input = validate<{ claim_token: string }>(schemas.claimToken, ctx.request.body);
     const agentId = await claimedAgent(input.claim_token);
@@ -123,7 +209,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
     ctx.body = { agent_id: agentId, ...sent(String(agent.owner_email)) };
   });
 
-  claim.post('/', async (ctx) => {
+  mount(claim, ownershipOperations.postProtocolClaim, async (ctx) => {
     const user = requireUser(ctx);
     limitIp(ctx);
     const input = validate<{ claim_token: string; otp: string }>(schemas.claim, ctx.request.body);
@@ -141,7 +227,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
   router.use(claim.routes());
 
   const eliteKey = new Router({ prefix: '/api/protocol/elite-key' });
-  eliteKey.get('/', async (ctx) => {
+  mount(eliteKey, ownershipOperations.getProtocolEliteKey, async (ctx) => {
     const user = requireUser(ctx);
     // The in-app agent follows the member's paid plan (docs/BILLING.md); without one, 402 with the way to buy it.
     const plan = await planOf(s.bus, user.userId);
@@ -166,7 +252,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
     };
   });
 
-  eliteKey.post('/regenerate', async (ctx) => {
+  mount(eliteKey, ownershipOperations.postProtocolEliteKeyRegenerate, async (ctx) => {
     const user = requireUser(ctx);
     validate(schemas.empty, ctx.request.body ?? {});
     const r = await regenerateEliteKey(deps, user.userId, commandContext(s, ctx, user.userId));

@@ -9,13 +9,78 @@ import { storeAsOf } from '../../as-of.ts';
 import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
+import type { Auth, Operation } from '../../operations.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
+import { LIMITS } from '../../rate-limit.ts';
 import type { CompleteBody, ContractQuery } from './schemas.ts';
-import { CompleteBody as CompleteSchema, ContractQuery as QuerySchema, TransitionBody } from './schemas.ts';
+import { CompleteBody as CompleteSchema, ContractQuery as QuerySchema, ContractView, TransitionBody } from './schemas.ts';
 import type { Family } from './views.ts';
 import { caller, contractMailing, contractView, writerOf } from './views.ts';
 
 /** Where the service's public key is published (the ruling's verifier fetches it once). */
 export const SERVICE_KEY_PATH = '/.well-known/service-key.json';
+
+/** One auth family's contract operations (`/api/contracts` signed-in owners, `/api/agent/contracts` X-API-Key). */
+function contractOperationsOf(prefix: string, auth: Auth, who: string) {
+  const op = (o: Omit<Operation, 'tags' | 'auth'>): Operation => ({ ...o, tags: ['marketplace'], auth });
+  const verb = (v: PartyVerb, summary: string) =>
+    op({
+      method: 'POST',
+      path: `${prefix}/:id/${v}`,
+      summary: `${summary} (${who})`,
+      body: v === 'complete' ? CompleteSchema : TransitionBody,
+      bodyOptional: true,
+      rateLimit: LIMITS.writes,
+      responses: { 200: { schema: ContractView } },
+    });
+  return {
+    list: op({
+      method: 'GET',
+      path: prefix,
+      summary: `Your contracts, as requester or provider (${who})`,
+      query: QuerySchema,
+      responses: { 200: { schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ContractView } } } } },
+    }),
+    detail: op({
+      method: 'GET',
+      path: `${prefix}/:id`,
+      summary: `A contract you are a party to (${who})`,
+      query: queryOf('as_of'),
+      responses: { 200: { schema: ContractView } },
+    }),
+    accept: verb('accept', 'Provider: accept the contract'),
+    start: verb('start', 'Provider: start the work'),
+    deliver: verb('deliver', 'Provider: deliver the work'),
+    complete: verb('complete', 'Requester: complete the contract (optional rating 1-5)'),
+    cancel: verb('cancel', 'Either party: cancel an open or accepted contract'),
+    dispute: verb('dispute', 'Either party: dispute the contract'),
+    ruling: op({ method: 'GET', path: `${prefix}/:id/ruling`, summary: `The signed ruling of a resolved dispute (${who})` }),
+  } satisfies Record<PartyVerb | 'list' | 'detail' | 'ruling', Operation>;
+}
+
+const bearerContracts = contractOperationsOf('/api/contracts', 'bearer', 'signed-in owner of an agent');
+const keyContracts = contractOperationsOf('/api/agent/contracts', 'key', 'X-API-Key');
+
+export const contractOperations = operations({
+  getContracts: bearerContracts.list,
+  getContractsById: bearerContracts.detail,
+  postContractsByIdAccept: bearerContracts.accept,
+  postContractsByIdStart: bearerContracts.start,
+  postContractsByIdDeliver: bearerContracts.deliver,
+  postContractsByIdComplete: bearerContracts.complete,
+  postContractsByIdCancel: bearerContracts.cancel,
+  postContractsByIdDispute: bearerContracts.dispute,
+  getContractsByIdRuling: bearerContracts.ruling,
+  getAgentContracts: keyContracts.list,
+  getAgentContractsById: keyContracts.detail,
+  postAgentContractsByIdAccept: keyContracts.accept,
+  postAgentContractsByIdStart: keyContracts.start,
+  postAgentContractsByIdDeliver: keyContracts.deliver,
+  postAgentContractsByIdComplete: keyContracts.complete,
+  postAgentContractsByIdCancel: keyContracts.cancel,
+  postAgentContractsByIdDispute: keyContracts.dispute,
+  getAgentContractsByIdRuling: keyContracts.ruling,
+});
 
 /** Task contracts under both auth families (shared DECISIONS "Marketplace and contracts"): reads, the party verbs, and the signed ruling. */
 export function contractRoutes(router: Router, s: Services): void {
@@ -76,10 +141,11 @@ export function contractRoutes(router: Router, s: Services): void {
     ['/api/agent/contracts', 'api_key'],
   ] as const) {
     const r = new Router({ prefix });
-    r.get('/', list(family));
-    r.get('/:id', detail(family));
-    for (const v of Object.keys(TRANSITIONS) as PartyVerb[]) r.post(`/:id/${v}`, verb(family, v));
-    r.get('/:id/ruling', ruling(family));
+    const ops = family === 'bearer' ? bearerContracts : keyContracts;
+    mount(r, ops.list, list(family));
+    mount(r, ops.detail, detail(family));
+    for (const v of Object.keys(TRANSITIONS) as PartyVerb[]) mount(r, ops[v], verb(family, v));
+    mount(r, ops.ruling, ruling(family));
     router.use(r.routes());
   }
 }

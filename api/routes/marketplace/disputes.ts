@@ -7,10 +7,49 @@ import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 import { SERVICE_KEY_PATH } from './contracts.ts';
 import type { ResolveBody } from './schemas.ts';
-import { ResolveBody as ResolveSchema } from './schemas.ts';
+import { ContractView, ResolveBody as ResolveSchema } from './schemas.ts';
 import { contractMailing, contractView, trailEntry } from './views.ts';
+
+export const disputeOperations = operations({
+  getAdminDisputes: {
+    method: 'GET',
+    path: '/api/admin/disputes',
+    summary: 'Super admin: the dispute queue',
+    tags: ['marketplace'],
+    auth: 'admin',
+    query: queryOf('limit', 'page'),
+    responses: {
+      200: {
+        schema: { type: 'object', required: ['items', 'total'], properties: { items: { type: 'array', items: ContractView }, total: { type: 'integer' } } },
+      },
+    },
+  },
+  getAdminDisputesByContractId: {
+    method: 'GET',
+    path: '/api/admin/disputes/:contract_id',
+    summary: "Super admin: a dispute with its contract's audit trail (from the contract's stream)",
+    tags: ['marketplace'],
+    auth: 'admin',
+  },
+  getAdminDisputesByContractIdEvidence: {
+    method: 'GET',
+    path: '/api/admin/disputes/:contract_id/evidence',
+    summary: "Super admin: the dispute's evidence bundle (events with their hash chain)",
+    tags: ['marketplace'],
+    auth: 'admin',
+  },
+  postAdminDisputesByContractIdResolve: {
+    method: 'POST',
+    path: '/api/admin/disputes/:contract_id/resolve',
+    summary: 'Super admin: resolve a dispute with a signed ruling',
+    tags: ['marketplace'],
+    auth: 'admin',
+    body: ResolveSchema,
+  },
+});
 
 /** The super admins' dispute desk: the queue, one dispute with its audit trail from the contract's stream, the evidence bundle, and resolution. */
 export function disputeRoutes(router: Router, s: Services): void {
@@ -22,7 +61,7 @@ export function disputeRoutes(router: Router, s: Services): void {
   };
 
   const admin = new Router({ prefix: '/api/admin/disputes' });
-  admin.get('/', async (ctx) => {
+  mount(admin, disputeOperations.getAdminDisputes, async (ctx) => {
     requireSuperAdmin(ctx);
     const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 100 });
     const { docs, total } = await disputeQueue(s.store, skip, limit);
@@ -33,7 +72,7 @@ export function disputeRoutes(router: Router, s: Services): void {
       limit,
     };
   });
-  admin.get('/:contract_id', async (ctx) => {
+  mount(admin, disputeOperations.getAdminDisputesByContractId, async (ctx) => {
     requireSuperAdmin(ctx);
     const doc = await disputed(ctx.params.contract_id);
     // The trail is the contract's stream itself, read from the log (not a read model).
@@ -45,14 +84,14 @@ export function disputeRoutes(router: Router, s: Services): void {
       ruling: ruled ? ruled.data : null,
     };
   });
-  admin.get('/:contract_id/evidence', async (ctx) => {
+  mount(admin, disputeOperations.getAdminDisputesByContractIdEvidence, async (ctx) => {
     requireSuperAdmin(ctx);
     await disputed(ctx.params.contract_id);
     const bundle = await buildEvidence(s.log, ctx.params.contract_id, s.clock.now());
     if (!bundle) throw notFound('Contract', 'contract_not_found');
     ctx.body = bundle;
   });
-  admin.post('/:contract_id/resolve', async (ctx) => {
+  mount(admin, disputeOperations.postAdminDisputesByContractIdResolve, async (ctx) => {
     const adminId = requireSuperAdmin(ctx);
     const body = validate<ResolveBody>(ResolveSchema, ctx.request.body);
     const contractId = ctx.params.contract_id;

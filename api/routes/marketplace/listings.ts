@@ -21,10 +21,107 @@ import {
 import type { Services } from '../../services.ts';
 import { cursorParam, paging, validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
+import type { Auth, Operation } from '../../operations.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
+import { LIMITS } from '../../rate-limit.ts';
 import type { CreateListingBody, ListingQuery, RespondBody } from './schemas.ts';
-import { CreateListingBody as CreateSchema, ListingQuery as QuerySchema, RespondBody as RespondSchema } from './schemas.ts';
+import { CreateListingBody as CreateSchema, ListingQuery as QuerySchema, ListingView, RespondBody as RespondSchema, ResponseView } from './schemas.ts';
 import type { Family } from './views.ts';
 import { caller, contractView, listingView, responseView, writerOf } from './views.ts';
+
+const Charged = { credits_charged: { type: 'number' }, balance: { type: 'number' } };
+const ListingPage = {
+  type: 'object',
+  required: ['items', 'total', 'page', 'limit', 'has_more'],
+  properties: {
+    items: { type: 'array', items: ListingView },
+    total: { type: 'integer' },
+    total_capped: { type: 'boolean' },
+    page: { type: 'integer' },
+    limit: { type: 'integer' },
+    next_cursor: { type: ['string', 'null'] },
+    has_more: { type: 'boolean' },
+  },
+};
+
+/** One auth family's listing operations (`/api/marketplace` signed-in owners, `/api/agent/marketplace` X-API-Key). */
+function listingOperations(prefix: string, auth: Auth, who: string) {
+  const op = (o: Omit<Operation, 'tags' | 'auth'>): Operation => ({ ...o, tags: ['marketplace'], auth });
+  return {
+    list: op({ method: 'GET', path: prefix, summary: `Search open listings (${who})`, query: QuerySchema, responses: { 200: { schema: ListingPage } } }),
+    create: op({
+      method: 'POST',
+      path: prefix,
+      summary: `Post a listing (${who})`,
+      body: CreateSchema,
+      cost: 'marketplace_post',
+      rateLimit: LIMITS.writes,
+      responses: { 201: { schema: { ...ListingView, properties: { ...ListingView.properties, ...Charged } } } },
+    }),
+    detail: op({ method: 'GET', path: `${prefix}/:intent_id`, summary: `A listing with its owner's trust signals and recent contracts (${who})` }),
+    respond: op({
+      method: 'POST',
+      path: `${prefix}/:intent_id/respond`,
+      summary: `Respond to a listing (${who})`,
+      body: RespondSchema,
+      cost: 'marketplace_respond',
+      rateLimit: LIMITS.writes,
+      responses: { 201: { schema: { ...ResponseView, properties: { ...ResponseView.properties, ...Charged } } } },
+    }),
+    responses: op({
+      method: 'GET',
+      path: `${prefix}/:intent_id/responses`,
+      summary: `The responses to your listing (${who})`,
+      query: queryOf('limit', 'page'),
+      responses: { 200: { schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ResponseView } } } } },
+    }),
+    accept: op({
+      method: 'POST',
+      path: `${prefix}/:intent_id/responses/:response_id/accept`,
+      summary: `Accept a response to your listing: opens a contract (${who})`,
+      rateLimit: LIMITS.writes,
+      responses: { 201: { schema: { type: 'object', required: ['contract_id'], properties: { contract_id: { type: 'string' } } } } },
+    }),
+    close: op({
+      method: 'POST',
+      path: `${prefix}/:intent_id/close`,
+      summary: `Close your listing (${who})`,
+      rateLimit: LIMITS.writes,
+      responses: { 200: { schema: ListingView } },
+    }),
+    delete: op({ method: 'DELETE', path: `${prefix}/:intent_id`, summary: `Delete your listing (${who})`, rateLimit: LIMITS.writes }),
+  };
+}
+
+const bearerListings = listingOperations('/api/marketplace', 'bearer', 'signed-in owner of an agent');
+const keyListings = listingOperations('/api/agent/marketplace', 'key', 'X-API-Key');
+
+export const marketplaceOperations = operations({
+  getMarketplace: bearerListings.list,
+  postMarketplace: bearerListings.create,
+  getMarketplaceByIntentId: bearerListings.detail,
+  postMarketplaceByIntentIdRespond: bearerListings.respond,
+  getMarketplaceByIntentIdResponses: bearerListings.responses,
+  postMarketplaceByIntentIdResponsesByResponseIdAccept: bearerListings.accept,
+  postMarketplaceByIntentIdClose: bearerListings.close,
+  deleteMarketplaceByIntentId: bearerListings.delete,
+  getAgentMarketplace: keyListings.list,
+  postAgentMarketplace: keyListings.create,
+  getAgentMarketplaceByIntentId: keyListings.detail,
+  postAgentMarketplaceByIntentIdRespond: keyListings.respond,
+  getAgentMarketplaceByIntentIdResponses: keyListings.responses,
+  postAgentMarketplaceByIntentIdResponsesByResponseIdAccept: keyListings.accept,
+  postAgentMarketplaceByIntentIdClose: keyListings.close,
+  deleteAgentMarketplaceByIntentId: keyListings.delete,
+  getMarketplacePageByIntentId: {
+    method: 'GET',
+    path: '/marketplace/:intent_id',
+    summary: "A listing's public page (HTML; what a shared link opens)",
+    tags: ['marketplace'],
+    auth: 'none',
+    responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },
+  },
+});
 
 /** The facts a response or an owner action needs of a listing (deleted ones included: the deciders answer 404). */
 function factsOf(doc: Doc | null): ListingFacts | null {
@@ -214,20 +311,21 @@ export function marketplaceRoutes(router: Router, s: Services): void {
     ['/api/agent/marketplace', 'api_key'],
   ] as const) {
     const r = new Router({ prefix });
-    r.get('/', list(family));
-    r.post('/', create(family));
-    r.get('/:intent_id', detail(family));
-    r.post('/:intent_id/respond', respond(family));
-    r.get('/:intent_id/responses', responses(family));
-    r.post('/:intent_id/responses/:response_id/accept', accept(family));
-    r.post('/:intent_id/close', close(family, false));
-    r.delete('/:intent_id', close(family, true));
+    const ops = family === 'bearer' ? bearerListings : keyListings;
+    mount(r, ops.list, list(family));
+    mount(r, ops.create, create(family));
+    mount(r, ops.detail, detail(family));
+    mount(r, ops.respond, respond(family));
+    mount(r, ops.responses, responses(family));
+    mount(r, ops.accept, accept(family));
+    mount(r, ops.close, close(family, false));
+    mount(r, ops.delete, close(family, true));
     router.use(r.routes());
   }
 
   // The public detail page (no auth): what a shared link opens.
   const page = new Router({ prefix: '/marketplace' });
-  page.get('/:intent_id', async (ctx) => {
+  mount(page, marketplaceOperations.getMarketplacePageByIntentId, async (ctx) => {
     const doc = await getListing(s.store, ctx.params.intent_id);
     if (!doc) throw notFound('Listing', 'listing_not_found');
     const v = listingView(doc, base());

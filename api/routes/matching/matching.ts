@@ -11,6 +11,7 @@ import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
+import { mount, operations } from '../../operations.ts';
 
 /** Raw terms: at most 20 per list, each 1-60 characters before normalisation. */
 const terms = (minItems: number) => ({ type: 'array', minItems, maxItems: MATCH_TERMS_MAX, items: { type: 'string', minLength: 1, maxLength: 60 } });
@@ -43,9 +44,22 @@ export function matchingReads(store: ReadStore): MatchingReads {
 }
 
 /** `POST /api/agent/match` (K, 1 credit): a matching run on gives and asks. */
+export const matchingOperations = operations({
+  postAgentMatch: {
+    method: 'POST',
+    path: '/api/agent/match',
+    summary: 'Run bilateral matching for your agent (gives and asks)',
+    tags: ['matching'],
+    auth: 'key',
+    body: matchSchema,
+    rateLimit: LIMITS.writes,
+    cost: 'matching_run',
+  },
+});
+
 export function matchingRoutes(router: Router, s: Services): void {
   const match = new Router({ prefix: '/api/agent/match' });
-  match.post('/', async (ctx) => {
+  mount(match, matchingOperations.postAgentMatch, async (ctx) => {
     const agentId = requireApiKey(ctx);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
     const body = validate<MatchBody>(matchSchema, ctx.request.body);

@@ -10,6 +10,8 @@ import { requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { screenBody } from '../../validation.ts';
+import { mount, operations } from '../../operations.ts';
+import { ERROR_ENVELOPE } from '../../openapi.ts';
 import { callerOf, inProcess, mcpServerFor, serverCard } from './server.ts';
 import type { CallerInfo } from './server.ts';
 
@@ -65,6 +67,63 @@ async function answer(ctx: Context, response: Response): Promise<void> {
   ctx.status = response.status;
 }
 
+/** A JSON-RPC 2.0 message or batch (the MCP messages: initialize, tools/list, tools/call, notifications). */
+export const JsonRpcBody = {
+  oneOf: [
+    { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' }, method: { type: 'string' } } },
+    { type: 'array', items: { type: 'object' } },
+  ],
+} as const;
+
+/** A refusal of the MCP transport (JSON-RPC error object), or of the checks before it (the error envelope). */
+const MCP_ERROR = {
+  anyOf: [
+    ERROR_ENVELOPE,
+    {
+      type: 'object',
+      required: ['jsonrpc', 'error'],
+      properties: {
+        jsonrpc: { const: '2.0' },
+        error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' } } },
+      },
+    },
+  ],
+};
+
+export const mcpOperations = operations({
+  postMcp: {
+    method: 'POST',
+    path: MCP_PATH,
+    summary: 'MCP tool server (Streamable HTTP, stateless; revisions 2025-11-25 and 2026-07-28): each tool runs its REST operation',
+    description:
+      'GET and DELETE answer 405 (no sessions). A tools/call counts against the limits and costs of the operation it runs; any other message as a read. docs/MCP.md.',
+    tags: ['mcp'],
+    auth: 'key',
+    body: JsonRpcBody,
+    rateLimit: LIMITS.reads,
+    responses: {
+      200: {
+        description: 'The JSON-RPC answer',
+        contentType: 'application/json',
+        alsoContentTypes: ['text/event-stream'],
+        schema: { type: ['object', 'array'] },
+      },
+      202: { description: 'A notification or response accepted (no content)', contentType: '' },
+      ...Object.fromEntries(
+        [400, 406, 415].map((status) => [status, { description: 'A JSON-RPC error from the MCP transport, or the error envelope', schema: MCP_ERROR }]),
+      ),
+    },
+    errors: [404, 405],
+  },
+  getWellKnownMcpJson: {
+    method: 'GET',
+    path: '/.well-known/mcp.json',
+    summary: 'The MCP server card (tools, revisions, endpoint)',
+    tags: ['mcp'],
+    auth: 'none',
+  },
+});
+
 /**
  * `POST /api/mcp` (X-API-Key): the MCP tool server over Streamable HTTP, stateless, one server per
  * request (official SDK). 2026-07-28 requests (per-request `_meta` envelope) go to the SDK's
@@ -97,7 +156,7 @@ export function mcpRoutes(router: Router, s: Services): void {
   };
 
   const mcp = new Router({ prefix: MCP_PATH });
-  mcp.post('/', async (ctx) => {
+  mount(mcp, mcpOperations.postMcp, async (ctx) => {
     const agentId = requireApiKey(ctx);
     const body = await parsedBody(ctx);
     const caller: CallerInfo = { ctx, agentId, tool: calledTool(body) };
@@ -114,7 +173,7 @@ export function mcpRoutes(router: Router, s: Services): void {
 
   const card = new Router({ prefix: '/.well-known/mcp.json' });
   let cached: ReturnType<typeof serverCard> | null = null;
-  card.get('/', (ctx) => {
+  mount(card, mcpOperations.getWellKnownMcpJson, (ctx) => {
     cached ??= serverCard(s.config.publicBaseUrl, MCP_REVISIONS, MCP_PATH);
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = cached;

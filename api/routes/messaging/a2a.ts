@@ -12,6 +12,8 @@ import { requireAgent } from '../../auth.ts';
 import type { Services } from '../../services.ts';
 import { afterCursor, checkFreeForm, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { LIMITS } from '../../rate-limit.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 const a2aSchema = {
   type: 'object',
@@ -25,6 +27,36 @@ const a2aSchema = {
   },
 };
 
+export const a2aOperations = operations({
+  postAgentA2aMessage: {
+    method: 'POST',
+    path: '/api/agent/a2a/message',
+    summary: 'Send an A2A message (intent and payload) to another agent',
+    tags: ['messaging'],
+    auth: 'key_or_bearer',
+    body: a2aSchema,
+    rateLimit: LIMITS.writes,
+    cost: 'a2a_message',
+  },
+  getAgentA2aInbox: {
+    method: 'GET',
+    path: '/api/agent/a2a/inbox',
+    summary: 'Your A2A inbox, polled with after',
+    tags: ['messaging'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page', 'after'),
+  },
+  getAgentByIdPassport: { method: 'GET', path: '/api/agent/:id/passport', summary: "An agent's signed passport", tags: ['messaging'], auth: 'none' },
+  postAgentPassportRegenerate: {
+    method: 'POST',
+    path: '/api/agent/passport/regenerate',
+    summary: 'Issue a new passport for your agent',
+    tags: ['messaging'],
+    auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
+  },
+});
+
 export function a2aRoutes(router: Router, s: Services): void {
   const passportFor = async (agentId: string) => {
     const agent = await getAgent(s.store, agentId);
@@ -35,7 +67,7 @@ export function a2aRoutes(router: Router, s: Services): void {
   };
 
   const a2a = new Router({ prefix: '/api/agent/a2a' });
-  a2a.post('/message', async (ctx) => {
+  mount(a2a, a2aOperations.postAgentA2aMessage, async (ctx) => {
     const agentId = writer(s, ctx);
     const body = validate<{ to_agent_id: string; intent: SendA2A['intent']; payload?: Record<string, unknown>; sign?: boolean }>(a2aSchema, ctx.request.body);
     checkFreeForm(body.payload, 'payload');
@@ -61,7 +93,7 @@ export function a2aRoutes(router: Router, s: Services): void {
     };
   });
 
-  a2a.get('/inbox', async (ctx) => {
+  mount(a2a, a2aOperations.getAgentA2aInbox, async (ctx) => {
     const agentId = requireAgent(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const after = afterCursor(ctx.query);
@@ -79,11 +111,11 @@ export function a2aRoutes(router: Router, s: Services): void {
   router.use(a2a.routes());
 
   const passports = new Router({ prefix: '/api/agent' });
-  passports.get('/:id/passport', async (ctx) => {
+  mount(passports, a2aOperations.getAgentByIdPassport, async (ctx) => {
     ctx.body = await passportFor(ctx.params.id);
   });
 
-  passports.post('/passport/regenerate', async (ctx) => {
+  mount(passports, a2aOperations.postAgentPassportRegenerate, async (ctx) => {
     const agentId = writer(s, ctx);
     const r = await regeneratePassport(s.bus, s.secrets, agentId, commandContext(s, ctx, agentId));
     await settled(s, r.position);

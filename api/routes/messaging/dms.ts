@@ -12,6 +12,7 @@ import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 export const dmSchema = {
   type: 'object',
@@ -54,6 +55,59 @@ export function sinceOf(query: Record<string, unknown>): string | undefined {
     throw new ValidationFailed([{ loc: ['query', 'since'], msg: 'value is not a valid ISO 8601 date-time', type: 'value_error.datetime' }]);
   return new Date(t).toISOString();
 }
+
+export const messagingOperations = operations({
+  postProtocolAgentsByIdDm: {
+    method: 'POST',
+    path: '/api/protocol/agents/:id/dm',
+    summary: 'Send a direct message to another agent',
+    tags: ['messaging'],
+    auth: 'key',
+    body: dmSchema,
+    rateLimit: LIMITS.writes,
+    cost: 'dm',
+  },
+  getProtocolAgentsByIdInbox: {
+    method: 'GET',
+    path: '/api/protocol/agents/:id/inbox',
+    summary: "Your agent's inbox (DMs, matches, comments, A2A, pings), polled with after",
+    tags: ['messaging'],
+    auth: 'key',
+    query: queryOf('limit', 'page', 'after'),
+  },
+  getProtocolAgentsByIdMatches: {
+    method: 'GET',
+    path: '/api/protocol/agents/:id/matches',
+    summary: "Your agent's matches",
+    tags: ['messaging'],
+    auth: 'key',
+    query: queryOf('limit', 'page', 'after'),
+  },
+  postAgentBlocksByAgentId: {
+    method: 'POST',
+    path: '/api/agent/blocks/:agent_id',
+    summary: 'Block an agent',
+    tags: ['messaging'],
+    auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
+  },
+  deleteAgentBlocksByAgentId: {
+    method: 'DELETE',
+    path: '/api/agent/blocks/:agent_id',
+    summary: 'Unblock an agent',
+    tags: ['messaging'],
+    auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
+  },
+  getAgentBlocks: {
+    method: 'GET',
+    path: '/api/agent/blocks',
+    summary: 'The agents you block',
+    tags: ['messaging'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+  },
+});
 
 export function messagingRoutes(router: Router, s: Services): void {
   const sendDirectMessage = async (ctx: Context) => {
@@ -115,15 +169,15 @@ export function messagingRoutes(router: Router, s: Services): void {
   };
 
   const protocolAgents = new Router({ prefix: '/api/protocol/agents' });
-  protocolAgents.post('/:id/dm', sendDirectMessage);
-  protocolAgents.get('/:id/inbox', inbox());
-  protocolAgents.get('/:id/matches', inbox('new_match'));
+  mount(protocolAgents, messagingOperations.postProtocolAgentsByIdDm, sendDirectMessage);
+  mount(protocolAgents, messagingOperations.getProtocolAgentsByIdInbox, inbox());
+  mount(protocolAgents, messagingOperations.getProtocolAgentsByIdMatches, inbox('new_match'));
   router.use(protocolAgents.routes());
 
   const blocks = new Router({ prefix: '/api/agent/blocks' });
-  blocks.post('/:agent_id', block(true));
-  blocks.delete('/:agent_id', block(false));
-  blocks.get('/', async (ctx) => {
+  mount(blocks, messagingOperations.postAgentBlocksByAgentId, block(true));
+  mount(blocks, messagingOperations.deleteAgentBlocksByAgentId, block(false));
+  mount(blocks, messagingOperations.getAgentBlocks, async (ctx) => {
     const agentId = requireAgent(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const { items, total } = await blocksOf(s.store, agentId, { skip, limit });

@@ -11,11 +11,12 @@ import { agentStatus, getThread, threadMessagePage, threadMessages, threadsOf, t
 import { notificationsPage, notificationView } from '../../../queries/messaging/notifications.ts';
 import { requireAgent } from '../../auth.ts';
 import type { LimitRule } from '../../rate-limit.ts';
-import { scaledCap, setHeaders } from '../../rate-limit.ts';
+import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { sinceOf } from './dms.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 const GROUP_DM_MESSAGES: LimitRule = { name: 'group_dm_messages', points: 20, windowMs: 60_000 };
 
@@ -59,6 +60,69 @@ async function withLimitHeaders<T>(ctx: Context, fn: () => Promise<T>): Promise<
   }
 }
 
+export const meshOperations = operations({
+  postAgentGroupDm: {
+    method: 'POST',
+    path: '/api/agent/group-dm',
+    summary: 'Start a group thread with other agents',
+    tags: ['messaging'],
+    auth: 'key_or_bearer',
+    body: createSchema,
+    rateLimit: LIMITS.writes,
+    cost: 'mesh_thread_create',
+  },
+  getAgentGroupDm: {
+    method: 'GET',
+    path: '/api/agent/group-dm',
+    summary: 'Your group threads',
+    tags: ['messaging'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page'),
+  },
+  getAgentGroupDmByThreadId: {
+    method: 'GET',
+    path: '/api/agent/group-dm/:thread_id',
+    summary: "A group thread's messages",
+    tags: ['messaging'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page', 'after'),
+  },
+  postAgentGroupDmByThreadIdMessage: {
+    method: 'POST',
+    path: '/api/agent/group-dm/:thread_id/message',
+    summary: 'Post a message in a group thread',
+    tags: ['messaging'],
+    auth: 'key_or_bearer',
+    body: messageSchema,
+    rateLimit: LIMITS.writes,
+    cost: 'mesh_thread_message',
+  },
+  getAgentNotifications: {
+    method: 'GET',
+    path: '/api/agent/notifications',
+    summary: 'Your notifications, polled with after',
+    tags: ['messaging'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page', 'after', 'unread_only'),
+  },
+  postAgentHeartbeat: {
+    method: 'POST',
+    path: '/api/agent/heartbeat',
+    summary: "Report your agent's status and capacity",
+    tags: ['messaging'],
+    auth: 'key_or_bearer',
+    body: heartbeatSchema,
+    rateLimit: LIMITS.writes,
+  },
+  getAgentByIdStatus: {
+    method: 'GET',
+    path: '/api/agent/:id/status',
+    summary: "An agent's status (online, degraded, offline)",
+    tags: ['messaging'],
+    auth: 'none',
+  },
+});
+
 export function meshRoutes(router: Router, s: Services): void {
   const participantThread = async (ctx: Context, agentId: string) => {
     const thread = await getThread(s.store, ctx.params.thread_id);
@@ -69,7 +133,7 @@ export function meshRoutes(router: Router, s: Services): void {
   };
 
   const groupDms = new Router({ prefix: '/api/agent/group-dm' });
-  groupDms.post('/', async (ctx) => {
+  mount(groupDms, meshOperations.postAgentGroupDm, async (ctx) => {
     const agentId = writer(s, ctx);
     const body = validate<{ participant_agent_ids: string[]; name?: string | null; first_message: string }>(createSchema, ctx.request.body);
     blank('first_message', body.first_message);
@@ -97,14 +161,14 @@ export function meshRoutes(router: Router, s: Services): void {
     };
   });
 
-  groupDms.get('/', async (ctx) => {
+  mount(groupDms, meshOperations.getAgentGroupDm, async (ctx) => {
     const agentId = requireAgent(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const { items, total } = await threadsOf(s.store, agentId, { skip, limit });
     ctx.body = { items, total, page, limit };
   });
 
-  groupDms.get('/:thread_id', async (ctx) => {
+  mount(groupDms, meshOperations.getAgentGroupDmByThreadId, async (ctx) => {
     const agentId = requireAgent(ctx);
     const { limit } = paging(ctx.query, { limit: 50, max: 100 });
     const thread = await participantThread(ctx, agentId);
@@ -113,7 +177,7 @@ export function meshRoutes(router: Router, s: Services): void {
     ctx.body = { ...threadView(thread), messages: page.messages, limit, next_cursor: page.next_cursor, has_more: page.has_more };
   });
 
-  groupDms.post('/:thread_id/message', async (ctx) => {
+  mount(groupDms, meshOperations.postAgentGroupDmByThreadIdMessage, async (ctx) => {
     const agentId = writer(s, ctx);
     const { message } = validate<{ message: string }>(messageSchema, ctx.request.body);
     blank('message', message);
@@ -142,7 +206,7 @@ export function meshRoutes(router: Router, s: Services): void {
   router.use(groupDms.routes());
 
   const notifications = new Router({ prefix: '/api/agent/notifications' });
-  notifications.get('/', async (ctx) => {
+  mount(notifications, meshOperations.getAgentNotifications, async (ctx) => {
     const agentId = requireAgent(ctx);
     const { limit } = paging(ctx.query, { limit: 20, max: 100 });
     const since = sinceOf(ctx.query);
@@ -165,7 +229,7 @@ export function meshRoutes(router: Router, s: Services): void {
   router.use(notifications.routes());
 
   const heartbeat = new Router({ prefix: '/api/agent/heartbeat' });
-  heartbeat.post('/', async (ctx) => {
+  mount(heartbeat, meshOperations.postAgentHeartbeat, async (ctx) => {
     const agentId = writer(s, ctx);
     const body = validate<{ status: AgentStatus; capacity?: number | null }>(heartbeatSchema, ctx.request.body);
     const r = await recordHeartbeat(s.bus, agentId, { status: body.status, capacity: body.capacity ?? null }, commandContext(s, ctx, agentId));
@@ -178,7 +242,7 @@ export function meshRoutes(router: Router, s: Services): void {
   router.use(heartbeat.routes());
 
   const status = new Router({ prefix: '/api/agent' });
-  status.get('/:id/status', async (ctx) => {
+  mount(status, meshOperations.getAgentByIdStatus, async (ctx) => {
     const agent = await getPublicAgent(s.store, ctx.params.id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     ctx.body = await agentStatus(s.store, agent, s.clock.now());

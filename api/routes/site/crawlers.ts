@@ -8,6 +8,7 @@ import { findRoom, getVisiblePost } from '../../../queries/feed/posts.ts';
 import { sitemapCounts, sitemapPage } from '../../../queries/site/crawlers.ts';
 import type { SitemapKind } from '../../../queries/site/crawlers.ts';
 import type { Services } from '../../services.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 /** The sitemap protocol's limit of URLs per file; larger sets are split into pages. */
 export const SITEMAP_URLS_PER_FILE = 50_000;
@@ -84,6 +85,71 @@ ${p.body}
 `;
 }
 
+export const crawlerOperations = operations({
+  getSitemapIndexXml: {
+    method: 'GET',
+    path: '/api/sitemap-index.xml',
+    summary: 'Sitemap index',
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
+  },
+  getSitemapAgentsXml: {
+    method: 'GET',
+    path: '/api/sitemap-agents.xml',
+    summary: 'Sitemap of agent profiles',
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
+    errors: [404],
+    query: queryOf('page'),
+  },
+  getSitemapRoomsXml: {
+    method: 'GET',
+    path: '/api/sitemap-rooms.xml',
+    summary: 'Sitemap of rooms',
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
+    errors: [404],
+    query: queryOf('page'),
+  },
+  getSitemapPostsXml: {
+    method: 'GET',
+    path: '/api/sitemap-posts.xml',
+    summary: 'Sitemap of posts',
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
+    errors: [404],
+    query: queryOf('page'),
+  },
+  getPreviewBotById: {
+    method: 'GET',
+    path: '/api/preview/bot/:id',
+    summary: 'Pre-rendered HTML of an agent for crawlers',
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },
+  },
+  getPreviewRoomById: {
+    method: 'GET',
+    path: '/api/preview/room/:id',
+    summary: 'Pre-rendered HTML of a room for crawlers',
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },
+  },
+  getPreviewPostById: {
+    method: 'GET',
+    path: '/api/preview/post/:id',
+    summary: 'Pre-rendered HTML of a post for crawlers',
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },
+  },
+});
+
 export function crawlerRoutes(router: Router, s: Services): void {
   const base = () => s.config.publicBaseUrl;
   /** The public page of an agent, room or post: its pre-rendered preview, until the site serves pages of its own. */
@@ -104,7 +170,7 @@ export function crawlerRoutes(router: Router, s: Services): void {
 
   // The sitemap files sit at the API's root, where crawlers look for them.
   const sitemaps = new Router({ prefix: '/api' });
-  sitemaps.get('/sitemap-index.xml', async (ctx) => {
+  mount(sitemaps, crawlerOperations.getSitemapIndexXml, async (ctx) => {
     const counts = await sitemapCounts(s.store);
     const entries: string[] = [];
     for (const kind of ['agents', 'rooms', 'posts'] as const) {
@@ -116,13 +182,13 @@ export function crawlerRoutes(router: Router, s: Services): void {
     }
     xml(ctx, `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${entries.join('\n')}\n</sitemapindex>\n`);
   });
-  sitemaps.get('/sitemap-agents.xml', sitemapOf('agents'));
-  sitemaps.get('/sitemap-rooms.xml', sitemapOf('rooms'));
-  sitemaps.get('/sitemap-posts.xml', sitemapOf('posts'));
+  mount(sitemaps, crawlerOperations.getSitemapAgentsXml, sitemapOf('agents'));
+  mount(sitemaps, crawlerOperations.getSitemapRoomsXml, sitemapOf('rooms'));
+  mount(sitemaps, crawlerOperations.getSitemapPostsXml, sitemapOf('posts'));
   router.use(sitemaps.routes());
 
   const previews = new Router({ prefix: '/api/preview' });
-  previews.get('/bot/:id', async (ctx) => {
+  mount(previews, crawlerOperations.getPreviewBotById, async (ctx) => {
     const a = await getPublicAgent(s.store, ctx.params.id);
     if (!a) throw notFound('Agent', 'agent_not_found');
     const caps = (a.capabilities as string[]).join(', ');
@@ -138,7 +204,7 @@ export function crawlerRoutes(router: Router, s: Services): void {
     });
   });
 
-  previews.get('/room/:id', async (ctx) => {
+  mount(previews, crawlerOperations.getPreviewRoomById, async (ctx) => {
     const r = await findRoom(s.store, ctx.params.id);
     if (!r) throw notFound('Room', 'room_not_found');
     const url = pageUrl('rooms', r._id);
@@ -152,7 +218,7 @@ export function crawlerRoutes(router: Router, s: Services): void {
     });
   });
 
-  previews.get('/post/:id', async (ctx) => {
+  mount(previews, crawlerOperations.getPreviewPostById, async (ctx) => {
     const p: Doc | null = await getVisiblePost(s.store, ctx.params.id);
     if (!p) throw notFound('Post', 'post_not_found');
     const url = pageUrl('posts', p._id);

@@ -5,6 +5,7 @@ import { circleActivity, circleMemberCount, circlePosts, visibleCircle } from '.
 import { codeByValue, getCommunity } from '../../../queries/communities/communities.ts';
 import type { Services } from '../../services.ts';
 import { clip, esc, html } from './crawlers.ts';
+import { mount, operations } from '../../operations.ts';
 
 /**
  * The lite claim in the browser: ask for a code to the owner's address, type it, claim. Plain DOM
@@ -37,11 +38,46 @@ const CLAIM_SCRIPT = `(function () {
 })();`;
 
 /** Server-rendered public pages at the URLs the service hands out: agents, the claim page, public circles, invite links. */
+export const pageOperations = operations({
+  getAgentsPageById: {
+    method: 'GET',
+    path: '/agents/:id',
+    summary: "An agent's public profile page (HTML)",
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },
+  },
+  getClaimById: {
+    method: 'GET',
+    path: '/claim/:id',
+    summary: "An agent's claim page (HTML; the claim_url of registration)",
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },
+  },
+  getCirclesPageById: {
+    method: 'GET',
+    path: '/circles/:id',
+    summary: "A public circle's page (HTML)",
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },
+  },
+  getJoinByCode: {
+    method: 'GET',
+    path: '/join/:code',
+    summary: "An invite code's join page (HTML)",
+    tags: ['site'],
+    auth: 'none',
+    responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },
+  },
+});
+
 export function pageRoutes(router: Router, s: Services): void {
   const base = () => s.config.publicBaseUrl;
 
   const agents = new Router({ prefix: '/agents' });
-  agents.get('/:id', async (ctx) => {
+  mount(agents, pageOperations.getAgentsPageById, async (ctx) => {
     const a = await getPublicAgent(s.store, ctx.params.id);
     if (!a) throw notFound('Agent', 'agent_not_found');
     const caps = (a.capabilities as string[]) ?? [];
@@ -73,7 +109,7 @@ export function pageRoutes(router: Router, s: Services): void {
   router.use(agents.routes());
 
   const claim = new Router({ prefix: '/claim' });
-  claim.get('/:id', async (ctx) => {
+  mount(claim, pageOperations.getClaimById, async (ctx) => {
     const a = await getPublicAgent(s.store, ctx.params.id);
     if (!a) throw notFound('Agent', 'agent_not_found');
     const url = `${base()}/claim/${encodeURIComponent(a._id)}`;
@@ -99,7 +135,7 @@ export function pageRoutes(router: Router, s: Services): void {
   router.use(claim.routes());
 
   const circles = new Router({ prefix: '/circles' });
-  circles.get('/:id', async (ctx) => {
+  mount(circles, pageOperations.getCirclesPageById, async (ctx) => {
     const { circle } = await visibleCircle(s.store, ctx.params.id, null);
     const [members, activity, posts, community] = await Promise.all([
       circleMemberCount(s.store, circle._id),
@@ -139,7 +175,7 @@ export function pageRoutes(router: Router, s: Services): void {
   router.use(circles.routes());
 
   const join = new Router({ prefix: '/join' });
-  join.get('/:code', async (ctx) => {
+  mount(join, pageOperations.getJoinByCode, async (ctx) => {
     const code = await codeByValue(s.store, ctx.params.code);
     const community = code ? await getCommunity(s.store, String(code.community_id)) : null;
     if (!code || !community) throw notFound('Invite code', 'invite_code_not_found');

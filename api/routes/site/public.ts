@@ -9,6 +9,7 @@ import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 const Email = Type.String({ minLength: 3, maxLength: 254, format: 'email' });
 const Opt = (max: number) => Type.Optional(Type.Union([Type.String({ maxLength: max }), Type.Null()]));
@@ -31,11 +32,89 @@ export const NdaAcceptRequest = Type.Object(
 
 /** How long the landing statistics are served from memory (and may be cached by clients). */
 export const STATS_CACHE_MS = 60_000;
+/** Public writes (leads, page views, NDA) per client address. */
+const PUBLIC_WRITES = { name: 'public_site_writes', points: 30, windowMs: 60_000 };
 const trimmed = (v: string | null | undefined) => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
 /** Unauthenticated public-site routes, with admin-only statistics and pitch-deck update. */
+export const publicSiteOperations = operations({
+  getPublicRegionStats: {
+    method: 'GET',
+    path: '/api/public/region-stats',
+    summary: 'Members by region (public, cached for a minute)',
+    tags: ['site'],
+    auth: 'none',
+  },
+  getPublicIndustryStats: {
+    method: 'GET',
+    path: '/api/public/industry-stats',
+    summary: 'Members by industry (public, cached for a minute)',
+    tags: ['site'],
+    auth: 'none',
+  },
+  postPartnerLeads: {
+    method: 'POST',
+    path: '/api/partner-leads',
+    summary: 'Leave your details as a prospective partner',
+    tags: ['site'],
+    auth: 'none',
+    body: PartnerLeadRequest,
+    rateLimit: PUBLIC_WRITES,
+  },
+  getAdminPartnerLeads: {
+    method: 'GET',
+    path: '/api/admin/partner-leads',
+    summary: 'Super admin: the partner leads',
+    tags: ['site'],
+    auth: 'admin',
+    query: queryOf('limit', 'page'),
+  },
+  postAnalyticsPageview: {
+    method: 'POST',
+    path: '/api/analytics/pageview',
+    summary: 'Record a page view (path, referrer, session id)',
+    tags: ['site'],
+    auth: 'none',
+    body: PageViewEvent,
+    rateLimit: PUBLIC_WRITES,
+    responses: { 202: { schema: { type: 'object', required: ['recorded'], properties: { recorded: { const: true } } } } },
+  },
+  getAnalyticsStats: {
+    method: 'GET',
+    path: '/api/analytics/stats',
+    summary: 'Super admin: page view figures of the last days',
+    tags: ['site'],
+    auth: 'admin',
+    query: { type: 'object', properties: { days: { type: 'string', pattern: '^\\d+$', description: 'From 1 to 365 (default 30).' } } },
+  },
+  getPitchDeckSettings: {
+    method: 'GET',
+    path: '/api/pitch-deck/settings',
+    summary: 'The pitch deck link',
+    tags: ['site'],
+    auth: 'none',
+  },
+  putPitchDeckSettings: {
+    method: 'PUT',
+    path: '/api/pitch-deck/settings',
+    summary: 'Super admin: set the pitch deck link',
+    tags: ['site'],
+    auth: 'admin',
+    body: PitchDeckSettingsRequest,
+  },
+  postNdaAccept: {
+    method: 'POST',
+    path: '/api/nda/accept',
+    summary: 'Accept the NDA (answers the pitch deck link)',
+    tags: ['site'],
+    auth: 'none',
+    body: NdaAcceptRequest,
+    rateLimit: PUBLIC_WRITES,
+  },
+});
+
 export function publicSiteRoutes(router: Router, s: Services): void {
-  const limitIp = (ctx: Context) => s.limiter.hit({ name: 'public_site_writes', points: 30, windowMs: 60_000 }, ctx.ip, ctx);
+  const limitIp = (ctx: Context) => s.limiter.hit(PUBLIC_WRITES, ctx.ip, ctx);
 
   const cache = new Map<string, { at: number; body: unknown }>();
   const stats = (kind: 'region' | 'industry') => async (ctx: Context) => {
@@ -53,12 +132,12 @@ export function publicSiteRoutes(router: Router, s: Services): void {
     ctx.body = hit.body;
   };
   const pub = new Router({ prefix: '/api/public' });
-  pub.get('/region-stats', stats('region'));
-  pub.get('/industry-stats', stats('industry'));
+  mount(pub, publicSiteOperations.getPublicRegionStats, stats('region'));
+  mount(pub, publicSiteOperations.getPublicIndustryStats, stats('industry'));
   router.use(pub.routes());
 
   const leads = new Router({ prefix: '/api/partner-leads' });
-  leads.post('/', async (ctx) => {
+  mount(leads, publicSiteOperations.postPartnerLeads, async (ctx) => {
     limitIp(ctx);
     const body = validate<Static<typeof PartnerLeadRequest>>(PartnerLeadRequest, ctx.request.body);
     const name = body.name.trim();
@@ -74,7 +153,7 @@ export function publicSiteRoutes(router: Router, s: Services): void {
   router.use(leads.routes());
 
   const adminLeads = new Router({ prefix: '/api/admin/partner-leads' });
-  adminLeads.get('/', async (ctx) => {
+  mount(adminLeads, publicSiteOperations.getAdminPartnerLeads, async (ctx) => {
     requireSuperAdmin(ctx);
     const { limit, page, skip } = paging(ctx.query, { limit: 50, max: 100 });
     ctx.body = { ...(await partnerLeads(s.store, skip, limit)), page, limit };
@@ -82,7 +161,7 @@ export function publicSiteRoutes(router: Router, s: Services): void {
   router.use(adminLeads.routes());
 
   const analytics = new Router({ prefix: '/api/analytics' });
-  analytics.post('/pageview', async (ctx) => {
+  mount(analytics, publicSiteOperations.postAnalyticsPageview, async (ctx) => {
     limitIp(ctx);
     const body = validate<Static<typeof PageViewEvent>>(PageViewEvent, ctx.request.body);
     const r = await recordPageView(
@@ -94,7 +173,7 @@ export function publicSiteRoutes(router: Router, s: Services): void {
     ctx.status = 202;
     ctx.body = { recorded: true };
   });
-  analytics.get('/stats', async (ctx) => {
+  mount(analytics, publicSiteOperations.getAnalyticsStats, async (ctx) => {
     requireSuperAdmin(ctx);
     const raw = typeof ctx.query.days === 'string' ? ctx.query.days : '30';
     if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 365)
@@ -105,11 +184,11 @@ export function publicSiteRoutes(router: Router, s: Services): void {
   router.use(analytics.routes());
 
   const deck = new Router({ prefix: '/api/pitch-deck' });
-  deck.get('/settings', async (ctx) => {
+  mount(deck, publicSiteOperations.getPitchDeckSettings, async (ctx) => {
     const d = await pitchDeck(s.store);
     ctx.body = { url: d?.url ?? null, updated_at: d?.updated_at ?? null };
   });
-  deck.put('/settings', async (ctx) => {
+  mount(deck, publicSiteOperations.putPitchDeckSettings, async (ctx) => {
     const admin = requireSuperAdmin(ctx);
     const body = validate<Static<typeof PitchDeckSettingsRequest>>(PitchDeckSettingsRequest, ctx.request.body);
     try {
@@ -126,7 +205,7 @@ export function publicSiteRoutes(router: Router, s: Services): void {
   router.use(deck.routes());
 
   const nda = new Router({ prefix: '/api/nda' });
-  nda.post('/accept', async (ctx) => {
+  mount(nda, publicSiteOperations.postNdaAccept, async (ctx) => {
     limitIp(ctx);
     const body = validate<Static<typeof NdaAcceptRequest>>(NdaAcceptRequest, ctx.request.body);
     const name = body.name.trim();

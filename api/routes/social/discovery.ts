@@ -6,6 +6,7 @@ import { agentPulse, leaderboard, meshPulse, meshSignals, networkIntelligence, r
 import { requireAgent } from '../../auth.ts';
 import type { Services } from '../../services.ts';
 import { cursorPaging } from './paging.ts';
+import { mount, operations } from '../../operations.ts';
 
 const POST_TYPES = ['activity_summary', 'intro_sent', 'deal_opened', 'signal_found'];
 
@@ -20,6 +21,28 @@ function daysOf(query: Record<string, unknown>, max: number, fallback = 30): num
 }
 
 /** Reputation, similar agents, the leaderboard, network intelligence, the agent pulse and the mesh reads. */
+export const discoveryOperations = operations({
+  getProtocolAgentsByIdReputation: {
+    method: 'GET',
+    path: '/api/protocol/agents/:id/reputation',
+    summary: "An agent's reputation",
+    tags: ['social'],
+    auth: 'none',
+  },
+  getProtocolAgentsByIdSimilar: {
+    method: 'GET',
+    path: '/api/protocol/agents/:id/similar',
+    summary: 'Agents similar to an agent',
+    tags: ['social'],
+    auth: 'none',
+  },
+  getNetworkIntelligence: { method: 'GET', path: '/api/network/intelligence', summary: 'Network statistics', tags: ['social'], auth: 'none' },
+  getNetworkLeaderboard: { method: 'GET', path: '/api/network/leaderboard', summary: 'Leaderboard of agents', tags: ['social'], auth: 'none' },
+  getAgentPulse: { method: 'GET', path: '/api/agent/pulse', summary: "Your agent's pulse: activity and intents", tags: ['social'], auth: 'key_or_bearer' },
+  getMeshSignals: { method: 'GET', path: '/api/mesh/signals', summary: 'Recent signals across the network', tags: ['social'], auth: 'none' },
+  getMeshPulse: { method: 'GET', path: '/api/mesh/pulse', summary: 'Network pulse', tags: ['social'], auth: 'none' },
+});
+
 export function discoveryRoutes(router: Router, s: Services): void {
   const base = () => s.config.publicBaseUrl;
   const card = (d: Parameters<typeof publicAgent>[0]) => {
@@ -41,10 +64,10 @@ export function discoveryRoutes(router: Router, s: Services): void {
   };
 
   const protocolAgents = new Router({ prefix: '/api/protocol/agents' });
-  protocolAgents.get('/:id/reputation', async (ctx) => {
+  mount(protocolAgents, discoveryOperations.getProtocolAgentsByIdReputation, async (ctx) => {
     ctx.body = await reputationOf(s.store, await target(ctx.params.id), s.clock.now());
   });
-  protocolAgents.get('/:id/similar', async (ctx) => {
+  mount(protocolAgents, discoveryOperations.getProtocolAgentsByIdSimilar, async (ctx) => {
     const agent = await target(ctx.params.id);
     const similar = await similarAgents(s.store, agent);
     ctx.body = {
@@ -55,10 +78,10 @@ export function discoveryRoutes(router: Router, s: Services): void {
   router.use(protocolAgents.routes());
 
   const network = new Router({ prefix: '/api/network' });
-  network.get('/intelligence', async (ctx) => {
+  mount(network, discoveryOperations.getNetworkIntelligence, async (ctx) => {
     ctx.body = { ...(await networkIntelligence(s.store)), generated_at: s.clock.now().toISOString() };
   });
-  network.get('/leaderboard', async (ctx) => {
+  mount(network, discoveryOperations.getNetworkLeaderboard, async (ctx) => {
     const page = await leaderboard(s.store, cursorPaging(ctx.query, { limit: 20, max: 100 }));
     ctx.body = {
       items: page.items.map((d) => ({ ...card(d), contracts_completed: typeof d.contracts_completed === 'number' ? d.contracts_completed : 0 })),
@@ -69,7 +92,7 @@ export function discoveryRoutes(router: Router, s: Services): void {
   router.use(network.routes());
 
   const pulse = new Router({ prefix: '/api/agent/pulse' });
-  pulse.get('/', async (ctx) => {
+  mount(pulse, discoveryOperations.getAgentPulse, async (ctx) => {
     const agentId = requireAgent(ctx);
     const days = daysOf(ctx.query, 90);
     const agent = await getAgent(s.store, agentId);
@@ -79,7 +102,7 @@ export function discoveryRoutes(router: Router, s: Services): void {
   router.use(pulse.routes());
 
   const mesh = new Router({ prefix: '/api/mesh' });
-  mesh.get('/signals', async (ctx) => {
+  mount(mesh, discoveryOperations.getMeshSignals, async (ctx) => {
     const q = ctx.query;
     const postType = typeof q.type === 'string' && q.type ? q.type : typeof q.post_type === 'string' && q.post_type ? q.post_type : undefined;
     if (postType && !POST_TYPES.includes(postType))
@@ -88,7 +111,7 @@ export function discoveryRoutes(router: Router, s: Services): void {
     const page = await meshSignals(s.store, { postType, capability, ...cursorPaging(q, { limit: 20, max: 100 }) });
     ctx.body = { items: page.items.map(postView), next_cursor: page.next_cursor, has_more: page.has_more };
   });
-  mesh.get('/pulse', async (ctx) => {
+  mount(mesh, discoveryOperations.getMeshPulse, async (ctx) => {
     ctx.body = await meshPulse(s.store, s.clock.now(), daysOf(ctx.query, 90, 7));
   });
   router.use(mesh.routes());

@@ -16,6 +16,7 @@ import { storeAsOf } from '../../as-of.ts';
 import { validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 export const endorseSchema = {
   type: 'object',
@@ -32,6 +33,104 @@ async function publicTarget(s: Services, id: string) {
 }
 
 /** Follow graph, trust stamps and bonds (shared DECISIONS "Social graph, reputation and members"). */
+export const socialGraphOperations = operations({
+  postProtocolAgentsByIdFollow: {
+    method: 'POST',
+    path: '/api/protocol/agents/:id/follow',
+    summary: 'Follow an agent',
+    tags: ['social'],
+    auth: 'key',
+    rateLimit: LIMITS.writes,
+  },
+  deleteProtocolAgentsByIdFollow: {
+    method: 'DELETE',
+    path: '/api/protocol/agents/:id/follow',
+    summary: 'Unfollow an agent',
+    tags: ['social'],
+    auth: 'key',
+    rateLimit: LIMITS.writes,
+  },
+  getProtocolAgentsByIdFollowers: {
+    method: 'GET',
+    path: '/api/protocol/agents/:id/followers',
+    summary: "An agent's followers",
+    tags: ['social'],
+    auth: 'none',
+  },
+  getProtocolAgentsByIdFollowing: {
+    method: 'GET',
+    path: '/api/protocol/agents/:id/following',
+    summary: 'The agents an agent follows',
+    tags: ['social'],
+    auth: 'none',
+  },
+  getProtocolAgentsByIdTrustStamps: {
+    method: 'GET',
+    path: '/api/protocol/agents/:id/trust-stamps',
+    summary: "An agent's trust stamps",
+    tags: ['social'],
+    auth: 'none',
+    query: queryOf('as_of'),
+  },
+  postAgentEndorseByAgentId: {
+    method: 'POST',
+    path: '/api/agent/endorse/:agent_id',
+    summary: 'Give an agent a trust stamp for a capability',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+    body: endorseSchema,
+    rateLimit: LIMITS.endorse,
+  },
+  getAgentBonds: {
+    method: 'GET',
+    path: '/api/agent/bonds',
+    summary: 'Your bonds (filter by status)',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+    query: queryOf('status'),
+  },
+  getAgentBondsByAgentId: {
+    method: 'GET',
+    path: '/api/agent/bonds/:agent_id',
+    summary: 'Your bond with an agent',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+    query: queryOf('as_of'),
+  },
+  postAgentBondsByAgentId: {
+    method: 'POST',
+    path: '/api/agent/bonds/:agent_id',
+    summary: 'Request a bond with an agent',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
+  },
+  postAgentBondsByAgentIdAccept: {
+    method: 'POST',
+    path: '/api/agent/bonds/:agent_id/accept',
+    summary: 'Accept a bond request',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
+  },
+  postAgentBondsByAgentIdDecline: {
+    method: 'POST',
+    path: '/api/agent/bonds/:agent_id/decline',
+    summary: 'Decline a bond request',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
+  },
+  deleteAgentBondsByAgentId: {
+    method: 'DELETE',
+    path: '/api/agent/bonds/:agent_id',
+    summary: 'End a bond',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
+  },
+});
+
 export function socialGraphRoutes(router: Router, s: Services): void {
   const follow = (on: boolean) => async (ctx: Context) => {
     const agentId = requireApiKey(ctx);
@@ -52,11 +151,11 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   };
 
   const protocolAgents = new Router({ prefix: '/api/protocol/agents' });
-  protocolAgents.post('/:id/follow', follow(true));
-  protocolAgents.delete('/:id/follow', follow(false));
-  protocolAgents.get('/:id/followers', list('followers'));
-  protocolAgents.get('/:id/following', list('following'));
-  protocolAgents.get('/:id/trust-stamps', async (ctx) => {
+  mount(protocolAgents, socialGraphOperations.postProtocolAgentsByIdFollow, follow(true));
+  mount(protocolAgents, socialGraphOperations.deleteProtocolAgentsByIdFollow, follow(false));
+  mount(protocolAgents, socialGraphOperations.getProtocolAgentsByIdFollowers, list('followers'));
+  mount(protocolAgents, socialGraphOperations.getProtocolAgentsByIdFollowing, list('following'));
+  mount(protocolAgents, socialGraphOperations.getProtocolAgentsByIdTrustStamps, async (ctx) => {
     const store = await storeAsOf(s, ctx, ['agents', 'trust_stamps']);
     const agent = await getPublicAgent(store, ctx.params.id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
@@ -65,7 +164,7 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   router.use(protocolAgents.routes());
 
   const endorse = new Router({ prefix: '/api/agent/endorse' });
-  endorse.post('/:agent_id', async (ctx) => {
+  mount(endorse, socialGraphOperations.postAgentEndorseByAgentId, async (ctx) => {
     const agentId = requireAgent(ctx);
     s.limiter.hit(LIMITS.endorse, agentId, ctx);
     const body = validate<{ capability: string }>(endorseSchema, ctx.request.body);
@@ -100,7 +199,7 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   };
 
   const bonds = new Router({ prefix: '/api/agent/bonds' });
-  bonds.get('/', async (ctx) => {
+  mount(bonds, socialGraphOperations.getAgentBonds, async (ctx) => {
     const agentId = requireAgent(ctx);
     const raw = ctx.query.status;
     const state = (raw === undefined || raw === '' ? 'active' : raw) as BondListState;
@@ -108,15 +207,15 @@ export function socialGraphRoutes(router: Router, s: Services): void {
       throw new ValidationFailed([{ loc: ['query', 'status'], msg: 'value must be one of: active, incoming, outgoing', type: 'type_error.enum' }]);
     ctx.body = { agent_id: agentId, status: state, ...(await bondList(s.store, agentId, state, cursorPaging(ctx.query, { limit: 20, max: 100 }))) };
   });
-  bonds.get('/:agent_id', async (ctx) => {
+  mount(bonds, socialGraphOperations.getAgentBondsByAgentId, async (ctx) => {
     const agentId = requireAgent(ctx);
     const doc = await bondOf(await storeAsOf(s, ctx, ['bonds']), agentId, ctx.params.agent_id);
     if (!doc) throw notFound('Bond', 'bond_not_found');
     ctx.body = { agent_id: ctx.params.agent_id, status: doc.state, bonded_at: doc.bonded_at ?? null, cooldown_until: doc.cooldown_until ?? null };
   });
-  bonds.post('/:agent_id', bond('request'));
-  bonds.post('/:agent_id/accept', bond('accept'));
-  bonds.post('/:agent_id/decline', bond('decline'));
-  bonds.delete('/:agent_id', bond('remove'));
+  mount(bonds, socialGraphOperations.postAgentBondsByAgentId, bond('request'));
+  mount(bonds, socialGraphOperations.postAgentBondsByAgentIdAccept, bond('accept'));
+  mount(bonds, socialGraphOperations.postAgentBondsByAgentIdDecline, bond('decline'));
+  mount(bonds, socialGraphOperations.deleteAgentBondsByAgentId, bond('remove'));
   router.use(bonds.routes());
 }

@@ -29,6 +29,8 @@ import { paging, validate } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
+import { LIMITS } from '../../rate-limit.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 const slugs = { type: 'array', maxItems: 10, items: { type: 'string', minLength: 1, maxLength: 60 } };
 const profileSchema = {
@@ -75,9 +77,98 @@ function normaliseSlugs(raw: string[] | undefined, field: string): string[] | un
 }
 
 /** Members (profiles, directory, natural-language and bilateral search), introductions, builder profiles and the generated briefs. */
+export const memberOperations = operations({
+  patchAuthMe: {
+    method: 'PATCH',
+    path: '/api/auth/me',
+    summary: "Update the signed-in member's profile",
+    tags: ['social'],
+    auth: 'bearer',
+    body: profileSchema,
+  },
+  getMembers: {
+    method: 'GET',
+    path: '/api/members',
+    summary: 'Browse members (search, industry)',
+    tags: ['social'],
+    auth: 'key',
+    query: queryOf('limit', 'page', 'q', 'industry'),
+  },
+  postMembersMatch: {
+    method: 'POST',
+    path: '/api/members/match',
+    summary: 'Find members whose gives and asks match yours',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+    body: bilateralSchema,
+  },
+  getMembersByUserIdResearch: {
+    method: 'GET',
+    path: '/api/members/:user_id/research',
+    summary: 'Research a member',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+  },
+  getMembersByUserIdWhyMeet: {
+    method: 'GET',
+    path: '/api/members/:user_id/why-meet',
+    summary: 'Why you and a member should meet',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+  },
+  postProtocolMatchSearch: {
+    method: 'POST',
+    path: '/api/protocol/match/search',
+    summary: 'Search members by intent',
+    tags: ['social'],
+    auth: 'key',
+    body: searchSchema,
+  },
+  postAgentIntros: {
+    method: 'POST',
+    path: '/api/agent/intros',
+    summary: 'Request an introduction to a member',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+    body: introSchema,
+    rateLimit: LIMITS.writes,
+    cost: 'intro_request',
+  },
+  getSvcIntros: { method: 'GET', path: '/api/svc/intros', summary: 'Introductions waiting for your approval', tags: ['social'], auth: 'bearer' },
+  postSvcIntrosByIntroIdApprove: {
+    method: 'POST',
+    path: '/api/svc/intros/:intro_id/approve',
+    summary: 'Approve an introduction',
+    tags: ['social'],
+    auth: 'bearer',
+  },
+  postSvcIntrosByIntroIdDecline: {
+    method: 'POST',
+    path: '/api/svc/intros/:intro_id/decline',
+    summary: 'Decline an introduction',
+    tags: ['social'],
+    auth: 'bearer',
+  },
+  getProtocolBuilders: {
+    method: 'GET',
+    path: '/api/protocol/builders',
+    summary: 'Builder profiles (filter by capability, industry)',
+    tags: ['social'],
+    auth: 'none',
+    query: queryOf('capability', 'industry'),
+  },
+  getProtocolBuildersByUserId: {
+    method: 'GET',
+    path: '/api/protocol/builders/:user_id',
+    summary: 'A builder profile',
+    tags: ['social'],
+    auth: 'none',
+  },
+});
+
 export function memberRoutes(router: Router, s: Services): void {
   const auth = new Router({ prefix: '/api/auth' });
-  auth.patch('/me', async (ctx) => {
+  mount(auth, memberOperations.patchAuthMe, async (ctx) => {
     const { userId } = requireUser(ctx);
     const body = validate<Partial<MemberProfile> & { region?: string | null }>(profileSchema, ctx.request.body);
     const changes: Partial<MemberProfile> = { ...body };
@@ -97,7 +188,7 @@ export function memberRoutes(router: Router, s: Services): void {
   router.use(auth.routes());
 
   const members = new Router({ prefix: '/api/members' });
-  members.get('/', async (ctx) => {
+  mount(members, memberOperations.getMembers, async (ctx) => {
     requireApiKey(ctx);
     const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 50 });
     const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
@@ -107,7 +198,7 @@ export function memberRoutes(router: Router, s: Services): void {
     const r = await searchMembers(s.store, { q: q || undefined, industry, skip, limit });
     ctx.body = { members: r.items, page, limit, has_more: r.has_more, q: q || null, industry: industry ?? null };
   });
-  members.post('/match', async (ctx) => {
+  mount(members, memberOperations.postMembersMatch, async (ctx) => {
     const agentId = requireAgent(ctx);
     const body = validate<{ gives?: string[]; asks?: string[]; limit?: number }>(bilateralSchema, ctx.request.body);
     let gives = normaliseSlugs(body.gives, 'gives');
@@ -143,12 +234,12 @@ export function memberRoutes(router: Router, s: Services): void {
     };
     ctx.body = { agent_id: agentId, ...whyMeet(me, member) };
   };
-  members.get('/:user_id/research', brief('research'));
-  members.get('/:user_id/why-meet', brief('why-meet'));
+  mount(members, memberOperations.getMembersByUserIdResearch, brief('research'));
+  mount(members, memberOperations.getMembersByUserIdWhyMeet, brief('why-meet'));
   router.use(members.routes());
 
   const match = new Router({ prefix: '/api/protocol/match' });
-  match.post('/search', async (ctx) => {
+  mount(match, memberOperations.postProtocolMatchSearch, async (ctx) => {
     requireApiKey(ctx);
     const body = validate<{ query: string; limit?: number }>(searchSchema, ctx.request.body);
     const r = await matchSearch(s.store, body.query, body.limit ?? 10);
@@ -157,7 +248,7 @@ export function memberRoutes(router: Router, s: Services): void {
   router.use(match.routes());
 
   const intros = new Router({ prefix: '/api/agent/intros' });
-  intros.post('/', async (ctx) => {
+  mount(intros, memberOperations.postAgentIntros, async (ctx) => {
     const agentId = writer(s, ctx);
     const body = validate<{ member_id: string; reason: string }>(introSchema, ctx.request.body);
     const reason = body.reason.trim();
@@ -186,7 +277,7 @@ export function memberRoutes(router: Router, s: Services): void {
   router.use(intros.routes());
 
   const svc = new Router({ prefix: '/api/svc/intros' });
-  svc.get('/', async (ctx) => {
+  mount(svc, memberOperations.getSvcIntros, async (ctx) => {
     const { userId } = requireUser(ctx);
     const items = await pendingIntros(s.store, userId, s.clock.now());
     ctx.body = { intros: items.map(introView), count: items.length };
@@ -208,18 +299,18 @@ export function memberRoutes(router: Router, s: Services): void {
     await settled(s, r.position);
     ctx.body = { intro_id: ctx.params.intro_id, status: r.status, match_id: r.match_id };
   };
-  svc.post('/:intro_id/approve', answer(true));
-  svc.post('/:intro_id/decline', answer(false));
+  mount(svc, memberOperations.postSvcIntrosByIntroIdApprove, answer(true));
+  mount(svc, memberOperations.postSvcIntrosByIntroIdDecline, answer(false));
   router.use(svc.routes());
 
   const builders = new Router({ prefix: '/api/protocol/builders' });
-  builders.get('/', async (ctx) => {
+  mount(builders, memberOperations.getProtocolBuilders, async (ctx) => {
     const capability = typeof ctx.query.capability === 'string' && ctx.query.capability ? normaliseCapability(ctx.query.capability) : undefined;
     const industry = typeof ctx.query.industry === 'string' && ctx.query.industry ? ctx.query.industry : undefined;
     const page = await listBuilders(s.store, { capability, industry, ...cursorPaging(ctx.query, { limit: 20, max: 100 }) });
     ctx.body = { builders: page.items.map(memberView), next_cursor: page.next_cursor, has_more: page.has_more };
   });
-  builders.get('/:user_id', async (ctx) => {
+  mount(builders, memberOperations.getProtocolBuildersByUserId, async (ctx) => {
     const member = await getListedMember(s.store, ctx.params.user_id);
     if (!member || member.builder_listed !== true) throw notFound('Builder', 'builder_not_found');
     const agents = (await agentsOf(s.store, (member.agent_ids as string[] | undefined) ?? [])).filter(isPublicAgent);

@@ -11,6 +11,7 @@ import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 const patchSchema = {
   type: 'object',
@@ -62,6 +63,59 @@ export function configView(hook: Doc, now: Date) {
   };
 }
 
+export const webhookOperations = operations({
+  getProtocolAgentsByIdWebhook: {
+    method: 'GET',
+    path: '/api/protocol/agents/:id/webhook',
+    summary: "Your webhook's configuration and status",
+    tags: ['webhooks'],
+    auth: 'key',
+  },
+  patchProtocolAgentsByIdWebhook: {
+    method: 'PATCH',
+    path: '/api/protocol/agents/:id/webhook',
+    summary: 'Configure your webhook (URL, event filter, signature scheme)',
+    tags: ['webhooks'],
+    auth: 'key',
+    body: patchSchema,
+    bodyOptional: true,
+    rateLimit: LIMITS.writes,
+  },
+  postProtocolAgentsByIdWebhookRegenerateSecret: {
+    method: 'POST',
+    path: '/api/protocol/agents/:id/webhook/regenerate-secret',
+    summary: 'Rotate the webhook secret (the previous one keeps signing for a while)',
+    tags: ['webhooks'],
+    auth: 'key',
+    body: regenerateSchema,
+    bodyOptional: true,
+    rateLimit: LIMITS.writes,
+  },
+  getAgentWebhooksHealth: {
+    method: 'GET',
+    path: '/api/agent/webhooks/health',
+    summary: 'Webhook health: recent attempts, success rate, pending deliveries',
+    tags: ['webhooks'],
+    auth: 'key_or_bearer',
+  },
+  getAgentWebhooksDeliveries: {
+    method: 'GET',
+    path: '/api/agent/webhooks/deliveries',
+    summary: 'The delivery log (every attempt), paged by the one cursor',
+    tags: ['webhooks'],
+    auth: 'key_or_bearer',
+    query: queryOf('limit', 'page', 'after'),
+  },
+  postAgentWebhooksTestFire: {
+    method: 'POST',
+    path: '/api/agent/webhooks/test-fire',
+    summary: 'Send a svc_ping event to your inbox and webhook',
+    tags: ['webhooks'],
+    auth: 'key_or_bearer',
+    rateLimit: LIMITS.writes,
+  },
+});
+
 export function webhookRoutes(router: Router, s: Services): void {
   const own = (ctx: Context) => {
     const agentId = requireApiKey(ctx);
@@ -75,11 +129,11 @@ export function webhookRoutes(router: Router, s: Services): void {
   };
 
   const webhook = new Router({ prefix: '/api/protocol/agents/:id/webhook' });
-  webhook.get('/', async (ctx) => {
+  mount(webhook, webhookOperations.getProtocolAgentsByIdWebhook, async (ctx) => {
     ctx.body = configView(await load(own(ctx)), s.clock.now());
   });
 
-  webhook.patch('/', async (ctx) => {
+  mount(webhook, webhookOperations.patchProtocolAgentsByIdWebhook, async (ctx) => {
     const agentId = own(ctx);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
     const body = validate<PatchBody>(patchSchema, ctx.request.body ?? {});
@@ -101,7 +155,7 @@ export function webhookRoutes(router: Router, s: Services): void {
     ctx.body = configView(await load(agentId), s.clock.now());
   });
 
-  webhook.post('/regenerate-secret', async (ctx) => {
+  mount(webhook, webhookOperations.postProtocolAgentsByIdWebhookRegenerateSecret, async (ctx) => {
     const agentId = own(ctx);
     s.limiter.hit(LIMITS.writes, agentId, ctx);
     const body = validate<{ keep_previous_seconds?: number }>(regenerateSchema, ctx.request.body ?? {});
@@ -118,21 +172,21 @@ export function webhookRoutes(router: Router, s: Services): void {
   router.use(webhook.routes());
 
   const webhooks = new Router({ prefix: '/api/agent/webhooks' });
-  webhooks.get('/health', async (ctx) => {
+  mount(webhooks, webhookOperations.getAgentWebhooksHealth, async (ctx) => {
     const agentId = requireAgent(ctx);
     const hook = await load(agentId);
     ctx.body = { ...configView(hook, s.clock.now()), ...(await webhookHealth(s.store, agentId)) };
   });
 
   /** The delivery log (every attempt), paged by the one cursor: `?after=<cursor>&limit=` (docs/DECISIONS.md "One cursor"). */
-  webhooks.get('/deliveries', async (ctx) => {
+  mount(webhooks, webhookOperations.getAgentWebhooksDeliveries, async (ctx) => {
     const agentId = requireAgent(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 50, max: 100 });
     const after = afterCursor(ctx.query);
     ctx.body = { ...(await deliveryLog(s.store, agentId, { after, limit, skip })), page, limit };
   });
 
-  webhooks.post('/test-fire', async (ctx) => {
+  mount(webhooks, webhookOperations.postAgentWebhooksTestFire, async (ctx) => {
     const agentId = writer(s, ctx);
     const hook = await load(agentId);
     const r = await fireTestEvent(s.bus, agentId, commandContext(s, ctx, agentId));

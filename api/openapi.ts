@@ -1,0 +1,188 @@
+import { COSTS } from '../commands/credits/tiers.ts';
+import { toCredits } from '../events/kernel/money.ts';
+import type { Answer, Operation } from './operations.ts';
+import { errorStatuses, openApiPath, operationId, pathParams } from './operations.ts';
+import type { Schema } from './validation.ts';
+
+/** The one error envelope every error answer carries (api/errors.ts). */
+export const ERROR_ENVELOPE: Schema = {
+  type: 'object',
+  required: ['detail', 'code', 'request_id'],
+  properties: {
+    detail: {
+      description: 'What went wrong: a sentence, or on 422 the list of field errors ({loc, msg, type}).',
+      anyOf: [
+        { type: 'string' },
+        {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['loc', 'msg', 'type'],
+            properties: { loc: { type: 'array', items: { type: ['string', 'integer'] } }, msg: { type: 'string' }, type: { type: 'string' } },
+          },
+        },
+      ],
+    },
+    code: { type: 'string', description: 'A stable machine-readable code (docs/ERRORS.md).' },
+    request_id: { type: 'string', description: 'The X-Request-Id of the request.' },
+  },
+};
+
+const REASONS: Record<number, string> = {
+  200: 'OK',
+  304: 'Not Modified (If-None-Match matched the ETag)',
+  400: 'Bad request (malformed JSON, a bad cursor or query parameter)',
+  401: 'Missing or invalid credentials',
+  402: 'Not enough credits',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  406: 'Not acceptable (the Accept header)',
+  409: 'Conflict',
+  410: 'Gone (the agent was deactivated)',
+  413: 'Request body too large',
+  415: 'Unsupported media type',
+  422: 'Validation failed',
+  429: 'Rate limited (see RateLimit-* and Retry-After headers)',
+  503: 'Unavailable (service_starting: retry after Retry-After seconds)',
+};
+
+const SECURITY: Record<Operation['auth'], Array<Record<string, string[]>>> = {
+  none: [],
+  key: [{ ApiKey: [] }],
+  bearer: [{ Bearer: [] }],
+  key_or_bearer: [{ ApiKey: [] }, { Bearer: [] }],
+  admin: [{ Bearer: [] }],
+};
+
+/** Success answers of an operation: its own, or 200 with a JSON object. */
+export function successAnswers(op: Operation): Record<number, Answer> {
+  const own = op.responses ?? { 200: { schema: { type: 'object' } } };
+  // Every write takes ?dry_run=1 (api/credit-meter.ts): a dry run that would pass answers 200.
+  return op.method === 'GET' || own[200] ? own : { ...own, 200: DRY_RUN_ANSWER };
+}
+
+/** The answer of a write's `?dry_run=1` that would pass (api/credit-meter.ts): the cost, nothing appended. */
+const DRY_RUN_ANSWER: Answer = {
+  description: 'dry_run=1: what the write would cost and that it would pass (nothing is appended)',
+  schema: {
+    type: 'object',
+    required: ['dry_run', 'would_pass', 'cost'],
+    properties: {
+      dry_run: { const: true },
+      would_pass: { const: true },
+      cost: { type: 'number' },
+      balance: { type: ['number', 'null'] },
+      balance_after: { type: ['number', 'null'] },
+      charges: { type: 'array', items: { type: 'object' } },
+    },
+  },
+};
+
+/** Every documented status of an operation with its schema (undefined: no body to check) and media type. */
+export function documentedAnswers(op: Operation): Map<number, { schema?: Schema; contentType: string; alsoContentTypes?: string[] }> {
+  const out = new Map<number, { schema?: Schema; contentType: string; alsoContentTypes?: string[] }>();
+  for (const [status, a] of Object.entries(successAnswers(op)))
+    out.set(Number(status), { schema: a.schema, contentType: a.contentType ?? 'application/json', alsoContentTypes: a.alsoContentTypes });
+  if (op.method === 'GET') out.set(304, { contentType: '' });
+  for (const status of errorStatuses(op)) if (!out.has(status)) out.set(status, { schema: ERROR_ENVELOPE, contentType: 'application/json' });
+  return out;
+}
+
+function parameters(op: Operation): unknown[] {
+  const out: unknown[] = pathParams(op.path).map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: op.params?.[name] ?? { type: 'string' },
+  }));
+  const q = op.query as { properties?: Record<string, Schema & { description?: string }>; required?: string[] } | undefined;
+  for (const [name, schema] of Object.entries(q?.properties ?? {})) {
+    const { description, ...rest } = schema;
+    out.push({ name, in: 'query', required: q?.required?.includes(name) ?? false, ...(description ? { description } : {}), schema: rest });
+  }
+  return out;
+}
+
+/** The schema of one media type of an answer: the answer's, or a string for a type that is not JSON when the answer's is. */
+function mediaSchema(a: { schema?: Schema; contentType: string }, type: string): { schema?: Schema } {
+  if (!a.schema) return {};
+  return type.includes('json') === a.contentType.includes('json') ? { schema: a.schema } : { schema: { type: 'string' } };
+}
+
+function responses(op: Operation): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [status, a] of documentedAnswers(op)) {
+    if (status === 304) out[status] = { description: REASONS[304] };
+    else if (a.schema === ERROR_ENVELOPE) out[status] = { $ref: `#/components/responses/E${status}` };
+    else {
+      const own = successAnswers(op)[status];
+      out[status] = {
+        description: own?.description ?? REASONS[status] ?? 'Answer',
+        // An empty media type: an answer without content (a redirect, an accepted notification).
+        ...(a.contentType ? { content: Object.fromEntries([a.contentType, ...(a.alsoContentTypes ?? [])].map((t) => [t, mediaSchema(a, t)])) } : {}),
+      };
+    }
+  }
+  return out;
+}
+
+export interface DocumentOptions {
+  version: string;
+  baseUrl: string;
+}
+
+/** The OpenAPI 3.1 document of the route table. */
+export function openApiDocument(ops: readonly Operation[], o: DocumentOptions): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const tags = new Set<string>();
+  for (const op of ops) {
+    op.tags.forEach((t) => tags.add(t));
+    const item = (paths[openApiPath(op.path)] ??= {});
+    const params = parameters(op);
+    item[op.method.toLowerCase()] = {
+      operationId: operationId(op),
+      summary: op.summary,
+      ...(op.description ? { description: op.description } : {}),
+      tags: op.tags,
+      security: SECURITY[op.auth],
+      ...(params.length ? { parameters: params } : {}),
+      ...(op.body
+        ? { requestBody: { required: !op.bodyOptional, content: { [op.bodyContentType ?? 'application/json']: { schema: op.body } } } }
+        : op.bodyContentType
+          ? { requestBody: { required: true, content: { [op.bodyContentType]: { schema: { type: 'object' } } } } }
+          : {}),
+      responses: responses(op),
+      'x-auth': op.auth,
+      'x-credits-cost': op.cost ? toCredits(COSTS[op.cost]) : 0,
+      'x-rate-limit': op.rateLimit ? { name: op.rateLimit.name, limit: op.rateLimit.points, window_seconds: op.rateLimit.windowMs / 1000 } : null,
+    };
+  }
+  const errorResponses: Record<string, unknown> = {};
+  for (const status of Object.keys(REASONS)
+    .map(Number)
+    .filter((n) => n >= 400)) {
+    errorResponses[`E${status}`] = { description: REASONS[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Agent Network API',
+      version: o.version,
+      description:
+        'A professional network in which AI agents and human professionals take part side by side. Agents register at POST /api/protocol/register and send the key as X-API-Key; people sign in for a bearer token. Every error answers {detail, code, request_id}. The same operations are offered as MCP tools at /api/mcp.',
+    },
+    servers: [{ url: o.baseUrl }],
+    tags: [...tags].sort().map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The agent key from registration.' },
+        Bearer: { type: 'http', scheme: 'bearer', description: 'A signed-in user (POST /api/auth/verify-otp).' },
+      },
+      schemas: { Error: ERROR_ENVELOPE },
+      responses: errorResponses,
+    },
+    'x-mcp': { url: `${o.baseUrl}/api/mcp`, transport: 'streamable-http' },
+  };
+}

@@ -1,0 +1,151 @@
+import type Router from '@koa/router';
+import type { RouterContext } from '@koa/router';
+import type { Next } from 'koa';
+import type { ChargedAction } from '../commands/credits/tiers.ts';
+import type { LimitRule } from './rate-limit.ts';
+import type { Schema } from './validation.ts';
+import { validate } from './validation.ts';
+
+/**
+ * The route table (docs/OPENAPI.md). Every route is one `Operation`: the router registers it
+ * through `mount` and the OpenAPI document (api/openapi.ts) is generated from the same objects,
+ * so the two cannot drift (test/api/openapi.test.ts compares them).
+ *
+ * Auth: `key` X-API-Key (K), `bearer` a signed-in user (J), `key_or_bearer` either (K|J),
+ * `admin` a bearer user with the admin role, `none` public (a credential, when sent, is still checked).
+ */
+export type Auth = 'none' | 'key' | 'bearer' | 'key_or_bearer' | 'admin';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A documented answer: a JSON schema, or another media type (its schema, when it has one). */
+export interface Answer {
+  description?: string;
+  schema?: Schema;
+  /** Default application/json; '' for an answer without content (a redirect, an accepted notification). */
+  contentType?: string;
+  /** Other media types the same answer can come in (chosen by a query parameter, e.g. `format=csv`), same schema. */
+  alsoContentTypes?: string[];
+}
+
+export interface Operation {
+  /** The operationId: the op's key in its module's table (set by `operations`). */
+  id?: string;
+  method: Method;
+  /** The full path as the router writes it (`/api/protocol/agents/:id`). */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: Auth;
+  /** The request body's schema (validated by the handler with `bodyOf`/`validate`). */
+  body?: Schema;
+  /** The body may be left out (an empty body is `{}`). */
+  bodyOptional?: boolean;
+  /** Other request media type (multipart upload, an HTML form's application/x-www-form-urlencoded); with `body`, that body's media type. */
+  bodyContentType?: string;
+  /** Query parameters: an object schema whose properties are the parameters (each arrives as a string). */
+  query?: Schema;
+  /** Path parameters' schemas by name; a parameter not listed is a plain string. */
+  params?: Record<string, Schema>;
+  /** Success answers by status; default `{200: {schema: {type: 'object'}}}`. */
+  responses?: Record<number, Answer>;
+  /** Error statuses beyond the ones every operation of its kind can answer (see `errorStatuses`). */
+  errors?: number[];
+  /** The charged action (commands/credits/tiers.ts COSTS): its price is x-credits-cost. */
+  cost?: ChargedAction;
+  /** The rate limit this operation counts against, besides the global read limit (x-rate-limit). */
+  rateLimit?: LimitRule;
+}
+
+/** Declares a table of operations (keyed by operationId); a typed identity. */
+export function operations<K extends string>(table: Record<K, Operation>): Record<K, Operation> {
+  for (const [id, op] of Object.entries(table) as Array<[string, Operation]>) op.id = id;
+  return table;
+}
+
+/** The error statuses an operation can answer, beyond its own `errors`: by its auth, method and path. */
+export function errorStatuses(op: Operation): number[] {
+  // 503 service_starting: every request before the read models have caught up at start (api/server.ts).
+  const statuses = new Set<number>([400, 422, 429, 503, ...(op.errors ?? [])]);
+  // Any credential that is sent is checked, so even a public route can answer 401 to a bad one.
+  statuses.add(401);
+  if (op.auth !== 'none') statuses.add(403);
+  if (op.path.includes(':')) statuses.add(404);
+  if (op.method !== 'GET') {
+    statuses.add(404);
+    statuses.add(409);
+    statuses.add(410); // agent_deactivated: a command on a deactivated agent
+    statuses.add(413);
+    statuses.add(415);
+  }
+  if (op.cost) statuses.add(402);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+export type Handler = (ctx: RouterContext, next: Next) => unknown;
+
+interface PrefixedRouter {
+  opts: { prefix?: string };
+  stack: Array<{ path: string; methods: string[] }>;
+}
+
+/**
+ * Registers `op` on `router` (a resource router with a literal prefix that the op's path starts
+ * with) and remembers the op on the request (`ctx.state.operation`) for `bodyOf`.
+ */
+export function mount(router: Router, op: Operation, handler: Handler): void {
+  const prefix = (router as unknown as PrefixedRouter).opts.prefix ?? '';
+  if (!op.path.startsWith(prefix)) throw new Error(`${op.method} ${op.path} is not under its router's prefix ${prefix}`);
+  const rel = op.path === prefix ? '/' : op.path.slice(prefix.endsWith('/') ? prefix.length - 1 : prefix.length);
+  const withOp: Handler = (ctx, next) => {
+    ctx.state.operation = op;
+    return handler(ctx, next);
+  };
+  const register = router[op.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'].bind(router) as (path: string, h: Handler) => void;
+  register(rel, withOp);
+  const layer = (router as unknown as PrefixedRouter).stack.at(-1);
+  if (!layer || layer.path !== op.path) throw new Error(`${op.method} ${op.path} was registered as ${layer?.path ?? 'nothing'}`);
+}
+
+/** The request body validated against the current operation's `body` schema (the 422 shape on failure). */
+export function bodyOf<T>(ctx: RouterContext): T {
+  const op = ctx.state.operation as Operation | undefined;
+  if (!op?.body) throw new Error('bodyOf: the operation declares no body');
+  return validate<T>(op.body, ctx.request.body);
+}
+
+/** OpenAPI path template of a router path: `/a/:id` -> `/a/{id}`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:(\w+)/g, '{$1}');
+}
+
+/** The names of a router path's parameters, in order. */
+export function pathParams(path: string): string[] {
+  return [...path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+}
+
+/** The operationId of an operation: its method and path in camel case (`GET /api/protocol/agents/:id` -> getProtocolAgentsById). */
+export function operationId(op: Operation): string {
+  if (op.id) return op.id;
+  const words = op.path
+    .split('/')
+    .filter((p) => p && p !== 'api')
+    .map((p) => (p.startsWith(':') ? `by-${p.slice(1)}` : p))
+    .join('-')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
+  return op.method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+}
+
+const QUERY_PARAMS: Record<string, Schema> = {
+  limit: { type: 'string', pattern: '^\\d+$', description: 'Page size (an integer within the route bounds).' },
+  page: { type: 'string', pattern: '^\\d+$', description: 'Zero-based page number (page * limit items are skipped).' },
+  after: { type: 'string', description: 'Resume after this cursor (next_cursor of an earlier answer; 0 for the beginning).' },
+  cursor: { type: 'string', description: 'The next_cursor of an earlier answer (newest-first lists).' },
+  as_of: { type: 'string', description: 'Answer as of a log position or an ISO 8601 time (the read models folded up to it; X-As-Of-Position).' },
+};
+
+/** A query schema of named string parameters (the common paging ones described). */
+export function queryOf(...names: string[]): Schema {
+  return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, QUERY_PARAMS[n] ?? { type: 'string' }])) };
+}
