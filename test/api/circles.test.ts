@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { DAY } from '../../events/kernel/clock.ts';
 import { allProjections } from '../../projections/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
-import { collectionChecksum } from '../../projections/store/checksum.ts';
 import { MemoryReadStore } from '../../projections/store/memory.ts';
 import type { ReadStore } from '../../projections/store/port.ts';
 import { bearer, communityWith, ROOT_EMAIL } from '../helpers/communities.ts';
@@ -10,6 +9,7 @@ import type { User } from '../helpers/communities.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
+import { checksumsOf } from '../helpers/checksums.ts';
 
 const MINE = [
   'communities',
@@ -28,14 +28,7 @@ const MINE = [
   'circle_notification_settings',
   'circle_community_admins',
 ];
-async function checksums(store: ReadStore) {
-  const out: Record<string, string> = {};
-  for (const name of MINE) {
-    const c = await collectionChecksum(store, name);
-    out[name] = `${c.count}:${c.sha256}`;
-  }
-  return out;
-}
+const checksums = (store: ReadStore) => checksumsOf(store, MINE);
 
 describe('api: circles (/api/brew-circles)', function () {
   this.timeout(120_000);

@@ -4,12 +4,12 @@ import { eventSchemas } from '../../events/catalogue.ts';
 import { DAY, HOUR } from '../../events/kernel/clock.ts';
 import { allProjections } from '../../projections/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
-import { collectionChecksum } from '../../projections/store/checksum.ts';
 import { MemoryReadStore } from '../../projections/store/memory.ts';
 import type { ReadStore } from '../../projections/store/port.ts';
 import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
 import { startReceiver, until } from '../helpers/webhook-receiver.ts';
+import { checksumsOf } from '../helpers/checksums.ts';
 
 const MINE = [
   'inbox_events',
@@ -25,14 +25,7 @@ const MINE = [
   'agent_presence',
 ];
 
-async function checksums(store: ReadStore) {
-  const out: Record<string, string> = {};
-  for (const name of MINE) {
-    const c = await collectionChecksum(store, name);
-    out[name] = `${c.count}:${c.sha256}`;
-  }
-  return out;
-}
+const checksums = (store: ReadStore) => checksumsOf(store, MINE);
 
 describe('projections: messaging read models replay', () => {
   let svc: TestService;

@@ -10,17 +10,11 @@ import type { ReadStore } from '../../projections/store/port.ts';
 import type { TestService } from '../helpers/service.ts';
 import { startTestService, stopWithOutbox } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
+import { checksumsOf } from '../helpers/checksums.ts';
 
 const collections = [...new Set(allProjections.flatMap((p) => p.collections.map((c) => c.name)))];
 
-async function checksums(store: ReadStore) {
-  const out: Record<string, string> = {};
-  for (const name of collections) {
-    const c = await collectionChecksum(store, name);
-    out[name] = `${c.count}:${c.sha256}`;
-  }
-  return out;
-}
+const checksums = (store: ReadStore) => checksumsOf(store, collections);
 
 describe('projections: replay', () => {
   let svc: TestService;

@@ -6,22 +6,15 @@ import { SqliteEventLog } from '../../events/store/sqlite.ts';
 import { allProjections } from '../../projections/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { restoreReadModels, saveReadModels } from '../../projections/snapshots.ts';
-import { collectionChecksum } from '../../projections/store/checksum.ts';
 import { MemoryReadStore } from '../../projections/store/memory.ts';
 import { projectionCodeFingerprint, readSnapshot, removeStaleTemporaries, SnapshotRejected, writeSnapshot } from '../../projections/store/snapshot.ts';
 import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
+import { checksumsOf } from '../helpers/checksums.ts';
 
 const collections = [...new Set(allProjections.flatMap((p) => p.collections.map((c) => c.name)))];
 
-async function checksums(store: MemoryReadStore) {
-  const out: Record<string, string> = {};
-  for (const name of [...collections, '_checkpoints']) {
-    const c = await collectionChecksum(store, name);
-    out[name] = `${c.count}:${c.sha256}`;
-  }
-  return out;
-}
+const checksums = (store: MemoryReadStore) => checksumsOf(store, [...collections, '_checkpoints']);
 
 /** Every index's entries and multikey flags, by collection and index name. */
 function entries(store: MemoryReadStore) {
