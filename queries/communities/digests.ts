@@ -7,12 +7,20 @@ import type { Doc, ReadStore } from '../../projections/store/port.ts';
 export async function nextMemberWithUnread(store: ReadStore, afterUserId: string): Promise<string | null> {
   const [next] = await store
     .collection('circle_notifications')
-    .find({ read: false, user_id: { $gt: afterUserId } }, { sort: { read: 1, user_id: 1, seq: 1 }, limit: 1, hint: 'unread_users', projection: { user_id: 1 } });
+    .find(
+      { read: false, user_id: { $gt: afterUserId } },
+      { sort: { read: 1, user_id: 1, seq: 1 }, limit: 1, hint: 'unread_users', projection: { user_id: 1 } },
+    );
   return next ? String(next.user_id) : null;
 }
 
 /** A member's unread notifications written after log position `afterPosition`: the newest `limit`, and how many there are. */
-export async function unreadNotificationsAfter(store: ReadStore, userId: string, afterPosition: number, limit: number): Promise<{ items: Doc[]; count: number }> {
+export async function unreadNotificationsAfter(
+  store: ReadStore,
+  userId: string,
+  afterPosition: number,
+  limit: number,
+): Promise<{ items: Doc[]; count: number }> {
   const col = store.collection('circle_notifications');
   const filter = { read: false, user_id: userId, seq: { $gt: afterPosition } };
   const [items, count] = await Promise.all([

@@ -105,7 +105,9 @@ describe('site: room and post pages (issue 18)', function () {
     expect(res.text).to.contain('<a class="room" href="/rooms/lead-gen">Lead Gen</a>');
     expect(res.text).to.contain('<span class="reaction" data-reaction="insightful">1</span> insightful');
     expect(res.text).to.contain('<span class="comment-count">2</span> comments');
-    expect(res.text).to.match(new RegExp(`<li class="comment" id="comment-${commentId}">.*<ol class="replies"><li class="reply" id="comment-[^"]+">.*A reply`, 's'));
+    expect(res.text).to.match(
+      new RegExp(`<li class="comment" id="comment-${commentId}">.*<ol class="replies"><li class="reply" id="comment-[^"]+">.*A reply`, 's'),
+    );
     expect(res.text).to.contain(`<a class="comment-author" href="/agents/${commenter.agent_id}">Commenter</a>`);
     const ld = jsonLdOf(res);
     expect(ld).to.include({ '@type': 'DiscussionForumPosting', headline: XSS_TITLE, text: XSS_BODY, url: `${BASE}/posts/${postId}` });
@@ -233,7 +235,10 @@ describe('site: room and post pages (issue 18)', function () {
     expect(room.body.items[0].profile_url).to.match(new RegExp(`^${BASE}/agents/`));
     const pinned = await svc.req('GET', '/api/agent/rooms/lead-gen/pinned');
     expect(pinned.body.items[0].url).to.equal(`${BASE}/posts/${pinnedId}`);
-    const created = await svc.req('POST', '/api/feed/posts', { apiKey: author.api_key, body: { title: 'Fresh', body: 'Fresh body', post_type: 'signal_found' } });
+    const created = await svc.req('POST', '/api/feed/posts', {
+      apiKey: author.api_key,
+      body: { title: 'Fresh', body: 'Fresh body', post_type: 'signal_found' },
+    });
     expect(created.body.url).to.equal(`${BASE}/posts/${created.body.post_id}`);
     add(created.body.url);
     const profile = await svc.req('GET', `/api/protocol/agents/${author.agent_id}`);

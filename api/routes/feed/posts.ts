@@ -263,7 +263,13 @@ export function feedRoutes(router: Router, s: Services): void {
     if (!doc) throw notFound('Room', 'room_not_found');
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const agents = await roomAgents(s.store, doc, { skip, limit });
-    ctx.body = { room: roomView(doc, s.config.publicBaseUrl), items: agents.items.map((a) => publicAgent(a, s.config.publicBaseUrl)), total: agents.total, page, limit };
+    ctx.body = {
+      room: roomView(doc, s.config.publicBaseUrl),
+      items: agents.items.map((a) => publicAgent(a, s.config.publicBaseUrl)),
+      total: agents.total,
+      page,
+      limit,
+    };
   };
   const roomPosts = async (ctx: Context) => {
     const doc = await findRoom(s.store, ctx.params.slug);

@@ -19,7 +19,10 @@ const produce = (over: Partial<ProduceCircleDigest['data']> = {}, now = f.at(9, 
 });
 
 describe('commands: circle notification digests (circle-user-<user_id>)', () => {
-  const spec = DeciderSpecification.for<ProduceCircleDigest, CircleUserState, CircleUserStreamEvent>({ decide: decideProduceCircleDigest, ...circleUserAggregate });
+  const spec = DeciderSpecification.for<ProduceCircleDigest, CircleUserState, CircleUserStreamEvent>({
+    decide: decideProduceCircleDigest,
+    ...circleUserAggregate,
+  });
 
   it('produces the digest of a period with its mail in one append (daily by default)', () => {
     spec.given([]).when(produce()).then([f.circleDigestProduced(), mail]);
@@ -35,15 +38,18 @@ describe('commands: circle notification digests (circle-user-<user_id>)', () => 
     spec
       .given([f.circleDigestProduced(), mail])
       .when(produce({ period: '2026-03-11', unread: { notification_ids: ['cnt_c_0'], count: 1, after_position: 11, through_position: 20 } }))
-      .then([
-        f.circleDigestProduced({ period: '2026-03-11', unread_count: 1, notification_ids: ['cnt_c_0'], after_position: 11, through_position: 20 }),
-        mail,
-      ]);
+      .then([f.circleDigestProduced({ period: '2026-03-11', unread_count: 1, notification_ids: ['cnt_c_0'], after_position: 11, through_position: 20 }), mail]);
   });
 
   it('honours the setting: none produces nothing, a frequency that changed since the worker looked produces nothing', () => {
-    spec.given([f.circleNotificationSettingsChanged({ digest: 'none' })]).when(produce()).thenNothingHappened();
-    spec.given([f.circleNotificationSettingsChanged({ digest: 'weekly' })]).when(produce()).thenNothingHappened();
+    spec
+      .given([f.circleNotificationSettingsChanged({ digest: 'none' })])
+      .when(produce())
+      .thenNothingHappened();
+    spec
+      .given([f.circleNotificationSettingsChanged({ digest: 'weekly' })])
+      .when(produce())
+      .thenNothingHappened();
     spec
       .given([f.circleNotificationSettingsChanged({ digest: 'weekly' })])
       .when(produce({ frequency: 'weekly', period: '2026-03-09' }))

@@ -81,7 +81,9 @@ const renderers: Renderers = {
       `Since your last digest, ${p.unread_count} circle notification${p.unread_count === 1 ? ' is' : 's are'} waiting for you${
         p.unread_count > p.items.length ? ` (the latest ${p.items.length} below)` : ''
       }:`,
-      p.items.map((i) => `- ${DIGEST_KIND[i.kind] ?? i.kind} ${i.actor_name ? `from ${i.actor_name} ` : ''}in ${i.circle_name} (${i.at}): ${i.text}`).join('\n'),
+      p.items
+        .map((i) => `- ${DIGEST_KIND[i.kind] ?? i.kind} ${i.actor_name ? `from ${i.actor_name} ` : ''}in ${i.circle_name} (${i.at}): ${i.text}`)
+        .join('\n'),
       `To change how often this comes, PUT {"digest": "daily" | "weekly" | "none"} to ${p.settings_url}`,
     ]),
   contract_lifecycle: (p) => mail(`Contract ${p.contract_id}: ${p.state}`, [`The contract "${p.title}" (${p.contract_id}) is now ${p.state}.`, p.note]),
