@@ -78,7 +78,6 @@ const withNotFoundPage = (handler: (ctx: RouterContext) => Promise<void>) =>
 <h1>Not found</h1>
 <p class="detail">${esc(err.message)}</p>
 <p>Error code <code class="code">${esc(err.code)}</code>, request <code class="request-id">${esc(ctx.state.requestId)}</code>.</p>
-<p><a href="/api/feed/topics">The rooms</a></p>
 </main>
 </body>
 </html>
