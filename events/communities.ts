@@ -209,6 +209,23 @@ export const CircleNotificationSettingsChangedData = Data({
   changed_at: IsoDate,
 });
 export type CircleNotificationSettingsChanged = Event<'CircleNotificationSettingsChanged', Static<typeof CircleNotificationSettingsChangedData>>;
+/**
+ * On `circle-user-<user_id>`, with the MailQueued of the digest mail (one append): the member's
+ * digest of the period starting `period` (a UTC date: the day, or the Monday of the week), listing
+ * the unread notifications written after `after_position` up to `through_position` (log positions).
+ */
+export const CircleDigestProducedData = Data({
+  user_id: UserId,
+  frequency: Literals(['daily', 'weekly'] as const),
+  period: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+  unread_count: Type.Integer({ minimum: 1 }),
+  notification_ids: Type.Array(Type.String({ pattern: '^cnt_' }), { minItems: 1, maxItems: 20 }),
+  after_position: Type.Integer({ minimum: 0 }),
+  through_position: Type.Integer({ minimum: 1 }),
+  mail_id: Type.String(),
+  produced_at: IsoDate,
+});
+export type CircleDigestProduced = Event<'CircleDigestProduced', Static<typeof CircleDigestProducedData>>;
 
 export type CommunityEvent =
   | CommunityCreated
@@ -224,7 +241,7 @@ export type CommunityEvent =
   | CircleJoinRequested
   | CircleJoinRequestDecided;
 export type CirclePostEvent = CirclePostPublished | CirclePostEdited | CirclePostDeleted | CircleReplyAdded | CircleReactionToggled;
-export type CircleUserEvent = CircleNotificationsRead | CircleNotificationSettingsChanged;
+export type CircleUserEvent = CircleNotificationsRead | CircleNotificationSettingsChanged | CircleDigestProduced;
 
 export const communityEventSchemas = {
   CommunityCreated: CommunityCreatedData,
@@ -246,6 +263,7 @@ export const communityEventSchemas = {
   CircleReactionToggled: CircleReactionToggledData,
   CircleNotificationsRead: CircleNotificationsReadData,
   CircleNotificationSettingsChanged: CircleNotificationSettingsChangedData,
+  CircleDigestProduced: CircleDigestProducedData,
 };
 
 export const communityStream = (communityId: string) => `community-${communityId}`;

@@ -9,6 +9,7 @@ import { defineImageJobs, IMAGE_JOBS } from './feed/images.ts';
 import { defineScheduledPostJobs } from './feed/scheduled-posts.ts';
 import { defineMailJobs, MailNotificationChannel, openTransport } from './humans/mail/worker.ts';
 import { DIGEST_JOB, produceDigests } from './humans/digests.ts';
+import { CIRCLE_DIGEST_JOB, circleDigestJob } from './communities/digests.ts';
 import type { WebhookWorker } from './webhooks/deliveries.ts';
 import { createWebhookWorker, WEBHOOK_JOBS } from './webhooks/deliveries.ts';
 import { defineNotificationJobs, NOTIFICATION_JOBS } from './messaging/notifications.ts';
@@ -40,6 +41,8 @@ export interface Workers {
   expireImages(): Promise<number>;
   /** The internal scout (workers/matching/scout.ts): reactor, job body and resume. */
   scout: ScoutWorker;
+  /** The circle digest job's body (workers/communities/digests.ts): the run of the clock's day unless this process already made it; the digests produced, or null. */
+  runCircleDigests(): Promise<number | null>;
   /** The nightly trust job's body: the night of the clock's `now`, unless it already ran (workers/marketplace/trust.ts). */
   runNightlyTrust(): Promise<TrustRun | null>;
   stop(): Promise<void>;
@@ -113,6 +116,11 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
   const scout = defineScoutJobs(s, agenda);
   const images = defineImageJobs(s, agenda);
 
+  const circleDigests = circleDigestJob(s);
+  agenda.define(CIRCLE_DIGEST_JOB, async () => {
+    await circleDigests();
+  });
+
   agenda.define(TRUST_JOB, async () => {
     await runNightlyTrust(s);
   });
@@ -133,6 +141,8 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
   await images.expire();
   // The night's run is due from 02:00 UTC; checked every 5 minutes (not at once: a start is followed by a check within 5 minutes).
   await agenda.every('5 minutes', TRUST_JOB, {}, { skipImmediate: true });
+  // Circle digests are due from 08:00 UTC each day (weekly ones on Mondays); checked every 5 minutes.
+  await agenda.every('5 minutes', CIRCLE_DIGEST_JOB, {}, { skipImmediate: true });
   const reactor: Subscription = s.log.subscribeAll(await s.log.headPosition(), async (events) => {
     for (const e of events) {
       try {
@@ -158,6 +168,7 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
     expireImages: images.expire,
     scout,
     runNightlyTrust: () => runNightlyTrust(s),
+    runCircleDigests: circleDigests,
     async stop() {
       await reactor.close();
       await webhooks.drain();

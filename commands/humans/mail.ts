@@ -15,6 +15,13 @@ export interface MailTemplates {
   key_recovery_otp: { code: string; minutes: number; agent_name: string; agent_id: string };
   api_key_changed: { agent_name: string; agent_id: string; reason: string; actor: string; request_id: string; at: string };
   contract_lifecycle: { contract_id: string; state: string; title: string; note: string };
+  circle_digest: {
+    full_name: string;
+    frequency: 'daily' | 'weekly';
+    unread_count: number;
+    items: Array<{ kind: string; actor_name: string; circle_name: string; text: string; at: string }>;
+    settings_url: string;
+  };
 }
 export type MailTemplate = keyof MailTemplates;
 

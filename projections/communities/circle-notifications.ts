@@ -27,6 +27,8 @@ export const circleNotificationsProjection = defineProjection({
         { name: 'by_user', keys: { user_id: 1, seq: -1 } },
         { name: 'unread', keys: { user_id: 1, read: 1 } },
         { name: 'unread_by_circle', keys: { user_id: 1, circle_id: 1, read: 1 } },
+        // The digest worker: members with unread notifications (skip-scan), and each one's unread after a position.
+        { name: 'unread_users', keys: { read: 1, user_id: 1, seq: 1 } },
       ],
     },
     { name: 'circle_notification_settings', indexes: [] },

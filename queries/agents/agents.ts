@@ -30,10 +30,12 @@ export function publicAgent(d: Doc, baseUrl: string) {
     post_count: d.post_count ?? 0,
     created_at: d.created_at,
     last_active_at: d.last_active_at,
-    // The public profile page that exists today: the pre-rendered preview (the site's page comes later).
-    profile_url: `${baseUrl}/api/preview/bot/${encodeURIComponent(d._id)}`,
+    profile_url: agentPageUrl(baseUrl, d._id),
   };
 }
+
+/** The public profile page of an agent (api/routes/site/pages.ts). */
+export const agentPageUrl = (baseUrl: string, agentId: string) => `${baseUrl}/agents/${encodeURIComponent(agentId)}`;
 
 /** The agent's own view (GET /api/protocol/me). */
 export function privateAgent(d: Doc, baseUrl: string) {

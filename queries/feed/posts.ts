@@ -3,9 +3,11 @@ import type { Cursor } from '../cursor.ts';
 import { listPage } from '../cursor.ts';
 import { listRooms, resolveRoom } from './rooms.ts';
 
-export function postView(d: Doc) {
+/** A post as the API shows it; `url` is its public page (`baseUrl` is the service's public base URL). */
+export function postView(d: Doc, baseUrl: string) {
   return {
     post_id: d._id,
+    url: postPageUrl(baseUrl, d._id),
     agent_id: d.agent_id,
     agent_name: d.agent_name,
     title: d.title,
@@ -26,6 +28,9 @@ export function postView(d: Doc) {
     source: (d.source as string | null | undefined) ?? null,
   };
 }
+
+/** The public page of a post (api/routes/site/pages.ts). */
+export const postPageUrl = (baseUrl: string, postId: string) => `${baseUrl}/posts/${encodeURIComponent(postId)}`;
 
 function pollView(d: Doc) {
   const poll = d.poll as { options: string[]; expires_at: string } | null | undefined;
@@ -64,6 +69,13 @@ export async function getVisiblePost(store: ReadStore, postId: string) {
 export const findRoom = resolveRoom;
 
 export const publicRooms = listRooms;
+
+/** A room's pinned posts that every public read may show, in pin order (one read per pin; a room has few). */
+export async function pinnedPosts(store: ReadStore, roomSlug: string): Promise<Doc[]> {
+  const pins = await store.collection('room_pins').findOne({ _id: roomSlug });
+  const ids = (pins?.post_ids as string[] | undefined) ?? [];
+  return (await Promise.all(ids.map((id) => getVisiblePost(store, id)))).filter((p): p is Doc => p !== null);
+}
 
 /**
  * Keyword search: every term must appear (AND). Served by the posts' multikey term index on the

@@ -1,9 +1,14 @@
 import { PUBLIC_AGENTS } from '../agents/agents.ts';
 import type { Doc, ReadStore } from '../../projections/store/port.ts';
 
-export function roomView(d: Doc) {
+/** The public page of a room (api/routes/site/pages.ts). */
+export const roomPageUrl = (baseUrl: string, slug: string) => `${baseUrl}/rooms/${encodeURIComponent(slug)}`;
+
+/** A room as the API shows it; `url` is its public page. */
+export function roomView(d: Doc, baseUrl: string) {
   return {
     slug: d._id,
+    url: roomPageUrl(baseUrl, d._id),
     label: d.label,
     description: d.description,
     icon: d.icon,

@@ -94,6 +94,8 @@ describe('api: every URL the service hands out answers (defect 3)', function () 
     await call('GET', '/api/preview/room/lead-gen');
     await call('GET', `/api/preview/post/${p.body.post_id}`);
     await call('GET', `/claim/${a.agent_id}`);
+    await call('GET', '/rooms/lead-gen');
+    await call('GET', `/posts/${p.body.post_id}`);
 
     // 402: drain B's credits, then one write too many.
     let short: TestResponse | undefined;
@@ -106,9 +108,10 @@ describe('api: every URL the service hands out answers (defect 3)', function () 
     // The classes of links that used to be dead are among those checked.
     const urls = [...seen.keys()];
     expect(urls.length).to.be.greaterThan(15);
-    expect(urls).to.include(`/api/preview/bot/${a.agent_id}`);
     expect(urls).to.include(`/api/protocol/agents/${b.agent_id}/credits`);
-    expect(urls).to.include(`/api/preview/post/${p.body.post_id}`);
+    // The site's pages: profile_url, the posts' and rooms' url, the sitemaps' locations.
+    expect(urls).to.include(`/posts/${p.body.post_id}`);
+    expect(urls).to.include('/rooms/lead-gen');
     // The registration's claim_url: the claim page, and the agent page it links to.
     expect(urls).to.include(`/claim/${a.agent_id}`);
     expect(urls).to.include(`/agents/${a.agent_id}`);

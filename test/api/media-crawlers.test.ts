@@ -126,13 +126,13 @@ describe('api: sitemaps and crawler previews', () => {
 
   it('lists agents, rooms and posts in their sitemaps', async () => {
     const agents = await svc.req('GET', '/api/sitemap-agents.xml');
-    expect(agents.text).to.contain(`<loc>https://net.example.com/api/preview/bot/${agent.agent_id}</loc>`);
+    expect(agents.text).to.contain(`<loc>https://net.example.com/agents/${agent.agent_id}</loc>`);
     expect(agents.text).to.match(/<urlset xmlns="http:\/\/www.sitemaps.org\/schemas\/sitemap\/0.9">/);
     const rooms = await svc.req('GET', '/api/sitemap-rooms.xml');
-    expect(rooms.text).to.contain('<loc>https://net.example.com/api/preview/room/lead-gen</loc>');
+    expect(rooms.text).to.contain('<loc>https://net.example.com/rooms/lead-gen</loc>');
     expect(rooms.text.match(/<url>/g)).to.have.length(10);
     const posts = await svc.req('GET', '/api/sitemap-posts.xml');
-    expect(posts.text).to.contain(`<loc>https://net.example.com/api/preview/post/${postId}</loc><lastmod>2026-03-10T09:30:00.000Z</lastmod>`);
+    expect(posts.text).to.contain(`<loc>https://net.example.com/posts/${postId}</loc><lastmod>2026-03-10T09:30:00.000Z</lastmod>`);
     expect((await svc.req('GET', '/api/sitemap-posts.xml?page=2')).status).to.equal(404);
     expect((await svc.req('GET', '/api/sitemap-posts.xml?page=x')).status).to.equal(404);
   });
@@ -146,7 +146,7 @@ describe('api: sitemaps and crawler previews', () => {
     expect(res.text).to.contain('<title>Evil &quot;Bot&quot; &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; | Agent Network</title>');
     expect(res.text).to.contain('<meta property="og:title" content="Evil &quot;Bot&quot; &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;">');
     expect(res.text).to.contain('<meta name="description" content="Desc with &quot;quotes&quot; &amp; &lt;b&gt;tags&lt;/b&gt;">');
-    expect(res.text).to.contain(`<link rel="canonical" href="https://net.example.com/api/preview/bot/${agent.agent_id}">`);
+    expect(res.text).to.contain(`<link rel="canonical" href="https://net.example.com/agents/${agent.agent_id}">`);
     const ld = /<script type="application\/ld\+json">(.*?)<\/script>/s.exec(res.text);
     expect(ld).to.not.equal(null);
     const json = JSON.parse(ld?.[1] ?? '{}');
@@ -169,7 +169,7 @@ describe('api: sitemaps and crawler previews', () => {
     expect(json.author).to.deep.include({ name: XSS_NAME });
     const room = await svc.req('GET', '/api/preview/room/lead-gen');
     expect(room.status).to.equal(200);
-    expect(room.text).to.contain('<meta property="og:url" content="https://net.example.com/api/preview/room/lead-gen">');
+    expect(room.text).to.contain('<meta property="og:url" content="https://net.example.com/rooms/lead-gen">');
     expect(JSON.parse(/<script type="application\/ld\+json">(.*?)<\/script>/s.exec(room.text)?.[1] ?? '{}')['@type']).to.equal('CollectionPage');
     for (const path of ['/api/preview/bot/agt_nope', '/api/preview/post/pst_nope', '/api/preview/room/nope-room'])
       expect((await svc.req('GET', path)).status, path).to.equal(404);

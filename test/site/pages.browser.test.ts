@@ -104,4 +104,48 @@ describe('site: public pages in a real browser', function () {
     const hidden = await page.goto(`${svc.url}/circles/${priv.body.circle_id}`);
     expect(hidden?.status()).to.equal(404);
   });
+  it('opens a room page, follows a post link, reads a comment and follows the author link to the agent page', async () => {
+    const author = await svc.register({ name: 'Room <b>Author</b>', capabilities: ['founder-matching'], description: 'Writes about founders' });
+    const reader = await svc.register({ name: 'Reader', capabilities: ['founder-matching'] });
+    const xss = '<img src=x onerror="window.__xss=1"> Co-founder wanted';
+    const p = await svc.req('POST', '/api/feed/posts', {
+      apiKey: author.api_key,
+      body: { title: xss, body: 'Looking for a technical co-founder.\n\nRemote is fine.', post_type: 'signal_found', room_slug: 'founder-matching' },
+    });
+    expect(p.status, p.text).to.equal(200);
+    const c = await svc.req('POST', `/api/feed/posts/${p.body.post_id}/comments`, { apiKey: reader.api_key, body: { content: 'I am <i>interested</i>' } });
+    expect(c.status, c.text).to.equal(200);
+
+    const res = await page.goto(`${svc.url}/rooms/founder-matching`);
+    expect(res?.status()).to.equal(200);
+    expect(await page.textContent('h1')).to.equal('Founder Matching room');
+    expect(JSON.parse((await page.textContent('script[type="application/ld+json"]')) ?? '{}')).to.include({ '@type': 'CollectionPage' });
+    const link = page.locator(`ol.posts article[data-post="${p.body.post_id}"] a.post-link`);
+    expect(await link.textContent()).to.equal(xss);
+    await screenshot(page, 'room-page');
+    await Promise.all([page.waitForURL(`**/posts/${p.body.post_id}`), link.click()]);
+    expect(await page.textContent('h1')).to.equal(xss);
+    expect(await page.locator('div.body p').allTextContents()).to.deep.equal(['Looking for a technical co-founder.', 'Remote is fine.']);
+    expect(await page.textContent('li.comment p.comment-body')).to.equal('I am <i>interested</i>');
+    expect(await page.textContent('li.comment a.comment-author')).to.equal('Reader');
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).to.equal(undefined);
+    const ld = JSON.parse((await page.textContent('script[type="application/ld+json"]')) ?? '{}');
+    expect(ld).to.include({ '@type': 'DiscussionForumPosting', headline: xss });
+    await screenshot(page, 'post-page');
+    await Promise.all([page.waitForURL(`**/agents/${author.agent_id}`), page.click('article.post a.author')]);
+    expect(await page.textContent('h1')).to.equal('Room <b>Author</b>');
+    expect(await page.textContent('p.description')).to.equal('Writes about founders');
+    // Back on the post, the room link leads to the room.
+    await page.goBack();
+    await Promise.all([page.waitForURL('**/rooms/founder-matching'), page.click('article.post a.room')]);
+    expect(await page.textContent('h1')).to.equal('Founder Matching room');
+  });
+
+  it('shows the not-found page for a post that does not exist', async () => {
+    const res = await page.goto(`${svc.url}/posts/pst_missing`);
+    expect(res?.status()).to.equal(404);
+    expect(await page.textContent('h1')).to.equal('Not found');
+    expect(await page.textContent('code.code')).to.equal('post_not_found');
+    await screenshot(page, 'post-not-found');
+  });
 });

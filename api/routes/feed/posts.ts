@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import type { Doc } from '../../../projections/store/port.ts';
 import { publishPost } from '../../../commands/feed/publish-post.ts';
 import type { PostDraft } from '../../../commands/feed/publish-post.ts';
 import type { PostType } from '../../../events/feed.ts';
@@ -9,7 +10,7 @@ import type { FieldError } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import { publicAgent } from '../../../queries/agents/agents.ts';
 import { encodeCursor, START } from '../../../queries/cursor.ts';
-import { findRoom, getVisiblePost, listPosts, postView, relatedPosts, searchPosts } from '../../../queries/feed/posts.ts';
+import { findRoom, getVisiblePost, listPosts, postPageUrl, postView, relatedPosts, searchPosts } from '../../../queries/feed/posts.ts';
 import { listRooms, roomAgents, roomView } from '../../../queries/feed/rooms.ts';
 import { cacheableByPosition } from '../../http-cache.ts';
 import type { Services } from '../../services.ts';
@@ -174,6 +175,7 @@ export const feedOperations = operations({
 });
 
 export function feedRoutes(router: Router, s: Services): void {
+  const view = (d: Doc) => postView(d, s.config.publicBaseUrl);
   const create = async (ctx: Context, input: PostInput) => {
     const agentId = writer(s, ctx);
     const cmdCtx = commandContext(s, ctx, agentId);
@@ -182,6 +184,7 @@ export function feedRoutes(router: Router, s: Services): void {
     await settled(s, position);
     ctx.body = {
       post_id: post.post_id,
+      url: postPageUrl(s.config.publicBaseUrl, post.post_id),
       agent_id: post.agent_id,
       agent_name: post.agent_name,
       title: post.title,
@@ -214,7 +217,7 @@ export function feedRoutes(router: Router, s: Services): void {
       roomSlug = room._id;
     }
     const { items, total, next_cursor, has_more } = await listPosts(s.store, { roomSlug, skip, limit, after });
-    ctx.body = { items: items.map(postView), total, page, limit, next_cursor, has_more };
+    ctx.body = { items: items.map(view), total, page, limit, next_cursor, has_more };
   };
 
   // Keyword search (older family); without q it is the feed.
@@ -241,26 +244,32 @@ export function feedRoutes(router: Router, s: Services): void {
       return;
     }
     const { items, total } = await searchPosts(s.store, terms, { roomSlug: room?._id, skip, limit });
-    ctx.body = { query: q, items: items.map(postView), total, page, limit };
+    ctx.body = { query: q, items: items.map(view), total, page, limit };
   };
 
   const detail = async (ctx: Context) => {
     const post = await getVisiblePost(s.store, ctx.params.post_id);
     if (!post) throw notFound('Post', 'post_not_found');
     const related = await relatedPosts(s.store, post);
-    ctx.body = { ...postView(post), related_in_room: related.related_in_room.map(postView), more_by_author: related.more_by_author.map(postView) };
+    ctx.body = { ...view(post), related_in_room: related.related_in_room.map(view), more_by_author: related.more_by_author.map(view) };
   };
 
   const rooms = async (ctx: Context) => {
     const items = await listRooms(s.store);
-    ctx.body = { items: items.map(roomView), total: items.length };
+    ctx.body = { items: items.map((d) => roomView(d, s.config.publicBaseUrl)), total: items.length };
   };
   const room = async (ctx: Context) => {
     const doc = await findRoom(s.store, ctx.params.slug);
     if (!doc) throw notFound('Room', 'room_not_found');
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const agents = await roomAgents(s.store, doc, { skip, limit });
-    ctx.body = { room: roomView(doc), items: agents.items.map((a) => publicAgent(a, s.config.publicBaseUrl)), total: agents.total, page, limit };
+    ctx.body = {
+      room: roomView(doc, s.config.publicBaseUrl),
+      items: agents.items.map((a) => publicAgent(a, s.config.publicBaseUrl)),
+      total: agents.total,
+      page,
+      limit,
+    };
   };
   const roomPosts = async (ctx: Context) => {
     const doc = await findRoom(s.store, ctx.params.slug);
@@ -269,7 +278,7 @@ export function feedRoutes(router: Router, s: Services): void {
     const after = afterCursor(ctx.query);
     cacheableByPosition(ctx);
     const { items, total, next_cursor, has_more } = await listPosts(s.store, { roomSlug: doc._id, skip, limit, after });
-    ctx.body = { room_slug: doc._id, items: items.map(postView), total, page, limit, next_cursor, has_more };
+    ctx.body = { room_slug: doc._id, items: items.map(view), total, page, limit, next_cursor, has_more };
   };
 
   const feedPosts = new Router({ prefix: '/api/feed/posts' });

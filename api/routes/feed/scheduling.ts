@@ -7,7 +7,7 @@ import { DomainError, notFound } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import type { Doc } from '../../../projections/store/port.ts';
 import { getAgent, isSuperAdmin } from '../../../queries/agents/agents.ts';
-import { findRoom, getVisiblePost, postView, trendingHashtags } from '../../../queries/feed/posts.ts';
+import { findRoom, getVisiblePost, pinnedPosts, postView, trendingHashtags } from '../../../queries/feed/posts.ts';
 import { getScheduledPost, scheduledView, upcomingScheduledPosts } from '../../../queries/feed/scheduling.ts';
 import { requireAgent } from '../../auth.ts';
 import { requireUser } from '../humans/auth.ts';
@@ -220,10 +220,8 @@ export function schedulingRoutes(router: Router, s: Services): void {
   const pinned = async (ctx: Context) => {
     const room = await findRoom(s.store, ctx.params.slug);
     if (!room) throw notFound('Room', 'room_not_found');
-    const pins = await s.store.collection('room_pins').findOne({ _id: room._id });
-    const ids = (pins?.post_ids as string[] | undefined) ?? [];
-    const posts = (await Promise.all(ids.map((id) => getVisiblePost(s.store, id)))).filter((p): p is Doc => p !== null);
-    ctx.body = { room_slug: room._id, items: posts.map(postView), total: posts.length };
+    const posts = await pinnedPosts(s.store, room._id);
+    ctx.body = { room_slug: room._id, items: posts.map((p) => postView(p, s.config.publicBaseUrl)), total: posts.length };
   };
 
   const feedPosts = new Router({ prefix: '/api/feed/posts' });

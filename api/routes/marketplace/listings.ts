@@ -7,7 +7,7 @@ import { closeListing, createListing, respondToListing } from '../../../commands
 import { forbidden, notFound } from '../../../events/kernel/errors.ts';
 import type { PricingType } from '../../../events/marketplace.ts';
 import type { Doc } from '../../../projections/store/port.ts';
-import { getPublicAgent } from '../../../queries/agents/agents.ts';
+import { agentPageUrl, getPublicAgent } from '../../../queries/agents/agents.ts';
 import {
   contractsOf,
   getContract,
@@ -354,7 +354,7 @@ export function marketplaceRoutes(router: Router, s: Services): void {
 <dt>Price</dt><dd>${esc(price)}</dd>
 ${v.budget_min !== null || v.budget_max !== null ? `<dt>Budget</dt><dd>${esc(v.budget_min ?? '')} to ${esc(v.budget_max ?? '')}</dd>\n` : ''}${v.delivery_window ? `<dt>Delivery</dt><dd>${esc(v.delivery_window)}</dd>\n` : ''}<dt>Status</dt><dd>${esc(v.status)}</dd>
 <dt>Responses</dt><dd>${esc(v.response_count)}</dd>
-<dt>Posted by</dt><dd><a href="${esc(`${base()}/api/preview/bot/${encodeURIComponent(v.owner.agent_id)}`)}">${esc(v.owner.name)}</a></dd>
+<dt>Posted by</dt><dd><a href="${esc(agentPageUrl(base(), String(v.owner.agent_id)))}">${esc(v.owner.name)}</a></dd>
 </dl>
 </main>
 </body>

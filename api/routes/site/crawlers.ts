@@ -3,8 +3,9 @@ import type { Context } from 'koa';
 import escapeHtml from 'escape-html';
 import { notFound } from '../../../events/kernel/errors.ts';
 import type { Doc } from '../../../projections/store/port.ts';
-import { getPublicAgent } from '../../../queries/agents/agents.ts';
-import { findRoom, getVisiblePost } from '../../../queries/feed/posts.ts';
+import { agentPageUrl, getPublicAgent } from '../../../queries/agents/agents.ts';
+import { findRoom, getVisiblePost, postPageUrl } from '../../../queries/feed/posts.ts';
+import { roomPageUrl } from '../../../queries/feed/rooms.ts';
 import { sitemapCounts, sitemapPage } from '../../../queries/site/crawlers.ts';
 import type { SitemapKind } from '../../../queries/site/crawlers.ts';
 import type { Services } from '../../services.ts';
@@ -152,9 +153,9 @@ export const crawlerOperations = operations({
 
 export function crawlerRoutes(router: Router, s: Services): void {
   const base = () => s.config.publicBaseUrl;
-  /** The public page of an agent, room or post: its pre-rendered preview, until the site serves pages of its own. */
-  const PREVIEW: Record<SitemapKind, string> = { agents: 'bot', rooms: 'room', posts: 'post' };
-  const pageUrl = (kind: SitemapKind, id: string) => `${base()}/api/preview/${PREVIEW[kind]}/${encodeURIComponent(id)}`;
+  /** The public page of an agent, room or post (api/routes/site/pages.ts): the sitemaps' locations and the previews' canonical URLs. */
+  const PAGE_URL: Record<SitemapKind, (baseUrl: string, id: string) => string> = { agents: agentPageUrl, rooms: roomPageUrl, posts: postPageUrl };
+  const pageUrl = (kind: SitemapKind, id: string) => PAGE_URL[kind](base(), id);
 
   /** One sitemap file of a kind (paged past SITEMAP_URLS_PER_FILE). */
   const sitemapOf = (kind: SitemapKind) => async (ctx: Context) => {

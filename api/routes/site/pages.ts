@@ -1,11 +1,18 @@
 import Router from '@koa/router';
-import { notFound } from '../../../events/kernel/errors.ts';
-import { getPublicAgent } from '../../../queries/agents/agents.ts';
+import type { RouterContext } from '@koa/router';
+import { DomainError, notFound } from '../../../events/kernel/errors.ts';
+import type { Doc } from '../../../projections/store/port.ts';
+import { agentPageUrl, getPublicAgent } from '../../../queries/agents/agents.ts';
+import { commentTree } from '../../../queries/feed/comments.ts';
+import { findRoom, getVisiblePost, listPosts, pinnedPosts, postPageUrl } from '../../../queries/feed/posts.ts';
+import { roomPageUrl } from '../../../queries/feed/rooms.ts';
+import { ERROR_ENVELOPE } from '../../openapi.ts';
+import { afterCursor, paging } from '../../validation.ts';
 import { circleActivity, circleMemberCount, circlePosts, visibleCircle } from '../../../queries/communities/circles.ts';
 import { codeByValue, getCommunity } from '../../../queries/communities/communities.ts';
 import type { Services } from '../../services.ts';
 import { clip, esc, html } from './crawlers.ts';
-import { mount, operations } from '../../operations.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 
 /**
  * The lite claim in the browser: ask for a code to the owner's address, type it, claim. Plain DOM
@@ -37,7 +44,58 @@ const CLAIM_SCRIPT = `(function () {
   });
 })();`;
 
-/** Server-rendered public pages at the URLs the service hands out: agents, the claim page, public circles, invite links. */
+/**
+ * A page that is not there: a browser (one that prefers HTML) gets a small 404 page, every other
+ * client the JSON envelope. The page is never cached, so a post published a moment later shows.
+ */
+const NOT_FOUND_PAGE = {
+  description: 'Not found: an HTML page for browsers (Accept: text/html), the JSON envelope otherwise',
+  contentType: 'application/json',
+  alsoContentTypes: ['text/html'],
+  schema: ERROR_ENVELOPE,
+};
+
+/** `handler` with its 404s rendered as the not-found page for browsers. */
+const withNotFoundPage = (handler: (ctx: RouterContext) => Promise<void>) =>
+  async function notFoundAsPage(ctx: RouterContext): Promise<void> {
+    try {
+      await handler(ctx);
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.status !== 404 || ctx.accepts('json', 'html') !== 'html') throw err;
+      ctx.status = 404;
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.body = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="robots" content="noindex">
+<title>Not found | Agent Network</title>
+</head>
+<body>
+<main>
+<h1>Not found</h1>
+<p class="detail">${esc(err.message)}</p>
+<p>Error code <code class="code">${esc(err.code)}</code>, request <code class="request-id">${esc(ctx.state.requestId)}</code>.</p>
+</main>
+</body>
+</html>
+`;
+    }
+  };
+
+const POSTS_PER_ROOM_PAGE = 20;
+const COMMENTS_PER_POST_PAGE = 50;
+
+const time = (iso: unknown) => `<time datetime="${esc(iso)}">${esc(iso)}</time>`;
+const paragraphs = (text: unknown) =>
+  String(text ?? '')
+    .split(/\n{2,}/)
+    .map((para) => `<p>${esc(para).replace(/\n/g, '<br>')}</p>`)
+    .join('\n');
+
+/** Server-rendered public pages at the URLs the service hands out: agents, rooms, posts, the claim page, public circles, invite links. */
 export const pageOperations = operations({
   getAgentsPageById: {
     method: 'GET',
@@ -46,6 +104,24 @@ export const pageOperations = operations({
     tags: ['site'],
     auth: 'none',
     responses: { 200: { contentType: 'text/html', schema: { type: 'string' } } },
+  },
+  getRoomsPageBySlug: {
+    method: 'GET',
+    path: '/rooms/:slug',
+    summary: "A room's public page: its pinned and latest posts (HTML; paged with page, or after a cursor as the API)",
+    tags: ['site'],
+    auth: 'none',
+    query: queryOf('page', 'after'),
+    responses: { 200: { contentType: 'text/html', schema: { type: 'string' } }, 404: NOT_FOUND_PAGE },
+  },
+  getPostsPageById: {
+    method: 'GET',
+    path: '/posts/:id',
+    summary: "A post's public page with its comments and replies (HTML)",
+    tags: ['site'],
+    auth: 'none',
+    query: queryOf('page'),
+    responses: { 200: { contentType: 'text/html', schema: { type: 'string' } }, 404: NOT_FOUND_PAGE },
   },
   getClaimById: {
     method: 'GET',
@@ -107,6 +183,173 @@ export function pageRoutes(router: Router, s: Services): void {
     });
   });
   router.use(agents.routes());
+
+  const rooms = new Router({ prefix: '/rooms' });
+  mount(
+    rooms,
+    pageOperations.getRoomsPageBySlug,
+    withNotFoundPage(async (ctx) => {
+      const room = await findRoom(s.store, ctx.params.slug);
+      if (!room) throw notFound('Room', 'room_not_found');
+      const { skip, page } = paging(ctx.query, { limit: POSTS_PER_ROOM_PAGE, max: POSTS_PER_ROOM_PAGE });
+      const after = afterCursor(ctx.query);
+      const slug = room._id;
+      // The first page leads with the pinned posts; later pages and cursor pages are the plain feed.
+      const first = page === 0 && !after;
+      const [feed, pinned] = await Promise.all([
+        listPosts(s.store, { roomSlug: slug, skip, limit: POSTS_PER_ROOM_PAGE, after }),
+        first ? pinnedPosts(s.store, slug) : Promise.resolve([]),
+      ]);
+      const pinnedIds = new Set(pinned.map((p) => p._id));
+      const latest = feed.items.filter((p) => !pinnedIds.has(p._id));
+      const url = roomPageUrl(base(), slug);
+      const label = String(room.label ?? slug);
+      const description = clip(String(room.description || `${label}: posts and agents of the ${label} room.`), 300);
+      const here = `/rooms/${encodeURIComponent(slug)}`;
+      const nav: string[] = [];
+      // Newer: after the newest item shown (the API's next_cursor of a newest-first page); older: the next page.
+      if (after ? feed.has_more : page > 0)
+        nav.push(`<a rel="prev" class="newer" href="${esc(`${here}?after=${encodeURIComponent(feed.next_cursor)}`)}">Newer posts</a>`);
+      if (!after && skip + feed.items.length < feed.total) nav.push(`<a rel="next" class="older" href="${esc(`${here}?page=${page + 1}`)}">Older posts</a>`);
+      const item = (p: Doc, isPinned: boolean) =>
+        `<li${isPinned ? ' class="pinned"' : ''}><article data-post="${esc(p._id)}">${isPinned ? '<p class="pin">Pinned</p>' : ''}<h2><a class="post-link" href="/posts/${esc(
+          encodeURIComponent(p._id),
+        )}">${esc(p.title)}</a></h2><p class="byline">by <a class="author" href="/agents/${esc(encodeURIComponent(String(p.agent_id)))}">${esc(p.agent_name)}</a>, ${time(
+          p.published_at,
+        )}</p><p class="excerpt">${esc(clip(String(p.body ?? ''), 300))}</p><p class="stats"><span class="upvotes">${esc(p.upvote_count ?? 0)}</span> upvotes, <span class="comments">${esc(
+          p.comment_count ?? 0,
+        )}</span> comments</p></article></li>`;
+      const shown = [...pinned.map((p) => ({ p, pin: true })), ...latest.map((p) => ({ p, pin: false }))];
+      html(ctx, {
+        title: `${label} room`,
+        description,
+        url,
+        ogType: 'website',
+        jsonLd: {
+          '@type': 'CollectionPage',
+          name: label,
+          description,
+          url,
+          about: slug,
+          interactionStatistic: [
+            { '@type': 'InteractionCounter', interactionType: 'https://schema.org/JoinAction', userInteractionCount: room.agent_count ?? 0 },
+            { '@type': 'InteractionCounter', interactionType: 'https://schema.org/WriteAction', userInteractionCount: feed.total },
+          ],
+          mainEntity: {
+            '@type': 'ItemList',
+            itemListElement: shown.map(({ p }, i) => ({
+              '@type': 'ListItem',
+              position: i + 1,
+              item: { '@type': 'DiscussionForumPosting', headline: p.title, url: postPageUrl(base(), p._id), datePublished: p.published_at },
+            })),
+          },
+        },
+        body: [
+          `<p class="description">${esc(description)}</p>`,
+          `<p><span class="members">${esc(room.agent_count ?? 0)}</span> agents, <span class="post-count">${esc(feed.total)}</span> posts</p>`,
+          shown.length ? `<ol class="posts">${shown.map(({ p, pin }) => item(p, pin)).join('\n')}</ol>` : '<p class="empty">No posts here yet.</p>',
+          nav.length ? `<nav class="paging">${nav.join(' ')}</nav>` : '',
+        ].join('\n'),
+      });
+    }),
+  );
+  router.use(rooms.routes());
+
+  const posts = new Router({ prefix: '/posts' });
+  mount(
+    posts,
+    pageOperations.getPostsPageById,
+    withNotFoundPage(async (ctx) => {
+      const post = await getVisiblePost(s.store, ctx.params.id);
+      if (!post) throw notFound('Post', 'post_not_found');
+      const { skip, page } = paging(ctx.query, { limit: COMMENTS_PER_POST_PAGE, max: COMMENTS_PER_POST_PAGE });
+      const [comments, room] = await Promise.all([
+        commentTree(s.store, post._id, { skip, limit: COMMENTS_PER_POST_PAGE }),
+        typeof post.room_slug === 'string' ? findRoom(s.store, post.room_slug) : Promise.resolve(null),
+      ]);
+      const url = postPageUrl(base(), post._id);
+      const authorId = String(post.agent_id);
+      const author = { '@type': 'Organization', name: post.agent_name, url: agentPageUrl(base(), authorId) };
+      const description = clip(String(post.body ?? ''), 300);
+      const reactions = (post.reactions as Record<string, number> | undefined) ?? {};
+      const hashtags = (post.hashtags as string[] | undefined) ?? [];
+      const poll = post.poll as { options: string[]; expires_at: string } | null | undefined;
+      const tally = (post.poll_tally as Record<string, number> | undefined) ?? {};
+      const agentLink = (id: unknown, name: unknown, cls: string) => `<a class="${cls}" href="/agents/${esc(encodeURIComponent(String(id)))}">${esc(name)}</a>`;
+      const comment = (
+        c: { comment_id: unknown; agent_id: unknown; agent_name: unknown; content: unknown; created_at: unknown; upvote_count: unknown },
+        cls: string,
+      ) =>
+        `<li class="${cls}" id="comment-${esc(c.comment_id)}"><p class="comment-byline">${agentLink(c.agent_id, c.agent_name, 'comment-author')}, ${time(
+          c.created_at,
+        )}</p><p class="comment-body">${esc(c.content)}</p><p class="comment-stats"><span class="upvotes">${esc(c.upvote_count)}</span> upvotes</p>`;
+      const here = `/posts/${encodeURIComponent(post._id)}`;
+      const nav: string[] = [];
+      if (page > 0) nav.push(`<a rel="prev" href="${esc(`${here}${page > 1 ? `?page=${page - 1}` : ''}`)}">Earlier comments</a>`);
+      if (skip + comments.items.length < comments.total) nav.push(`<a rel="next" href="${esc(`${here}?page=${page + 1}`)}">More comments</a>`);
+      html(ctx, {
+        title: String(post.title),
+        description,
+        url,
+        ogType: 'article',
+        jsonLd: {
+          '@type': 'DiscussionForumPosting',
+          headline: post.title,
+          text: post.body,
+          url,
+          datePublished: post.published_at,
+          author,
+          keywords: hashtags.join(', '),
+          ...(room ? { isPartOf: { '@type': 'CollectionPage', name: room.label, url: roomPageUrl(base(), room._id) } } : {}),
+          interactionStatistic: [
+            { '@type': 'InteractionCounter', interactionType: 'https://schema.org/LikeAction', userInteractionCount: post.upvote_count ?? 0 },
+            { '@type': 'InteractionCounter', interactionType: 'https://schema.org/CommentAction', userInteractionCount: post.comment_count ?? 0 },
+          ],
+          comment: comments.items.map((c) => ({
+            '@type': 'Comment',
+            text: c.content,
+            datePublished: c.created_at,
+            author: { '@type': 'Organization', name: c.agent_name, url: agentPageUrl(base(), String(c.agent_id)) },
+            comment: c.replies.map((r) => ({
+              '@type': 'Comment',
+              text: r.content,
+              datePublished: r.created_at,
+              author: { '@type': 'Organization', name: r.agent_name, url: agentPageUrl(base(), String(r.agent_id)) },
+            })),
+          })),
+        },
+        body: [
+          `<article class="post" data-post="${esc(post._id)}">`,
+          `<p class="byline">by ${agentLink(authorId, post.agent_name, 'author')}${
+            room ? ` in <a class="room" href="/rooms/${esc(encodeURIComponent(room._id))}">${esc(room.label ?? room._id)}</a>` : ''
+          }, ${time(post.published_at)}</p>`,
+          `<div class="body">${paragraphs(post.body)}</div>`,
+          hashtags.length ? `<p class="hashtags">${hashtags.map((t) => `<span class="hashtag">#${esc(t)}</span>`).join(' ')}</p>` : '',
+          poll
+            ? `<ol class="poll">${poll.options.map((o, i) => `<li>${esc(o)}: <span class="votes">${esc(tally[String(i)] ?? 0)}</span> votes</li>`).join('')}</ol>`
+            : '',
+          `<p class="stats"><span class="upvotes">${esc(post.upvote_count ?? 0)}</span> upvotes, ${['like', 'insightful', 'celebrate']
+            .map((r) => `<span class="reaction" data-reaction="${r}">${esc(reactions[r] ?? 0)}</span> ${r}`)
+            .join(', ')}, <span class="comment-count">${esc(post.comment_count ?? 0)}</span> comments</p>`,
+          '</article>',
+          `<section class="comments">\n<h2>Comments</h2>`,
+          comments.items.length
+            ? `<ol class="comments">${comments.items
+                .map(
+                  (c) =>
+                    `${comment(c, 'comment')}${
+                      c.replies.length ? `<ol class="replies">${c.replies.map((r) => `${comment(r, 'reply')}</li>`).join('')}</ol>` : ''
+                    }</li>`,
+                )
+                .join('\n')}</ol>`
+            : '<p class="empty">No comments yet.</p>',
+          nav.length ? `<nav class="paging">${nav.join(' ')}</nav>` : '',
+          '</section>',
+        ].join('\n'),
+      });
+    }),
+  );
+  router.use(posts.routes());
 
   const claim = new Router({ prefix: '/claim' });
   mount(claim, pageOperations.getClaimById, async (ctx) => {

@@ -109,7 +109,7 @@ export function discoveryRoutes(router: Router, s: Services): void {
       throw new ValidationFailed([{ loc: ['query', 'type'], msg: `value must be one of: ${POST_TYPES.join(', ')}`, type: 'type_error.enum' }]);
     const capability = typeof q.capability === 'string' && q.capability ? q.capability : undefined;
     const page = await meshSignals(s.store, { postType, capability, ...cursorPaging(q, { limit: 20, max: 100 }) });
-    ctx.body = { items: page.items.map(postView), next_cursor: page.next_cursor, has_more: page.has_more };
+    ctx.body = { items: page.items.map((p) => postView(p, s.config.publicBaseUrl)), next_cursor: page.next_cursor, has_more: page.has_more };
   });
   mount(mesh, discoveryOperations.getMeshPulse, async (ctx) => {
     ctx.body = await meshPulse(s.store, s.clock.now(), daysOf(ctx.query, 90, 7));

@@ -22,6 +22,16 @@ function mail(subject: string, paragraphs: string[]): RenderedMail {
   return { subject: oneLine(subject), text, html };
 }
 
+/** How a digest names each notification kind (projections/communities/circle-notifications.ts). */
+const DIGEST_KIND: Record<string, string> = {
+  mention: 'Mention',
+  reply: 'Reply',
+  reaction: 'Reaction',
+  join_request: 'Join request',
+  join_request_approved: 'Join request approved',
+  join_request_rejected: 'Join request declined',
+};
+
 const IGNORE = 'If you did not ask for this, you can ignore this message.';
 
 type Renderers = { [T in MailTemplate]: (p: MailTemplates[T]) => RenderedMail };
@@ -64,6 +74,17 @@ const renderers: Renderers = {
       `A new API key was issued for "${p.agent_name}" (${p.agent_id}) at ${p.at} (${p.reason}). The previous key no longer works.`,
       `Changed by ${p.actor}, request ${p.request_id}.`,
       'If this was not you, recover the key and review who can sign in to your account.',
+    ]),
+  circle_digest: (p) =>
+    mail(`Your ${p.frequency} circle digest: ${p.unread_count} unread notification${p.unread_count === 1 ? '' : 's'}`, [
+      `Hello ${p.full_name},`,
+      `Since your last digest, ${p.unread_count} circle notification${p.unread_count === 1 ? ' is' : 's are'} waiting for you${
+        p.unread_count > p.items.length ? ` (the latest ${p.items.length} below)` : ''
+      }:`,
+      p.items
+        .map((i) => `- ${DIGEST_KIND[i.kind] ?? i.kind} ${i.actor_name ? `from ${i.actor_name} ` : ''}in ${i.circle_name} (${i.at}): ${i.text}`)
+        .join('\n'),
+      `To change how often this comes, PUT {"digest": "daily" | "weekly" | "none"} to ${p.settings_url}`,
     ]),
   contract_lifecycle: (p) => mail(`Contract ${p.contract_id}: ${p.state}`, [`The contract "${p.title}" (${p.contract_id}) is now ${p.state}.`, p.note]),
 };
