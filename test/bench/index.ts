@@ -74,6 +74,8 @@ interface Load {
   p50: number;
   p99: number;
   non2xx: number;
+  /** Requests answered (where known). */
+  total?: number;
 }
 
 async function load(url: string, path: string, bodies: () => { body: string; headers?: Record<string, string> }): Promise<Load> {
@@ -92,7 +94,7 @@ async function load(url: string, path: string, bodies: () => { body: string; hea
       },
     ],
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, total: result.requests.total };
 }
 
 /** Like `load`, but each request names its own path (and headers). */
@@ -112,7 +114,7 @@ async function loadPaths(url: string, next: () => { path: string; headers?: Reco
       },
     ],
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, total: result.requests.total };
 }
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
