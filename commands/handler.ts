@@ -172,6 +172,22 @@ export class CommandBus {
     }
   }
 
+  /**
+   * `handle` for a stream whose id the command has just made (derived from its command id): it
+   * decides on the aggregate's initial state without reading the log, and appends expecting no
+   * stream. If the stream exists after all (the same command again), the log answers its events as
+   * duplicates, or the revision check fails and the command is decided again on the state read.
+   */
+  create<S, E extends AnyEvent, R extends readonly E[] = E[]>(
+    stream: string,
+    aggregate: Aggregate<S, E>,
+    decide: (state: S, revision: number | null) => R,
+    ctx: CommandContext,
+  ): Promise<CommandResult<R[number], S>> {
+    if (!this.cache.has(stream) && !this.tails.has(stream)) this.remember(stream, { state: aggregate.initialState(), revision: null });
+    return this.handle(stream, aggregate, decide, ctx);
+  }
+
   /** Reads the current state of a stream (cached), without deciding anything. */
   async load<S, E extends AnyEvent>(stream: string, aggregate: Aggregate<S, E>): Promise<Cached<S>> {
     const hit = this.cache.get(stream) as Cached<S> | undefined;

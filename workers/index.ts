@@ -149,7 +149,7 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
         await schedule(e);
         await scheduledPosts.onEvent(e);
         void webhooks.onEvents([e]);
-        await mail.onEvent(e);
+        mail.onEvent(e);
         void scout.onEvent(e);
       } catch (err) {
         s.logger.error({ err, event: e.id }, 'reactor failed to schedule a job; the sweep will cover it');
@@ -172,6 +172,7 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
     async stop() {
       await reactor.close();
       await webhooks.drain();
+      await mail.drain();
       await scout.drain();
       await stopAgenda(agenda, { timeoutMs: s.config.shutdownTimeoutMs });
       mailTransport.close();

@@ -237,7 +237,13 @@ const handle = <R extends CirclePostEvent[]>(bus: CommandBus, postId: string, de
 
 export async function publishCirclePost(bus: CommandBus, data: PublishCirclePost['data'], ctx: CommandContext) {
   const post_id = deriveId('cpo', ctx.commandId);
-  const r = await handle(bus, post_id, (s) => decidePublishCirclePost({ type: 'PublishCirclePost', data, metadata: { now: ctx.now, post_id } }, s), ctx);
+  // A new post's stream: decided without reading it.
+  const r = await bus.create<CirclePostState, CirclePostEvent, ReturnType<typeof decidePublishCirclePost>>(
+    circlePostStream(post_id),
+    circlePostAggregate,
+    (s) => decidePublishCirclePost({ type: 'PublishCirclePost', data, metadata: { now: ctx.now, post_id } }, s),
+    ctx,
+  );
   return { ...r, post_id };
 }
 export const editCirclePost = (bus: CommandBus, postId: string, data: EditCirclePost['data'], ctx: CommandContext) =>

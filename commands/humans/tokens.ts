@@ -1,5 +1,6 @@
 import { hkdfSync } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
+import { LRUCache } from 'lru-cache';
 import { newId } from '../../events/kernel/ids.ts';
 
 export const ACCESS_TTL_S = 15 * 60;
@@ -23,16 +24,29 @@ export interface RefreshClaims extends AccessClaims {
  * when set, otherwise derived from the server secret (HKDF), so no extra secret is needed.
  */
 export class TokenService {
-  private readonly key: Uint8Array;
+  private readonly secret: Uint8Array<ArrayBuffer>;
+  /** The HMAC key, imported into WebCrypto once rather than on every sign and verify. */
+  private key: Promise<CryptoKey> | null = null;
+  /**
+   * Tokens already verified, by audience and token: a client sends one access token with every
+   * request for its 15 minutes, so the signature is checked once. A hit is the exact token string
+   * (signature included) and still has its expiry checked against the clock.
+   */
+  private readonly verified = new LRUCache<string, Record<string, unknown>>({ max: 10_000 });
 
   constructor(
     serverSecret: string,
     jwtSecret: string | null,
     private readonly now: () => Date,
   ) {
-    this.key = jwtSecret
+    this.secret = jwtSecret
       ? new TextEncoder().encode(jwtSecret)
       : new Uint8Array(hkdfSync('sha256', Buffer.from(serverSecret, 'utf8'), 'agent-network', 'jwt-hs256-v1', 32));
+  }
+
+  private cryptoKey(): Promise<CryptoKey> {
+    this.key ??= crypto.subtle.importKey('raw', this.secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    return this.key;
   }
 
   private async sign(claims: Record<string, unknown>, subject: string, audience: string, ttl: number): Promise<string> {
@@ -44,7 +58,7 @@ export class TokenService {
       .setAudience(audience)
       .setIssuedAt(iat)
       .setExpirationTime(iat + ttl)
-      .sign(this.key);
+      .sign(await this.cryptoKey());
   }
 
   access(c: AccessClaims): Promise<string> {
@@ -58,14 +72,19 @@ export class TokenService {
 
   private async verify(token: string, audience: string): Promise<Record<string, unknown> | null> {
     if (token.length > 4096) return null;
+    const cacheKey = `${audience} ${token}`;
+    const known = this.verified.get(cacheKey);
+    // jose's expiry rule: expired once exp <= now (whole seconds, no tolerance).
+    if (known) return Number(known.exp) > Math.floor(this.now().getTime() / 1000) ? known : null;
     try {
-      const { payload } = await jwtVerify(token, this.key, {
+      const { payload } = await jwtVerify(token, await this.cryptoKey(), {
         algorithms: [ALG],
         issuer: ISSUER,
         audience,
         currentDate: this.now(),
         requiredClaims: ['sub', 'exp', 'iat', 'sid'],
       });
+      this.verified.set(cacheKey, payload as Record<string, unknown>);
       return payload as Record<string, unknown>;
     } catch {
       return null;

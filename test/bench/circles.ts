@@ -13,12 +13,14 @@ import type { ProjectionContext } from '../../projections/types.ts';
 import { circlePosts } from '../../queries/communities/circles.ts';
 import { codeIn, waitForMails } from '../helpers/mail.ts';
 import { request } from '../helpers/service.ts';
+import { cpuMs } from './util.ts';
 
 interface Load {
   rps: number;
   p50: number;
   p99: number;
   non2xx: number;
+  total?: number;
 }
 export interface BenchTools {
   spawnServer(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }>;
@@ -72,9 +74,18 @@ export async function circleBenchmarks(say: (line: string) => void, tools: Bench
     body: JSON.stringify({ circle_id: circleId, content: `Circle post ${k} about #bench and #load`, intent: 'update' }),
     headers: auth(tokens[k++ % tokens.length] as string),
   });
-  const rounds: Array<{ ceiling: Load; load: Load }> = [];
-  for (let r = 0; r < tools.rounds; r++)
-    rounds.push({ ceiling: await tools.load(bare.url, '/', bareBody), load: await tools.load(svc.url, '/api/brew-circles/posts', post) });
+  const rounds: Array<{ ceiling: Load; load: Load; ceilingCpu: number; loadCpu: number }> = [];
+  /** A round's load and the CPU ms per request the server used for it. */
+  const measured = async (child: ChildProcess, run: () => Promise<Load>) => {
+    const before = cpuMs(child.pid);
+    const l = await run();
+    return { l, cpu: (cpuMs(child.pid) - before) / Math.max(1, l.total ?? 0) };
+  };
+  for (let r = 0; r < tools.rounds; r++) {
+    const c = await measured(bare.child, () => tools.load(bare.url, '/', bareBody));
+    const l = await measured(svc.child, () => tools.load(svc.url, '/api/brew-circles/posts', post));
+    rounds.push({ ceiling: c.l, ceilingCpu: c.cpu, load: l.l, loadCpu: l.cpu });
+  }
   await tools.stopServer(svc.child);
   await tools.stopServer(bare.child);
   rmSync(dataDir, { recursive: true, force: true });
@@ -88,6 +99,10 @@ export async function circleBenchmarks(say: (line: string) => void, tools: Bench
   );
   say(
     `| POST /api/brew-circles/posts (bearer, membership check, mentions, synchronous=FULL) | ${median(rounds.map((r) => r.load.rps)).toFixed(0)} | ${median(rounds.map((r) => r.load.p50))} | ${median(rounds.map((r) => r.load.p99))} | ${rounds.reduce((a, r) => a + r.load.non2xx, 0)} | ${median(ratios).toFixed(2)} | ${ratios.map((x) => x.toFixed(2)).join(', ')} |`,
+  );
+  const cpuRatios = rounds.map((r) => r.ceilingCpu / r.loadCpu);
+  say(
+    `CPU per request (user + system, all threads; steadier than req/s on a busy machine): bare Koa ${median(rounds.map((r) => r.ceilingCpu)).toFixed(3)} ms, circle post ${median(rounds.map((r) => r.loadCpu)).toFixed(3)} ms: ratio ${median(cpuRatios).toFixed(2)} (per round ${cpuRatios.map((x) => x.toFixed(2)).join(', ')}).`,
   );
   say('');
 

@@ -35,11 +35,15 @@ const say = (line: string) => {
 async function spawnServer(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-      cwd: root,
-      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...(args[0] === 'api/server.ts' && process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof2'] : []), '--import', 'tsx', ...args],
+      {
+        cwd: root,
+        env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
@@ -70,6 +74,8 @@ interface Load {
   p50: number;
   p99: number;
   non2xx: number;
+  /** Requests answered (where known). */
+  total?: number;
 }
 
 async function load(url: string, path: string, bodies: () => { body: string; headers?: Record<string, string> }): Promise<Load> {
@@ -88,7 +94,7 @@ async function load(url: string, path: string, bodies: () => { body: string; hea
       },
     ],
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, total: result.requests.total };
 }
 
 /** Like `load`, but each request names its own path (and headers). */
@@ -108,7 +114,7 @@ async function loadPaths(url: string, next: () => { path: string; headers?: Reco
       },
     ],
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, total: result.requests.total };
 }
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -471,13 +477,35 @@ async function inParallel<T>(items: T[], lanes: number, fn: (item: T) => Promise
  * against the bare Koa POST in alternating rounds; then the listing search and the dispute queue
  * at 100,000 listings.
  */
+/** The token the benchmarks' services answer /metrics with (settle reads the queue and lags there). */
+const BENCH_METRICS_TOKEN = 'bench-metrics-token-0123456789';
+
+/**
+ * Waits until a benchmarked service has no background work left: no Agenda job queued, running or
+ * locked and every projection caught up, seen on two scrapes of /metrics in a row.
+ */
+async function settle(url: string): Promise<void> {
+  let quiet = 0;
+  for (let i = 0; i < 600 && quiet < 2; i++) {
+    const r = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${BENCH_METRICS_TOKEN}` } });
+    const text = await r.text();
+    if (r.status !== 200) throw new Error(`/metrics answered ${r.status}`);
+    const busy = text
+      .split('\n')
+      .filter((l) => l.startsWith('agenda_jobs{') || l.startsWith('projection_lag_events{'))
+      .some((l) => Number(l.split(' ').pop()) > 0);
+    quiet = busy ? 0 : quiet + 1;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 async function marketplaceBenchmarks(): Promise<void> {
   const seconds = Math.min(DURATION, Number(process.env.BENCH_MARKET_SECONDS ?? 5));
   const contractsWanted = Number(process.env.BENCH_CONTRACTS ?? 6000);
   say(`## Marketplace (contract transitions over HTTP: autocannon, 50 connections, ${seconds} s each, ${ROUNDS} rounds alternating ceiling and service)`);
   const bare = await spawnServer(['test/bench/bare-koa.ts'], {});
   const dataDir = mkdtempSync(join(os.tmpdir(), 'agent-network-bench-market-'));
-  const svc = await spawnServer(['api/server.ts'], { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '0' });
+  const svc = await spawnServer(['api/server.ts'], { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '0', METRICS_TOKEN: BENCH_METRICS_TOKEN });
   const bareBody = () => ({ body: JSON.stringify({ note: 'Bench' }) });
   await load(bare.url, '/', bareBody); // warm-up
   const register = async (i: number) =>
@@ -505,64 +533,55 @@ async function marketplaceBenchmarks(): Promise<void> {
     },
   );
   const n = ids.length;
-  let k = 0;
-  // Request k: contract k mod n, its (floor(k / n))th verb, so two verbs of one contract are n requests apart.
-  const VERBS = ['accept', 'start', 'deliver'];
-  const transition = () => {
-    const [id, key] = (ids[k % n] ?? '').split(' ');
-    const verb = VERBS[Math.floor(k / n)] ?? 'deliver';
-    k++;
-    return { path: `/api/agent/contracts/${id}/${verb}`, headers: { 'x-api-key': key ?? '' } };
+  // Three passes over the contracts, one verb each (accept, start, deliver: two of them mail both
+  // parties), every transition sent exactly once (autocannon's `amount`), so no pass runs out of
+  // contracts and answers 409s; each pass is timed against a bare POST of the same amount.
+  const VERBS = ['accept', 'start', 'deliver'] as const;
+  const passes: Array<{ verb: string; ceiling: Load; load: Load; seconds: number; ceilingSeconds: number }> = [];
+  const run = async (opts: autocannon.Options): Promise<{ load: Load; seconds: number }> => {
+    // autocannon's own duration is in whole seconds: time the pass here.
+    const t0 = performance.now();
+    const result = await autocannon({ connections: CONNECTIONS, method: 'POST', headers: { 'content-type': 'application/json' }, ...opts });
+    const seconds = (performance.now() - t0) / 1000;
+    return { load: { rps: result.requests.total / seconds, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx }, seconds };
   };
-  await new Promise((resolve) => setTimeout(resolve, 3000)); // the set-up's background jobs
-  const rounds: Array<{ ceiling: Load; load: Load }> = [];
-  const market = async (): Promise<Load> => {
-    const result = await autocannon({
+  await settle(svc.url);
+  for (const verb of VERBS) {
+    const ceiling = await run({ url: `${bare.url}/`, amount: n, body: bareBody().body });
+    let k = 0;
+    const market = await run({
       url: svc.url,
-      method: 'POST',
-      connections: CONNECTIONS,
-      duration: seconds,
-      headers: { 'content-type': 'application/json' },
+      amount: n,
       requests: [
         {
           setupRequest: (req) => {
-            const t = transition();
-            return { ...req, path: t.path, body: '{}', headers: { ...req.headers, ...t.headers } };
+            const [id, key] = (ids[k++ % n] ?? '').split(' ');
+            return { ...req, path: `/api/agent/contracts/${id}/${verb}`, body: '{}', headers: { ...req.headers, 'x-api-key': key ?? '' } };
           },
         },
       ],
     });
-    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
-  };
-  const ceiling = async (): Promise<Load> => {
-    const result = await autocannon({
-      url: `${bare.url}/`,
-      method: 'POST',
-      connections: CONNECTIONS,
-      duration: seconds,
-      headers: { 'content-type': 'application/json' },
-      body: bareBody().body,
-    });
-    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
-  };
-  for (let r = 0; r < ROUNDS; r++) rounds.push({ ceiling: await ceiling(), load: await market() });
+    passes.push({ verb, ceiling: ceiling.load, load: market.load, seconds: market.seconds, ceilingSeconds: ceiling.seconds });
+    await settle(svc.url); // the pass's mails are sent before the next pass starts
+  }
   await stopServer(svc.child);
   await stopServer(bare.child);
   rmSync(dataDir, { recursive: true, force: true });
-  const ratios = rounds.map((r) => r.load.rps / r.ceiling.rps);
+  const ratio = (p: (typeof passes)[number]) => p.load.rps / p.ceiling.rps;
+  // All three passes together: the time the bare POST took for as many requests over the time the transitions took.
+  const overall = passes.reduce((a, p) => a + p.ceilingSeconds, 0) / passes.reduce((a, p) => a + p.seconds, 0);
   say('');
-  say(`${n} contracts set up (listing, response, accept); ${k} transitions sent over the rounds (${3 * n} available).`);
+  say(`${n} contracts set up (listing, response, accept); ${3 * n} transitions sent, each exactly once.`);
   say('');
-  say('| path | req/s | p50 ms | p99 ms | non-2xx | ratio to bare Koa | per round |');
+  say('| path | req/s | p50 ms | p99 ms | non-2xx | bare Koa req/s (same amount) | ratio to bare Koa |');
   say('|---|---|---|---|---|---|---|');
-  say(
-    `| bare Koa + koa-body POST (ceiling) | ${median(rounds.map((r) => r.ceiling.rps)).toFixed(0)} | ${median(rounds.map((r) => r.ceiling.p50))} | ${median(rounds.map((r) => r.ceiling.p99))} | 0 | 1.00 | |`,
-  );
-  say(
-    `| POST /api/agent/contracts/{id}/accept, start, deliver | ${median(rounds.map((r) => r.load.rps)).toFixed(0)} | ${median(rounds.map((r) => r.load.p50))} | ${median(rounds.map((r) => r.load.p99))} | ${rounds.reduce((a, r) => a + r.load.non2xx, 0)} | ${median(ratios).toFixed(2)} | ${ratios.map((x) => x.toFixed(2)).join(', ')} |`,
-  );
+  for (const p of passes)
+    say(
+      `| POST /api/agent/contracts/{id}/${p.verb} | ${p.load.rps.toFixed(0)} | ${p.load.p50} | ${p.load.p99} | ${p.load.non2xx} | ${p.ceiling.rps.toFixed(0)} | ${ratio(p).toFixed(2)} |`,
+    );
+  say(`| all three passes | | | | | | ${overall.toFixed(2)} |`);
   say('');
-  say(`Target: a contract transition at least 0.3 of the bare POST: ${median(ratios) >= 0.3 ? 'met' : 'NOT met'}.`);
+  say(`Target: a contract transition at least 0.3 of the bare POST: ${overall >= 0.3 ? 'met' : 'NOT met'}.`);
   say('');
   const slowest = await marketplaceQueryBenchmarks(say);
   say(`Slowest median above: ${slowest.toFixed(3)} ms (target: the dispute queue and a listing search under 5 ms median at 100,000 listings).`);

@@ -4,7 +4,7 @@ import type { Aggregate } from '../../commands/handler.ts';
 import type { Event } from '../../events/types.ts';
 import { deriveOrderedUuid, deriveUuid } from '../../events/kernel/ids.ts';
 import type { SqliteEventLog } from '../../events/store/sqlite.ts';
-import type { CommandBus } from '../../commands/handler.ts';
+import { CommandBus } from '../../commands/handler.ts';
 import type { ManualClock } from '../../events/kernel/clock.ts';
 import { closeCommandBus, openCommandBus } from '../helpers/commands.ts';
 
@@ -55,5 +55,54 @@ describe('CommandBus: event ids', () => {
     const again = await bus.handle('counter-2', counter, () => tick(0), bus.context({ commandId }));
     expect(again.duplicate).to.equal(true);
     expect(await log.readStream('counter-2')).to.have.length(1);
+  });
+});
+
+describe('CommandBus.create: a stream the command has just made', () => {
+  let dir: string;
+  let log: SqliteEventLog;
+  let clock: ManualClock;
+  let bus: CommandBus;
+  beforeEach(() => ({ dir, log, clock, bus } = openCommandBus('bus-create-')));
+  afterEach(() => closeCommandBus(log, dir));
+
+  /** Counts the stream reads the bus makes. */
+  const countReads = () => {
+    const calls: string[] = [];
+    const read = log.readStream.bind(log);
+    log.readStream = (stream, options) => {
+      calls.push(stream);
+      return read(stream, options);
+    };
+    return calls;
+  };
+
+  it('given no stream, when a command creates it, then it is decided on the initial state without a read', async () => {
+    const reads = countReads();
+    const r = await bus.create('counter-new', counter, tick, bus.context({ commandId: randomUUID() }));
+    expect(r.events[0].data).to.deep.equal({ seen: 0 });
+    expect(r.revision).to.equal(0);
+    expect(reads).to.deep.equal([]);
+    expect((await log.readStream('counter-new')).map((e) => e.data)).to.deep.equal([{ seen: 0 }]);
+  });
+
+  it('given the stream exists already (written elsewhere), when a command "creates" it, then it is decided again on the stream read', async () => {
+    await bus.handle('counter-old', counter, tick, bus.context({ commandId: randomUUID() }));
+    // Another bus (another process) has nothing cached; the stream has one event.
+    const fresh = new CommandBus(log, clock);
+    const reads = countReads();
+    const r = await fresh.create('counter-old', counter, tick, fresh.context({ commandId: randomUUID() }));
+    expect(r.events[0].data).to.deep.equal({ seen: 1 });
+    expect(r.revision).to.equal(1);
+    expect(reads).to.deep.equal(['counter-old']);
+  });
+
+  it('given the same command again, when it creates the stream a second time, then the log keeps one copy', async () => {
+    const commandId = randomUUID();
+    await bus.create('counter-again', counter, tick, bus.context({ commandId }));
+    const fresh = new CommandBus(log, clock);
+    const again = await fresh.create('counter-again', counter, tick, fresh.context({ commandId }));
+    expect(again.duplicate).to.equal(true);
+    expect(await log.readStream('counter-again')).to.have.length(1);
   });
 });

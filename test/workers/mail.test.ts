@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { renderMail } from '../../workers/humans/mail/templates.ts';
+import { MAIL_JOB } from '../../workers/humans/mail/worker.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 
@@ -59,6 +60,13 @@ async function mailHistory(svc: TestService, mailId: string) {
   }
 }
 
+/** The mail jobs of one mail in the service's job store. */
+const mailJobs = (svc: TestService, mailId: string) => {
+  const workers = svc.running.workers;
+  if (!workers) throw new Error('the test service runs no workers');
+  return workers.agenda.queryJobs({ name: MAIL_JOB, data: { mail_id: mailId } });
+};
+
 /** Undoes quoted-printable soft breaks and escapes, enough to read a code out of a raw message. */
 const unQp = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
 
@@ -93,6 +101,8 @@ describe('workers: mail over SMTP (nodemailer) and the outbox', function () {
     const outcome = await mailHistory(svc, String(doc?._id));
     expect(outcome.map((e) => e.type)).to.deep.equal(['MailSent']);
     expect(outcome[0].data).to.include({ transport: 'smtp', attempt: 1 });
+    // A first attempt that succeeds is made in process: it leaves no job in the job store.
+    expect((await mailJobs(svc, String(doc?._id))).total).to.equal(0);
     // The code works with the sign-up endpoint.
     const ok = await svc.req('POST', '/api/auth/verify-email-otp', { body: { email, otp: code, password: 'long-enough-pw', full_name: 'Smtp User' } });
     expect(ok.status, ok.text).to.equal(200);
@@ -109,6 +119,8 @@ describe('workers: mail over SMTP (nodemailer) and the outbox', function () {
     expect(history.map((e) => e.type)).to.deep.equal(['MailSendFailed', 'MailSent']);
     expect(history[0].data).to.include({ attempt: 1, final: false });
     expect(history[1].data).to.include({ attempt: 2 });
+    // The retry was the one job: removed once it had sent the mail.
+    expect((await mailJobs(svc, String(doc?._id))).total).to.equal(0);
   });
 });
 
@@ -145,14 +157,27 @@ describe('workers: mail survives failures and restarts', function () {
       doc = await down.running.services.store.collection('mails').findOne({ to: email });
     }
     expect(doc?.status).to.equal('retrying');
+    // The failed first attempt became one retry job, made after attempt 1.
+    let jobs = await mailJobs(down, String(doc?._id));
+    expect(jobs.total).to.equal(1);
+    expect(jobs.jobs[0].data).to.include({ mail_id: doc?._id, after: 1 });
+    // The retry (2 s later) fails too: Agenda keeps the one job for the next retry, none is lost or doubled.
+    for (let i = 0; i < 2000 && Number(doc?.attempts) < 2; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      doc = await down.running.services.store.collection('mails').findOne({ to: email });
+    }
+    expect(doc).to.include({ status: 'retrying', attempts: 2 });
+    jobs = await mailJobs(down, String(doc?._id));
+    expect(jobs.total).to.equal(1);
     await down.stop({ keepData: true });
 
     const up = await startTestService({ MAIL_OUTBOX_DIR: outbox }, { dataDir });
     try {
       const [delivered] = await waitForMails(outbox, email, 1, 120_000);
       const history = await mailHistory(up, String(doc?._id));
-      expect(history.map((e) => e.type)).to.deep.equal(['MailSendFailed', 'MailSent']);
-      expect(history[1].data).to.include({ transport: 'outbox', attempt: 2 });
+      expect(history.map((e) => e.type)).to.deep.equal(['MailSendFailed', 'MailSendFailed', 'MailSent']);
+      expect(history[2].data).to.include({ transport: 'outbox', attempt: 3 });
+      expect((await mailJobs(up, String(doc?._id))).total).to.equal(0);
       const ok = await up.req('POST', '/api/auth/verify-email-otp', {
         body: { email, otp: codeIn(delivered), password: 'long-enough-pw', full_name: 'Patient User' },
       });

@@ -22,7 +22,15 @@ describe('humans: passwords and tokens', () => {
     expect(await t.verifyAccess(refresh.token)).to.equal(null);
     expect(await t.verifyRefresh(access)).to.equal(null);
     expect((await t.verifyRefresh(refresh.token))?.jti).to.equal(refresh.jti);
-    now = new Date(now.getTime() + 15 * 60_000 + 1000);
+    // A verified token is remembered; a changed signature is not the remembered token.
+    const forged = `${access.slice(0, -2)}${access.endsWith('AA') ? 'BB' : 'AA'}`;
+    expect(await t.verifyAccess(forged)).to.equal(null);
+    // The remembered token still expires by the clock: valid 1 s before exp, refused at exp.
+    now = new Date(now.getTime() + 15 * 60_000 - 1000);
+    expect(await t.verifyAccess(access)).to.not.equal(null);
+    now = new Date(now.getTime() + 1000);
+    expect(await t.verifyAccess(access)).to.equal(null);
+    now = new Date(now.getTime() + 1000);
     expect(await t.verifyAccess(access)).to.equal(null);
     expect(await t.verifyRefresh(refresh.token)).to.not.equal(null);
     now = new Date(now.getTime() + 7 * 24 * 3600_000);

@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
@@ -19,16 +19,27 @@ export interface MailTransport {
   close(): void;
 }
 
-/** One JSON file per message, written atomically (temp file, then rename), named by the mail id. */
+/**
+ * One JSON file per message, written atomically (temp file, then rename), named by the mail id.
+ * The writes are asynchronous (libuv's thread pool), so a burst of mails does not hold up requests.
+ */
 export class OutboxTransport implements MailTransport {
   readonly name = 'outbox';
+  /** The folder, made once (again after a failed attempt: someone may have removed it). */
+  private made: Promise<unknown> | null = null;
   constructor(private readonly dir: string) {}
   async send(mail: OutgoingMail) {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    this.made ??= mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await this.made.catch(() => (this.made = null));
     const file = join(this.dir, `${mail.mail_id}.json`);
     const tmp = `${file}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ ...mail, created_at: new Date().toISOString() }, null, 2)}\n`, { mode: 0o600 });
-    renameSync(tmp, file);
+    try {
+      await writeFile(tmp, `${JSON.stringify({ ...mail, created_at: new Date().toISOString() }, null, 2)}\n`, { mode: 0o600 });
+      await rename(tmp, file);
+    } catch (err) {
+      this.made = null;
+      throw err;
+    }
     return { message_id: mail.mail_id };
   }
   close() {}
