@@ -197,7 +197,13 @@ describe('api: webhook replay (POST /api/agent/webhooks/replay and the admin rou
   });
 
   it('refuses neither or both of from and from_time, unknown fields and a limit over 1,000 with 422, a foreign cursor with 400', async () => {
-    const cases: unknown[] = [{}, { from: '0', from_time: new Date().toISOString() }, { from_time: 'yesterday' }, { from: '0', extra: 1 }, { from: '0', limit: 1001 }];
+    const cases: unknown[] = [
+      {},
+      { from: '0', from_time: new Date().toISOString() },
+      { from_time: 'yesterday' },
+      { from: '0', extra: 1 },
+      { from: '0', limit: 1001 },
+    ];
     for (const body of cases) {
       const r = await replay(agent, body);
       expect(r.status, JSON.stringify(body)).to.equal(422);

@@ -101,11 +101,7 @@ export function createWebhookWorker(s: WebhookDeps, agenda: Agenda): WebhookWork
   };
 
   const scheduleReplay = async (replayId: string, at: Date) => {
-    await agenda
-      .create(WEBHOOK_JOBS.replay, { replay_id: replayId })
-      .unique({ name: WEBHOOK_JOBS.replay, 'data.replay_id': replayId })
-      .schedule(at)
-      .save();
+    await agenda.create(WEBHOOK_JOBS.replay, { replay_id: replayId }).unique({ name: WEBHOOK_JOBS.replay, 'data.replay_id': replayId }).schedule(at).save();
   };
 
   /** The signing material of the agent's webhook at `now`, or null when it was removed or disabled. */

@@ -271,7 +271,12 @@ export function webhookRoutes(router: Router, s: Services): void {
     let owner: string | null = null;
     if (body.from !== undefined && body.from_time === undefined) {
       const cursor = decodeCursor(body.from);
-      if (!cursor) throw new DomainError(400, 'invalid_cursor', 'from is not a cursor of the deliveries list (GET /api/agent/webhooks/deliveries), or 0 for the beginning');
+      if (!cursor)
+        throw new DomainError(
+          400,
+          'invalid_cursor',
+          'from is not a cursor of the deliveries list (GET /api/agent/webhooks/deliveries), or 0 for the beginning',
+        );
       if (body.from !== START_CURSOR_TOKEN) {
         const deliveryId = deliveryIdOfLogKey(cursor.key);
         if (!deliveryId)

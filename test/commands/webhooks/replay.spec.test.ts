@@ -64,15 +64,33 @@ describe('commands: webhooks RequestWebhookReplay (replay-<id>)', () => {
   });
 
   it('refuses neither or both of from and from_time, to_time not after from_time, and a limit out of 1..1000 with 422', () => {
-    spec.given([]).when(request({ from_time: null })).thenThrows('validation_failed', 422);
-    spec.given([]).when(request({ from_cursor: 'abc' })).thenThrows('validation_failed', 422);
-    spec.given([]).when(request({ to_time: FROM })).thenThrows('validation_failed', 422);
-    spec.given([]).when(request({ limit: 0 })).thenThrows('validation_failed', 422);
-    spec.given([]).when(request({ limit: 1001 })).thenThrows('validation_failed', 422);
+    spec
+      .given([])
+      .when(request({ from_time: null }))
+      .thenThrows('validation_failed', 422);
+    spec
+      .given([])
+      .when(request({ from_cursor: 'abc' }))
+      .thenThrows('validation_failed', 422);
+    spec
+      .given([])
+      .when(request({ to_time: FROM }))
+      .thenThrows('validation_failed', 422);
+    spec
+      .given([])
+      .when(request({ limit: 0 }))
+      .thenThrows('validation_failed', 422);
+    spec
+      .given([])
+      .when(request({ limit: 1001 }))
+      .thenThrows('validation_failed', 422);
   });
 
   it("refuses an unknown agent with 404 and a cursor naming another agent's delivery with 403", () => {
-    spec.given([]).when(request({ agent_exists: false })).thenThrows('agent_not_found', 404);
+    spec
+      .given([])
+      .when(request({ agent_exists: false }))
+      .thenThrows('agent_not_found', 404);
     spec
       .given([])
       .when(request({ from_cursor: 'abc', from_time: null, from_delivery_agent_id: OTHER }))
@@ -80,8 +98,14 @@ describe('commands: webhooks RequestWebhookReplay (replay-<id>)', () => {
   });
 
   it('refuses without a webhook URL (409 webhook_not_configured) and with a webhook disabled by a 410 (409 webhook_disabled)', () => {
-    spec.given([]).when(request({ webhook: 'not_configured' })).thenThrows('webhook_not_configured', 409);
-    spec.given([]).when(request({ webhook: 'disabled' })).thenThrows('webhook_disabled', 409);
+    spec
+      .given([])
+      .when(request({ webhook: 'not_configured' }))
+      .thenThrows('webhook_not_configured', 409);
+    spec
+      .given([])
+      .when(request({ webhook: 'disabled' }))
+      .thenThrows('webhook_disabled', 409);
   });
 
   it('decides nothing for a replay already requested (a retried command)', () => {
@@ -124,7 +148,10 @@ describe('commands: webhooks RecordReplayAttempt (replay-<id>)', () => {
       .given([webhookReplayRequested()])
       .when(record(DELIVERY, { status_code: 503, outcome: 'failed', error: 'HTTP 503' }))
       .then([failed(1, { status_code: 503, error: 'HTTP 503', next_attempt_at: new Date(NOW.getTime() + 30_000).toISOString() })]);
-    spec.given([webhookReplayRequested(), failed(1)]).when(record(DELIVERY_2)).thenThrows('replay_out_of_order', 409);
+    spec
+      .given([webhookReplayRequested(), failed(1)])
+      .when(record(DELIVERY_2))
+      .thenThrows('replay_out_of_order', 409);
     spec
       .given([webhookReplayRequested(), failed(1)])
       .when(record(DELIVERY))
@@ -164,6 +191,9 @@ describe('commands: webhooks RecordReplayAttempt (replay-<id>)', () => {
   });
 
   it('is done at once for a replay of 0 deliveries', () => {
-    spec.given([webhookReplayRequested({ delivery_ids: [], deliveries: 0 })]).when(record(DELIVERY)).thenThrows('replay_finished', 409);
+    spec
+      .given([webhookReplayRequested({ delivery_ids: [], deliveries: 0 })])
+      .when(record(DELIVERY))
+      .thenThrows('replay_finished', 409);
   });
 });
