@@ -28,7 +28,7 @@ export const ReplayBody = {
   },
 } as const;
 
-interface ReplayRequestBody {
+export interface ReplayRequestBody {
   from?: string;
   from_time?: string;
   to_time?: string;
@@ -174,6 +174,67 @@ export const webhookOperations = operations({
   },
 });
 
+/**
+ * A replay request (both routes and the console form): loads what it decides on (the webhook's
+ * state, the owner of the delivery the cursor names, the deliveries in the range), records it and
+ * answers what the replay covers; the webhook worker sends it. `body` is already schema-checked.
+ */
+export async function replayDeliveries(s: Services, ctx: Context, agentId: string, requestedBy: string, role: 'agent' | 'admin', body: ReplayRequestBody) {
+  s.limiter.hit(LIMITS.webhook_replays, agentId, ctx);
+  const hook = await webhookOf(s.store, agentId);
+  const limit = body.limit ?? MAX_REPLAY_DELIVERIES;
+  let fromSeq: number | undefined;
+  let owner: string | null = null;
+  if (body.from !== undefined && body.from_time === undefined) {
+    const cursor = decodeCursor(body.from);
+    if (!cursor)
+      throw new DomainError(400, 'invalid_cursor', 'from is not a cursor of the deliveries list (GET /api/agent/webhooks/deliveries), or 0 for the beginning');
+    if (body.from !== START_CURSOR_TOKEN) {
+      const deliveryId = deliveryIdOfLogKey(cursor.key);
+      if (!deliveryId) throw new ValidationFailed([{ loc: ['body', 'from'], msg: 'from must be a cursor of the deliveries list', type: 'value_error.cursor' }]);
+      const delivery = await deliveryOf(s.store, deliveryId);
+      if (!delivery) throw notFound('Delivery', 'delivery_not_found');
+      owner = delivery.agent_id as string;
+      fromSeq = delivery.seq as number;
+    }
+  }
+  const exactlyOne = (body.from === undefined) !== (body.from_time === undefined);
+  const toTime = body.to_time ? new Date(body.to_time).toISOString() : null;
+  const fromTime = body.from_time ? new Date(body.from_time).toISOString() : null;
+  const candidates =
+    hook && exactlyOne && (owner === null || owner === agentId)
+      ? await replayRange(s.store, agentId, { fromSeq, fromTime: fromTime ?? undefined, toTime, limit: limit + 1 })
+      : [];
+  const r = await requestWebhookReplay(
+    s.bus,
+    {
+      agent_id: agentId,
+      requested_by: requestedBy,
+      requested_by_role: role,
+      from_cursor: body.from ?? null,
+      from_time: fromTime,
+      to_time: toTime,
+      limit,
+      agent_exists: hook !== null,
+      webhook: !hook?.webhook_url ? 'not_configured' : hook.disabled ? 'disabled' : 'active',
+      from_delivery_agent_id: owner,
+      candidates,
+    },
+    commandContext(s, ctx, requestedBy),
+  );
+  await settled(s, r.position);
+  const ids = r.replay.delivery_ids;
+  return {
+    replay_id: r.replay.replay_id,
+    agent_id: agentId,
+    deliveries: r.replay.deliveries,
+    first_delivery_id: ids[0] ?? null,
+    last_delivery_id: ids[ids.length - 1] ?? null,
+    has_more: r.replay.has_more,
+    requested_at: r.replay.requested_at,
+  };
+}
+
 export function webhookRoutes(router: Router, s: Services): void {
   const own = (ctx: Context) => {
     const agentId = requireApiKey(ctx);
@@ -258,83 +319,18 @@ export function webhookRoutes(router: Router, s: Services): void {
       webhook_delivery: view.status === 'active' && wanted ? 'queued' : view.status === 'active' ? 'filtered_out' : view.status,
     };
   });
-  /**
-   * Loads what a replay decides on (the webhook's state, the owner of the delivery the cursor
-   * names, the deliveries in the range), then records it; the worker sends it.
-   */
-  const replay = async (ctx: Context, agentId: string, requestedBy: string, role: 'agent' | 'admin') => {
-    s.limiter.hit(LIMITS.webhook_replays, agentId, ctx);
-    const body = validate<ReplayRequestBody>(ReplayBody, ctx.request.body ?? {});
-    const hook = await webhookOf(s.store, agentId);
-    const limit = body.limit ?? MAX_REPLAY_DELIVERIES;
-    let fromSeq: number | undefined;
-    let owner: string | null = null;
-    if (body.from !== undefined && body.from_time === undefined) {
-      const cursor = decodeCursor(body.from);
-      if (!cursor)
-        throw new DomainError(
-          400,
-          'invalid_cursor',
-          'from is not a cursor of the deliveries list (GET /api/agent/webhooks/deliveries), or 0 for the beginning',
-        );
-      if (body.from !== START_CURSOR_TOKEN) {
-        const deliveryId = deliveryIdOfLogKey(cursor.key);
-        if (!deliveryId)
-          throw new ValidationFailed([{ loc: ['body', 'from'], msg: 'from must be a cursor of the deliveries list', type: 'value_error.cursor' }]);
-        const delivery = await deliveryOf(s.store, deliveryId);
-        if (!delivery) throw notFound('Delivery', 'delivery_not_found');
-        owner = delivery.agent_id as string;
-        fromSeq = delivery.seq as number;
-      }
-    }
-    const exactlyOne = (body.from === undefined) !== (body.from_time === undefined);
-    const toTime = body.to_time ? new Date(body.to_time).toISOString() : null;
-    const fromTime = body.from_time ? new Date(body.from_time).toISOString() : null;
-    const candidates =
-      hook && exactlyOne && (owner === null || owner === agentId)
-        ? await replayRange(s.store, agentId, { fromSeq, fromTime: fromTime ?? undefined, toTime, limit: limit + 1 })
-        : [];
-    const r = await requestWebhookReplay(
-      s.bus,
-      {
-        agent_id: agentId,
-        requested_by: requestedBy,
-        requested_by_role: role,
-        from_cursor: body.from ?? null,
-        from_time: fromTime,
-        to_time: toTime,
-        limit,
-        agent_exists: hook !== null,
-        webhook: !hook?.webhook_url ? 'not_configured' : hook.disabled ? 'disabled' : 'active',
-        from_delivery_agent_id: owner,
-        candidates,
-      },
-      commandContext(s, ctx, requestedBy),
-    );
-    await settled(s, r.position);
-    const ids = r.replay.delivery_ids;
-    ctx.status = 202;
-    ctx.body = {
-      replay_id: r.replay.replay_id,
-      agent_id: agentId,
-      deliveries: r.replay.deliveries,
-      first_delivery_id: ids[0] ?? null,
-      last_delivery_id: ids[ids.length - 1] ?? null,
-      has_more: r.replay.has_more,
-      requested_at: r.replay.requested_at,
-    };
-  };
-
   mount(webhooks, webhookOperations.postAgentWebhooksReplay, async (ctx) => {
     const agentId = requireApiKey(ctx);
-    await replay(ctx, agentId, agentId, 'agent');
+    ctx.status = 202;
+    ctx.body = await replayDeliveries(s, ctx, agentId, agentId, 'agent', validate<ReplayRequestBody>(ReplayBody, ctx.request.body ?? {}));
   });
   router.use(webhooks.routes());
 
   const admin = new Router({ prefix: '/api/admin/agents/:agent_id/webhooks' });
   mount(admin, webhookOperations.postAdminAgentsByAgentIdWebhooksReplay, async (ctx) => {
     const adminId = requireSuperAdmin(ctx);
-    await replay(ctx, ctx.params.agent_id, adminId, 'admin');
+    ctx.status = 202;
+    ctx.body = await replayDeliveries(s, ctx, ctx.params.agent_id, adminId, 'admin', validate<ReplayRequestBody>(ReplayBody, ctx.request.body ?? {}));
   });
   router.use(admin.routes());
 }
