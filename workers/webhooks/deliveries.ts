@@ -153,14 +153,14 @@ export function createWebhookWorker(s: WebhookDeps, agenda: Agenda): WebhookWork
         if (typeof d.next_attempt_at === 'string' && d.next_attempt_at > s.clock.now().toISOString()) return;
         const { state } = await s.bus.load(deliveryStream(deliveryId), deliveryAggregate);
         if (!state.queued || state.done) return;
-        const hook = await webhookOf(s.store, state.queued.agent_id);
+        const signing = signingOf(await webhookOf(s.store, state.queued.agent_id), s.clock.now());
         const attempt = state.attempts + 1;
         let url = state.queued.url;
         let result: AttemptResult;
-        if (!hook || !hook.webhook_url || hook.disabled) {
+        if (!signing) {
           result = { status_code: null, outcome: 'refused', error: 'The webhook was removed or disabled', duration_ms: 0 };
         } else {
-          url = hook.webhook_url as string;
+          url = signing.url;
           result = await sendWebhook(
             {
               url,
@@ -169,8 +169,8 @@ export function createWebhookWorker(s: WebhookDeps, agenda: Agenda): WebhookWork
               agentId: state.queued.agent_id,
               deliveryId,
               attempt,
-              secrets: signingSecrets(hook, s.clock.now()).map((enc) => s.secrets.decrypt(enc)),
-              scheme: (hook.signature_scheme as SignatureScheme | null | undefined) ?? LEGACY_SIGNATURE_SCHEME,
+              secrets: signing.secrets,
+              scheme: signing.scheme,
               timestamp: Math.floor(s.clock.now().getTime() / 1000),
               cursor: state.queued.cursor ?? null,
             },
