@@ -61,12 +61,19 @@ describe('api: webhook replay (POST /api/agent/webhooks/replay and the admin rou
     receiver = await startReceiver({ secret: agent.body.webhook_secret, now: () => svc.clock.now().getTime() });
     const patched = await svc.req('PATCH', `/api/protocol/agents/${agent.agent_id}/webhook`, { apiKey: agent.api_key, body: { webhook_url: receiver.url } });
     expect(patched.status).to.equal(200);
-    // Four deliveries, a minute apart.
+    // Four deliveries queued a minute apart (each queued, at the clock's time, before the clock moves).
+    const store = svc.running.services.store;
     for (let i = 0; i < 4; i++) {
       expect((await svc.req('POST', '/api/agent/webhooks/test-fire', { apiKey: agent.api_key })).status).to.equal(200);
+      await until(
+        async () => {
+          await worker.drain();
+          return (await store.collection('webhook_deliveries').count({ agent_id: agent.agent_id })) === i + 1;
+        },
+        `delivery ${i + 1} queued`,
+      );
       svc.clock.advance(MINUTE);
     }
-    const store = svc.running.services.store;
     await until(async () => {
       await worker.drain();
       await worker.sweep();
@@ -79,6 +86,8 @@ describe('api: webhook replay (POST /api/agent/webhooks/replay and the admin rou
       if (!originals.has(id)) originals.set(id, r);
     }
     expect([...originals.keys()]).to.have.members(ids);
+    const queued = await Promise.all(ids.map((id) => queuedAt(id)));
+    expect(new Set(queued).size, 'four distinct queue times').to.equal(4);
   });
   // Each test starts an hour later: a fresh window of the replay rate limit.
   beforeEach(() => svc.clock.advance(HOUR));
