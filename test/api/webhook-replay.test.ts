@@ -170,8 +170,13 @@ describe('api: webhook replay (POST /api/agent/webhooks/replay and the admin rou
     );
     expect(mine).to.have.length(5);
     expect(mine.map((a) => a.outcome).sort()).to.deep.equal(['delivered', 'delivered', 'delivered', 'delivered', 'failed']);
-    const health = await svc.req('GET', '/api/agent/webhooks/health', { apiKey: agent.api_key });
-    expect(health.status).to.equal(200);
+    // A replayed attempt's cursor starts a replay at its delivery, like an original attempt's.
+    const replayedThird = (list.body.attempts as Array<{ delivery_id: string; replay_id: string | null; cursor: string }>).find(
+      (a) => a.replay_id === replayId && a.delivery_id === ids[2],
+    );
+    const again = await replay(agent, { from: defined(replayedThird, 'the replayed attempt of the third delivery').cursor });
+    expect(again.body).to.include({ deliveries: 2, first_delivery_id: ids[2], last_delivery_id: ids[3] });
+    expect(deliveryIdsOf(await replayed(again.body.replay_id as string, 2))).to.deep.equal(ids.slice(2));
   });
 
   it('signs a replay with the current secret after a rotation, and with the current scheme (webhook-id is the original delivery id)', async () => {
