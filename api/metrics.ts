@@ -58,7 +58,7 @@ export class Metrics {
     });
     this.#webhooks = new Counter({
       name: 'webhook_deliveries_total',
-      help: 'Webhook delivery attempts recorded by this process, by outcome (delivered, failed, gone, refused, given_up)',
+      help: 'Webhook delivery attempts (replayed ones included) recorded by this process, by outcome (delivered, failed, gone, refused, given_up)',
       labelNames: ['outcome'],
       registers,
     });
@@ -157,7 +157,8 @@ export class Metrics {
             const charge = chargeOf(e.data);
             if (charge && charge.amount_mc > 0) credits.labels(charge.action).inc(charge.amount_mc / 1000);
             else if (charge && charge.amount_mc < 0) refunds.labels(charge.action).inc(-charge.amount_mc / 1000);
-            if (e.type === 'WebhookDeliveryAttempted') webhooks.labels(String((e.data as { outcome?: unknown }).outcome)).inc();
+            if (e.type === 'WebhookDeliveryAttempted' || e.type === 'WebhookReplayAttempted')
+              webhooks.labels(String((e.data as { outcome?: unknown }).outcome)).inc();
           }
         } catch {
           // A metric is not worth a failed append.

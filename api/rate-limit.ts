@@ -129,4 +129,5 @@ export const LIMITS = {
   pins: { name: 'pins', points: 10, windowMs: 60_000 },
   schedules: { name: 'scheduled_posts', points: 10, windowMs: 3600_000 },
   endorse: { name: 'endorse', points: 20, windowMs: 60_000 },
+  webhook_replays: { name: 'webhook_replays', points: 10, windowMs: 3600_000 },
 } satisfies Record<string, LimitRule>;

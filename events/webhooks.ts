@@ -91,8 +91,66 @@ export const WebhookDeliveryAttemptedData = Data({
 });
 export type WebhookDeliveryAttempted = Event<'WebhookDeliveryAttempted', Static<typeof WebhookDeliveryAttemptedData>>;
 
+/** At most this many deliveries per replay request (`limit` defaults to it). */
+export const MAX_REPLAY_DELIVERIES = 1000;
+
+const ReplayId = Type.String({ pattern: '^rpl_' });
+
+/**
+ * On `replay-<id>`: an agent (or a super admin for it) asked for past deliveries to be sent again,
+ * in their original order, each under its original delivery id. `delivery_ids` is the whole
+ * range (oldest first); the attempts follow as `WebhookReplayAttempted` on the same stream.
+ */
+export const WebhookReplayRequestedData = Data({
+  replay_id: ReplayId,
+  agent_id: AgentId,
+  /** The agent's id, or the super admin's user id. */
+  requested_by: Type.String(),
+  requested_by_role: Literals(['agent', 'admin'] as const),
+  from_cursor: Nullable(Type.String()),
+  from_time: Nullable(IsoDate),
+  to_time: Nullable(IsoDate),
+  limit: Type.Integer({ minimum: 1, maximum: MAX_REPLAY_DELIVERIES }),
+  delivery_ids: Type.Array(DeliveryId, { maxItems: MAX_REPLAY_DELIVERIES }),
+  deliveries: Type.Integer({ minimum: 0, maximum: MAX_REPLAY_DELIVERIES }),
+  /** More deliveries of the range existed past `limit` (not replayed). */
+  has_more: Type.Boolean(),
+  requested_at: IsoDate,
+});
+export type WebhookReplayRequested = Event<'WebhookReplayRequested', Static<typeof WebhookReplayRequestedData>>;
+
+/**
+ * On `replay-<id>`: one attempt to send delivery number `index` (0-based in `delivery_ids`) of a
+ * replay; `attempt` counts within this replay. A `given_up`, `refused` or `gone` outcome stops the
+ * replay (the later deliveries are not sent, so nothing arrives out of order).
+ */
+export const WebhookReplayAttemptedData = Data({
+  replay_id: ReplayId,
+  delivery_id: DeliveryId,
+  agent_id: AgentId,
+  inbox_id: Type.String(),
+  index: Type.Integer({ minimum: 0 }),
+  attempt: Type.Integer({ minimum: 1 }),
+  url: Type.String(),
+  status_code: Nullable(Type.Integer()),
+  outcome: Literals(DELIVERY_OUTCOMES),
+  error: Nullable(Type.String()),
+  duration_ms: Type.Integer({ minimum: 0 }),
+  attempted_at: IsoDate,
+  next_attempt_at: Nullable(IsoDate),
+});
+export type WebhookReplayAttempted = Event<'WebhookReplayAttempted', Static<typeof WebhookReplayAttemptedData>>;
+
 export type WebhookEvent =
-  WebhookConfigured | WebhookSecretRegenerated | WebhookSecretRotated | WebhookTestFired | WebhookDisabled | WebhookDeliveryQueued | WebhookDeliveryAttempted;
+  | WebhookConfigured
+  | WebhookSecretRegenerated
+  | WebhookSecretRotated
+  | WebhookTestFired
+  | WebhookDisabled
+  | WebhookDeliveryQueued
+  | WebhookDeliveryAttempted
+  | WebhookReplayRequested
+  | WebhookReplayAttempted;
 
 export const webhookEventSchemas = {
   WebhookConfigured: WebhookConfiguredData,
@@ -102,6 +160,9 @@ export const webhookEventSchemas = {
   WebhookDisabled: WebhookDisabledData,
   WebhookDeliveryQueued: WebhookDeliveryQueuedData,
   WebhookDeliveryAttempted: WebhookDeliveryAttemptedData,
+  WebhookReplayRequested: WebhookReplayRequestedData,
+  WebhookReplayAttempted: WebhookReplayAttemptedData,
 };
 
 export const deliveryStream = (deliveryId: string) => `delivery-${deliveryId}`;
+export const replayStream = (replayId: string) => `replay-${replayId}`;

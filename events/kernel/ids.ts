@@ -77,7 +77,8 @@ export type IdPrefix =
   | 'crp'
   | 'cnt'
   | 'lead'
-  | 'nda';
+  | 'nda'
+  | 'rpl';
 
 /** A new random identifier with its type prefix, e.g. `agt_6x0k...` (20 base32 chars, 100 bits). */
 export function newId(prefix: IdPrefix): string {

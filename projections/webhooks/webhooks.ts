@@ -15,7 +15,12 @@ export const webhooksProjection = defineProjection({
       indexes: [
         { name: 'by_status_due', keys: { status: 1, next_attempt_at: 1 } },
         { name: 'by_agent', keys: { agent_id: 1, seq: -1 } },
+        { name: 'by_agent_queued', keys: { agent_id: 1, queued_at: 1, seq: 1 } },
       ],
+    },
+    {
+      name: 'webhook_replays',
+      indexes: [{ name: 'by_status_due', keys: { status: 1, next_attempt_at: 1 } }],
     },
     {
       name: 'webhook_attempts',
@@ -34,6 +39,8 @@ export const webhooksProjection = defineProjection({
     'WebhookDisabled',
     'WebhookDeliveryQueued',
     'WebhookDeliveryAttempted',
+    'WebhookReplayRequested',
+    'WebhookReplayAttempted',
   ],
   async apply(event, ctx) {
     const hooks = ctx.collection('webhooks');
@@ -141,6 +148,42 @@ export const webhooksProjection = defineProjection({
           },
         });
         await ctx.collection('webhook_attempts').applyAt(`${d.delivery_id}:${d.attempt}`, event.position, { $set: { ...d, seq: event.position } });
+        return;
+      }
+      case 'WebhookReplayRequested': {
+        const d = event.data;
+        await ctx.collection('webhook_replays').applyAt(d.replay_id, event.position, {
+          $set: {
+            replay_id: d.replay_id,
+            agent_id: d.agent_id,
+            requested_by: d.requested_by,
+            requested_by_role: d.requested_by_role,
+            deliveries: d.deliveries,
+            delivery_ids: d.delivery_ids,
+            sent: 0,
+            status: d.deliveries === 0 ? 'completed' : 'pending',
+            next_attempt_at: d.deliveries === 0 ? null : d.requested_at,
+            requested_at: d.requested_at,
+            seq: event.position,
+          },
+        });
+        return;
+      }
+      case 'WebhookReplayAttempted': {
+        // The replay's due time (so the sweep resumes it after a restart) and the attempt in the delivery log, marked with its replay.
+        const d = event.data;
+        const replays = ctx.collection('webhook_replays');
+        const replay = await replays.findOne({ _id: d.replay_id });
+        const total = typeof replay?.deliveries === 'number' ? replay.deliveries : 0;
+        const sent = d.outcome === 'delivered' ? d.index + 1 : d.index;
+        const status = d.outcome === 'delivered' ? (sent >= total ? 'completed' : 'pending') : d.next_attempt_at ? 'pending' : 'stopped';
+        const next = status !== 'pending' ? null : d.outcome === 'delivered' ? d.attempted_at : d.next_attempt_at;
+        await replays.applyAt(d.replay_id, event.position, {
+          $set: { sent, status, next_attempt_at: next, last_outcome: d.outcome, last_error: d.error, last_attempt_at: d.attempted_at },
+        });
+        await ctx
+          .collection('webhook_attempts')
+          .applyAt(`${d.delivery_id}:${d.replay_id}:${d.attempt}`, event.position, { $set: { ...d, seq: event.position } });
         return;
       }
       default: {

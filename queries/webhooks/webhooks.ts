@@ -29,6 +29,8 @@ function attemptView(a: Doc) {
     duration_ms: a.duration_ms,
     attempted_at: a.attempted_at,
     next_attempt_at: a.next_attempt_at,
+    /** The replay this attempt belongs to (null: the original delivery). */
+    replay_id: typeof a.replay_id === 'string' ? a.replay_id : null,
   };
 }
 
@@ -58,4 +60,44 @@ export async function webhookHealth(store: ReadStore, agentId: string, recent = 
     next_retry_at: next ?? null,
     pending_deliveries: pending.filter((d) => d.status === 'pending').length,
   };
+}
+
+export function replayOf(store: ReadStore, replayId: string): Promise<Doc | null> {
+  return store.collection('webhook_replays').findOne({ _id: replayId });
+}
+
+/** Pending replays whose next send is due at `now` (index-served by status and due time). */
+export async function dueReplays(store: ReadStore, now: Date, limit = 500): Promise<string[]> {
+  const docs = await store
+    .collection('webhook_replays')
+    .find({ status: 'pending', next_attempt_at: { $lte: now.toISOString() } }, { sort: { next_attempt_at: 1 }, limit, projection: { _id: 1 } });
+  return docs.map((d) => d._id);
+}
+
+/** The delivery id a delivery-log cursor key names (`dlv_x:n`, or `dlv_x:rpl_y:n` for a replayed attempt); null for any other key. */
+export function deliveryIdOfLogKey(key: string): string | null {
+  const id = key.split(':')[0];
+  return /^dlv_[0-9a-z]+$/.test(id) && key.includes(':') ? id : null;
+}
+
+/**
+ * The agent's deliveries in a replay range, oldest first (original queue order), at most `limit`:
+ * from the delivery at log position `fromSeq` (included), or queued at or after `fromTime`; before
+ * `toTime` when given. Index-served by agent and position, or agent and queue time.
+ */
+export async function replayRange(
+  store: ReadStore,
+  agentId: string,
+  range: { fromSeq?: number; fromTime?: string; toTime?: string | null; limit: number },
+): Promise<string[]> {
+  const queued: Record<string, string> = {};
+  if (range.fromTime !== undefined) queued.$gte = range.fromTime;
+  if (range.toTime) queued.$lt = range.toTime;
+  const filter = {
+    agent_id: agentId,
+    ...(range.fromSeq !== undefined ? { seq: { $gte: range.fromSeq } } : {}),
+    ...(Object.keys(queued).length ? { queued_at: queued } : {}),
+  };
+  const docs = await store.collection('webhook_deliveries').find(filter, { sort: { seq: 1 }, limit: range.limit, projection: { _id: 1 } });
+  return docs.map((d) => d._id);
 }

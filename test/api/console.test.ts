@@ -3,6 +3,8 @@ import { ConsoleClient } from '../helpers/console.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
+import { defined } from '../helpers/defined.ts';
+import { startReceiver, until } from '../helpers/webhook-receiver.ts';
 
 const ADMIN = 'console-admin@example.com';
 const PASSWORD = 'console password 1';
@@ -14,7 +16,7 @@ describe('api: the admin console (/admin, server-rendered, cookie session, CSRF)
   let member: { email: string; password: string; access_token: string };
 
   before(async () => {
-    ({ svc, outbox } = await startWithOutbox({ ADMIN_EMAILS: ADMIN }));
+    ({ svc, outbox } = await startWithOutbox({ ADMIN_EMAILS: ADMIN, WEBHOOK_ALLOW_LOOPBACK: '1' }));
     await signUp(svc, outbox, ADMIN, PASSWORD);
     member = await signUp(svc, outbox);
   });
@@ -75,6 +77,7 @@ describe('api: the admin console (/admin, server-rendered, cookie session, CSRF)
     }
     for (const path of [
       `/admin/agents/${target.agent_id}/ban`,
+      `/admin/agents/${target.agent_id}/webhooks/replay`,
       '/admin/rooms/lead-gen/hide',
       '/admin/rooms/lead-gen/merge',
       '/admin/disputes/ctr_x/resolve',
@@ -232,6 +235,59 @@ describe('api: the admin console (/admin, server-rendered, cookie session, CSRF)
     expect(cell).to.include('checksums equal');
     const unknown = await browser.post('/admin/projections/no-such/rebuild', {}, ConsoleClient.csrfIn(page));
     expect(unknown.status).to.equal(404);
+  });
+
+  it("replays an agent's webhook deliveries by form (CSRF-checked): the original delivery id arrives again, freshly signed", async () => {
+    const agent = (await svc.register({ name: 'Replay Subject' })) as { agent_id: string; api_key: string; body: { webhook_secret: string } };
+    const receiver = await startReceiver({ secret: agent.body.webhook_secret, now: () => svc.clock.now().getTime() });
+    try {
+      const worker = defined(svc.running.workers, 'the workers').webhooks;
+      const pump = <T>(fn: () => T | Promise<T>, what: string) =>
+        until(async () => {
+          await worker.drain();
+          await worker.sweep();
+          return fn();
+        }, what);
+      const browser = new ConsoleClient(svc);
+      expect((await browser.signIn(ADMIN, PASSWORD)).status).to.equal(303);
+      const before = await browser.get(`/admin/agents/${agent.agent_id}`);
+      expect(before.text).to.include('data-testid="replay-unavailable"');
+      expect(before.text).to.not.include('data-testid="replay-form"');
+
+      const hook = await svc.req('PATCH', `/api/protocol/agents/${agent.agent_id}/webhook`, { apiKey: agent.api_key, body: { webhook_url: receiver.url } });
+      expect(hook.status).to.equal(200);
+      const from = svc.clock.now().toISOString();
+      expect((await svc.req('POST', '/api/agent/webhooks/test-fire', { apiKey: agent.api_key })).status).to.equal(200);
+      const original = await pump(() => receiver.received[0], 'the original delivery');
+      const deliveryId = String(original.headers['x-svc-delivery']);
+
+      const page = await browser.get(`/admin/agents/${agent.agent_id}`);
+      expect(page.text).to.include('data-testid="replay-form"');
+      expect(page.text).to.include('Replay webhooks');
+      const path = `/admin/agents/${agent.agent_id}/webhooks/replay`;
+      const noToken = await browser.post(path, { from_time: from });
+      expect(noToken.status).to.equal(403);
+      expect(noToken.text).to.include('csrf_failed');
+      const csrf = ConsoleClient.csrfIn(page);
+      const both = await browser.post(path, { from: '0', from_time: from }, csrf);
+      expect(both.status).to.equal(422);
+      expect(both.text).to.include('validation_failed');
+      const replays = await svc.running.services.store.collection('webhook_replays').find({ agent_id: agent.agent_id });
+      expect(replays, 'no replay recorded by the refused forms').to.have.length(0);
+
+      svc.clock.advance(10 * 60_000);
+      const done = await browser.post(path, { from_time: from, to_time: '', limit: '' }, csrf);
+      expect(done.status, done.text).to.equal(303);
+      const after = await browser.get(done.headers.location as string);
+      expect(after.text).to.match(/Replay rpl_[0-9a-z]+ queued: 1 deliveries\./);
+      const again = await pump(() => receiver.received[1], 'the replayed delivery');
+      expect(again.headers['x-svc-delivery']).to.equal(deliveryId);
+      expect(again.headers['x-svc-replay']).to.match(/^rpl_/);
+      expect(again.verified, again.reason ?? '').to.equal(true);
+      expect(again.headers['x-svc-timestamp']).to.equal(String(Math.floor(svc.clock.now().getTime() / 1000)));
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('shows partner leads and 30 days of page views', async () => {

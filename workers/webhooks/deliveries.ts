@@ -1,17 +1,18 @@
 import type { Agenda, Job } from 'agenda';
 import type { WorkerDeps } from '../deps.ts';
 import { deliveryAggregate, queueDelivery, recordAttempt } from '../../commands/webhooks/deliver.ts';
+import { recordReplayAttempt, replayAggregate } from '../../commands/webhooks/replay.ts';
 import type { AttemptResult } from '../../commands/webhooks/deliver.ts';
 import type { Resolver } from '../../commands/webhooks/target.ts';
 import { systemResolver } from '../../commands/webhooks/target.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
 import type { RecordedEvent } from '../../events/store/port.ts';
 import type { Doc } from '../../projections/store/port.ts';
-import { deliveryStream } from '../../events/webhooks.ts';
+import { deliveryStream, replayStream } from '../../events/webhooks.ts';
 import type { SignatureScheme } from '../../events/webhooks.ts';
 import { LEGACY_SIGNATURE_SCHEME } from '../../events/webhooks.ts';
 import { cursorOf } from '../../queries/cursor.ts';
-import { deliveryOf, dueDeliveries, webhookOf } from '../../queries/webhooks/webhooks.ts';
+import { deliveryOf, dueDeliveries, dueReplays, webhookOf } from '../../queries/webhooks/webhooks.ts';
 import { sendWebhook } from './http.ts';
 
 /** What these jobs use of the composition root. */
@@ -23,6 +24,7 @@ export const RESUME_WINDOW_MS = 24 * 3600_000;
 export const WEBHOOK_JOBS = {
   deliver: 'webhooks.deliver',
   sweep: 'webhooks.sweep',
+  replay: 'webhooks.replay',
 } as const;
 
 export interface WebhookWorker {
@@ -32,9 +34,15 @@ export interface WebhookWorker {
   drain(): Promise<void>;
   /** Runs the next attempt of a delivery if it is due at the clock's `now` (the deliver job's body). */
   deliver(deliveryId: string): Promise<void>;
+  /**
+   * Sends a replay's deliveries one after the other in their original order, as long as each
+   * arrives; a failed one is retried on the schedule (the replay job is scheduled for it) and
+   * holds back the rest (the replay job's body).
+   */
+  replay(replayId: string): Promise<void>;
   /** Queues inbox entries the reactor missed while the process was down (run at start). Returns how many. */
   resume(): Promise<number>;
-  /** Runs every due attempt (the sweep job's body; also re-derives work after a lost job store). Returns attempts run. */
+  /** Runs every due attempt and due replay (the sweep job's body; also re-derives work after a lost job store). Returns attempts and replays run. */
   sweep(): Promise<number>;
   /** Injectable for tests: the resolver used at connect time, the timeout, the jitter source. */
   resolver: Resolver;
@@ -92,7 +100,26 @@ export function createWebhookWorker(s: WebhookDeps, agenda: Agenda): WebhookWork
     }
   };
 
+  const scheduleReplay = async (replayId: string, at: Date) => {
+    await agenda.create(WEBHOOK_JOBS.replay, { replay_id: replayId }).unique({ name: WEBHOOK_JOBS.replay, 'data.replay_id': replayId }).schedule(at).save();
+  };
+
+  /** The signing material of the agent's webhook at `now`, or null when it was removed or disabled. */
+  const signingOf = (hook: Doc | null, now: Date) =>
+    !hook || !hook.webhook_url || hook.disabled
+      ? null
+      : {
+          url: hook.webhook_url as string,
+          secrets: signingSecrets(hook, now).map((enc) => s.secrets.decrypt(enc)),
+          scheme: (hook.signature_scheme as SignatureScheme | null | undefined) ?? LEGACY_SIGNATURE_SCHEME,
+        };
+
   const queueFor = async (e: RecordedEvent) => {
+    if (e.type === 'WebhookReplayRequested') {
+      await s.runner.waitFor(e.position);
+      await scheduleReplay((e.data as { replay_id: string }).replay_id, new Date());
+      return;
+    }
     await s.runner.waitFor(e.position);
     for (const entry of await s.store.collection('inbox_events').find({ source_event_id: e.id })) await queueEntry(entry);
   };
@@ -126,14 +153,14 @@ export function createWebhookWorker(s: WebhookDeps, agenda: Agenda): WebhookWork
         if (typeof d.next_attempt_at === 'string' && d.next_attempt_at > s.clock.now().toISOString()) return;
         const { state } = await s.bus.load(deliveryStream(deliveryId), deliveryAggregate);
         if (!state.queued || state.done) return;
-        const hook = await webhookOf(s.store, state.queued.agent_id);
+        const signing = signingOf(await webhookOf(s.store, state.queued.agent_id), s.clock.now());
         const attempt = state.attempts + 1;
         let url = state.queued.url;
         let result: AttemptResult;
-        if (!hook || !hook.webhook_url || hook.disabled) {
+        if (!signing) {
           result = { status_code: null, outcome: 'refused', error: 'The webhook was removed or disabled', duration_ms: 0 };
         } else {
-          url = hook.webhook_url as string;
+          url = signing.url;
           result = await sendWebhook(
             {
               url,
@@ -142,8 +169,8 @@ export function createWebhookWorker(s: WebhookDeps, agenda: Agenda): WebhookWork
               agentId: state.queued.agent_id,
               deliveryId,
               attempt,
-              secrets: signingSecrets(hook, s.clock.now()).map((enc) => s.secrets.decrypt(enc)),
-              scheme: (hook.signature_scheme as SignatureScheme | null | undefined) ?? LEGACY_SIGNATURE_SCHEME,
+              secrets: signing.secrets,
+              scheme: signing.scheme,
               timestamp: Math.floor(s.clock.now().getTime() / 1000),
               cursor: state.queued.cursor ?? null,
             },
@@ -165,6 +192,67 @@ export function createWebhookWorker(s: WebhookDeps, agenda: Agenda): WebhookWork
         if ((err as { code?: string }).code !== 'delivery_finished') s.logger.error({ err, delivery_id: deliveryId }, 'webhook delivery failed to run');
       } finally {
         inflight.delete(deliveryId);
+      }
+    },
+
+    async replay(replayId) {
+      if (inflight.has(replayId)) return;
+      inflight.add(replayId);
+      try {
+        // One delivery at a time: the next is sent only once the previous one arrived.
+        for (;;) {
+          const { state } = await s.bus.load(replayStream(replayId), replayAggregate);
+          const requested = state.requested;
+          if (!requested || state.done) return;
+          if (state.next_attempt_at && state.next_attempt_at > s.clock.now().toISOString()) return;
+          const deliveryId = requested.delivery_ids[state.index];
+          const { state: delivery } = await s.bus.load(deliveryStream(deliveryId), deliveryAggregate);
+          const queued = delivery.queued;
+          if (!queued) throw new Error(`replayed delivery ${deliveryId} has no queued event`);
+          const attempt = state.attempts + 1;
+          const signing = signingOf(await webhookOf(s.store, requested.agent_id), s.clock.now());
+          let url = queued.url;
+          let result: AttemptResult;
+          if (!signing) result = { status_code: null, outcome: 'refused', error: 'The webhook was removed or disabled', duration_ms: 0 };
+          else {
+            url = signing.url;
+            // The original body and delivery id; the timestamp, secrets and scheme are those of now.
+            result = await sendWebhook(
+              {
+                url,
+                body: queued.body,
+                event: queued.event,
+                agentId: queued.agent_id,
+                deliveryId,
+                attempt,
+                secrets: signing.secrets,
+                scheme: signing.scheme,
+                timestamp: Math.floor(s.clock.now().getTime() / 1000),
+                cursor: queued.cursor ?? null,
+                replayId,
+              },
+              { resolver: worker.resolver, allowLoopback: s.config.webhookAllowLoopback, timeoutMs: worker.timeoutMs },
+            );
+          }
+          const now = s.clock.now();
+          const recorded = await recordReplayAttempt(
+            s.bus,
+            replayId,
+            { delivery_id: deliveryId, inbox_id: queued.inbox_id, url, result },
+            { commandId: `replay:${replayId}:${state.index}:${attempt}`, actor: 'system:webhooks', requestId: null, now },
+            worker.random,
+          );
+          await s.runner.waitFor(recorded.position);
+          if (recorded.attempt.outcome !== 'delivered') {
+            if (recorded.attempt.next_attempt_at) await scheduleReplay(replayId, new Date(recorded.attempt.next_attempt_at));
+            return;
+          }
+        }
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'replay_finished' && (err as { code?: string }).code !== 'replay_out_of_order')
+          s.logger.error({ err, replay_id: replayId }, 'webhook replay failed to run');
+      } finally {
+        inflight.delete(replayId);
       }
     },
 
@@ -190,12 +278,18 @@ export function createWebhookWorker(s: WebhookDeps, agenda: Agenda): WebhookWork
       const due = await dueDeliveries(s.store, s.clock.now());
       // A few receivers at a time: one slow receiver (up to the timeout) does not hold up the rest.
       for (let i = 0; i < due.length; i += 16) await Promise.all(due.slice(i, i + 16).map((id) => worker.deliver(id)));
-      return due.length;
+      // Each replay is one serial lane; different replays run side by side.
+      const replays = await dueReplays(s.store, s.clock.now());
+      for (let i = 0; i < replays.length; i += 16) await Promise.all(replays.slice(i, i + 16).map((id) => worker.replay(id)));
+      return due.length + replays.length;
     },
   };
 
   agenda.define(WEBHOOK_JOBS.deliver, async (job: Job<{ delivery_id: string }>) => {
     await worker.deliver(job.attrs.data.delivery_id);
+  });
+  agenda.define(WEBHOOK_JOBS.replay, async (job: Job<{ replay_id: string }>) => {
+    await worker.replay(job.attrs.data.replay_id);
   });
   agenda.define(WEBHOOK_JOBS.sweep, async () => {
     await worker.sweep();

@@ -21,6 +21,8 @@ export interface SignedRequest {
   timestamp: number;
   /** The inbox cursor of the delivered entry (null for deliveries queued before cursors). */
   cursor: string | null;
+  /** The replay this send belongs to (`X-Svc-Replay`; unsigned, informational). */
+  replayId?: string;
 }
 
 const hmacHex = (secret: string, message: string) => createHmac('sha256', Buffer.from(secret, 'utf8')).update(message, 'utf8').digest('hex');
@@ -47,6 +49,7 @@ export function signedHeaders(r: SignedRequest): Record<string, string> {
     'x-svc-attempt': String(r.attempt),
   };
   if (r.cursor !== null) headers['x-svc-cursor'] = r.cursor;
+  if (r.replayId) headers['x-svc-replay'] = r.replayId;
   const [current, ...previous] = r.secrets;
   switch (r.scheme) {
     case 'body': {

@@ -12,17 +12,21 @@ import { disputeQueue, getContract } from '../../../queries/marketplace/marketpl
 import { pageViewStats, partnerLeads } from '../../../queries/site/public.ts';
 import { DAY } from '../../../events/kernel/clock.ts';
 import { contractMailing, contractView, trailEntry } from '../marketplace/views.ts';
-import { DomainError, forbidden, notFound } from '../../../events/kernel/errors.ts';
+import { DomainError, forbidden, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import type { ReplayRequestBody } from '../webhooks/webhooks.ts';
+import { ReplayBody, replayDeliveries } from '../webhooks/webhooks.ts';
 import type { Doc } from '../../../projections/store/port.ts';
 import { getAgent } from '../../../queries/agents/agents.ts';
 import { creditAccount, dailySpend } from '../../../queries/credits/credits.ts';
 import { roomKind } from '../../../queries/feed/rooms.ts';
+import { webhookOf } from '../../../queries/webhooks/webhooks.ts';
 import { renderPage, spendChart } from '../../console/render.ts';
 import type { ConsoleUser } from '../../console/session.ts';
 import { checkCsrf, consoleUser, csrfToken, endConsoleSession, startConsoleSession } from '../../console/session.ts';
 import { AUTH_LIMITS, throttledLogin } from '../humans/auth.ts';
 import type { Services } from '../../services.ts';
-import { screenBody } from '../../validation.ts';
+import { screenBody, validate } from '../../validation.ts';
+import { LIMITS } from '../../rate-limit.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
 import { ERROR_ENVELOPE } from '../../openapi.ts';
@@ -52,6 +56,16 @@ export const LoginForm = {
   properties: { _csrf: csrf, email: { type: 'string', maxLength: 254 }, password: { type: 'string', maxLength: 200 } },
 };
 export const BanForm = { type: 'object', required: ['reason'], properties: { _csrf: csrf, reason: { type: 'string', minLength: 1, maxLength: 500 } } };
+export const ReplayForm = {
+  type: 'object',
+  properties: {
+    _csrf: csrf,
+    from: { type: 'string', maxLength: 512 },
+    from_time: { type: 'string', maxLength: 64 },
+    to_time: { type: 'string', maxLength: 64 },
+    limit: { type: 'string', maxLength: 8 },
+  },
+};
 export const ResolveForm = {
   type: 'object',
   required: ['outcome', 'note'],
@@ -146,6 +160,17 @@ export const consoleOperations = operations({
     auth: 'admin',
     bodyContentType: FORM,
     body: BanForm,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  postAdminConsoleAgentsByAgentIdWebhooksReplay: {
+    method: 'POST',
+    path: '/admin/agents/:agent_id/webhooks/replay',
+    summary: "Console: replay an agent's past webhook deliveries (from a delivery cursor or a time)",
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: ReplayForm,
+    rateLimit: LIMITS.webhook_replays,
     responses: { 303: SEE_OTHER, ...HTML_ERRORS },
   },
   getAdminConsoleRooms: {
@@ -349,7 +374,11 @@ export function consoleRoutes(router: Router, s: Services): void {
     const agent = await getAgent(s.store, ctx.params.agent_id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     const status = statusOf(agent);
-    const [spend, history] = await Promise.all([dailySpend(s.store, agent._id, s.clock.now(), 30), creditHistory(s.log, agent._id, 50)]);
+    const [spend, history, hook] = await Promise.all([
+      dailySpend(s.store, agent._id, s.clock.now(), 30),
+      creditHistory(s.log, agent._id, 50),
+      webhookOf(s.store, agent._id),
+    ]);
     page(ctx, 'agent', {
       title: String(agent.name),
       agent: {
@@ -366,6 +395,7 @@ export function consoleRoutes(router: Router, s: Services): void {
         key_replaced_at: agent.key_replaced_at ?? null,
       },
       account: creditAccount(agent),
+      webhook: { url: typeof hook?.webhook_url === 'string' ? hook.webhook_url : null, disabled: hook?.disabled === true },
       chart: spendChart(spend.days),
       spendTotal: spend.total,
       history,
@@ -380,6 +410,25 @@ export function consoleRoutes(router: Router, s: Services): void {
     await settled(s, result.position);
     ctx.status = 303;
     ctx.redirect(`/admin/agents/${encodeURIComponent(ctx.params.agent_id)}?done=${encodeURIComponent('Agent banned.')}`);
+  });
+
+  /** The same replay as POST /api/admin/agents/{agent_id}/webhooks/replay; empty fields are left out. */
+  mount(admin, consoleOperations.postAdminConsoleAgentsByAgentIdWebhooksReplay, async (ctx) => {
+    const user = await requireAdmin(ctx);
+    const field = (name: string) => formField(ctx, name).trim() || undefined;
+    const limit = field('limit');
+    const form = { from: field('from'), from_time: field('from_time'), to_time: field('to_time'), limit: limit && /^\d+$/.test(limit) ? Number(limit) : limit };
+    const body = Object.fromEntries(Object.entries(form).filter(([, v]) => v !== undefined));
+    let answer;
+    try {
+      answer = await replayDeliveries(s, ctx, ctx.params.agent_id, user.userId, 'admin', validate<ReplayRequestBody>(ReplayBody, body));
+    } catch (err) {
+      if (err instanceof ValidationFailed) throw new DomainError(422, 'validation_failed', err.message);
+      throw err;
+    }
+    const notice = `Replay ${answer.replay_id} queued: ${answer.deliveries} deliveries${answer.has_more ? ' (more in the range: ask again from later)' : ''}.`;
+    ctx.status = 303;
+    ctx.redirect(`/admin/agents/${encodeURIComponent(ctx.params.agent_id)}?done=${encodeURIComponent(notice)}`);
   });
 
   mount(admin, consoleOperations.getAdminConsoleRooms, async (ctx) => {

@@ -1,17 +1,53 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { configureWebhook, fireTestEvent, regenerateWebhookSecret } from '../../../commands/webhooks/config.ts';
-import { notFound } from '../../../events/kernel/errors.ts';
+import { requestWebhookReplay } from '../../../commands/webhooks/replay.ts';
+import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import type { SignatureScheme } from '../../../events/webhooks.ts';
-import { DEFAULT_SIGNATURE_SCHEME, LEGACY_SIGNATURE_SCHEME, SIGNATURE_SCHEMES, WEBHOOK_EVENT_NAMES } from '../../../events/webhooks.ts';
+import { DEFAULT_SIGNATURE_SCHEME, LEGACY_SIGNATURE_SCHEME, MAX_REPLAY_DELIVERIES, SIGNATURE_SCHEMES, WEBHOOK_EVENT_NAMES } from '../../../events/webhooks.ts';
+import { decodeCursor, START_CURSOR_TOKEN } from '../../../queries/cursor.ts';
 import type { Doc } from '../../../projections/store/port.ts';
-import { deliveryLog, webhookHealth, webhookOf } from '../../../queries/webhooks/webhooks.ts';
+import { deliveryIdOfLogKey, deliveryLog, deliveryOf, replayRange, webhookHealth, webhookOf } from '../../../queries/webhooks/webhooks.ts';
 import { requireAgent, requireApiKey, requireSelf } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import { requireSuperAdmin } from '../humans/matches.ts';
+
+/** `POST .../webhooks/replay`: exactly one of `from` (a delivery-log cursor) and `from_time`. */
+export const ReplayBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    from: { type: 'string', minLength: 1, maxLength: 512 },
+    from_time: { type: 'string', format: 'date-time' },
+    to_time: { type: 'string', format: 'date-time' },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_REPLAY_DELIVERIES },
+  },
+} as const;
+
+export interface ReplayRequestBody {
+  from?: string;
+  from_time?: string;
+  to_time?: string;
+  limit?: number;
+}
+
+const ReplayAnswer = {
+  type: 'object',
+  required: ['replay_id', 'agent_id', 'deliveries', 'first_delivery_id', 'last_delivery_id', 'has_more', 'requested_at'],
+  properties: {
+    replay_id: { type: 'string', pattern: '^rpl_' },
+    agent_id: { type: 'string' },
+    deliveries: { type: 'integer', minimum: 0, maximum: MAX_REPLAY_DELIVERIES },
+    first_delivery_id: { type: ['string', 'null'] },
+    last_delivery_id: { type: ['string', 'null'] },
+    has_more: { type: 'boolean' },
+    requested_at: { type: 'string' },
+  },
+};
 
 const patchSchema = {
   type: 'object',
@@ -106,6 +142,28 @@ export const webhookOperations = operations({
     auth: 'key_or_bearer',
     query: queryOf('limit', 'page', 'after'),
   },
+  postAgentWebhooksReplay: {
+    method: 'POST',
+    path: '/api/agent/webhooks/replay',
+    summary: 'Replay your past webhook deliveries from a delivery cursor or a time (original ids, fresh signatures, original order)',
+    tags: ['webhooks'],
+    auth: 'key',
+    body: ReplayBody,
+    rateLimit: LIMITS.webhook_replays,
+    responses: { 202: { description: 'Replay queued', schema: ReplayAnswer } },
+    errors: [404, 409],
+  },
+  postAdminAgentsByAgentIdWebhooksReplay: {
+    method: 'POST',
+    path: '/api/admin/agents/:agent_id/webhooks/replay',
+    summary: "Super admin: replay an agent's past webhook deliveries (as the agent's own replay route)",
+    tags: ['webhooks'],
+    auth: 'admin',
+    body: ReplayBody,
+    rateLimit: LIMITS.webhook_replays,
+    responses: { 202: { description: 'Replay queued', schema: ReplayAnswer } },
+    errors: [409],
+  },
   postAgentWebhooksTestFire: {
     method: 'POST',
     path: '/api/agent/webhooks/test-fire',
@@ -115,6 +173,67 @@ export const webhookOperations = operations({
     rateLimit: LIMITS.writes,
   },
 });
+
+/**
+ * A replay request (both routes and the console form): loads what it decides on (the webhook's
+ * state, the owner of the delivery the cursor names, the deliveries in the range), records it and
+ * answers what the replay covers; the webhook worker sends it. `body` is already schema-checked.
+ */
+export async function replayDeliveries(s: Services, ctx: Context, agentId: string, requestedBy: string, role: 'agent' | 'admin', body: ReplayRequestBody) {
+  s.limiter.hit(LIMITS.webhook_replays, agentId, ctx);
+  const hook = await webhookOf(s.store, agentId);
+  const limit = body.limit ?? MAX_REPLAY_DELIVERIES;
+  let fromSeq: number | undefined;
+  let owner: string | null = null;
+  if (body.from !== undefined && body.from_time === undefined) {
+    const cursor = decodeCursor(body.from);
+    if (!cursor)
+      throw new DomainError(400, 'invalid_cursor', 'from is not a cursor of the deliveries list (GET /api/agent/webhooks/deliveries), or 0 for the beginning');
+    if (body.from !== START_CURSOR_TOKEN) {
+      const deliveryId = deliveryIdOfLogKey(cursor.key);
+      if (!deliveryId) throw new ValidationFailed([{ loc: ['body', 'from'], msg: 'from must be a cursor of the deliveries list', type: 'value_error.cursor' }]);
+      const delivery = await deliveryOf(s.store, deliveryId);
+      if (!delivery) throw notFound('Delivery', 'delivery_not_found');
+      owner = delivery.agent_id as string;
+      fromSeq = delivery.seq as number;
+    }
+  }
+  const exactlyOne = (body.from === undefined) !== (body.from_time === undefined);
+  const toTime = body.to_time ? new Date(body.to_time).toISOString() : null;
+  const fromTime = body.from_time ? new Date(body.from_time).toISOString() : null;
+  const candidates =
+    hook && exactlyOne && (owner === null || owner === agentId)
+      ? await replayRange(s.store, agentId, { fromSeq, fromTime: fromTime ?? undefined, toTime, limit: limit + 1 })
+      : [];
+  const r = await requestWebhookReplay(
+    s.bus,
+    {
+      agent_id: agentId,
+      requested_by: requestedBy,
+      requested_by_role: role,
+      from_cursor: body.from ?? null,
+      from_time: fromTime,
+      to_time: toTime,
+      limit,
+      agent_exists: hook !== null,
+      webhook: !hook?.webhook_url ? 'not_configured' : hook.disabled ? 'disabled' : 'active',
+      from_delivery_agent_id: owner,
+      candidates,
+    },
+    commandContext(s, ctx, requestedBy),
+  );
+  await settled(s, r.position);
+  const ids = r.replay.delivery_ids;
+  return {
+    replay_id: r.replay.replay_id,
+    agent_id: agentId,
+    deliveries: r.replay.deliveries,
+    first_delivery_id: ids[0] ?? null,
+    last_delivery_id: ids[ids.length - 1] ?? null,
+    has_more: r.replay.has_more,
+    requested_at: r.replay.requested_at,
+  };
+}
 
 export function webhookRoutes(router: Router, s: Services): void {
   const own = (ctx: Context) => {
@@ -200,5 +319,18 @@ export function webhookRoutes(router: Router, s: Services): void {
       webhook_delivery: view.status === 'active' && wanted ? 'queued' : view.status === 'active' ? 'filtered_out' : view.status,
     };
   });
+  mount(webhooks, webhookOperations.postAgentWebhooksReplay, async (ctx) => {
+    const agentId = requireApiKey(ctx);
+    ctx.status = 202;
+    ctx.body = await replayDeliveries(s, ctx, agentId, agentId, 'agent', validate<ReplayRequestBody>(ReplayBody, ctx.request.body ?? {}));
+  });
   router.use(webhooks.routes());
+
+  const admin = new Router({ prefix: '/api/admin/agents/:agent_id/webhooks' });
+  mount(admin, webhookOperations.postAdminAgentsByAgentIdWebhooksReplay, async (ctx) => {
+    const adminId = requireSuperAdmin(ctx);
+    ctx.status = 202;
+    ctx.body = await replayDeliveries(s, ctx, ctx.params.agent_id, adminId, 'admin', validate<ReplayRequestBody>(ReplayBody, ctx.request.body ?? {}));
+  });
+  router.use(admin.routes());
 }

@@ -56,3 +56,23 @@ export const webhookDeliveryAttempted = events.webhookDeliveryAttempted.with(() 
 /** `n` failed attempts, 1..n, the last one of the schedule not retried when `n` is 8. */
 export const failedAttempts = (n: number) =>
   Array.from({ length: n }, (_, i) => webhookDeliveryAttempted({ attempt: i + 1, next_attempt_at: i + 1 >= 8 ? null : time(10 + i) }));
+
+// `replay-<id>`
+export const REPLAY = 'rpl_replay00000000000000';
+export const DELIVERY_2 = 'dlv_delivery200000000000';
+export const webhookReplayRequested = events.webhookReplayRequested.with(() => ({
+  replay_id: REPLAY,
+  agent_id: AGENT,
+  requested_by: AGENT,
+  delivery_ids: [DELIVERY, DELIVERY_2],
+  deliveries: 2,
+  requested_at: time(9, 20),
+}));
+export const webhookReplayAttempted = events.webhookReplayAttempted.with(() => ({
+  replay_id: REPLAY,
+  delivery_id: DELIVERY,
+  agent_id: AGENT,
+  inbox_id: 'ntf_inbox000000000000000',
+  url: URL_,
+  attempted_at: time(9, 25),
+}));

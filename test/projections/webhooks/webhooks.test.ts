@@ -153,4 +153,60 @@ describe('projections: webhooks', () => {
           ['dlv_3', 'given_up'],
         ]);
       }));
+
+  it('a replay is pending from its request, moves through its deliveries in order and ends completed; its attempts join the delivery log with their replay_id', () => {
+    const requested = f.webhookReplayRequested({ delivery_ids: ['dlv_1', 'dlv_2'], deliveries: 2 });
+    const failed = f.webhookReplayAttempted({ outcome: 'failed', status_code: 500, error: 'HTTP 500', next_attempt_at: time(13, 2) });
+    const first = f.webhookReplayAttempted({ attempt: 2, attempted_at: time(13, 2) });
+    const second = f.webhookReplayAttempted({ delivery_id: 'dlv_2', index: 1, attempted_at: time(13, 3) });
+    return spec.given([requested]).then(async (models) => {
+      expect(models.webhook_replays).to.deep.equal([
+        {
+          _id: 'rpl_1',
+          _pos: 1,
+          replay_id: 'rpl_1',
+          agent_id: ALICE,
+          requested_by: ALICE,
+          requested_by_role: 'agent',
+          deliveries: 2,
+          delivery_ids: ['dlv_1', 'dlv_2'],
+          sent: 0,
+          status: 'pending',
+          next_attempt_at: time(13),
+          requested_at: time(13),
+          seq: 1,
+        },
+      ]);
+      await spec.given([requested, failed]).then((m) => {
+        expect(m.webhook_replays[0]).to.deep.include({ status: 'pending', sent: 0, next_attempt_at: time(13, 2), last_outcome: 'failed' });
+      });
+      await spec.given([requested, failed, first]).then((m) => {
+        expect(m.webhook_replays[0]).to.deep.include({ status: 'pending', sent: 1, next_attempt_at: time(13, 2) });
+      });
+      await spec.given([requested, failed, first, second]).then((m) => {
+        expect(m.webhook_replays[0]).to.deep.include({ status: 'completed', sent: 2, next_attempt_at: null });
+        expect(m.webhook_attempts.map((a) => [a._id, a.replay_id, a.outcome])).to.deep.equal([
+          ['dlv_1:rpl_1:1', 'rpl_1', 'failed'],
+          ['dlv_1:rpl_1:2', 'rpl_1', 'delivered'],
+          ['dlv_2:rpl_1:1', 'rpl_1', 'delivered'],
+        ]);
+        // The original deliveries are not touched.
+        expect(m.webhook_deliveries).to.deep.equal([]);
+      });
+    });
+  });
+
+  it('a replay of nothing is completed at once; a delivery that ends undelivered stops the replay', () =>
+    spec
+      .given([
+        f.webhookReplayRequested({ delivery_ids: [], deliveries: 0 }),
+        f.webhookReplayRequested({ replay_id: 'rpl_2' }),
+        f.webhookReplayAttempted({ replay_id: 'rpl_2', outcome: 'refused', status_code: null, error: 'private address' }),
+      ])
+      .then((models) => {
+        expect(models.webhook_replays.map((r) => [r._id, r.status, r.next_attempt_at, r.sent])).to.deep.equal([
+          ['rpl_1', 'completed', null, 0],
+          ['rpl_2', 'stopped', null, 0],
+        ]);
+      }));
 });
