@@ -3,7 +3,13 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
-import { createMcpHandler, isJsonContentType, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isJsonContentType,
+  isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { DomainError } from '../../../events/kernel/errors.ts';
 import { requireApiKey } from '../../auth.ts';
@@ -34,6 +40,21 @@ async function parsedBody(ctx: Context): Promise<unknown> {
 
 /** The request headers the SDK reads: content negotiation, the protocol headers (MCP-*), Origin and Host. */
 const PASSED_HEADER = /^(accept|content-type|origin|host|last-event-id|mcp-.*)$/;
+
+/**
+ * Whether the message is one the SDK's classification can only route to the modern (2026-07-28)
+ * handler: a single request or notification (not `initialize`, not a response) whose params carry
+ * the per-request envelope claim (the reserved protocol-version `_meta` key). The modern handler
+ * classifies it again and answers every ladder error itself, so only the SDK's answer decides;
+ * this only spares classifying such a message twice. Anything else asks `isLegacyRequest`.
+ */
+function claimsModernEnvelope(body: unknown): boolean {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  const m = body as { method?: unknown; params?: unknown; result?: unknown; error?: unknown };
+  if (typeof m.method !== 'string' || m.method === 'initialize' || 'result' in m || 'error' in m) return false;
+  const meta = (m.params as { _meta?: unknown } | null | undefined)?._meta;
+  return meta !== null && typeof meta === 'object' && !Array.isArray(meta) && PROTOCOL_VERSION_META_KEY in meta;
+}
 
 /** The tool a `tools/call` message names, if it is one. */
 function calledTool(body: unknown): string | undefined {
@@ -133,10 +154,7 @@ export const mcpOperations = operations({
  */
 export function mcpRoutes(router: Router, s: Services): void {
   const callTool = inProcess(router, s);
-  const factory = (auth: AuthInfo | undefined) => {
-    const caller = callerOf(auth);
-    return mcpServerFor(caller, callTool, caller.tool);
-  };
+  const factory = (auth: AuthInfo | undefined) => mcpServerFor(callerOf(auth), callTool);
   // The 2026-07-28 leg: the SDK's per-request handler (its web-standard face serves one request; no outbound call).
   const { fetch: serveModern } = createMcpHandler(({ authInfo }) => factory(authInfo), {
     legacy: 'reject',
@@ -164,7 +182,7 @@ export function mcpRoutes(router: Router, s: Services): void {
     if (caller.tool === undefined && s.limiter.scale !== 0) s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
     const authInfo: AuthInfo = { token: 'x-api-key', clientId: agentId, scopes: [], extra: { caller } };
     const request = webRequest(ctx);
-    const response = (await isLegacyRequest(request, body))
+    const response = !claimsModernEnvelope(body) && (await isLegacyRequest(request, body))
       ? await legacy(request, body, authInfo)
       : await serveModern(request, { parsedBody: body, authInfo });
     await answer(ctx, response);
