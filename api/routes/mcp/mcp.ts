@@ -62,12 +62,21 @@ function calledTool(body: unknown): string | undefined {
   return m !== null && typeof m === 'object' && m.method === 'tools/call' && typeof m.params?.name === 'string' ? m.params.name : undefined;
 }
 
+/**
+ * The request as the SDK's HTTP entry reads it when it is handed the parsed body: the method, the
+ * headers (a web `Headers`) and the URL; no body, and no abort signal (the exchange is never
+ * aborted from here, as with a `Request` whose signal never fires). A web `Request` cost a
+ * tenth of a tool call (its URL parse and the signal the SDK asks it for); `isLegacyRequest`,
+ * the transports and the per-request handler read nothing else of it when the body is given
+ * (test/api/mcp.test.ts runs every path through it).
+ */
 function webRequest(ctx: Context): Request {
-  const headers: Array<[string, string]> = [];
+  const headers = new Headers();
   for (const [name, value] of Object.entries(ctx.req.headers)) {
-    if (value !== undefined && PASSED_HEADER.test(name)) headers.push([name, Array.isArray(value) ? value.join(', ') : value]);
+    if (value !== undefined && PASSED_HEADER.test(name)) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  return new Request(`http://${ctx.req.headers.host ?? 'localhost'}${MCP_PATH}`, { method: ctx.method, headers });
+  const inbound = { method: ctx.method, url: `http://${ctx.req.headers.host ?? 'localhost'}${MCP_PATH}`, headers, signal: undefined };
+  return inbound as unknown as Request;
 }
 
 /**

@@ -131,6 +131,25 @@ const SERVER_OPTIONS = {
 };
 
 /**
+ * The SDK's low-level `Server`, whose close builds its "Connection closed" SdkError without a
+ * stack trace. The close ends an exchange whose answer is already produced, so no pending request
+ * receives that error; its stack trace alone was about 4% of a tool call's CPU. `_onclose` is the
+ * SDK's transport-close hook for subclasses (which must call the base one); the limit is restored
+ * before it returns, as the base hook is synchronous.
+ */
+class ToolServer extends Server {
+  protected override _onclose(): void {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super._onclose();
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+}
+
+/**
  * One server per MCP request (the SDK's low-level `Server`), bound to that request's caller, with
  * two handlers over the tables built once at start: `tools/list` answers LISTED_TOOLS, `tools/call`
  * runs the named tool's REST operation in-process. No state outlives the request: the tables are
@@ -139,7 +158,7 @@ const SERVER_OPTIONS = {
  * result goes through `projectCallToolResult` for the negotiated revision.
  */
 export function mcpServerFor(caller: CallerInfo, callTool: ReturnType<typeof inProcess>): Server {
-  const server = new Server(SERVER_INFO, SERVER_OPTIONS);
+  const server = new ToolServer(SERVER_INFO, SERVER_OPTIONS);
   server.setRequestHandler('tools/list', () => ({ tools: [...LISTED_TOOLS] }));
   server.setRequestHandler('tools/call', async (request) => {
     const { name } = request.params;
