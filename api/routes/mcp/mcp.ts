@@ -84,6 +84,11 @@ function webRequest(ctx: Context): Request {
  * transport's text; under an Idempotency-Key it is parsed, so the stored replay is JSON.
  */
 async function answer(ctx: Context, response: Response): Promise<void> {
+  // Headers first: with its Content-Type already set, Koa takes the body without guessing a type.
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length') ctx.set(name, value);
+  });
+  ctx.status = response.status;
   const type = response.headers.get('content-type') ?? '';
   if (response.body === null) ctx.body = '';
   else if (type.startsWith('text/event-stream')) ctx.body = Readable.fromWeb(response.body as unknown as WebReadableStream);
@@ -91,10 +96,6 @@ async function answer(ctx: Context, response: Response): Promise<void> {
     const text = await response.text();
     ctx.body = text && type.includes('json') && ctx.get('idempotency-key') ? (JSON.parse(text) as unknown) : text;
   }
-  response.headers.forEach((value, name) => {
-    if (name !== 'content-length') ctx.set(name, value);
-  });
-  ctx.status = response.status;
 }
 
 /** A JSON-RPC 2.0 message or batch (the MCP messages: initialize, tools/list, tools/call, notifications). */
