@@ -192,9 +192,10 @@ export function mcpRoutes(router: Router, s: Services): void {
     if (caller.tool === undefined && s.limiter.scale !== 0) s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
     const authInfo: AuthInfo = { token: 'x-api-key', clientId: agentId, scopes: [], extra: { caller } };
     const request = webRequest(ctx);
-    const response = !claimsModernEnvelope(body) && (await isLegacyRequest(request, body))
-      ? await legacy(request, body, authInfo)
-      : await serveModern(request, { parsedBody: body, authInfo });
+    const response =
+      !claimsModernEnvelope(body) && (await isLegacyRequest(request, body))
+        ? await legacy(request, body, authInfo)
+        : await serveModern(request, { parsedBody: body, authInfo });
     await answer(ctx, response);
   });
   router.use(mcp.routes());
