@@ -322,6 +322,27 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
       expect(get.status).to.equal(405);
     });
 
+    it('replays a tools/call under the same Idempotency-Key with the same JSON answer, charging once', async () => {
+      const agent = await svc.register();
+      const credits = async () => (await svc.req('GET', `/api/protocol/agents/${agent.agent_id}/credits`, { apiKey: agent.api_key })).body.used as number;
+      const before = await credits();
+      const call = {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'post_to_coexist_feed', arguments: { title: 'Once', body: 'Posted once', post_type: 'activity_summary' } },
+      };
+      const headers = { ...accept, 'mcp-protocol-version': '2025-11-25', 'idempotency-key': `mcp-${agent.agent_id}` };
+      const first = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers, body: call });
+      const second = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers, body: call });
+      expect(first.status, first.text).to.equal(200);
+      expect(first.headers['content-type']).to.include('application/json');
+      expect(first.body.result.isError ?? false, first.text).to.equal(false);
+      expect(second.status).to.equal(200);
+      expect(second.body).to.deep.equal(first.body);
+      expect((await credits()) - before).to.equal(0.1);
+    });
+
     it('routes by the SDK classification: an envelope request gets the 2026 answers (header mismatch -32020), an initialize with a 2025 claim stays the 2025 handshake', async () => {
       const agent = await svc.register();
       const meta = {

@@ -81,7 +81,7 @@ function webRequest(ctx: Context): Request {
 
 /**
  * Writes the transport's web Response as the Koa answer. A JSON answer goes out as the
- * transport's text; under an Idempotency-Key it is parsed, so the stored replay is JSON.
+ * transport's bytes; under an Idempotency-Key it is parsed, so the stored replay is JSON.
  */
 async function answer(ctx: Context, response: Response): Promise<void> {
   // Headers first: with its Content-Type already set, Koa takes the body without guessing a type.
@@ -93,8 +93,9 @@ async function answer(ctx: Context, response: Response): Promise<void> {
   if (response.body === null) ctx.body = '';
   else if (type.startsWith('text/event-stream')) ctx.body = Readable.fromWeb(response.body as unknown as WebReadableStream);
   else {
-    const text = await response.text();
-    ctx.body = text && type.includes('json') && ctx.get('idempotency-key') ? (JSON.parse(text) as unknown) : text;
+    // The bytes as they are (no decoding and re-encoding), but parsed JSON for a stored replay.
+    const bytes = Buffer.from(await response.arrayBuffer());
+    ctx.body = bytes.length && type.includes('json') && ctx.get('idempotency-key') ? (JSON.parse(bytes.toString('utf8')) as unknown) : bytes;
   }
 }
 
