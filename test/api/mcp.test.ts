@@ -159,6 +159,60 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
         expect(err?.message).to.include('no_such_tool');
       });
 
+      it('a name inherited by every object (constructor, toString, __proto__) is an unknown tool too', async () => {
+        for (const name of ['constructor', 'toString', '__proto__']) {
+          const err = await client.callTool({ name, arguments: {} }).then(
+            () => null,
+            (e: unknown) => e as { code?: number; message?: string },
+          );
+          expect(err?.code, name).to.equal(-32602);
+          expect(err?.message, name).to.include(`Tool ${name} not found`);
+        }
+      });
+
+      it('tools/list lists each tool from its definition: description, the route schema as input schema, read-only hint for a GET', async () => {
+        const { tools } = await client.listTools();
+        const byName = new Map(tools.map((t) => [t.name, t]));
+        for (const def of TOOLS) {
+          const listed = byName.get(def.name);
+          expect(listed?.description, def.name).to.equal(def.description);
+          expect(listed?.inputSchema, def.name).to.deep.equal({ type: 'object', ...def.inputSchema });
+          expect(listed?.annotations, def.name).to.deep.equal({ readOnlyHint: def.rest.startsWith('GET '), openWorldHint: false });
+        }
+      });
+
+      it('each request serves its own caller: concurrent calls by two agents answer each its own account', async () => {
+        const other = await svc.register();
+        const spent = await svc.req('POST', '/api/feed/posts', {
+          apiKey: other.api_key,
+          body: { title: 'Spend', body: 'One charged post', post_type: 'activity_summary' },
+        });
+        expect(spent.status, spent.text).to.equal(200);
+        const otherClient = await connect(svc, other.api_key, revision);
+        try {
+          const calls = await Promise.all(
+            Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? client : otherClient).callTool({ name: 'get_credits', arguments: {} })),
+          );
+          calls.forEach((r, i) => {
+            const s = structured(r as CallToolResult);
+            expect(s.agent_id, `call ${i}`).to.equal(i % 2 === 0 ? agent.agent_id : other.agent_id);
+          });
+          const mine = structured(calls[0] as CallToolResult);
+          const theirs = structured(calls[1] as CallToolResult);
+          expect(theirs.used).to.be.greaterThan(mine.used as number);
+        } finally {
+          await otherClient.close();
+        }
+      });
+
+      it('leaves the process-wide stack trace limit as it was (the server closes without building a stack)', async () => {
+        const before = Error.stackTraceLimit;
+        await client.callTool({ name: 'get_credits', arguments: {} });
+        await client.callTool({ name: 'no_such_tool', arguments: {} }).catch(() => undefined);
+        await client.listTools();
+        expect(Error.stackTraceLimit).to.equal(before);
+      });
+
       it('a wrong API key is refused: the SDK client cannot connect', async () => {
         const err = await connect(svc, 'ak_wrong_key_0000000000000000000000000', revision).then(
           () => null,
@@ -266,6 +320,52 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
       expect(r.body.result.protocolVersion).to.equal('2025-11-25');
       const get = await request(svc.url, 'GET', '/api/mcp', { apiKey: agent.api_key, headers: accept });
       expect(get.status).to.equal(405);
+    });
+
+    it('replays a tools/call under the same Idempotency-Key with the same JSON answer, charging once', async () => {
+      const agent = await svc.register();
+      const credits = async () => (await svc.req('GET', `/api/protocol/agents/${agent.agent_id}/credits`, { apiKey: agent.api_key })).body.used as number;
+      const before = await credits();
+      const call = {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'post_to_coexist_feed', arguments: { title: 'Once', body: 'Posted once', post_type: 'activity_summary' } },
+      };
+      const headers = { ...accept, 'mcp-protocol-version': '2025-11-25', 'idempotency-key': `mcp-${agent.agent_id}` };
+      const first = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers, body: call });
+      const second = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers, body: call });
+      expect(first.status, first.text).to.equal(200);
+      expect(first.headers['content-type']).to.include('application/json');
+      expect(first.body.result.isError ?? false, first.text).to.equal(false);
+      expect(second.status).to.equal(200);
+      expect(second.body).to.deep.equal(first.body);
+      expect((await credits()) - before).to.equal(0.1);
+    });
+
+    it('routes by the SDK classification: an envelope request gets the 2026 answers (header mismatch -32020), an initialize with a 2025 claim stays the 2025 handshake', async () => {
+      const agent = await svc.register();
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
+      const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_credits', arguments: {}, _meta: meta } };
+      const modern = { ...accept, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call' };
+      const ok = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers: { ...modern, 'mcp-name': 'get_credits' }, body: call });
+      expect(ok.status, ok.text).to.equal(200);
+      expect(ok.body.result.structuredContent.agent_id).to.equal(agent.agent_id);
+      expect(ok.body.result.resultType).to.equal('complete');
+      const mismatch = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers: { ...modern, 'mcp-name': 'get_rooms' }, body: call });
+      expect(mismatch.status).to.equal(400);
+      expect(mismatch.body.error.code).to.equal(-32020);
+      const noHeader = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers: accept, body: call });
+      expect(noHeader.status).to.equal(400);
+      expect(noHeader.body.error.code).to.equal(-32020);
+      const oldClaim = { ...init, params: { ...init.params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } } };
+      const handshake = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers: accept, body: oldClaim });
+      expect(handshake.status, handshake.text).to.equal(200);
+      expect(handshake.body.result.protocolVersion).to.equal('2025-11-25');
     });
   });
 });

@@ -3,7 +3,13 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
-import { createMcpHandler, isJsonContentType, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isJsonContentType,
+  isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { DomainError } from '../../../events/kernel/errors.ts';
 import { requireApiKey } from '../../auth.ts';
@@ -35,36 +41,62 @@ async function parsedBody(ctx: Context): Promise<unknown> {
 /** The request headers the SDK reads: content negotiation, the protocol headers (MCP-*), Origin and Host. */
 const PASSED_HEADER = /^(accept|content-type|origin|host|last-event-id|mcp-.*)$/;
 
+/**
+ * Whether the message is one the SDK's classification can only route to the modern (2026-07-28)
+ * handler: a single request or notification (not `initialize`, not a response) whose params carry
+ * the per-request envelope claim (the reserved protocol-version `_meta` key). The modern handler
+ * classifies it again and answers every ladder error itself, so only the SDK's answer decides;
+ * this only spares classifying such a message twice. Anything else asks `isLegacyRequest`.
+ */
+function claimsModernEnvelope(body: unknown): boolean {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  const m = body as { method?: unknown; params?: unknown; result?: unknown; error?: unknown };
+  if (typeof m.method !== 'string' || m.method === 'initialize' || 'result' in m || 'error' in m) return false;
+  const meta = (m.params as { _meta?: unknown } | null | undefined)?._meta;
+  return meta !== null && typeof meta === 'object' && !Array.isArray(meta) && PROTOCOL_VERSION_META_KEY in meta;
+}
+
 /** The tool a `tools/call` message names, if it is one. */
 function calledTool(body: unknown): string | undefined {
   const m = body as { method?: unknown; params?: { name?: unknown } } | null;
   return m !== null && typeof m === 'object' && m.method === 'tools/call' && typeof m.params?.name === 'string' ? m.params.name : undefined;
 }
 
+/**
+ * The request as the SDK's HTTP entry reads it when it is handed the parsed body: the method, the
+ * headers (a web `Headers`) and the URL; no body, and no abort signal (the exchange is never
+ * aborted from here, as with a `Request` whose signal never fires). A web `Request` cost a
+ * tenth of a tool call (its URL parse and the signal the SDK asks it for); `isLegacyRequest`,
+ * the transports and the per-request handler read nothing else of it when the body is given
+ * (test/api/mcp.test.ts runs every path through it).
+ */
 function webRequest(ctx: Context): Request {
-  const headers: Array<[string, string]> = [];
+  const headers = new Headers();
   for (const [name, value] of Object.entries(ctx.req.headers)) {
-    if (value !== undefined && PASSED_HEADER.test(name)) headers.push([name, Array.isArray(value) ? value.join(', ') : value]);
+    if (value !== undefined && PASSED_HEADER.test(name)) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  return new Request(`http://${ctx.req.headers.host ?? 'localhost'}${MCP_PATH}`, { method: ctx.method, headers });
+  const inbound = { method: ctx.method, url: `http://${ctx.req.headers.host ?? 'localhost'}${MCP_PATH}`, headers, signal: undefined };
+  return inbound as unknown as Request;
 }
 
 /**
  * Writes the transport's web Response as the Koa answer. A JSON answer goes out as the
- * transport's text; under an Idempotency-Key it is parsed, so the stored replay is JSON.
+ * transport's bytes; under an Idempotency-Key it is parsed, so the stored replay is JSON.
  */
 async function answer(ctx: Context, response: Response): Promise<void> {
-  const type = response.headers.get('content-type') ?? '';
-  if (response.body === null) ctx.body = '';
-  else if (type.startsWith('text/event-stream')) ctx.body = Readable.fromWeb(response.body as unknown as WebReadableStream);
-  else {
-    const text = await response.text();
-    ctx.body = text && type.includes('json') && ctx.get('idempotency-key') ? (JSON.parse(text) as unknown) : text;
-  }
+  // Headers first: with its Content-Type already set, Koa takes the body without guessing a type.
   response.headers.forEach((value, name) => {
     if (name !== 'content-length') ctx.set(name, value);
   });
   ctx.status = response.status;
+  const type = response.headers.get('content-type') ?? '';
+  if (response.body === null) ctx.body = '';
+  else if (type.startsWith('text/event-stream')) ctx.body = Readable.fromWeb(response.body as unknown as WebReadableStream);
+  else {
+    // The bytes as they are (no decoding and re-encoding), but parsed JSON for a stored replay.
+    const bytes = Buffer.from(await response.arrayBuffer());
+    ctx.body = bytes.length && type.includes('json') && ctx.get('idempotency-key') ? (JSON.parse(bytes.toString('utf8')) as unknown) : bytes;
+  }
 }
 
 /** A JSON-RPC 2.0 message or batch (the MCP messages: initialize, tools/list, tools/call, notifications). */
@@ -133,10 +165,7 @@ export const mcpOperations = operations({
  */
 export function mcpRoutes(router: Router, s: Services): void {
   const callTool = inProcess(router, s);
-  const factory = (auth: AuthInfo | undefined) => {
-    const caller = callerOf(auth);
-    return mcpServerFor(caller, callTool, caller.tool);
-  };
+  const factory = (auth: AuthInfo | undefined) => mcpServerFor(callerOf(auth), callTool);
   // The 2026-07-28 leg: the SDK's per-request handler (its web-standard face serves one request; no outbound call).
   const { fetch: serveModern } = createMcpHandler(({ authInfo }) => factory(authInfo), {
     legacy: 'reject',
@@ -164,9 +193,10 @@ export function mcpRoutes(router: Router, s: Services): void {
     if (caller.tool === undefined && s.limiter.scale !== 0) s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
     const authInfo: AuthInfo = { token: 'x-api-key', clientId: agentId, scopes: [], extra: { caller } };
     const request = webRequest(ctx);
-    const response = (await isLegacyRequest(request, body))
-      ? await legacy(request, body, authInfo)
-      : await serveModern(request, { parsedBody: body, authInfo });
+    const response =
+      !claimsModernEnvelope(body) && (await isLegacyRequest(request, body))
+        ? await legacy(request, body, authInfo)
+        : await serveModern(request, { parsedBody: body, authInfo });
     await answer(ctx, response);
   });
   router.use(mcp.routes());

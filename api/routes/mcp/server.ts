@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'koa';
-import { McpServer } from '@modelcontextprotocol/server';
-import type { AuthInfo, CallToolResult, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import type { AuthInfo, CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { errorBody, renderError } from '../../errors.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
@@ -13,22 +13,6 @@ import type { Json, ToolDef } from './tools.ts';
 import { TOOLS } from './tools.ts';
 
 export const SERVER_NAME = 'agent-network';
-
-/**
- * A tool's input schema as the SDK takes it (Standard Schema with JSON Schema): `tools/list` shows
- * the route's JSON Schema; validation is left to the call, which validates with the service's own
- * validator (api/validation.ts) so that a bad argument answers the route's 422 envelope.
- */
-function inputSchemaOf(schema: Record<string, unknown>): StandardSchemaWithJSON<Json, Json> {
-  return {
-    '~standard': {
-      version: 1,
-      vendor: SERVER_NAME,
-      jsonSchema: { input: () => schema, output: () => schema },
-      validate: (value: unknown) => ({ value: (value ?? {}) as Json }),
-    },
-  };
-}
 
 /** What an in-process run of a REST operation answered. */
 export interface Answer {
@@ -107,38 +91,88 @@ export function toolResult(answer: Answer): CallToolResult {
 export interface CallerInfo {
   ctx: Context;
   agentId: string;
-  /** The tool a `tools/call` request names: the only one its server needs. */
+  /** The tool a `tools/call` request names, if it is one (the call counts against that operation's limits, not the read limit). */
   tool?: string;
 }
 
 export const callerOf = (auth: AuthInfo | undefined): CallerInfo => (auth?.extra as { caller: CallerInfo } | undefined)?.caller as CallerInfo;
 
+/** The tools by name, built once: a call looks its tool up here (a Map, so no inherited name such as `constructor` resolves). */
+export const TOOL_BY_NAME: ReadonlyMap<string, ToolDef> = new Map(TOOLS.map((t) => [t.name, t]));
+
 /**
- * One server per MCP request, with the tools bound to that request's caller: every tool, or for a
- * `tools/call` only the tool it names (a server built for one call reaches no other). Registering costs the SDK tens of
- * microseconds per tool, most of a call's time when all 36 are registered for it.
+ * The `tools/list` entries, built once from the tool definitions: name, description, the input
+ * schema (the route's JSON Schema, `type: "object"` first as the SDK's McpServer lists it) and the
+ * annotations. Frozen: every request's server lists these same objects.
  */
-export function mcpServerFor(caller: CallerInfo, callTool: ReturnType<typeof inProcess>, only?: string): McpServer {
-  const server = new McpServer(
-    { name: SERVER_NAME, title: 'Agent Network tools', version: PROTOCOL_VERSION },
-    {
-      instructions:
-        'Tools of the agent networking service. Each tool is one REST operation of the service (named in its description) and charges what that operation charges; failures are isError results carrying the error envelope {code, detail, request_id}.',
-    },
-  );
-  const named = only === undefined ? [] : TOOLS.filter((t) => t.name === only);
-  // An unknown name gets the full set: the SDK's tools/call handler then answers it -32602.
-  for (const def of named.length ? named : TOOLS) {
-    server.registerTool(
-      def.name,
-      {
-        description: def.description,
-        inputSchema: inputSchemaOf(def.inputSchema),
-        annotations: { readOnlyHint: def.rest.startsWith('GET '), openWorldHint: false },
-      },
-      async (args: Json) => toolResult(await callTool(caller.ctx, def, args, caller.agentId)),
-    );
+export const LISTED_TOOLS: readonly Tool[] = deepFreeze(
+  TOOLS.map((def) => ({
+    name: def.name,
+    description: def.description,
+    inputSchema: { type: 'object', ...def.inputSchema } as Tool['inputSchema'],
+    annotations: { readOnlyHint: def.rest.startsWith('GET '), openWorldHint: false },
+  })),
+);
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
   }
+  return value;
+}
+
+// Frozen, as every request's server is given these same objects: nothing one request does can reach the next.
+const SERVER_INFO = deepFreeze({ name: SERVER_NAME, title: 'Agent Network tools', version: PROTOCOL_VERSION });
+const SERVER_OPTIONS = deepFreeze({
+  // listChanged as the SDK's McpServer declared it when it registered the tools (the list never changes while a server lives).
+  capabilities: { tools: { listChanged: true } },
+  instructions:
+    'Tools of the agent networking service. Each tool is one REST operation of the service (named in its description) and charges what that operation charges; failures are isError results carrying the error envelope {code, detail, request_id}.',
+});
+
+/**
+ * The SDK's low-level `Server`, whose close builds its "Connection closed" SdkError without a
+ * stack trace. The close ends an exchange whose answer is already produced, so no pending request
+ * receives that error; its stack trace alone was about 4% of a tool call's CPU. `_onclose` is the
+ * SDK's transport-close hook for subclasses (which must call the base one); the limit is restored
+ * before it returns, as the base hook is synchronous.
+ */
+class ToolServer extends Server {
+  protected override _onclose(): void {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super._onclose();
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+}
+
+/**
+ * One server per MCP request (the SDK's low-level `Server`), bound to that request's caller, with
+ * two handlers over the tables built once at start: `tools/list` answers LISTED_TOOLS, `tools/call`
+ * runs the named tool's REST operation in-process. No state outlives the request: the tables are
+ * frozen definitions. What the SDK's McpServer added around a handler is kept: an unknown tool is
+ * the JSON-RPC error -32602 `Tool <name> not found`; a thrown handler an `isError` text result; the
+ * result goes through `projectCallToolResult` for the negotiated revision.
+ */
+export function mcpServerFor(caller: CallerInfo, callTool: ReturnType<typeof inProcess>): Server {
+  const server = new ToolServer(SERVER_INFO, SERVER_OPTIONS);
+  server.setRequestHandler('tools/list', () => ({ tools: [...LISTED_TOOLS] }));
+  server.setRequestHandler('tools/call', async (request) => {
+    const { name } = request.params;
+    const def = TOOL_BY_NAME.get(name);
+    if (def === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+    let result: CallToolResult;
+    try {
+      result = toolResult(await callTool(caller.ctx, def, request.params.arguments ?? {}, caller.agentId));
+    } catch (err) {
+      result = { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
+    }
+    return server.projectCallToolResult(result, undefined);
+  });
   return server;
 }
 
