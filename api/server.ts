@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import type { ServiceOverrides, Services } from './services.ts';
 import { StartAborted, closeServices, openServices } from './services.ts';
+import { StoreAlreadyServedError } from '../projections/store/remote.ts';
 
 /** The answer to every request before the service is ready (the body is drained first). */
 function answerStarting(req: IncomingMessage, res: ServerResponse): void {
@@ -163,6 +164,10 @@ async function main(): Promise<void> {
     running = await startService(config, { signal: starting.signal });
   } catch (err) {
     if (err instanceof StartAborted) process.exit(0);
+    if (err instanceof StoreAlreadyServedError) {
+      process.stderr.write(`start refused: ${err.message}\n`);
+      process.exit(1);
+    }
     throw err;
   }
   running.services.logger.info({ url: running.url, port: config.port, data_dir: config.dataDir, role: config.role }, 'service listening');

@@ -25,7 +25,7 @@ import { allProjections } from '../projections/index.ts';
 import { ProjectionRunner, type ReadModelProgress } from '../projections/runner.ts';
 import { CheckpointFollower } from '../projections/follower.ts';
 import { Lease, LeaseKeeper } from '../projections/leases.ts';
-import { RemoteReadStore, serveReadStore } from '../projections/store/remote.ts';
+import { RemoteReadStore, assertNotServed, serveReadStore } from '../projections/store/remote.ts';
 import { StoreUnavailableError } from '../events/store/port.ts';
 import { ProjectionRebuilds, projectionLags } from '../projections/operations.ts';
 import { Metrics } from './metrics.ts';
@@ -172,6 +172,14 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   const runsProjections = config.role === 'all' || config.role === 'projector';
   // The embedded read store lives in the projector's memory: other roles reach it over its socket.
   const socketPath = join(config.dataDir, PROJECTOR_SOCKET);
+  if (config.role === 'projector' && !config.mongodbUrl) {
+    try {
+      await assertNotServed(socketPath);
+    } catch (err) {
+      await closeClosers(closers, logger);
+      throw err;
+    }
+  }
   const store: ReadStore =
     !runsProjections && !config.mongodbUrl
       ? new RemoteReadStore(socketPath)

@@ -116,16 +116,19 @@ export class StoreAlreadyServedError extends Error {
   }
 }
 
+/** Throws StoreAlreadyServedError when a live process answers on the socket at `path` (checked before a long catch-up too). */
+export async function assertNotServed(path: string): Promise<void> {
+  if (existsSync(path) && (await answering(path))) throw new StoreAlreadyServedError(path);
+}
+
 /**
  * Serves `store` on the Unix socket at `path`. A socket file left by a crashed process is replaced;
  * one that a live process answers on is not (StoreAlreadyServedError): one projector per data
  * directory, the embedded counterpart of the MongoDB lease.
  */
 export async function serveReadStore(store: ReadStore, path: string, extra: ExtraCalls = {}): Promise<ServedStore> {
-  if (existsSync(path)) {
-    if (await answering(path)) throw new StoreAlreadyServedError(path);
-    unlinkSync(path);
-  }
+  await assertNotServed(path);
+  if (existsSync(path)) unlinkSync(path);
   const sockets = new Set<Socket>();
   const call = async (method: string, args: unknown[]): Promise<unknown> => {
     const extraCall = extra[method];
