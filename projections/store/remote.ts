@@ -203,6 +203,8 @@ export async function serveReadStore(store: ReadStore, path: string, extra: Extr
 }
 
 interface Pending {
+  /** The connection the call went out on: only its loss fails the call. */
+  socket: Socket;
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
 }
@@ -241,6 +243,7 @@ export class RemoteReadStore implements ReadStore {
         if (this.#socket === socket) this.#socket = null;
         const lost = new StoreUnavailableError(`read store at ${this.path}: connection lost`);
         for (const [id, p] of this.#pending) {
+          if (p.socket !== socket) continue;
           this.#pending.delete(id);
           p.reject(lost);
         }
@@ -263,7 +266,7 @@ export class RemoteReadStore implements ReadStore {
     const socket = await this.#connect();
     const id = this.#next++;
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+      this.#pending.set(id, { socket, resolve, reject });
       send(socket, [id, method, args] satisfies Request);
     });
   }
