@@ -290,7 +290,6 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   const stopCatchUp = () => void runner.stop();
   signal?.addEventListener('abort', stopCatchUp, { once: true });
   // ROLE=projector on a shared (MongoDB) read store: one active projector, through a lease.
-  let keeper: LeaseKeeper | null = null;
   if (config.role === 'projector' && config.mongodbUrl) {
     const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
     let acquired = false;
@@ -300,7 +299,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
         logger.fatal({ owner }, 'projection lease lost to another projector: exiting to restart as a standby');
         process.exit(1);
       });
-    keeper = new LeaseKeeper(
+    const keeper = new LeaseKeeper(
       new Lease(store, PROJECTIONS_LEASE, owner, config.projectorLeaseMs, clock),
       {
         onAcquired: async () => {
@@ -324,9 +323,9 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
       await abortableSleep(Math.max(100, Math.floor(config.projectorLeaseMs / 3)), signal);
     }
     logger.info({ owner }, 'projection lease taken');
-    const held = keeper;
-    held.run((err) => logger.warn({ err }, 'projection lease: renewal failed'));
-    closers.push(() => held.stop());
+    keeper.run((err) => logger.warn({ err }, 'projection lease: renewal failed'));
+    // Before the stores close (and after the runner stops: see the unshift below), so the lease is released.
+    closers.unshift(() => keeper.stop());
   }
   // The server already listens (503 until caught up); a signal from here on stops the catch-up at a batch boundary.
   logger.info('read models catching up');

@@ -93,7 +93,10 @@ describe('process roles: an api and a projector process on one embedded log', fu
     const profile = await req('GET', `/api/protocol/agents/${a.agent_id}`);
     expect(profile.status).to.equal(200);
     expect(profile.body.name).to.equal(`Split ${counter}`);
-    const post = await req('POST', '/api/feed/posts', { apiKey: a.api_key, body: { title: 'Split roles', body: 'Written by the api, projected elsewhere', post_type: 'signal_found' } });
+    const post = await req('POST', '/api/feed/posts', {
+      apiKey: a.api_key,
+      body: { title: 'Split roles', body: 'Written by the api, projected elsewhere', post_type: 'signal_found' },
+    });
     expect(post.status, post.text).to.equal(200);
     const read = await req('GET', `/api/agent/posts/${post.body.post_id}`);
     expect(read.status).to.equal(200);
@@ -118,7 +121,10 @@ describe('process roles: an api and a projector process on one embedded log', fu
 
   it('sends an A2A message and reads it in the inbox at once', async () => {
     const [a, b] = [await register(), await register()];
-    const sent = await req('POST', '/api/agent/a2a/message', { apiKey: a.api_key, body: { to_agent_id: b.agent_id, intent: 'intro_request', payload: { reason: 'split' } } });
+    const sent = await req('POST', '/api/agent/a2a/message', {
+      apiKey: a.api_key,
+      body: { to_agent_id: b.agent_id, intent: 'intro_request', payload: { reason: 'split' } },
+    });
     expect(sent.status, sent.text).to.equal(200);
     const inbox = await req('GET', '/api/agent/a2a/inbox', { apiKey: b.api_key });
     expect(inbox.body.total).to.equal(1);
