@@ -51,7 +51,15 @@ function frames(socket: Socket, onValue: (value: unknown) => void): void {
       if (buffered.length < 4 + length) return;
       const body = buffered.subarray(4, 4 + length);
       buffered = buffered.subarray(4 + length);
-      onValue(deserialize(body));
+      let value: unknown;
+      try {
+        value = deserialize(body);
+      } catch (err) {
+        // Not a frame of this protocol: the connection is dropped, the process stays up.
+        socket.destroy(err instanceof Error ? err : new Error(String(err)));
+        return;
+      }
+      onValue(value);
     }
   });
 }
@@ -173,6 +181,10 @@ export async function serveReadStore(store: ReadStore, path: string, extra: Extr
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     frames(socket, (value) => {
+      if (!Array.isArray(value) || typeof value[0] !== 'number' || typeof value[1] !== 'string' || !Array.isArray(value[2])) {
+        socket.destroy();
+        return;
+      }
       const [id, method, args] = value as Request;
       call(method, args).then(
         (result) => {

@@ -147,6 +147,22 @@ describe('process roles: an api and a projector process on one embedded log', fu
     expect(results.filter(Boolean)).to.have.length(40);
   });
 
+  it('starts a worker process beside them: Agenda on the shared log, the read models through the projector, /health only', async () => {
+    const worker = await bootServerProcess(dataDir, { ...env, ROLE: 'worker' });
+    try {
+      expect(worker.line('service listening')).to.include({ role: 'worker' });
+      const ready = await request(worker.url, 'GET', '/health/ready', { unchecked: true });
+      expect(ready.status).to.equal(200);
+      expect(ready.body).to.include({ status: 'ok', role: 'worker' });
+      expect((await request(worker.url, 'GET', '/api/feed/posts', { unchecked: true })).body.code).to.equal('route_not_found');
+      // The api keeps answering its writes with the worker running.
+      const a = await register();
+      expect((await req('GET', `/api/protocol/agents/${a.agent_id}`)).status).to.equal(200);
+    } finally {
+      expect(await worker.stop('SIGTERM')).to.equal(0);
+    }
+  });
+
   it('refuses a second projector on the same data directory', async () => {
     let failure: unknown;
     try {

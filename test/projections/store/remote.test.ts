@@ -89,6 +89,35 @@ describe('remote read store: socket and connection', () => {
     }
   });
 
+  it('drops a connection that sends what is not a frame, and keeps serving the others', async () => {
+    const path = join(dir, 'projector.sock');
+    const served = await serveReadStore(new MemoryReadStore(), path);
+    const { connect } = await import('node:net');
+    const rogue = connect(path);
+    const dropped = new Promise<void>((resolve) => rogue.once('close', () => resolve()));
+    rogue.on('error', () => undefined);
+    // A length of 3 followed by three bytes that are no V8 serialization.
+    rogue.write(Buffer.from([0, 0, 0, 3, 0xff, 0xff, 0xff]));
+    await dropped;
+    // A well-formed frame that is no request.
+    const { serialize } = await import('node:v8');
+    const odd = connect(path);
+    const oddDropped = new Promise<void>((resolve) => odd.once('close', () => resolve()));
+    odd.on('error', () => undefined);
+    const body = serialize(42);
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(body.length, 0);
+    odd.write(Buffer.concat([head, body]));
+    await oddDropped;
+    const client = new RemoteReadStore(path);
+    try {
+      await client.ping();
+    } finally {
+      await client.close();
+      await served.close();
+    }
+  });
+
   it('fails the calls in flight with store_unavailable when the server goes away', async () => {
     const path = join(dir, 'projector.sock');
     let release: () => void = () => undefined;
