@@ -90,9 +90,10 @@ export interface TestService {
 let counter = 0;
 
 /**
- * TEST_ROLES=split runs every test service as two processes on one data directory: a projector
- * child process (ROLE=projector) and the service under test in this process with ROLE=api, reading
- * the projector's read models over its socket (see README "Process roles").
+ * TEST_ROLES=split runs every test service in roles on one data directory: a projector child
+ * process (ROLE=projector), and in this process the service under test with ROLE=api, reading the
+ * projector's read models over its socket, plus (unless `workers: false`) a ROLE=worker service on
+ * the same clock whose workers are `running.workers` (see README "Process roles").
  */
 const SPLIT_ROLES = process.env.TEST_ROLES === 'split';
 
@@ -116,7 +117,26 @@ export async function startTestService(
   });
   let running: RunningService;
   try {
-    running = await startService(config, { clock, logger: pino({ level: 'silent' }), workers: opts.workers });
+    const api = await startService(config, { clock, logger: pino({ level: 'silent' }), workers: opts.workers });
+    running = api;
+    if (split && opts.workers !== false) {
+      // The jobs run in a ROLE=worker service beside the api (in this process, on the same clock).
+      let worker: RunningService;
+      try {
+        worker = await startService({ ...config, role: 'worker' }, { clock, logger: pino({ level: 'silent' }) });
+      } catch (err) {
+        await api.stop();
+        throw err;
+      }
+      running = {
+        ...api,
+        workers: worker.workers,
+        async stop() {
+          await api.stop();
+          await worker.stop();
+        },
+      };
+    }
   } catch (err) {
     await projector?.stop('SIGKILL');
     throw err;
