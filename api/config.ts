@@ -2,7 +2,19 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 
+/** Which part of the service this process runs (ROLE). */
+export type Role = 'all' | 'api' | 'projector' | 'worker';
+export const ROLES: readonly Role[] = ['all', 'api', 'projector', 'worker'];
+
 export interface Config {
+  /**
+   * `all` (default): API, projections and workers in one process. `api`: HTTP and appends, reads
+   * from the projector's read models. `projector`: the projections only (and /health). `worker`:
+   * Agenda job processing only (and /health).
+   */
+  role: Role;
+  /** How long a projector's lease on the projections lasts without renewal (PROJECTOR_LEASE_MS). */
+  projectorLeaseMs: number;
   port: number;
   host: string;
   dataDir: string;
@@ -86,6 +98,8 @@ function url(env: Env, name: string, protocols: string[]): string | null {
 /** Reads and validates the environment. A bad value stops the start with a message naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
+  const role = (env.ROLE || 'all').trim().toLowerCase();
+  if (!(ROLES as readonly string[]).includes(role)) throw new ConfigError(`ROLE must be one of ${ROLES.join(', ')} (got "${env.ROLE}")`);
   const dataDir = resolve(env.DATA_DIR || './data');
   const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/$/, '');
   const scaleRaw = env.RATE_LIMIT_SCALE;
@@ -144,6 +158,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (razorpayKeyId !== null && !/^rzp_(test|live)_\w+$/.test(razorpayKeyId))
     throw new ConfigError(`RAZORPAY_KEY_ID must look like rzp_test_... or rzp_live_... (got "${razorpayKeyId}")`);
   return {
+    role: role as Role,
+    projectorLeaseMs: integer(env, 'PROJECTOR_LEASE_MS', 15_000, 1_000, 600_000),
     port,
     razorpayKeyId,
     razorpayKeySecret,

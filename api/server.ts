@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import type { ServiceOverrides, Services } from './services.ts';
 import { StartAborted, closeServices, openServices } from './services.ts';
+import { StoreAlreadyServedError } from '../projections/store/remote.ts';
 
 /** The answer to every request before the service is ready (the body is drained first). */
 function answerStarting(req: IncomingMessage, res: ServerResponse): void {
@@ -30,6 +31,31 @@ function answerStarting(req: IncomingMessage, res: ServerResponse): void {
   res.end(JSON.stringify(body));
 }
 
+/**
+ * The HTTP answers of a process without the API (ROLE=projector or worker): its health, for the
+ * orchestrator's probes, and 404 for everything else.
+ */
+function roleHealth(services: Services): RequestListener {
+  const { role } = services.config;
+  return (req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    const requestId = requestIdOf(req);
+    req.resume();
+    let status = 404;
+    let body: unknown = errorBody(requestId, 'route_not_found', 'Not Found');
+    if (req.method === 'GET' && path === '/health/live') {
+      status = 200;
+      body = { status: 'ok', role };
+    } else if (req.method === 'GET' && (path === '/health' || path === '/health/ready')) {
+      const failed = services.runner.failed;
+      status = failed ? 503 : 200;
+      body = { status: failed ? 'failed' : 'ok', role, projection_position: services.runner.position };
+    }
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId });
+    res.end(JSON.stringify(body));
+  };
+}
+
 export interface RunningService {
   services: Services;
   server: Server;
@@ -39,7 +65,8 @@ export interface RunningService {
 }
 
 /**
- * Starts API, projections and workers in one process. Stopping: the listener closes first (no
+ * Starts the parts of the service that the configured role runs (ROLE=all: API, projections and
+ * workers in one process; api: the API; projector: the projections; worker: the jobs). Stopping: the listener closes first (no
  * new connections), in-flight requests finish, idle keep-alive sockets are closed, then workers
  * and stores close, so nothing acknowledged is lost.
  */
@@ -60,7 +87,8 @@ export async function startService(config: Config, overrides: ServiceOverrides &
     services = await openServices(config, overrides);
     try {
       if (overrides.signal?.aborted) throw new StartAborted();
-      workers = overrides.workers === false ? null : await startWorkers(services);
+      const runsWorkers = config.role === 'all' || config.role === 'worker';
+      workers = overrides.workers === false || !runsWorkers ? null : await startWorkers(services);
       if (workers) services.metrics.watchAgenda(workers.agenda);
       if (overrides.signal?.aborted) {
         await workers?.stop();
@@ -75,7 +103,7 @@ export async function startService(config: Config, overrides: ServiceOverrides &
     await new Promise((resolve) => server.close(resolve));
     throw err;
   }
-  handle = createApp(services).callback();
+  handle = config.role === 'all' || config.role === 'api' ? createApp(services).callback() : roleHealth(services);
   const { port } = server.address() as AddressInfo;
   let stopping: Promise<void> | null = null;
   const stop = () => {
@@ -136,9 +164,13 @@ async function main(): Promise<void> {
     running = await startService(config, { signal: starting.signal });
   } catch (err) {
     if (err instanceof StartAborted) process.exit(0);
+    if (err instanceof StoreAlreadyServedError) {
+      process.stderr.write(`start refused: ${err.message}\n`);
+      process.exit(1);
+    }
     throw err;
   }
-  running.services.logger.info({ url: running.url, port: config.port, data_dir: config.dataDir }, 'service listening');
+  running.services.logger.info({ url: running.url, port: config.port, data_dir: config.dataDir, role: config.role }, 'service listening');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

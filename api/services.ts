@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { MongoClient } from 'mongodb';
@@ -20,7 +22,11 @@ import type { PaymentProvider } from '../commands/credits/payments/port.ts';
 import { RazorpayPaymentProvider } from '../commands/credits/payments/razorpay.ts';
 import { SandboxPaymentProvider } from '../commands/credits/payments/sandbox.ts';
 import { allProjections } from '../projections/index.ts';
-import { ProjectionRunner } from '../projections/runner.ts';
+import { ProjectionRunner, type ReadModelProgress } from '../projections/runner.ts';
+import { CheckpointFollower } from '../projections/follower.ts';
+import { Lease, LeaseKeeper } from '../projections/leases.ts';
+import { RemoteReadStore, assertNotServed, serveReadStore } from '../projections/store/remote.ts';
+import { StoreUnavailableError } from '../events/store/port.ts';
 import { ProjectionRebuilds, projectionLags } from '../projections/operations.ts';
 import { Metrics } from './metrics.ts';
 import { restoreReadModels, saveReadModels } from '../projections/snapshots.ts';
@@ -43,7 +49,13 @@ export interface Services {
   log: EventLog;
   store: ReadStore;
   bus: CommandBus;
-  runner: ProjectionRunner;
+  /**
+   * The read models' progress: the projection runner where this process runs the projections
+   * (ROLE all or projector), a follower of the projector's checkpoints otherwise (api, worker).
+   */
+  runner: ReadModelProgress;
+  /** The projection runner when this process runs the projections, else null. */
+  projector: ProjectionRunner | null;
   secrets: SecretBox;
   limiter: RateLimiter;
   idempotency: IdempotencyStore;
@@ -79,6 +91,29 @@ export interface ServiceOverrides {
    * way, a long one keeps its progress in a snapshot, the stores close, and StartAborted is thrown.
    */
   signal?: AbortSignal;
+  /**
+   * A projector that lost its lease to another (ROLE=projector on MongoDB) has stopped applying;
+   * by default it logs and exits (status 1) so that its supervisor starts it again as a standby.
+   */
+  onLeaseLost?: () => void;
+}
+
+/** The Unix socket in DATA_DIR on which an embedded projector serves its read store to api and worker processes. */
+export const PROJECTOR_SOCKET = 'projector.sock';
+/** The lease a projector holds on the projections in a shared (MongoDB) read store. */
+export const PROJECTIONS_LEASE = 'projections';
+
+function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** The start was stopped by its abort signal; everything it opened is closed again. */
@@ -128,13 +163,27 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     checkpointIntervalMs: config.sqliteCheckpointIntervalMs,
   });
   closers.push(() => log.close());
-  const metricsRef: { runner: ProjectionRunner | null } = { runner: null };
+  const metricsRef: { runner: ReadModelProgress | null } = { runner: null };
   // The process metrics (event-loop delay monitor, GC observer) run only where /metrics is served.
   const metrics = new Metrics(async () => (metricsRef.runner ? projectionLags(log, metricsRef.runner, clock.now()) : []), {
     defaultMetrics: Boolean(config.metricsToken),
   });
   metrics.watchLog(log);
-  const store = await openReadStore({ mongodbUrl: config.mongodbUrl ?? undefined, dbName: config.mongodbDb });
+  const runsProjections = config.role === 'all' || config.role === 'projector';
+  // The embedded read store lives in the projector's memory: other roles reach it over its socket.
+  const socketPath = join(config.dataDir, PROJECTOR_SOCKET);
+  if (config.role === 'projector' && !config.mongodbUrl) {
+    try {
+      await assertNotServed(socketPath);
+    } catch (err) {
+      await closeClosers(closers, logger);
+      throw err;
+    }
+  }
+  const store: ReadStore =
+    !runsProjections && !config.mongodbUrl
+      ? new RemoteReadStore(socketPath)
+      : await openReadStore({ mongodbUrl: config.mongodbUrl ?? undefined, dbName: config.mongodbDb });
   closers.push(() => store.close());
 
   let idempotency: IdempotencyStore;
@@ -151,6 +200,63 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   const secrets = new SecretBox(serverSecret);
   const tokens = new TokenService(serverSecret, config.jwtSecret, () => clock.now());
   const bus = new CommandBus(log, clock);
+  const rest = () => {
+    const sandbox = config.razorpayKeyId && config.razorpayKeySecret ? null : new SandboxPaymentProvider(serverSecret);
+    const payments: PaymentProvider = sandbox ?? new RazorpayPaymentProvider(config.razorpayKeyId ?? '', config.razorpayKeySecret ?? '');
+    return {
+      config,
+      payments,
+      sandbox,
+      clock,
+      logger,
+      log,
+      store,
+      bus,
+      secrets,
+      serviceKey: ServiceKey.fromServerSecret(serverSecret),
+      metrics,
+      limiter: new RateLimiter(clock, config.rateLimitScale),
+      idempotency,
+      bearer: userBearer(store, tokens, config.adminEmails),
+      tokens,
+      sqlitePath,
+      resolver: systemResolver,
+      blobs: new LocalBlobStore(join(config.dataDir, 'blobs')),
+      closers,
+    };
+  };
+
+  if (!runsProjections) {
+    // ROLE=api or worker: the projector runs the projections; this process follows its checkpoints.
+    const remote = store instanceof RemoteReadStore ? store : null;
+    const follower = new CheckpointFollower(store, allProjections, {
+      remoteWait: remote ? async (position, timeoutMs) => (await remote.call('waitFor', position, timeoutMs)) as number : undefined,
+    });
+    metricsRef.runner = follower;
+    logger.info({ role: config.role }, 'read models catching up');
+    // The embedded projector serves its store once it has caught up: until then this process waits (503).
+    for (let attempt = 0; ; attempt++) {
+      if (overrides.signal?.aborted) {
+        await closeClosers(closers, logger);
+        throw new StartAborted();
+      }
+      try {
+        await follower.start();
+        break;
+      } catch (err) {
+        if (!(err instanceof StoreUnavailableError)) {
+          await closeClosers(closers, logger);
+          throw err;
+        }
+        if (attempt === 0) logger.info({ socket: socketPath }, 'waiting for the projector');
+        await abortableSleep(200, overrides.signal);
+      }
+    }
+    closers.unshift(() => follower.stop());
+    logger.info({ role: config.role, position: follower.position, log: log.name, store: store.name }, 'read models caught up');
+    return { ...rest(), runner: follower, projector: null, rebuilds: new ProjectionRebuilds(follower, store, () => clock.now()) };
+  }
+
   const runner = new ProjectionRunner(log, store, allProjections, (err) => logger.fatal({ err }, 'projection failed'));
   metricsRef.runner = runner;
   const started = Date.now();
@@ -183,6 +289,44 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   const signal = overrides.signal;
   const stopCatchUp = () => void runner.stop();
   signal?.addEventListener('abort', stopCatchUp, { once: true });
+  // ROLE=projector on a shared (MongoDB) read store: one active projector, through a lease.
+  if (config.role === 'projector' && config.mongodbUrl) {
+    const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    let acquired = false;
+    const onLeaseLost =
+      overrides.onLeaseLost ??
+      (() => {
+        logger.fatal({ owner }, 'projection lease lost to another projector: exiting to restart as a standby');
+        process.exit(1);
+      });
+    const keeper = new LeaseKeeper(
+      new Lease(store, PROJECTIONS_LEASE, owner, config.projectorLeaseMs, clock),
+      {
+        onAcquired: async () => {
+          acquired = true;
+        },
+        onLost: async () => {
+          await runner.stop();
+          onLeaseLost();
+        },
+      },
+      clock,
+    );
+    logger.info({ owner, lease_ms: config.projectorLeaseMs }, 'waiting for the projection lease');
+    while (!acquired) {
+      await keeper.tick().catch((err: unknown) => logger.warn({ err }, 'projection lease: store unavailable'));
+      if (acquired) break;
+      if (signal?.aborted) {
+        await closeClosers(closers, logger);
+        throw new StartAborted();
+      }
+      await abortableSleep(Math.max(100, Math.floor(config.projectorLeaseMs / 3)), signal);
+    }
+    logger.info({ owner }, 'projection lease taken');
+    keeper.run((err) => logger.warn({ err }, 'projection lease: renewal failed'));
+    // Before the stores close (and after the runner stops: see the unshift below), so the lease is released.
+    closers.unshift(() => keeper.stop());
+  }
   // The server already listens (503 until caught up); a signal from here on stops the catch-up at a batch boundary.
   logger.info('read models catching up');
   let caughtUp: boolean;
@@ -222,32 +366,23 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     await runner.stop();
     await saveSnapshot('clean stop');
   });
+  if (config.role === 'projector' && !config.mongodbUrl) {
+    // ROLE=projector on the embedded store: api and worker processes of this data directory read
+    // the read models over a Unix socket, served from here on (only once caught up), and their
+    // read-your-writes waits end here. Closed first at stop, so they fail fast rather than hang.
+    const served = await serveReadStore(store, socketPath, {
+      waitFor: async (position, timeoutMs) => {
+        // The writer is another process: look for its commits now rather than at the next poll.
+        if (log instanceof SqliteEventLog) log.poke();
+        await runner.waitFor(position as number, timeoutMs as number);
+        return runner.position;
+      },
+    });
+    closers.unshift(() => served.close());
+    logger.info({ socket: socketPath }, 'serving the read models to api and worker processes');
+  }
 
-  const sandbox = config.razorpayKeyId && config.razorpayKeySecret ? null : new SandboxPaymentProvider(serverSecret);
-  const payments: PaymentProvider = sandbox ?? new RazorpayPaymentProvider(config.razorpayKeyId ?? '', config.razorpayKeySecret ?? '');
-  return {
-    config,
-    payments,
-    sandbox,
-    clock,
-    logger,
-    log,
-    store,
-    bus,
-    runner,
-    secrets,
-    serviceKey: ServiceKey.fromServerSecret(serverSecret),
-    metrics,
-    rebuilds: new ProjectionRebuilds(runner, store, () => clock.now()),
-    limiter: new RateLimiter(clock, config.rateLimitScale),
-    idempotency,
-    bearer: userBearer(store, tokens, config.adminEmails),
-    tokens,
-    sqlitePath,
-    resolver: systemResolver,
-    blobs: new LocalBlobStore(join(config.dataDir, 'blobs')),
-    closers,
-  };
+  return { ...rest(), runner, projector: runner, rebuilds: new ProjectionRebuilds(runner, store, () => clock.now()) };
 }
 
 async function closeClosers(closers: Array<() => Promise<void>>, logger: Logger): Promise<void> {

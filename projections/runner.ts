@@ -76,11 +76,28 @@ function contextFor(store: ReadStore, prefix = ''): ProjectionContext {
 }
 
 /**
+ * What the rest of the service needs of the read models' progress: the runner itself where the
+ * projections run in this process, a CheckpointFollower (projections/follower.ts) where another
+ * process (the projector role) runs them.
+ */
+export interface ReadModelProgress {
+  readonly projections: Projection[];
+  /** Position of the last event every projection has applied (as last seen, when remote). */
+  readonly position: number;
+  readonly failed: boolean;
+  readonly isPaused: boolean;
+  /** Read-your-writes: resolves once every projection has applied the event at `position`. */
+  waitFor(position: number, timeoutMs?: number): Promise<void>;
+  checkpointsByProjection(): Array<{ name: string; checkpoint: number; handles: string[] }>;
+  rebuild(names: string[] | null, hooks?: RebuildHooks): Promise<{ position: number; events: number }>;
+}
+
+/**
  * Runs every projection from its checkpoint: one catch-up-then-live subscription, events applied
  * one at a time in log order, checkpoints moved after each batch. Application is idempotent (each
  * document keeps the position of the last event applied), so redelivery after a crash is safe.
  */
-export class ProjectionRunner {
+export class ProjectionRunner implements ReadModelProgress {
   private subscription: Subscription | null = null;
   private processed = 0;
   private waiters: Waiter[] = [];

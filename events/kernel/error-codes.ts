@@ -109,6 +109,10 @@ export const ERROR_CODES = {
   // 405
   method_not_allowed: { status: 405, meaning: 'The route exists but not for this method; the `Allow` header lists the methods it serves.' },
   // 409
+  rebuild_elsewhere: {
+    status: 409,
+    meaning: 'This process runs with ROLE=api: the projections run in the projector process, so a rebuild is started there (its CLI, or a ROLE=all instance).',
+  },
   rebuild_running: {
     status: 409,
     meaning: 'A projection rebuild is already running in this process; its status is at GET /api/admin/projections/{name}/rebuild.',

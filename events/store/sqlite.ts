@@ -446,16 +446,29 @@ export class SqliteEventLog implements EventLog {
         this.#poller = undefined;
         return;
       }
-      // Our own commits are delivered by #settle, in order with anything foreign before them.
-      if (this.#queue.length > 0 || this.#inFlight.length > 0) return;
-      const head = Number(this.#head.get() ?? 0);
-      if (head <= this.#lastSeen) return;
-      const events = this.#host.read(this.#lastSeen, head - this.#lastSeen);
-      if (events.length === 0) return;
-      this.#lastSeen = events[events.length - 1].position;
-      for (const subscription of this.#live) subscription.push(events);
+      this.#deliverForeign();
     }, 250);
     this.#poller.unref();
+  }
+
+  /**
+   * Delivers to the live subscribers the commits other processes made to the file, now rather
+   * than at the next poll: a projector process calls it when an API process says it appended.
+   */
+  poke(): void {
+    if (this.#closed || this.#live.size === 0) return;
+    this.#deliverForeign();
+  }
+
+  #deliverForeign(): void {
+    // Our own commits are delivered by #settle, in order with anything foreign before them.
+    if (this.#queue.length > 0 || this.#inFlight.length > 0) return;
+    const head = Number(this.#head.get() ?? 0);
+    if (head <= this.#lastSeen) return;
+    const events = this.#host.read(this.#lastSeen, head - this.#lastSeen);
+    if (events.length === 0) return;
+    this.#lastSeen = events[events.length - 1].position;
+    for (const subscription of this.#live) subscription.push(events);
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { defined } from '../helpers/defined.ts';
 import { randomUUID } from 'node:crypto';
 import { agentHeartbeatReceived } from '../fixtures/events.ts';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus.ts';
@@ -87,7 +88,7 @@ describe('metrics and health', () => {
 
   it('moves the lag metric as events are appended to a paused projector, and back to 0 when it resumes', async function () {
     this.timeout(120_000);
-    const { runner } = svc.running.services;
+    const runner = defined(svc.running.services.projector, 'the projection runner');
     const before = await scrape();
     expect(sampleValue(before, 'projection_lag_events', { projection: 'presence' })).to.equal(0);
     expect(sampleValue(before, 'projection_lag_seconds', { projection: 'presence' })).to.equal(0);

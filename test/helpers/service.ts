@@ -7,6 +7,8 @@ import { loadConfig } from '../../api/config.ts';
 import { startService } from '../../api/server.ts';
 import type { RunningService } from '../../api/server.ts';
 import { ManualClock } from '../../events/kernel/clock.ts';
+import type { ServerProcess } from './process.ts';
+import { bootServerProcess } from './process.ts';
 
 export interface TestResponse {
   status: number;
@@ -78,6 +80,8 @@ export interface TestService {
   clock: ManualClock;
   running: RunningService;
   dataDir: string;
+  /** With split roles: the projector child process the in-process api (ROLE=api) reads from. */
+  projector: ServerProcess | null;
   req(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
   register(overrides?: Record<string, unknown>): Promise<{ agent_id: string; api_key: string; body: TestResponse['body'] }>;
   stop(opts?: { keepData?: boolean }): Promise<void>;
@@ -85,28 +89,64 @@ export interface TestService {
 
 let counter = 0;
 
+/**
+ * TEST_ROLES=split runs every test service in roles on one data directory: a projector child
+ * process (ROLE=projector), and in this process the service under test with ROLE=api, reading the
+ * projector's read models over its socket, plus (unless `workers: false`) a ROLE=worker service on
+ * the same clock whose workers are `running.workers` (see README "Process roles").
+ */
+const SPLIT_ROLES = process.env.TEST_ROLES === 'split';
+
 /** A real service on an ephemeral port with its own data directory and a manual clock. */
 export async function startTestService(
   env: Record<string, string> = {},
-  opts: { clock?: ManualClock; dataDir?: string; workers?: boolean } = {},
+  opts: { clock?: ManualClock; dataDir?: string; workers?: boolean; split?: boolean } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'agent-network-test-'));
   const clock = opts.clock ?? new ManualClock('2026-03-10T09:30:00.000Z');
+  const settings = { RATE_LIMIT_SCALE: '1000', SECRET_KEY: 'test-secret-key-0123456789-abcdefghijklmnop', ...env };
+  const split = opts.split ?? SPLIT_ROLES;
+  const projector = split ? await bootServerProcess(dataDir, { ...settings, ROLE: 'projector' }) : null;
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
-    RATE_LIMIT_SCALE: '1000',
-    SECRET_KEY: 'test-secret-key-0123456789-abcdefghijklmnop',
-    ...env,
+    ...settings,
+    ...(split ? { ROLE: 'api' } : {}),
   });
-  const running = await startService(config, { clock, logger: pino({ level: 'silent' }), workers: opts.workers });
+  let running: RunningService;
+  try {
+    const api = await startService(config, { clock, logger: pino({ level: 'silent' }), workers: opts.workers });
+    running = api;
+    if (split && opts.workers !== false) {
+      // The jobs run in a ROLE=worker service beside the api (in this process, on the same clock).
+      let worker: RunningService;
+      try {
+        worker = await startService({ ...config, role: 'worker' }, { clock, logger: pino({ level: 'silent' }) });
+      } catch (err) {
+        await api.stop();
+        throw err;
+      }
+      running = {
+        ...api,
+        workers: worker.workers,
+        async stop() {
+          await api.stop();
+          await worker.stop();
+        },
+      };
+    }
+  } catch (err) {
+    await projector?.stop('SIGKILL');
+    throw err;
+  }
   const svc: TestService = {
     url: running.url,
     clock,
     running,
     dataDir,
+    projector,
     req: async (method, path, o = {}) => checked(method, path, o, await request(running.url, method, path, o)),
     async register(overrides = {}) {
       counter++;
@@ -123,6 +163,7 @@ export async function startTestService(
     },
     async stop(o = {}) {
       await running.stop();
+      await projector?.stop('SIGTERM');
       if (!o.keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,6 +1,8 @@
 // The read-store contract: what every adapter must do, with MongoDB's semantics as the reference.
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { ManualClock } from '../../../events/kernel/clock.ts';
+import { Lease } from '../../../projections/leases.ts';
 import { collectionChecksum } from '../../../projections/store/checksum.ts';
 import { DuplicateKeyError, type Doc, type Filter, type FindOptions, type ReadStore } from '../../../projections/store/port.ts';
 
@@ -618,6 +620,50 @@ export function readStoreContract(name: string, factory: Factory): void {
         expect(await collectionChecksum(store, b)).to.deep.equal(ca);
         await store.collection(b).updateOne({ _id: '2' }, { $set: { 'o.p': 2 } });
         expect((await collectionChecksum(store, b)).sha256).to.not.equal(ca.sha256);
+      });
+    });
+
+    // The projector lease (projections/leases.ts) is one conditional upsert: its compare-and-set
+    // must hold on every adapter, MongoDB above all.
+    describe('leases (conditional upsert as compare-and-set)', () => {
+      it('gives a free lease to one owner, refuses it to another until it expires, then hands it over', async () => {
+        const clock = new ManualClock('2026-05-01T00:00:00.000Z');
+        const name = fresh('lease');
+        const a = new Lease(store, name, 'projector-a', 30_000, clock);
+        const b = new Lease(store, name, 'projector-b', 30_000, clock);
+        expect(await a.acquire()).to.equal(true);
+        expect(await b.acquire()).to.equal(false);
+        clock.advance(20_000);
+        expect(await a.acquire()).to.equal(true);
+        clock.advance(29_999);
+        expect(await b.acquire()).to.equal(false);
+        expect(await a.holder()).to.deep.equal({ owner: 'projector-a', expires_at: Date.parse('2026-05-01T00:00:50.000Z') });
+        clock.advance(1);
+        expect(await b.acquire()).to.equal(true);
+        expect(await a.acquire()).to.equal(false);
+        expect((await b.holder())?.owner).to.equal('projector-b');
+      });
+
+      it('lets exactly one of many simultaneous claimants take a free or expired lease', async () => {
+        const clock = new ManualClock('2026-05-01T00:00:00.000Z');
+        const name = fresh('lease');
+        const claimants = Array.from({ length: 8 }, (_, i) => new Lease(store, name, `p${i}`, 10_000, clock));
+        expect((await Promise.all(claimants.map((l) => l.acquire()))).filter(Boolean)).to.have.length(1);
+        clock.advance(10_000);
+        expect((await Promise.all(claimants.map((l) => l.acquire()))).filter(Boolean)).to.have.length(1);
+      });
+
+      it('releases only its own lease', async () => {
+        const clock = new ManualClock('2026-05-01T00:00:00.000Z');
+        const name = fresh('lease');
+        const a = new Lease(store, name, 'a', 10_000, clock);
+        const b = new Lease(store, name, 'b', 10_000, clock);
+        expect(await a.acquire()).to.equal(true);
+        await b.release();
+        expect((await a.holder())?.owner).to.equal('a');
+        await a.release();
+        expect(await a.holder()).to.equal(null);
+        expect(await b.acquire()).to.equal(true);
       });
     });
   });
