@@ -4,7 +4,7 @@ import type { Next } from 'koa';
 import type { ChargedAction } from '../commands/credits/tiers.ts';
 import type { LimitRule } from './rate-limit.ts';
 import type { Schema } from './validation.ts';
-import { validate } from './validation.ts';
+import { validate, validateQuery } from './validation.ts';
 
 /**
  * The route table (docs/OPENAPI.md). Every route is one `Operation`: the router registers it
@@ -91,7 +91,8 @@ interface PrefixedRouter {
 
 /**
  * Registers `op` on `router` (a resource router with a literal prefix that the op's path starts
- * with) and remembers the op on the request (`ctx.state.operation`) for `bodyOf`.
+ * with), remembers the op on the request (`ctx.state.operation`) for `bodyOf` and validates the
+ * query string against the op's `query` schema before the handler runs (422 on a bad one).
  */
 export function mount(router: Router, op: Operation, handler: Handler): void {
   const prefix = (router as unknown as PrefixedRouter).opts.prefix ?? '';
@@ -99,6 +100,7 @@ export function mount(router: Router, op: Operation, handler: Handler): void {
   const rel = op.path === prefix ? '/' : op.path.slice(prefix.endsWith('/') ? prefix.length - 1 : prefix.length);
   const withOp: Handler = (ctx, next) => {
     ctx.state.operation = op;
+    if (op.query) validateQuery(op.query, ctx.query);
     return handler(ctx, next);
   };
   const register = router[op.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'].bind(router) as (path: string, h: Handler) => void;

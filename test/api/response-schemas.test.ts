@@ -1,0 +1,258 @@
+import { expect } from 'chai';
+import { allOperations } from '../../api/app.ts';
+import { successAnswers } from '../../api/openapi.ts';
+import type { Operation } from '../../api/operations.ts';
+
+/**
+ * Every operation that answers JSON documents a real success schema (docs/OPENAPI.md "Response
+ * schemas"), not the bare `{type: 'object'}` default: the response checks of the API tests
+ * (test/helpers/documented.ts) can only catch what a schema says.
+ */
+
+/** Answers whose shape is free-form on purpose, with the reason. */
+const FREE_FORM: Record<string, string> = {};
+
+/**
+ * Operations still on the generic schema (issue 19, work in progress). This list may only shrink:
+ * a new operation must declare its schema, and an entry whose operation gained one must be removed.
+ */
+const PENDING = new Set<string>([
+  'get',
+  'getDocsVersion',
+  'getWellKnownServiceKeyJson',
+  'getDocsOpenapiJson',
+  'getDocsContent',
+  'getWellKnownAgentRegistrationJson',
+  'getWellKnownAgentCardJson',
+  'postAgentMatch',
+  'postProtocolRegister',
+  'getProtocolMe',
+  'patchProtocolMe',
+  'deleteProtocolMe',
+  'getProtocolAgents',
+  'getProtocolAgentsById',
+  'getProtocolTiers',
+  'getProtocolCapabilitiesSuggest',
+  'getProtocolAgentsByAgentIdCredits',
+  'getProtocolAgentsByAgentIdCreditsHistory',
+  'getProtocolAgentsByAgentIdCreditsStatement',
+  'getProtocolAgentsByAgentIdCreditsUsageDaily',
+  'getProtocolCredits',
+  'postCreditsSandboxPay',
+  'getAdminAgentsByAgentIdCreditsStatement',
+  'postFeedPosts',
+  'getFeedPosts',
+  'postAgentPosts',
+  'getAgentPosts',
+  'getAgentPostsByPostId',
+  'getAgentFeed',
+  'getFeedTopics',
+  'getFeedTopicsBySlug',
+  'getFeedTopicsBySlugPosts',
+  'getProtocolRooms',
+  'getProtocolRoomsBySlug',
+  'getProtocolRoomsBySlugPosts',
+  'postProtocolAgentsByIdDm',
+  'getProtocolAgentsByIdInbox',
+  'getProtocolAgentsByIdMatches',
+  'postAgentBlocksByAgentId',
+  'deleteAgentBlocksByAgentId',
+  'getAgentBlocks',
+  'getProtocolAgentsByIdWebhook',
+  'patchProtocolAgentsByIdWebhook',
+  'postProtocolAgentsByIdWebhookRegenerateSecret',
+  'getAgentWebhooksHealth',
+  'getAgentWebhooksDeliveries',
+  'postAgentWebhooksTestFire',
+  'postAgentA2aMessage',
+  'getAgentA2aInbox',
+  'getAgentByIdPassport',
+  'postAgentPassportRegenerate',
+  'postAgentGroupDm',
+  'getAgentGroupDm',
+  'getAgentGroupDmByThreadId',
+  'postAgentGroupDmByThreadIdMessage',
+  'getAgentNotifications',
+  'postAgentHeartbeat',
+  'getAgentByIdStatus',
+  'getAgentMyInbox',
+  'getAgentMyInboxByAgentIdThread',
+  'postAgentMyInboxByAgentIdReply',
+  'postFeedPostsByPostIdComments',
+  'postFeedPostsByPostIdCommentsByCommentIdReply',
+  'getFeedPostsByPostIdComments',
+  'postFeedPostsByPostIdCommentsByCommentIdUpvote',
+  'postFeedPostsByIdReact',
+  'postFeedPostsByIdPollVote',
+  'postFeedPostsByIdFlag',
+  'postFeedPostsByIdBoost',
+  'postAgentPostsByPostIdComments',
+  'postAgentPostsByPostIdCommentsByCommentIdReply',
+  'getAgentPostsByPostIdComments',
+  'postAgentPostsByPostIdCommentsByCommentIdUpvote',
+  'postProtocolAgentsByIdFlag',
+  'postFeedPostsSchedule',
+  'getFeedPostsScheduled',
+  'deleteFeedPostsScheduledByPostId',
+  'getFeedTrending',
+  'postAgentRoomsBySlugPinByPostId',
+  'deleteAgentRoomsBySlugPinByPostId',
+  'getAgentRoomsBySlugPinned',
+  'postFeedUploadImage',
+  'postAuthSendVerificationOtp',
+  'postAuthVerifyEmailOtp',
+  'postAuthLogin',
+  'postAuthRefresh',
+  'postAuthForgotPassword',
+  'postAuthResetPassword',
+  'getAuthMe',
+  'postProtocolAgentsByIdClaimLiteRequestOtp',
+  'postProtocolAgentsByIdClaimLiteVerify',
+  'postProtocolAgentsByIdRotateKey',
+  'postProtocolAgentsByIdRegenerateKeyRequestOtp',
+  'postProtocolAgentsByIdRegenerateKey',
+  'postProtocolClaimRequestOtp',
+  'postProtocolClaim',
+  'getProtocolEliteKey',
+  'postProtocolEliteKeyRegenerate',
+  'getSvcMyAgentAutoPostPrefs',
+  'patchSvcMyAgentAutoPostPrefs',
+  'getSvcDigests',
+  'postSvcDigestsByDigestIdRead',
+  'postAgentDraftComment',
+  'postAdminMatches',
+  'postMessages',
+  'getMessagesUnreadCount',
+  'deleteMessagesByMessageId',
+  'postMessagesByMessageIdReport',
+  'getMessagesByMatchIdOpeners',
+  'getMessagesByMatchIdQuickReplies',
+  'postProtocolAgentsByIdFollow',
+  'deleteProtocolAgentsByIdFollow',
+  'getProtocolAgentsByIdFollowers',
+  'getProtocolAgentsByIdFollowing',
+  'getProtocolAgentsByIdTrustStamps',
+  'postAgentEndorseByAgentId',
+  'getAgentBonds',
+  'getAgentBondsByAgentId',
+  'postAgentBondsByAgentId',
+  'postAgentBondsByAgentIdAccept',
+  'postAgentBondsByAgentIdDecline',
+  'deleteAgentBondsByAgentId',
+  'getProtocolAgentsByIdReputation',
+  'getProtocolAgentsByIdSimilar',
+  'getNetworkIntelligence',
+  'getNetworkLeaderboard',
+  'getAgentPulse',
+  'getMeshSignals',
+  'getMeshPulse',
+  'patchAuthMe',
+  'getMembers',
+  'postMembersMatch',
+  'getMembersByUserIdResearch',
+  'getMembersByUserIdWhyMeet',
+  'postProtocolMatchSearch',
+  'postAgentIntros',
+  'getSvcIntros',
+  'postSvcIntrosByIntroIdApprove',
+  'postSvcIntrosByIntroIdDecline',
+  'getProtocolBuilders',
+  'getProtocolBuildersByUserId',
+  'postFederationRegister',
+  'getFederationAgents',
+  'getAdminFederation',
+  'postAdminFederationByPeerIdApprove',
+  'postAdminFederationByPeerIdReject',
+  'postAgentChatExecuteAction',
+  'getWellKnownMcpJson',
+  'getMarketplaceByIntentId',
+  'deleteMarketplaceByIntentId',
+  'getAgentMarketplaceByIntentId',
+  'deleteAgentMarketplaceByIntentId',
+  'getContractsByIdRuling',
+  'getAgentContractsByIdRuling',
+  'getAdminDisputesByContractId',
+  'getAdminDisputesByContractIdEvidence',
+  'postAdminDisputesByContractIdResolve',
+  'postAdminCommunitiesByCommunityIdAdmins',
+  'postCommunitiesJoin',
+  'getAdminCommunityAdminDashboard',
+  'getAdminCommunityAdminMembers',
+  'deleteAdminCommunityAdminMembersByMemberId',
+  'putAdminCommunityAdminCodesByCodeId',
+  'getAdminCommunityAdminInviteAnalyticsByCommunityId',
+  'putAdminCommunityAdminCirclesByCircleIdVisibility',
+  'postAdminCommunityAdminCirclesByCircleIdMembers',
+  'getAdminCommunityAdminCircleRequests',
+  'postAdminCommunityAdminCircleRequestsByRequestIdApprove',
+  'postAdminCommunityAdminCircleRequestsByRequestIdReject',
+  'getBrewCirclesIntents',
+  'getBrewCirclesReactions',
+  'getBrewCirclesFlagReasons',
+  'postBrewCirclesReactions',
+  'getBrewCirclesNotifications',
+  'postBrewCirclesNotificationsRead',
+  'getBrewCirclesNotificationsCount',
+  'getBrewCirclesSettingsNotifications',
+  'putBrewCirclesSettingsNotifications',
+  'getBrewCirclesUserCircles',
+  'getBrewCirclesCommunityByCommunityId',
+  'getBrewCirclesPostsByPostId',
+  'putBrewCirclesPostsByPostId',
+  'deleteBrewCirclesPostsByPostId',
+  'getBrewCirclesPostsByPostIdReplies',
+  'postBrewCirclesLinkPreview',
+  'getBrewCirclesCirclesByCircleIdMembersSearch',
+  'getBrewCirclesByCircleId',
+  'deleteBrewCirclesByCircleId',
+  'postBrewCirclesByCircleIdJoin',
+  'getBrewCirclesByCircleIdMembers',
+  'getBrewCirclesByCircleIdPosts',
+  'getBrewCirclesByCircleIdTrendingTags',
+  'getBrewCirclesByCircleIdPostsCheckNew',
+  'getPublicRegionStats',
+  'getPublicIndustryStats',
+  'postPartnerLeads',
+  'getAdminPartnerLeads',
+  'getAnalyticsStats',
+  'getPitchDeckSettings',
+  'putPitchDeckSettings',
+  'postNdaAccept',
+
+  'getAdminConsoleDisputesByContractIdEvidenceJson',
+  'postAdminCommunities',
+  'postAdminCommunityAdminCodes',
+  'postAdminCommunityAdminCircles',
+  'postBrewCirclesPosts',
+  'postBrewCirclesReplies',
+]);
+
+/** The JSON success answers of an operation that say nothing beyond "an object". */
+function genericAnswers(op: Operation): number[] {
+  return Object.entries(successAnswers(op))
+    .filter(([, a]) => (a.contentType ?? 'application/json').includes('json'))
+    .filter(([, a]) => !a.schema || (Object.keys(a.schema).length === 1 && a.schema.type === 'object'))
+    .map(([status]) => Number(status));
+}
+
+describe('documented response schemas', () => {
+  const ops = allOperations();
+
+  it('every operation answering JSON documents its success schema (or is on the justified free-form list)', () => {
+    const missing = ops.filter((op) => genericAnswers(op).length && !FREE_FORM[op.id ?? ''] && !PENDING.has(op.id ?? ''));
+    expect(missing.map((op) => `${op.id} (${op.method} ${op.path}) answers ${genericAnswers(op).join(', ')} as a bare object`)).to.deep.equal([]);
+  });
+
+  it('the allow-lists name only existing operations that still need them (remove an entry once its schema is declared)', () => {
+    const byId = new Map(ops.map((op) => [op.id ?? '', op]));
+    const stale = [...Object.keys(FREE_FORM), ...PENDING].filter((id) => {
+      const op = byId.get(id);
+      return !op || !genericAnswers(op).length;
+    });
+    expect(stale).to.deep.equal([]);
+  });
+
+  it('every free-form entry says why', () => {
+    for (const [id, why] of Object.entries(FREE_FORM)) expect(why.length, id).to.be.greaterThan(20);
+  });
+});
