@@ -8,7 +8,7 @@ import { findRoom, getVisiblePost } from '../../../queries/feed/posts.ts';
 import { sitemapCounts, sitemapPage } from '../../../queries/site/crawlers.ts';
 import type { SitemapKind } from '../../../queries/site/crawlers.ts';
 import type { Services } from '../../services.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { mount, operations } from '../../operations.ts';
 
 /** The sitemap protocol's limit of URLs per file; larger sets are split into pages. */
 export const SITEMAP_URLS_PER_FILE = 50_000;
@@ -85,6 +85,9 @@ ${p.body}
 `;
 }
 
+/** A sitemap file's page (1-based): any other value names a page that does not exist, 404 like the sitemap protocol expects, not 422. */
+const SITEMAP_PAGE = { type: 'object', properties: { page: { type: 'string', description: '1-based page of a large sitemap; a page that does not exist is 404.' } } };
+
 export const crawlerOperations = operations({
   getSitemapIndexXml: {
     method: 'GET',
@@ -102,7 +105,7 @@ export const crawlerOperations = operations({
     auth: 'none',
     responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
     errors: [404],
-    query: queryOf('page'),
+    query: SITEMAP_PAGE,
   },
   getSitemapRoomsXml: {
     method: 'GET',
@@ -112,7 +115,7 @@ export const crawlerOperations = operations({
     auth: 'none',
     responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
     errors: [404],
-    query: queryOf('page'),
+    query: SITEMAP_PAGE,
   },
   getSitemapPostsXml: {
     method: 'GET',
@@ -122,7 +125,7 @@ export const crawlerOperations = operations({
     auth: 'none',
     responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
     errors: [404],
-    query: queryOf('page'),
+    query: SITEMAP_PAGE,
   },
   getPreviewBotById: {
     method: 'GET',
