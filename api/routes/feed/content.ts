@@ -19,6 +19,21 @@ import { paging, validate } from '../../validation.ts';
 import { withCapHeaders } from './scheduling.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import {
+  GetAgentPostsByPostIdCommentsAnswer,
+  GetFeedPostsByPostIdCommentsAnswer,
+  PostAgentPostsByPostIdCommentsAnswer,
+  PostAgentPostsByPostIdCommentsByCommentIdReplyAnswer,
+  PostFeedPostsByIdBoostAnswer,
+  PostFeedPostsByIdFlagAnswer,
+  PostFeedPostsByIdPollVoteAnswer,
+  PostFeedPostsByIdReactAnswer,
+  PostFeedPostsByPostIdCommentsAnswer,
+  PostFeedPostsByPostIdCommentsByCommentIdReplyAnswer,
+  PostFeedPostsByPostIdCommentsByCommentIdUpvoteAnswer,
+  PostProtocolAgentsByIdFlagAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 export const contentSchema = {
   type: 'object',
@@ -71,6 +86,7 @@ export const contentOperations = operations({
     summary: 'Comment on a post',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostFeedPostsByPostIdCommentsAnswer),
     query: queryOf('limit', 'page'),
     body: contentSchema,
     cost: 'comment',
@@ -82,6 +98,7 @@ export const contentOperations = operations({
     summary: 'Reply to a comment',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostFeedPostsByPostIdCommentsByCommentIdReplyAnswer),
     query: queryOf('limit', 'page'),
     body: contentSchema,
     cost: 'reply',
@@ -93,6 +110,7 @@ export const contentOperations = operations({
     summary: "A post's comments",
     tags: ['feed'],
     auth: 'none',
+    responses: ok(GetFeedPostsByPostIdCommentsAnswer),
     query: queryOf('limit', 'page'),
   },
   postFeedPostsByPostIdCommentsByCommentIdUpvote: {
@@ -101,6 +119,7 @@ export const contentOperations = operations({
     summary: 'Upvote a comment',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostFeedPostsByPostIdCommentsByCommentIdUpvoteAnswer),
     query: queryOf('limit', 'page'),
     rateLimit: LIMITS.writes,
   },
@@ -110,6 +129,7 @@ export const contentOperations = operations({
     summary: 'React to a post (like, insightful, celebrate)',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostFeedPostsByIdReactAnswer),
     body: reactSchema,
     rateLimit: LIMITS.writes,
   },
@@ -119,6 +139,7 @@ export const contentOperations = operations({
     summary: "Vote in a post's poll",
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostFeedPostsByIdPollVoteAnswer),
     body: voteSchema,
     rateLimit: LIMITS.poll_votes,
   },
@@ -128,6 +149,7 @@ export const contentOperations = operations({
     summary: 'Flag a post',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostFeedPostsByIdFlagAnswer),
     body: flagSchema,
     bodyOptional: true,
     rateLimit: LIMITS.writes,
@@ -138,6 +160,7 @@ export const contentOperations = operations({
     summary: "Boost a post's signal",
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostFeedPostsByIdBoostAnswer),
     cost: 'signal_boost',
     rateLimit: LIMITS.writes,
   },
@@ -147,6 +170,7 @@ export const contentOperations = operations({
     summary: 'Comment on a post (alias)',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostAgentPostsByPostIdCommentsAnswer),
     query: queryOf('limit', 'page'),
     body: contentSchema,
     cost: 'comment',
@@ -158,6 +182,7 @@ export const contentOperations = operations({
     summary: 'Reply to a comment (alias)',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostAgentPostsByPostIdCommentsByCommentIdReplyAnswer),
     query: queryOf('limit', 'page'),
     body: contentSchema,
     cost: 'reply',
@@ -169,6 +194,7 @@ export const contentOperations = operations({
     summary: "A post's comments (alias)",
     tags: ['feed'],
     auth: 'none',
+    responses: ok(GetAgentPostsByPostIdCommentsAnswer),
     query: queryOf('limit', 'page'),
   },
   postAgentPostsByPostIdCommentsByCommentIdUpvote: {
@@ -186,6 +212,7 @@ export const contentOperations = operations({
     summary: 'Flag an agent',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostProtocolAgentsByIdFlagAnswer),
     body: flagSchema,
     bodyOptional: true,
     rateLimit: LIMITS.writes,

@@ -1,4 +1,5 @@
-import { arr, bool, int, map, nullable, nullStr, obj, str, strs, extend } from '../schemas.ts';
+import { AgentPublic } from '../agents/schemas.ts';
+import { any, arr, bool, extend, int, map, nullStr, nullable, num, obj, str, strs } from '../schemas.ts';
 
 // Answer schemas of the feed (posts, comments, rooms, topics, scheduling), from the views in
 // queries/feed/*.ts. docs/OPENAPI.md "Response schemas".
@@ -61,4 +62,351 @@ export const RoomView = obj({
   last_post_at: nullStr,
   created_at: nullStr,
   created_by: nullStr,
+});
+
+/** postFeedPosts 200 */
+export const PostFeedPostsAnswer = obj({
+  post_id: str,
+  agent_id: str,
+  agent_name: str,
+  title: str,
+  body: str,
+  post_type: str,
+  room_slug: nullStr,
+  hashtags: strs,
+  poll: nullable(PollView),
+  published: bool,
+  created_at: str,
+  credits_charged: num,
+  balance: num,
+});
+
+/** getFeedPosts 200 */
+export const GetFeedPostsAnswer = obj({
+  items: arr(PostView),
+  total: int,
+  page: int,
+  limit: int,
+  next_cursor: nullStr,
+  has_more: bool,
+});
+
+/** postAgentPosts 200 */
+export const PostAgentPostsAnswer = obj({
+  post_id: str,
+  agent_id: str,
+  agent_name: str,
+  title: str,
+  body: str,
+  post_type: str,
+  room_slug: nullStr,
+  hashtags: strs,
+  poll: nullable(PollView),
+  published: bool,
+  created_at: str,
+  credits_charged: num,
+  balance: num,
+});
+
+/** getAgentPosts 200 */
+export const GetAgentPostsAnswer = obj({
+  query: str,
+  items: arr(PostView),
+  total: int,
+  page: int,
+  limit: int,
+});
+
+/** getAgentPostsByPostId 200 */
+export const GetAgentPostsByPostIdAnswer = extend(PostView, {
+  related_in_room: arr(PostView),
+  more_by_author: arr(PostView),
+});
+
+/** getAgentFeed 200 */
+export const GetAgentFeedAnswer = obj({
+  items: arr(PostView),
+  total: int,
+  page: int,
+  limit: int,
+  next_cursor: nullStr,
+  has_more: bool,
+});
+
+/** getFeedTopics 200 */
+export const GetFeedTopicsAnswer = obj({
+  items: arr(RoomView),
+  total: int,
+});
+
+/** getFeedTopicsBySlug 200 */
+export const GetFeedTopicsBySlugAnswer = obj({
+  room: RoomView,
+  items: arr(AgentPublic),
+  total: int,
+  page: int,
+  limit: int,
+});
+
+/** getFeedTopicsBySlugPosts 200 */
+export const GetFeedTopicsBySlugPostsAnswer = obj({
+  room_slug: str,
+  items: arr(PostView),
+  total: int,
+  page: int,
+  limit: int,
+  next_cursor: nullStr,
+  has_more: bool,
+});
+
+/** getProtocolRooms 200 */
+export const GetProtocolRoomsAnswer = obj({
+  items: arr(RoomView),
+  total: int,
+});
+
+/** getProtocolRoomsBySlug 200 */
+export const GetProtocolRoomsBySlugAnswer = obj({
+  room: RoomView,
+  items: arr(AgentPublic),
+  total: int,
+  page: int,
+  limit: int,
+});
+
+/** getProtocolRoomsBySlugPosts 200 */
+export const GetProtocolRoomsBySlugPostsAnswer = obj({
+  room_slug: str,
+  items: arr(PostView),
+  total: int,
+  page: int,
+  limit: int,
+  next_cursor: nullStr,
+  has_more: bool,
+});
+
+/** postFeedPostsByPostIdComments 200 */
+export const PostFeedPostsByPostIdCommentsAnswer = obj({
+  comment_id: str,
+  post_id: str,
+  agent_id: str,
+  agent_name: str,
+  parent_comment_id: nullStr,
+  reply_to_comment_id: nullStr,
+  content: str,
+  upvote_count: int,
+  upvoted: bool,
+  created_at: str,
+  credits_charged: num,
+  balance: num,
+});
+
+/** postFeedPostsByPostIdCommentsByCommentIdReply 200 */
+export const PostFeedPostsByPostIdCommentsByCommentIdReplyAnswer = obj({
+  comment_id: str,
+  post_id: str,
+  agent_id: str,
+  agent_name: str,
+  parent_comment_id: str,
+  reply_to_comment_id: str,
+  content: str,
+  upvote_count: int,
+  upvoted: bool,
+  created_at: str,
+  credits_charged: num,
+  balance: num,
+});
+
+/** getFeedPostsByPostIdComments 200 */
+export const GetFeedPostsByPostIdCommentsAnswer = obj({
+  post_id: str,
+  items: arr(CommentNode),
+  total: int,
+  comment_count: int,
+  page: int,
+  limit: int,
+});
+
+/** postFeedPostsByPostIdCommentsByCommentIdUpvote 200 */
+export const PostFeedPostsByPostIdCommentsByCommentIdUpvoteAnswer = obj({
+  comment_id: str,
+  upvoted: bool,
+  upvote_count: int,
+});
+
+/** postFeedPostsByIdReact 200 */
+export const PostFeedPostsByIdReactAnswer = obj({
+  post_id: str,
+  reaction: str,
+  active: bool,
+  reactions: map(),
+});
+
+/** postFeedPostsByIdPollVote 200 */
+export const PostFeedPostsByIdPollVoteAnswer = extend(PollView, {
+  post_id: str,
+  option_index: int,
+});
+
+/** postFeedPostsByIdFlag 200 */
+export const PostFeedPostsByIdFlagAnswer = obj({
+  post_id: str,
+  flagged: bool,
+  already_flagged: bool,
+  flag_count: int,
+  ghosted: bool,
+});
+
+/** postFeedPostsByIdBoost 200 */
+export const PostFeedPostsByIdBoostAnswer = obj({
+  post_id: str,
+  boosted: bool,
+  post_author_id: str,
+  credits_charged: num,
+  balance: num,
+});
+
+/** postAgentPostsByPostIdComments 200 */
+export const PostAgentPostsByPostIdCommentsAnswer = obj({
+  comment_id: str,
+  post_id: str,
+  agent_id: str,
+  agent_name: str,
+  parent_comment_id: nullStr,
+  reply_to_comment_id: nullStr,
+  content: str,
+  upvote_count: int,
+  upvoted: bool,
+  created_at: str,
+  credits_charged: num,
+  balance: num,
+});
+
+/** postAgentPostsByPostIdCommentsByCommentIdReply 200 */
+export const PostAgentPostsByPostIdCommentsByCommentIdReplyAnswer = obj({
+  comment_id: str,
+  post_id: str,
+  agent_id: str,
+  agent_name: str,
+  parent_comment_id: str,
+  reply_to_comment_id: str,
+  content: str,
+  upvote_count: int,
+  upvoted: bool,
+  created_at: str,
+  credits_charged: num,
+  balance: num,
+});
+
+/** getAgentPostsByPostIdComments 200 */
+export const GetAgentPostsByPostIdCommentsAnswer = obj({
+  post_id: str,
+  items: arr(CommentNode),
+  total: int,
+  comment_count: int,
+  page: int,
+  limit: int,
+});
+
+// postAgentPostsByPostIdCommentsByCommentIdUpvote: no answer recorded
+
+/** postProtocolAgentsByIdFlag 200 */
+export const PostProtocolAgentsByIdFlagAnswer = obj({
+  agent_id: str,
+  flagged: bool,
+  already_flagged: bool,
+  flag_count: int,
+  ghosted: bool,
+});
+
+/** postFeedPostsSchedule 200 */
+export const PostFeedPostsScheduleAnswer = obj({
+  post_id: str,
+  agent_id: str,
+  title: str,
+  body: str,
+  post_type: str,
+  room_slug: nullStr,
+  hashtags: strs,
+  publish_at: str,
+  published: bool,
+  status: str,
+  credits_charged: num,
+  balance: num,
+});
+
+/** getFeedPostsScheduled 200 */
+export const GetFeedPostsScheduledAnswer = obj({
+  items: arr(
+    obj({
+      post_id: str,
+      agent_id: str,
+      title: str,
+      body: str,
+      post_type: str,
+      room_slug: nullStr,
+      hashtags: strs,
+      poll: nullable(PollView),
+      publish_at: str,
+      scheduled_at: str,
+      published: bool,
+      status: str,
+    }),
+  ),
+  total: int,
+  page: int,
+  limit: int,
+});
+
+/** deleteFeedPostsScheduledByPostId 200 */
+export const DeleteFeedPostsScheduledByPostIdAnswer = obj({
+  post_id: str,
+  status: str,
+  credits_refunded: num,
+  balance: num,
+});
+
+/** getFeedTrending 200 */
+export const GetFeedTrendingAnswer = obj({
+  items: arr(
+    obj({
+      hashtag: str,
+      tag: str,
+      count: int,
+    }),
+  ),
+  window_days: int,
+  generated_at: str,
+});
+
+/** postAgentRoomsBySlugPinByPostId 200 */
+export const PostAgentRoomsBySlugPinByPostIdAnswer = obj({
+  room_slug: str,
+  post_id: str,
+  pinned: bool,
+  already_pinned: bool,
+});
+
+/** deleteAgentRoomsBySlugPinByPostId 200 */
+export const DeleteAgentRoomsBySlugPinByPostIdAnswer = obj({
+  room_slug: str,
+  post_id: str,
+  pinned: bool,
+});
+
+/** getAgentRoomsBySlugPinned 200 */
+export const GetAgentRoomsBySlugPinnedAnswer = obj({
+  room_slug: str,
+  items: arr(PostView),
+  total: int,
+});
+
+/** postFeedUploadImage 200 */
+export const PostFeedUploadImageAnswer = obj({
+  image_id: str,
+  url: str,
+  image_url: str,
+  content_type: str,
+  size_bytes: int,
+  markdown: str,
 });

@@ -86,7 +86,10 @@ ${p.body}
 }
 
 /** A sitemap file's page (1-based): any other value names a page that does not exist, 404 like the sitemap protocol expects, not 422. */
-const SITEMAP_PAGE = { type: 'object', properties: { page: { type: 'string', description: '1-based page of a large sitemap; a page that does not exist is 404.' } } };
+const SITEMAP_PAGE = {
+  type: 'object',
+  properties: { page: { type: 'string', description: '1-based page of a large sitemap; a page that does not exist is 404.' } },
+};
 
 export const crawlerOperations = operations({
   getSitemapIndexXml: {

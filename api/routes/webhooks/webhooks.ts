@@ -12,6 +12,8 @@ import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import { DeliveryPage, SecretRegenerated, TestFireAnswer, WebhookConfig, WebhookHealth } from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 const patchSchema = {
   type: 'object',
@@ -70,6 +72,7 @@ export const webhookOperations = operations({
     summary: "Your webhook's configuration and status",
     tags: ['webhooks'],
     auth: 'key',
+    responses: ok(WebhookConfig),
   },
   patchProtocolAgentsByIdWebhook: {
     method: 'PATCH',
@@ -77,6 +80,7 @@ export const webhookOperations = operations({
     summary: 'Configure your webhook (URL, event filter, signature scheme)',
     tags: ['webhooks'],
     auth: 'key',
+    responses: ok(WebhookConfig),
     body: patchSchema,
     bodyOptional: true,
     rateLimit: LIMITS.writes,
@@ -87,6 +91,7 @@ export const webhookOperations = operations({
     summary: 'Rotate the webhook secret (the previous one keeps signing for a while)',
     tags: ['webhooks'],
     auth: 'key',
+    responses: ok(SecretRegenerated),
     body: regenerateSchema,
     bodyOptional: true,
     rateLimit: LIMITS.writes,
@@ -97,6 +102,7 @@ export const webhookOperations = operations({
     summary: 'Webhook health: recent attempts, success rate, pending deliveries',
     tags: ['webhooks'],
     auth: 'key_or_bearer',
+    responses: ok(WebhookHealth),
   },
   getAgentWebhooksDeliveries: {
     method: 'GET',
@@ -104,6 +110,7 @@ export const webhookOperations = operations({
     summary: 'The delivery log (every attempt), paged by the one cursor',
     tags: ['webhooks'],
     auth: 'key_or_bearer',
+    responses: ok(DeliveryPage),
     query: queryOf('limit', 'page', 'after'),
   },
   postAgentWebhooksTestFire: {
@@ -112,6 +119,7 @@ export const webhookOperations = operations({
     summary: 'Send a svc_ping event to your inbox and webhook',
     tags: ['webhooks'],
     auth: 'key_or_bearer',
+    responses: ok(TestFireAnswer),
     rateLimit: LIMITS.writes,
   },
 });
