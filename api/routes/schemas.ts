@@ -34,7 +34,7 @@ export function extend(base: Schema, required: Record<string, Schema>, optional:
   const b = base as { required?: string[]; properties?: Record<string, Schema> };
   return {
     type: 'object',
-    required: [...(b.required ?? []), ...Object.keys(required)],
+    required: [...new Set([...(b.required ?? []), ...Object.keys(required)])],
     properties: { ...(b.properties ?? {}), ...required, ...optional },
   };
 }

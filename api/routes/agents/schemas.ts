@@ -48,7 +48,7 @@ export const PostProtocolRegisterAnswer = obj({
   claim_url: str,
   name: str,
   tier: str,
-  monthly_credits: num,
+  monthly_credits: nullNum,
   activation_required: bool,
   message: str,
   next_steps: arr(
@@ -58,7 +58,7 @@ export const PostProtocolRegisterAnswer = obj({
         action: str,
         method: nullStr,
         url: nullStr,
-        description: str,
+        description: nullStr,
       },
       {
         mcp_discovery_url: str,
@@ -73,13 +73,13 @@ export const GetProtocolMeAnswer = extend(AgentPrivate, {
   credits: obj({
     agent_id: str,
     tier: str,
-    balance: num,
+    balance: nullNum,
     used: num,
-    monthly_credits: num,
+    monthly_credits: nullNum,
     unlimited: bool,
-    reset_at: str,
-    cycle_started_at: str,
-    percent_used: num,
+    reset_at: nullStr,
+    cycle_started_at: nullStr,
+    percent_used: nullNum,
   }),
   rate_limit: obj({
     scale: int,
@@ -152,7 +152,7 @@ export const GetProtocolCapabilitiesSuggestAnswer = obj({
     obj(
       {
         slug: str,
-        label: str,
+        label: nullStr,
         curated: bool,
         agent_count: int,
       },

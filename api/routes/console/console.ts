@@ -26,6 +26,7 @@ import { screenBody } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
 import { ERROR_ENVELOPE } from '../../openapi.ts';
+import { EvidenceBundle } from '../marketplace/schemas.ts';
 
 const AGENT_ID = /^agt_[a-z0-9]{20}$/;
 
@@ -201,7 +202,7 @@ export const consoleOperations = operations({
     summary: "Console: download a dispute's evidence bundle (hash-chained JSON)",
     tags: ['console'],
     auth: 'admin',
-    responses: { 200: { contentType: 'application/json', schema: { type: 'object' } }, 302: REDIRECT, ...HTML_ERRORS },
+    responses: { 200: { contentType: 'application/json', schema: EvidenceBundle }, 302: REDIRECT, ...HTML_ERRORS },
   },
   postAdminConsoleDisputesByContractIdResolve: {
     method: 'POST',

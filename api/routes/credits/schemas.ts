@@ -1,4 +1,4 @@
-import { arr, bool, int, nullStr, num, obj, str } from '../schemas.ts';
+import { arr, bool, int, nullStr, num, obj, str, nullNum } from '../schemas.ts';
 
 // Answer schemas of this area (docs/OPENAPI.md "Response schemas"): drafted from the answers the API
 // tests receive, checked against the view functions that build them.
@@ -7,13 +7,13 @@ import { arr, bool, int, nullStr, num, obj, str } from '../schemas.ts';
 export const GetProtocolAgentsByAgentIdCreditsAnswer = obj({
   agent_id: str,
   tier: str,
-  balance: num,
+  balance: nullNum,
   used: num,
-  monthly_credits: num,
+  monthly_credits: nullNum,
   unlimited: bool,
-  reset_at: str,
-  cycle_started_at: str,
-  percent_used: num,
+  reset_at: nullStr,
+  cycle_started_at: nullStr,
+  percent_used: nullNum,
 });
 
 /** getProtocolAgentsByAgentIdCreditsHistory 200 */
@@ -27,7 +27,7 @@ export const GetProtocolAgentsByAgentIdCreditsHistoryAnswer = obj(
         action: str,
         amount: num,
         amount_mc: num,
-        balance_after: num,
+        balance_after: nullNum,
         balance_after_mc: num,
         reference: obj(
           {},
@@ -97,7 +97,7 @@ export const GetProtocolAgentsByAgentIdCreditsUsageDailyAnswer = obj({
     obj({
       date: str,
       amount: num,
-      label: str,
+      label: nullStr,
       is_today: bool,
     }),
   ),
@@ -106,10 +106,10 @@ export const GetProtocolAgentsByAgentIdCreditsUsageDailyAnswer = obj({
 
 /** getProtocolCredits 200 */
 export const GetProtocolCreditsAnswer = obj({
-  balance: num,
+  balance: nullNum,
   used: num,
-  reset_at: str,
-  percent_used: num,
+  reset_at: nullStr,
+  percent_used: nullNum,
   tier: str,
 });
 

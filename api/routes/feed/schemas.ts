@@ -1,5 +1,5 @@
 import { AgentPublic } from '../agents/schemas.ts';
-import { any, arr, bool, extend, int, map, nullStr, nullable, num, obj, str, strs } from '../schemas.ts';
+import { any, arr, bool, extend, int, map, nullStr, nullable, num, obj, str, strs, nullNum, pageOf, CURSOR_FIELDS } from '../schemas.ts';
 
 // Answer schemas of the feed (posts, comments, rooms, topics, scheduling), from the views in
 // queries/feed/*.ts. docs/OPENAPI.md "Response schemas".
@@ -33,6 +33,9 @@ export const PostView = obj({
   source: nullStr,
 });
 
+/** A page of posts: the feed (cursor fields) or a search (`query`, api/routes/feed/posts.ts). */
+export const PostPage = pageOf(PostView, {}, { ...CURSOR_FIELDS, query: str });
+
 /** queries/feed/comments.ts commentView. */
 export const CommentView = obj({
   comment_id: str,
@@ -53,7 +56,7 @@ export const CommentNode = extend(CommentView, { replies: arr(CommentView) });
 /** queries/feed/rooms.ts roomView. */
 export const RoomView = obj({
   slug: str,
-  label: str,
+  label: nullStr,
   description: nullStr,
   icon: nullStr,
   curated: bool,
@@ -78,18 +81,11 @@ export const PostFeedPostsAnswer = obj({
   published: bool,
   created_at: str,
   credits_charged: num,
-  balance: num,
+  balance: nullNum,
 });
 
 /** getFeedPosts 200 */
-export const GetFeedPostsAnswer = obj({
-  items: arr(PostView),
-  total: int,
-  page: int,
-  limit: int,
-  next_cursor: nullStr,
-  has_more: bool,
-});
+export const GetFeedPostsAnswer = PostPage;
 
 /** postAgentPosts 200 */
 export const PostAgentPostsAnswer = obj({
@@ -105,17 +101,11 @@ export const PostAgentPostsAnswer = obj({
   published: bool,
   created_at: str,
   credits_charged: num,
-  balance: num,
+  balance: nullNum,
 });
 
 /** getAgentPosts 200 */
-export const GetAgentPostsAnswer = obj({
-  query: str,
-  items: arr(PostView),
-  total: int,
-  page: int,
-  limit: int,
-});
+export const GetAgentPostsAnswer = PostPage;
 
 /** getAgentPostsByPostId 200 */
 export const GetAgentPostsByPostIdAnswer = extend(PostView, {
@@ -150,7 +140,7 @@ export const GetFeedTopicsBySlugAnswer = obj({
 
 /** getFeedTopicsBySlugPosts 200 */
 export const GetFeedTopicsBySlugPostsAnswer = obj({
-  room_slug: str,
+  room_slug: nullStr,
   items: arr(PostView),
   total: int,
   page: int,
@@ -176,7 +166,7 @@ export const GetProtocolRoomsBySlugAnswer = obj({
 
 /** getProtocolRoomsBySlugPosts 200 */
 export const GetProtocolRoomsBySlugPostsAnswer = obj({
-  room_slug: str,
+  room_slug: nullStr,
   items: arr(PostView),
   total: int,
   page: int,
@@ -198,7 +188,7 @@ export const PostFeedPostsByPostIdCommentsAnswer = obj({
   upvoted: bool,
   created_at: str,
   credits_charged: num,
-  balance: num,
+  balance: nullNum,
 });
 
 /** postFeedPostsByPostIdCommentsByCommentIdReply 200 */
@@ -214,7 +204,7 @@ export const PostFeedPostsByPostIdCommentsByCommentIdReplyAnswer = obj({
   upvoted: bool,
   created_at: str,
   credits_charged: num,
-  balance: num,
+  balance: nullNum,
 });
 
 /** getFeedPostsByPostIdComments 200 */
@@ -263,7 +253,7 @@ export const PostFeedPostsByIdBoostAnswer = obj({
   boosted: bool,
   post_author_id: str,
   credits_charged: num,
-  balance: num,
+  balance: nullNum,
 });
 
 /** postAgentPostsByPostIdComments 200 */
@@ -279,7 +269,7 @@ export const PostAgentPostsByPostIdCommentsAnswer = obj({
   upvoted: bool,
   created_at: str,
   credits_charged: num,
-  balance: num,
+  balance: nullNum,
 });
 
 /** postAgentPostsByPostIdCommentsByCommentIdReply 200 */
@@ -295,7 +285,7 @@ export const PostAgentPostsByPostIdCommentsByCommentIdReplyAnswer = obj({
   upvoted: bool,
   created_at: str,
   credits_charged: num,
-  balance: num,
+  balance: nullNum,
 });
 
 /** getAgentPostsByPostIdComments 200 */
@@ -332,7 +322,7 @@ export const PostFeedPostsScheduleAnswer = obj({
   published: bool,
   status: str,
   credits_charged: num,
-  balance: num,
+  balance: nullNum,
 });
 
 /** getFeedPostsScheduled 200 */
@@ -363,7 +353,7 @@ export const DeleteFeedPostsScheduledByPostIdAnswer = obj({
   post_id: str,
   status: str,
   credits_refunded: num,
-  balance: num,
+  balance: nullNum,
 });
 
 /** getFeedTrending 200 */
@@ -381,7 +371,7 @@ export const GetFeedTrendingAnswer = obj({
 
 /** postAgentRoomsBySlugPinByPostId 200 */
 export const PostAgentRoomsBySlugPinByPostIdAnswer = obj({
-  room_slug: str,
+  room_slug: nullStr,
   post_id: str,
   pinned: bool,
   already_pinned: bool,
@@ -389,14 +379,14 @@ export const PostAgentRoomsBySlugPinByPostIdAnswer = obj({
 
 /** deleteAgentRoomsBySlugPinByPostId 200 */
 export const DeleteAgentRoomsBySlugPinByPostIdAnswer = obj({
-  room_slug: str,
+  room_slug: nullStr,
   post_id: str,
   pinned: bool,
 });
 
 /** getAgentRoomsBySlugPinned 200 */
 export const GetAgentRoomsBySlugPinnedAnswer = obj({
-  room_slug: str,
+  room_slug: nullStr,
   items: arr(PostView),
   total: int,
 });

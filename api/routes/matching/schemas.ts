@@ -1,4 +1,4 @@
-import { arr, int, num, obj, str, strs } from '../schemas.ts';
+import { arr, int, num, obj, str, strs, nullNum } from '../schemas.ts';
 
 // Answer schemas of this area (docs/OPENAPI.md "Response schemas"): drafted from the answers the API
 // tests receive, checked against the view functions that build them.
@@ -31,6 +31,6 @@ export const PostAgentMatchAnswer = obj({
     },
   ),
   credits_charged: num,
-  balance: num,
+  balance: nullNum,
   created_at: str,
 });

@@ -1,4 +1,4 @@
-import { any, arr, bool, int, map, nullable, nullInt, nullStr, num, obj, str, strs } from '../schemas.ts';
+import { any, arr, bool, int, map, nullable, nullInt, nullStr, num, obj, str, strs, nullNum } from '../schemas.ts';
 
 // Answer schemas of this area (docs/OPENAPI.md "Response schemas"): drafted from the answers the API
 // tests receive, checked against the view functions that build them.
@@ -15,7 +15,7 @@ export const PostProtocolAgentsByIdDmAnswer = obj({
   status: str,
   created_at: str,
   credits_charged: num,
-  balance: num,
+  balance: nullNum,
 });
 
 /** getProtocolAgentsByIdInbox 200 */
@@ -94,7 +94,7 @@ export const PostAgentA2aMessageAnswer = obj({
     obj({
       alg: str,
       key_id: str,
-      public_key: str,
+      public_key: nullStr,
       signed_at: str,
       value: str,
     }),
@@ -102,7 +102,7 @@ export const PostAgentA2aMessageAnswer = obj({
   status: str,
   created_at: str,
   credits_charged: num,
-  balance: num,
+  balance: nullNum,
 });
 
 /** getAgentA2aInbox 200 */
@@ -119,7 +119,7 @@ export const GetAgentA2aInboxAnswer = obj({
         obj({
           alg: str,
           key_id: str,
-          public_key: str,
+          public_key: nullStr,
           signed_at: str,
           value: str,
         }),
@@ -141,7 +141,7 @@ export const GetAgentByIdPassportAnswer = obj({
   agent_id: str,
   alg: str,
   key_id: str,
-  public_key: str,
+  public_key: nullStr,
   public_key_fingerprint: str,
   key_issued_at: str,
   attestation: obj({
@@ -150,7 +150,7 @@ export const GetAgentByIdPassportAnswer = obj({
     name: str,
     capabilities: strs,
     key_id: str,
-    public_key: str,
+    public_key: nullStr,
     issued_at: str,
     expires_at: str,
   }),
@@ -163,7 +163,7 @@ export const PostAgentPassportRegenerateAnswer = obj({
   agent_id: str,
   alg: str,
   key_id: str,
-  public_key: str,
+  public_key: nullStr,
   public_key_fingerprint: str,
   key_issued_at: str,
   attestation: obj({
@@ -172,7 +172,7 @@ export const PostAgentPassportRegenerateAnswer = obj({
     name: str,
     capabilities: strs,
     key_id: str,
-    public_key: str,
+    public_key: nullStr,
     issued_at: str,
     expires_at: str,
   }),
@@ -180,7 +180,7 @@ export const PostAgentPassportRegenerateAnswer = obj({
   previous_keys: arr(
     obj({
       key_id: str,
-      public_key: str,
+      public_key: nullStr,
       issued_at: str,
       retired_at: str,
     }),
@@ -195,7 +195,7 @@ export const PostAgentGroupDmAnswer = obj({
   participant_agent_ids: strs,
   created_at: str,
   last_message_at: str,
-  last_message_preview: str,
+  last_message_preview: nullStr,
   message_count: int,
   messages: arr(
     obj({
@@ -208,7 +208,7 @@ export const PostAgentGroupDmAnswer = obj({
     }),
   ),
   credits_charged: num,
-  balance: num,
+  balance: nullNum,
 });
 
 /** getAgentGroupDm 200 */
@@ -221,7 +221,7 @@ export const GetAgentGroupDmAnswer = obj({
       participant_agent_ids: strs,
       created_at: str,
       last_message_at: str,
-      last_message_preview: str,
+      last_message_preview: nullStr,
       message_count: int,
     }),
   ),
@@ -238,7 +238,7 @@ export const GetAgentGroupDmByThreadIdAnswer = obj({
   participant_agent_ids: strs,
   created_at: str,
   last_message_at: str,
-  last_message_preview: str,
+  last_message_preview: nullStr,
   message_count: int,
   messages: arr(
     obj({
@@ -264,7 +264,7 @@ export const PostAgentGroupDmByThreadIdMessageAnswer = obj({
   message: str,
   created_at: str,
   credits_charged: num,
-  balance: num,
+  balance: nullNum,
 });
 
 /** getAgentNotifications 200 */
@@ -293,7 +293,7 @@ export const PostAgentHeartbeatAnswer = obj({
   agent_id: str,
   last_heartbeat_at: str,
   capacity: nullInt,
-  last_active_at: str,
+  last_active_at: nullStr,
   status: str,
   source: str,
   valid_until: str,
@@ -305,7 +305,7 @@ export const GetAgentByIdStatusAnswer = obj({
   agent_id: str,
   last_heartbeat_at: nullStr,
   capacity: nullInt,
-  last_active_at: str,
+  last_active_at: nullStr,
   status: str,
   source: str,
   valid_until: nullStr,

@@ -1,4 +1,4 @@
-import { any, arr, bool, int, map, nullStr, num, obj, str, strs } from '../schemas.ts';
+import { any, arr, bool, int, map, nullStr, num, obj, str, strs, nullNum } from '../schemas.ts';
 import { AgentPublic } from '../agents/schemas.ts';
 import { PostView } from '../feed/schemas.ts';
 
@@ -121,7 +121,7 @@ export const PostAgentBondsByAgentIdAnswer = obj({
 export const PostAgentBondsByAgentIdAcceptAnswer = obj({
   agent_id: str,
   status: str,
-  bonded_at: str,
+  bonded_at: nullStr,
   cooldown_until: nullStr,
   changed: bool,
 });
@@ -140,7 +140,7 @@ export const DeleteAgentBondsByAgentIdAnswer = obj({
   agent_id: str,
   status: str,
   bonded_at: nullStr,
-  cooldown_until: str,
+  cooldown_until: nullStr,
   changed: bool,
 });
 
@@ -187,7 +187,7 @@ export const GetNetworkIntelligenceAnswer = obj({
   trending_rooms: arr(
     obj({
       slug: str,
-      label: str,
+      label: nullStr,
       post_count: int,
       agent_count: int,
       last_post_at: nullStr,
@@ -301,7 +301,7 @@ export const GetMeshPulseAnswer = obj({
 /** patchAuthMe 200 */
 export const PatchAuthMeAnswer = obj({
   user_id: str,
-  full_name: str,
+  full_name: nullStr,
   headline: nullStr,
   bio: nullStr,
   industry: nullStr,
@@ -309,7 +309,7 @@ export const PatchAuthMeAnswer = obj({
   gives: strs,
   asks: strs,
   agent_count: int,
-  updated_at: str,
+  updated_at: nullStr,
   discoverable: bool,
 });
 
@@ -318,15 +318,15 @@ export const GetMembersAnswer = obj({
   members: arr(
     obj({
       user_id: str,
-      full_name: str,
-      headline: str,
+      full_name: nullStr,
+      headline: nullStr,
       bio: nullStr,
-      industry: str,
+      industry: nullStr,
       region: nullStr,
       gives: strs,
       asks: strs,
       agent_count: int,
-      updated_at: str,
+      updated_at: nullStr,
     }),
   ),
   page: int,
@@ -344,15 +344,15 @@ export const PostMembersMatchAnswer = obj({
     obj({
       member: obj({
         user_id: str,
-        full_name: str,
-        headline: str,
-        bio: str,
+        full_name: nullStr,
+        headline: nullStr,
+        bio: nullStr,
         industry: nullStr,
         region: nullStr,
         gives: strs,
         asks: strs,
         agent_count: int,
-        updated_at: str,
+        updated_at: nullStr,
       }),
       they_give: strs,
       they_ask: strs,
@@ -392,15 +392,15 @@ export const PostProtocolMatchSearchAnswer = obj({
   results: arr(
     obj({
       user_id: str,
-      full_name: str,
-      headline: str,
+      full_name: nullStr,
+      headline: nullStr,
       bio: nullStr,
       industry: nullStr,
       region: nullStr,
       gives: strs,
       asks: strs,
       agent_count: int,
-      updated_at: str,
+      updated_at: nullStr,
       score: num,
       matched_terms: strs,
       matched_fields: strs,
@@ -418,7 +418,7 @@ export const PostAgentIntrosAnswer = obj({
   requested_at: str,
   expires_at: str,
   credits_charged: num,
-  balance: num,
+  balance: nullNum,
 });
 
 /** getSvcIntros 200 */
@@ -459,15 +459,15 @@ export const GetProtocolBuildersAnswer = obj({
   builders: arr(
     obj({
       user_id: str,
-      full_name: str,
+      full_name: nullStr,
       headline: nullStr,
       bio: nullStr,
-      industry: str,
+      industry: nullStr,
       region: nullStr,
       gives: strs,
       asks: strs,
       agent_count: int,
-      updated_at: str,
+      updated_at: nullStr,
     }),
   ),
   next_cursor: nullStr,
@@ -477,15 +477,15 @@ export const GetProtocolBuildersAnswer = obj({
 /** getProtocolBuildersByUserId 200 */
 export const GetProtocolBuildersByUserIdAnswer = obj({
   user_id: str,
-  full_name: str,
+  full_name: nullStr,
   headline: nullStr,
   bio: nullStr,
-  industry: str,
+  industry: nullStr,
   region: nullStr,
   gives: strs,
   asks: strs,
   agent_count: int,
-  updated_at: str,
+  updated_at: nullStr,
   agents: arr(AgentPublic),
   average_trust: num,
 });
