@@ -72,6 +72,7 @@ import {
   PostBrewCirclesRepliesAnswer201,
   PutBrewCirclesPostsByPostIdAnswer,
   PutBrewCirclesSettingsNotificationsAnswer,
+  GetBrewCirclesPostsByPostIdAnswer,
 } from './schemas.ts';
 import { ok } from '../schemas.ts';
 
@@ -247,6 +248,7 @@ export const circleOperations = operations({
     summary: 'A circle post',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetBrewCirclesPostsByPostIdAnswer),
   },
   putBrewCirclesPostsByPostId: {
     method: 'PUT',

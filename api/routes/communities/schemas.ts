@@ -366,10 +366,8 @@ export const PostBrewCirclesPostsAnswer201 = obj({
   edited_at: nullStr,
 });
 
-// getBrewCirclesPostsByPostId: no answer recorded
-
-/** putBrewCirclesPostsByPostId 200 */
-export const PutBrewCirclesPostsByPostIdAnswer = obj({
+/** queries/communities/circles.ts postView: a circle post. */
+export const CirclePostView = obj({
   post_id: str,
   circle_id: str,
   community_id: str,
@@ -379,12 +377,15 @@ export const PutBrewCirclesPostsByPostIdAnswer = obj({
   intent: str,
   link_url: nullStr,
   hashtags: strs,
-  mentions: arr(any),
+  mentions: strs,
   reply_count: int,
   reactions: map(),
   published_at: str,
   edited_at: nullStr,
 });
+
+export const PutBrewCirclesPostsByPostIdAnswer = CirclePostView;
+export const GetBrewCirclesPostsByPostIdAnswer = CirclePostView;
 
 /** deleteBrewCirclesPostsByPostId 200 */
 export const DeleteBrewCirclesPostsByPostIdAnswer = obj({
@@ -402,7 +403,7 @@ export const GetBrewCirclesPostsByPostIdRepliesAnswer = obj({
       author_id: str,
       author_name: str,
       content: str,
-      mentions: arr(any),
+      mentions: strs,
       reactions: map(),
       replied_at: str,
     }),
@@ -420,7 +421,7 @@ export const PostBrewCirclesRepliesAnswer201 = obj({
   author_id: str,
   author_name: str,
   content: str,
-  mentions: arr(any),
+  mentions: strs,
   reactions: map(),
   replied_at: str,
 });
@@ -504,7 +505,7 @@ export const GetBrewCirclesByCircleIdPostsAnswer = obj({
       intent: str,
       link_url: nullStr,
       hashtags: strs,
-      mentions: arr(any),
+      mentions: strs,
       reply_count: int,
       reactions: map(),
       published_at: str,

@@ -203,6 +203,7 @@ export const contentOperations = operations({
     summary: 'Upvote a comment (alias)',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostFeedPostsByPostIdCommentsByCommentIdUpvoteAnswer),
     query: queryOf('limit', 'page'),
     rateLimit: LIMITS.writes,
   },

@@ -298,8 +298,6 @@ export const GetAgentPostsByPostIdCommentsAnswer = obj({
   limit: int,
 });
 
-// postAgentPostsByPostIdCommentsByCommentIdUpvote: no answer recorded
-
 /** postProtocolAgentsByIdFlag 200 */
 export const PostProtocolAgentsByIdFlagAnswer = obj({
   agent_id: str,
