@@ -45,7 +45,13 @@ export const GetWellKnownServiceKeyJsonAnswer = obj({
 });
 
 /** getDocsOpenapiJson 200 */
-export const GetDocsOpenapiJsonAnswer = map();
+export const GetDocsOpenapiJsonAnswer = obj({
+  openapi: str,
+  info: obj({ title: str, version: str }),
+  servers: arr(obj({ url: str })),
+  paths: map(),
+  components: map(),
+});
 
 /** getDocsContent 200 */
 export const GetDocsContentAnswer = obj({
@@ -74,19 +80,7 @@ export const GetDocsContentAnswer = obj({
   webhooks: obj({
     events: strs,
     signature_schemes: strs,
-    envelope: obj({
-      type: str,
-      required: strs,
-      properties: obj({
-        event: obj({
-          enum: strs,
-        }),
-        agent_id: obj({
-          type: str,
-        }),
-        data: map(),
-      }),
-    }),
+    envelope: map(),
     guide: str,
   }),
   events: map(),
