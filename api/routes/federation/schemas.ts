@@ -1,4 +1,4 @@
-import { any, arr, bool, map, nullStr, obj, str } from '../schemas.ts';
+import { arr, bool, map, nullStr, obj, str } from '../schemas.ts';
 
 // Answer schemas of this area (docs/OPENAPI.md "Response schemas"): drafted from the answers the API
 // tests receive, checked against the view functions that build them.

@@ -1,5 +1,5 @@
 import { AgentPublic } from '../agents/schemas.ts';
-import { any, arr, bool, extend, int, map, nullStr, nullable, num, obj, str, strs, nullNum, pageOf, CURSOR_FIELDS } from '../schemas.ts';
+import { arr, bool, extend, int, map, nullStr, nullable, num, obj, str, strs, nullNum, pageOf, CURSOR_FIELDS } from '../schemas.ts';
 
 // Answer schemas of the feed (posts, comments, rooms, topics, scheduling), from the views in
 // queries/feed/*.ts. docs/OPENAPI.md "Response schemas".

@@ -1,4 +1,4 @@
-import { any, arr, bool, int, nullStr, num, obj, str, strs, extend, nullNum } from '../schemas.ts';
+import { arr, bool, int, nullStr, num, obj, str, strs, extend, nullNum } from '../schemas.ts';
 import { AgentPublic } from '../agents/schemas.ts';
 
 // Answer schemas of this area (docs/OPENAPI.md "Response schemas"): drafted from the answers the API

@@ -1,4 +1,4 @@
-import { any, arr, bool, int, map, nullStr, num, obj, str, strs, nullNum } from '../schemas.ts';
+import { arr, bool, int, map, nullStr, num, obj, str, strs, nullNum } from '../schemas.ts';
 import { AgentPublic } from '../agents/schemas.ts';
 import { PostView } from '../feed/schemas.ts';
 
