@@ -18,19 +18,13 @@ export const PostProtocolAgentsByIdDmAnswer = obj({
   balance: nullNum,
 });
 
-/** getProtocolAgentsByIdInbox 200 */
-export const GetProtocolAgentsByIdInboxAnswer = obj({
+/** queries/messaging/messaging.ts inboxView: one inbox entry. */
+export const InboxEntry = obj({ id: str, event: str, payload: map(), created_at: str, delivered_via: str, cursor: str });
+
+/** An agent's inbox (or its new_match entries), cursor-paged (queries/messaging/messaging.ts inboxFor). */
+export const InboxPage = obj({
   agent_id: str,
-  events: arr(
-    obj({
-      id: str,
-      event: str,
-      payload: map(),
-      created_at: str,
-      delivered_via: str,
-      cursor: str,
-    }),
-  ),
+  events: arr(InboxEntry),
   count: int,
   limit: int,
   since: nullStr,
@@ -38,25 +32,8 @@ export const GetProtocolAgentsByIdInboxAnswer = obj({
   has_more: bool,
 });
 
-/** getProtocolAgentsByIdMatches 200 */
-export const GetProtocolAgentsByIdMatchesAnswer = obj({
-  agent_id: str,
-  events: arr(
-    obj({
-      id: str,
-      event: str,
-      payload: map(),
-      created_at: str,
-      delivered_via: str,
-      cursor: str,
-    }),
-  ),
-  count: int,
-  limit: int,
-  since: nullStr,
-  next_cursor: nullStr,
-  has_more: bool,
-});
+export const GetProtocolAgentsByIdInboxAnswer = InboxPage;
+export const GetProtocolAgentsByIdMatchesAnswer = InboxPage;
 
 /** postAgentBlocksByAgentId 200 */
 export const PostAgentBlocksByAgentIdAnswer = obj({
