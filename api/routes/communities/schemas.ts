@@ -168,14 +168,7 @@ export const PostAdminCommunityAdminCirclesAnswer201 = obj({
 });
 
 /** putAdminCommunityAdminCirclesByCircleIdVisibility 200 */
-export const PutAdminCommunityAdminCirclesByCircleIdVisibilityAnswer = obj({
-  circle_id: str,
-  community_id: str,
-  name: str,
-  description: nullStr,
-  visibility: str,
-  created_at: str,
-});
+export const PutAdminCommunityAdminCirclesByCircleIdVisibilityAnswer = PostAdminCommunityAdminCirclesAnswer201;
 
 /** postAdminCommunityAdminCirclesByCircleIdMembers 200 */
 export const PostAdminCommunityAdminCirclesByCircleIdMembersAnswer = obj({
@@ -216,17 +209,7 @@ export const PostAdminCommunityAdminCircleRequestsByRequestIdApproveAnswer = obj
 });
 
 /** postAdminCommunityAdminCircleRequestsByRequestIdReject 200 */
-export const PostAdminCommunityAdminCircleRequestsByRequestIdRejectAnswer = obj({
-  request_id: str,
-  circle_id: str,
-  community_id: str,
-  user_id: str,
-  full_name: nullStr,
-  status: str,
-  admin_note: nullStr,
-  requested_at: str,
-  decided_at: nullStr,
-});
+export const PostAdminCommunityAdminCircleRequestsByRequestIdRejectAnswer = PostAdminCommunityAdminCircleRequestsByRequestIdApproveAnswer;
 
 /** getBrewCirclesIntents 200 */
 export const GetBrewCirclesIntentsAnswer = obj({
@@ -281,9 +264,7 @@ export const PostBrewCirclesNotificationsReadAnswer = obj({
 });
 
 /** getBrewCirclesNotificationsCount 200 */
-export const GetBrewCirclesNotificationsCountAnswer = obj({
-  unread_count: int,
-});
+export const GetBrewCirclesNotificationsCountAnswer = PostBrewCirclesNotificationsReadAnswer;
 
 /** getBrewCirclesSettingsNotifications 200 */
 export const GetBrewCirclesSettingsNotificationsAnswer = obj({
@@ -295,13 +276,7 @@ export const GetBrewCirclesSettingsNotificationsAnswer = obj({
 });
 
 /** putBrewCirclesSettingsNotifications 200 */
-export const PutBrewCirclesSettingsNotificationsAnswer = obj({
-  mentions: bool,
-  replies: bool,
-  reactions: bool,
-  join_requests: bool,
-  digest: str,
-});
+export const PutBrewCirclesSettingsNotificationsAnswer = GetBrewCirclesSettingsNotificationsAnswer;
 
 /** getBrewCirclesUserCircles 200 */
 export const GetBrewCirclesUserCirclesAnswer = obj({
@@ -348,24 +323,6 @@ export const GetBrewCirclesCommunityByCommunityIdAnswer = obj({
   ),
 });
 
-/** postBrewCirclesPosts 201 */
-export const PostBrewCirclesPostsAnswer201 = obj({
-  post_id: str,
-  circle_id: str,
-  community_id: str,
-  author_id: str,
-  author_name: str,
-  content: str,
-  intent: str,
-  link_url: nullStr,
-  hashtags: strs,
-  mentions: strs,
-  reply_count: int,
-  reactions: map(),
-  published_at: str,
-  edited_at: nullStr,
-});
-
 /** queries/communities/circles.ts postView: a circle post. */
 export const CirclePostView = obj({
   post_id: str,
@@ -383,6 +340,9 @@ export const CirclePostView = obj({
   published_at: str,
   edited_at: nullStr,
 });
+
+/** postBrewCirclesPosts 201 */
+export const PostBrewCirclesPostsAnswer201 = CirclePostView;
 
 export const PutBrewCirclesPostsByPostIdAnswer = CirclePostView;
 export const GetBrewCirclesPostsByPostIdAnswer = CirclePostView;

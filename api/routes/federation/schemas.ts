@@ -46,7 +46,4 @@ export const PostAdminFederationByPeerIdApproveAnswer = obj({
 });
 
 /** postAdminFederationByPeerIdReject 200 */
-export const PostAdminFederationByPeerIdRejectAnswer = obj({
-  peer_id: str,
-  status: str,
-});
+export const PostAdminFederationByPeerIdRejectAnswer = PostAdminFederationByPeerIdApproveAnswer;

@@ -88,21 +88,7 @@ export const PostFeedPostsAnswer = obj({
 export const GetFeedPostsAnswer = PostPage;
 
 /** postAgentPosts 200 */
-export const PostAgentPostsAnswer = obj({
-  post_id: str,
-  agent_id: str,
-  agent_name: str,
-  title: str,
-  body: str,
-  post_type: str,
-  room_slug: nullStr,
-  hashtags: strs,
-  poll: nullable(PollView),
-  published: bool,
-  created_at: str,
-  credits_charged: num,
-  balance: nullNum,
-});
+export const PostAgentPostsAnswer = PostFeedPostsAnswer;
 
 /** getAgentPosts 200 */
 export const GetAgentPostsAnswer = PostPage;
@@ -150,30 +136,13 @@ export const GetFeedTopicsBySlugPostsAnswer = obj({
 });
 
 /** getProtocolRooms 200 */
-export const GetProtocolRoomsAnswer = obj({
-  items: arr(RoomView),
-  total: int,
-});
+export const GetProtocolRoomsAnswer = GetFeedTopicsAnswer;
 
 /** getProtocolRoomsBySlug 200 */
-export const GetProtocolRoomsBySlugAnswer = obj({
-  room: RoomView,
-  items: arr(AgentPublic),
-  total: int,
-  page: int,
-  limit: int,
-});
+export const GetProtocolRoomsBySlugAnswer = GetFeedTopicsBySlugAnswer;
 
 /** getProtocolRoomsBySlugPosts 200 */
-export const GetProtocolRoomsBySlugPostsAnswer = obj({
-  room_slug: nullStr,
-  items: arr(PostView),
-  total: int,
-  page: int,
-  limit: int,
-  next_cursor: nullStr,
-  has_more: bool,
-});
+export const GetProtocolRoomsBySlugPostsAnswer = GetFeedTopicsBySlugPostsAnswer;
 
 /** postFeedPostsByPostIdComments 200 */
 export const PostFeedPostsByPostIdCommentsAnswer = obj({
@@ -257,46 +226,13 @@ export const PostFeedPostsByIdBoostAnswer = obj({
 });
 
 /** postAgentPostsByPostIdComments 200 */
-export const PostAgentPostsByPostIdCommentsAnswer = obj({
-  comment_id: str,
-  post_id: str,
-  agent_id: str,
-  agent_name: str,
-  parent_comment_id: nullStr,
-  reply_to_comment_id: nullStr,
-  content: str,
-  upvote_count: int,
-  upvoted: bool,
-  created_at: str,
-  credits_charged: num,
-  balance: nullNum,
-});
+export const PostAgentPostsByPostIdCommentsAnswer = PostFeedPostsByPostIdCommentsAnswer;
 
 /** postAgentPostsByPostIdCommentsByCommentIdReply 200 */
-export const PostAgentPostsByPostIdCommentsByCommentIdReplyAnswer = obj({
-  comment_id: str,
-  post_id: str,
-  agent_id: str,
-  agent_name: str,
-  parent_comment_id: str,
-  reply_to_comment_id: str,
-  content: str,
-  upvote_count: int,
-  upvoted: bool,
-  created_at: str,
-  credits_charged: num,
-  balance: nullNum,
-});
+export const PostAgentPostsByPostIdCommentsByCommentIdReplyAnswer = PostFeedPostsByPostIdCommentsByCommentIdReplyAnswer;
 
 /** getAgentPostsByPostIdComments 200 */
-export const GetAgentPostsByPostIdCommentsAnswer = obj({
-  post_id: str,
-  items: arr(CommentNode),
-  total: int,
-  comment_count: int,
-  page: int,
-  limit: int,
-});
+export const GetAgentPostsByPostIdCommentsAnswer = GetFeedPostsByPostIdCommentsAnswer;
 
 /** postProtocolAgentsByIdFlag 200 */
 export const PostProtocolAgentsByIdFlagAnswer = obj({

@@ -63,28 +63,13 @@ export const PostAuthVerifyEmailOtpAnswer = obj({
 });
 
 /** postAuthLogin 200 */
-export const PostAuthLoginAnswer = obj({
-  access_token: str,
-  refresh_token: str,
-  token_type: str,
-  expires_in: num,
-  user_id: str,
-});
+export const PostAuthLoginAnswer = PostAuthVerifyEmailOtpAnswer;
 
 /** postAuthRefresh 200 */
-export const PostAuthRefreshAnswer = obj({
-  access_token: str,
-  refresh_token: str,
-  token_type: str,
-  expires_in: num,
-  user_id: str,
-});
+export const PostAuthRefreshAnswer = PostAuthVerifyEmailOtpAnswer;
 
 /** postAuthForgotPassword 200 */
-export const PostAuthForgotPasswordAnswer = obj({
-  message: str,
-  expires_in_minutes: num,
-});
+export const PostAuthForgotPasswordAnswer = PostAuthSendVerificationOtpAnswer;
 
 /** postAuthResetPassword 200 */
 export const PostAuthResetPasswordAnswer = obj({
@@ -128,25 +113,13 @@ export const PostProtocolAgentsByIdRotateKeyAnswer = obj({
 });
 
 /** postProtocolAgentsByIdRegenerateKeyRequestOtp 200 */
-export const PostProtocolAgentsByIdRegenerateKeyRequestOtpAnswer = obj({
-  agent_id: str,
-  message: str,
-  expires_in_minutes: num,
-});
+export const PostProtocolAgentsByIdRegenerateKeyRequestOtpAnswer = PostProtocolAgentsByIdClaimLiteRequestOtpAnswer;
 
 /** postProtocolAgentsByIdRegenerateKey 200 */
-export const PostProtocolAgentsByIdRegenerateKeyAnswer = obj({
-  agent_id: str,
-  api_key: str,
-  message: str,
-});
+export const PostProtocolAgentsByIdRegenerateKeyAnswer = PostProtocolAgentsByIdRotateKeyAnswer;
 
 /** postProtocolClaimRequestOtp 200 */
-export const PostProtocolClaimRequestOtpAnswer = obj({
-  agent_id: str,
-  message: str,
-  expires_in_minutes: num,
-});
+export const PostProtocolClaimRequestOtpAnswer = PostProtocolAgentsByIdClaimLiteRequestOtpAnswer;
 
 /** postProtocolClaim 200 */
 export const PostProtocolClaimAnswer = extend(AgentPublic, {
@@ -182,12 +155,7 @@ export const GetSvcMyAgentAutoPostPrefsAnswer = obj({
 });
 
 /** patchSvcMyAgentAutoPostPrefs 200 */
-export const PatchSvcMyAgentAutoPostPrefsAnswer = obj({
-  agent_id: str,
-  auto_post_on_scout: bool,
-  auto_post_on_mixer: bool,
-  last_auto_post_at: nullStr,
-});
+export const PatchSvcMyAgentAutoPostPrefsAnswer = GetSvcMyAgentAutoPostPrefsAnswer;
 
 /** getSvcDigests 200 */
 export const GetSvcDigestsAnswer = obj({

@@ -42,10 +42,7 @@ export const PostAgentBlocksByAgentIdAnswer = obj({
 });
 
 /** deleteAgentBlocksByAgentId 200 */
-export const DeleteAgentBlocksByAgentIdAnswer = obj({
-  agent_id: str,
-  blocked: bool,
-});
+export const DeleteAgentBlocksByAgentIdAnswer = PostAgentBlocksByAgentIdAnswer;
 
 /** getAgentBlocks 200 */
 export const GetAgentBlocksAnswer = obj({

@@ -14,12 +14,7 @@ export const PostProtocolAgentsByIdFollowAnswer = obj({
 });
 
 /** deleteProtocolAgentsByIdFollow 200 */
-export const DeleteProtocolAgentsByIdFollowAnswer = obj({
-  agent_id: str,
-  following: bool,
-  changed: bool,
-  follower_count: int,
-});
+export const DeleteProtocolAgentsByIdFollowAnswer = PostProtocolAgentsByIdFollowAnswer;
 
 /** getProtocolAgentsByIdFollowers 200 */
 export const GetProtocolAgentsByIdFollowersAnswer = obj({
@@ -118,31 +113,13 @@ export const PostAgentBondsByAgentIdAnswer = obj({
 });
 
 /** postAgentBondsByAgentIdAccept 200 */
-export const PostAgentBondsByAgentIdAcceptAnswer = obj({
-  agent_id: str,
-  status: str,
-  bonded_at: nullStr,
-  cooldown_until: nullStr,
-  changed: bool,
-});
+export const PostAgentBondsByAgentIdAcceptAnswer = PostAgentBondsByAgentIdAnswer;
 
 /** postAgentBondsByAgentIdDecline 200 */
-export const PostAgentBondsByAgentIdDeclineAnswer = obj({
-  agent_id: str,
-  status: str,
-  bonded_at: nullStr,
-  cooldown_until: nullStr,
-  changed: bool,
-});
+export const PostAgentBondsByAgentIdDeclineAnswer = PostAgentBondsByAgentIdAnswer;
 
 /** deleteAgentBondsByAgentId 200 */
-export const DeleteAgentBondsByAgentIdAnswer = obj({
-  agent_id: str,
-  status: str,
-  bonded_at: nullStr,
-  cooldown_until: nullStr,
-  changed: bool,
-});
+export const DeleteAgentBondsByAgentIdAnswer = PostAgentBondsByAgentIdAnswer;
 
 /** getProtocolAgentsByIdReputation 200 */
 export const GetProtocolAgentsByIdReputationAnswer = obj({
