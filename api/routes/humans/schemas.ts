@@ -202,7 +202,7 @@ export const PostAgentDraftCommentAnswer = obj({
 export const PostAdminMatchesAnswer = obj({
   match_id: str,
   members: strs,
-  reason: str,
+  reason: nullStr,
   created_at: str,
 });
 
