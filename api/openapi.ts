@@ -55,11 +55,30 @@ const SECURITY: Record<Operation['auth'], Array<Record<string, string[]>>> = {
   admin: [{ Bearer: [] }],
 };
 
-/** Success answers of an operation: its own, or 200 with a JSON object. */
+const successCache = new WeakMap<Operation, Record<number, Answer>>();
+
+/**
+ * Success answers of an operation: its own, or 200 with a JSON object. Every write takes
+ * `?dry_run=1` (api/credit-meter.ts): a dry run that would pass answers 200 with the dry-run body,
+ * so a write's 200 is its own answer or that one.
+ */
 export function successAnswers(op: Operation): Record<number, Answer> {
+  let out = successCache.get(op);
+  if (out) return out;
   const own = op.responses ?? { 200: { schema: { type: 'object' } } };
-  // Every write takes ?dry_run=1 (api/credit-meter.ts): a dry run that would pass answers 200.
-  return op.method === 'GET' || own[200] ? own : { ...own, 200: DRY_RUN_ANSWER };
+  const ok = own[200];
+  if (op.method === 'GET') out = own;
+  else if (!ok) out = { ...own, 200: DRY_RUN_ANSWER };
+  else if (ok.schema && (ok.contentType ?? 'application/json').includes('json') && !isBareObject(ok.schema))
+    out = { ...own, 200: { ...ok, schema: { anyOf: [ok.schema, DRY_RUN_ANSWER.schema as Schema] } } };
+  else out = own;
+  successCache.set(op, out);
+  return out;
+}
+
+/** The generic schema `{type: 'object'}`: an answer that documents nothing beyond being an object. */
+export function isBareObject(schema: Schema): boolean {
+  return Object.keys(schema).length === 1 && schema.type === 'object';
 }
 
 /** The answer of a write's `?dry_run=1` that would pass (api/credit-meter.ts): the cost, nothing appended. */

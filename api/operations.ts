@@ -4,7 +4,7 @@ import type { Next } from 'koa';
 import type { ChargedAction } from '../commands/credits/tiers.ts';
 import type { LimitRule } from './rate-limit.ts';
 import type { Schema } from './validation.ts';
-import { validate } from './validation.ts';
+import { validate, validateQuery } from './validation.ts';
 
 /**
  * The route table (docs/OPENAPI.md). Every route is one `Operation`: the router registers it
@@ -91,7 +91,8 @@ interface PrefixedRouter {
 
 /**
  * Registers `op` on `router` (a resource router with a literal prefix that the op's path starts
- * with) and remembers the op on the request (`ctx.state.operation`) for `bodyOf`.
+ * with), remembers the op on the request (`ctx.state.operation`) for `bodyOf` and validates the
+ * query string against the op's `query` schema when the handler reads it (422 on a bad one).
  */
 export function mount(router: Router, op: Operation, handler: Handler): void {
   const prefix = (router as unknown as PrefixedRouter).opts.prefix ?? '';
@@ -99,12 +100,46 @@ export function mount(router: Router, op: Operation, handler: Handler): void {
   const rel = op.path === prefix ? '/' : op.path.slice(prefix.endsWith('/') ? prefix.length - 1 : prefix.length);
   const withOp: Handler = (ctx, next) => {
     ctx.state.operation = op;
+    if (op.query) validateQueryOnFirstRead(ctx, op.query);
     return handler(ctx, next);
   };
   const register = router[op.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'].bind(router) as (path: string, h: Handler) => void;
   register(rel, withOp);
   const layer = (router as unknown as PrefixedRouter).stack.at(-1);
   if (!layer || layer.path !== op.path) throw new Error(`${op.method} ${op.path} was registered as ${layer?.path ?? 'nothing'}`);
+}
+
+function queryAccessor(obj: object): PropertyDescriptor {
+  for (let o: object | null = obj; o; o = Object.getPrototypeOf(o) as object | null) {
+    const d = Object.getOwnPropertyDescriptor(o, 'query');
+    if (d?.get) return d;
+  }
+  throw new Error('the request has no query accessor');
+}
+
+/**
+ * The query string is validated when the handler first reads it (`ctx.query`, `ctx.request.query`):
+ * handlers check the credential first, so a request without one gets its 401/403, not a 422 about
+ * its query. A handler that never reads the query has nothing to refuse.
+ */
+function validateQueryOnFirstRead(ctx: RouterContext, schema: Schema): void {
+  const req = ctx.request;
+  const accessor = queryAccessor(req);
+  let checked = false;
+  Object.defineProperty(req, 'query', {
+    configurable: true,
+    get(this: typeof req) {
+      const query = accessor.get?.call(this) as Record<string, unknown>;
+      if (!checked) {
+        checked = true;
+        validateQuery(schema, query);
+      }
+      return query;
+    },
+    set(this: typeof req, value: unknown) {
+      accessor.set?.call(this, value);
+    },
+  });
 }
 
 /** The request body validated against the current operation's `body` schema (the 422 shape on failure). */

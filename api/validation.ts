@@ -16,6 +16,15 @@ export type Schema = Record<string, unknown>;
 
 const compiled = new WeakMap<Schema, ValidateFunction>();
 
+/**
+ * Query strings: every value arrives as a string (or an array when repeated), so this instance
+ * coerces to the schema's types (`'array'`: one repeated value against a scalar type is taken
+ * as that value). It validates a copy: handlers keep reading `ctx.query` as it came.
+ */
+const queryAjv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: 'array', useDefaults: false });
+addFormats(queryAjv);
+const compiledQuery = new WeakMap<Schema, ValidateFunction>();
+
 function compile(schema: Schema): ValidateFunction {
   let fn = compiled.get(schema);
   if (!fn) {
@@ -44,6 +53,10 @@ function toFieldError(where: 'body' | 'query' | 'path', e: ErrorObject): FieldEr
       return { loc, msg: `value must be one of: ${(p.allowedValues as unknown[]).join(', ')}`, type: 'type_error.enum' };
     case 'format':
       return { loc, msg: `value is not a valid ${String(p.format)}`, type: `value_error.${String(p.format)}` };
+    case 'pattern':
+      // The integer query parameters (limit, page, days): the message the paging helpers give.
+      if (p.pattern === '^\\d+$') return { loc, msg: 'value is not a valid integer', type: 'type_error.integer' };
+      return { loc, msg: e.message ?? 'invalid value', type: 'value_error.pattern' };
     default:
       return { loc, msg: e.message ?? 'invalid value', type: `value_error.${e.keyword}` };
   }
@@ -57,6 +70,20 @@ export function validate<T>(schema: Schema, value: unknown, where: 'body' | 'que
     throw new ValidationFailed(errors.map((e) => toFieldError(where, e)));
   }
   return value as T;
+}
+
+/**
+ * Validates a request's query string against its operation's `query` schema (api/operations.ts
+ * `mount`): types coerced as query strings need, parameters the schema does not name allowed
+ * unless it says otherwise; throws the 422 shape (`loc: ['query', name]`) on failure.
+ */
+export function validateQuery(schema: Schema, query: Record<string, unknown>): void {
+  let fn = compiledQuery.get(schema);
+  if (!fn) {
+    fn = queryAjv.compile(schema);
+    compiledQuery.set(schema, fn);
+  }
+  if (!fn({ ...query })) throw new ValidationFailed((fn.errors ?? []).map((e) => toFieldError('query', e)));
 }
 
 /** Query strings arrive as strings: page/limit helpers with the documented bounds. */

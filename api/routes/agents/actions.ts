@@ -7,6 +7,8 @@ import type { Services } from '../../services.ts';
 import { checkFreeForm, validate } from '../../validation.ts';
 import { requireOwnedAgent } from '../humans/owner.ts';
 import { mount, operations } from '../../operations.ts';
+import { PostAgentChatExecuteActionAnswer } from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 /**
  * `POST /api/agent/chat/execute-action`: the owner's in-app agent runs one confirmed action. Each
@@ -117,6 +119,7 @@ export const actionOperations = operations({
     summary: "Execute a named action for the signed-in user's agent",
     tags: ['agents'],
     auth: 'bearer',
+    responses: ok(PostAgentChatExecuteActionAnswer),
     body: requestSchema,
   },
 });

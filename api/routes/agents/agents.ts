@@ -20,6 +20,17 @@ import { storeAsOf } from '../../as-of.ts';
 import { paging, validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import {
+  DeleteProtocolMeAnswer,
+  GetProtocolAgentsAnswer,
+  GetProtocolAgentsByIdAnswer,
+  GetProtocolCapabilitiesSuggestAnswer,
+  GetProtocolMeAnswer,
+  GetProtocolTiersAnswer,
+  PatchProtocolMeAnswer,
+  PostProtocolRegisterAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 const nullableString = (maxLength: number) => ({ type: ['string', 'null'], maxLength });
 
@@ -60,6 +71,7 @@ export const agentOperations = operations({
     summary: 'Register an agent: returns its API key, webhook secret and claim token once',
     tags: ['agents'],
     auth: 'none',
+    responses: ok(PostProtocolRegisterAnswer),
     body: registerSchema,
     rateLimit: LIMITS.refused_registrations,
   },
@@ -69,6 +81,7 @@ export const agentOperations = operations({
     summary: "Your agent's private profile, credits and rate-limit status",
     tags: ['agents'],
     auth: 'key',
+    responses: ok(GetProtocolMeAnswer),
   },
   patchProtocolMe: {
     method: 'PATCH',
@@ -76,6 +89,7 @@ export const agentOperations = operations({
     summary: "Update your agent's name, description or webhook URL",
     tags: ['agents'],
     auth: 'key',
+    responses: ok(PatchProtocolMeAnswer),
     body: patchMeSchema,
     rateLimit: LIMITS.writes,
   },
@@ -85,6 +99,7 @@ export const agentOperations = operations({
     summary: 'The agent leaves (docs/DECISIONS.md "Agents can leave")',
     tags: ['agents'],
     auth: 'key_or_bearer',
+    responses: ok(DeleteProtocolMeAnswer),
     rateLimit: LIMITS.writes,
   },
   getProtocolAgents: {
@@ -93,6 +108,7 @@ export const agentOperations = operations({
     summary: 'List agents (filter by capability)',
     tags: ['agents'],
     auth: 'none',
+    responses: ok(GetProtocolAgentsAnswer),
     query: queryOf('limit', 'page', 'capability'),
   },
   getProtocolAgentsById: {
@@ -101,6 +117,7 @@ export const agentOperations = operations({
     summary: "An agent's public profile",
     tags: ['agents'],
     auth: 'none',
+    responses: ok(GetProtocolAgentsByIdAnswer),
     query: queryOf('as_of'),
   },
   getProtocolTiers: {
@@ -109,6 +126,7 @@ export const agentOperations = operations({
     summary: 'Tiers, credit costs, free actions and top-up packs',
     tags: ['agents'],
     auth: 'none',
+    responses: ok(GetProtocolTiersAnswer),
   },
   getProtocolCapabilitiesSuggest: {
     method: 'GET',
@@ -116,6 +134,7 @@ export const agentOperations = operations({
     summary: 'Suggest capabilities matching a prefix',
     tags: ['agents'],
     auth: 'none',
+    responses: ok(GetProtocolCapabilitiesSuggestAnswer),
     query: queryOf('limit', 'page', 'q'),
   },
 });

@@ -46,6 +46,35 @@ import { validate } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import {
+  DeleteBrewCirclesByCircleIdAnswer,
+  DeleteBrewCirclesPostsByPostIdAnswer,
+  GetBrewCirclesByCircleIdAnswer,
+  GetBrewCirclesByCircleIdMembersAnswer,
+  GetBrewCirclesByCircleIdPostsAnswer,
+  GetBrewCirclesByCircleIdPostsCheckNewAnswer,
+  GetBrewCirclesByCircleIdTrendingTagsAnswer,
+  GetBrewCirclesCirclesByCircleIdMembersSearchAnswer,
+  GetBrewCirclesCommunityByCommunityIdAnswer,
+  GetBrewCirclesFlagReasonsAnswer,
+  GetBrewCirclesIntentsAnswer,
+  GetBrewCirclesNotificationsAnswer,
+  GetBrewCirclesNotificationsCountAnswer,
+  GetBrewCirclesPostsByPostIdRepliesAnswer,
+  GetBrewCirclesReactionsAnswer,
+  GetBrewCirclesSettingsNotificationsAnswer,
+  GetBrewCirclesUserCirclesAnswer,
+  PostBrewCirclesByCircleIdJoinAnswer,
+  PostBrewCirclesLinkPreviewAnswer,
+  PostBrewCirclesNotificationsReadAnswer,
+  PostBrewCirclesPostsAnswer201,
+  PostBrewCirclesReactionsAnswer,
+  PostBrewCirclesRepliesAnswer201,
+  PutBrewCirclesPostsByPostIdAnswer,
+  PutBrewCirclesSettingsNotificationsAnswer,
+  GetBrewCirclesPostsByPostIdAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 const lit = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const HttpUrl = Type.String({ minLength: 1, maxLength: 2000, pattern: '^https?://' });
@@ -113,6 +142,7 @@ export const circleOperations = operations({
     summary: 'The intents a circle post can carry',
     tags: ['communities'],
     auth: 'none',
+    responses: ok(GetBrewCirclesIntentsAnswer),
   },
   getBrewCirclesReactions: {
     method: 'GET',
@@ -120,6 +150,7 @@ export const circleOperations = operations({
     summary: 'The reactions on circle posts',
     tags: ['communities'],
     auth: 'none',
+    responses: ok(GetBrewCirclesReactionsAnswer),
   },
   getBrewCirclesFlagReasons: {
     method: 'GET',
@@ -127,6 +158,7 @@ export const circleOperations = operations({
     summary: 'The reasons a circle post can be flagged for',
     tags: ['communities'],
     auth: 'none',
+    responses: ok(GetBrewCirclesFlagReasonsAnswer),
   },
   postBrewCirclesReactions: {
     method: 'POST',
@@ -134,6 +166,7 @@ export const circleOperations = operations({
     summary: 'Toggle your reaction on a circle post or reply',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(PostBrewCirclesReactionsAnswer),
     body: ToggleReactionRequest,
     rateLimit: LIMITS.writes,
   },
@@ -143,6 +176,7 @@ export const circleOperations = operations({
     summary: 'Your circle notifications',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetBrewCirclesNotificationsAnswer),
     query: queryOf('limit', 'page'),
   },
   postBrewCirclesNotificationsRead: {
@@ -151,6 +185,7 @@ export const circleOperations = operations({
     summary: 'Mark circle notifications read (all, or the ids given)',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(PostBrewCirclesNotificationsReadAnswer),
     body: MarkBrewNotificationsRequest,
     bodyOptional: true,
     rateLimit: LIMITS.writes,
@@ -161,6 +196,7 @@ export const circleOperations = operations({
     summary: 'Your unread circle notifications count',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetBrewCirclesNotificationsCountAnswer),
   },
   getBrewCirclesSettingsNotifications: {
     method: 'GET',
@@ -168,6 +204,7 @@ export const circleOperations = operations({
     summary: 'Your circle notification settings',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetBrewCirclesSettingsNotificationsAnswer),
   },
   putBrewCirclesSettingsNotifications: {
     method: 'PUT',
@@ -175,6 +212,7 @@ export const circleOperations = operations({
     summary: 'Change your circle notification settings',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(PutBrewCirclesSettingsNotificationsAnswer),
     body: NotificationSettingsRequest,
     rateLimit: LIMITS.writes,
   },
@@ -184,6 +222,7 @@ export const circleOperations = operations({
     summary: 'The circles you are in, by community',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetBrewCirclesUserCirclesAnswer),
   },
   getBrewCirclesCommunityByCommunityId: {
     method: 'GET',
@@ -191,6 +230,7 @@ export const circleOperations = operations({
     summary: 'A community with the circles you can see',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetBrewCirclesCommunityByCommunityIdAnswer),
   },
   postBrewCirclesPosts: {
     method: 'POST',
@@ -200,7 +240,7 @@ export const circleOperations = operations({
     auth: 'bearer',
     body: CreatePostRequest,
     rateLimit: LIMITS.writes,
-    responses: { 201: { schema: { type: 'object' } } },
+    responses: { 201: { schema: PostBrewCirclesPostsAnswer201 } },
   },
   getBrewCirclesPostsByPostId: {
     method: 'GET',
@@ -208,6 +248,7 @@ export const circleOperations = operations({
     summary: 'A circle post',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetBrewCirclesPostsByPostIdAnswer),
   },
   putBrewCirclesPostsByPostId: {
     method: 'PUT',
@@ -215,6 +256,7 @@ export const circleOperations = operations({
     summary: 'Edit your circle post',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(PutBrewCirclesPostsByPostIdAnswer),
     body: EditPostRequest,
     rateLimit: LIMITS.writes,
   },
@@ -224,6 +266,7 @@ export const circleOperations = operations({
     summary: 'Delete your circle post',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(DeleteBrewCirclesPostsByPostIdAnswer),
     rateLimit: LIMITS.writes,
   },
   getBrewCirclesPostsByPostIdReplies: {
@@ -232,6 +275,7 @@ export const circleOperations = operations({
     summary: "A circle post's replies",
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetBrewCirclesPostsByPostIdRepliesAnswer),
     query: queryOf('limit', 'page'),
   },
   postBrewCirclesReplies: {
@@ -242,7 +286,7 @@ export const circleOperations = operations({
     auth: 'bearer',
     body: CreateReplyRequest,
     rateLimit: LIMITS.writes,
-    responses: { 201: { schema: { type: 'object' } } },
+    responses: { 201: { schema: PostBrewCirclesRepliesAnswer201 } },
   },
   postBrewCirclesLinkPreview: {
     method: 'POST',
@@ -250,6 +294,7 @@ export const circleOperations = operations({
     summary: "A link's preview (fetched through the SSRF guard)",
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(PostBrewCirclesLinkPreviewAnswer),
     body: LinkPreviewRequest,
     rateLimit: LIMITS.writes,
   },
@@ -259,6 +304,7 @@ export const circleOperations = operations({
     summary: "Search a circle's members by name (mentions)",
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetBrewCirclesCirclesByCircleIdMembersSearchAnswer),
     query: queryOf('q', 'limit'),
   },
   getBrewCirclesByCircleId: {
@@ -267,6 +313,7 @@ export const circleOperations = operations({
     summary: 'A circle you can see',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetBrewCirclesByCircleIdAnswer),
   },
   deleteBrewCirclesByCircleId: {
     method: 'DELETE',
@@ -274,6 +321,7 @@ export const circleOperations = operations({
     summary: 'Delete a circle (its community admins, super admins)',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(DeleteBrewCirclesByCircleIdAnswer),
     rateLimit: LIMITS.writes,
   },
   postBrewCirclesByCircleIdJoin: {
@@ -282,6 +330,7 @@ export const circleOperations = operations({
     summary: 'Join a circle (or ask to, for a private one)',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(PostBrewCirclesByCircleIdJoinAnswer),
     rateLimit: LIMITS.writes,
   },
   getBrewCirclesByCircleIdMembers: {
@@ -290,6 +339,7 @@ export const circleOperations = operations({
     summary: "A circle's members",
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetBrewCirclesByCircleIdMembersAnswer),
     query: queryOf('limit', 'page'),
   },
   getBrewCirclesByCircleIdPosts: {
@@ -298,6 +348,7 @@ export const circleOperations = operations({
     summary: "A circle's posts (optionally by tag)",
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetBrewCirclesByCircleIdPostsAnswer),
     query: queryOf('tag', 'limit', 'page'),
   },
   getBrewCirclesByCircleIdTrendingTags: {
@@ -306,6 +357,7 @@ export const circleOperations = operations({
     summary: "A circle's trending tags",
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetBrewCirclesByCircleIdTrendingTagsAnswer),
   },
   getBrewCirclesByCircleIdPostsCheckNew: {
     method: 'GET',
@@ -313,6 +365,7 @@ export const circleOperations = operations({
     summary: 'Whether a circle has posts newer than since',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetBrewCirclesByCircleIdPostsCheckNewAnswer),
     query: { type: 'object', required: ['since'], properties: { since: { type: 'string', description: 'An ISO 8601 time.' } } },
   },
 });

@@ -45,6 +45,24 @@ import { requireUser } from '../humans/auth.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import {
+  DeleteAdminCommunityAdminMembersByMemberIdAnswer,
+  GetAdminCommunityAdminCircleRequestsAnswer,
+  GetAdminCommunityAdminDashboardAnswer,
+  GetAdminCommunityAdminInviteAnalyticsByCommunityIdAnswer,
+  GetAdminCommunityAdminMembersAnswer,
+  PostAdminCommunitiesAnswer201,
+  PostAdminCommunitiesByCommunityIdAdminsAnswer,
+  PostAdminCommunityAdminCircleRequestsByRequestIdApproveAnswer,
+  PostAdminCommunityAdminCircleRequestsByRequestIdRejectAnswer,
+  PostAdminCommunityAdminCirclesAnswer201,
+  PostAdminCommunityAdminCirclesByCircleIdMembersAnswer,
+  PostAdminCommunityAdminCodesAnswer201,
+  PostCommunitiesJoinAnswer,
+  PutAdminCommunityAdminCirclesByCircleIdVisibilityAnswer,
+  PutAdminCommunityAdminCodesByCodeIdAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 const Visibility = Type.Union(VISIBILITIES.map((v) => Type.Literal(v)));
 export const CreateCommunityRequest = Type.Object(
@@ -96,7 +114,7 @@ export const communityAdminOperations = operations({
     tags: ['communities'],
     auth: 'admin',
     body: CreateCommunityRequest,
-    responses: { 201: { schema: { type: 'object' } } },
+    responses: { 201: { schema: PostAdminCommunitiesAnswer201 } },
   },
   postAdminCommunitiesByCommunityIdAdmins: {
     method: 'POST',
@@ -104,6 +122,7 @@ export const communityAdminOperations = operations({
     summary: 'Super admin: name a community admin',
     tags: ['communities'],
     auth: 'admin',
+    responses: ok(PostAdminCommunitiesByCommunityIdAdminsAnswer),
     body: NameAdminRequest,
   },
   postCommunitiesJoin: {
@@ -112,6 +131,7 @@ export const communityAdminOperations = operations({
     summary: 'Join a community with an invite code',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(PostCommunitiesJoinAnswer),
     body: JoinCommunityRequest,
   },
   getAdminCommunityAdminDashboard: {
@@ -120,6 +140,7 @@ export const communityAdminOperations = operations({
     summary: 'Community admin: your communities with their figures (super admins: all)',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetAdminCommunityAdminDashboardAnswer),
     query: queryOf('community_id'),
   },
   getAdminCommunityAdminMembers: {
@@ -128,6 +149,7 @@ export const communityAdminOperations = operations({
     summary: 'Community admin: members (filter by circle, search)',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetAdminCommunityAdminMembersAnswer),
     query: queryOf('community_id', 'circle_filter', 'search', 'limit', 'page'),
   },
   deleteAdminCommunityAdminMembersByMemberId: {
@@ -136,6 +158,7 @@ export const communityAdminOperations = operations({
     summary: 'Community admin: remove a member',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(DeleteAdminCommunityAdminMembersByMemberIdAnswer),
     query: queryOf('community_id'),
   },
   postAdminCommunityAdminCodes: {
@@ -145,7 +168,7 @@ export const communityAdminOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     body: CreateCodeRequest,
-    responses: { 201: { schema: { type: 'object' } } },
+    responses: { 201: { schema: PostAdminCommunityAdminCodesAnswer201 } },
   },
   putAdminCommunityAdminCodesByCodeId: {
     method: 'PUT',
@@ -153,6 +176,7 @@ export const communityAdminOperations = operations({
     summary: 'Community admin: activate or disable an invite code',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(PutAdminCommunityAdminCodesByCodeIdAnswer),
     body: UpdateCodeStatusRequest,
   },
   getAdminCommunityAdminCodeQrByCode: {
@@ -170,6 +194,7 @@ export const communityAdminOperations = operations({
     summary: "Community admin: a community's invite code analytics",
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetAdminCommunityAdminInviteAnalyticsByCommunityIdAnswer),
   },
   postAdminCommunityAdminCircles: {
     method: 'POST',
@@ -178,7 +203,7 @@ export const communityAdminOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     body: CreateCircleRequest,
-    responses: { 201: { schema: { type: 'object' } } },
+    responses: { 201: { schema: PostAdminCommunityAdminCirclesAnswer201 } },
   },
   putAdminCommunityAdminCirclesByCircleIdVisibility: {
     method: 'PUT',
@@ -186,6 +211,7 @@ export const communityAdminOperations = operations({
     summary: "Community admin: set a circle's visibility (query visibility)",
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(PutAdminCommunityAdminCirclesByCircleIdVisibilityAnswer),
     query: { type: 'object', required: ['visibility'], properties: { visibility: { enum: [...VISIBILITIES] }, community_id: { type: 'string' } } },
   },
   postAdminCommunityAdminCirclesByCircleIdMembers: {
@@ -194,6 +220,7 @@ export const communityAdminOperations = operations({
     summary: 'Community admin: add a member to a circle',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(PostAdminCommunityAdminCirclesByCircleIdMembersAnswer),
     body: AddCircleMemberRequest,
     query: queryOf('community_id'),
   },
@@ -203,6 +230,7 @@ export const communityAdminOperations = operations({
     summary: 'Community admin: requests to join circles',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(GetAdminCommunityAdminCircleRequestsAnswer),
     query: {
       type: 'object',
       properties: { status: { enum: ['pending', 'approved', 'rejected'] }, community_id: { type: 'string' }, limit: { type: 'string', pattern: '^\\d+$' } },
@@ -214,6 +242,7 @@ export const communityAdminOperations = operations({
     summary: 'Community admin: approve a circle join request (optional query admin_note)',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(PostAdminCommunityAdminCircleRequestsByRequestIdApproveAnswer),
     query: queryOf('admin_note', 'community_id'),
   },
   postAdminCommunityAdminCircleRequestsByRequestIdReject: {
@@ -222,6 +251,7 @@ export const communityAdminOperations = operations({
     summary: 'Community admin: reject a circle join request (optional query admin_note)',
     tags: ['communities'],
     auth: 'bearer',
+    responses: ok(PostAdminCommunityAdminCircleRequestsByRequestIdRejectAnswer),
     query: queryOf('admin_note', 'community_id'),
   },
 });

@@ -30,6 +30,7 @@ import { LIMITS } from '../../rate-limit.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
 import { ERROR_ENVELOPE } from '../../openapi.ts';
+import { EvidenceBundle } from '../marketplace/schemas.ts';
 
 const AGENT_ID = /^agt_[a-z0-9]{20}$/;
 
@@ -226,7 +227,7 @@ export const consoleOperations = operations({
     summary: "Console: download a dispute's evidence bundle (hash-chained JSON)",
     tags: ['console'],
     auth: 'admin',
-    responses: { 200: { contentType: 'application/json', schema: { type: 'object' } }, 302: REDIRECT, ...HTML_ERRORS },
+    responses: { 200: { contentType: 'application/json', schema: EvidenceBundle }, 302: REDIRECT, ...HTML_ERRORS },
   },
   postAdminConsoleDisputesByContractIdResolve: {
     method: 'POST',

@@ -12,6 +12,8 @@ import type { Services } from '../../services.ts';
 import { afterCursor, validate } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { mount, operations } from '../../operations.ts';
+import { GetAdminAgentsByAgentIdCreditsStatementAnswer } from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 const IsoTime = Type.String({ format: 'date-time', maxLength: 40 });
 
@@ -105,6 +107,7 @@ export const adminCreditOperations = operations({
     summary: "Super admin: an agent's signed credit statement of a period",
     tags: ['credits'],
     auth: 'admin',
+    responses: ok(GetAdminAgentsByAgentIdCreditsStatementAnswer),
     query: StatementQuery,
   },
 });

@@ -16,6 +16,8 @@ import { validate } from '../../validation.ts';
 import { mount, operations } from '../../operations.ts';
 import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { PostCreditsSandboxPayAnswer } from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 /** Verify and sandbox calls per client address (they need no credentials). */
 const PAYMENT_LIMIT = { name: 'payment_verifications', points: 60, windowMs: 60_000 };
@@ -111,6 +113,7 @@ export const billingOperations = operations({
     summary: 'Sandbox only (no payment provider configured): pay an order with a test payment',
     tags: ['credits'],
     auth: 'none',
+    responses: ok(PostCreditsSandboxPayAnswer),
     body: SandboxPayBody,
     rateLimit: PAYMENT_LIMIT,
   },

@@ -13,6 +13,14 @@ import type { Static } from '@sinclair/typebox';
 import { StatementQuery, statementOf } from './admin.ts';
 import { storeAsOf } from '../../as-of.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import {
+  GetProtocolAgentsByAgentIdCreditsAnswer,
+  GetProtocolAgentsByAgentIdCreditsHistoryAnswer,
+  GetProtocolAgentsByAgentIdCreditsStatementAnswer,
+  GetProtocolAgentsByAgentIdCreditsUsageDailyAnswer,
+  GetProtocolCreditsAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 export const creditOperations = operations({
   getProtocolAgentsByAgentIdCredits: {
@@ -21,6 +29,7 @@ export const creditOperations = operations({
     summary: "Your agent's credit account",
     tags: ['credits'],
     auth: 'key',
+    responses: ok(GetProtocolAgentsByAgentIdCreditsAnswer),
     query: queryOf('as_of'),
   },
   getProtocolAgentsByAgentIdCreditsHistory: {
@@ -29,6 +38,7 @@ export const creditOperations = operations({
     summary: "Your agent's credit transactions (newest first, or after a cursor)",
     tags: ['credits'],
     auth: 'key',
+    responses: ok(GetProtocolAgentsByAgentIdCreditsHistoryAnswer),
     query: queryOf('limit', 'page', 'after'),
   },
   getProtocolAgentsByAgentIdCreditsStatement: {
@@ -37,6 +47,7 @@ export const creditOperations = operations({
     summary: "Your agent's signed credit statement of a period (docs/BILLING.md)",
     tags: ['credits'],
     auth: 'key',
+    responses: ok(GetProtocolAgentsByAgentIdCreditsStatementAnswer),
     query: StatementQuery,
   },
   getProtocolAgentsByAgentIdCreditsUsageDaily: {
@@ -45,8 +56,16 @@ export const creditOperations = operations({
     summary: "Your agent's credit usage per day",
     tags: ['credits'],
     auth: 'key',
+    responses: ok(GetProtocolAgentsByAgentIdCreditsUsageDailyAnswer),
   },
-  getProtocolCredits: { method: 'GET', path: '/api/protocol/credits', summary: 'Your balance, usage and reset date', tags: ['credits'], auth: 'key' },
+  getProtocolCredits: {
+    method: 'GET',
+    path: '/api/protocol/credits',
+    summary: 'Your balance, usage and reset date',
+    tags: ['credits'],
+    auth: 'key',
+    responses: ok(GetProtocolCreditsAnswer),
+  },
 });
 
 export function creditRoutes(router: Router, s: Services): void {

@@ -11,6 +11,8 @@ import { mount, openApiPath, operations } from '../../operations.ts';
 import type { Services } from '../../services.ts';
 import { registerSchema } from '../agents/agents.ts';
 import { documentUrls, PROTOCOL_VERSION } from './service.ts';
+import { GetDocsContentAnswer, GetDocsOpenapiJsonAnswer, GetWellKnownAgentCardJsonAnswer, GetWellKnownAgentRegistrationJsonAnswer } from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 const REPO = new URL('../../../', import.meta.url);
 const text = (schema: string) => ({ 200: { schema: { type: 'string' }, contentType: schema } });
@@ -23,6 +25,7 @@ export const documentOperations = operations({
     summary: 'The OpenAPI 3.1 document of every operation, generated from the route table',
     tags: ['docs'],
     auth: 'none',
+    responses: ok(GetDocsOpenapiJsonAnswer),
   },
   getDocsAgentInstructionsMd: {
     method: 'GET',
@@ -38,6 +41,7 @@ export const documentOperations = operations({
     summary: 'All documentation as JSON, with the webhook events and event payload schemas',
     tags: ['docs'],
     auth: 'none',
+    responses: ok(GetDocsContentAnswer),
   },
   getDocsAiContextTxt: {
     method: 'GET',
@@ -69,6 +73,7 @@ export const documentOperations = operations({
     summary: 'How an agent registers: endpoint, body schema, auth and documents',
     tags: ['docs'],
     auth: 'none',
+    responses: ok(GetWellKnownAgentRegistrationJsonAnswer),
   },
   getWellKnownAgentCardJson: {
     method: 'GET',
@@ -76,6 +81,7 @@ export const documentOperations = operations({
     summary: 'A2A 1.0 agent card of the service',
     tags: ['docs'],
     auth: 'none',
+    responses: ok(GetWellKnownAgentCardJsonAnswer),
   },
 });
 

@@ -4,6 +4,8 @@ import { projectionLags } from '../../../projections/operations.ts';
 import type { ProjectionLag } from '../../../projections/operations.ts';
 import type { Services } from '../../services.ts';
 import { mount, operations } from '../../operations.ts';
+import { GetAnswer, GetDocsVersionAnswer, GetWellKnownServiceKeyJsonAnswer } from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 export const PROTOCOL_VERSION = '3.7.0';
 export const RELEASED_AT = '2026-06-15';
@@ -132,13 +134,14 @@ export const serviceOperations = operations({
     auth: 'none',
     responses: { 200: { schema: READY }, 503: { description: 'Not ready: a store is down, a projection failed or is behind', schema: READY } },
   },
-  get: { method: 'GET', path: '/api/', summary: 'The API root: name, version and where to start', tags: ['docs'], auth: 'none' },
+  get: { method: 'GET', path: '/api/', summary: 'The API root: name, version and where to start', tags: ['docs'], auth: 'none', responses: ok(GetAnswer) },
   getDocsVersion: {
     method: 'GET',
     path: '/api/docs/version',
     summary: 'Protocol version, release date, document URLs and highlights',
     tags: ['docs'],
     auth: 'none',
+    responses: ok(GetDocsVersionAnswer),
   },
   getWellKnownServiceKeyJson: {
     method: 'GET',
@@ -146,6 +149,7 @@ export const serviceOperations = operations({
     summary: 'The public service signing key (JWK set)',
     tags: ['docs'],
     auth: 'none',
+    responses: ok(GetWellKnownServiceKeyJsonAnswer),
   },
 });
 

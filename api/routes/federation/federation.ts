@@ -9,6 +9,14 @@ import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
 import { cursorPaging } from '../social/paging.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import {
+  GetAdminFederationAnswer,
+  GetFederationAgentsAnswer,
+  PostAdminFederationByPeerIdApproveAnswer,
+  PostAdminFederationByPeerIdRejectAnswer,
+  PostFederationRegisterAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 /** Registration requests per client address (no auth). */
 const FEDERATION_LIMIT = { name: 'federation_registrations', points: 10, windowMs: 3600_000 };
@@ -37,15 +45,24 @@ export const federationOperations = operations({
     summary: 'Register a peer network for federation',
     tags: ['federation'],
     auth: 'none',
+    responses: ok(PostFederationRegisterAnswer),
     body: registerSchema,
   },
-  getFederationAgents: { method: 'GET', path: '/api/federation/agents', summary: 'Agents shared with federated peers', tags: ['federation'], auth: 'none' },
+  getFederationAgents: {
+    method: 'GET',
+    path: '/api/federation/agents',
+    summary: 'Agents shared with federated peers',
+    tags: ['federation'],
+    auth: 'none',
+    responses: ok(GetFederationAgentsAnswer),
+  },
   getAdminFederation: {
     method: 'GET',
     path: '/api/admin/federation',
     summary: 'Federation peers (super admin)',
     tags: ['federation'],
     auth: 'admin',
+    responses: ok(GetAdminFederationAnswer),
     query: queryOf('status'),
   },
   postAdminFederationByPeerIdApprove: {
@@ -54,6 +71,7 @@ export const federationOperations = operations({
     summary: 'Approve a peer (super admin)',
     tags: ['federation'],
     auth: 'admin',
+    responses: ok(PostAdminFederationByPeerIdApproveAnswer),
   },
   postAdminFederationByPeerIdReject: {
     method: 'POST',
@@ -61,6 +79,7 @@ export const federationOperations = operations({
     summary: 'Reject a peer (super admin)',
     tags: ['federation'],
     auth: 'admin',
+    responses: ok(PostAdminFederationByPeerIdRejectAnswer),
   },
 });
 

@@ -11,6 +11,8 @@ import type { Services } from '../../services.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import { mount, operations } from '../../operations.ts';
+import { PostFeedUploadImageAnswer } from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 interface UploadedFile {
   filepath: string;
@@ -92,6 +94,7 @@ export const mediaOperations = operations({
     summary: 'Upload an image for a post (multipart/form-data, field file)',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostFeedUploadImageAnswer),
     bodyContentType: 'multipart/form-data',
     rateLimit: LIMITS.writes,
   },

@@ -18,6 +18,21 @@ import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import {
+  GetAgentFeedAnswer,
+  GetAgentPostsAnswer,
+  GetAgentPostsByPostIdAnswer,
+  GetFeedPostsAnswer,
+  GetFeedTopicsAnswer,
+  GetFeedTopicsBySlugAnswer,
+  GetFeedTopicsBySlugPostsAnswer,
+  GetProtocolRoomsAnswer,
+  GetProtocolRoomsBySlugAnswer,
+  GetProtocolRoomsBySlugPostsAnswer,
+  PostAgentPostsAnswer,
+  PostFeedPostsAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 export const pollSchema = {
   type: 'object',
@@ -92,6 +107,7 @@ export const feedOperations = operations({
     summary: 'Publish a post to the feed or a topic room',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostFeedPostsAnswer),
     body: createPostSchema,
     cost: 'post',
     rateLimit: LIMITS.writes,
@@ -102,6 +118,7 @@ export const feedOperations = operations({
     summary: 'The feed: posts, newest first (filter by room or text; poll with after)',
     tags: ['feed'],
     auth: 'none',
+    responses: ok(GetFeedPostsAnswer),
     query: queryOf('limit', 'page', 'after', 'room_slug', 'q', 'room'),
   },
   postAgentPosts: {
@@ -110,6 +127,7 @@ export const feedOperations = operations({
     summary: 'Publish a post (older body shape, alias of POST /api/feed/posts)',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostAgentPostsAnswer),
     body: legacyPostSchema,
     cost: 'post',
     rateLimit: LIMITS.writes,
@@ -120,6 +138,7 @@ export const feedOperations = operations({
     summary: 'The feed (alias of GET /api/feed/posts)',
     tags: ['feed'],
     auth: 'none',
+    responses: ok(GetAgentPostsAnswer),
     query: queryOf('limit', 'page', 'after', 'q', 'room_slug', 'room'),
   },
   getAgentPostsByPostId: {
@@ -128,6 +147,7 @@ export const feedOperations = operations({
     summary: 'One post',
     tags: ['feed'],
     auth: 'none',
+    responses: ok(GetAgentPostsByPostIdAnswer),
     query: queryOf('limit', 'page', 'after', 'room_slug', 'q', 'room'),
   },
   getAgentFeed: {
@@ -136,15 +156,17 @@ export const feedOperations = operations({
     summary: 'The feed (alias of GET /api/feed/posts)',
     tags: ['feed'],
     auth: 'none',
+    responses: ok(GetAgentFeedAnswer),
     query: queryOf('limit', 'page', 'after', 'room_slug', 'q', 'room'),
   },
-  getFeedTopics: { method: 'GET', path: '/api/feed/topics', summary: 'Topic rooms', tags: ['feed'], auth: 'none' },
+  getFeedTopics: { method: 'GET', path: '/api/feed/topics', summary: 'Topic rooms', tags: ['feed'], auth: 'none', responses: ok(GetFeedTopicsAnswer) },
   getFeedTopicsBySlug: {
     method: 'GET',
     path: '/api/feed/topics/:slug',
     summary: 'A topic room',
     tags: ['feed'],
     auth: 'none',
+    responses: ok(GetFeedTopicsBySlugAnswer),
     query: queryOf('limit', 'page'),
   },
   getFeedTopicsBySlugPosts: {
@@ -153,15 +175,24 @@ export const feedOperations = operations({
     summary: 'Posts in a topic room',
     tags: ['feed'],
     auth: 'none',
+    responses: ok(GetFeedTopicsBySlugPostsAnswer),
     query: queryOf('limit', 'page', 'after'),
   },
-  getProtocolRooms: { method: 'GET', path: '/api/protocol/rooms', summary: 'Topic rooms (alias of GET /api/feed/topics)', tags: ['feed'], auth: 'none' },
+  getProtocolRooms: {
+    method: 'GET',
+    path: '/api/protocol/rooms',
+    summary: 'Topic rooms (alias of GET /api/feed/topics)',
+    tags: ['feed'],
+    auth: 'none',
+    responses: ok(GetProtocolRoomsAnswer),
+  },
   getProtocolRoomsBySlug: {
     method: 'GET',
     path: '/api/protocol/rooms/:slug',
     summary: 'A topic room (alias)',
     tags: ['feed'],
     auth: 'none',
+    responses: ok(GetProtocolRoomsBySlugAnswer),
     query: queryOf('limit', 'page'),
   },
   getProtocolRoomsBySlugPosts: {
@@ -170,6 +201,7 @@ export const feedOperations = operations({
     summary: 'Posts in a topic room (alias)',
     tags: ['feed'],
     auth: 'none',
+    responses: ok(GetProtocolRoomsBySlugPostsAnswer),
     query: queryOf('limit', 'page', 'after'),
   },
 });

@@ -18,6 +18,16 @@ import { createPostSchema, postDraft } from './posts.ts';
 import type { PostInput } from './posts.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import {
+  DeleteAgentRoomsBySlugPinByPostIdAnswer,
+  DeleteFeedPostsScheduledByPostIdAnswer,
+  GetAgentRoomsBySlugPinnedAnswer,
+  GetFeedPostsScheduledAnswer,
+  GetFeedTrendingAnswer,
+  PostAgentRoomsBySlugPinByPostIdAnswer,
+  PostFeedPostsScheduleAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 export const scheduleSchema = {
   ...createPostSchema,
@@ -63,6 +73,7 @@ export const schedulingOperations = operations({
     summary: 'Schedule a post for later',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(PostFeedPostsScheduleAnswer),
     body: scheduleSchema,
     rateLimit: LIMITS.schedules,
     cost: 'schedule_post',
@@ -73,6 +84,7 @@ export const schedulingOperations = operations({
     summary: 'Your scheduled posts',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(GetFeedPostsScheduledAnswer),
     query: queryOf('limit', 'page'),
   },
   deleteFeedPostsScheduledByPostId: {
@@ -81,6 +93,7 @@ export const schedulingOperations = operations({
     summary: 'Cancel a scheduled post (refunded)',
     tags: ['feed'],
     auth: 'key_or_bearer',
+    responses: ok(DeleteFeedPostsScheduledByPostIdAnswer),
     rateLimit: LIMITS.writes,
   },
   getFeedTrending: {
@@ -89,6 +102,7 @@ export const schedulingOperations = operations({
     summary: 'Trending hashtags of the last 7 days',
     tags: ['feed'],
     auth: 'none',
+    responses: ok(GetFeedTrendingAnswer),
   },
   postAgentRoomsBySlugPinByPostId: {
     method: 'POST',
@@ -96,6 +110,7 @@ export const schedulingOperations = operations({
     summary: 'Pin a post in a room',
     tags: ['feed'],
     auth: 'bearer',
+    responses: ok(PostAgentRoomsBySlugPinByPostIdAnswer),
     rateLimit: LIMITS.pins,
   },
   deleteAgentRoomsBySlugPinByPostId: {
@@ -104,6 +119,7 @@ export const schedulingOperations = operations({
     summary: 'Unpin a post in a room',
     tags: ['feed'],
     auth: 'bearer',
+    responses: ok(DeleteAgentRoomsBySlugPinByPostIdAnswer),
     rateLimit: LIMITS.pins,
   },
   getAgentRoomsBySlugPinned: {
@@ -112,6 +128,7 @@ export const schedulingOperations = operations({
     summary: "A room's pinned posts",
     tags: ['feed'],
     auth: 'none',
+    responses: ok(GetAgentRoomsBySlugPinnedAnswer),
   },
 });
 

@@ -12,6 +12,16 @@ import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations } from '../../operations.ts';
+import {
+  GetAuthMeAnswer,
+  PostAuthForgotPasswordAnswer,
+  PostAuthLoginAnswer,
+  PostAuthRefreshAnswer,
+  PostAuthResetPasswordAnswer,
+  PostAuthSendVerificationOtpAnswer,
+  PostAuthVerifyEmailOtpAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 /**
  * Per client address on every auth endpoint; failed sign-ins per account and client address
@@ -89,6 +99,7 @@ export const authOperations = operations({
     summary: 'Sign-up: e-mail a verification code',
     tags: ['humans'],
     auth: 'none',
+    responses: ok(PostAuthSendVerificationOtpAnswer),
     body: schemas.sendOtp,
     rateLimit: AUTH_LIMITS.auth,
   },
@@ -98,6 +109,7 @@ export const authOperations = operations({
     summary: 'Sign-up: verify the code and set a password (signs in)',
     tags: ['humans'],
     auth: 'none',
+    responses: ok(PostAuthVerifyEmailOtpAnswer),
     body: schemas.verify,
     rateLimit: AUTH_LIMITS.auth,
   },
@@ -107,6 +119,7 @@ export const authOperations = operations({
     summary: 'Sign in with e-mail and password',
     tags: ['humans'],
     auth: 'none',
+    responses: ok(PostAuthLoginAnswer),
     body: schemas.login,
     rateLimit: AUTH_LIMITS.loginFailures,
   },
@@ -116,6 +129,7 @@ export const authOperations = operations({
     summary: 'Exchange a refresh token for new tokens',
     tags: ['humans'],
     auth: 'none',
+    responses: ok(PostAuthRefreshAnswer),
     body: schemas.refresh,
     rateLimit: AUTH_LIMITS.auth,
   },
@@ -125,6 +139,7 @@ export const authOperations = operations({
     summary: 'E-mail a password reset code',
     tags: ['humans'],
     auth: 'none',
+    responses: ok(PostAuthForgotPasswordAnswer),
     body: schemas.forgot,
     rateLimit: AUTH_LIMITS.auth,
   },
@@ -134,10 +149,11 @@ export const authOperations = operations({
     summary: 'Reset the password with the code',
     tags: ['humans'],
     auth: 'none',
+    responses: ok(PostAuthResetPasswordAnswer),
     body: schemas.reset,
     rateLimit: AUTH_LIMITS.auth,
   },
-  getAuthMe: { method: 'GET', path: '/api/auth/me', summary: 'The signed-in user', tags: ['humans'], auth: 'bearer' },
+  getAuthMe: { method: 'GET', path: '/api/auth/me', summary: 'The signed-in user', tags: ['humans'], auth: 'bearer', responses: ok(GetAuthMeAnswer) },
 });
 
 export function authRoutes(router: Router, s: Services): void {

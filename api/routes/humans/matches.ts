@@ -13,6 +13,16 @@ import { validate } from '../../validation.ts';
 import { requireUser } from './auth.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations } from '../../operations.ts';
+import {
+  DeleteMessagesByMessageIdAnswer,
+  GetMessagesByMatchIdOpenersAnswer,
+  GetMessagesByMatchIdQuickRepliesAnswer,
+  GetMessagesUnreadCountAnswer,
+  PostAdminMatchesAnswer,
+  PostMessagesAnswer,
+  PostMessagesByMessageIdReportAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 const body = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required, properties });
 const userId = { type: 'string', minLength: 1, maxLength: 64 };
@@ -39,6 +49,7 @@ export const matchOperations = operations({
     summary: 'Create a match between two members (super admin)',
     tags: ['humans'],
     auth: 'admin',
+    responses: ok(PostAdminMatchesAnswer),
     body: schemas.match,
   },
   postMessages: {
@@ -47,10 +58,18 @@ export const matchOperations = operations({
     summary: 'Send a message in a match',
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(PostMessagesAnswer),
     body: schemas.message,
     rateLimit: LIMITS.writes,
   },
-  getMessagesUnreadCount: { method: 'GET', path: '/api/messages/unread/count', summary: 'Your unread match messages', tags: ['humans'], auth: 'bearer' },
+  getMessagesUnreadCount: {
+    method: 'GET',
+    path: '/api/messages/unread/count',
+    summary: 'Your unread match messages',
+    tags: ['humans'],
+    auth: 'bearer',
+    responses: ok(GetMessagesUnreadCountAnswer),
+  },
   getMessagesByMatchId: {
     method: 'GET',
     path: '/api/messages/:match_id',
@@ -65,6 +84,7 @@ export const matchOperations = operations({
     summary: 'Delete your message',
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(DeleteMessagesByMessageIdAnswer),
   },
   postMessagesByMessageIdReport: {
     method: 'POST',
@@ -72,6 +92,7 @@ export const matchOperations = operations({
     summary: 'Report a message',
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(PostMessagesByMessageIdReportAnswer),
     body: schemas.report,
   },
   getMessagesByMatchIdOpeners: {
@@ -80,6 +101,7 @@ export const matchOperations = operations({
     summary: 'Suggested openers for a match',
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(GetMessagesByMatchIdOpenersAnswer),
   },
   getMessagesByMatchIdQuickReplies: {
     method: 'GET',
@@ -87,6 +109,7 @@ export const matchOperations = operations({
     summary: 'Suggested quick replies for a match',
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(GetMessagesByMatchIdQuickRepliesAnswer),
   },
 });
 

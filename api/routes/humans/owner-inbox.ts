@@ -13,6 +13,8 @@ import { validate } from '../../validation.ts';
 import { requireUser } from './auth.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations } from '../../operations.ts';
+import { GetAgentMyInboxAnswer, GetAgentMyInboxByAgentIdThreadAnswer, PostAgentMyInboxByAgentIdReplyAnswer } from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 const replySchema = {
   type: 'object',
@@ -39,6 +41,7 @@ export const ownerInboxOperations = operations({
     summary: "The signed-in owner's inbox of DMs to their agent",
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(GetAgentMyInboxAnswer),
   },
   getAgentMyInboxByAgentIdThread: {
     method: 'GET',
@@ -46,6 +49,7 @@ export const ownerInboxOperations = operations({
     summary: "The owner's thread with one agent",
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(GetAgentMyInboxByAgentIdThreadAnswer),
   },
   postAgentMyInboxByAgentIdReply: {
     method: 'POST',
@@ -53,6 +57,7 @@ export const ownerInboxOperations = operations({
     summary: "Reply as owner to an agent's DM",
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(PostAgentMyInboxByAgentIdReplyAnswer),
     body: replySchema,
     rateLimit: LIMITS.writes,
     cost: 'owner_dm_reply',

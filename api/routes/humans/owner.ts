@@ -13,6 +13,14 @@ import { paging, validate } from '../../validation.ts';
 import { requireUser } from './auth.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import {
+  GetSvcDigestsAnswer,
+  GetSvcMyAgentAutoPostPrefsAnswer,
+  PatchSvcMyAgentAutoPostPrefsAnswer,
+  PostAgentDraftCommentAnswer,
+  PostSvcDigestsByDigestIdReadAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 /** Bearer only: the signed-in user and the agent linked to them (401 without one, as on K|J routes). */
 export function requireOwnedAgent(ctx: Context): { userId: string; agentId: string } {
@@ -41,6 +49,7 @@ export const ownerOperations = operations({
     summary: "Your agent's auto-post preferences (owner)",
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(GetSvcMyAgentAutoPostPrefsAnswer),
   },
   patchSvcMyAgentAutoPostPrefs: {
     method: 'PATCH',
@@ -48,6 +57,7 @@ export const ownerOperations = operations({
     summary: "Update your agent's auto-post preferences (owner)",
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(PatchSvcMyAgentAutoPostPrefsAnswer),
     body: prefsSchema,
     rateLimit: LIMITS.writes,
   },
@@ -57,6 +67,7 @@ export const ownerOperations = operations({
     summary: 'Your digests',
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(GetSvcDigestsAnswer),
     query: queryOf('limit', 'page'),
   },
   postSvcDigestsByDigestIdRead: {
@@ -65,6 +76,7 @@ export const ownerOperations = operations({
     summary: 'Mark a digest read',
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(PostSvcDigestsByDigestIdReadAnswer),
   },
   postAgentDraftComment: {
     method: 'POST',
@@ -72,6 +84,7 @@ export const ownerOperations = operations({
     summary: 'Draft a comment on a post for the owner to review',
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(PostAgentDraftCommentAnswer),
     body: draftSchema,
   },
 });

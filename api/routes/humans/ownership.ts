@@ -26,6 +26,18 @@ import { validate } from '../../validation.ts';
 import { AUTH_LIMITS, requireUser } from './auth.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations } from '../../operations.ts';
+import {
+  GetProtocolEliteKeyAnswer,
+  PostProtocolAgentsByIdClaimLiteRequestOtpAnswer,
+  PostProtocolAgentsByIdClaimLiteVerifyAnswer,
+  PostProtocolAgentsByIdRegenerateKeyAnswer,
+  PostProtocolAgentsByIdRegenerateKeyRequestOtpAnswer,
+  PostProtocolAgentsByIdRotateKeyAnswer,
+  PostProtocolClaimAnswer,
+  PostProtocolClaimRequestOtpAnswer,
+  PostProtocolEliteKeyRegenerateAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 const body = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required, properties });
 const otp = { type: 'string', minLength: 1, maxLength: 12 };
@@ -51,6 +63,7 @@ export const ownershipOperations = operations({
     summary: "Lite claim: e-mail a code to the agent's owner address",
     tags: ['humans'],
     auth: 'none',
+    responses: ok(PostProtocolAgentsByIdClaimLiteRequestOtpAnswer),
     body: schemas.empty,
     bodyOptional: true,
     rateLimit: LITE_CLAIM_LIMITS.perAddress,
@@ -61,6 +74,7 @@ export const ownershipOperations = operations({
     summary: 'Lite claim: verify the code',
     tags: ['humans'],
     auth: 'none',
+    responses: ok(PostProtocolAgentsByIdClaimLiteVerifyAnswer),
     body: schemas.otp,
     rateLimit: AUTH_LIMITS.auth,
   },
@@ -70,6 +84,7 @@ export const ownershipOperations = operations({
     summary: "Rotate the agent's API key (owner)",
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(PostProtocolAgentsByIdRotateKeyAnswer),
     body: schemas.empty,
     bodyOptional: true,
   },
@@ -79,6 +94,7 @@ export const ownershipOperations = operations({
     summary: "E-mail a code to regenerate the agent's API key (owner)",
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(PostProtocolAgentsByIdRegenerateKeyRequestOtpAnswer),
     body: schemas.empty,
     bodyOptional: true,
     rateLimit: AUTH_LIMITS.auth,
@@ -89,6 +105,7 @@ export const ownershipOperations = operations({
     summary: "Regenerate the agent's API key with the code (owner)",
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(PostProtocolAgentsByIdRegenerateKeyAnswer),
     body: schemas.otp,
     rateLimit: AUTH_LIMITS.auth,
   },
@@ -98,6 +115,7 @@ export const ownershipOperations = operations({
     summary: 'Full claim: e-mail a code to the owner address of a claim token',
     tags: ['humans'],
     auth: 'none',
+    responses: ok(PostProtocolClaimRequestOtpAnswer),
     body: schemas.claimToken,
     rateLimit: AUTH_LIMITS.auth,
   },
@@ -107,6 +125,7 @@ export const ownershipOperations = operations({
     summary: 'Full claim: link the agent to the signed-in user',
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(PostProtocolClaimAnswer),
     body: schemas.claim,
     rateLimit: AUTH_LIMITS.auth,
   },
@@ -116,6 +135,7 @@ export const ownershipOperations = operations({
     summary: "The signed-in user's elite key (402 plan_required without a paid plan)",
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(GetProtocolEliteKeyAnswer),
     errors: [402],
   },
   postProtocolEliteKeyRegenerate: {
@@ -124,6 +144,7 @@ export const ownershipOperations = operations({
     summary: 'Regenerate the elite key',
     tags: ['humans'],
     auth: 'bearer',
+    responses: ok(PostProtocolEliteKeyRegenerateAnswer),
     body: schemas.empty,
     bodyOptional: true,
   },

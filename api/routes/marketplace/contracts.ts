@@ -13,7 +13,8 @@ import type { Auth, Operation } from '../../operations.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { CompleteBody, ContractQuery } from './schemas.ts';
-import { CompleteBody as CompleteSchema, ContractQuery as QuerySchema, ContractView, TransitionBody } from './schemas.ts';
+import { CompleteBody as CompleteSchema, ContractQuery as QuerySchema, ContractView, RulingAnswer, TransitionBody } from './schemas.ts';
+import { ok } from '../schemas.ts';
 import type { Family } from './views.ts';
 import { caller, contractMailing, contractView, writerOf } from './views.ts';
 
@@ -54,7 +55,7 @@ function contractOperationsOf(prefix: string, auth: Auth, who: string) {
     complete: verb('complete', 'Requester: complete the contract (optional rating 1-5)'),
     cancel: verb('cancel', 'Either party: cancel an open or accepted contract'),
     dispute: verb('dispute', 'Either party: dispute the contract'),
-    ruling: op({ method: 'GET', path: `${prefix}/:id/ruling`, summary: `The signed ruling of a resolved dispute (${who})` }),
+    ruling: op({ method: 'GET', path: `${prefix}/:id/ruling`, summary: `The signed ruling of a resolved dispute (${who})`, responses: ok(RulingAnswer) }),
   } satisfies Record<PartyVerb | 'list' | 'detail' | 'ruling', Operation>;
 }
 

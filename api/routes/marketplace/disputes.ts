@@ -12,6 +12,8 @@ import { SERVICE_KEY_PATH } from './contracts.ts';
 import type { ResolveBody } from './schemas.ts';
 import { ContractView, ResolveBody as ResolveSchema } from './schemas.ts';
 import { contractMailing, contractView, trailEntry } from './views.ts';
+import { DisputeDetail, EvidenceBundle, ResolveAnswer } from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 export const disputeOperations = operations({
   getAdminDisputes: {
@@ -33,6 +35,7 @@ export const disputeOperations = operations({
     summary: "Super admin: a dispute with its contract's audit trail (from the contract's stream)",
     tags: ['marketplace'],
     auth: 'admin',
+    responses: ok(DisputeDetail),
   },
   getAdminDisputesByContractIdEvidence: {
     method: 'GET',
@@ -40,6 +43,7 @@ export const disputeOperations = operations({
     summary: "Super admin: the dispute's evidence bundle (events with their hash chain)",
     tags: ['marketplace'],
     auth: 'admin',
+    responses: ok(EvidenceBundle),
   },
   postAdminDisputesByContractIdResolve: {
     method: 'POST',
@@ -47,6 +51,7 @@ export const disputeOperations = operations({
     summary: 'Super admin: resolve a dispute with a signed ruling',
     tags: ['marketplace'],
     auth: 'admin',
+    responses: ok(ResolveAnswer),
     body: ResolveSchema,
   },
 });

@@ -25,7 +25,16 @@ import type { Auth, Operation } from '../../operations.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { CreateListingBody, ListingQuery, RespondBody } from './schemas.ts';
-import { CreateListingBody as CreateSchema, ListingQuery as QuerySchema, ListingView, RespondBody as RespondSchema, ResponseView } from './schemas.ts';
+import {
+  CreateListingBody as CreateSchema,
+  ListingDeleted,
+  ListingDetail,
+  ListingQuery as QuerySchema,
+  ListingView,
+  RespondBody as RespondSchema,
+  ResponseView,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 import type { Family } from './views.ts';
 import { caller, contractView, listingView, responseView, writerOf } from './views.ts';
 
@@ -58,7 +67,12 @@ function listingOperations(prefix: string, auth: Auth, who: string) {
       rateLimit: LIMITS.writes,
       responses: { 201: { schema: { ...ListingView, properties: { ...ListingView.properties, ...Charged } } } },
     }),
-    detail: op({ method: 'GET', path: `${prefix}/:intent_id`, summary: `A listing with its owner's trust signals and recent contracts (${who})` }),
+    detail: op({
+      method: 'GET',
+      path: `${prefix}/:intent_id`,
+      summary: `A listing with its owner's trust signals and recent contracts (${who})`,
+      responses: ok(ListingDetail),
+    }),
     respond: op({
       method: 'POST',
       path: `${prefix}/:intent_id/respond`,
@@ -89,7 +103,13 @@ function listingOperations(prefix: string, auth: Auth, who: string) {
       rateLimit: LIMITS.writes,
       responses: { 200: { schema: ListingView } },
     }),
-    delete: op({ method: 'DELETE', path: `${prefix}/:intent_id`, summary: `Delete your listing (${who})`, rateLimit: LIMITS.writes }),
+    delete: op({
+      method: 'DELETE',
+      path: `${prefix}/:intent_id`,
+      summary: `Delete your listing (${who})`,
+      rateLimit: LIMITS.writes,
+      responses: ok(ListingDeleted),
+    }),
   };
 }
 

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ContractStatus, ListingCategory, PricingType, ResolveOutcome } from '../../../events/marketplace.ts';
 import { CONTRACT_STATES, LISTING_CATEGORIES, PRICING_TYPES, RESOLVE_OUTCOMES } from '../../../events/marketplace.ts';
+import { arr, bool, extend, int, map, nullable, nullInt, nullStr, num, obj, str, strs } from '../schemas.ts';
 
 // The marketplace's request and answer shapes, one TypeBox schema each (the JSON Schema ajv
 // validates with, and the TypeScript type), so a route table can declare these routes as they are.
@@ -130,3 +131,67 @@ export const TrailEntry = Type.Object({
   at: Iso,
 });
 export type TrailEntry = Static<typeof TrailEntry>;
+
+// Answers of the listing detail, deletion, rulings and the dispute desk (docs/OPENAPI.md "Response schemas").
+
+/** The owner's trust signals on a listing's detail (api/routes/marketplace/listings.ts). */
+const OwnerSignals = obj({
+  agent_id: str,
+  name: str,
+  is_claimed: bool,
+  trust_score: num,
+  completion_rate: num,
+  contracts_completed: int,
+  deal_close_rate: num,
+  trust_computed_at: nullStr,
+});
+
+/** GET .../marketplace/{intent_id}: the listing, its owner's trust signals and recent contracts. */
+export const ListingDetail = extend(ListingView, {
+  owner: OwnerSignals,
+  recent_contracts: arr(obj({ title: str, state: str, rating: nullInt, opened_at: str, updated_at: str })),
+});
+
+export const ListingDeleted = obj({ intent_id: str, deleted: bool });
+
+/** A signed ruling of a resolved dispute (commands/marketplace: the ruling and its Ed25519 signature). */
+export const SignedRuling = obj({
+  contract_id: str,
+  ruling: obj({
+    format: str,
+    contract_id: str,
+    outcome: str,
+    note: str,
+    ruled_by: str,
+    ruled_at: str,
+    evidence_revision: int,
+    evidence_head: str,
+  }),
+  signature: obj({ alg: str, kid: str, value: str }),
+});
+
+/** GET .../contracts/{id}/ruling. */
+export const RulingAnswer = extend(SignedRuling, { public_key_url: str });
+
+/** GET /api/admin/disputes/{contract_id}: the contract, its audit trail and the ruling once resolved. */
+export const DisputeDetail = obj({
+  contract: extend(ContractView, {}, { disputed_by: nullStr, dispute_note: nullStr }),
+  trail: arr(TrailEntry),
+  ruling: nullable(SignedRuling),
+});
+
+const EvidenceEvent = obj({ position: int, stream: str, revision: int, id: str, type: str, occurred_at: str, actor: nullStr, data: map() });
+
+/** GET /api/admin/disputes/{contract_id}/evidence: the hash-chained evidence bundle. */
+export const EvidenceBundle = obj({
+  format: str,
+  contract_id: str,
+  generated_at: str,
+  listing: nullable(EvidenceEvent),
+  response: nullable(EvidenceEvent),
+  events: arr(EvidenceEvent),
+  chain: obj({ algorithm: str, genesis: str, links: strs, head: str }),
+});
+
+/** POST /api/admin/disputes/{contract_id}/resolve. */
+export const ResolveAnswer = obj({ contract: ContractView, ruling: SignedRuling, public_key_url: str });

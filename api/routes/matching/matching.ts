@@ -12,6 +12,8 @@ import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations } from '../../operations.ts';
+import { PostAgentMatchAnswer } from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 /** Raw terms: at most 20 per list, each 1-60 characters before normalisation. */
 const terms = (minItems: number) => ({ type: 'array', minItems, maxItems: MATCH_TERMS_MAX, items: { type: 'string', minLength: 1, maxLength: 60 } });
@@ -51,6 +53,7 @@ export const matchingOperations = operations({
     summary: 'Run bilateral matching for your agent (gives and asks)',
     tags: ['matching'],
     auth: 'key',
+    responses: ok(PostAgentMatchAnswer),
     body: matchSchema,
     rateLimit: LIMITS.writes,
     cost: 'matching_run',

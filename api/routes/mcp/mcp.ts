@@ -20,6 +20,8 @@ import { mount, operations } from '../../operations.ts';
 import { ERROR_ENVELOPE } from '../../openapi.ts';
 import { callerOf, inProcess, mcpServerFor, serverCard } from './server.ts';
 import type { CallerInfo } from './server.ts';
+import { GetWellKnownMcpJsonAnswer } from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 export const MCP_PATH = '/api/mcp';
 /** The protocol revisions served: the 2025 one through the stateless fallback, the 2026 one through the per-request envelope. */
@@ -153,6 +155,7 @@ export const mcpOperations = operations({
     summary: 'The MCP server card (tools, revisions, endpoint)',
     tags: ['mcp'],
     auth: 'none',
+    responses: ok(GetWellKnownMcpJsonAnswer),
   },
 });
 

@@ -14,6 +14,8 @@ import { afterCursor, checkFreeForm, paging, validate } from '../../validation.t
 import { commandContext, settled, writer } from '../util.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import { GetAgentA2aInboxAnswer, GetAgentByIdPassportAnswer, PostAgentA2aMessageAnswer, PostAgentPassportRegenerateAnswer } from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 const a2aSchema = {
   type: 'object',
@@ -34,6 +36,7 @@ export const a2aOperations = operations({
     summary: 'Send an A2A message (intent and payload) to another agent',
     tags: ['messaging'],
     auth: 'key_or_bearer',
+    responses: ok(PostAgentA2aMessageAnswer),
     body: a2aSchema,
     rateLimit: LIMITS.writes,
     cost: 'a2a_message',
@@ -44,15 +47,24 @@ export const a2aOperations = operations({
     summary: 'Your A2A inbox, polled with after',
     tags: ['messaging'],
     auth: 'key_or_bearer',
+    responses: ok(GetAgentA2aInboxAnswer),
     query: queryOf('limit', 'page', 'after'),
   },
-  getAgentByIdPassport: { method: 'GET', path: '/api/agent/:id/passport', summary: "An agent's signed passport", tags: ['messaging'], auth: 'none' },
+  getAgentByIdPassport: {
+    method: 'GET',
+    path: '/api/agent/:id/passport',
+    summary: "An agent's signed passport",
+    tags: ['messaging'],
+    auth: 'none',
+    responses: ok(GetAgentByIdPassportAnswer),
+  },
   postAgentPassportRegenerate: {
     method: 'POST',
     path: '/api/agent/passport/regenerate',
     summary: 'Issue a new passport for your agent',
     tags: ['messaging'],
     auth: 'key_or_bearer',
+    responses: ok(PostAgentPassportRegenerateAnswer),
     rateLimit: LIMITS.writes,
   },
 });

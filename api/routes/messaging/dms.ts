@@ -13,6 +13,15 @@ import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import {
+  DeleteAgentBlocksByAgentIdAnswer,
+  GetAgentBlocksAnswer,
+  GetProtocolAgentsByIdInboxAnswer,
+  GetProtocolAgentsByIdMatchesAnswer,
+  PostAgentBlocksByAgentIdAnswer,
+  PostProtocolAgentsByIdDmAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 export const dmSchema = {
   type: 'object',
@@ -63,6 +72,7 @@ export const messagingOperations = operations({
     summary: 'Send a direct message to another agent',
     tags: ['messaging'],
     auth: 'key',
+    responses: ok(PostProtocolAgentsByIdDmAnswer),
     body: dmSchema,
     rateLimit: LIMITS.writes,
     cost: 'dm',
@@ -73,6 +83,7 @@ export const messagingOperations = operations({
     summary: "Your agent's inbox (DMs, matches, comments, A2A, pings), polled with after",
     tags: ['messaging'],
     auth: 'key',
+    responses: ok(GetProtocolAgentsByIdInboxAnswer),
     query: queryOf('limit', 'page', 'after'),
   },
   getProtocolAgentsByIdMatches: {
@@ -81,6 +92,7 @@ export const messagingOperations = operations({
     summary: "Your agent's matches",
     tags: ['messaging'],
     auth: 'key',
+    responses: ok(GetProtocolAgentsByIdMatchesAnswer),
     query: queryOf('limit', 'page', 'after'),
   },
   postAgentBlocksByAgentId: {
@@ -89,6 +101,7 @@ export const messagingOperations = operations({
     summary: 'Block an agent',
     tags: ['messaging'],
     auth: 'key_or_bearer',
+    responses: ok(PostAgentBlocksByAgentIdAnswer),
     rateLimit: LIMITS.writes,
   },
   deleteAgentBlocksByAgentId: {
@@ -97,6 +110,7 @@ export const messagingOperations = operations({
     summary: 'Unblock an agent',
     tags: ['messaging'],
     auth: 'key_or_bearer',
+    responses: ok(DeleteAgentBlocksByAgentIdAnswer),
     rateLimit: LIMITS.writes,
   },
   getAgentBlocks: {
@@ -105,6 +119,7 @@ export const messagingOperations = operations({
     summary: 'The agents you block',
     tags: ['messaging'],
     auth: 'key_or_bearer',
+    responses: ok(GetAgentBlocksAnswer),
     query: queryOf('limit', 'page'),
   },
 });

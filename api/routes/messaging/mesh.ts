@@ -17,6 +17,16 @@ import { afterCursor, paging, validate } from '../../validation.ts';
 import { sinceOf } from './dms.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import {
+  GetAgentByIdStatusAnswer,
+  GetAgentGroupDmAnswer,
+  GetAgentGroupDmByThreadIdAnswer,
+  GetAgentNotificationsAnswer,
+  PostAgentGroupDmAnswer,
+  PostAgentGroupDmByThreadIdMessageAnswer,
+  PostAgentHeartbeatAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 const GROUP_DM_MESSAGES: LimitRule = { name: 'group_dm_messages', points: 20, windowMs: 60_000 };
 
@@ -67,6 +77,7 @@ export const meshOperations = operations({
     summary: 'Start a group thread with other agents',
     tags: ['messaging'],
     auth: 'key_or_bearer',
+    responses: ok(PostAgentGroupDmAnswer),
     body: createSchema,
     rateLimit: LIMITS.writes,
     cost: 'mesh_thread_create',
@@ -77,6 +88,7 @@ export const meshOperations = operations({
     summary: 'Your group threads',
     tags: ['messaging'],
     auth: 'key_or_bearer',
+    responses: ok(GetAgentGroupDmAnswer),
     query: queryOf('limit', 'page'),
   },
   getAgentGroupDmByThreadId: {
@@ -85,6 +97,7 @@ export const meshOperations = operations({
     summary: "A group thread's messages",
     tags: ['messaging'],
     auth: 'key_or_bearer',
+    responses: ok(GetAgentGroupDmByThreadIdAnswer),
     query: queryOf('limit', 'page', 'after'),
   },
   postAgentGroupDmByThreadIdMessage: {
@@ -93,6 +106,7 @@ export const meshOperations = operations({
     summary: 'Post a message in a group thread',
     tags: ['messaging'],
     auth: 'key_or_bearer',
+    responses: ok(PostAgentGroupDmByThreadIdMessageAnswer),
     body: messageSchema,
     rateLimit: LIMITS.writes,
     cost: 'mesh_thread_message',
@@ -103,6 +117,7 @@ export const meshOperations = operations({
     summary: 'Your notifications, polled with after',
     tags: ['messaging'],
     auth: 'key_or_bearer',
+    responses: ok(GetAgentNotificationsAnswer),
     query: queryOf('limit', 'page', 'after', 'unread_only'),
   },
   postAgentHeartbeat: {
@@ -111,6 +126,7 @@ export const meshOperations = operations({
     summary: "Report your agent's status and capacity",
     tags: ['messaging'],
     auth: 'key_or_bearer',
+    responses: ok(PostAgentHeartbeatAnswer),
     body: heartbeatSchema,
     rateLimit: LIMITS.writes,
   },
@@ -120,6 +136,7 @@ export const meshOperations = operations({
     summary: "An agent's status (online, degraded, offline)",
     tags: ['messaging'],
     auth: 'none',
+    responses: ok(GetAgentByIdStatusAnswer),
   },
 });
 

@@ -9,7 +9,7 @@ import { roomPageUrl } from '../../../queries/feed/rooms.ts';
 import { sitemapCounts, sitemapPage } from '../../../queries/site/crawlers.ts';
 import type { SitemapKind } from '../../../queries/site/crawlers.ts';
 import type { Services } from '../../services.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { mount, operations } from '../../operations.ts';
 
 /** The sitemap protocol's limit of URLs per file; larger sets are split into pages. */
 export const SITEMAP_URLS_PER_FILE = 50_000;
@@ -86,6 +86,12 @@ ${p.body}
 `;
 }
 
+/** A sitemap file's page (1-based): any other value names a page that does not exist, 404 like the sitemap protocol expects, not 422. */
+const SITEMAP_PAGE = {
+  type: 'object',
+  properties: { page: { type: 'string', description: '1-based page of a large sitemap; a page that does not exist is 404.' } },
+};
+
 export const crawlerOperations = operations({
   getSitemapIndexXml: {
     method: 'GET',
@@ -103,7 +109,7 @@ export const crawlerOperations = operations({
     auth: 'none',
     responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
     errors: [404],
-    query: queryOf('page'),
+    query: SITEMAP_PAGE,
   },
   getSitemapRoomsXml: {
     method: 'GET',
@@ -113,7 +119,7 @@ export const crawlerOperations = operations({
     auth: 'none',
     responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
     errors: [404],
-    query: queryOf('page'),
+    query: SITEMAP_PAGE,
   },
   getSitemapPostsXml: {
     method: 'GET',
@@ -123,7 +129,7 @@ export const crawlerOperations = operations({
     auth: 'none',
     responses: { 200: { contentType: 'application/xml', schema: { type: 'string' } } },
     errors: [404],
-    query: queryOf('page'),
+    query: SITEMAP_PAGE,
   },
   getPreviewBotById: {
     method: 'GET',

@@ -10,6 +10,17 @@ import { paging, validate } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import {
+  GetAdminPartnerLeadsAnswer,
+  GetAnalyticsStatsAnswer,
+  GetPitchDeckSettingsAnswer,
+  GetPublicIndustryStatsAnswer,
+  GetPublicRegionStatsAnswer,
+  PostNdaAcceptAnswer,
+  PostPartnerLeadsAnswer,
+  PutPitchDeckSettingsAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 const Email = Type.String({ minLength: 3, maxLength: 254, format: 'email' });
 const Opt = (max: number) => Type.Optional(Type.Union([Type.String({ maxLength: max }), Type.Null()]));
@@ -44,6 +55,7 @@ export const publicSiteOperations = operations({
     summary: 'Members by region (public, cached for a minute)',
     tags: ['site'],
     auth: 'none',
+    responses: ok(GetPublicRegionStatsAnswer),
   },
   getPublicIndustryStats: {
     method: 'GET',
@@ -51,6 +63,7 @@ export const publicSiteOperations = operations({
     summary: 'Members by industry (public, cached for a minute)',
     tags: ['site'],
     auth: 'none',
+    responses: ok(GetPublicIndustryStatsAnswer),
   },
   postPartnerLeads: {
     method: 'POST',
@@ -58,6 +71,7 @@ export const publicSiteOperations = operations({
     summary: 'Leave your details as a prospective partner',
     tags: ['site'],
     auth: 'none',
+    responses: ok(PostPartnerLeadsAnswer),
     body: PartnerLeadRequest,
     rateLimit: PUBLIC_WRITES,
   },
@@ -67,6 +81,7 @@ export const publicSiteOperations = operations({
     summary: 'Super admin: the partner leads',
     tags: ['site'],
     auth: 'admin',
+    responses: ok(GetAdminPartnerLeadsAnswer),
     query: queryOf('limit', 'page'),
   },
   postAnalyticsPageview: {
@@ -85,6 +100,7 @@ export const publicSiteOperations = operations({
     summary: 'Super admin: page view figures of the last days',
     tags: ['site'],
     auth: 'admin',
+    responses: ok(GetAnalyticsStatsAnswer),
     query: { type: 'object', properties: { days: { type: 'string', pattern: '^\\d+$', description: 'From 1 to 365 (default 30).' } } },
   },
   getPitchDeckSettings: {
@@ -93,6 +109,7 @@ export const publicSiteOperations = operations({
     summary: 'The pitch deck link',
     tags: ['site'],
     auth: 'none',
+    responses: ok(GetPitchDeckSettingsAnswer),
   },
   putPitchDeckSettings: {
     method: 'PUT',
@@ -100,6 +117,7 @@ export const publicSiteOperations = operations({
     summary: 'Super admin: set the pitch deck link',
     tags: ['site'],
     auth: 'admin',
+    responses: ok(PutPitchDeckSettingsAnswer),
     body: PitchDeckSettingsRequest,
   },
   postNdaAccept: {
@@ -108,6 +126,7 @@ export const publicSiteOperations = operations({
     summary: 'Accept the NDA (answers the pitch deck link)',
     tags: ['site'],
     auth: 'none',
+    responses: ok(PostNdaAcceptAnswer),
     body: NdaAcceptRequest,
     rateLimit: PUBLIC_WRITES,
   },

@@ -7,6 +7,16 @@ import { requireAgent } from '../../auth.ts';
 import type { Services } from '../../services.ts';
 import { cursorPaging } from './paging.ts';
 import { mount, operations } from '../../operations.ts';
+import {
+  GetAgentPulseAnswer,
+  GetMeshPulseAnswer,
+  GetMeshSignalsAnswer,
+  GetNetworkIntelligenceAnswer,
+  GetNetworkLeaderboardAnswer,
+  GetProtocolAgentsByIdReputationAnswer,
+  GetProtocolAgentsByIdSimilarAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 const POST_TYPES = ['activity_summary', 'intro_sent', 'deal_opened', 'signal_found'];
 
@@ -28,6 +38,7 @@ export const discoveryOperations = operations({
     summary: "An agent's reputation",
     tags: ['social'],
     auth: 'none',
+    responses: ok(GetProtocolAgentsByIdReputationAnswer),
   },
   getProtocolAgentsByIdSimilar: {
     method: 'GET',
@@ -35,12 +46,41 @@ export const discoveryOperations = operations({
     summary: 'Agents similar to an agent',
     tags: ['social'],
     auth: 'none',
+    responses: ok(GetProtocolAgentsByIdSimilarAnswer),
   },
-  getNetworkIntelligence: { method: 'GET', path: '/api/network/intelligence', summary: 'Network statistics', tags: ['social'], auth: 'none' },
-  getNetworkLeaderboard: { method: 'GET', path: '/api/network/leaderboard', summary: 'Leaderboard of agents', tags: ['social'], auth: 'none' },
-  getAgentPulse: { method: 'GET', path: '/api/agent/pulse', summary: "Your agent's pulse: activity and intents", tags: ['social'], auth: 'key_or_bearer' },
-  getMeshSignals: { method: 'GET', path: '/api/mesh/signals', summary: 'Recent signals across the network', tags: ['social'], auth: 'none' },
-  getMeshPulse: { method: 'GET', path: '/api/mesh/pulse', summary: 'Network pulse', tags: ['social'], auth: 'none' },
+  getNetworkIntelligence: {
+    method: 'GET',
+    path: '/api/network/intelligence',
+    summary: 'Network statistics',
+    tags: ['social'],
+    auth: 'none',
+    responses: ok(GetNetworkIntelligenceAnswer),
+  },
+  getNetworkLeaderboard: {
+    method: 'GET',
+    path: '/api/network/leaderboard',
+    summary: 'Leaderboard of agents',
+    tags: ['social'],
+    auth: 'none',
+    responses: ok(GetNetworkLeaderboardAnswer),
+  },
+  getAgentPulse: {
+    method: 'GET',
+    path: '/api/agent/pulse',
+    summary: "Your agent's pulse: activity and intents",
+    tags: ['social'],
+    auth: 'key_or_bearer',
+    responses: ok(GetAgentPulseAnswer),
+  },
+  getMeshSignals: {
+    method: 'GET',
+    path: '/api/mesh/signals',
+    summary: 'Recent signals across the network',
+    tags: ['social'],
+    auth: 'none',
+    responses: ok(GetMeshSignalsAnswer),
+  },
+  getMeshPulse: { method: 'GET', path: '/api/mesh/pulse', summary: 'Network pulse', tags: ['social'], auth: 'none', responses: ok(GetMeshPulseAnswer) },
 });
 
 export function discoveryRoutes(router: Router, s: Services): void {

@@ -17,6 +17,21 @@ import { validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import {
+  DeleteAgentBondsByAgentIdAnswer,
+  DeleteProtocolAgentsByIdFollowAnswer,
+  GetAgentBondsAnswer,
+  GetAgentBondsByAgentIdAnswer,
+  GetProtocolAgentsByIdFollowersAnswer,
+  GetProtocolAgentsByIdFollowingAnswer,
+  GetProtocolAgentsByIdTrustStampsAnswer,
+  PostAgentBondsByAgentIdAcceptAnswer,
+  PostAgentBondsByAgentIdAnswer,
+  PostAgentBondsByAgentIdDeclineAnswer,
+  PostAgentEndorseByAgentIdAnswer,
+  PostProtocolAgentsByIdFollowAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 export const endorseSchema = {
   type: 'object',
@@ -40,6 +55,7 @@ export const socialGraphOperations = operations({
     summary: 'Follow an agent',
     tags: ['social'],
     auth: 'key',
+    responses: ok(PostProtocolAgentsByIdFollowAnswer),
     rateLimit: LIMITS.writes,
   },
   deleteProtocolAgentsByIdFollow: {
@@ -48,6 +64,7 @@ export const socialGraphOperations = operations({
     summary: 'Unfollow an agent',
     tags: ['social'],
     auth: 'key',
+    responses: ok(DeleteProtocolAgentsByIdFollowAnswer),
     rateLimit: LIMITS.writes,
   },
   getProtocolAgentsByIdFollowers: {
@@ -56,6 +73,7 @@ export const socialGraphOperations = operations({
     summary: "An agent's followers",
     tags: ['social'],
     auth: 'none',
+    responses: ok(GetProtocolAgentsByIdFollowersAnswer),
   },
   getProtocolAgentsByIdFollowing: {
     method: 'GET',
@@ -63,6 +81,7 @@ export const socialGraphOperations = operations({
     summary: 'The agents an agent follows',
     tags: ['social'],
     auth: 'none',
+    responses: ok(GetProtocolAgentsByIdFollowingAnswer),
   },
   getProtocolAgentsByIdTrustStamps: {
     method: 'GET',
@@ -70,6 +89,7 @@ export const socialGraphOperations = operations({
     summary: "An agent's trust stamps",
     tags: ['social'],
     auth: 'none',
+    responses: ok(GetProtocolAgentsByIdTrustStampsAnswer),
     query: queryOf('as_of'),
   },
   postAgentEndorseByAgentId: {
@@ -78,6 +98,7 @@ export const socialGraphOperations = operations({
     summary: 'Give an agent a trust stamp for a capability',
     tags: ['social'],
     auth: 'key_or_bearer',
+    responses: ok(PostAgentEndorseByAgentIdAnswer),
     body: endorseSchema,
     rateLimit: LIMITS.endorse,
   },
@@ -87,6 +108,7 @@ export const socialGraphOperations = operations({
     summary: 'Your bonds (filter by status)',
     tags: ['social'],
     auth: 'key_or_bearer',
+    responses: ok(GetAgentBondsAnswer),
     query: queryOf('status'),
   },
   getAgentBondsByAgentId: {
@@ -95,6 +117,7 @@ export const socialGraphOperations = operations({
     summary: 'Your bond with an agent',
     tags: ['social'],
     auth: 'key_or_bearer',
+    responses: ok(GetAgentBondsByAgentIdAnswer),
     query: queryOf('as_of'),
   },
   postAgentBondsByAgentId: {
@@ -103,6 +126,7 @@ export const socialGraphOperations = operations({
     summary: 'Request a bond with an agent',
     tags: ['social'],
     auth: 'key_or_bearer',
+    responses: ok(PostAgentBondsByAgentIdAnswer),
     rateLimit: LIMITS.writes,
   },
   postAgentBondsByAgentIdAccept: {
@@ -111,6 +135,7 @@ export const socialGraphOperations = operations({
     summary: 'Accept a bond request',
     tags: ['social'],
     auth: 'key_or_bearer',
+    responses: ok(PostAgentBondsByAgentIdAcceptAnswer),
     rateLimit: LIMITS.writes,
   },
   postAgentBondsByAgentIdDecline: {
@@ -119,6 +144,7 @@ export const socialGraphOperations = operations({
     summary: 'Decline a bond request',
     tags: ['social'],
     auth: 'key_or_bearer',
+    responses: ok(PostAgentBondsByAgentIdDeclineAnswer),
     rateLimit: LIMITS.writes,
   },
   deleteAgentBondsByAgentId: {
@@ -127,6 +153,7 @@ export const socialGraphOperations = operations({
     summary: 'End a bond',
     tags: ['social'],
     auth: 'key_or_bearer',
+    responses: ok(DeleteAgentBondsByAgentIdAnswer),
     rateLimit: LIMITS.writes,
   },
 });

@@ -31,6 +31,21 @@ import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import {
+  GetMembersAnswer,
+  GetMembersByUserIdResearchAnswer,
+  GetMembersByUserIdWhyMeetAnswer,
+  GetProtocolBuildersAnswer,
+  GetProtocolBuildersByUserIdAnswer,
+  GetSvcIntrosAnswer,
+  PatchAuthMeAnswer,
+  PostAgentIntrosAnswer,
+  PostMembersMatchAnswer,
+  PostProtocolMatchSearchAnswer,
+  PostSvcIntrosByIntroIdApproveAnswer,
+  PostSvcIntrosByIntroIdDeclineAnswer,
+} from './schemas.ts';
+import { ok } from '../schemas.ts';
 
 const slugs = { type: 'array', maxItems: 10, items: { type: 'string', minLength: 1, maxLength: 60 } };
 const profileSchema = {
@@ -84,6 +99,7 @@ export const memberOperations = operations({
     summary: "Update the signed-in member's profile",
     tags: ['social'],
     auth: 'bearer',
+    responses: ok(PatchAuthMeAnswer),
     body: profileSchema,
   },
   getMembers: {
@@ -92,6 +108,7 @@ export const memberOperations = operations({
     summary: 'Browse members (search, industry)',
     tags: ['social'],
     auth: 'key',
+    responses: ok(GetMembersAnswer),
     query: queryOf('limit', 'page', 'q', 'industry'),
   },
   postMembersMatch: {
@@ -100,6 +117,7 @@ export const memberOperations = operations({
     summary: 'Find members whose gives and asks match yours',
     tags: ['social'],
     auth: 'key_or_bearer',
+    responses: ok(PostMembersMatchAnswer),
     body: bilateralSchema,
   },
   getMembersByUserIdResearch: {
@@ -108,6 +126,7 @@ export const memberOperations = operations({
     summary: 'Research a member',
     tags: ['social'],
     auth: 'key_or_bearer',
+    responses: ok(GetMembersByUserIdResearchAnswer),
   },
   getMembersByUserIdWhyMeet: {
     method: 'GET',
@@ -115,6 +134,7 @@ export const memberOperations = operations({
     summary: 'Why you and a member should meet',
     tags: ['social'],
     auth: 'key_or_bearer',
+    responses: ok(GetMembersByUserIdWhyMeetAnswer),
   },
   postProtocolMatchSearch: {
     method: 'POST',
@@ -122,6 +142,7 @@ export const memberOperations = operations({
     summary: 'Search members by intent',
     tags: ['social'],
     auth: 'key',
+    responses: ok(PostProtocolMatchSearchAnswer),
     body: searchSchema,
   },
   postAgentIntros: {
@@ -130,17 +151,26 @@ export const memberOperations = operations({
     summary: 'Request an introduction to a member',
     tags: ['social'],
     auth: 'key_or_bearer',
+    responses: ok(PostAgentIntrosAnswer),
     body: introSchema,
     rateLimit: LIMITS.writes,
     cost: 'intro_request',
   },
-  getSvcIntros: { method: 'GET', path: '/api/svc/intros', summary: 'Introductions waiting for your approval', tags: ['social'], auth: 'bearer' },
+  getSvcIntros: {
+    method: 'GET',
+    path: '/api/svc/intros',
+    summary: 'Introductions waiting for your approval',
+    tags: ['social'],
+    auth: 'bearer',
+    responses: ok(GetSvcIntrosAnswer),
+  },
   postSvcIntrosByIntroIdApprove: {
     method: 'POST',
     path: '/api/svc/intros/:intro_id/approve',
     summary: 'Approve an introduction',
     tags: ['social'],
     auth: 'bearer',
+    responses: ok(PostSvcIntrosByIntroIdApproveAnswer),
   },
   postSvcIntrosByIntroIdDecline: {
     method: 'POST',
@@ -148,6 +178,7 @@ export const memberOperations = operations({
     summary: 'Decline an introduction',
     tags: ['social'],
     auth: 'bearer',
+    responses: ok(PostSvcIntrosByIntroIdDeclineAnswer),
   },
   getProtocolBuilders: {
     method: 'GET',
@@ -155,6 +186,7 @@ export const memberOperations = operations({
     summary: 'Builder profiles (filter by capability, industry)',
     tags: ['social'],
     auth: 'none',
+    responses: ok(GetProtocolBuildersAnswer),
     query: queryOf('capability', 'industry'),
   },
   getProtocolBuildersByUserId: {
@@ -163,6 +195,7 @@ export const memberOperations = operations({
     summary: 'A builder profile',
     tags: ['social'],
     auth: 'none',
+    responses: ok(GetProtocolBuildersByUserIdAnswer),
   },
 });
 

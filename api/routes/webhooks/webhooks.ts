@@ -49,6 +49,9 @@ const ReplayAnswer = {
   },
 };
 
+import { DeliveryPage, SecretRegenerated, TestFireAnswer, WebhookConfig, WebhookHealth } from './schemas.ts';
+import { ok } from '../schemas.ts';
+
 const patchSchema = {
   type: 'object',
   additionalProperties: false,
@@ -106,6 +109,7 @@ export const webhookOperations = operations({
     summary: "Your webhook's configuration and status",
     tags: ['webhooks'],
     auth: 'key',
+    responses: ok(WebhookConfig),
   },
   patchProtocolAgentsByIdWebhook: {
     method: 'PATCH',
@@ -113,6 +117,7 @@ export const webhookOperations = operations({
     summary: 'Configure your webhook (URL, event filter, signature scheme)',
     tags: ['webhooks'],
     auth: 'key',
+    responses: ok(WebhookConfig),
     body: patchSchema,
     bodyOptional: true,
     rateLimit: LIMITS.writes,
@@ -123,6 +128,7 @@ export const webhookOperations = operations({
     summary: 'Rotate the webhook secret (the previous one keeps signing for a while)',
     tags: ['webhooks'],
     auth: 'key',
+    responses: ok(SecretRegenerated),
     body: regenerateSchema,
     bodyOptional: true,
     rateLimit: LIMITS.writes,
@@ -133,6 +139,7 @@ export const webhookOperations = operations({
     summary: 'Webhook health: recent attempts, success rate, pending deliveries',
     tags: ['webhooks'],
     auth: 'key_or_bearer',
+    responses: ok(WebhookHealth),
   },
   getAgentWebhooksDeliveries: {
     method: 'GET',
@@ -140,6 +147,7 @@ export const webhookOperations = operations({
     summary: 'The delivery log (every attempt), paged by the one cursor',
     tags: ['webhooks'],
     auth: 'key_or_bearer',
+    responses: ok(DeliveryPage),
     query: queryOf('limit', 'page', 'after'),
   },
   postAgentWebhooksReplay: {
@@ -170,6 +178,7 @@ export const webhookOperations = operations({
     summary: 'Send a svc_ping event to your inbox and webhook',
     tags: ['webhooks'],
     auth: 'key_or_bearer',
+    responses: ok(TestFireAnswer),
     rateLimit: LIMITS.writes,
   },
 });

@@ -1,0 +1,51 @@
+import type { Answer } from '../operations.ts';
+import type { Schema } from '../validation.ts';
+
+// Building blocks of the documented answer schemas (docs/OPENAPI.md "Response schemas"). Answers
+// stay open (`additionalProperties` is not set): a new field is not a breaking change; `required`
+// lists the fields every answer carries.
+
+export const str: Schema = { type: 'string' };
+export const int: Schema = { type: 'integer' };
+export const num: Schema = { type: 'number' };
+export const bool: Schema = { type: 'boolean' };
+/** A value of any JSON type (free-form data such as an event's payload). */
+export const any: Schema = {};
+/** An object whose keys are data (counts by name, a free-form payload). */
+export const map = (values: Schema = {}): Schema => ({ type: 'object', additionalProperties: values });
+export const nullStr: Schema = { type: ['string', 'null'] };
+export const nullInt: Schema = { type: ['integer', 'null'] };
+export const nullNum: Schema = { type: ['number', 'null'] };
+export const nullBool: Schema = { type: ['boolean', 'null'] };
+/** A schema or null. */
+export const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: 'null' }] });
+export const arr = (items: Schema): Schema => ({ type: 'array', items });
+export const strs: Schema = arr(str);
+export const literal = (value: string | number | boolean): Schema => ({ const: value });
+export const oneOf = (...values: string[]): Schema => ({ type: 'string', enum: values });
+
+/** An object answer: `required` fields always there, `optional` ones sometimes. */
+export function obj(required: Record<string, Schema>, optional: Record<string, Schema> = {}): Schema {
+  return { type: 'object', required: Object.keys(required), properties: { ...required, ...optional } };
+}
+
+/** The same object with more fields. */
+export function extend(base: Schema, required: Record<string, Schema>, optional: Record<string, Schema> = {}): Schema {
+  const b = base as { required?: string[]; properties?: Record<string, Schema> };
+  return {
+    type: 'object',
+    required: [...new Set([...(b.required ?? []), ...Object.keys(required)])],
+    properties: { ...(b.properties ?? {}), ...required, ...optional },
+  };
+}
+
+/** A skip/limit page: `{items, total, page, limit}` (DECISIONS.md "Lists"), plus the cursor fields when given. */
+export function pageOf(item: Schema, extra: Record<string, Schema> = {}, optional: Record<string, Schema> = {}): Schema {
+  return obj({ items: arr(item), total: int, page: int, limit: int, ...extra }, optional);
+}
+
+/** The cursor fields of a list that can be resumed (queries/cursor.ts). */
+export const CURSOR_FIELDS: Record<string, Schema> = { next_cursor: nullStr, has_more: bool };
+
+/** The 200 answer of an operation with this JSON schema (an Operation's `responses`). */
+export const ok = (schema: Schema): Record<number, Answer> => ({ 200: { schema } });

@@ -1,0 +1,93 @@
+import { arr, bool, int, nullStr, num, obj, str } from '../schemas.ts';
+
+// Answer schemas of this area (docs/OPENAPI.md "Response schemas"): drafted from the answers the API
+// tests receive, checked against the view functions that build them.
+
+/** getPublicRegionStats 200 */
+export const GetPublicRegionStatsAnswer = obj({
+  regions: arr(
+    obj({
+      region: nullStr,
+      count: int,
+    }),
+  ),
+  total: int,
+  as_of: str,
+});
+
+/** getPublicIndustryStats 200 */
+export const GetPublicIndustryStatsAnswer = obj({
+  industries: arr(
+    obj({
+      industry: nullStr,
+      count: int,
+    }),
+  ),
+  total: int,
+  as_of: str,
+});
+
+/** postPartnerLeads 200 */
+export const PostPartnerLeadsAnswer = obj({
+  lead_id: str,
+  received: bool,
+  message: str,
+});
+
+/** getAdminPartnerLeads 200 */
+export const GetAdminPartnerLeadsAnswer = obj({
+  total: int,
+  leads: arr(
+    obj({
+      lead_id: str,
+      name: str,
+      email: str,
+      company: str,
+      role: nullStr,
+      message: str,
+      submitted_at: str,
+    }),
+  ),
+  page: int,
+  limit: int,
+});
+
+/** getAnalyticsStats 200 */
+export const GetAnalyticsStatsAnswer = obj({
+  days: int,
+  since: str,
+  total_views: num,
+  unique_sessions: num,
+  views_per_path: arr(
+    obj({
+      path: str,
+      views: num,
+    }),
+  ),
+  views_per_day: arr(
+    obj({
+      date: str,
+      views: num,
+      unique_sessions: num,
+    }),
+  ),
+});
+
+/** getPitchDeckSettings 200 */
+export const GetPitchDeckSettingsAnswer = obj({
+  url: nullStr,
+  updated_at: nullStr,
+});
+
+/** putPitchDeckSettings 200 */
+export const PutPitchDeckSettingsAnswer = obj({
+  url: str,
+  updated_at: nullStr,
+});
+
+/** postNdaAccept 200 */
+export const PostNdaAcceptAnswer = obj({
+  acceptance_id: str,
+  accepted_at: str,
+  deck_url: nullStr,
+});
