@@ -121,38 +121,5 @@ export const PostCreditsSandboxPayAnswer = obj({
   verify_url: str,
 });
 
-/** getAdminAgentsByAgentIdCreditsStatement 200 */
-export const GetAdminAgentsByAgentIdCreditsStatementAnswer = obj({
-  statement: obj({
-    version: int,
-    agent_id: str,
-    period: obj({
-      from: str,
-      to: str,
-    }),
-    previous_hash: str,
-    last_hash: str,
-    opening_balance_mc: num,
-    closing_balance_mc: num,
-    balance_checked: bool,
-    entries: arr(
-      obj({
-        type: str,
-        event_id: str,
-        position: int,
-        action: str,
-        amount_mc: num,
-        balance_after_mc: num,
-        created_at: str,
-        hash: str,
-      }),
-    ),
-    issued_at: str,
-    key_id: str,
-  }),
-  signature: obj({
-    alg: str,
-    kid: str,
-    value: str,
-  }),
-});
+/** getAdminAgentsByAgentIdCreditsStatement 200: the agent's own statement, as an admin reads it. */
+export const GetAdminAgentsByAgentIdCreditsStatementAnswer = GetProtocolAgentsByAgentIdCreditsStatementAnswer;

@@ -1,9 +1,23 @@
-import { arr, bool, int, map, nullStr, num, obj, str, strs, nullNum } from '../schemas.ts';
+import { arr, bool, extend, int, map, nullStr, num, obj, str, strs, nullNum } from '../schemas.ts';
 import { AgentPublic } from '../agents/schemas.ts';
 import { PostView } from '../feed/schemas.ts';
 
 // Answer schemas of this area (docs/OPENAPI.md "Response schemas"): drafted from the answers the API
 // tests receive, checked against the view functions that build them.
+
+/** A member's public profile (queries/social/members.ts): no e-mail, ever. */
+const MemberProfile = obj({
+  user_id: str,
+  full_name: nullStr,
+  headline: nullStr,
+  bio: nullStr,
+  industry: nullStr,
+  region: nullStr,
+  gives: strs,
+  asks: strs,
+  agent_count: int,
+  updated_at: nullStr,
+});
 
 /** postProtocolAgentsByIdFollow 200 */
 export const PostProtocolAgentsByIdFollowAnswer = obj({
@@ -276,36 +290,13 @@ export const GetMeshPulseAnswer = obj({
 });
 
 /** patchAuthMe 200 */
-export const PatchAuthMeAnswer = obj({
-  user_id: str,
-  full_name: nullStr,
-  headline: nullStr,
-  bio: nullStr,
-  industry: nullStr,
-  region: nullStr,
-  gives: strs,
-  asks: strs,
-  agent_count: int,
-  updated_at: nullStr,
+export const PatchAuthMeAnswer = extend(MemberProfile, {
   discoverable: bool,
 });
 
 /** getMembers 200 */
 export const GetMembersAnswer = obj({
-  members: arr(
-    obj({
-      user_id: str,
-      full_name: nullStr,
-      headline: nullStr,
-      bio: nullStr,
-      industry: nullStr,
-      region: nullStr,
-      gives: strs,
-      asks: strs,
-      agent_count: int,
-      updated_at: nullStr,
-    }),
-  ),
+  members: arr(MemberProfile),
   page: int,
   limit: int,
   has_more: bool,
@@ -319,18 +310,7 @@ export const PostMembersMatchAnswer = obj({
   asks: strs,
   matches: arr(
     obj({
-      member: obj({
-        user_id: str,
-        full_name: nullStr,
-        headline: nullStr,
-        bio: nullStr,
-        industry: nullStr,
-        region: nullStr,
-        gives: strs,
-        asks: strs,
-        agent_count: int,
-        updated_at: nullStr,
-      }),
+      member: MemberProfile,
       they_give: strs,
       they_ask: strs,
       bilateral: bool,
@@ -367,17 +347,7 @@ export const PostProtocolMatchSearchAnswer = obj({
   query: str,
   terms: strs,
   results: arr(
-    obj({
-      user_id: str,
-      full_name: nullStr,
-      headline: nullStr,
-      bio: nullStr,
-      industry: nullStr,
-      region: nullStr,
-      gives: strs,
-      asks: strs,
-      agent_count: int,
-      updated_at: nullStr,
+    extend(MemberProfile, {
       score: num,
       matched_terms: strs,
       matched_fields: strs,
@@ -433,36 +403,13 @@ export const PostSvcIntrosByIntroIdDeclineAnswer = obj({
 
 /** getProtocolBuilders 200 */
 export const GetProtocolBuildersAnswer = obj({
-  builders: arr(
-    obj({
-      user_id: str,
-      full_name: nullStr,
-      headline: nullStr,
-      bio: nullStr,
-      industry: nullStr,
-      region: nullStr,
-      gives: strs,
-      asks: strs,
-      agent_count: int,
-      updated_at: nullStr,
-    }),
-  ),
+  builders: arr(MemberProfile),
   next_cursor: nullStr,
   has_more: bool,
 });
 
 /** getProtocolBuildersByUserId 200 */
-export const GetProtocolBuildersByUserIdAnswer = obj({
-  user_id: str,
-  full_name: nullStr,
-  headline: nullStr,
-  bio: nullStr,
-  industry: nullStr,
-  region: nullStr,
-  gives: strs,
-  asks: strs,
-  agent_count: int,
-  updated_at: nullStr,
+export const GetProtocolBuildersByUserIdAnswer = extend(MemberProfile, {
   agents: arr(AgentPublic),
   average_trust: num,
 });
