@@ -35,14 +35,7 @@ export const PostAdminCommunitiesByCommunityIdAdminsAnswer = obj({
 
 /** postCommunitiesJoin 200 */
 export const PostCommunitiesJoinAnswer = obj({
-  community: obj({
-    community_id: str,
-    name: str,
-    description: nullStr,
-    open: bool,
-    admins: strs,
-    created_at: str,
-  }),
+  community: PostAdminCommunitiesByCommunityIdAdminsAnswer,
   joined: bool,
   circles: arr(
     obj({
@@ -454,24 +447,7 @@ export const GetBrewCirclesByCircleIdMembersAnswer = obj({
 
 /** getBrewCirclesByCircleIdPosts 200 */
 export const GetBrewCirclesByCircleIdPostsAnswer = obj({
-  posts: arr(
-    obj({
-      post_id: str,
-      circle_id: str,
-      community_id: str,
-      author_id: str,
-      author_name: str,
-      content: str,
-      intent: str,
-      link_url: nullStr,
-      hashtags: strs,
-      mentions: strs,
-      reply_count: int,
-      reactions: map(),
-      published_at: str,
-      edited_at: nullStr,
-    }),
-  ),
+  posts: arr(CirclePostView),
   skip: int,
   limit: int,
   tag: nullStr,
