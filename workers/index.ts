@@ -101,7 +101,7 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
       .save();
   };
 
-  // A mail or scout job saved in this process starts at once instead of at the next poll.
+  // A scout job (or a mail retry) saved in this process is picked up at once instead of at the next poll.
   if (!agenda.hasNotificationChannel()) agenda.notifyVia(new MailNotificationChannel([SCOUT_JOB]));
   const mailTransport = openTransport(s);
   const mail = defineMailJobs(s, agenda, mailTransport);
