@@ -129,12 +129,15 @@ function mediaSchema(a: { schema?: Schema; contentType: string }, type: string):
   return type.includes('json') === a.contentType.includes('json') ? { schema: a.schema } : { schema: { type: 'string' } };
 }
 
-function responses(op: Operation): Record<string, unknown> {
+/** The responses of an operation; each error status answered with the envelope is a shared component, added to `used`. */
+function responses(op: Operation, used: Set<number>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [status, a] of documentedAnswers(op)) {
     if (status === 304) out[status] = { description: REASONS[304] };
-    else if (a.schema === ERROR_ENVELOPE) out[status] = { $ref: `#/components/responses/E${status}` };
-    else {
+    else if (a.schema === ERROR_ENVELOPE) {
+      out[status] = { $ref: `#/components/responses/E${status}` };
+      used.add(status);
+    } else {
       const own = successAnswers(op)[status];
       out[status] = {
         description: own?.description ?? REASONS[status] ?? 'Answer',
@@ -155,6 +158,7 @@ export interface DocumentOptions {
 export function openApiDocument(ops: readonly Operation[], o: DocumentOptions): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
+  const usedErrors = new Set<number>();
   for (const op of ops) {
     op.tags.forEach((t) => tags.add(t));
     const item = (paths[openApiPath(op.path)] ??= {});
@@ -171,16 +175,15 @@ export function openApiDocument(ops: readonly Operation[], o: DocumentOptions): 
         : op.bodyContentType
           ? { requestBody: { required: true, content: { [op.bodyContentType]: { schema: { type: 'object' } } } } }
           : {}),
-      responses: responses(op),
+      responses: responses(op, usedErrors),
       'x-auth': op.auth,
       'x-credits-cost': op.cost ? toCredits(COSTS[op.cost]) : 0,
       'x-rate-limit': op.rateLimit ? { name: op.rateLimit.name, limit: op.rateLimit.points, window_seconds: op.rateLimit.windowMs / 1000 } : null,
     };
   }
+  // Only the error answers some operation refers to (no unused components).
   const errorResponses: Record<string, unknown> = {};
-  for (const status of Object.keys(REASONS)
-    .map(Number)
-    .filter((n) => n >= 400)) {
+  for (const status of [...usedErrors].sort((a, b) => a - b)) {
     errorResponses[`E${status}`] = { description: REASONS[status], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
   }
   return {

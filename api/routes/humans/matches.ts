@@ -72,18 +72,22 @@ export const matchOperations = operations({
   },
   getMessagesByMatchId: {
     method: 'GET',
-    path: '/api/messages/:match_id',
+    // GET and DELETE share the path template /api/messages/{id}: OpenAPI forbids two templates that
+    // differ only by their parameter names ({match_id}, {message_id} in the spec's table).
+    path: '/api/messages/:id',
     summary: "A match's messages",
     tags: ['humans'],
     auth: 'bearer',
+    params: { id: { type: 'string', description: 'The match (match_id).' } },
     responses: { 200: { schema: { type: 'array', items: { type: 'object' } } } },
   },
   deleteMessagesByMessageId: {
     method: 'DELETE',
-    path: '/api/messages/:message_id',
+    path: '/api/messages/:id',
     summary: 'Delete your message',
     tags: ['humans'],
     auth: 'bearer',
+    params: { id: { type: 'string', description: 'Your message (message_id).' } },
     responses: ok(DeleteMessagesByMessageIdAnswer),
   },
   postMessagesByMessageIdReport: {
@@ -161,11 +165,12 @@ export function matchRoutes(router: Router, s: Services): void {
 
   mount(messages, matchOperations.getMessagesByMatchId, async (ctx) => {
     const { userId: me } = requireUser(ctx);
-    await memberMatch(ctx.params.match_id, me);
-    const items = await matchMessages(s.store, ctx.params.match_id);
+    const matchId = ctx.params.id;
+    await memberMatch(matchId, me);
+    const items = await matchMessages(s.store, matchId);
     // Reading the conversation marks what the caller received as read.
     if (items.some((m) => m.recipient_id === me && m.read !== true)) {
-      const r = await markMatchRead(s.bus, me, ctx.params.match_id, commandContext(s, ctx, me));
+      const r = await markMatchRead(s.bus, me, matchId, commandContext(s, ctx, me));
       await settled(s, r.position);
     }
     ctx.body = items.map(matchMessageView);
@@ -173,7 +178,7 @@ export function matchRoutes(router: Router, s: Services): void {
 
   mount(messages, matchOperations.deleteMessagesByMessageId, async (ctx) => {
     const { userId: me } = requireUser(ctx);
-    const msg = await getMatchMessage(s.store, ctx.params.message_id);
+    const msg = await getMatchMessage(s.store, ctx.params.id);
     if (!msg) throw notFound('Message', 'message_not_found');
     const r = await deleteMatchMessage(s.bus, me, String(msg.match_id), msg._id, commandContext(s, ctx, me));
     await settled(s, r.position);
