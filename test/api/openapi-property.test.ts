@@ -7,7 +7,7 @@ import { creditHistoryAfter } from '../../commands/credits/history.ts';
 import { COSTS } from '../../commands/credits/tiers.ts';
 import { getAgent } from '../../queries/agents/agents.ts';
 import { checkAnswer } from '../helpers/documented.ts';
-import { request, startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
+import { rawRequest, startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUpWithAgent } from '../helpers/users.ts';
 
@@ -93,7 +93,7 @@ describe('api: 5,000+ requests generated from the OpenAPI document', function ()
     for (const op of allOperations()) {
       if (op.method === 'DELETE' && op.path === '/api/protocol/me') continue;
       const path = op.path.replace(/:(\w+)/g, a.agent_id);
-      const send = (headers: Record<string, string>) => request(svc.url, op.method, path, { headers, ...(op.method === 'GET' ? {} : { body: {} }) });
+      const send = (headers: Record<string, string>) => rawRequest(svc.url, op.method, path, { headers, ...(op.method === 'GET' ? {} : { body: {} }) });
       const anonymous = await send({});
       // Two post routes validate the body before the caller: an empty body answers 422 first.
       // A console page sends an anonymous browser to its sign-in page (302) instead.
@@ -198,7 +198,7 @@ describe('api: 5,000+ requests generated from the OpenAPI document', function ()
           if (r.idempotencyKey && op.method !== 'GET') headers['idempotency-key'] = r.idempotencyKey;
           const hasBody = op.method !== 'GET' && (r.body !== undefined || r.raw !== null);
           if (hasBody) headers['content-type'] = r.contentType;
-          const res = await request(svc.url, op.method, url, {
+          const res = await rawRequest(svc.url, op.method, url, {
             headers,
             agent: keepAlive,
             ...(hasBody ? (r.raw !== null ? { rawBody: r.raw } : { rawBody: JSON.stringify(r.body) }) : {}),

@@ -12,7 +12,7 @@ import { MemoryReadStore } from '../../projections/store/memory.ts';
 import type { ProjectionContext } from '../../projections/types.ts';
 import { circlePosts } from '../../queries/communities/circles.ts';
 import { codeIn, waitForMails } from '../helpers/mail.ts';
-import { request } from '../helpers/service.ts';
+import { rawRequest as request } from '../helpers/service.ts';
 import { cpuMs } from './util.ts';
 
 interface Load {

@@ -14,7 +14,7 @@ import { MemoryReadStore } from '../../projections/store/memory.ts';
 import { applyUpdate } from '../../projections/store/updates.ts';
 import { postsProjection } from '../../projections/feed/posts.ts';
 import { freePort } from '../helpers/process.ts';
-import { request } from '../helpers/service.ts';
+import { rawRequest as request } from '../helpers/service.ts';
 import { messagingBenchmarks } from './messaging.ts';
 import { replayBenchmarks, type ReplayFigures } from './replay.ts';
 import { socialQueryBenchmarks } from './social.ts';
