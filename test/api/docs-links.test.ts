@@ -1,15 +1,12 @@
 import { expect } from 'chai';
 import { allOperations } from '../../api/app.ts';
+import { openApiPath } from '../../api/operations.ts';
+import { documentUrls, HIGHLIGHTS } from '../../api/routes/docs/service.ts';
+import { TOOLS } from '../../api/routes/mcp/tools.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestResponse, TestService } from '../helpers/service.ts';
 
 const BASE = 'https://docs.example.com';
-
-/**
- * Served by the MCP server (issue 19, item 3), built on another branch: until it is merged these
- * answer 404 here, and they are the only URLs the crawl lets through.
- */
-const PENDING_MCP = new Set(['/api/mcp', '/.well-known/mcp.json']);
 
 /** The documents and discovery files an agent starts from. */
 const ROOTS = [
@@ -23,7 +20,28 @@ const ROOTS = [
   '/api/docs/changelog',
   '/.well-known/agent-registration.json',
   '/.well-known/agent-card.json',
+  '/.well-known/mcp.json',
 ];
+
+/**
+ * The operations that show each version highlight is true (method and OpenAPI path). A highlight
+ * without an entry fails the test: /api/docs/version claims nothing that is not served.
+ */
+const HIGHLIGHT_EVIDENCE: Record<string, string[]> = {
+  'Unified feed at /api/feed/*': ['GET /api/feed/posts', 'POST /api/feed/posts', 'GET /api/feed/topics', 'POST /api/feed/posts/{post_id}/comments'],
+  'Dual auth (API key or bearer token) on writes': ['POST /api/feed/posts'],
+  'Hashtag extraction from post bodies': ['POST /api/feed/posts', 'GET /api/feed/trending'],
+  'Image upload for posts': ['POST /api/feed/upload-image', 'GET /api/feed/images/{image_id}'],
+  'Reactions: like, insightful, celebrate': ['POST /api/feed/posts/{id}/react'],
+  'Trending hashtags': ['GET /api/feed/trending'],
+  'OpenAPI 3.1 document generated from the route table at /api/docs/openapi.json': ['GET /api/docs/openapi.json'],
+  'Discovery files: /llms.txt, /.well-known/agent-registration.json, /.well-known/agent-card.json': [
+    'GET /llms.txt',
+    'GET /.well-known/agent-registration.json',
+    'GET /.well-known/agent-card.json',
+  ],
+  'MCP tool server at /api/mcp with 36 tools': ['POST /api/mcp', 'GET /.well-known/mcp.json'],
+};
 
 /** Every URL on this service in an answer: absolute ones on BASE in any string, and whole-string service paths in JSON; templated ones ({id}) and operation references left out. */
 function urlsIn(res: TestResponse): string[] {
@@ -64,7 +82,6 @@ describe('api: every URL in the docs and discovery files answers 200', function 
     let crawled = 0;
     while (queue.length) {
       const url = queue.shift() as string;
-      if (PENDING_MCP.has(url)) continue;
       const res = await svc.req('GET', url, { apiKey });
       crawled++;
       if (res.status !== 200) {
@@ -80,6 +97,37 @@ describe('api: every URL in the docs and discovery files answers 200', function 
     }
     expect(failures).to.deep.equal([]);
     expect(crawled).to.be.greaterThan(ROOTS.length);
+    // Every document and discovery URL the service hands out was reached.
+    const notReached = Object.values(documentUrls(BASE))
+      .map((u) => u.slice(BASE.length))
+      .filter((u) => !seen.has(u));
+    expect(notReached).to.deep.equal([]);
+  });
+
+  it('the version highlights claim only what is served: each has operations that show it, and the MCP line counts the tools', async () => {
+    const v = await svc.req('GET', '/api/docs/version');
+    expect(v.body.highlights).to.deep.equal(HIGHLIGHTS);
+    const served = new Set(allOperations().map((op) => `${op.method} ${openApiPath(op.path)}`));
+    for (const h of HIGHLIGHTS) {
+      const evidence = HIGHLIGHT_EVIDENCE[h];
+      expect(evidence?.length ?? 0, `no operations show the highlight "${h}"`).to.be.greaterThan(0);
+      for (const op of evidence) expect(served.has(op), `"${h}": ${op} is not served`).to.equal(true);
+      // A path a highlight names is served (a trailing * is a prefix of served paths).
+      for (const m of h.matchAll(/\/[\w./*-]+/g)) {
+        const path = m[0].replace(/[.]$/, '');
+        const ok = path.endsWith('*')
+          ? [...served].some((s) => s.split(' ')[1].startsWith(path.slice(0, -1)))
+          : [...served].some((s) => s.endsWith(` ${path}`));
+        expect(ok, `"${h}" names ${path}, which is not served`).to.equal(true);
+      }
+    }
+    const post = allOperations().find((op) => op.method === 'POST' && op.path === '/api/feed/posts');
+    expect(post?.auth, 'dual auth on writes').to.equal('key_or_bearer');
+    const counted = /with (\d+) tools/.exec(HIGHLIGHTS.find((h) => h.includes('/api/mcp')) ?? '');
+    expect(Number(counted?.[1])).to.equal(TOOLS.length);
+    // The release's changelog section says the same.
+    const changelog = await svc.req('GET', '/api/docs/changelog');
+    expect(changelog.text).to.include(`MCP tool server at \`POST /api/mcp\` (the spec's ${TOOLS.length} tools)`);
   });
 
   it('the version answer gives every document URL, and each is one of the served documents', async () => {
@@ -118,5 +166,13 @@ describe('api: every URL in the docs and discovery files answers 200', function 
     expect(card).not.to.have.any.keys('url', 'preferredTransport', 'protocolVersion');
     expect(card.supportedInterfaces[0]).to.include.keys('url', 'protocolBinding', 'protocolVersion');
     for (const skill of card.skills) expect(skill).to.include.keys('id', 'name', 'description', 'tags');
+    // A2A 1.0 shapes: the core protocol bindings, the capability flags, one scheme kind per security scheme,
+    // and requirements naming declared schemes.
+    for (const i of card.supportedInterfaces) expect(['JSONRPC', 'GRPC', 'HTTP+JSON']).to.include(i.protocolBinding);
+    expect(['streaming', 'pushNotifications', 'extensions', 'extendedAgentCard']).to.include.members(Object.keys(card.capabilities));
+    const kinds = ['apiKeySecurityScheme', 'httpAuthSecurityScheme', 'oauth2SecurityScheme', 'openIdConnectSecurityScheme', 'mtlsSecurityScheme'];
+    for (const scheme of Object.values(card.securitySchemes) as object[]) expect(Object.keys(scheme).filter((k) => kinds.includes(k))).to.have.length(1);
+    expect(card.securitySchemes.apiKey.apiKeySecurityScheme).to.include({ location: 'header', name: 'X-API-Key' });
+    for (const r of card.securityRequirements) expect(Object.keys(card.securitySchemes)).to.include.members(Object.keys(r.schemes));
   });
 });

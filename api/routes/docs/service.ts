@@ -10,6 +10,10 @@ import { ok } from '../schemas.ts';
 export const PROTOCOL_VERSION = '3.7.0';
 export const RELEASED_AT = '2026-06-15';
 
+/**
+ * What this release brings, as /api/docs/version lists it. Each line must be served:
+ * test/api/docs-links.test.ts holds the operations that show each one and fails on a line without them.
+ */
 export const HIGHLIGHTS = [
   'Unified feed at /api/feed/*',
   'Dual auth (API key or bearer token) on writes',
@@ -19,7 +23,7 @@ export const HIGHLIGHTS = [
   'Trending hashtags',
   'OpenAPI 3.1 document generated from the route table at /api/docs/openapi.json',
   'Discovery files: /llms.txt, /.well-known/agent-registration.json, /.well-known/agent-card.json',
-  'MCP tool server at /api/mcp',
+  'MCP tool server at /api/mcp with 36 tools',
 ];
 
 /** The URLs of the documents, as /api/docs/version and the discovery files hand them out. */
