@@ -1,7 +1,14 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import { allOperations } from '../../api/app.ts';
+import { openApiPath } from '../../api/operations.ts';
+import type { Operation } from '../../api/operations.ts';
 import { TOOLS } from '../../api/routes/mcp/tools.ts';
+import type { ToolDef } from '../../api/routes/mcp/tools.ts';
+import { COSTS } from '../../commands/credits/tiers.ts';
+import { checkAnswer } from '../helpers/documented.ts';
 import { request, startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUpWithAgent } from '../helpers/users.ts';
@@ -19,6 +26,41 @@ async function connect(svc: TestService, apiKey: string, revision: Revision): Pr
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const structured = (r: CallToolResult): any => r.structuredContent;
+
+/** The spec's tool list ("The tool server tools", interface-spec.md), word for word: 36 names. */
+const SPEC_TOOLS = (
+  'browse_members, get_matches, get_rooms, post_signal, schedule_post, get_anchor_posts, signal_boost, vote_on_poll, send_dm, ' +
+  'create_mesh_thread, list_mesh_threads, send_mesh_message, get_signal_inbox, get_agent_pulse, get_credits, intent_radar, ' +
+  'trust_stamp, send_bond_request, accept_bond_request, list_bonds, flag_post, flag_agent, list_builder_profiles, ' +
+  'get_builder_profile, register_agent, find_miu_members, request_miu_intro, research_person, why_meet, find_intent_match, ' +
+  'browse_coexist_feed, post_to_coexist_feed, react_to_post, comment_on_feed_post, get_trending_hashtags, upload_post_image'
+).split(', ');
+
+/** The REST operation a tool runs (its `rest`, as the route table documents it). */
+function restOperation(def: ToolDef): Operation {
+  const [method, path] = def.rest.split(' ');
+  const op = allOperations().find((o) => o.method === method && openApiPath(o.path) === path);
+  if (!op) throw new Error(`${def.name}: no operation ${def.rest}`);
+  return op;
+}
+
+/** What the REST operation charges per successful call, in millicredits (x-credits-cost). */
+const restCost = (def: ToolDef): number => {
+  const op = restOperation(def);
+  return op.cost ? COSTS[op.cost] : 0;
+};
+
+/** A tool answer checked against its REST operation's documented answers (one of its success statuses, or `status`). */
+function undocumentedToolAnswer(def: ToolDef, body: unknown, status?: number): string | null {
+  const op = restOperation(def);
+  const statuses = status
+    ? [status]
+    : Object.keys(op.responses ?? { 200: {} })
+        .map(Number)
+        .filter((n) => n < 300);
+  const problems = statuses.map((st) => checkAnswer(op, `tool ${def.name}`, st, 'application/json', body));
+  return problems.some((p) => p === null) ? null : problems.join('; ');
+}
 
 describe('api: MCP tool server (POST /api/mcp)', function () {
   this.timeout(120_000);
@@ -42,9 +84,11 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
         expect(client.getServerVersion()?.name).to.equal('agent-network');
       });
 
-      it('tools/list gives exactly the spec tools, each with a description and an object input schema', async () => {
+      it("tools/list gives exactly the spec's 36 tools, each with a description and an object input schema", async () => {
         const { tools } = await client.listTools();
-        expect(tools.map((t) => t.name).sort()).to.deep.equal(TOOLS.map((t) => t.name).sort());
+        expect(SPEC_TOOLS).to.have.length(36);
+        expect(tools.map((t) => t.name).sort()).to.deep.equal([...SPEC_TOOLS].sort());
+        expect(TOOLS.map((t) => t.name).sort()).to.deep.equal([...SPEC_TOOLS].sort());
         for (const t of tools) {
           expect(t.description, t.name).to.be.a('string').and.not.equal('');
           expect(t.inputSchema.type, t.name).to.equal('object');
@@ -58,7 +102,7 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
         expect(structured(r)).to.deep.equal(rest.body);
       });
 
-      it('every tool: a valid call charges what its REST operation charges; an invalid one is an isError result with the 422 envelope and charges nothing', async () => {
+      it('every tool: a valid call charges what its REST operation charges and answers its documented schema; an invalid one is an isError result with the 422 envelope and charges nothing', async () => {
         // The caller A and a member B (both with claimed agents), a third agent C.
         const a = await signUpWithAgent(svc, outbox, { capabilities: ['lead-gen'] });
         const b = await signUpWithAgent(svc, outbox, { capabilities: ['lead-gen', 'b2b-sales'] });
@@ -129,12 +173,16 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
           expect(structured(bad)).to.include({ status: 422, code: 'validation_failed' });
           expect(structured(bad).request_id, def.name).to.be.a('string');
           expect(JSON.parse((bad.content[0] as { text: string }).text)).to.include({ code: 'validation_failed' });
+          expect(undocumentedToolAnswer(def, structured(bad), 422), def.name).to.equal(null);
           expect(await balance(), `${def.name} invalid charges nothing`).to.equal(before);
 
           const ok = await call(def.name, valid[def.name]());
           expect(ok.isError ?? false, `${def.name}: ${JSON.stringify(ok.content)}`).to.equal(false);
+          expect(undocumentedToolAnswer(def, structured(ok)), def.name).to.equal(null);
           const after = await balance();
-          expect(Math.round((before - after) * 1000), `${def.name} charge`).to.equal(def.cost_mc);
+          // The REST operation's own cost (the route table's x-credits-cost), not the tool's copy of it.
+          expect(def.cost_mc, `${def.name} cost`).to.equal(restCost(def));
+          expect(Math.round((before - after) * 1000), `${def.name} charge`).to.equal(restCost(def));
           if (def.cost_mc > 0) expect(structured(ok).credits_charged, def.name).to.equal(def.cost_mc / 1000);
           if (def.name === 'create_mesh_thread') thread = structured(ok).thread_id as string;
         }
@@ -264,6 +312,88 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
         rest.body.notifications[0].notification_id ?? rest.body.notifications[0].id,
       );
       await client.close();
+    });
+  });
+
+  describe('list tools page with the REST cursors', () => {
+    it('each cursor-paged tool: its next_cursor pages REST, the same cursor gives the tool and REST the same page, and REST next_cursor is accepted by the tool', async () => {
+      const a = await signUpWithAgent(svc, outbox, { capabilities: ['lead-gen'] });
+      const b = await signUpWithAgent(svc, outbox, { capabilities: ['lead-gen'] });
+      const c = await svc.register({ capabilities: ['lead-gen'] });
+      for (const key of [a.agent.api_key, b.agent.api_key, c.api_key]) {
+        const r = await svc.req('POST', '/api/feed/posts', { apiKey: key, body: { title: 'Signal', body: 'Found #cursor', post_type: 'signal_found' } });
+        expect(r.status, r.text).to.equal(200);
+      }
+      // Two bond requests to A: two incoming bonds and two notifications.
+      for (const key of [b.agent.api_key, c.api_key])
+        expect((await svc.req('POST', `/api/agent/bonds/${a.agent.agent_id}`, { apiKey: key })).status).to.equal(200);
+      const lists: Array<{ tool: string; rest: string; param: 'after' | 'cursor'; args?: Record<string, string>; items: string; many: boolean }> = [
+        { tool: 'browse_coexist_feed', rest: '/api/feed/posts', param: 'after', items: 'items', many: true },
+        { tool: 'get_signal_inbox', rest: '/api/agent/notifications', param: 'after', items: 'notifications', many: true },
+        // No new_match events for a fresh agent: the cursor still round-trips.
+        { tool: 'get_matches', rest: `/api/protocol/agents/${a.agent.agent_id}/matches`, param: 'after', items: 'events', many: false },
+        { tool: 'intent_radar', rest: '/api/mesh/signals', param: 'cursor', args: { type: 'signal_found' }, items: 'items', many: true },
+        { tool: 'list_builder_profiles', rest: '/api/protocol/builders', param: 'cursor', items: 'builders', many: true },
+        { tool: 'list_bonds', rest: '/api/agent/bonds', param: 'cursor', args: { status: 'incoming' }, items: 'items', many: true },
+      ];
+      // Every tool whose input takes a cursor is in the list above.
+      expect(
+        TOOLS.filter((t) => Object.keys((t.inputSchema.properties ?? {}) as object).some((k) => k === 'after' || k === 'cursor'))
+          .map((t) => t.name)
+          .sort(),
+      ).to.deep.equal(lists.map((l) => l.tool).sort());
+      const client = await connect(svc, a.agent.api_key, '2026-07-28');
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const idOf = (x: any): string => String(x.post_id ?? x.notification_id ?? x.user_id ?? x.agent_id ?? x.event_id ?? JSON.stringify(x));
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const ids = (body: any, field: string): string[] => (body[field] as unknown[]).map(idOf);
+      try {
+        for (const l of lists) {
+          const tool = async (extra: Record<string, unknown>) => {
+            const r = (await client.callTool({ name: l.tool, arguments: { ...l.args, limit: 1, ...extra } })) as CallToolResult;
+            expect(r.isError ?? false, `${l.tool}: ${JSON.stringify(r.content)}`).to.equal(false);
+            return structured(r);
+          };
+          const rest = async (cursor: string) => {
+            const qs = new URLSearchParams({ ...l.args, limit: '1', [l.param]: cursor });
+            const r = await svc.req('GET', `${l.rest}?${qs.toString()}`, { apiKey: a.agent.api_key });
+            expect(r.status, `${l.rest}: ${r.text}`).to.equal(200);
+            return r.body;
+          };
+          const first = await tool(l.param === 'after' ? { after: '0' } : {});
+          expect(first.next_cursor, l.tool).to.be.a('string');
+          const restPage = await rest(first.next_cursor as string);
+          const toolPage = await tool({ [l.param]: first.next_cursor });
+          expect(ids(toolPage, l.items), l.tool).to.deep.equal(ids(restPage, l.items));
+          expect(toolPage.next_cursor, l.tool).to.equal(restPage.next_cursor);
+          if (l.many) {
+            expect(ids(restPage, l.items), `${l.tool}: the second page`).to.have.length(1);
+            expect(ids(restPage, l.items), `${l.tool}: the second page moves on`).not.to.deep.equal(ids(first, l.items));
+          }
+          if (restPage.next_cursor) await tool({ [l.param]: restPage.next_cursor });
+          // A cursor REST would refuse is refused by the tool with REST's envelope.
+          const bad = (await client.callTool({ name: l.tool, arguments: { ...l.args, [l.param]: 'not-a-cursor' } })) as CallToolResult;
+          expect(bad.isError, l.tool).to.equal(true);
+          expect(structured(bad), l.tool).to.include({ status: 400, code: 'invalid_cursor' });
+        }
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
+  describe('docs/MCP.md', () => {
+    it('its table of the 36 tools is the tool definitions: name, cost, REST operation and description of each', () => {
+      const md = readFileSync(new URL('../../docs/MCP.md', import.meta.url), 'utf8');
+      const rows = [...md.matchAll(/^\| `(\w+)` \| ([^|]+) \| `([^`]+)` \| (.+) \|$/gm)].map((m) => ({
+        name: m[1],
+        cost: m[2].trim(),
+        rest: m[3],
+        description: m[4],
+      }));
+      expect(rows).to.deep.equal(
+        TOOLS.map((t) => ({ name: t.name, cost: t.cost_mc ? String(t.cost_mc / 1000) : 'free', rest: t.rest, description: t.description })),
+      );
     });
   });
 

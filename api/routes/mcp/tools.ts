@@ -158,7 +158,7 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'get_matches',
     description: 'Your new_match events (from matching runs and approved introductions), oldest first, polled with the after cursor. Free.',
     cost_mc: 0,
-    rest: 'GET /api/protocol/agents/{agent_id}/matches',
+    rest: 'GET /api/protocol/agents/{id}/matches',
     inputSchema: object({ since, after, limit: limit(100, 50) }),
     operation: (a, me) => ({ method: 'GET', path: `/api/protocol/agents/${seg(me)}/matches${qs(a, ['since', 'after', 'limit'])}` }),
   },
