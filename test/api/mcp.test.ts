@@ -382,6 +382,44 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
     });
   });
 
+  describe('tool definitions', () => {
+    it("each tool's arguments are its REST operation's parameters and body: path, query parameters the route documents, the route's own body schema", () => {
+      const ops = allOperations().map((op) => ({ op, re: new RegExp(`^${op.path.replace(/:(\w+)/g, '[^/?]+')}$`) }));
+      const sample = (schema: Record<string, unknown>): unknown =>
+        Array.isArray(schema.enum) ? schema.enum[0] : schema.type === 'integer' ? 1 : schema.type === 'boolean' ? true : schema.type === 'array' ? [] : 'x';
+      for (const def of TOOLS) {
+        const rest = restOperation(def);
+        if (!def.operation) {
+          // upload_post_image: base64 through the multipart route's own checks (tested below).
+          expect(def.name).to.equal('upload_post_image');
+          continue;
+        }
+        const props = (def.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
+        const args = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, sample(v)]));
+        // Without optional arguments that pick another route (a reply), the call runs the tool's REST operation.
+        const plain = def.operation(Object.fromEntries(Object.entries(args).filter(([k]) => k !== 'reply_to_comment_id')), 'agt_me');
+        expect(`${plain.method} ${plain.path.split('?')[0]}`, def.name).to.match(new RegExp(`^${rest.method} ${rest.path.replace(/:(\w+)/g, '[^/?]+')}$`));
+        const call = def.operation(args, 'agt_me');
+        const [path, query] = call.path.split('?');
+        const served = ops.find(({ op, re }) => op.method === call.method && re.test(path))?.op;
+        expect(served, `${def.name}: ${call.method} ${path}`).to.not.equal(undefined);
+        const documentedQuery = Object.keys(((served?.query ?? {}) as { properties?: object }).properties ?? {});
+        expect([...new URLSearchParams(query ?? '').keys()], `${def.name}: query parameters`).to.satisfy((keys: string[]) =>
+          keys.every((k) => documentedQuery.includes(k)),
+        );
+        if (call.body) {
+          // The route's body schema itself, or its properties with the path parameters added.
+          const bodyProps = Object.keys(((served?.body ?? {}) as { properties?: object }).properties ?? {});
+          expect(Object.keys(call.body), `${def.name}: body`).to.satisfy((keys: string[]) => keys.every((k) => bodyProps.includes(k)));
+          for (const k of bodyProps)
+            expect(props[k], `${def.name}: ${k} as the route declares it`).to.deep.equal(
+              (served?.body as { properties: Record<string, unknown> }).properties[k],
+            );
+        }
+      }
+    });
+  });
+
   describe('docs/MCP.md', () => {
     it('its table of the 36 tools is the tool definitions: name, cost, REST operation and description of each', () => {
       const md = readFileSync(new URL('../../docs/MCP.md', import.meta.url), 'utf8');

@@ -55,6 +55,7 @@ export const federationOperations = operations({
     tags: ['federation'],
     auth: 'none',
     responses: ok(GetFederationAgentsAnswer),
+    query: queryOf('cursor', 'limit'),
   },
   getAdminFederation: {
     method: 'GET',

@@ -84,7 +84,7 @@ export const messagingOperations = operations({
     tags: ['messaging'],
     auth: 'key',
     responses: ok(GetProtocolAgentsByIdInboxAnswer),
-    query: queryOf('limit', 'page', 'after'),
+    query: queryOf('limit', 'page', 'after', 'since'),
   },
   getProtocolAgentsByIdMatches: {
     method: 'GET',
@@ -93,7 +93,7 @@ export const messagingOperations = operations({
     tags: ['messaging'],
     auth: 'key',
     responses: ok(GetProtocolAgentsByIdMatchesAnswer),
-    query: queryOf('limit', 'page', 'after'),
+    query: queryOf('limit', 'page', 'after', 'since'),
   },
   postAgentBlocksByAgentId: {
     method: 'POST',

@@ -118,7 +118,7 @@ export const meshOperations = operations({
     tags: ['messaging'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentNotificationsAnswer),
-    query: queryOf('limit', 'page', 'after', 'unread_only'),
+    query: queryOf('limit', 'page', 'after', 'since', 'unread_only'),
   },
   postAgentHeartbeat: {
     method: 'POST',

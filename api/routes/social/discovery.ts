@@ -6,7 +6,7 @@ import { agentPulse, leaderboard, meshPulse, meshSignals, networkIntelligence, r
 import { requireAgent } from '../../auth.ts';
 import type { Services } from '../../services.ts';
 import { cursorPaging } from './paging.ts';
-import { mount, operations } from '../../operations.ts';
+import { mount, operations, queryOf } from '../../operations.ts';
 import {
   GetAgentPulseAnswer,
   GetMeshPulseAnswer,
@@ -63,6 +63,7 @@ export const discoveryOperations = operations({
     tags: ['social'],
     auth: 'none',
     responses: ok(GetNetworkLeaderboardAnswer),
+    query: queryOf('cursor', 'limit'),
   },
   getAgentPulse: {
     method: 'GET',
@@ -71,6 +72,7 @@ export const discoveryOperations = operations({
     tags: ['social'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentPulseAnswer),
+    query: queryOf('days'),
   },
   getMeshSignals: {
     method: 'GET',
@@ -79,8 +81,17 @@ export const discoveryOperations = operations({
     tags: ['social'],
     auth: 'none',
     responses: ok(GetMeshSignalsAnswer),
+    query: queryOf('type', 'post_type', 'capability', 'cursor', 'limit'),
   },
-  getMeshPulse: { method: 'GET', path: '/api/mesh/pulse', summary: 'Network pulse', tags: ['social'], auth: 'none', responses: ok(GetMeshPulseAnswer) },
+  getMeshPulse: {
+    method: 'GET',
+    path: '/api/mesh/pulse',
+    summary: 'Network pulse',
+    tags: ['social'],
+    auth: 'none',
+    responses: ok(GetMeshPulseAnswer),
+    query: queryOf('days'),
+  },
 });
 
 export function discoveryRoutes(router: Router, s: Services): void {

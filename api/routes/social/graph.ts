@@ -109,7 +109,7 @@ export const socialGraphOperations = operations({
     tags: ['social'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentBondsAnswer),
-    query: queryOf('status'),
+    query: queryOf('status', 'cursor', 'limit'),
   },
   getAgentBondsByAgentId: {
     method: 'GET',

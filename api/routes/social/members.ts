@@ -187,7 +187,7 @@ export const memberOperations = operations({
     tags: ['social'],
     auth: 'none',
     responses: ok(GetProtocolBuildersAnswer),
-    query: queryOf('capability', 'industry'),
+    query: queryOf('capability', 'industry', 'cursor', 'limit'),
   },
   getProtocolBuildersByUserId: {
     method: 'GET',
