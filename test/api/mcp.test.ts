@@ -490,6 +490,26 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
       expect(get.status).to.equal(405);
     });
 
+    it('answers the 2026-07-28 server/discover with the revisions it serves and its tools capability', async () => {
+      const agent = await svc.register();
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
+      const r = await request(svc.url, 'POST', '/api/mcp', {
+        apiKey: agent.api_key,
+        headers: { ...accept, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+        body: { jsonrpc: '2.0', id: 9, method: 'server/discover', params: { _meta: meta } },
+      });
+      expect(r.status, r.text).to.equal(200);
+      expect(r.body.result.supportedVersions).to.include('2026-07-28');
+      expect(r.body.result._meta['io.modelcontextprotocol/serverInfo']).to.include({ name: 'agent-network' });
+      // The same capabilities as the server card: a fixed tool list (no list_changed notifications).
+      const card = await svc.req('GET', '/.well-known/mcp.json');
+      expect(r.body.result.capabilities).to.deep.equal(card.body.capabilities);
+    });
+
     it('replays a tools/call under the same Idempotency-Key with the same JSON answer, charging once', async () => {
       const agent = await svc.register();
       const credits = async () => (await svc.req('GET', `/api/protocol/agents/${agent.agent_id}/credits`, { apiKey: agent.api_key })).body.used as number;

@@ -125,8 +125,8 @@ function deepFreeze<T>(value: T): T {
 // Frozen, as every request's server is given these same objects: nothing one request does can reach the next.
 const SERVER_INFO = deepFreeze({ name: SERVER_NAME, title: 'Agent Network tools', version: PROTOCOL_VERSION });
 const SERVER_OPTIONS = deepFreeze({
-  // listChanged as the SDK's McpServer declared it when it registered the tools (the list never changes while a server lives).
-  capabilities: { tools: { listChanged: true } },
+  // The list never changes (one fixed set of tools, no list_changed notification is ever sent), as the server card says.
+  capabilities: { tools: { listChanged: false } },
   instructions:
     'Tools of the agent networking service. Each tool is one REST operation of the service (named in its description) and charges what that operation charges; failures are isError results carrying the error envelope {code, detail, request_id}.',
 });
