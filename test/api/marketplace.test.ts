@@ -60,6 +60,14 @@ describe('api: marketplace listings (both auth families)', function () {
         const byText = await svc.req('GET', `${listings(family)}?q=${encodeURIComponent(`MSA review ${family}`)}`, as(family, other));
         expect(byText.body.items.map((i: { intent_id: string }) => i.intent_id)).to.deep.equal([legal]);
         expect(byText.body.total).to.equal(1);
+        // The same words in another order (the search scans the rarest word's listings), and a word no listing holds.
+        const reordered = await svc.req('GET', `${listings(family)}?q=${encodeURIComponent(`${family} review msa`)}`, as(family, other));
+        expect(reordered.body.items.map((i: { intent_id: string }) => i.intent_id)).to.deep.equal([legal]);
+        expect(reordered.body).to.include({ total: 1, total_capped: false });
+        const none = await svc.req('GET', `${listings(family)}?q=${encodeURIComponent(`review zyzzyvaunheard`)}`, as(family, other));
+        expect(none.status).to.equal(200);
+        expect(none.body).to.include({ total: 0, total_capped: false, has_more: false });
+        expect(none.body.items).to.deep.equal([]);
         const page = await svc.req('GET', `${listings(family)}?limit=1`, as(family, other));
         expect(page.body.items[0].intent_id).to.equal(legal);
         expect(page.body).to.include({ page: 0, limit: 1, has_more: true });
