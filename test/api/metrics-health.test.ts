@@ -97,16 +97,20 @@ describe('metrics and health', () => {
       await appendHeartbeats(3);
       const paused = await scrape();
       expect(sampleValue(paused, 'projection_lag_events', { projection: 'presence' })).to.equal(3);
+      // Each append moves it: two more, five behind.
+      await appendHeartbeats(2);
+      const more = await scrape();
+      expect(sampleValue(more, 'projection_lag_events', { projection: 'presence' })).to.equal(5);
       svc.clock.advance(90_000);
       const later = await scrape();
-      expect(sampleValue(later, 'projection_lag_events', { projection: 'presence' })).to.equal(3);
+      expect(sampleValue(later, 'projection_lag_events', { projection: 'presence' })).to.equal(5);
       expect(sampleValue(later, 'projection_lag_seconds', { projection: 'presence' })).to.be.at.least(90);
       const head = sampleValue(later, 'event_log_head_position');
       expect(head).to.be.a('number');
 
       const health = await svc.req('GET', '/api/health');
       expect(health.status).to.equal(200);
-      expect(health.body.lag_events).to.equal(3);
+      expect(health.body.lag_events).to.equal(5);
       expect(health.body.head_position).to.equal(head);
       const ready = await svc.req('GET', '/health/ready');
       expect(ready.status).to.equal(503);
