@@ -177,7 +177,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetBrewCirclesNotificationsAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf('skip', 'limit'),
   },
   postBrewCirclesNotificationsRead: {
     method: 'POST',
@@ -276,7 +276,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetBrewCirclesPostsByPostIdRepliesAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf('skip', 'limit'),
   },
   postBrewCirclesReplies: {
     method: 'POST',
@@ -340,7 +340,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetBrewCirclesByCircleIdMembersAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf('skip', 'limit'),
   },
   getBrewCirclesByCircleIdPosts: {
     method: 'GET',
@@ -349,7 +349,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetBrewCirclesByCircleIdPostsAnswer),
-    query: queryOf('tag', 'limit', 'page'),
+    query: queryOf('tag', 'skip', 'limit'),
   },
   getBrewCirclesByCircleIdTrendingTags: {
     method: 'GET',
