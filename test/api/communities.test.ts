@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import QRCode from 'qrcode';
 import { bearer, communityWith, ROOT_EMAIL } from '../helpers/communities.ts';
 import type { User } from '../helpers/communities.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
@@ -62,6 +63,9 @@ describe('api: communities, roles and the community admin routes', function () {
     const svg = await svc.req('GET', `/api/admin/community-admin/code-qr/${code.body.code}?format=svg`, { headers: bearer(admin.access_token) });
     expect(svg.headers['content-type']).to.include('image/svg+xml');
     expect(svg.text).to.include('<svg');
+    // The QR code is the join URL's (the qrcode package, error correction M, margin 2).
+    expect(svg.text).to.equal(await QRCode.toString(code.body.join_url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }));
+    expect(svg.text).to.not.equal(await QRCode.toString(`${code.body.join_url}X`, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }));
     expect((await svc.req('GET', `/api/admin/community-admin/code-qr/NOSUCHCODE`, { headers: bearer(admin.access_token) })).status).to.equal(404);
 
     const joined = await svc.req('POST', '/api/communities/join', { headers: bearer(member1.access_token), body: { code: code.body.code.toLowerCase() } });
