@@ -229,6 +229,16 @@ describe('api: circles (/api/brew-circles)', function () {
     expect(n.body.notifications[0].text).to.include('Welcome aboard');
     const mine = await svc.req('GET', '/api/brew-circles/user/circles', as(outsider));
     expect(mine.body.circles.map((c: { circle_id: string }) => c.circle_id)).to.include(pub.body.circle_id);
+    // A rejection notifies too, with its note; the member stays out.
+    const late = await signUp(svc, outbox);
+    const again = await svc.req('POST', `/api/brew-circles/${pub.body.circle_id}/join`, as(late));
+    expect(again.body.status).to.equal('pending');
+    const no = await svc.req('POST', `/api/admin/community-admin/circle-requests/${again.body.request_id}/reject?admin_note=Full%20for%20now`, as(admin));
+    expect(no.status, no.text).to.equal(200);
+    const told = await svc.req('GET', '/api/brew-circles/notifications', as(late));
+    expect(told.body.notifications[0]).to.include({ kind: 'join_request_rejected', admin_note: 'Full for now', request_id: again.body.request_id });
+    expect(told.body.notifications[0].text).to.include('rejected');
+    expect((await svc.req('GET', '/api/brew-circles/user/circles', as(late))).body.circles).to.deep.equal([]);
   });
 
   it('answers 401 without a token on every bearer circle route', async () => {
