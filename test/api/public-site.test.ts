@@ -1,9 +1,15 @@
 import { expect } from 'chai';
+import { allProjections } from '../../projections/index.ts';
+import { ProjectionRunner } from '../../projections/runner.ts';
+import { MemoryReadStore } from '../../projections/store/memory.ts';
+import { checksumsOf } from '../helpers/checksums.ts';
 import { bearer, ROOT_EMAIL } from '../helpers/communities.ts';
 import type { User } from '../helpers/communities.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
+
+const SITE = ['partner_leads', 'page_view_days', 'page_view_sessions', 'site_settings', 'nda_acceptances', 'profile_facets', 'profile_stats'];
 
 describe('api: public site (landing statistics, partner leads, page views, pitch deck, NDA)', function () {
   this.timeout(120_000);
@@ -99,5 +105,19 @@ describe('api: public site (landing statistics, partner leads, page views, pitch
     const events = await svc.running.services.log.readAll({ after: 0, maxCount: 1_000_000 });
     const accepted = events.filter((e) => e.type === 'NdaAccepted');
     expect(accepted.map((e) => (e.data as { email: string }).email)).to.deep.equal(['ivy@example.com']);
+  });
+
+  it('replays the log into the same site read models (checksums), and applying every event twice changes nothing', async () => {
+    const live = await checksumsOf(svc.running.services.store, SITE);
+    expect(Object.entries(live).filter(([, c]) => c.startsWith('0:'))).to.deep.equal([]);
+    const store = new MemoryReadStore();
+    const runner = new ProjectionRunner(svc.running.services.log, store, allProjections);
+    await runner.start();
+    await runner.stop();
+    expect(await checksumsOf(store, SITE)).to.deep.equal(live);
+    const events = await svc.running.services.log.readAll({ after: 0, maxCount: 1_000_000 });
+    const ctx = { collection: (n: string) => store.collection(n) };
+    for (const e of events) for (const p of allProjections) if (p.handles.has(e.type)) await p.apply(e, ctx);
+    expect(await checksumsOf(store, SITE)).to.deep.equal(live);
   });
 });
