@@ -47,8 +47,9 @@ function recordRequestPathQueries(store: ReadStore) {
 }
 
 // "No request-path query scans a collection" (issue 18): every read the communities, circles,
-// community-admin, public-site and circle/join page routes make, recorded while they answer real
-// HTTP requests, is explained against the live store and must be served by an index.
+// community-admin and public-site routes and the agent, claim, circle and invite pages make,
+// recorded while they answer real HTTP requests, is explained against the live store and must be
+// served by an index.
 describe('api: community, circle and public-site request paths read through indexes (explain)', function () {
   this.timeout(180_000);
   let svc: TestService;
@@ -151,6 +152,9 @@ describe('api: community, circle and public-site request paths read through inde
     await ok('POST', '/api/nda/accept', null, { name: 'Ivy', email: 'ivy@example.com' });
     await ok('GET', `/circles/${pub.circle_id}`, null);
     await ok('GET', `/join/${code}`, null);
+    const agent = await svc.register({ name: 'Indexed agent' });
+    await ok('GET', `/agents/${agent.agent_id}`, null);
+    await ok('GET', `/claim/${agent.agent_id}`, null);
 
     const { seen } = recorder;
     const collections = new Set(seen.map((q) => q.collection));
