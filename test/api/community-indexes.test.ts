@@ -143,6 +143,7 @@ describe('api: community, circle and public-site request paths read through inde
     // Public site and pages.
     await ok('GET', '/api/public/region-stats', null);
     await ok('GET', '/api/public/industry-stats', null);
+    await ok('GET', '/api/public/circles?skip=0&limit=5', null);
     await ok('POST', '/api/partner-leads', null, { name: 'Pat', email: 'pat@example.com' });
     await ok('GET', '/api/admin/partner-leads', root);
     await ok('POST', '/api/analytics/pageview', null, { path: '/', session_id: 's1' }, 202);
