@@ -276,7 +276,7 @@ describe('api: circles (/api/brew-circles)', function () {
     expect((await svc.req('GET', `/api/brew-circles/${circle_id}`, as(ada))).status).to.equal(200);
   });
 
-  it('hides a private circle behind 404 on every route that reaches it (posts, replies, reactions, search, check-new, delete), and leaves it out of the community listing', async () => {
+  it('hides a private circle behind 404 on every route that reaches it (posts, replies, reactions, search, check-new, delete), its posts answering as missing ones, and leaves it out of the community listing', async () => {
     const made = await svc.req('POST', '/api/admin/community-admin/circles', { ...as(admin), body: { community_id, name: 'War room', visibility: 'private' } });
     const priv = made.body.circle_id as string;
     await svc.req('POST', `/api/admin/community-admin/circles/${priv}/members`, { ...as(admin), body: { user_id: ada.user_id } });
@@ -287,22 +287,42 @@ describe('api: circles (/api/brew-circles)', function () {
     expect(secret.status, secret.text).to.equal(201);
     const reply = await svc.req('POST', '/api/brew-circles/replies', { ...as(ada), body: { post_id: secret.body.post_id, content: 'Notes' } });
     expect(reply.status, reply.text).to.equal(201);
+    // By the circle's id: circle_not_found, as for a circle that does not exist.
     const probes: Array<[string, string, unknown?]> = [
       ['GET', `/api/brew-circles/${priv}/posts/check-new?since=2026-01-01T00:00:00Z`],
       ['GET', `/api/brew-circles/circles/${priv}/members/search?q=a`],
-      ['GET', `/api/brew-circles/posts/${secret.body.post_id}`],
-      ['PUT', `/api/brew-circles/posts/${secret.body.post_id}`, { content: 'x' }],
-      ['DELETE', `/api/brew-circles/posts/${secret.body.post_id}`],
-      ['GET', `/api/brew-circles/posts/${secret.body.post_id}/replies`],
-      ['POST', '/api/brew-circles/replies', { post_id: secret.body.post_id, content: 'peek' }],
-      ['POST', '/api/brew-circles/reactions', { target_type: 'post', target_id: secret.body.post_id, reaction: 'like' }],
-      ['POST', '/api/brew-circles/reactions', { target_type: 'reply', target_id: reply.body.reply_id, reaction: 'like' }],
       ['DELETE', `/api/brew-circles/${priv}`],
     ];
     for (const [method, path, body] of probes) {
       const r = await svc.req(method, path, { ...as(bob), body });
       expect(r.status, `${method} ${path}: ${r.text}`).to.equal(404);
       expect(r.body.code).to.equal('circle_not_found');
+    }
+    // By a post's or reply's id: the same answer as for a post or reply that does not exist.
+    const unknownIds = (text: string) =>
+      text.replace(secret.body.post_id, 'cpo_nosuchpost00000000000').replace(reply.body.reply_id, 'crp_nosuchreply0000000000');
+    const byId: Array<[string, string, unknown, string]> = [
+      ['GET', `/api/brew-circles/posts/${secret.body.post_id}`, undefined, 'circle_post_not_found'],
+      ['PUT', `/api/brew-circles/posts/${secret.body.post_id}`, { content: 'x' }, 'circle_post_not_found'],
+      ['DELETE', `/api/brew-circles/posts/${secret.body.post_id}`, undefined, 'circle_post_not_found'],
+      ['GET', `/api/brew-circles/posts/${secret.body.post_id}/replies`, undefined, 'circle_post_not_found'],
+      ['POST', '/api/brew-circles/replies', { post_id: secret.body.post_id, content: 'peek' }, 'circle_post_not_found'],
+      ['POST', '/api/brew-circles/reactions', { target_type: 'post', target_id: secret.body.post_id, reaction: 'like' }, 'circle_post_not_found'],
+      ['POST', '/api/brew-circles/reactions', { target_type: 'reply', target_id: reply.body.reply_id, reaction: 'like' }, 'circle_reply_not_found'],
+    ];
+    for (const [method, path, body, code] of byId) {
+      const hidden = await svc.req(method, path, { ...as(bob), body });
+      expect(hidden.status, `${method} ${path}: ${hidden.text}`).to.equal(404);
+      expect(hidden.body.code).to.equal(code);
+      const missing = await svc.req(method, unknownIds(path), {
+        ...as(bob),
+        body: body === undefined ? undefined : JSON.parse(unknownIds(JSON.stringify(body))),
+      });
+      expect({ status: missing.status, code: missing.body.code, detail: missing.body.detail }).to.deep.equal({
+        status: hidden.status,
+        code: hidden.body.code,
+        detail: hidden.body.detail,
+      });
     }
     const listing = await svc.req('GET', `/api/brew-circles/community/${community_id}`, as(bob));
     expect(listing.body.circles.map((c: { circle_id: string }) => c.circle_id)).to.not.include(priv);
