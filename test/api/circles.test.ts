@@ -58,7 +58,14 @@ describe('api: circles (/api/brew-circles)', function () {
   it('serves the value lists without a token', async () => {
     expect((await svc.req('GET', '/api/brew-circles/intents')).body.intents).to.deep.equal(['ask', 'offer', 'intro', 'update', 'question', 'event']);
     expect((await svc.req('GET', '/api/brew-circles/reactions')).body.reactions).to.deep.equal(['like', 'insightful', 'celebrate', 'support', 'curious']);
-    expect((await svc.req('GET', '/api/brew-circles/flag-reasons')).body.flag_reasons).to.include('off-topic');
+    expect((await svc.req('GET', '/api/brew-circles/flag-reasons')).body.flag_reasons).to.deep.equal([
+      'spam',
+      'harassment',
+      'misinformation',
+      'off-topic',
+      'inappropriate',
+      'other',
+    ]);
   });
 
   it('posts with an intent, lists by tag, edits and deletes by the author only; outsiders get 404 for a community circle', async () => {
