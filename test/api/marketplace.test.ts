@@ -156,6 +156,14 @@ describe('api: marketplace listings (both auth families)', function () {
     expect(page.status).to.equal(200);
     expect(page.headers['content-type']).to.match(/text\/html/);
     expect(page.text).to.contain('Fix &lt;script&gt;alert(1)&lt;/script&gt;').and.not.contain('<script>alert');
+    // What crawlers read: Open Graph, Twitter and JSON-LD (a schema.org Demand), the title kept intact inside the script.
+    expect(page.text).to.contain('<meta property="og:title" content="Fix &lt;script&gt;alert(1)&lt;/script&gt;">');
+    expect(page.text).to.contain('<meta name="twitter:card" content="summary">');
+    const ld = /<script type="application\/ld\+json">(.*?)<\/script>/s.exec(page.text);
+    expect(ld, 'a JSON-LD block').to.not.equal(null);
+    const data = JSON.parse((ld as RegExpExecArray)[1] as string);
+    expect(data).to.deep.include({ '@context': 'https://schema.org', '@type': 'Demand', name: 'Fix <script>alert(1)</script>', category: LISTING.category });
+    expect(data.url).to.match(new RegExp(`/marketplace/${id}$`));
     await svc.req('DELETE', `${listings('api_key')}/${id}`, as('api_key', owner));
     expect((await svc.req('GET', `/marketplace/${id}`)).status).to.equal(404);
   });
