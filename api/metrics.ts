@@ -207,6 +207,12 @@ export function routeOf(ctx: Context): string {
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
+/** Whether an Authorization header carries the metrics token (compared in constant time). */
+function carriesToken(authorization: string | undefined, expected: Buffer): boolean {
+  const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
+  return m !== null && timingSafeEqual(digest(m[1]), expected);
+}
+
 /**
  * GET /metrics in the Prometheus text format, for a scraper holding METRICS_TOKEN as a bearer
  * token. Without a configured token the endpoint is off (the request goes on to the router: 404).
@@ -217,8 +223,7 @@ export function metricsEndpoint(metrics: Metrics, token: string | null) {
   return async function serveMetrics(ctx: Context, next: Next) {
     if (ctx.path !== '/metrics' || expected === null) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
-    const m = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'));
-    if (!m || !timingSafeEqual(digest(m[1]), expected)) {
+    if (!carriesToken(ctx.get('authorization'), expected)) {
       ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
       ctx.status = 401;
       ctx.body = errorBody(ctx.state.requestId as string, 'unauthorized', 'The metrics endpoint needs the METRICS_TOKEN bearer token');
@@ -228,5 +233,32 @@ export function metricsEndpoint(metrics: Metrics, token: string | null) {
     ctx.set('Content-Type', metrics.registry.contentType);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await metrics.registry.metrics();
+  };
+}
+
+/** One answer of a process without the Koa app. */
+export interface PlainAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * The same endpoint for the processes that serve no API (ROLE=projector or worker, api/server.ts):
+ * a function of the request's method, path and Authorization header that answers the scrape, or
+ * null when the request is not one (another path or method, or no METRICS_TOKEN configured).
+ */
+export function plainMetricsEndpoint(metrics: Metrics, token: string | null) {
+  const expected = token ? digest(token) : null;
+  return async (method: string, path: string, authorization: string | undefined, requestId: string): Promise<PlainAnswer | null> => {
+    if (path !== '/metrics' || expected === null || (method !== 'GET' && method !== 'HEAD')) return null;
+    if (!carriesToken(authorization, expected)) {
+      return {
+        status: 401,
+        headers: { 'content-type': 'application/json; charset=utf-8', 'www-authenticate': 'Bearer realm="metrics"' },
+        body: JSON.stringify(errorBody(requestId, 'unauthorized', 'The metrics endpoint needs the METRICS_TOKEN bearer token')),
+      };
+    }
+    return { status: 200, headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' }, body: await metrics.registry.metrics() };
   };
 }

@@ -175,6 +175,7 @@ export function operationId(op: Operation): string {
 const QUERY_PARAMS: Record<string, Schema> = {
   limit: { type: 'string', pattern: '^\\d+$', description: 'Page size (an integer within the route bounds).' },
   page: { type: 'string', pattern: '^\\d+$', description: 'Zero-based page number (page * limit items are skipped).' },
+  skip: { type: 'string', pattern: '^\\d+$', description: 'How many items to skip (default 0).' },
   after: { type: 'string', description: 'Resume after this cursor (next_cursor of an earlier answer; 0 for the beginning).' },
   cursor: { type: 'string', description: 'The next_cursor of an earlier answer (newest-first lists).' },
   as_of: { type: 'string', description: 'Answer as of a log position or an ISO 8601 time (the read models folded up to it; X-As-Of-Position).' },

@@ -5,6 +5,7 @@ import { startWorkers } from '../workers/index.ts';
 import type { Workers } from '../workers/index.ts';
 import { createApp, requestIdOf } from './app.ts';
 import { errorBody } from './errors.ts';
+import { plainMetricsEndpoint } from './metrics.ts';
 import type { Config } from './config.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import type { ServiceOverrides, Services } from './services.ts';
@@ -33,26 +34,39 @@ function answerStarting(req: IncomingMessage, res: ServerResponse): void {
 
 /**
  * The HTTP answers of a process without the API (ROLE=projector or worker): its health, for the
- * orchestrator's probes, and 404 for everything else.
+ * orchestrator's probes, its metrics (GET /metrics with METRICS_TOKEN, as in the API: this is
+ * where a worker's job and webhook figures and a projector's own lag are read), and 404 for
+ * everything else.
  */
 function roleHealth(services: Services): RequestListener {
   const { role } = services.config;
+  const scrape = plainMetricsEndpoint(services.metrics, services.config.metricsToken ?? null);
+  const send = (res: ServerResponse, requestId: string, status: number, headers: Record<string, string>, body: string, head: boolean) => {
+    res.writeHead(status, { ...headers, 'x-request-id': requestId });
+    res.end(head ? undefined : body);
+  };
   return (req, res) => {
     const path = (req.url ?? '').split('?')[0];
     const requestId = requestIdOf(req);
     req.resume();
-    let status = 404;
-    let body: unknown = errorBody(requestId, 'route_not_found', 'Not Found');
-    if (req.method === 'GET' && path === '/health/live') {
-      status = 200;
-      body = { status: 'ok', role };
-    } else if (req.method === 'GET' && (path === '/health' || path === '/health/ready')) {
-      const failed = services.runner.failed;
-      status = failed ? 503 : 200;
-      body = { status: failed ? 'failed' : 'ok', role, projection_position: services.runner.position };
-    }
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId });
-    res.end(JSON.stringify(body));
+    const json = { 'content-type': 'application/json; charset=utf-8' };
+    scrape(req.method ?? 'GET', path, req.headers.authorization, requestId).then(
+      (answer) => {
+        if (answer) return send(res, requestId, answer.status, answer.headers, answer.body, req.method === 'HEAD');
+        let status = 404;
+        let body: unknown = errorBody(requestId, 'route_not_found', 'Not Found');
+        if (req.method === 'GET' && path === '/health/live') {
+          status = 200;
+          body = { status: 'ok', role };
+        } else if (req.method === 'GET' && (path === '/health' || path === '/health/ready')) {
+          const failed = services.runner.failed;
+          status = failed ? 503 : 200;
+          body = { status: failed ? 'failed' : 'ok', role, projection_position: services.runner.position };
+        }
+        send(res, requestId, status, json, JSON.stringify(body), false);
+      },
+      () => send(res, requestId, 500, json, JSON.stringify(errorBody(requestId, 'internal_error', 'The metrics could not be collected')), false),
+    );
   };
 }
 

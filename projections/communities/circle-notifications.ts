@@ -1,4 +1,5 @@
 import { DEFAULT_SETTINGS_VALUES } from './settings.ts';
+import type { Doc } from '../store/port.ts';
 import { defineProjection } from '../types.ts';
 
 type Kind = 'mention' | 'reply' | 'reaction' | 'join_request' | 'join_request_approved' | 'join_request_rejected';
@@ -50,9 +51,16 @@ export const circleNotificationsProjection = defineProjection({
     const settings = ctx.collection('circle_notification_settings');
     const admins = ctx.collection('circle_community_admins');
     let n = 0;
+    // Events apply in log order, so a member's settings (or a community's admins) written at a
+    // later position mean this event is a redelivery: what it notified was decided when it was
+    // first applied, under the settings of that time. Deciding again under today's would add the
+    // notices a member had turned off then.
+    const changedSince = (doc: Doc | null) => typeof doc?._pos === 'number' && doc._pos > event.position;
     const notify = async (userId: string, kind: Kind, fields: Record<string, unknown>, at: string) => {
       const id = `cnt_${event.position.toString(36)}_${n++}`;
-      const s = (await settings.findOne({ _id: userId })) ?? DEFAULT_SETTINGS_VALUES;
+      const current = await settings.findOne({ _id: userId });
+      if (changedSince(current)) return;
+      const s = current ?? DEFAULT_SETTINGS_VALUES;
       if (s[SETTING[kind]] === false) return;
       await notifications.applyAt(id, event.position, {
         $set: { notification_id: id, user_id: userId, kind, read: false, read_at: null, created_at: at, seq: event.position, ...fields },
@@ -111,6 +119,7 @@ export const circleNotificationsProjection = defineProjection({
       case 'CircleJoinRequested': {
         const d = event.data;
         const doc = await admins.findOne({ _id: d.community_id });
+        if (changedSince(doc)) return;
         for (const a of (doc?.admins as string[] | undefined) ?? [])
           await notify(
             a,
@@ -134,8 +143,12 @@ export const circleNotificationsProjection = defineProjection({
       }
       case 'CircleNotificationsRead': {
         const d = event.data;
+        // Only notifications made before this event: a redelivered "mark all read" leaves later ones unread.
+        const before = { $lt: event.position };
         const filter =
-          d.notification_ids === null ? { user_id: d.user_id, read: false } : { _id: { $in: d.notification_ids }, user_id: d.user_id, read: false };
+          d.notification_ids === null
+            ? { user_id: d.user_id, read: false, seq: before }
+            : { _id: { $in: d.notification_ids }, user_id: d.user_id, read: false, seq: before };
         await notifications.updateMany(filter, { $set: { read: true, read_at: d.read_at } });
         return;
       }

@@ -123,7 +123,10 @@ export class MongoCollection implements Collection {
   }
 
   async count(filter: Filter = {}, options?: CountOptions): Promise<number> {
-    return this.coll.countDocuments(asFilter(filter), options?.hint === undefined ? {} : { hint: options.hint });
+    return this.coll.countDocuments(asFilter(filter), {
+      ...(options?.hint === undefined ? {} : { hint: options.hint }),
+      ...(options?.limit === undefined ? {} : { limit: options.limit }),
+    });
   }
 
   async insertOne(doc: Doc): Promise<void> {

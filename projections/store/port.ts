@@ -37,6 +37,8 @@ export interface FindOptions {
 
 export interface CountOptions {
   hint?: string;
+  /** Counts at most this many documents (MongoDB's `countDocuments` limit): a capped count stops scanning there. */
+  limit?: number;
 }
 
 export interface UpdateResult {

@@ -12,6 +12,12 @@ export interface IndexTree {
   entriesReversed(from: string): Generator<[string, string]>;
   /** The number of keys in [lo, hi]. */
   countRange(lo: string, hi: string): number;
+  /**
+   * Calls `visit` with the value of every key in [lo, hi], ascending (descending when `reverse`),
+   * until it returns false: the range scan of queries, without a generator or a pair per entry.
+   * False when `visit` stopped it.
+   */
+  scan(lo: string, hi: string, reverse: boolean, visit: (value: string) => boolean): boolean;
   /** The first entry whose key is >= `key` (or > `key` when `strict`). */
   pairFrom(key: string, strict: boolean): [string, string] | undefined;
   /**
@@ -302,6 +308,39 @@ export class KeyTree implements IndexTree {
       leaf = leaf.prev;
       if (leaf !== null) i = leaf.keys.length - 1;
     }
+  }
+
+  scan(lo: string, hi: string, reverse: boolean, visit: (value: string) => boolean): boolean {
+    if (hi < lo) return true;
+    const derive = this.derive;
+    if (!reverse) {
+      let leaf: Leaf | null = this.leafFor(lo);
+      let i = lowerBound(leaf.keys, lo);
+      while (leaf !== null) {
+        const { keys, vals } = leaf;
+        for (; i < keys.length; i++) {
+          const key = keys[i] as string;
+          if (key > hi) return true;
+          if (!visit(derive === null ? (vals[i] as string) : derive(key))) return false;
+        }
+        leaf = leaf.next;
+        i = 0;
+      }
+      return true;
+    }
+    let leaf: Leaf | null = this.leafFor(hi);
+    let i = upperBound(leaf.keys, hi) - 1;
+    while (leaf !== null) {
+      const { keys, vals } = leaf;
+      for (; i >= 0; i--) {
+        const key = keys[i] as string;
+        if (key < lo) return true;
+        if (!visit(derive === null ? (vals[i] as string) : derive(key))) return false;
+      }
+      leaf = leaf.prev;
+      if (leaf !== null) i = leaf.keys.length - 1;
+    }
+    return true;
   }
 
   /** The number of keys in [lo, hi]. */

@@ -114,6 +114,14 @@ export async function isCircleMember(store: ReadStore, circleId: string, userId:
   return m?.live_circle === circleId;
 }
 
+/**
+ * The public circles of open communities, newest first (index `public_circles`): what a homepage
+ * lists (spec: "public is visible on the homepage if the community is open").
+ */
+export function publicCircles(store: ReadStore, skip: number, limit: number): Promise<Doc[]> {
+  return store.collection('circles').find({ public_listed: true }, { sort: { public_listed: 1, seq: -1 }, skip, limit, hint: 'public_circles' });
+}
+
 /** Circles of a community, oldest first (index `by_community`). */
 export function circlesOf(store: ReadStore, communityId: string): Promise<Doc[]> {
   return store.collection('circles').find({ live_community: communityId }, { sort: { live_community: 1, seq: 1 }, hint: 'by_community' });

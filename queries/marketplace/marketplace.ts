@@ -18,53 +18,69 @@ export interface ListingSearch {
   limit: number;
 }
 
+/** How many listings of a status hold a word (its `listing_counts` counter). */
+async function termCount(store: ReadStore, status: string, term: string): Promise<number> {
+  const d = await store.collection('listing_counts').findOne({ _id: `t:${status}:${term}` });
+  return typeof d?.n === 'number' ? d.n : 0;
+}
+
 /**
- * The listing list and search, newest first. Every shape is one index range: `q` the first word's
- * entry in the term index under the status (the other words, category and pricing are tested on
- * its documents), else the status index with the category and pricing filters. `total` is read
- * from the `listing_counts` counters when one counts exactly this filter (no `q`, or one word
- * alone); a search combining several words or a word and a filter counts up to TOTAL_CAP matches.
+ * The listing list and search, newest first. Every shape is one index range: with `q`, the
+ * rarest word's entry in the term index under the status (the words' counters say which is
+ * rarest; the other words, category and pricing are tested on its documents, so a search scans
+ * at most the rarest word's listings), else the status index with the category and pricing
+ * filters. `total` is read from the `listing_counts` counters when one counts exactly this filter
+ * (no `q`, or one word alone); a search combining several words or a word and a filter counts up
+ * to TOTAL_CAP matches.
  */
 export async function searchListings(store: ReadStore, s: ListingSearch) {
   const listings = store.collection('listings');
-  const terms = s.q ? searchTerms(s.q, 8) : [];
+  const words = s.q ? searchTerms(s.q, 8) : [];
   const filter: Filter = {};
   let hint: string;
-  let counter: string | null;
-  if (terms.length) {
-    filter.search_keys = `${s.status}:${terms[0]}`;
-    if (terms.length > 1) filter.terms = { $all: terms.slice(1) };
+  let total: number | null = null;
+  if (words.length) {
+    const counts = await Promise.all(words.map((w) => termCount(store, s.status, w)));
+    const rarest = counts.indexOf(Math.min(...counts));
+    // A word no listing holds: nothing matches, and nothing needs scanning.
+    if (counts[rarest] === 0) return { docs: [], total: 0, total_capped: false, has_more: false, next_cursor: null };
+    filter.search_keys = `${s.status}:${words[rarest]}`;
+    const others = words.filter((_, i) => i !== rarest);
+    if (others.length) filter.terms = { $all: others };
     hint = 'by_term';
-    counter = terms.length === 1 && !s.category && !s.pricing_type ? `t:${s.status}:${terms[0]}` : null;
+    if (words.length === 1 && !s.category && !s.pricing_type) total = counts[0] as number;
   } else {
     filter.status = s.status;
     hint = s.category && s.pricing_type ? 'by_category_pricing' : s.category ? 'by_category' : s.pricing_type ? 'by_pricing' : 'by_status';
-    counter =
-      s.category && s.pricing_type
-        ? `cp:${s.status}:${s.category}:${s.pricing_type}`
-        : s.category
-          ? `c:${s.status}:${s.category}`
-          : s.pricing_type
-            ? `p:${s.status}:${s.pricing_type}`
-            : `s:${s.status}`;
   }
   if (s.category) filter.category = s.category;
   if (s.pricing_type) filter.pricing_type = s.pricing_type;
+  const counter = words.length
+    ? null
+    : s.category && s.pricing_type
+      ? `cp:${s.status}:${s.category}:${s.pricing_type}`
+      : s.category
+        ? `c:${s.status}:${s.category}`
+        : s.pricing_type
+          ? `p:${s.status}:${s.pricing_type}`
+          : `s:${s.status}`;
   const page: Filter = s.cursor ? { ...filter, seq: { $lt: s.cursor.position } } : filter;
-  const [docs, total] = await Promise.all([
+  const [docs, counted] = await Promise.all([
     listings.find(page, { sort: { seq: -1 }, skip: s.cursor ? 0 : s.skip, limit: s.limit + 1, hint }),
-    counter
-      ? store
-          .collection('listing_counts')
-          .findOne({ _id: counter })
-          .then((d) => (typeof d?.n === 'number' ? d.n : 0))
-      : listings.find(filter, { limit: TOTAL_CAP + 1, projection: { _id: 1 }, hint }).then((d) => d.length),
+    total !== null
+      ? total
+      : counter
+        ? store
+            .collection('listing_counts')
+            .findOne({ _id: counter })
+            .then((d) => (typeof d?.n === 'number' ? d.n : 0))
+        : listings.count(filter, { hint, limit: TOTAL_CAP + 1 }),
   ]);
   const has_more = docs.length > s.limit;
   if (has_more) docs.length = s.limit;
   const last = docs[docs.length - 1];
-  const capped = total > TOTAL_CAP;
-  return { docs, total: capped ? TOTAL_CAP : total, total_capped: capped, has_more, next_cursor: has_more && last ? cursorOf(last) : null };
+  const capped = counted > TOTAL_CAP;
+  return { docs, total: capped ? TOTAL_CAP : counted, total_capped: capped, has_more, next_cursor: has_more && last ? cursorOf(last) : null };
 }
 
 /** A listing that was not deleted, or null. */

@@ -35,20 +35,35 @@ describe('as-of reads (?as_of=<position or ISO time>)', () => {
     a = await svc.register({ capabilities: ['lead-gen', 'b2b-sales'] });
     b = await svc.register({ capabilities: ['b2b-sales'] });
     await record();
-    ok(await svc.req('PATCH', '/api/protocol/me', { apiKey: a.api_key, body: { description: 'Now finding investors too.' } }));
-    await record();
-    ok(await svc.req('POST', `/api/agent/endorse/${a.agent_id}`, { apiKey: b.api_key, body: { capability: 'lead-gen' } }));
-    await record();
-    ok(await svc.req('POST', '/api/feed/posts', { apiKey: a.api_key, body: { title: 'As of', body: 'a charged post', post_type: 'signal_found' } }));
-    await record();
-    ok(await svc.req('POST', `/api/agent/bonds/${b.agent_id}`, { apiKey: a.api_key }));
-    await record();
-    ok(await svc.req('POST', `/api/agent/bonds/${a.agent_id}/accept`, { apiKey: b.api_key }));
-    await record();
-    ok(await svc.req('POST', `/api/agent/endorse/${a.agent_id}`, { apiKey: b.api_key, body: { capability: 'b2b-sales' } }));
-    await record();
-    ok(await svc.req('PATCH', '/api/protocol/me', { apiKey: a.api_key, body: { description: 'Back to leads.' } }));
-    await record();
+    // Each step changes at least one of the four reads; the position after it is recorded.
+    const steps: Array<() => Promise<TestResponse>> = [
+      () => svc.req('PATCH', '/api/protocol/me', { apiKey: a.api_key, body: { description: 'Now finding investors too.' } }),
+      () => svc.req('POST', `/api/agent/endorse/${a.agent_id}`, { apiKey: b.api_key, body: { capability: 'lead-gen' } }),
+      () => svc.req('POST', '/api/feed/posts', { apiKey: a.api_key, body: { title: 'As of', body: 'a charged post', post_type: 'signal_found' } }),
+      () => svc.req('POST', `/api/agent/bonds/${b.agent_id}`, { apiKey: a.api_key }),
+      () => svc.req('POST', `/api/agent/bonds/${a.agent_id}/decline`, { apiKey: b.api_key }),
+      () => svc.req('POST', `/api/protocol/agents/${a.agent_id}/follow`, { apiKey: b.api_key }),
+      () => svc.req('POST', `/api/agent/bonds/${a.agent_id}`, { apiKey: b.api_key }),
+      () => svc.req('POST', `/api/agent/bonds/${b.agent_id}/accept`, { apiKey: a.api_key }),
+      () => svc.req('POST', `/api/agent/endorse/${a.agent_id}`, { apiKey: b.api_key, body: { capability: 'b2b-sales' } }),
+      async () => {
+        // A third endorser, registered in the middle of the history.
+        const c = await svc.register({ capabilities: ['lead-gen'] });
+        return svc.req('POST', `/api/agent/endorse/${a.agent_id}`, { apiKey: c.api_key, body: { capability: 'b2b-sales' } });
+      },
+      async () => {
+        svc.clock.advance(2 * 60 * 60_000); // past the DM lock of an unclaimed agent
+        return svc.req('POST', `/api/protocol/agents/${a.agent_id}/dm`, { apiKey: a.api_key, body: { to_agent_id: b.agent_id, message: 'as of' } });
+      },
+      () => svc.req('DELETE', `/api/agent/bonds/${b.agent_id}`, { apiKey: a.api_key }),
+      () => svc.req('PATCH', '/api/protocol/me', { apiKey: a.api_key, body: { description: 'Back to leads.' } }),
+      () => svc.req('DELETE', `/api/protocol/agents/${a.agent_id}/follow`, { apiKey: b.api_key }),
+      () => svc.req('POST', '/api/feed/posts', { apiKey: a.api_key, body: { title: 'As of again', body: 'another charged post', post_type: 'signal_found' } }),
+    ];
+    for (const step of steps) {
+      ok(await step());
+      await record();
+    }
   });
   after(async () => svc?.stop());
 
@@ -62,8 +77,17 @@ describe('as-of reads (?as_of=<position or ISO time>)', () => {
     this.timeout(120_000);
     // The answers differ between positions (otherwise this proves nothing).
     expect(new Set(recorded.map((r) => JSON.stringify(r.answers.profile.body))).size).to.be.at.least(3);
+    expect(recorded).to.have.length(16);
     expect(new Set(recorded.map((r) => r.answers.bond.status))).to.deep.equal(new Set([404, 200]));
-    expect(new Set(recorded.map((r) => JSON.stringify(r.answers.credits.body))).size).to.be.at.least(2);
+    expect(new Set(recorded.filter((r) => r.answers.bond.status === 200).map((r) => r.answers.bond.body.status))).to.include.members([
+      'outgoing',
+      'incoming',
+      'declined',
+      'active',
+      'removed',
+    ]);
+    expect(new Set(recorded.map((r) => JSON.stringify(r.answers.stamps.body))).size).to.be.at.least(4);
+    expect(new Set(recorded.map((r) => JSON.stringify(r.answers.credits.body))).size).to.be.at.least(4);
     for (const step of recorded) {
       svc.clock.set(step.at); // fields computed from the clock are those of the recording
       for (const [name, r] of Object.entries(reads())) {
@@ -102,34 +126,58 @@ describe('as-of reads of a contract (?as_of on GET /api/agent/contracts/{id})', 
   });
   after(async () => svc?.stop());
 
-  it('answers each recorded state of the contract at its position, and 404 before the contract existed', async function () {
+  it('answers each recorded state of two contracts (one completed, one disputed) at its position, to both parties, and 404 before the contract existed', async function () {
     this.timeout(120_000);
     const requester = { ...(await svc.register()), token: '' };
     const provider = { ...(await svc.register()), token: '' };
     const before = (await svc.req('GET', '/api/health')).body.projection_position as number;
-    const id = await openContract(svc, 'api_key', requester, provider);
-    const path = `/api/agent/contracts/${id}`;
-    const steps: Array<{ position: number; answer: TestResponse }> = [];
-    const record = async () => {
-      const position = (await svc.req('GET', '/api/health')).body.projection_position as number;
-      steps.push({ position, answer: await svc.req('GET', path, { apiKey: requester.api_key }) });
-    };
-    await record();
-    for (const verb of ['accept', 'start', 'deliver']) {
-      await move(svc, 'api_key', provider, id, verb);
+    const run = async (moves: Array<[typeof requester, string, Record<string, unknown>]>) => {
+      const id = await openContract(svc, 'api_key', requester, provider);
+      const path = `/api/agent/contracts/${id}`;
+      const steps: Array<{ position: number; answers: TestResponse[] }> = [];
+      const record = async () => {
+        const position = (await svc.req('GET', '/api/health')).body.projection_position as number;
+        const answers = [await svc.req('GET', path, { apiKey: requester.api_key }), await svc.req('GET', path, { apiKey: provider.api_key })];
+        steps.push({ position, answers });
+        svc.clock.advance(60_000);
+      };
       await record();
+      for (const [by, verb, body] of moves) {
+        await move(svc, 'api_key', by, id, verb, body);
+        await record();
+      }
+      return { path, steps };
+    };
+    const completed = await run([
+      [provider, 'accept', {}],
+      [provider, 'start', {}],
+      [provider, 'deliver', { note: 'delivered' }],
+      [requester, 'complete', { rating: 4, note: 'good' }],
+    ]);
+    const disputed = await run([
+      [provider, 'accept', {}],
+      [provider, 'start', {}],
+      [requester, 'dispute', { note: 'nothing arrived' }],
+    ]);
+    expect(completed.steps.map((st) => st.answers[0].body.state)).to.deep.equal(['open', 'accepted', 'in_progress', 'delivered', 'completed']);
+    expect(disputed.steps.map((st) => st.answers[0].body.state)).to.deep.equal(['open', 'accepted', 'in_progress', 'disputed']);
+    for (const { path, steps } of [completed, disputed]) {
+      for (const step of steps) {
+        for (const [i, who] of [requester, provider].entries()) {
+          const asOf = await svc.req('GET', `${path}?as_of=${step.position}`, { apiKey: who.api_key });
+          expect(asOf.status, asOf.text).to.equal(200);
+          expect(asOf.body).to.deep.equal(step.answers[i].body);
+          expect(asOf.headers['x-as-of-position']).to.equal(String(step.position));
+        }
+      }
+      const earlier = await svc.req('GET', `${path}?as_of=${before}`, { apiKey: requester.api_key });
+      expect(earlier.status).to.equal(404);
     }
-    expect(steps.map((st) => st.answer.body.state)).to.deep.equal(['open', 'accepted', 'in_progress', 'delivered']);
-    for (const step of steps) {
-      const asOf = await svc.req('GET', `${path}?as_of=${step.position}`, { apiKey: requester.api_key });
-      expect(asOf.status, asOf.text).to.equal(200);
-      expect(asOf.body).to.deep.equal(step.answer.body);
-      expect(asOf.headers['x-as-of-position']).to.equal(String(step.position));
-    }
-    const earlier = await svc.req('GET', `${path}?as_of=${before}`, { apiKey: requester.api_key });
-    expect(earlier.status).to.equal(404);
+    // By the second contract's first position the first one was completed: as_of is a position of the whole log.
+    const second = await svc.req('GET', `${completed.path}?as_of=${disputed.steps[0].position}`, { apiKey: requester.api_key });
+    expect(second.body.state).to.equal('completed');
     // A third party gets no past state either.
     const stranger = await svc.register();
-    expect((await svc.req('GET', `${path}?as_of=${steps[0].position}`, { apiKey: stranger.api_key })).status).to.equal(403);
+    expect((await svc.req('GET', `${completed.path}?as_of=${completed.steps[0].position}`, { apiKey: stranger.api_key })).status).to.equal(403);
   });
 });

@@ -58,7 +58,14 @@ describe('api: circles (/api/brew-circles)', function () {
   it('serves the value lists without a token', async () => {
     expect((await svc.req('GET', '/api/brew-circles/intents')).body.intents).to.deep.equal(['ask', 'offer', 'intro', 'update', 'question', 'event']);
     expect((await svc.req('GET', '/api/brew-circles/reactions')).body.reactions).to.deep.equal(['like', 'insightful', 'celebrate', 'support', 'curious']);
-    expect((await svc.req('GET', '/api/brew-circles/flag-reasons')).body.flag_reasons).to.include('off-topic');
+    expect((await svc.req('GET', '/api/brew-circles/flag-reasons')).body.flag_reasons).to.deep.equal([
+      'spam',
+      'harassment',
+      'misinformation',
+      'off-topic',
+      'inappropriate',
+      'other',
+    ]);
   });
 
   it('posts with an intent, lists by tag, edits and deletes by the author only; outsiders get 404 for a community circle', async () => {
@@ -229,6 +236,161 @@ describe('api: circles (/api/brew-circles)', function () {
     expect(n.body.notifications[0].text).to.include('Welcome aboard');
     const mine = await svc.req('GET', '/api/brew-circles/user/circles', as(outsider));
     expect(mine.body.circles.map((c: { circle_id: string }) => c.circle_id)).to.include(pub.body.circle_id);
+    // A rejection notifies too, with its note; the member stays out.
+    const late = await signUp(svc, outbox);
+    const again = await svc.req('POST', `/api/brew-circles/${pub.body.circle_id}/join`, as(late));
+    expect(again.body.status).to.equal('pending');
+    const no = await svc.req('POST', `/api/admin/community-admin/circle-requests/${again.body.request_id}/reject?admin_note=Full%20for%20now`, as(admin));
+    expect(no.status, no.text).to.equal(200);
+    const told = await svc.req('GET', '/api/brew-circles/notifications', as(late));
+    expect(told.body.notifications[0]).to.include({ kind: 'join_request_rejected', admin_note: 'Full for now', request_id: again.body.request_id });
+    expect(told.body.notifications[0].text).to.include('rejected');
+    expect((await svc.req('GET', '/api/brew-circles/user/circles', as(late))).body.circles).to.deep.equal([]);
+  });
+
+  it('answers 401 without a token on every bearer circle route', async () => {
+    const routes: Array<[string, string, unknown?]> = [
+      ['POST', '/api/brew-circles/reactions', { target_type: 'post', target_id: 'cps_x', reaction: 'like' }],
+      ['GET', '/api/brew-circles/notifications'],
+      ['POST', '/api/brew-circles/notifications/read', {}],
+      ['GET', '/api/brew-circles/notifications/count'],
+      ['GET', '/api/brew-circles/settings/notifications'],
+      ['PUT', '/api/brew-circles/settings/notifications', { mentions: false }],
+      ['GET', '/api/brew-circles/user/circles'],
+      ['GET', `/api/brew-circles/community/${community_id}`],
+      ['GET', `/api/brew-circles/${circle_id}`],
+      ['DELETE', `/api/brew-circles/${circle_id}`],
+      ['POST', `/api/brew-circles/${circle_id}/join`],
+      ['GET', `/api/brew-circles/${circle_id}/members`],
+      ['GET', `/api/brew-circles/circles/${circle_id}/members/search?q=a`],
+      ['POST', '/api/brew-circles/link-preview', { url: 'https://example.com/' }],
+      ['POST', '/api/brew-circles/posts', { circle_id, content: 'x', intent: 'ask' }],
+      ['GET', `/api/brew-circles/${circle_id}/posts`],
+      ['GET', `/api/brew-circles/${circle_id}/trending-tags`],
+      ['GET', `/api/brew-circles/${circle_id}/posts/check-new?since=2026-01-01T00:00:00Z`],
+      ['GET', '/api/brew-circles/posts/cps_x'],
+      ['PUT', '/api/brew-circles/posts/cps_x', { content: 'x' }],
+      ['DELETE', '/api/brew-circles/posts/cps_x'],
+      ['POST', '/api/brew-circles/replies', { post_id: 'cps_x', content: 'x' }],
+      ['GET', '/api/brew-circles/posts/cps_x/replies'],
+    ];
+    for (const [method, path, body] of routes) {
+      const r = await svc.req(method, path, { body });
+      expect(r.status, `${method} ${path}`).to.equal(401);
+      expect(r.body).to.have.keys('detail', 'code', 'request_id');
+    }
+    // The circle is untouched.
+    expect((await svc.req('GET', `/api/brew-circles/${circle_id}`, as(ada))).status).to.equal(200);
+  });
+
+  it('hides a private circle behind 404 on every route that reaches it (posts, replies, reactions, search, check-new, delete), its posts answering as missing ones, and leaves it out of the community listing', async () => {
+    const made = await svc.req('POST', '/api/admin/community-admin/circles', { ...as(admin), body: { community_id, name: 'War room', visibility: 'private' } });
+    const priv = made.body.circle_id as string;
+    await svc.req('POST', `/api/admin/community-admin/circles/${priv}/members`, { ...as(admin), body: { user_id: ada.user_id } });
+    const secret = await svc.req('POST', '/api/brew-circles/posts', {
+      ...as(ada),
+      body: { circle_id: priv, content: 'Acquisition talks #secret', intent: 'update' },
+    });
+    expect(secret.status, secret.text).to.equal(201);
+    const reply = await svc.req('POST', '/api/brew-circles/replies', { ...as(ada), body: { post_id: secret.body.post_id, content: 'Notes' } });
+    expect(reply.status, reply.text).to.equal(201);
+    // By the circle's id: circle_not_found, as for a circle that does not exist.
+    const probes: Array<[string, string, unknown?]> = [
+      ['GET', `/api/brew-circles/${priv}/posts/check-new?since=2026-01-01T00:00:00Z`],
+      ['GET', `/api/brew-circles/circles/${priv}/members/search?q=a`],
+      ['DELETE', `/api/brew-circles/${priv}`],
+    ];
+    for (const [method, path, body] of probes) {
+      const r = await svc.req(method, path, { ...as(bob), body });
+      expect(r.status, `${method} ${path}: ${r.text}`).to.equal(404);
+      expect(r.body.code).to.equal('circle_not_found');
+    }
+    // By a post's or reply's id: the same answer as for a post or reply that does not exist.
+    const unknownIds = (text: string) =>
+      text.replace(secret.body.post_id, 'cpo_nosuchpost00000000000').replace(reply.body.reply_id, 'crp_nosuchreply0000000000');
+    const byId: Array<[string, string, unknown, string]> = [
+      ['GET', `/api/brew-circles/posts/${secret.body.post_id}`, undefined, 'circle_post_not_found'],
+      ['PUT', `/api/brew-circles/posts/${secret.body.post_id}`, { content: 'x' }, 'circle_post_not_found'],
+      ['DELETE', `/api/brew-circles/posts/${secret.body.post_id}`, undefined, 'circle_post_not_found'],
+      ['GET', `/api/brew-circles/posts/${secret.body.post_id}/replies`, undefined, 'circle_post_not_found'],
+      ['POST', '/api/brew-circles/replies', { post_id: secret.body.post_id, content: 'peek' }, 'circle_post_not_found'],
+      ['POST', '/api/brew-circles/reactions', { target_type: 'post', target_id: secret.body.post_id, reaction: 'like' }, 'circle_post_not_found'],
+      ['POST', '/api/brew-circles/reactions', { target_type: 'reply', target_id: reply.body.reply_id, reaction: 'like' }, 'circle_reply_not_found'],
+    ];
+    for (const [method, path, body, code] of byId) {
+      const hidden = await svc.req(method, path, { ...as(bob), body });
+      expect(hidden.status, `${method} ${path}: ${hidden.text}`).to.equal(404);
+      expect(hidden.body.code).to.equal(code);
+      const missing = await svc.req(method, unknownIds(path), {
+        ...as(bob),
+        body: body === undefined ? undefined : JSON.parse(unknownIds(JSON.stringify(body))),
+      });
+      expect({ status: missing.status, code: missing.body.code, detail: missing.body.detail }).to.deep.equal({
+        status: hidden.status,
+        code: hidden.body.code,
+        detail: hidden.body.detail,
+      });
+    }
+    const listing = await svc.req('GET', `/api/brew-circles/community/${community_id}`, as(bob));
+    expect(listing.body.circles.map((c: { circle_id: string }) => c.circle_id)).to.not.include(priv);
+    const seen = await svc.req('GET', `/api/brew-circles/community/${community_id}`, as(ada));
+    expect(seen.body.circles.map((c: { circle_id: string }) => c.circle_id)).to.include(priv);
+    // Still there for its member.
+    expect((await svc.req('GET', `/api/brew-circles/posts/${secret.body.post_id}`, as(ada))).body.content).to.equal('Acquisition talks #secret');
+  });
+
+  it('pages with skip and limit (posts, replies, members, notifications); a bad skip or limit is 422 in the error envelope', async () => {
+    const made = await svc.req('POST', '/api/admin/community-admin/circles', { ...as(admin), body: { community_id, name: 'Paging', visibility: 'community' } });
+    const id = made.body.circle_id as string;
+    for (const u of [ada, bob]) await svc.req('POST', `/api/brew-circles/${id}/join`, as(u));
+    const ids: string[] = [];
+    for (const content of ['one', 'two', 'three']) {
+      const r = await svc.req('POST', '/api/brew-circles/posts', { ...as(ada), body: { circle_id: id, content, intent: 'update' } });
+      ids.push(r.body.post_id);
+    }
+    const page = await svc.req('GET', `/api/brew-circles/${id}/posts?skip=1&limit=1`, as(bob));
+    expect(page.body).to.include({ skip: 1, limit: 1 });
+    expect(page.body.posts.map((p: { content: string }) => p.content)).to.deep.equal(['two']);
+    for (const content of ['r1', 'r2', 'r3']) await svc.req('POST', '/api/brew-circles/replies', { ...as(bob), body: { post_id: ids[0], content } });
+    const replies = await svc.req('GET', `/api/brew-circles/posts/${ids[0]}/replies?skip=2&limit=5`, as(ada));
+    expect(replies.body.replies.map((r: { content: string }) => r.content)).to.deep.equal(['r3']);
+    const members = await svc.req('GET', `/api/brew-circles/${id}/members?skip=1&limit=1`, as(ada));
+    expect(members.body).to.include({ total: 2, skip: 1, limit: 1 });
+    expect(members.body.members.map((m: { user_id: string }) => m.user_id)).to.deep.equal([bob.user_id]);
+    const all = await svc.req('GET', '/api/brew-circles/notifications?limit=100', as(ada));
+    const second = await svc.req('GET', '/api/brew-circles/notifications?skip=1&limit=1', as(ada));
+    expect(second.body.notifications.map((n: { notification_id: string }) => n.notification_id)).to.deep.equal([all.body.notifications[1].notification_id]);
+    for (const path of [
+      `/api/brew-circles/${id}/posts?skip=-1`,
+      `/api/brew-circles/${id}/posts?limit=0`,
+      `/api/brew-circles/${id}/members?limit=101`,
+      '/api/brew-circles/notifications?skip=x',
+    ]) {
+      const bad = await svc.req('GET', path, as(ada));
+      expect(bad.status, path).to.equal(422);
+      expect(bad.body.code).to.equal('validation_failed');
+      expect(bad.body.detail[0].loc[0]).to.equal('query');
+    }
+  });
+
+  it('does not notify a member who turned mentions off; the others mentioned are notified', async () => {
+    const count = async (u: User) => (await svc.req('GET', '/api/brew-circles/notifications/count', as(u))).body.unread_count as number;
+    await svc.req('POST', '/api/brew-circles/notifications/read', as(bob));
+    await svc.req('POST', '/api/brew-circles/notifications/read', as(ada));
+    await svc.req('PUT', '/api/brew-circles/settings/notifications', { ...as(bob), body: { mentions: false } });
+    const p = await post(admin, { content: 'Thanks @bob and @ada for the intro', intent: 'update' });
+    expect(p.status, p.text).to.equal(201);
+    expect(p.body.mentions).to.include.members([bob.user_id, ada.user_id]);
+    const adas = await svc.req('GET', '/api/brew-circles/notifications?limit=1', as(ada));
+    expect(adas.body.notifications[0]).to.include({ kind: 'mention', post_id: p.body.post_id, actor_id: admin.user_id });
+    expect(await count(ada)).to.equal(1);
+    expect(await count(bob)).to.equal(0);
+    // Turned back on, the next mention reaches him.
+    await svc.req('PUT', '/api/brew-circles/settings/notifications', { ...as(bob), body: { mentions: true } });
+    await post(admin, { content: 'And again, @bob', intent: 'update' });
+    const bobs = await svc.req('GET', '/api/brew-circles/notifications?limit=1', as(bob));
+    expect(bobs.body.notifications[0]).to.include({ kind: 'mention', actor_id: admin.user_id });
+    expect(await count(bob)).to.equal(1);
   });
 
   it('lists own circles with unread counts and last activity; a community’s circle; members search; check-new; trending tags over 30 days', async () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import QRCode from 'qrcode';
 import { bearer, communityWith, ROOT_EMAIL } from '../helpers/communities.ts';
 import type { User } from '../helpers/communities.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
@@ -62,6 +63,9 @@ describe('api: communities, roles and the community admin routes', function () {
     const svg = await svc.req('GET', `/api/admin/community-admin/code-qr/${code.body.code}?format=svg`, { headers: bearer(admin.access_token) });
     expect(svg.headers['content-type']).to.include('image/svg+xml');
     expect(svg.text).to.include('<svg');
+    // The QR code is the join URL's (the qrcode package, error correction M, margin 2).
+    expect(svg.text).to.equal(await QRCode.toString(code.body.join_url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }));
+    expect(svg.text).to.not.equal(await QRCode.toString(`${code.body.join_url}X`, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }));
     expect((await svc.req('GET', `/api/admin/community-admin/code-qr/NOSUCHCODE`, { headers: bearer(admin.access_token) })).status).to.equal(404);
 
     const joined = await svc.req('POST', '/api/communities/join', { headers: bearer(member1.access_token), body: { code: code.body.code.toLowerCase() } });
@@ -238,5 +242,52 @@ describe('api: communities, roles and the community admin routes', function () {
     // Nothing changed: the code is still active, the admin still a member.
     const after = await svc.req('GET', `/api/admin/community-admin/invite-analytics/${community_id}`, { headers: bearer(admin.access_token) });
     expect(after.body.codes[0].status).to.equal('active');
+  });
+
+  it('the admin of another community gets 403 on every route that names this community (its id, a code, a circle, a request); a super admin acts on it', async () => {
+    const member = await signUp(svc, outbox);
+    const asker = await signUp(svc, outbox);
+    const { community_id, circle_id, code } = await communityWith(svc, root, admin, [member], 'Fenced');
+    await communityWith(svc, root, otherAdmin, [], 'Next door');
+    const pub = await svc.req('POST', '/api/admin/community-admin/circles', {
+      headers: bearer(admin.access_token),
+      body: { community_id, name: 'Fenced open table', visibility: 'public' },
+    });
+    const asked = await svc.req('POST', `/api/brew-circles/${pub.body.circle_id}/join`, { headers: bearer(asker.access_token) });
+    expect(asked.body.status).to.equal('pending');
+    const codeId = (await svc.req('GET', `/api/admin/community-admin/invite-analytics/${community_id}`, { headers: bearer(admin.access_token) })).body.codes[0]
+      .code_id;
+    const routes: Array<[string, string, unknown?]> = [
+      ['GET', `/api/admin/community-admin/invite-analytics/${community_id}`],
+      ['GET', `/api/admin/community-admin/dashboard?community_id=${community_id}`],
+      ['GET', `/api/admin/community-admin/members?community_id=${community_id}`],
+      ['DELETE', `/api/admin/community-admin/members/${member.user_id}?community_id=${community_id}`],
+      ['POST', '/api/admin/community-admin/codes', { community_id }],
+      ['PUT', `/api/admin/community-admin/codes/${codeId}`, { status: 'revoked' }],
+      ['GET', `/api/admin/community-admin/code-qr/${code}`],
+      ['POST', '/api/admin/community-admin/circles', { community_id, name: 'Annex' }],
+      ['PUT', `/api/admin/community-admin/circles/${circle_id}/visibility?visibility=private`],
+      ['POST', `/api/admin/community-admin/circles/${circle_id}/members`, { user_id: member.user_id }],
+      ['GET', `/api/admin/community-admin/circle-requests?community_id=${community_id}`],
+      ['POST', `/api/admin/community-admin/circle-requests/${asked.body.request_id}/approve`],
+      ['POST', `/api/admin/community-admin/circle-requests/${asked.body.request_id}/reject`],
+    ];
+    for (const [method, path, body] of routes) {
+      const r = await svc.req(method, path, { body, headers: bearer(otherAdmin.access_token) });
+      expect(r.status, `${method} ${path} as another community's admin: ${r.text}`).to.equal(403);
+      expect(r.body.code).to.equal('community_admin_required');
+    }
+    // Their own lists leave this community out.
+    const theirs = await svc.req('GET', '/api/admin/community-admin/circle-requests', { headers: bearer(otherAdmin.access_token) });
+    expect(theirs.body.requests.map((r: { request_id: string }) => r.request_id)).to.not.include(asked.body.request_id);
+    // Nothing changed; the super admin decides the request.
+    expect(
+      (await svc.req('GET', `/api/admin/community-admin/invite-analytics/${community_id}`, { headers: bearer(admin.access_token) })).body.codes[0].status,
+    ).to.equal('active');
+    const decided = await svc.req('POST', `/api/admin/community-admin/circle-requests/${asked.body.request_id}/approve`, {
+      headers: bearer(root.access_token),
+    });
+    expect(decided.status, decided.text).to.equal(200);
+    expect(decided.body.status).to.equal('approved');
   });
 });

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { consoleOperations } from '../../api/routes/console/console.ts';
 import { ConsoleClient } from '../helpers/console.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
@@ -57,39 +58,37 @@ describe('api: the admin console (/admin, server-rendered, cookie session, CSRF)
     expect([...browser.cookies.keys()]).to.not.include('an_admin');
   });
 
-  it('answers 403 to a plain member on every console page and action, and 302 to the sign-in page without a session', async () => {
+  it('answers 403 to a plain member on every console page and action of the route table, and 302 to the sign-in page without a session', async () => {
     const target = await svc.register();
-    const pages = [
-      '/admin',
-      '/admin/agents',
-      `/admin/agents/${target.agent_id}`,
-      '/admin/rooms',
-      '/admin/disputes',
-      '/admin/disputes/ctr_x',
-      '/admin/projections',
-    ];
-    for (const path of pages) {
-      const res = await svc.req('GET', path, { headers: { authorization: `Bearer ${member.access_token}` } });
-      expect(res.status, path).to.equal(403);
-      expect(res.text, path).to.include('admin_required');
-      const anonymous = await svc.req('GET', path);
-      expect(anonymous.status, path).to.equal(302);
+    const params: Record<string, string> = { agent_id: target.agent_id, slug: 'lead-gen', contract_id: 'ctr_x', name: 'agents' };
+    const concrete = (path: string) => path.replace(/:([a-z_]+)/g, (_, name: string) => defined(params[name], `a value for :${name} in ${path}`));
+    // Every operation of the console that needs a super admin (all but the sign-in page and form).
+    const guarded = Object.values(consoleOperations).filter((op) => op.auth !== 'none');
+    expect(guarded.map((op) => `${op.method} ${op.path}`)).to.include.members(['GET /admin/site', 'GET /admin/disputes/:contract_id/evidence.json']);
+    expect(guarded.filter((op) => op.method === 'GET')).to.have.length.at.least(8);
+    for (const op of guarded) {
+      const path = concrete(op.path);
+      const label = `${op.method} ${path}`;
+      const auth = { authorization: `Bearer ${member.access_token}` };
+      const res =
+        op.method === 'GET'
+          ? await svc.req('GET', path, { headers: auth })
+          : await svc.req(op.method, path, {
+              // A complete form for every action, so that only the role can refuse it.
+              rawBody: 'reason=x&into=b2b-sales&outcome=refunded&note=x',
+              headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+            });
+      expect(res.status, label).to.equal(403);
+      expect(res.text, label).to.include('admin_required');
+      if (op.method === 'GET') {
+        const anonymous = await svc.req('GET', path);
+        expect(anonymous.status, label).to.equal(302);
+        expect(anonymous.headers.location, label).to.equal('/admin/login');
+      }
     }
-    for (const path of [
-      `/admin/agents/${target.agent_id}/ban`,
-      `/admin/agents/${target.agent_id}/webhooks/replay`,
-      '/admin/rooms/lead-gen/hide',
-      '/admin/rooms/lead-gen/merge',
-      '/admin/disputes/ctr_x/resolve',
-      '/admin/projections/agents/rebuild',
-    ]) {
-      const res = await svc.req('POST', path, {
-        rawBody: 'reason=x&into=b2b-sales',
-        headers: { authorization: `Bearer ${member.access_token}`, 'content-type': 'application/x-www-form-urlencoded' },
-      });
-      expect(res.status, path).to.equal(403);
-    }
+    // Nothing was done on the member's behalf: the agent is not banned, the room not hidden.
     expect((await svc.req('GET', '/api/protocol/me', { apiKey: target.api_key })).status).to.equal(200);
+    expect((await svc.req('GET', '/api/feed/topics/lead-gen')).status).to.equal(200);
   });
 
   it('looks an agent up: profile, key status, balance, the 30-day spend chart and the credit history from the log; bans it by form', async () => {

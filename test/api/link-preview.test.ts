@@ -1,7 +1,9 @@
 import { expect } from 'chai';
+import { EventEmitter, once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Resolver } from '../../commands/webhooks/target.ts';
+import { fetchPageHtml, parsePreview } from '../../api/link-preview.ts';
 import { bearer } from '../helpers/communities.ts';
 import type { User } from '../helpers/communities.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
@@ -173,5 +175,60 @@ describe('api: link previews through the SSRF guard (POST /api/brew-circles/link
       expect(unresolvable.status).to.equal(200);
       expect(unresolvable.body).to.include({ title: null });
     });
+  });
+});
+
+describe('link previews: the size and time caps (fetchPageHtml against a local server)', function () {
+  this.timeout(60_000);
+  let server: http.Server;
+  let base: string;
+  const closed: string[] = [];
+  const closes = new EventEmitter();
+  const noDns: Resolver = async (host) => {
+    throw Object.assign(new Error(`no answer for ${host}`), { code: 'ENOTFOUND' });
+  };
+
+  before(async () => {
+    server = http.createServer((req, res) => {
+      res.on('close', () => {
+        closed.push(req.url ?? '');
+        closes.emit('close');
+      });
+      if (req.url === '/endless') {
+        // Writes for as long as the reader reads: only the size cap ends this fetch.
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.write('<html><head><title>Endless</title></head><body>');
+        const more = () => {
+          while (!res.destroyed && res.write('x'.repeat(16_384)));
+          if (!res.destroyed) res.once('drain', more);
+        };
+        more();
+        return;
+      }
+      // '/silent': headers never come; only the time cap ends this fetch.
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const waitClosed = async (path: string) => {
+    while (!closed.includes(path)) await once(closes, 'close');
+  };
+
+  it('reads an endless page up to maxBytes, parses its head and closes the connection', async () => {
+    const page = await fetchPageHtml(`${base}/endless`, { resolver: noDns, allowLoopback: true, maxBytes: 64 * 1024, timeoutMs: 600_000 });
+    expect(page.html?.length).to.equal(64 * 1024);
+    expect((await parsePreview(page.url, page.html)).title).to.equal('Endless');
+    await waitClosed('/endless');
+  });
+
+  it('gives up on a server that never answers after timeoutMs: no tags, connection closed', async () => {
+    const page = await fetchPageHtml(`${base}/silent`, { resolver: noDns, allowLoopback: true, timeoutMs: 200 });
+    expect(page).to.deep.equal({ url: `${base}/silent`, html: null });
+    await waitClosed('/silent');
   });
 });

@@ -60,6 +60,14 @@ describe('api: marketplace listings (both auth families)', function () {
         const byText = await svc.req('GET', `${listings(family)}?q=${encodeURIComponent(`MSA review ${family}`)}`, as(family, other));
         expect(byText.body.items.map((i: { intent_id: string }) => i.intent_id)).to.deep.equal([legal]);
         expect(byText.body.total).to.equal(1);
+        // The same words in another order (the search scans the rarest word's listings), and a word no listing holds.
+        const reordered = await svc.req('GET', `${listings(family)}?q=${encodeURIComponent(`${family} review msa`)}`, as(family, other));
+        expect(reordered.body.items.map((i: { intent_id: string }) => i.intent_id)).to.deep.equal([legal]);
+        expect(reordered.body).to.include({ total: 1, total_capped: false });
+        const none = await svc.req('GET', `${listings(family)}?q=${encodeURIComponent(`review zyzzyvaunheard`)}`, as(family, other));
+        expect(none.status).to.equal(200);
+        expect(none.body).to.include({ total: 0, total_capped: false, has_more: false });
+        expect(none.body.items).to.deep.equal([]);
         const page = await svc.req('GET', `${listings(family)}?limit=1`, as(family, other));
         expect(page.body.items[0].intent_id).to.equal(legal);
         expect(page.body).to.include({ page: 0, limit: 1, has_more: true });
@@ -148,6 +156,14 @@ describe('api: marketplace listings (both auth families)', function () {
     expect(page.status).to.equal(200);
     expect(page.headers['content-type']).to.match(/text\/html/);
     expect(page.text).to.contain('Fix &lt;script&gt;alert(1)&lt;/script&gt;').and.not.contain('<script>alert');
+    // What crawlers read: Open Graph, Twitter and JSON-LD (a schema.org Demand), the title kept intact inside the script.
+    expect(page.text).to.contain('<meta property="og:title" content="Fix &lt;script&gt;alert(1)&lt;/script&gt;">');
+    expect(page.text).to.contain('<meta name="twitter:card" content="summary">');
+    const ld = /<script type="application\/ld\+json">(.*?)<\/script>/s.exec(page.text);
+    expect(ld, 'a JSON-LD block').to.not.equal(null);
+    const data = JSON.parse((ld as RegExpExecArray)[1] as string);
+    expect(data).to.deep.include({ '@context': 'https://schema.org', '@type': 'Demand', name: 'Fix <script>alert(1)</script>', category: LISTING.category });
+    expect(data.url).to.match(new RegExp(`/marketplace/${id}$`));
     await svc.req('DELETE', `${listings('api_key')}/${id}`, as('api_key', owner));
     expect((await svc.req('GET', `/marketplace/${id}`)).status).to.equal(404);
   });

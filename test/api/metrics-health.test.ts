@@ -5,6 +5,7 @@ import { agentHeartbeatReceived } from '../fixtures/events.ts';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus.ts';
 import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
+import { startReceiver, until } from '../helpers/webhook-receiver.ts';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 
@@ -12,7 +13,7 @@ describe('metrics and health', () => {
   let svc: TestService;
   before(async function () {
     this.timeout(120_000);
-    svc = await startTestService({ METRICS_TOKEN: TOKEN, READY_MAX_LAG_EVENTS: '2' });
+    svc = await startTestService({ METRICS_TOKEN: TOKEN, READY_MAX_LAG_EVENTS: '2', WEBHOOK_ALLOW_LOOPBACK: '1' });
   });
   after(async () => svc?.stop());
 
@@ -97,16 +98,20 @@ describe('metrics and health', () => {
       await appendHeartbeats(3);
       const paused = await scrape();
       expect(sampleValue(paused, 'projection_lag_events', { projection: 'presence' })).to.equal(3);
+      // Each append moves it: two more, five behind.
+      await appendHeartbeats(2);
+      const more = await scrape();
+      expect(sampleValue(more, 'projection_lag_events', { projection: 'presence' })).to.equal(5);
       svc.clock.advance(90_000);
       const later = await scrape();
-      expect(sampleValue(later, 'projection_lag_events', { projection: 'presence' })).to.equal(3);
+      expect(sampleValue(later, 'projection_lag_events', { projection: 'presence' })).to.equal(5);
       expect(sampleValue(later, 'projection_lag_seconds', { projection: 'presence' })).to.be.at.least(90);
       const head = sampleValue(later, 'event_log_head_position');
       expect(head).to.be.a('number');
 
       const health = await svc.req('GET', '/api/health');
       expect(health.status).to.equal(200);
-      expect(health.body.lag_events).to.equal(3);
+      expect(health.body.lag_events).to.equal(5);
       expect(health.body.head_position).to.equal(head);
       const ready = await svc.req('GET', '/health/ready');
       expect(ready.status).to.equal(503);
@@ -125,6 +130,51 @@ describe('metrics and health', () => {
     expect(ready.status).to.equal(200);
     expect(ready.body).to.include({ status: 'ready', lag_events: 0 });
     expect(ready.body.checks).to.deep.equal({ event_log: 'ok', read_store: 'ok', projections: 'ok' });
+  });
+
+  it('counts webhook delivery outcomes, credits spent and refunded per action, and failed Agenda jobs', async function () {
+    this.timeout(120_000);
+    const workers = defined(svc.running.workers, 'the workers');
+    const agent = await svc.register();
+    const receiver = await startReceiver({ secret: agent.body.webhook_secret as string, now: () => svc.clock.now().getTime() });
+    try {
+      const hook = await svc.req('PATCH', `/api/protocol/agents/${agent.agent_id}/webhook`, { apiKey: agent.api_key, body: { webhook_url: receiver.url } });
+      expect(hook.status, hook.text).to.equal(200);
+      expect((await svc.req('POST', '/api/agent/webhooks/test-fire', { apiKey: agent.api_key })).status).to.equal(200);
+      await until(async () => {
+        await workers.webhooks.drain();
+        await workers.webhooks.sweep();
+        return (sampleValue(await scrape(), 'webhook_deliveries_total', { outcome: 'delivered' }) ?? 0) >= 1 ? true : null;
+      }, 'the delivered test delivery counted');
+      expect(receiver.received.length).to.be.at.least(1);
+    } finally {
+      await receiver.close();
+    }
+
+    const spentBefore = sampleValue(await scrape(), 'credits_spent_total', { action: 'schedule_post' }) ?? 0;
+    const scheduled = await svc.req('POST', '/api/feed/posts/schedule', {
+      apiKey: agent.api_key,
+      body: {
+        title: 'Later',
+        body: 'scheduled, then cancelled',
+        post_type: 'signal_found',
+        publish_at: new Date(svc.clock.now().getTime() + 3_600_000).toISOString(),
+      },
+    });
+    expect(scheduled.status, scheduled.text).to.equal(200);
+    const cancelled = await svc.req('DELETE', `/api/feed/posts/scheduled/${scheduled.body.post_id}`, { apiKey: agent.api_key });
+    expect(cancelled.status, cancelled.text).to.equal(200);
+    const money = await scrape();
+    expect(sampleValue(money, 'credits_spent_total', { action: 'schedule_post' })).to.be.closeTo(spentBefore + 0.1, 1e-9);
+    expect(sampleValue(money, 'credits_refunded_total', { action: 'schedule_post_refund' })).to.be.closeTo(0.1, 1e-9);
+
+    // A job that fails is counted under its name once Agenda has run it.
+    workers.agenda.define('metrics-test-failing-job', () => Promise.reject(new Error('fails on purpose')));
+    await workers.agenda.now('metrics-test-failing-job');
+    await until(
+      async () => ((sampleValue(await scrape(), 'agenda_job_failures_total', { job: 'metrics-test-failing-job' }) ?? 0) >= 1 ? true : null),
+      'the failed job counted',
+    );
   });
 
   it('answers /health/live and /health/ready beside /health', async () => {

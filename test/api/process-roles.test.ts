@@ -8,6 +8,7 @@ import { PROJECTOR_SOCKET } from '../../api/services.ts';
 import { defined } from '../helpers/defined.ts';
 import type { ServerProcess } from '../helpers/process.ts';
 import { bootServerProcess, projectRoot } from '../helpers/process.ts';
+import { parsePrometheusText, sampleValue } from '../helpers/prometheus.ts';
 import { request } from '../helpers/service.ts';
 
 describe('process roles: configuration', () => {
@@ -43,7 +44,14 @@ describe('process roles: configuration', () => {
 
 describe('process roles: an api and a projector process on one embedded log', function () {
   this.timeout(600_000);
-  const env = { SECRET_KEY: 'roles-test-secret-key-0123456789-abcdefghij', RATE_LIMIT_SCALE: '1000' };
+  const METRICS_TOKEN = 'roles-metrics-token-0123456789';
+  const env = { SECRET_KEY: 'roles-test-secret-key-0123456789-abcdefghij', RATE_LIMIT_SCALE: '1000', METRICS_TOKEN };
+  const scrape = async (url: string) => {
+    const r = await request(url, 'GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` }, unchecked: true });
+    expect(r.status, r.text).to.equal(200);
+    expect(String(r.headers['content-type'])).to.match(/^text\/plain; version=0\.0\.4/);
+    return parsePrometheusText(r.text);
+  };
   let dataDir: string;
   let projector: ServerProcess | null = null;
   let api: ServerProcess | null = null;
@@ -71,7 +79,7 @@ describe('process roles: an api and a projector process on one embedded log', fu
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('runs each role as it says: the projector serves its read models on a private socket and only /health over HTTP', async () => {
+  it('runs each role as it says: the projector serves its read models on a private socket, and over HTTP only /health and /metrics', async () => {
     const p = defined(projector, 'the projector process');
     expect(p.line('service listening')).to.include({ role: 'projector' });
     expect(p.line('serving the read models to api and worker processes')).to.not.equal(undefined);
@@ -82,6 +90,13 @@ describe('process roles: an api and a projector process on one embedded log', fu
     const ready = await request(p.url, 'GET', '/health/ready', { unchecked: true });
     expect(ready.status).to.equal(200);
     expect(ready.body).to.include({ status: 'ok', role: 'projector' });
+    // Its own metrics: the lag of the projections it applies (0 once caught up), behind the token.
+    const metrics = await scrape(p.url);
+    expect(sampleValue(metrics, 'projection_lag_events', { projection: 'posts' })).to.equal(0);
+    expect(sampleValue(metrics, 'event_log_head_position')).to.be.a('number');
+    const refused = await request(p.url, 'GET', '/metrics', { unchecked: true });
+    expect(refused.status).to.equal(401);
+    expect(refused.body.code).to.equal('unauthorized');
     const other = await request(p.url, 'GET', '/api/feed/posts', { unchecked: true });
     expect(other.status).to.equal(404);
     expect(other.body.code).to.equal('route_not_found');
@@ -147,7 +162,7 @@ describe('process roles: an api and a projector process on one embedded log', fu
     expect(results.filter(Boolean)).to.have.length(40);
   });
 
-  it('starts a worker process beside them: Agenda on the shared log, the read models through the projector, /health only', async () => {
+  it('starts a worker process beside them: Agenda on the shared log, the read models through the projector, /health and /metrics only', async () => {
     const worker = await bootServerProcess(dataDir, { ...env, ROLE: 'worker' });
     try {
       expect(worker.line('service listening')).to.include({ role: 'worker' });
@@ -155,6 +170,11 @@ describe('process roles: an api and a projector process on one embedded log', fu
       expect(ready.status).to.equal(200);
       expect(ready.body).to.include({ status: 'ok', role: 'worker' });
       expect((await request(worker.url, 'GET', '/api/feed/posts', { unchecked: true })).body.code).to.equal('route_not_found');
+      // The job scheduler's figures are read where the jobs run.
+      const metrics = await scrape(worker.url);
+      expect(sampleValue(metrics, 'agenda_jobs', { state: 'queued' })).to.be.a('number');
+      expect(metrics.has('agenda_job_failures_total')).to.equal(true);
+      expect(metrics.has('webhook_deliveries_total')).to.equal(true);
       // The api keeps answering its writes with the worker running.
       const a = await register();
       expect((await req('GET', `/api/protocol/agents/${a.agent_id}`)).status).to.equal(200);

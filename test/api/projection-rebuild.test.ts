@@ -106,7 +106,19 @@ describe('one-projection rebuild of the running service (admin route)', () => {
     expect(started.body).to.include({ projection: 'posts', state: 'running' });
     let status = started.body;
     const progress: number[] = [];
+    // Besides the load above: while the last status seen says running, a write read back at once
+    // (at least one, since the first status is running).
+    let readBackWhileRunning = 0;
     while (status.state === 'running') {
+      const mine = await svc.req('POST', '/api/feed/posts', {
+        apiKey: agent.api_key,
+        body: { title: `While rebuilding ${readBackWhileRunning}`, body: 'read back at once', post_type: 'signal_found' },
+      });
+      expect(mine.status, mine.text).to.equal(200);
+      const back = await svc.req('GET', `/api/agent/posts/${mine.body.post_id}`);
+      expect(back.status, back.text).to.equal(200);
+      expect(back.body.title).to.equal(`While rebuilding ${readBackWhileRunning}`);
+      readBackWhileRunning++;
       const r = await svc.req('GET', '/api/admin/projections/posts/rebuild', bearer(admin));
       expect(r.status).to.equal(200);
       status = r.body;
@@ -120,11 +132,12 @@ describe('one-projection rebuild of the running service (admin route)', () => {
     expect(status.state, status.error).to.equal('swapped');
     expect(status.progress).to.equal(1);
     expect(status.eta_seconds).to.equal(0);
-    // Only the events of the types posts handles were read: the comments were skipped.
+    // Only the events of the types posts handles were read: the seeded heartbeats were skipped.
     expect(status.events).to.be.lessThan(status.position - 5000);
     expect(progress.every((p, i) => i === 0 || p >= progress[i - 1])).to.equal(true);
     expect(status.comparisons.map((c: { collection: string }) => c.collection).sort()).to.deep.equal(postsProjection.collections.map((c) => c.name).sort());
     for (const c of status.comparisons) expect(c.equal, c.collection).to.equal(true);
+    expect(readBackWhileRunning).to.be.at.least(1);
     expect(writesDuring + reads).to.be.greaterThan(0);
 
     // Once the writes stop: the live read model equals a rebuild of posts from position 0.

@@ -1,9 +1,15 @@
 import { expect } from 'chai';
-import { bearer, ROOT_EMAIL } from '../helpers/communities.ts';
+import { allProjections } from '../../projections/index.ts';
+import { ProjectionRunner } from '../../projections/runner.ts';
+import { MemoryReadStore } from '../../projections/store/memory.ts';
+import { checksumsOf } from '../helpers/checksums.ts';
+import { bearer, communityWith, ROOT_EMAIL } from '../helpers/communities.ts';
 import type { User } from '../helpers/communities.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
+
+const SITE = ['partner_leads', 'page_view_days', 'page_view_sessions', 'site_settings', 'nda_acceptances', 'profile_facets', 'profile_stats'];
 
 describe('api: public site (landing statistics, partner leads, page views, pitch deck, NDA)', function () {
   this.timeout(120_000);
@@ -99,5 +105,74 @@ describe('api: public site (landing statistics, partner leads, page views, pitch
     const events = await svc.running.services.log.readAll({ after: 0, maxCount: 1_000_000 });
     const accepted = events.filter((e) => e.type === 'NdaAccepted');
     expect(accepted.map((e) => (e.data as { email: string }).email)).to.deep.equal(['ivy@example.com']);
+  });
+
+  it('lists the public circles of open communities, newest first, for a homepage (no token); other visibilities, closed communities and deleted circles are left out', async () => {
+    const admin = await signUp(svc, outbox);
+    const as = { headers: bearer(admin.access_token) };
+    const { community_id } = await communityWith(svc, root, admin, [], 'Open house');
+    const closed = await svc.req('POST', '/api/admin/communities', { headers: bearer(root.access_token), body: { name: 'Back room', open: false } });
+    await svc.req('POST', `/api/admin/communities/${closed.body.community_id}/admins`, {
+      headers: bearer(root.access_token),
+      body: { user_id: admin.user_id },
+    });
+    const circle = async (cid: string, name: string, visibility: string) => {
+      const r = await svc.req('POST', '/api/admin/community-admin/circles', {
+        ...as,
+        body: { community_id: cid, name, description: `${name} circle`, visibility },
+      });
+      expect(r.status, r.text).to.equal(201);
+      return r.body.circle_id as string;
+    };
+    const p1 = await circle(community_id, 'Town square', 'public');
+    await circle(community_id, 'Members only', 'community');
+    await circle(community_id, 'Board', 'private');
+    await circle(closed.body.community_id, 'Closed but public', 'public');
+    await svc.req('POST', `/api/admin/community-admin/circles/${p1}/members`, { ...as, body: { user_id: admin.user_id } });
+    const ids = async (query = '') => {
+      const r = await svc.req('GET', `/api/public/circles${query}`);
+      expect(r.status, r.text).to.equal(200);
+      return r.body.circles.map((c: { circle_id: string }) => c.circle_id) as string[];
+    };
+    const listed = await svc.req('GET', '/api/public/circles');
+    expect(listed.body.circles).to.deep.equal([
+      {
+        circle_id: p1,
+        community_id,
+        community_name: 'Open house',
+        name: 'Town square',
+        description: 'Town square circle',
+        member_count: 1,
+        post_count: 0,
+        last_activity_at: null,
+        url: `${svc.running.services.config.publicBaseUrl}/circles/${p1}`,
+      },
+    ]);
+    expect((await svc.req('GET', `/circles/${p1}`)).status).to.equal(200);
+    const p3 = await circle(community_id, 'Market', 'public');
+    expect(await ids()).to.deep.equal([p3, p1]);
+    expect(await ids('?skip=1&limit=1')).to.deep.equal([p1]);
+    await svc.req('PUT', `/api/admin/community-admin/circles/${p1}/visibility?visibility=community`, as);
+    expect(await ids()).to.deep.equal([p3]);
+    await svc.req('PUT', `/api/admin/community-admin/circles/${p1}/visibility?visibility=public`, as);
+    await svc.req('DELETE', `/api/brew-circles/${p3}`, as);
+    expect(await ids()).to.deep.equal([p1]);
+    const bad = await svc.req('GET', '/api/public/circles?limit=0');
+    expect(bad.status).to.equal(422);
+    expect(bad.body.code).to.equal('validation_failed');
+  });
+
+  it('replays the log into the same site read models (checksums), and applying every event twice changes nothing', async () => {
+    const live = await checksumsOf(svc.running.services.store, SITE);
+    expect(Object.entries(live).filter(([, c]) => c.startsWith('0:'))).to.deep.equal([]);
+    const store = new MemoryReadStore();
+    const runner = new ProjectionRunner(svc.running.services.log, store, allProjections);
+    await runner.start();
+    await runner.stop();
+    expect(await checksumsOf(store, SITE)).to.deep.equal(live);
+    const events = await svc.running.services.log.readAll({ after: 0, maxCount: 1_000_000 });
+    const ctx = { collection: (n: string) => store.collection(n) };
+    for (const e of events) for (const p of allProjections) if (p.handles.has(e.type)) await p.apply(e, ctx);
+    expect(await checksumsOf(store, SITE)).to.deep.equal(live);
   });
 });

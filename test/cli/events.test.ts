@@ -11,7 +11,8 @@ import { allProjections } from '../../projections/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { collectionChecksum } from '../../projections/store/checksum.ts';
 import { MemoryReadStore } from '../../projections/store/memory.ts';
-import type { TestService } from '../helpers/service.ts';
+import { move, openContract } from '../api/marketplace-helpers.ts';
+import type { TestResponse, TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
 
 const run = promisify(execFile);
@@ -57,7 +58,8 @@ describe('cli: events export, import and tail', () => {
 
   before(async function () {
     this.timeout(300_000);
-    svc = await startTestService();
+    // No workers: the webhook configured below is never called (no delivery leaves the machine).
+    svc = await startTestService({}, { workers: false });
     const a = await svc.register({ capabilities: ['lead-gen'] });
     const b = await svc.register({ capabilities: ['b2b-sales'] });
     for (let i = 0; i < 4; i++) {
@@ -68,6 +70,23 @@ describe('cli: events export, import and tail', () => {
       await svc.req('POST', `/api/feed/posts/${post.body.post_id}/comments`, { apiKey: b.api_key, body: { content: `comment ${i}` } });
     }
     await svc.req('POST', `/api/protocol/agents/${a.agent_id}/follow`, { apiKey: b.api_key });
+    // Events of every area the read models are made of: social, messaging, webhooks, marketplace.
+    const ok = (r: TestResponse) => expect(r.status, r.text).to.be.oneOf([200, 201]);
+    ok(await svc.req('PATCH', '/api/protocol/me', { apiKey: a.api_key, body: { description: 'Exported and imported.' } }));
+    ok(await svc.req('POST', `/api/agent/endorse/${a.agent_id}`, { apiKey: b.api_key, body: { capability: 'lead-gen' } }));
+    ok(await svc.req('POST', `/api/agent/bonds/${b.agent_id}`, { apiKey: a.api_key }));
+    ok(await svc.req('POST', `/api/agent/bonds/${a.agent_id}/accept`, { apiKey: b.api_key }));
+    ok(await svc.req('PATCH', `/api/protocol/agents/${b.agent_id}/webhook`, { apiKey: b.api_key, body: { webhook_url: 'https://hooks.example.com/b' } }));
+    svc.clock.advance(2 * 60 * 60_000); // past the DM lock of an unclaimed agent
+    ok(await svc.req('POST', `/api/protocol/agents/${a.agent_id}/dm`, { apiKey: a.api_key, body: { to_agent_id: b.agent_id, message: 'exported DM' } }));
+    ok(
+      await svc.req('POST', '/api/agent/a2a/message', {
+        apiKey: b.api_key,
+        body: { to_agent_id: a.agent_id, intent: 'intro_request', payload: { why: 'export' } },
+      }),
+    );
+    const contract = await openContract(svc, 'api_key', { ...a, token: '' }, { ...b, token: '' });
+    await move(svc, 'api_key', { ...b, token: '' }, contract, 'accept');
     await svc.stop({ keepData: true });
     scratch = mkdtempSync(join(tmpdir(), 'agent-network-export-'));
   });
@@ -93,6 +112,16 @@ describe('cli: events export, import and tail', () => {
     expect(imported.stderr).to.contain('every event kept its position');
     const copy = await allEvents(join(fresh, 'events.sqlite'));
     expect(copy).to.deep.equal(original);
+    expect(new Set(original.map((e) => e.type))).to.include.members([
+      'AgentProfileUpdated',
+      'TrustStampGiven',
+      'BondAccepted',
+      'WebhookConfigured',
+      'DirectMessageSent',
+      'A2AMessageSent',
+      'ContractOpened',
+      'ContractTransitioned',
+    ]);
     expect(await readModels(join(fresh, 'events.sqlite'))).to.deep.equal(await readModels(join(svc.dataDir, 'events.sqlite')));
 
     // A second import into the now non-empty log is refused.

@@ -14,7 +14,7 @@ import { deleteCircle, joinCircle } from '../../../commands/communities/actions.
 import type { Intent } from '../../../events/communities.ts';
 import { CIRCLE_REACTIONS, DIGESTS, FLAG_REASONS, INTENTS } from '../../../events/communities.ts';
 import { DAY } from '../../../events/kernel/clock.ts';
-import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import type { Caller } from '../../../queries/communities/communities.ts';
 import { circlesOf, circleView, getCircle, getCommunity, isSuper } from '../../../queries/communities/communities.ts';
 import {
@@ -135,6 +135,20 @@ export function skipLimit(query: Record<string, unknown>, defaults: { limit: num
 
 const callerOf = (ctx: Context): Caller => requireUser(ctx);
 
+/**
+ * The circle of a post or reply the caller reached by its id: a circle they may not see answers
+ * as if the post (or reply) did not exist, so probing an id tells nothing about hidden circles.
+ */
+async function circleOfTarget(s: Services, circleId: string, caller: Caller, target: 'post' | 'reply') {
+  try {
+    return await visibleCircle(s.store, circleId, caller);
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'circle_not_found')
+      throw target === 'post' ? notFound('Circle post', 'circle_post_not_found') : notFound('Reply', 'circle_reply_not_found');
+    throw err;
+  }
+}
+
 export const circleOperations = operations({
   getBrewCirclesIntents: {
     method: 'GET',
@@ -177,7 +191,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetBrewCirclesNotificationsAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf('skip', 'limit'),
   },
   postBrewCirclesNotificationsRead: {
     method: 'POST',
@@ -276,7 +290,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetBrewCirclesPostsByPostIdRepliesAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf('skip', 'limit'),
   },
   postBrewCirclesReplies: {
     method: 'POST',
@@ -340,7 +354,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetBrewCirclesByCircleIdMembersAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf('skip', 'limit'),
   },
   getBrewCirclesByCircleIdPosts: {
     method: 'GET',
@@ -349,7 +363,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetBrewCirclesByCircleIdPostsAnswer),
-    query: queryOf('tag', 'limit', 'page'),
+    query: queryOf('tag', 'skip', 'limit'),
   },
   getBrewCirclesByCircleIdTrendingTags: {
     method: 'GET',
@@ -412,7 +426,7 @@ export function circleRoutes(router: Router, s: Services): void {
     const post = postId ? await getCirclePost(s.store, postId) : null;
     if (!post)
       throw notFound(body.target_type === 'post' ? 'Circle post' : 'Reply', body.target_type === 'post' ? 'circle_post_not_found' : 'circle_reply_not_found');
-    const access = await visibleCircle(s.store, String(post.circle_id), caller);
+    const access = await circleOfTarget(s, String(post.circle_id), caller, body.target_type);
     const res = await toggleCircleReaction(
       s.bus,
       post._id,
@@ -537,7 +551,7 @@ export function circleRoutes(router: Router, s: Services): void {
   const visiblePost = async (ctx: Context, caller: Caller) => {
     const post = await getCirclePost(s.store, ctx.params.post_id);
     if (!post) throw notFound('Circle post', 'circle_post_not_found');
-    const access = await visibleCircle(s.store, String(post.circle_id), caller);
+    const access = await circleOfTarget(s, String(post.circle_id), caller, 'post');
     return { post, access };
   };
   mount(r, circleOperations.getBrewCirclesPostsByPostId, async (ctx) => {
@@ -578,7 +592,7 @@ export function circleRoutes(router: Router, s: Services): void {
     const body = validate<Static<typeof CreateReplyRequest>>(CreateReplyRequest, ctx.request.body);
     const post = await getCirclePost(s.store, body.post_id);
     if (!post) throw notFound('Circle post', 'circle_post_not_found');
-    const access = await visibleCircle(s.store, String(post.circle_id), caller);
+    const access = await circleOfTarget(s, String(post.circle_id), caller, 'post');
     const content = body.content.trim();
     if (!content) throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'content must not be blank', type: 'value_error.blank' }]);
     const res = await addCircleReply(

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { PartyVerb } from '../../../commands/marketplace/contract.ts';
-import { contractAggregate, partyRole, TRANSITIONS, transitionContract } from '../../../commands/marketplace/contract.ts';
+import { contractAggregate, MAILED_ACTIONS, partyRole, TRANSITIONS, transitionContract } from '../../../commands/marketplace/contract.ts';
 import { notFound } from '../../../events/kernel/errors.ts';
 import { contractStream } from '../../../events/marketplace.ts';
 import { contractsOf, getContract } from '../../../queries/marketplace/marketplace.ts';
@@ -120,7 +120,8 @@ export function contractRoutes(router: Router, s: Services): void {
       s.bus,
       contractId,
       { verb: v, agent_id: agentId, rating: body.rating ?? null, note: body.note ?? null },
-      await contractMailing(s, await getContract(s.store, contractId)),
+      // Only the mailed verbs look up the parties' addresses.
+      MAILED_ACTIONS.has(v) ? await contractMailing(s, await getContract(s.store, contractId)) : null,
       commandContext(s, ctx, agentId),
     );
     await settled(s, r.position);

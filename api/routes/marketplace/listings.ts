@@ -37,6 +37,7 @@ import {
 import { ok } from '../schemas.ts';
 import type { Family } from './views.ts';
 import { caller, contractView, listingView, responseView, writerOf } from './views.ts';
+import { html } from '../site/crawlers.ts';
 
 const Charged = { credits_charged: { type: 'number' }, balance: { type: 'number' } };
 const ListingPage = {
@@ -351,35 +352,35 @@ export function marketplaceRoutes(router: Router, s: Services): void {
     const v = listingView(doc, base());
     const esc = (x: unknown) => escapeHtml(String(x ?? ''));
     const price = v.pricing_type === 'free' ? 'free' : `${v.price} (${v.pricing_type})`;
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.set('Cache-Control', 'public, max-age=60');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.body = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>${esc(v.title)} | Agent Network marketplace</title>
-<meta name="description" content="${esc(v.description.slice(0, 300))}">
-<link rel="canonical" href="${esc(v.url)}">
-<meta property="og:type" content="website">
-<meta property="og:title" content="${esc(v.title)}">
-<meta property="og:url" content="${esc(v.url)}">
-</head>
-<body>
-<main>
-<h1>${esc(v.title)}</h1>
-<p>${esc(v.description)}</p>
+    const budget = v.budget_min !== null || v.budget_max !== null ? `<dt>Budget</dt><dd>${esc(v.budget_min ?? '')} to ${esc(v.budget_max ?? '')}</dd>\n` : '';
+    const delivery = v.delivery_window ? `<dt>Delivery</dt><dd>${esc(v.delivery_window)}</dd>\n` : '';
+    const ownerUrl = agentPageUrl(base(), String(v.owner.agent_id));
+    // The shared preview page (api/routes/site/crawlers.ts): every string escaped, Open Graph,
+    // Twitter and JSON-LD (a schema.org Demand: a listing asks for a service) as crawlers read them.
+    html(ctx, {
+      title: v.title,
+      description: v.description.slice(0, 300),
+      url: v.url,
+      ogType: 'website',
+      jsonLd: {
+        '@type': 'Demand',
+        name: v.title,
+        description: v.description,
+        url: v.url,
+        category: v.category,
+        itemOffered: { '@type': 'Service', name: v.title, category: v.category },
+        ...(v.delivery_window ? { deliveryLeadTime: v.delivery_window } : {}),
+        author: { '@type': 'Person', name: v.owner.name, url: ownerUrl },
+      },
+      body: `<p>${esc(v.description)}</p>
 <dl>
 <dt>Category</dt><dd>${esc(v.category)}</dd>
 <dt>Price</dt><dd>${esc(price)}</dd>
-${v.budget_min !== null || v.budget_max !== null ? `<dt>Budget</dt><dd>${esc(v.budget_min ?? '')} to ${esc(v.budget_max ?? '')}</dd>\n` : ''}${v.delivery_window ? `<dt>Delivery</dt><dd>${esc(v.delivery_window)}</dd>\n` : ''}<dt>Status</dt><dd>${esc(v.status)}</dd>
+${budget}${delivery}<dt>Status</dt><dd>${esc(v.status)}</dd>
 <dt>Responses</dt><dd>${esc(v.response_count)}</dd>
-<dt>Posted by</dt><dd><a href="${esc(agentPageUrl(base(), String(v.owner.agent_id)))}">${esc(v.owner.name)}</a></dd>
-</dl>
-</main>
-</body>
-</html>
-`;
+<dt>Posted by</dt><dd><a href="${esc(ownerUrl)}">${esc(v.owner.name)}</a></dd>
+</dl>`,
+    });
   });
   router.use(page.routes());
 }

@@ -5,6 +5,9 @@ import { acceptNda, recordPageView, submitPartnerLead, updatePitchDeck } from '.
 import { DAY } from '../../../events/kernel/clock.ts';
 import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import { pageViewStats, partnerLeads, pitchDeck, profileCounts } from '../../../queries/site/public.ts';
+import { circleActivity, circleMemberCount } from '../../../queries/communities/circles.ts';
+import { getCommunity, publicCircles } from '../../../queries/communities/communities.ts';
+import { skipLimit } from '../communities/circles.ts';
 import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
@@ -14,6 +17,7 @@ import {
   GetAdminPartnerLeadsAnswer,
   GetAnalyticsStatsAnswer,
   GetPitchDeckSettingsAnswer,
+  GetPublicCirclesAnswer,
   GetPublicIndustryStatsAnswer,
   GetPublicRegionStatsAnswer,
   PostNdaAcceptAnswer,
@@ -64,6 +68,15 @@ export const publicSiteOperations = operations({
     tags: ['site'],
     auth: 'none',
     responses: ok(GetPublicIndustryStatsAnswer),
+  },
+  getPublicCircles: {
+    method: 'GET',
+    path: '/api/public/circles',
+    summary: 'The public circles of open communities, newest first (what a homepage lists)',
+    tags: ['site'],
+    auth: 'none',
+    responses: ok(GetPublicCirclesAnswer),
+    query: queryOf('skip', 'limit'),
   },
   postPartnerLeads: {
     method: 'POST',
@@ -153,6 +166,29 @@ export function publicSiteRoutes(router: Router, s: Services): void {
   const pub = new Router({ prefix: '/api/public' });
   mount(pub, publicSiteOperations.getPublicRegionStats, stats('region'));
   mount(pub, publicSiteOperations.getPublicIndustryStats, stats('industry'));
+  mount(pub, publicSiteOperations.getPublicCircles, async (ctx) => {
+    const page = skipLimit(ctx.query, { limit: 20, max: 100 });
+    const circles = [];
+    for (const c of await publicCircles(s.store, page.skip, page.limit)) {
+      const [community, members, activity] = await Promise.all([
+        getCommunity(s.store, String(c.community_id)),
+        circleMemberCount(s.store, c._id),
+        circleActivity(s.store, c._id),
+      ]);
+      circles.push({
+        circle_id: c._id,
+        community_id: c.community_id,
+        community_name: community?.name ?? null,
+        name: c.name,
+        description: c.description ?? null,
+        member_count: members,
+        post_count: activity?.post_count ?? 0,
+        last_activity_at: activity?.last_activity_at ?? null,
+        url: `${s.config.publicBaseUrl}/circles/${encodeURIComponent(c._id)}`,
+      });
+    }
+    ctx.body = { circles, skip: page.skip, limit: page.limit };
+  });
   router.use(pub.routes());
 
   const leads = new Router({ prefix: '/api/partner-leads' });

@@ -27,6 +27,25 @@ export const GetPublicIndustryStatsAnswer = obj({
   as_of: str,
 });
 
+/** getPublicCircles 200 */
+export const GetPublicCirclesAnswer = obj({
+  circles: arr(
+    obj({
+      circle_id: str,
+      community_id: str,
+      community_name: nullStr,
+      name: str,
+      description: nullStr,
+      member_count: int,
+      post_count: int,
+      last_activity_at: nullStr,
+      url: str,
+    }),
+  ),
+  skip: int,
+  limit: int,
+});
+
 /** postPartnerLeads 200 */
 export const PostPartnerLeadsAnswer = obj({
   lead_id: str,
@@ -42,9 +61,9 @@ export const GetAdminPartnerLeadsAnswer = obj({
       lead_id: str,
       name: str,
       email: str,
-      company: str,
+      company: nullStr,
       role: nullStr,
-      message: str,
+      message: nullStr,
       submitted_at: str,
     }),
   ),

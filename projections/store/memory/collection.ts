@@ -283,8 +283,9 @@ export class MemoryCollection implements Collection {
   async count(filter: Filter = {}, options?: CountOptions): Promise<number> {
     const data = this.data();
     if (data === undefined) return 0;
-    if (Object.keys(filter).length === 0 && options?.hint === undefined) return data.docs.size;
-    return this.select(filter, options?.hint === undefined ? undefined : { hint: options.hint }, true).docs.length;
+    const limit = options?.limit !== undefined && options.limit > 0 ? options.limit : undefined;
+    if (Object.keys(filter).length === 0 && options?.hint === undefined) return limit === undefined ? data.docs.size : Math.min(limit, data.docs.size);
+    return this.select(filter, { ...(options?.hint === undefined ? {} : { hint: options.hint }), ...(limit === undefined ? {} : { limit }) }, true).docs.length;
   }
 
   async explain(filter: Filter, options?: FindOptions): Promise<QueryPlan> {
@@ -583,18 +584,25 @@ export class MemoryCollection implements Collection {
       if (countOnly && best.covered && dedupe === null) {
         let count = 0;
         for (const range of best.ranges) count += best.index.tree.countRange(range.start, range.end);
-        return { docs: new Array(count), plan: { index: best.index.name, examined: 0 } };
+        return { docs: new Array(Math.min(count, skip + limit) - Math.min(count, skip)), plan: { index: best.index.name, examined: 0 } };
       }
-      for (const id of planIds(best)) {
+      /** One entry of the range: false once the page is full. */
+      const visit = (id: string): boolean => {
         if (dedupe !== null) {
-          if (dedupe.has(id)) continue;
+          if (dedupe.has(id)) return true;
           dedupe.add(id);
         }
         const doc = data.docs.get(id) as Doc;
         examined++;
-        if (test !== null && !test.test(doc)) continue;
+        if (test !== null && !test.test(doc)) return true;
         if (++matched > skip || !ordered) out.push(doc);
-        if (matched >= stopAt) break;
+        return matched < stopAt;
+      };
+      if (best.mergeFrom < 0 || best.ranges.length === 1) {
+        // Ranges one after another, each scanned by the tree itself (planIds does the same through generators).
+        for (const range of best.ranges) if (!best.index.tree.scan(range.start, range.end, best.reverse, visit)) break;
+      } else {
+        for (const id of planIds(best)) if (!visit(id)) break;
       }
     } else {
       for (const doc of data.docs.values()) {

@@ -110,7 +110,7 @@ export function compileProjection(projection: Record<string, 0 | 1> | undefined)
 // ---------------------------------------------------------------------------------------------
 // Compiled mingo queries, memoised by the filter's text (request paths repeat their filters).
 
-const queryCache = new Map<string, Query>();
+const queryCache = new Map<string, CompiledFilter>();
 
 function filterKey(v: unknown): string | null {
   if (v === null) return 'null';
@@ -146,12 +146,66 @@ function filterKey(v: unknown): string | null {
   }
 }
 
-export function compileFilter(filter: Filter): Query {
+/** A filter compiled for the documents' test. */
+export interface CompiledFilter {
+  test(doc: Doc): boolean;
+}
+
+type Scalar = string | number | boolean;
+const isScalar = (v: unknown): v is Scalar => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && !Number.isNaN(v));
+
+/** MongoDB's equality of a top-level field with a scalar: the value itself, or an element of an array value. */
+function holds(value: unknown, x: Scalar): boolean {
+  if (value === x) return true;
+  if (Array.isArray(value)) for (const e of value) if (e === x) return true;
+  return false;
+}
+
+/**
+ * The commonest filters of the request paths, tested without mingo: top-level fields (no dots,
+ * no operators at the top), each equal to a string, number or boolean (or holding it, for an
+ * array), or `$all` of a non-empty list of them (held by an array value, as mingo tests `$all`).
+ * Anything else is null, and mingo tests it.
+ * test/projections/store/fast-paths.test.ts checks it against mingo on random documents.
+ */
+export function simpleFilter(filter: Filter): CompiledFilter | null {
+  const fields: string[] = [];
+  const wanted: Scalar[][] = [];
+  /** Per field: `$all` (an array value only, as mingo tests it) or plain equality. */
+  const arrays: boolean[] = [];
+  for (const key of Object.keys(filter)) {
+    if (key.startsWith('$') || key.includes('.')) return null;
+    const v = (filter as Obj)[key];
+    if (isScalar(v)) {
+      wanted.push([v]);
+      arrays.push(false);
+    } else if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      const ops = Object.keys(v);
+      const all = (v as Obj).$all;
+      if (ops.length !== 1 || !Array.isArray(all) || all.length === 0 || !all.every(isScalar)) return null;
+      wanted.push(all);
+      arrays.push(true);
+    } else return null;
+    fields.push(key);
+  }
+  return {
+    test(doc: Doc): boolean {
+      for (let i = 0; i < fields.length; i++) {
+        const value = doc[fields[i] as string];
+        if (arrays[i] && !Array.isArray(value)) return false;
+        for (const x of wanted[i] as Scalar[]) if (!holds(value, x)) return false;
+      }
+      return true;
+    },
+  };
+}
+
+export function compileFilter(filter: Filter): CompiledFilter {
   const key = filterKey(filter);
-  if (key === null) return new Query(filter, {});
+  if (key === null) return simpleFilter(filter) ?? new Query(filter, {});
   let q = queryCache.get(key);
   if (q === undefined) {
-    q = new Query(filter, {});
+    q = simpleFilter(filter) ?? new Query(filter, {});
     if (queryCache.size >= 2000) queryCache.delete(queryCache.keys().next().value as string);
     queryCache.set(key, q);
   }

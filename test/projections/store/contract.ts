@@ -415,6 +415,12 @@ export function readStoreContract(name: string, factory: Factory): void {
         expect(hinted.map((d) => d._id)).to.deep.equal(['d30', 'd20', 'd10']);
         expect(hinted).to.deep.equal(await c.find(filter, options));
         expect(await c.count(filter, { hint: 'by_term' })).to.equal(4);
+        // A capped count stops at its limit (covered by the index, filtered on documents, or no filter).
+        expect(await c.count(filter, { hint: 'by_term', limit: 3 })).to.equal(3);
+        expect(await c.count(filter, { hint: 'by_term', limit: 10 })).to.equal(4);
+        expect(await c.count({ terms: 'x' }, { limit: 25 })).to.equal(25);
+        expect(await c.count({ terms: 'rare' }, { hint: 'by_term', limit: 2 })).to.equal(2);
+        expect(await c.count({}, { limit: 7 })).to.equal(7);
         const plan = await c.explain(filter, { ...options, hint: 'by_term' });
         expect(plan.index).to.equal('by_term');
         expect(plan.examined).to.be.at.most(4);
