@@ -52,6 +52,10 @@ export interface QueryPlan {
   index: string | null;
   /** Documents examined (in memory) or `totalDocsExamined` (MongoDB). */
   examined: number;
+  /** In memory, an index intersection only ('AND_SORTED', MongoDB's name): the stage answering. */
+  stage?: string;
+  /** In memory, an index intersection only: the index entries its walk read. */
+  keysExamined?: number;
 }
 
 export class DuplicateKeyError extends Error {

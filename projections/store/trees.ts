@@ -21,10 +21,33 @@ export interface IndexTree {
   /** The first entry whose key is >= `key` (or > `key` when `strict`). */
   pairFrom(key: string, strict: boolean): [string, string] | undefined;
   /**
+   * A cursor over the keys in [lo, hi], ascending (descending when `reverse`), that can also leap
+   * forward (seek): what an index intersection walks its ranges with.
+   */
+  cursor(lo: string, hi: string, reverse: boolean): KeyCursor;
+  /**
    * Every key and its value, in key order (what fromSorted takes back); vals is null when every
    * value is the one the tree's derive function reads from its key.
    */
   sorted(): { keys: string[]; vals: string[] | null };
+}
+
+/**
+ * A position in a key range of a tree, moving one way (ascending, or descending when reversed).
+ * The tree must not change while a cursor is in use (the store's reads are synchronous).
+ */
+export interface KeyCursor {
+  /** The current key; undefined once past the range. */
+  readonly key: string | undefined;
+  /** The current key's value (its document's _id). */
+  value(): string;
+  /** Moves to the next key of the range. */
+  next(): void;
+  /**
+   * Moves to the first key at or after `target` in the cursor's direction (>= ascending, <=
+   * descending); never moves back.
+   */
+  seek(target: string): void;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,6 +383,20 @@ export class KeyTree implements IndexTree {
     return count;
   }
 
+  cursor(lo: string, hi: string, reverse: boolean): KeyCursor {
+    return new TreeCursor(this, lo, hi, reverse);
+  }
+
+  /** @internal The leaf holding `key` (for cursors). */
+  _leafFor(key: string): Leaf {
+    return this.leafFor(key);
+  }
+
+  /** @internal The value of entry `i` of a leaf (for cursors). */
+  _valueAt(leaf: Leaf, i: number): string {
+    return this.derive === null ? (leaf.vals[i] as string) : this.derive(leaf.keys[i] as string);
+  }
+
   /** The first entry whose key is >= `key` (or > `key` when `strict`). */
   pairFrom(key: string, strict: boolean): [string, string] | undefined {
     let leaf: Leaf | null = this.leafFor(key);
@@ -371,5 +408,86 @@ export class KeyTree implements IndexTree {
     if (leaf === null) return undefined;
     const found = leaf.keys[i];
     return [found, this.derive === null ? leaf.vals[i] : this.derive(found)];
+  }
+}
+
+/** KeyTree's cursor: a leaf and a position in it, moving along the leaves' links. */
+class TreeCursor implements KeyCursor {
+  key: string | undefined = undefined;
+  private leaf: Leaf | null;
+  private i: number;
+
+  constructor(
+    private readonly tree: KeyTree,
+    private readonly lo: string,
+    private readonly hi: string,
+    private readonly reverse: boolean,
+  ) {
+    if (hi < lo) {
+      this.leaf = null;
+      this.i = 0;
+      return;
+    }
+    this.leaf = tree._leafFor(reverse ? hi : lo);
+    this.i = reverse ? upperBound(this.leaf.keys, hi) - 1 : lowerBound(this.leaf.keys, lo);
+    this.settle();
+  }
+
+  value(): string {
+    return this.tree._valueAt(this.leaf as Leaf, this.i);
+  }
+
+  next(): void {
+    if (this.key === undefined) return;
+    this.i += this.reverse ? -1 : 1;
+    this.settle();
+  }
+
+  seek(target: string): void {
+    const key = this.key;
+    if (key === undefined) return;
+    const leaf = this.leaf as Leaf;
+    const keys = leaf.keys;
+    if (!this.reverse) {
+      if (key >= target) return;
+      // Within this leaf when its last key reaches the target, else from the root.
+      if ((keys[keys.length - 1] as string) >= target) {
+        this.i = lowerBound(keys, target);
+      } else {
+        this.leaf = this.tree._leafFor(target);
+        this.i = lowerBound(this.leaf.keys, target);
+      }
+    } else {
+      if (key <= target) return;
+      if ((keys[0] as string) <= target) {
+        this.i = upperBound(keys, target) - 1;
+      } else {
+        this.leaf = this.tree._leafFor(target);
+        this.i = upperBound(this.leaf.keys, target) - 1;
+      }
+    }
+    this.settle();
+  }
+
+  /** Steps over leaf ends to the entry at `i`, and checks it against the range's far bound. */
+  private settle(): void {
+    let leaf = this.leaf;
+    if (!this.reverse) {
+      while (leaf !== null && this.i >= leaf.keys.length) {
+        leaf = leaf.next;
+        this.i = 0;
+      }
+      this.leaf = leaf;
+      const key = leaf === null ? undefined : (leaf.keys[this.i] as string);
+      this.key = key !== undefined && key <= this.hi ? key : undefined;
+    } else {
+      while (leaf !== null && this.i < 0) {
+        leaf = leaf.prev;
+        if (leaf !== null) this.i = leaf.keys.length - 1;
+      }
+      this.leaf = leaf;
+      const key = leaf === null ? undefined : (leaf.keys[this.i] as string);
+      this.key = key !== undefined && key >= this.lo ? key : undefined;
+    }
   }
 }

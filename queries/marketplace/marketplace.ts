@@ -25,11 +25,12 @@ async function termCount(store: ReadStore, status: string, term: string): Promis
 }
 
 /**
- * The listing list and search, newest first. Every shape is one index range: with `q`, the
- * rarest word's entry in the term index under the status (the words' counters say which is
- * rarest; the other words, category and pricing are tested on its documents, so a search scans
- * at most the rarest word's listings), else the status index with the category and pricing
- * filters. `total` is read from the `listing_counts` counters when one counts exactly this filter
+ * The listing list and search, newest first. With `q`, the term index: one word's range, or for
+ * several words the intersection of their ranges (`search_keys: { $all: [...] }`; the memory
+ * store walks the ranges side by side and fetches only the listings in every one, MongoDB plans
+ * `$all` on the multikey index itself), category and pricing tested on those listings; a word no
+ * listing holds (its counter) answers at once. Without `q`, the status index with the category
+ * and pricing filters. `total` is read from the `listing_counts` counters when one counts exactly this filter
  * (no `q`, or one word alone); a search combining several words or a word and a filter counts up
  * to TOTAL_CAP matches.
  */
@@ -41,12 +42,11 @@ export async function searchListings(store: ReadStore, s: ListingSearch) {
   let total: number | null = null;
   if (words.length) {
     const counts = await Promise.all(words.map((w) => termCount(store, s.status, w)));
-    const rarest = counts.indexOf(Math.min(...counts));
     // A word no listing holds: nothing matches, and nothing needs scanning.
-    if (counts[rarest] === 0) return { docs: [], total: 0, total_capped: false, has_more: false, next_cursor: null };
-    filter.search_keys = `${s.status}:${words[rarest]}`;
-    const others = words.filter((_, i) => i !== rarest);
-    if (others.length) filter.terms = { $all: others };
+    if (Math.min(...counts) === 0) return { docs: [], total: 0, total_capped: false, has_more: false, next_cursor: null };
+    // Several words: their ranges of the term index intersected (the store walks them side by
+    // side and reads only the listings in each); one word: its range.
+    filter.search_keys = words.length === 1 ? `${s.status}:${words[0]}` : { $all: words.map((w) => `${s.status}:${w}`) };
     hint = 'by_term';
     if (words.length === 1 && !s.category && !s.pricing_type) total = counts[0] as number;
   } else {

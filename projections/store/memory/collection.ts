@@ -15,7 +15,17 @@ import {
 } from '../port.ts';
 import { NOT_SIMPLE, applySimpleUpdate, applyUpdate, cloneValue, simpleInsert, type ApplyOptions } from '../updates.ts';
 import { sameKeys, type Index, type IndexKeys, type Obj } from './keys.ts';
-import { analyze, isOperatorObject, planIds, planIndex, type IndexPlan, type SortKey } from './planner.ts';
+import {
+  analyze,
+  intersectIds,
+  isOperatorObject,
+  planIds,
+  planIndex,
+  planIntersection,
+  type IndexPlan,
+  type IntersectionPlan,
+  type SortKey,
+} from './planner.ts';
 import { compileFilter, compileProjection, sortDocs } from './query.ts';
 
 /** What a collection handle needs from its store (store.ts), which creates the handles. */
@@ -570,6 +580,18 @@ export class MemoryCollection implements Collection {
         if (p !== null && (best === null || p.score > best.score)) best = p;
       }
     }
+    if (a.alls !== null) {
+      // A `$all` on the first field of an index: its values' ranges intersected, when the hinted
+      // index (or, without a hint, one that scores above the best single range) gives that.
+      let inter: IntersectionPlan | null = null;
+      for (const ix of data.indexes) {
+        if (hint !== undefined && ix.name !== hint) continue;
+        const p = planIntersection(ix, a, sort, filter);
+        if (p !== null && (inter === null || p.score > inter.score)) inter = p;
+      }
+      if (inter !== null && (hint !== undefined || best === null || inter.score > best.score))
+        return this.selectIntersection(data, inter, filter, skip, limit, countOnly);
+    }
 
     const isEmpty = Object.keys(filter).length === 0;
     const test = (best !== null && best.covered) || isEmpty ? null : compileFilter(filter);
@@ -616,5 +638,33 @@ export class MemoryCollection implements Collection {
     if (ordered) return { docs: out, plan };
     const sorted = sort.length > 0 ? sortDocs(out, sort) : out;
     return { docs: sorted.slice(skip, skip + limit), plan };
+  }
+
+  /**
+   * select through an index intersection: only the documents in every value's range are fetched
+   * (none for a count of a filter the intersection covers), then tested against the filter.
+   */
+  private selectIntersection(data: CollectionData, plan: IntersectionPlan, filter: Filter, skip: number, limit: number, countOnly: boolean): Selection {
+    const test = plan.covered ? null : compileFilter(filter);
+    const stopAt = skip + limit;
+    const out: Doc[] = [];
+    let examined = 0;
+    let matched = 0;
+    let keysExamined: number;
+    if (countOnly && plan.covered) {
+      keysExamined = intersectIds(plan, () => ++matched < stopAt);
+      return {
+        docs: new Array(Math.max(0, matched - skip)),
+        plan: { index: plan.index.name, examined: 0, stage: 'AND_SORTED', keysExamined },
+      };
+    }
+    keysExamined = intersectIds(plan, (id) => {
+      const doc = data.docs.get(id) as Doc;
+      examined++;
+      if (test !== null && !test.test(doc)) return true;
+      if (++matched > skip) out.push(doc);
+      return matched < stopAt;
+    });
+    return { docs: out, plan: { index: plan.index.name, examined, stage: 'AND_SORTED', keysExamined } };
   }
 }

@@ -1,7 +1,7 @@
 // Query planning of the in-memory read store: the per-field bounds a filter sets, the best index
 // for them and the requested sort, and the _ids of that index's entries in the ranges, in order.
 import type { Filter } from '../port.ts';
-import type { IndexTree } from '../trees.ts';
+import type { IndexTree, KeyCursor } from '../trees.ts';
 import { KEY_LAST, MAX_KEY, MIN_KEY, STRING_END, compareValues, keyComponent } from '../updates.ts';
 import { compareKeys, pushDistinct, type Index, type Obj } from './keys.ts';
 
@@ -21,6 +21,11 @@ export interface FilterAnalysis {
   fields: Map<string, Constraint>;
   /** Some condition is not captured by the per-field bounds ($or, $ne, $regex, ...). */
   opaque: boolean;
+  /**
+   * Per field, the distinct values of a `$all` of strings, numbers and booleans on it (opaque to
+   * the per-field bounds; an index intersection may answer it, see planIntersection).
+   */
+  alls: Map<string, unknown[]> | null;
 }
 
 function isKeyScalar(v: unknown): boolean {
@@ -96,6 +101,7 @@ function analyzeInto(filter: Filter, out: FilterAnalysis): void {
       } else if (isOperatorObject(cond)) {
         for (const op of Object.keys(cond)) {
           const v = cond[op];
+          if (op === '$all') noteAll(out, field, v);
           if (op === '$eq' && isKeyScalar(v) && c.points === null) c.points = [v];
           else if (op === '$in' && Array.isArray(v) && v.every(isKeyScalar) && c.points === null) c.points = v.slice();
           else if ((op === '$gt' || op === '$gte' || op === '$lt' || op === '$lte') && isKeyScalar(v) && v !== null) addBound(c, op, v);
@@ -118,8 +124,20 @@ function analyzeInto(filter: Filter, out: FilterAnalysis): void {
   }
 }
 
+const isAllValue = (v: unknown): boolean => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && !Number.isNaN(v));
+
+/** Records the values of a `$all` of scalars (the first one on the field). */
+function noteAll(out: FilterAnalysis, field: string, v: unknown): void {
+  if (!Array.isArray(v) || v.length === 0 || !v.every(isAllValue)) return;
+  out.alls ??= new Map();
+  if (out.alls.has(field)) return;
+  const values: unknown[] = [];
+  for (const x of v) pushDistinct(values, x);
+  out.alls.set(field, values);
+}
+
 export function analyze(filter: Filter): FilterAnalysis {
-  const out: FilterAnalysis = { fields: new Map(), opaque: false };
+  const out: FilterAnalysis = { fields: new Map(), opaque: false, alls: null };
   analyzeInto(filter, out);
   return out;
 }
@@ -284,5 +302,113 @@ export function* planIds(plan: IndexPlan): Generator<string> {
     if (best < 0) return;
     yield ids[best];
     advance(best);
+  }
+}
+
+/**
+ * An index intersection (MongoDB's AND_SORTED): `{ field: { $all: [v1, v2, ...] } }` on the first
+ * field of an index whose later components give the requested order, answered by walking the
+ * range of each value in parallel and keeping the entries present in every range. The ranges fix
+ * the first component, and the rest of their keys (the later components, _id last) sort the same
+ * way in each, so a document in every range has the same key suffix in each.
+ */
+export interface IntersectionPlan {
+  index: Index;
+  /** One range per distinct value. */
+  ranges: KeyRange[];
+  /** Per range: the length of its value's key component, which every key of the range starts with. */
+  heads: number[];
+  reverse: boolean;
+  /** The intersection is exactly the filter's matches (the filter is the `$all` alone). */
+  covered: boolean;
+  score: number;
+}
+
+/**
+ * The intersection plan of `index` for the filter's `$all` on its first field (at least two
+ * distinct values), or null when it cannot give the requested order in one range per value.
+ */
+export function planIntersection(index: Index, a: FilterAnalysis, sort: SortKey[], filter: Filter): IntersectionPlan | null {
+  const field = index.fields[0] as string;
+  const values = a.alls?.get(field);
+  if (values === undefined || values.length < 2 || a.fields.has(field)) return null;
+  const ranges: KeyRange[] = [];
+  const heads: number[] = [];
+  let reverse = false;
+  let score = 0;
+  for (const v of values) {
+    // Each value's range is the plan of the field's equality with it (with the other fields'
+    // bounds on the later components).
+    const fields = new Map(a.fields);
+    fields.set(field, { ...newConstraint(), points: [v] });
+    const p = planIndex(index, { fields, opaque: a.opaque, alls: null }, sort, a.fields.size + 1);
+    if (p === null || !p.ordered || p.ranges.length !== 1) return null;
+    ranges.push(p.ranges[0] as KeyRange);
+    heads.push(keyComponent(v, index.dirs[0] as number).length);
+    reverse = p.reverse;
+    score = p.score;
+  }
+  // The values' documents hold each of them: with two distinct values, in an array of the field
+  // itself (a top-level field: no path through arrays of documents), which `$all` then matches.
+  const cond = filter[field];
+  const covered = !field.includes('.') && Object.keys(filter).length === 1 && isOperatorObject(cond) && Object.keys(cond).length === 1;
+  return { index, ranges, heads, reverse, covered, score: score + 1 };
+}
+
+/** A cursor steps this many entries towards a target before it seeks it through the tree. */
+const STEPS_BEFORE_SEEK = 8;
+
+/**
+ * Calls `visit` with the _id of every entry present in each range of the plan, in index order
+ * (reversed when the plan is), until it returns false. Returns the index entries read.
+ */
+export function intersectIds(plan: IntersectionPlan, visit: (id: string) => boolean): number {
+  const tree = plan.index.tree;
+  const { ranges, heads, reverse } = plan;
+  const n = ranges.length;
+  const cursors: KeyCursor[] = [];
+  /** Per cursor: its key without its value's component (undefined once past its range). */
+  const suffixes: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const range = ranges[i] as KeyRange;
+    const c = tree.cursor(range.start, range.end, reverse);
+    if (c.key === undefined) return i;
+    cursors.push(c);
+    suffixes.push(c.key.slice(heads[i]));
+  }
+  let read = n;
+  // Leapfrog: the target is the furthest suffix seen; each cursor in turn moves to it or past it.
+  let target = suffixes[0] as string;
+  let agreed = 1;
+  let i = 0;
+  for (;;) {
+    i = i + 1 === n ? 0 : i + 1;
+    const c = cursors[i] as KeyCursor;
+    const head = heads[i] as number;
+    let s = suffixes[i] as string;
+    let steps = 0;
+    while (reverse ? s > target : s < target) {
+      if (++steps > STEPS_BEFORE_SEEK) c.seek((c.key as string).slice(0, head) + target);
+      else c.next();
+      const key = c.key;
+      if (key === undefined) return read;
+      read++;
+      s = key.slice(head);
+    }
+    suffixes[i] = s;
+    if (s !== target) {
+      target = s;
+      agreed = 1;
+      continue;
+    }
+    if (++agreed < n) continue;
+    // Every range holds this entry.
+    if (!visit(c.value())) return read;
+    c.next();
+    const key = c.key;
+    if (key === undefined) return read;
+    read++;
+    target = suffixes[i] = key.slice(head);
+    agreed = 1;
   }
 }
