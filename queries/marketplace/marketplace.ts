@@ -65,17 +65,30 @@ export async function searchListings(store: ReadStore, s: ListingSearch) {
           ? `p:${s.status}:${s.pricing_type}`
           : `s:${s.status}`;
   const page: Filter = s.cursor ? { ...filter, seq: { $lt: s.cursor.position } } : filter;
-  const [docs, counted] = await Promise.all([
-    listings.find(page, { sort: { seq: -1 }, skip: s.cursor ? 0 : s.skip, limit: s.limit + 1, hint }),
-    total !== null
-      ? total
-      : counter
-        ? store
+  const skip = s.cursor ? 0 : s.skip;
+  const pageOf = () => listings.find(page, { sort: { seq: -1 }, skip, limit: s.limit + 1, hint });
+  let docs: Doc[];
+  let counted: number;
+  if (total === null && counter === null) {
+    // A capped count: a first page that is not full already holds every match (after `skip`), so
+    // its length gives the total without a second pass (for a search few listings match, the
+    // commonest one that is not full, this halves the work).
+    docs = await pageOf();
+    counted =
+      !s.cursor && docs.length <= s.limit && (docs.length > 0 || skip === 0)
+        ? skip + docs.length
+        : await listings.count(filter, { hint, limit: TOTAL_CAP + 1 });
+  } else {
+    [docs, counted] = await Promise.all([
+      pageOf(),
+      total !== null
+        ? total
+        : store
             .collection('listing_counts')
-            .findOne({ _id: counter })
-            .then((d) => (typeof d?.n === 'number' ? d.n : 0))
-        : listings.count(filter, { hint, limit: TOTAL_CAP + 1 }),
-  ]);
+            .findOne({ _id: counter as string })
+            .then((d) => (typeof d?.n === 'number' ? d.n : 0)),
+    ]);
+  }
   const has_more = docs.length > s.limit;
   if (has_more) docs.length = s.limit;
   const last = docs[docs.length - 1];

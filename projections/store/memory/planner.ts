@@ -359,45 +359,63 @@ export function planIntersection(index: Index, a: FilterAnalysis, sort: SortKey[
 const STEPS_BEFORE_SEEK = 8;
 
 /**
+ * Compares the rest of `a` from `ai` with the rest of `b` from `bi` as strings compare, char by
+ * char: no substring to allocate (a slice compares through a runtime call, many times slower),
+ * and suffixes of neighbouring entries differ within their first components' chars.
+ */
+function compareFrom(a: string, ai: number, b: string, bi: number): number {
+  const al = a.length - ai;
+  const bl = b.length - bi;
+  const n = al < bl ? al : bl;
+  for (let j = 0; j < n; j++) {
+    const d = a.charCodeAt(ai + j) - b.charCodeAt(bi + j);
+    if (d !== 0) return d;
+  }
+  return al - bl;
+}
+
+/**
  * Calls `visit` with the _id of every entry present in each range of the plan, in index order
  * (reversed when the plan is), until it returns false. Returns the index entries read.
  */
 export function intersectIds(plan: IntersectionPlan, visit: (id: string) => boolean): number {
   const tree = plan.index.tree;
-  const { ranges, heads, reverse } = plan;
+  const { ranges, heads } = plan;
+  const sign = plan.reverse ? -1 : 1;
   const n = ranges.length;
   const cursors: KeyCursor[] = [];
-  /** Per cursor: its key without its value's component (undefined once past its range). */
-  const suffixes: string[] = [];
   for (let i = 0; i < n; i++) {
     const range = ranges[i] as KeyRange;
-    const c = tree.cursor(range.start, range.end, reverse);
+    const c = tree.cursor(range.start, range.end, plan.reverse);
     if (c.key === undefined) return i;
     cursors.push(c);
-    suffixes.push(c.key.slice(heads[i]));
   }
   let read = n;
-  // Leapfrog: the target is the furthest suffix seen; each cursor in turn moves to it or past it.
-  let target = suffixes[0] as string;
+  // Leapfrog: the target is the furthest suffix seen (the key `target` from `targetAt` on); each
+  // cursor in turn moves to it or past it, and when all agree, their entry is in every range.
+  let target = cursors[0]?.key as string;
+  let targetAt = heads[0] as number;
   let agreed = 1;
   let i = 0;
   for (;;) {
     i = i + 1 === n ? 0 : i + 1;
     const c = cursors[i] as KeyCursor;
     const head = heads[i] as number;
-    let s = suffixes[i] as string;
+    let key = c.key as string;
+    let cmp = compareFrom(key, head, target, targetAt) * sign;
     let steps = 0;
-    while (reverse ? s > target : s < target) {
-      if (++steps > STEPS_BEFORE_SEEK) c.seek((c.key as string).slice(0, head) + target);
+    while (cmp < 0) {
+      if (++steps > STEPS_BEFORE_SEEK) c.seek(key.slice(0, head) + target.slice(targetAt));
       else c.next();
-      const key = c.key;
-      if (key === undefined) return read;
+      const next = c.key;
+      if (next === undefined) return read;
       read++;
-      s = key.slice(head);
+      key = next;
+      cmp = compareFrom(key, head, target, targetAt) * sign;
     }
-    suffixes[i] = s;
-    if (s !== target) {
-      target = s;
+    if (cmp > 0) {
+      target = key;
+      targetAt = head;
       agreed = 1;
       continue;
     }
@@ -405,10 +423,11 @@ export function intersectIds(plan: IntersectionPlan, visit: (id: string) => bool
     // Every range holds this entry.
     if (!visit(c.value())) return read;
     c.next();
-    const key = c.key;
-    if (key === undefined) return read;
+    const next = c.key;
+    if (next === undefined) return read;
     read++;
-    target = suffixes[i] = key.slice(head);
+    target = next;
+    targetAt = head;
     agreed = 1;
   }
 }
