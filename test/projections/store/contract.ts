@@ -437,6 +437,107 @@ export function readStoreContract(name: string, factory: Factory): void {
       });
     });
 
+    describe('$all on a multikey indexed field (index intersection in memory)', () => {
+      const TAGS = ['a', 'b', 'c', 'd'];
+      /** 40 documents: tags from TAGS (some empty, scalar, missing, or holding a value twice), seqs not in _id order. */
+      const docs: Doc[] = Array.from({ length: 40 }, (_, i) => {
+        const seq = (i * 17) % 40;
+        const tags = TAGS.filter((_, t) => (i >> t) % 2 === 1 || (i + t) % 5 === 0);
+        const doc: Doc = { _id: `d${String(i).padStart(2, '0')}`, seq, cat: i % 3 };
+        if (i === 3) doc.tags = 'a';
+        else if (i === 5) doc.tags = [];
+        else if (i === 6) doc.tags = ['a', 'b', 'a', 'b'];
+        else if (i !== 7) doc.tags = tags;
+        return doc;
+      });
+      /** MongoDB's `$all` of two or more distinct values: an array holding each. */
+      const holdsAll = (d: Doc, values: string[]) => Array.isArray(d.tags) && values.every((v) => (d.tags as string[]).includes(v));
+      const expected = (values: string[], cat: number | null, dir: 1 | -1) =>
+        docs
+          .filter((d) => holdsAll(d, values) && (cat === null || d.cat === cat))
+          .sort((x, y) => ((x.seq as number) - (y.seq as number)) * dir)
+          .map((d) => d._id);
+      let name: string;
+
+      before(async () => {
+        name = fresh('all');
+        await store.ensureCollection({ name, indexes: [{ name: 'by_tag', keys: { tags: 1, seq: -1 } }] });
+        for (const d of docs) await store.collection(name).insertOne(d);
+      });
+
+      it('finds the documents holding every value, sorted either way, with skip and limit, hinted or not', async () => {
+        const c = store.collection(name);
+        expect(expected(['a', 'b'], null, -1))
+          .to.include('d06')
+          .and.not.include('d03');
+        for (const values of [
+          ['a', 'b'],
+          ['b', 'a'],
+          ['a', 'b', 'c'],
+          ['c', 'd'],
+          ['a', 'b', 'c', 'd'],
+        ]) {
+          for (const dir of [-1, 1] as const) {
+            const all = expected(values, null, dir);
+            expect(all.length, values.join()).to.be.greaterThan(0);
+            for (const hint of ['by_tag', undefined]) {
+              const base: FindOptions = { sort: { seq: dir }, ...(hint === undefined ? {} : { hint }) };
+              expect(await ids(name, { tags: { $all: values } }, base), `${values} ${dir}`).to.deep.equal(all);
+              expect(await ids(name, { tags: { $all: values } }, { ...base, skip: 1, limit: 2 })).to.deep.equal(all.slice(1, 3));
+              expect(await ids(name, { tags: { $all: values } }, { ...base, skip: all.length })).to.deep.equal([]);
+              expect(await ids(name, { tags: { $all: values } }, { ...base, limit: 1 })).to.deep.equal(all.slice(0, 1));
+            }
+          }
+          expect((await c.find({ tags: { $all: values } }, { hint: 'by_tag' })).map((d) => d._id).sort()).to.deep.equal(expected(values, null, 1).sort());
+        }
+        expect((await c.explain({ tags: { $all: ['a', 'b'] } }, { sort: { seq: -1 }, hint: 'by_tag' })).index).to.equal('by_tag');
+      });
+
+      it('tests the other fields of the filter on the documents holding every value', async () => {
+        for (const cat of [0, 1, 2]) {
+          for (const dir of [-1, 1] as const) {
+            const all = expected(['a', 'b'], cat, dir);
+            const filter = { tags: { $all: ['a', 'b'] }, cat };
+            expect(await ids(name, filter, { sort: { seq: dir }, hint: 'by_tag' }), `cat ${cat}`).to.deep.equal(all);
+            expect(await ids(name, filter, { sort: { seq: dir }, skip: 1, limit: 1, hint: 'by_tag' })).to.deep.equal(all.slice(1, 2));
+            expect(await ids(name, { ...filter, seq: { $lt: 20 } }, { sort: { seq: dir }, hint: 'by_tag' })).to.deep.equal(
+              all.filter((id) => (docs.find((d) => d._id === id)?.seq as number) < 20),
+            );
+          }
+          expect(await store.collection(name).count({ tags: { $all: ['a', 'b'] }, cat }, { hint: 'by_tag' })).to.equal(expected(['a', 'b'], cat, 1).length);
+        }
+      });
+
+      it('counts, with and without a limit, the documents holding every value', async () => {
+        const c = store.collection(name);
+        const n = expected(['a', 'b'], null, 1).length;
+        expect(n).to.be.greaterThan(3);
+        expect(await c.count({ tags: { $all: ['a', 'b'] } }, { hint: 'by_tag' })).to.equal(n);
+        expect(await c.count({ tags: { $all: ['a', 'b'] } })).to.equal(n);
+        expect(await c.count({ tags: { $all: ['a', 'b'] } }, { hint: 'by_tag', limit: 3 })).to.equal(3);
+        expect(await c.count({ tags: { $all: ['a', 'b'] } }, { hint: 'by_tag', limit: n + 5 })).to.equal(n);
+        expect(await c.count({ tags: { $all: ['a', 'b'] }, cat: 1 }, { hint: 'by_tag', limit: 1 })).to.equal(Math.min(1, expected(['a', 'b'], 1, 1).length));
+      });
+
+      it('ignores duplicates in the $all list, and matches nothing when a value is held by no document', async () => {
+        const c = store.collection(name);
+        const opts: FindOptions = { sort: { seq: -1 }, hint: 'by_tag' };
+        expect(await ids(name, { tags: { $all: ['a', 'b', 'a'] } }, opts)).to.deep.equal(expected(['a', 'b'], null, -1));
+        expect(await ids(name, { tags: { $all: ['b', 'a', 'b', 'a'] } }, { ...opts, sort: { seq: 1 } })).to.deep.equal(expected(['a', 'b'], null, 1));
+        expect(await c.count({ tags: { $all: ['a', 'b', 'b'] } }, { hint: 'by_tag' })).to.equal(expected(['a', 'b'], null, 1).length);
+        expect(await ids(name, { tags: { $all: ['a', 'zzz'] } }, opts)).to.deep.equal([]);
+        expect(await ids(name, { tags: { $all: ['zzz', 'a', 'b'] } }, opts)).to.deep.equal([]);
+        expect(await c.count({ tags: { $all: ['a', 'zzz'] } }, { hint: 'by_tag' })).to.equal(0);
+        expect(await c.count({ tags: { $all: ['a', 'zzz'] } }, { hint: 'by_tag', limit: 5 })).to.equal(0);
+      });
+
+      it('finds a document holding a value twice in its array once', async () => {
+        const found = await ids(name, { tags: { $all: ['a', 'b'] } }, { sort: { seq: -1 }, hint: 'by_tag' });
+        expect(found.filter((id) => id === 'd06')).to.have.length(1);
+        expect(await ids(name, { tags: { $all: ['b', 'a'] }, cat: 0 }, { sort: { seq: 1 }, hint: 'by_tag' })).to.include('d06');
+      });
+    });
+
     describe('unique indexes', () => {
       async function withUnique(): Promise<string> {
         const name = fresh('uniq');

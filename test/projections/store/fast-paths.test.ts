@@ -519,6 +519,29 @@ describe('memory store: the index B+ tree', () => {
           }
           expect(tree.pairFrom(from, false)?.[0]).to.equal(model.keys.find((k) => k >= from));
           expect(tree.pairFrom(from, true)?.[0]).to.equal(model.keys.find((k) => k > from));
+          // cursor: steps and seeks over [from, to] both ways, as the sorted array's positions move.
+          for (const reverse of [false, true]) {
+            const want = model.keys.filter((k) => k >= from && k <= to);
+            if (reverse) want.reverse();
+            const cursor = tree.cursor(from, to, reverse);
+            let at = 0;
+            for (let move = 0; move < 60; move++) {
+              expect(cursor.key).to.equal(want[at]);
+              if (cursor.key !== undefined) expect(cursor.value()).to.equal(model.vals.get(cursor.key));
+              if (random() < 0.6) {
+                cursor.next();
+                if (at < want.length) at++;
+              } else {
+                const target = probe();
+                cursor.seek(target);
+                if (at < want.length) {
+                  const past = (k: string) => (reverse ? k <= target : k >= target);
+                  const found = want.findIndex((k, j) => j >= at && past(k));
+                  at = found < 0 ? want.length : found;
+                }
+              }
+            }
+          }
         }
       }
       // Everything out in random order (checking as leaves and branches empty), then in again.
