@@ -90,7 +90,7 @@ export async function marketplaceQueryBenchmarks(say: (line: string) => void, si
     ['listing list, first page (open, newest first, with total)', () => searchListings(store, base)],
     ['listing search q="pipeline" (term index, with total)', () => searchListings(store, { ...base, q: 'pipeline' })],
     ['listing search q="pipeline launch" (two terms)', () => searchListings(store, { ...base, q: 'pipeline launch' })],
-    // The worst case: two words each in 2/15 of the listings, none holding both (the rarest word's whole range is scanned).
+    // Two words each in 2/15 of the listings, none holding both: their ranges are walked side by side, no listing fetched.
     ['listing search q="pipeline logo" (two common words, no listing has both)', () => searchListings(store, { ...base, q: 'pipeline logo' })],
     ['listing filter category=design, pricing_type=hourly', () => searchListings(store, { ...base, category: 'design', pricing_type: 'hourly' })],
     ['listing search page 10 (skip 200)', () => searchListings(store, { ...base, q: 'audit', skip: 200 })],
