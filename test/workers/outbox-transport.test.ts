@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OutboxTransport } from '../../workers/humans/mail/transport.ts';
 
-/** The outbox transport (the embedded mail port): one private JSON file per mail, written by its writer thread. */
+/** The outbox transport (the embedded mail port): one private JSON file per mail, written atomically. */
 describe('mail: the outbox transport', () => {
   let root: string;
   beforeEach(() => (root = mkdtempSync(join(tmpdir(), 'agent-network-outbox-test-'))));
@@ -57,7 +57,7 @@ describe('mail: the outbox transport', () => {
     }
   });
 
-  it('starts a new writer thread after close', async () => {
+  it('writes again after close', async () => {
     const dir = join(root, 'again');
     const t = new OutboxTransport(dir);
     await t.send(mail(1));

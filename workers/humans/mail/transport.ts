@@ -1,7 +1,5 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Worker } from 'node:worker_threads';
-import { startTsThread } from '../../../events/store/ts-thread.ts';
-import type { OutboxWrite, OutboxWritten } from './outbox-writer.thread.ts';
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 
@@ -23,60 +21,28 @@ export interface MailTransport {
 
 /**
  * One JSON file per message, written atomically (temp file, then rename), named by the mail id.
- * The files are written by a writer thread of their own (outbox-writer.thread.ts, started on the
- * first mail): the event loop only hands each file over and hears back, so a burst of mails costs
- * requests little.
+ * The writes are asynchronous (libuv's thread pool), so a burst of mails does not hold up requests.
  */
 export class OutboxTransport implements MailTransport {
   readonly name = 'outbox';
-  /** The writer thread and the files it has been handed, not yet written. */
-  private thread: { worker: Worker; waiting: Map<number, { resolve: () => void; reject: (err: Error) => void }> } | null = null;
-  private next = 1;
+  /** The folder, made once (again after a failed attempt: someone may have removed it). */
+  private made: Promise<unknown> | null = null;
   constructor(private readonly dir: string) {}
-
-  private writer() {
-    if (this.thread) return this.thread;
-    const worker = startTsThread(new URL('./outbox-writer.thread.ts', import.meta.url), null);
-    const thread = { worker, waiting: new Map<number, { resolve: () => void; reject: (err: Error) => void }>() };
-    worker.on('message', (m: OutboxWritten) => {
-      const w = thread.waiting.get(m.id);
-      thread.waiting.delete(m.id);
-      if (m.error === undefined) w?.resolve();
-      else w?.reject(new Error(m.error));
-    });
-    const fail = (err: Error) => {
-      if (this.thread === thread) this.thread = null;
-      for (const w of thread.waiting.values()) w.reject(err);
-      thread.waiting.clear();
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the outbox writer thread stopped (exit ${code})`)));
-    // Idle, it keeps no process alive; while a file is under way it does (see send).
-    worker.unref();
-    this.thread = thread;
-    return thread;
-  }
-
   async send(mail: OutgoingMail) {
-    const { worker, waiting } = this.writer();
-    const id = this.next++;
-    const data = `${JSON.stringify({ ...mail, created_at: new Date().toISOString() }, null, 2)}\n`;
-    const written = new Promise<void>((resolve, reject) => waiting.set(id, { resolve, reject }));
-    if (waiting.size === 1) worker.ref();
-    worker.postMessage({ id, dir: this.dir, file: join(this.dir, `${mail.mail_id}.json`), data } satisfies OutboxWrite);
+    this.made ??= mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await this.made.catch(() => (this.made = null));
+    const file = join(this.dir, `${mail.mail_id}.json`);
+    const tmp = `${file}.tmp`;
     try {
-      await written;
-    } finally {
-      if (waiting.size === 0) worker.unref();
+      await writeFile(tmp, `${JSON.stringify({ ...mail, created_at: new Date().toISOString() }, null, 2)}\n`, { mode: 0o600 });
+      await rename(tmp, file);
+    } catch (err) {
+      this.made = null;
+      throw err;
     }
     return { message_id: mail.mail_id };
   }
-
-  close() {
-    const thread = this.thread;
-    this.thread = null;
-    void thread?.worker.terminate();
-  }
+  close() {}
 }
 
 export class SmtpTransport implements MailTransport {

@@ -55,28 +55,17 @@ class MailAttemptFailed extends Error {
   }
 }
 
-/** Transport sends of this process's first attempts under way at once (each an outbox file or an SMTP exchange). */
+/** First attempts of this process's mails under way at once (each an outbox file or an SMTP exchange). */
 export const MAIL_CONCURRENCY = 10;
-
-/** What one send through the transport gave: the attempt's number and its outcome, to be recorded. */
-interface Sent {
-  n: number;
-  ok: boolean;
-  message_id: string | null;
-  error: string;
-}
 
 /**
  * Delivers MailQueued events. The reactor hands each queued mail to a first attempt in this
- * process: it renders the template (decrypting its parameters) and sends it through the
- * transport, at most MAIL_CONCURRENCY sends at once, then records MailSent or MailSendFailed.
- * Recording is outside that bound: the outcomes of a burst of mails reach the log together, and
- * its group commit writes them in one transaction (one fsync) instead of one per ten mails. Only
- * a failed attempt becomes an Agenda job, due after the next retry delay, so the common case costs
- * no job-store writes. The attempt number comes from the mail's read model (the MailSendFailed
- * events), so a retry after a restart counts on. At start every mail the read model still shows
- * as pending is attempted again, so neither a crash before the first attempt nor a lost job store
- * loses a mail.
+ * process (at most MAIL_CONCURRENCY at once): it renders the template (decrypting its parameters),
+ * sends it through the transport and records MailSent or MailSendFailed. Only a failed attempt
+ * becomes an Agenda job, due after the next retry delay, so the common case costs no job-store
+ * writes. The attempt number comes from the mail's read model (the MailSendFailed events), so a
+ * retry after a restart counts on. At start every mail the read model still shows as pending is
+ * attempted again, so neither a crash before the first attempt nor a lost job store loses a mail.
  */
 export function defineMailJobs(s: MailDeps, agenda: Agenda, transport: MailTransport) {
   const from = mailFrom(s);
@@ -94,45 +83,34 @@ export function defineMailJobs(s: MailDeps, agenda: Agenda, transport: MailTrans
       .save();
   };
 
-  /** One send of a mail that is neither sent nor given up: its number and outcome, or null when there is nothing to send. */
-  const send = async (mailId: string, position: number): Promise<Sent | null> => {
-    await s.runner.waitFor(position, 10_000);
-    const mail = await mailById(s.store, mailId);
-    if (!mail || mail.status === 'sent' || mail.status === 'failed') return null;
-    const n = Number(mail.attempts ?? 0) + 1;
-    try {
-      const params = JSON.parse(s.secrets.decrypt(String(mail.params_enc))) as MailTemplates[MailTemplate];
-      const rendered = renderMail(mail.template as MailTemplate, params);
-      const sent = await transport.send({ mail_id: mailId, from, to: String(mail.to), ...rendered });
-      return { n, ok: true, message_id: sent.message_id, error: '' };
-    } catch (err) {
-      return { n, ok: false, message_id: null, error: err instanceof Error ? err.message : String(err) };
-    }
-  };
-
   /**
    * One delivery attempt of a mail, unless it is sent, given up or under way here already: the
-   * number of the attempt that sent it, or 0 when none was made. `bounded` runs the send (the
-   * first attempts pass their limiter; a retry job is bounded by its job concurrency). A failure
-   * is recorded (MailSendFailed, `final` after the last retry) and thrown.
+   * number of the attempt that sent it, or 0 when none was made. A failure is recorded
+   * (MailSendFailed, `final` after the last retry) and thrown.
    */
-  const attempt = async (mailId: string, position: number, bounded: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn()): Promise<number> => {
+  const attempt = async (mailId: string, position: number): Promise<number> => {
     if (inflight.has(mailId)) return 0;
     inflight.add(mailId);
     try {
-      const sent = await bounded(() => send(mailId, position));
-      if (sent === null) return 0;
-      const { n } = sent;
-      if (sent.ok) {
+      await s.runner.waitFor(position, 10_000);
+      const mail = await mailById(s.store, mailId);
+      if (!mail || mail.status === 'sent' || mail.status === 'failed') return 0;
+      const n = Number(mail.attempts ?? 0) + 1;
+      try {
+        const params = JSON.parse(s.secrets.decrypt(String(mail.params_enc))) as MailTemplates[MailTemplate];
+        const rendered = renderMail(mail.template as MailTemplate, params);
+        const sent = await transport.send({ mail_id: mailId, from, to: String(mail.to), ...rendered });
         const r = await recordMailOutcome(s.bus, mailId, { attempt: n, ok: true, transport: transport.name, message_id: sent.message_id }, s.clock.now());
         await s.runner.waitFor(r.position, 10_000);
         return n;
+      } catch (err) {
+        const final = n > MAIL_RETRY_DELAYS_MS.length;
+        const message = err instanceof Error ? err.message : String(err);
+        s.logger.warn({ mail_id: mailId, attempt: n, final, err: message }, 'mail delivery failed');
+        const r = await recordMailOutcome(s.bus, mailId, { attempt: n, ok: false, transport: transport.name, error: message, final }, s.clock.now());
+        await s.runner.waitFor(r.position, 10_000);
+        throw new MailAttemptFailed(n, final, r.position, message);
       }
-      const final = n > MAIL_RETRY_DELAYS_MS.length;
-      s.logger.warn({ mail_id: mailId, attempt: n, final, err: sent.error }, 'mail delivery failed');
-      const r = await recordMailOutcome(s.bus, mailId, { attempt: n, ok: false, transport: transport.name, error: sent.error, final }, s.clock.now());
-      await s.runner.waitFor(r.position, 10_000);
-      throw new MailAttemptFailed(n, final, r.position, sent.error);
     } finally {
       inflight.delete(mailId);
     }
@@ -140,15 +118,15 @@ export function defineMailJobs(s: MailDeps, agenda: Agenda, transport: MailTrans
 
   /** A first attempt in this process, in the background (stop() waits for it); a failure becomes the retry job. */
   const dispatch = (mailId: string, position: number) => {
-    const p = (async () => {
+    const p = limit(async () => {
       try {
         // A mail sent after a failure (resumed at start) no longer needs its retry job.
-        if ((await attempt(mailId, position, limit)) > 1) await agenda.cancel({ name: MAIL_JOB, data: { mail_id: mailId } });
+        if ((await attempt(mailId, position)) > 1) await agenda.cancel({ name: MAIL_JOB, data: { mail_id: mailId } });
       } catch (err) {
         if (err instanceof MailAttemptFailed && !err.final) await retryLater(mailId, err.position, err.attempt);
         else if (!(err instanceof MailAttemptFailed)) throw err;
       }
-    })().catch((err: unknown) => s.logger.error({ err, mail_id: mailId }, 'mail attempt failed'));
+    }).catch((err: unknown) => s.logger.error({ err, mail_id: mailId }, 'mail attempt failed'));
     pending.add(p);
     void p.finally(() => pending.delete(p));
   };
