@@ -219,20 +219,14 @@ function carriesToken(authorization: string | undefined, expected: Buffer): bool
  * Mounted before authentication: the token is not a user's bearer.
  */
 export function metricsEndpoint(metrics: Metrics, token: string | null) {
-  const expected = token ? digest(token) : null;
+  const scrape = plainMetricsEndpoint(metrics, token);
   return async function serveMetrics(ctx: Context, next: Next) {
-    if (ctx.path !== '/metrics' || expected === null) return next();
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
-    if (!carriesToken(ctx.get('authorization'), expected)) {
-      ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
-      ctx.status = 401;
-      ctx.body = errorBody(ctx.state.requestId as string, 'unauthorized', 'The metrics endpoint needs the METRICS_TOKEN bearer token');
-      return;
-    }
-    (ctx as Context & { _matchedRoute?: string })._matchedRoute = '/metrics';
-    ctx.set('Content-Type', metrics.registry.contentType);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = await metrics.registry.metrics();
+    const answer = await scrape(ctx.method, ctx.path, ctx.get('authorization'), ctx.state.requestId as string);
+    if (answer === null) return next();
+    if (answer.status === 200) (ctx as Context & { _matchedRoute?: string })._matchedRoute = '/metrics';
+    ctx.status = answer.status;
+    ctx.set(answer.headers);
+    ctx.body = answer.body;
   };
 }
 
@@ -244,8 +238,9 @@ export interface PlainAnswer {
 }
 
 /**
- * The same endpoint for the processes that serve no API (ROLE=projector or worker, api/server.ts):
- * a function of the request's method, path and Authorization header that answers the scrape, or
+ * The metrics endpoint as a function of the request's method, path and Authorization header, for
+ * the Koa app (metricsEndpoint) and the processes that serve no API (ROLE=projector or worker,
+ * api/server.ts): a function of the request's method, path and Authorization header that answers the scrape, or
  * null when the request is not one (another path or method, or no METRICS_TOKEN configured).
  */
 export function plainMetricsEndpoint(metrics: Metrics, token: string | null) {

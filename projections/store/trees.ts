@@ -334,35 +334,7 @@ export class KeyTree implements IndexTree {
   }
 
   scan(lo: string, hi: string, reverse: boolean, visit: (value: string) => boolean): boolean {
-    if (hi < lo) return true;
-    const derive = this.derive;
-    if (!reverse) {
-      let leaf: Leaf | null = this.leafFor(lo);
-      let i = lowerBound(leaf.keys, lo);
-      while (leaf !== null) {
-        const { keys, vals } = leaf;
-        for (; i < keys.length; i++) {
-          const key = keys[i] as string;
-          if (key > hi) return true;
-          if (!visit(derive === null ? (vals[i] as string) : derive(key))) return false;
-        }
-        leaf = leaf.next;
-        i = 0;
-      }
-      return true;
-    }
-    let leaf: Leaf | null = this.leafFor(hi);
-    let i = upperBound(leaf.keys, hi) - 1;
-    while (leaf !== null) {
-      const { keys, vals } = leaf;
-      for (; i >= 0; i--) {
-        const key = keys[i] as string;
-        if (key < lo) return true;
-        if (!visit(derive === null ? (vals[i] as string) : derive(key))) return false;
-      }
-      leaf = leaf.prev;
-      if (leaf !== null) i = leaf.keys.length - 1;
-    }
+    for (const c = new TreeCursor(this, lo, hi, reverse); c.key !== undefined; c.next()) if (!visit(c.value())) return false;
     return true;
   }
 

@@ -8,6 +8,10 @@ import { EMPTY_ARRAY_KEY, keyComponent, valuesEqual } from '../updates.ts';
 
 export type Obj = Record<string, unknown>;
 
+/** A string, number (not NaN) or boolean: the values a simple filter tests and a `$all` an index intersection answers may hold. */
+export type Scalar = string | number | boolean;
+export const isScalar = (v: unknown): v is Scalar => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && !Number.isNaN(v));
+
 /** Distinct values of an indexed path that runs through arrays (one index entry per value). */
 export class Multi {
   constructor(readonly values: unknown[]) {}

@@ -3,7 +3,7 @@
 import type { Filter } from '../port.ts';
 import type { IndexTree, KeyCursor } from '../trees.ts';
 import { KEY_LAST, MAX_KEY, MIN_KEY, STRING_END, compareValues, keyComponent } from '../updates.ts';
-import { compareKeys, pushDistinct, type Index, type Obj } from './keys.ts';
+import { compareKeys, isScalar, pushDistinct, type Index, type Obj } from './keys.ts';
 
 interface Constraint {
   /** Equality values ($eq, plain value, $in); null when the field only has a range. */
@@ -124,11 +124,9 @@ function analyzeInto(filter: Filter, out: FilterAnalysis): void {
   }
 }
 
-const isAllValue = (v: unknown): boolean => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && !Number.isNaN(v));
-
 /** Records the values of a `$all` of scalars (the first one on the field). */
 function noteAll(out: FilterAnalysis, field: string, v: unknown): void {
-  if (!Array.isArray(v) || v.length === 0 || !v.every(isAllValue)) return;
+  if (!Array.isArray(v) || v.length === 0 || !v.every(isScalar)) return;
   out.alls ??= new Map();
   if (out.alls.has(field)) return;
   const values: unknown[] = [];

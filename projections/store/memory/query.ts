@@ -3,7 +3,7 @@
 import { Query } from 'mingo';
 import type { Doc, Filter } from '../port.ts';
 import { cloneValue, compareValues, splitPath } from '../updates.ts';
-import { Multi, pathKeyValue, type Obj } from './keys.ts';
+import { isScalar, Multi, pathKeyValue, type Obj, type Scalar } from './keys.ts';
 import type { SortKey } from './planner.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -150,9 +150,6 @@ function filterKey(v: unknown): string | null {
 export interface CompiledFilter {
   test(doc: Doc): boolean;
 }
-
-type Scalar = string | number | boolean;
-const isScalar = (v: unknown): v is Scalar => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && !Number.isNaN(v));
 
 /** MongoDB's equality of a top-level field with a scalar: the value itself, or an element of an array value. */
 function holds(value: unknown, x: Scalar): boolean {
