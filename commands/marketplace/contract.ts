@@ -15,7 +15,7 @@ import type {
 } from '../../events/marketplace.ts';
 import { contractStream } from '../../events/marketplace.ts';
 import type { SecretBox } from '../agents/secrets.ts';
-import { sealMail } from '../humans/mail.ts';
+import { sealMails } from '../humans/mail.ts';
 import type { Aggregate, Command, CommandBus, CommandContext } from '../handler.ts';
 import { evidenceHead } from './evidence.ts';
 import type { EvidenceSource } from './evidence.ts';
@@ -245,14 +245,12 @@ export interface ContractMailing {
 
 function mailsFor(m: ContractMailing | null, ctx: CommandContext, state: ContractState, to: string, note: string | null): MailQueued[] {
   if (!m || !state.exists) return [];
-  return [...new Set(m.to)].map((address, i) =>
-    sealMail(m.secrets, ctx, `contract:${state.contract_id}:${to}:${i}`, 'contract_lifecycle', address, {
-      contract_id: state.contract_id,
-      state: to,
-      title: state.title,
-      note: note ?? '',
-    }),
-  );
+  return sealMails(m.secrets, ctx, (i) => `contract:${state.contract_id}:${to}:${i}`, 'contract_lifecycle', [...new Set(m.to)], {
+    contract_id: state.contract_id,
+    state: to,
+    title: state.title,
+    note: note ?? '',
+  });
 }
 
 export async function openContract(bus: CommandBus, agentId: string, facts: AcceptFacts, ctx: CommandContext) {
