@@ -6,6 +6,8 @@ import type { Context, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { newId } from '../events/kernel/ids.ts';
 import { authenticate } from './auth.ts';
+import { memoizeMatches } from './route-match.ts';
+import type { RouteLayer } from './route-match.ts';
 import { metricsEndpoint, routeOf } from './metrics.ts';
 import { errorBody, renderError } from './errors.ts';
 import { RememberedAnswers, carriesNoCredentials, conditionalGet, corsFor } from './http-cache.ts';
@@ -285,46 +287,6 @@ function isPlainJsonType(type: string): boolean {
   if (type.length === 16) return type === 'application/json' || type.toLowerCase() === 'application/json';
   const t = type.toLowerCase().replace(/\s+/g, '');
   return t === 'application/json;charset=utf-8' || t === 'application/json;charset=utf8';
-}
-
-interface RouteLayer {
-  path: string;
-  name?: string | null;
-  methods: string[];
-  stack: Array<(ctx: Context, next: Next) => unknown>;
-  captures(path: string): string[];
-  params(path: string, captures: string[], existing?: Record<string, string>): Record<string, string>;
-}
-interface RouteMatch {
-  path: RouteLayer[];
-  pathAndMethod: RouteLayer[];
-  route: boolean;
-}
-
-/**
- * @koa/router tests every route's regular expression on every request. The answer depends only
- * on method and path, so it is remembered (at most 2000 paths of up to 256 characters); callers
- * get their own arrays, because the router appends to them on nested dispatch.
- */
-function memoizeMatches(router: Router): (path: string, method: string) => RouteMatch {
-  const match = router.match.bind(router) as unknown as (path: string, method: string) => RouteMatch;
-  const memo = new Map<string, RouteMatch>();
-  const remembered = (path: string, method: string): RouteMatch => {
-    if (path.length > 256) return match(path, method);
-    const key = `${method} ${path}`;
-    let found = memo.get(key);
-    if (found === undefined) {
-      found = match(path, method);
-      if (memo.size >= 2000) memo.clear();
-      memo.set(key, found);
-    }
-    return found;
-  };
-  (router as unknown as { match: (path: string, method: string) => RouteMatch }).match = (path, method) => {
-    const found = remembered(path, method);
-    return { path: found.path.slice(), pathAndMethod: found.pathAndMethod.slice(), route: found.route };
-  };
-  return remembered;
 }
 
 /**
