@@ -4,7 +4,7 @@ import type { Next } from 'koa';
 import type { ChargedAction } from '../commands/credits/tiers.ts';
 import type { LimitRule } from './rate-limit.ts';
 import type { Schema } from './validation.ts';
-import { validate, validateQuery } from './validation.ts';
+import { MAX_PAGE, validate, validateQuery } from './validation.ts';
 
 /**
  * The route table (docs/OPENAPI.md). Every route is one `Operation`: the router registers it
@@ -172,16 +172,52 @@ export function operationId(op: Operation): string {
   return op.method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
 }
 
+/**
+ * An integer query parameter: it arrives as digits (`pattern: ^\d+$`, checked by the query schema,
+ * unless `digits` is false because the handler reads other spellings itself) and `contentSchema` is
+ * the integer they stand for, with the bounds and default the handler enforces
+ * (`contentMediaType: application/json`: the digits are that integer's JSON text). The bounds are
+ * annotations, not checked by the query schema: the handler checks them with its own messages.
+ * The REST docs show them, and the tool server takes the `contentSchema` as the argument's type
+ * (api/routes/mcp/arguments.ts).
+ */
+export function integerQuery(description: string, range: { minimum: number; maximum: number; default?: number }, digits = true): Schema {
+  return {
+    type: 'string',
+    ...(digits ? { pattern: '^\\d+$' } : {}),
+    description,
+    contentMediaType: 'application/json',
+    contentSchema: { type: 'integer', ...range },
+  };
+}
+
+/** `limit` of a route whose handler pages with `paging` or `cursorPaging` and these bounds. */
+export const limitQuery = (max: number, fallback: number): Schema =>
+  integerQuery(`Page size, from 1 to ${max} (default ${fallback}).`, { minimum: 1, maximum: max, default: fallback });
+
+/** A path parameter naming a record by its id. */
+export const idParam = (description: string): Schema => ({ type: 'string', minLength: 1, maxLength: 64, description });
+
 const QUERY_PARAMS: Record<string, Schema> = {
   limit: { type: 'string', pattern: '^\\d+$', description: 'Page size (an integer within the route bounds).' },
-  page: { type: 'string', pattern: '^\\d+$', description: 'Zero-based page number (page * limit items are skipped).' },
+  // Read by `paging` (api/validation.ts) only, with these bounds.
+  page: integerQuery('Zero-based page number (page * limit items are skipped).', { minimum: 0, maximum: MAX_PAGE, default: 0 }),
   skip: { type: 'string', pattern: '^\\d+$', description: 'How many items to skip (default 0).' },
   after: { type: 'string', description: 'Resume after this cursor (next_cursor of an earlier answer; 0 for the beginning).' },
   cursor: { type: 'string', description: 'The next_cursor of an earlier answer (newest-first lists).' },
   as_of: { type: 'string', description: 'Answer as of a log position or an ISO 8601 time (the read models folded up to it; X-As-Of-Position).' },
+  since: { type: 'string', description: 'Only items created at or after this instant (ISO 8601).' },
 };
 
-/** A query schema of named string parameters (the common paging ones described). */
-export function queryOf(...names: string[]): Schema {
-  return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, QUERY_PARAMS[n] ?? { type: 'string' }])) };
+/**
+ * A query schema of named string parameters (the common ones described), in order: a name takes
+ * its common schema (a plain string when there is none), an object names parameters with their own.
+ */
+export function queryOf(...params: Array<string | Record<string, Schema>>): Schema {
+  const properties: Record<string, Schema> = {};
+  for (const p of params) {
+    if (typeof p === 'string') properties[p] = QUERY_PARAMS[p] ?? { type: 'string' };
+    else Object.assign(properties, p);
+  }
+  return { type: 'object', properties };
 }

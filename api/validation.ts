@@ -49,8 +49,12 @@ function toFieldError(where: 'body' | 'query' | 'path', e: ErrorObject): FieldEr
       return { loc, msg: `ensure this value has at most ${String(p.limit)} characters`, type: 'value_error.any_str.max_length' };
     case 'minLength':
       return { loc, msg: `ensure this value has at least ${String(p.limit)} characters`, type: 'value_error.any_str.min_length' };
-    case 'enum':
-      return { loc, msg: `value must be one of: ${(p.allowedValues as unknown[]).join(', ')}`, type: 'type_error.enum' };
+    case 'enum': {
+      // A query enum may allow an empty value (the handler's default): listed as "or empty".
+      const allowed = p.allowedValues as unknown[];
+      const values = allowed.filter((v) => v !== '').join(', ');
+      return { loc, msg: `value must be one of: ${values}${allowed.includes('') ? ' (or empty)' : ''}`, type: 'type_error.enum' };
+    }
     case 'format':
       return { loc, msg: `value is not a valid ${String(p.format)}`, type: `value_error.${String(p.format)}` };
     case 'pattern':
@@ -86,6 +90,9 @@ export function validateQuery(schema: Schema, query: Record<string, unknown>): v
   if (!fn({ ...query })) throw new ValidationFailed((fn.errors ?? []).map((e) => toFieldError('query', e)));
 }
 
+/** The largest `page` that `paging` takes. */
+export const MAX_PAGE = 1_000_000;
+
 /** Query strings arrive as strings: page/limit helpers with the documented bounds. */
 export function paging(query: Record<string, unknown>, defaults: { limit: number; max: number }) {
   const errors: FieldError[] = [];
@@ -101,7 +108,7 @@ export function paging(query: Record<string, unknown>, defaults: { limit: number
     return n;
   };
   const limit = read('limit', defaults.limit, 1, defaults.max);
-  const page = read('page', 0, 0, 1_000_000);
+  const page = read('page', 0, 0, MAX_PAGE);
   if (errors.length) throw new ValidationFailed(errors);
   return { limit, page, skip: page * limit };
 }

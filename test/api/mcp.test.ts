@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { allOperations } from '../../api/app.ts';
 import { openApiPath } from '../../api/operations.ts';
 import type { Operation } from '../../api/operations.ts';
+import { CALLER } from '../../api/routes/mcp/arguments.ts';
 import { TOOLS } from '../../api/routes/mcp/tools.ts';
 import type { ToolDef } from '../../api/routes/mcp/tools.ts';
 import { COSTS } from '../../commands/credits/tiers.ts';
@@ -43,6 +44,24 @@ function restOperation(def: ToolDef): Operation {
   if (!op) throw new Error(`${def.name}: no operation ${def.rest}`);
   return op;
 }
+
+type Props = Record<string, Record<string, unknown>>;
+
+/** The tools over a GET route: their input schemas are derived from the route's path and query parameters. */
+const GET_TOOLS = TOOLS.filter((t) => t.rest.startsWith('GET '));
+
+/** The route's path parameters a tool takes as arguments: argument name to parameter name (the caller's own id is no argument). */
+function pathArguments(def: ToolDef): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [, param] of restOperation(def).path.matchAll(/:(\w+)/g)) {
+    const bound = def.spec.path?.[param];
+    if (bound !== CALLER) out.set(bound ?? param, param);
+  }
+  return out;
+}
+
+/** The route's query parameters as declared (strings on the wire). */
+const declaredQuery = (op: Operation): Props => ((op.query as { properties?: Props } | undefined)?.properties ?? {}) as Props;
 
 /** What the REST operation charges per successful call, in millicredits (x-credits-cost). */
 const restCost = (def: ToolDef): number => {
@@ -383,30 +402,57 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
   });
 
   describe('tool definitions', () => {
-    it("each tool's arguments are its REST operation's parameters and body: path, query parameters the route documents, the route's own body schema", () => {
+    it("each tool's arguments are its REST operation's parameters and body: the route table's object, path parameters in the path, a GET's query parameters in the query, the route's own body schema", () => {
       const ops = allOperations().map((op) => ({ op, re: new RegExp(`^${op.path.replace(/:(\w+)/g, '[^/?]+')}$`) }));
-      const sample = (schema: Record<string, unknown>): unknown =>
-        Array.isArray(schema.enum) ? schema.enum[0] : schema.type === 'integer' ? 1 : schema.type === 'boolean' ? true : schema.type === 'array' ? [] : 'x';
+      // A distinct value per argument, so each one can be found where the call puts it.
+      const sample = (name: string, schema: Record<string, unknown>): unknown =>
+        Array.isArray(schema.enum)
+          ? schema.enum[0]
+          : schema.type === 'integer'
+            ? ((schema.minimum as number | undefined) ?? 1)
+            : schema.type === 'boolean'
+              ? true
+              : schema.type === 'array'
+                ? []
+                : `v_${name}`;
       for (const def of TOOLS) {
         const rest = restOperation(def);
+        // The tool names its operation by the route table's object, and its rest and cost come from it.
+        expect(def.spec.op, def.name).to.equal(rest);
+        expect(def.rest, def.name).to.equal(`${rest.method} ${openApiPath(rest.path)}`);
         if (!def.operation) {
           // upload_post_image: base64 through the multipart route's own checks (tested below).
           expect(def.name).to.equal('upload_post_image');
           continue;
         }
-        const props = (def.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
-        const args = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, sample(v)]));
+        const props = (def.inputSchema.properties ?? {}) as Props;
+        const args = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, sample(k, v)]));
         // Without optional arguments that pick another route (a reply), the call runs the tool's REST operation.
         const plain = def.operation(Object.fromEntries(Object.entries(args).filter(([k]) => k !== 'reply_to_comment_id')), 'agt_me');
         expect(`${plain.method} ${plain.path.split('?')[0]}`, def.name).to.match(new RegExp(`^${rest.method} ${rest.path.replace(/:(\w+)/g, '[^/?]+')}$`));
+        // Each path parameter is its argument's value (or the caller's agent id), in its place.
+        const segments = plain.path.split('?')[0].split('/');
+        const byParam = new Map([...pathArguments(def)].map(([arg, param]) => [param, arg]));
+        rest.path.split('/').forEach((part, i) => {
+          if (!part.startsWith(':')) return;
+          const arg = byParam.get(part.slice(1));
+          expect(segments[i], `${def.name}: ${part}`).to.equal(arg === undefined ? 'agt_me' : String(args[arg]));
+        });
         const call = def.operation(args, 'agt_me');
         const [path, query] = call.path.split('?');
         const served = ops.find(({ op, re }) => op.method === call.method && re.test(path))?.op;
         expect(served, `${def.name}: ${call.method} ${path}`).to.not.equal(undefined);
-        const documentedQuery = Object.keys(((served?.query ?? {}) as { properties?: object }).properties ?? {});
-        expect([...new URLSearchParams(query ?? '').keys()], `${def.name}: query parameters`).to.satisfy((keys: string[]) =>
-          keys.every((k) => documentedQuery.includes(k)),
-        );
+        const sent = new URLSearchParams(query ?? '');
+        if (rest.method === 'GET') {
+          // Every argument that is no path parameter is a query parameter the route documents, sent as its string.
+          const queryArgs = Object.keys(props).filter((k) => !pathArguments(def).has(k));
+          expect([...sent.keys()].sort(), `${def.name}: query parameters`).to.deep.equal([...queryArgs].sort());
+          for (const k of queryArgs) {
+            expect(declaredQuery(rest), `${def.name}: ${k} documented`).to.have.property(k);
+            expect(sent.get(k), `${def.name}: ${k}`).to.equal(String(args[k]));
+          }
+          expect(call.body, def.name).to.equal(undefined);
+        } else expect(query, `${def.name}: no query string`).to.equal(undefined);
         if (call.body) {
           // The route's body schema itself, or its properties with the path parameters added.
           const bodyProps = Object.keys(((served?.body ?? {}) as { properties?: object }).properties ?? {});
@@ -417,6 +463,123 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
             );
         }
       }
+    });
+
+    it("each GET tool's arguments are exactly its route's path and query parameters (but the documented exceptions), each converted from the route's declaration", () => {
+      // The GET tools, named: a new one is checked here too.
+      expect(GET_TOOLS.map((t) => t.name).sort()).to.deep.equal(
+        [
+          'browse_members',
+          'research_person',
+          'why_meet',
+          'list_builder_profiles',
+          'get_builder_profile',
+          'get_matches',
+          'intent_radar',
+          'get_agent_pulse',
+          'get_credits',
+          'get_rooms',
+          'browse_coexist_feed',
+          'get_anchor_posts',
+          'get_trending_hashtags',
+          'list_mesh_threads',
+          'get_signal_inbox',
+          'list_bonds',
+        ].sort(),
+      );
+      for (const def of GET_TOOLS) {
+        const op = restOperation(def);
+        const props = (def.inputSchema.properties ?? {}) as Props;
+        const query = declaredQuery(op);
+        const omitted = def.spec.omit ?? {};
+        for (const [k, why] of Object.entries(omitted)) {
+          expect(query, `${def.name} leaves out ${k}, which its route takes`).to.have.property(k);
+          expect(why, `${def.name}: the reason ${k} is left out`).to.be.a('string').with.length.greaterThan(10);
+        }
+        const pathArgs = pathArguments(def);
+        const queryArgs = Object.keys(query).filter((k) => !(k in omitted));
+        expect(Object.keys(props).sort(), `${def.name}: arguments`).to.deep.equal([...pathArgs.keys(), ...queryArgs].sort());
+        expect(def.inputSchema.additionalProperties, def.name).to.equal(false);
+        const requiredQuery = ((op.query as { required?: string[] } | undefined)?.required ?? []).filter((k) => queryArgs.includes(k));
+        expect([...((def.inputSchema.required as string[] | undefined) ?? [])].sort(), `${def.name}: required`).to.deep.equal(
+          [...pathArgs.keys(), ...requiredQuery].sort(),
+        );
+        for (const [arg, param] of pathArgs) {
+          // The route declares the parameter (its description is the argument's), and the argument is that schema.
+          expect(op.params?.[param], `${def.name}: ${op.path} declares :${param}`).to.be.an('object');
+          expect(props[arg], `${def.name}: ${arg} is :${param}`).to.deep.equal(op.params?.[param]);
+        }
+        for (const k of queryArgs) {
+          const p = query[k];
+          const a = props[k];
+          const at = `${def.name}: ${k}`;
+          expect(a.description, `${at}: description`).to.equal(p.description);
+          if (p.contentSchema !== undefined) {
+            // The JSON value the string stands for: an integer with the route's bounds and default, a boolean.
+            expect(p.contentMediaType, at).to.equal('application/json');
+            expect(a, at).to.deep.equal({ ...(p.contentSchema as object), description: p.description });
+          } else if (p.pattern === '^\\d+$') {
+            expect(a, at).to.include({ type: 'integer', minimum: 0 });
+          } else {
+            expect(a.type, at).to.equal(p.type);
+            if (Array.isArray(p.enum)) expect(a.enum, `${at}: the route's enum (but the empty value)`).to.deep.equal(p.enum.filter((v) => v !== ''));
+            else expect(a, at).not.to.have.property('enum');
+            for (const kw of ['minLength', 'maxLength', 'pattern', 'format']) expect(a[kw], `${at}: ${kw}`).to.equal(p[kw]);
+          }
+          // An integer argument has the bounds its route enforces (declared on the route: see the next test).
+          if (a.type === 'integer') expect(a, at).to.include.keys('minimum', 'maximum', 'default');
+        }
+      }
+    });
+
+    it("each GET tool's integer bounds and enums are what its REST route enforces: the bounds and every enum value are taken, one past a bound or outside the enum is 422, the default is the route's", async () => {
+      const agent = await svc.register();
+      let checked = 0;
+      for (const def of GET_TOOLS) {
+        const op = restOperation(def);
+        const props = (def.inputSchema.properties ?? {}) as Props;
+        const typed = Object.entries(props).filter(([, a]) => a.type === 'integer' || a.type === 'boolean' || Array.isArray(a.enum));
+        if (typed.length === 0) continue;
+        // These routes take no path argument (only the caller's own id), so the check needs no records.
+        expect([...pathArguments(def).keys()], def.name).to.deep.equal([]);
+        const path = op.path.replace(/:\w+/g, agent.agent_id);
+        const get = async (q: Record<string, string>) => svc.req('GET', `${path}?${new URLSearchParams(q).toString()}`, { apiKey: agent.api_key });
+        const refused = async (k: string, v: string) => {
+          const r = await get({ [k]: v });
+          expect(r.status, `${def.name}: ${k}=${v} ${r.text}`).to.equal(422);
+          expect(
+            (r.body.detail as Array<{ loc: unknown[] }>).map((e) => e.loc),
+            `${def.name}: ${k}=${v}`,
+          ).to.deep.include(['query', k]);
+        };
+        const taken = async (k: string, v: string) => {
+          const r = await get({ [k]: v });
+          expect(r.status, `${def.name}: ${k}=${v} ${r.text}`).to.equal(200);
+          return r.body as Record<string, unknown>;
+        };
+        const plain = (await get({})).body as Record<string, unknown>;
+        for (const [k, a] of typed) {
+          checked++;
+          if (a.type === 'integer') {
+            const [min, max] = [a.minimum as number, a.maximum as number];
+            for (const v of [min, max]) {
+              const body = await taken(k, String(v));
+              // An answer that says the value it used says this one.
+              if (typeof body[k] === 'number') expect(body[k], `${def.name}: ${k}=${v}`).to.equal(v);
+            }
+            await refused(k, String(max + 1));
+            if (min > 0) await refused(k, String(min - 1));
+            if (typeof plain[k] === 'number') expect(plain[k], `${def.name}: ${k} by default`).to.equal(a.default);
+          } else if (a.type === 'boolean') {
+            for (const v of ['true', 'false']) await taken(k, v);
+            await refused(k, 'maybe');
+          } else {
+            for (const v of a.enum as string[]) await taken(k, v);
+            await refused(k, 'not-one-of-them');
+          }
+        }
+      }
+      expect(checked).to.be.greaterThan(15);
     });
   });
 
@@ -432,6 +595,25 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
       expect(rows).to.deep.equal(
         TOOLS.map((t) => ({ name: t.name, cost: t.cost_mc ? String(t.cost_mc / 1000) : 'free', rest: t.rest, description: t.description })),
       );
+    });
+
+    it('its list of input-schema exceptions is the tool definitions: each path parameter filled with the caller or renamed, each query parameter left out with its reason', () => {
+      const md = readFileSync(new URL('../../docs/MCP.md', import.meta.url), 'utf8');
+      const section = md.slice(md.indexOf('## Input schemas'), md.indexOf('## The server card'));
+      const listed: string[] = [];
+      for (const m of section.matchAll(/^- ((?:`\w+`(?:, )?)+): (path|query) `(\w+)` (is the caller|as `\w+`|left out: .+)$/gm)) {
+        for (const [, name] of m[1].matchAll(/`(\w+)`/g)) listed.push(`${name}: ${m[2]} ${m[3]} ${m[4]}`);
+      }
+      const defined: string[] = [];
+      for (const def of TOOLS) {
+        for (const [param, bound] of Object.entries(def.spec.path ?? {}))
+          defined.push(`${def.name}: path ${param} ${bound === CALLER ? 'is the caller' : `as \`${bound}\``}`);
+        for (const [param, why] of Object.entries(def.spec.omit ?? {})) defined.push(`${def.name}: query ${param} left out: ${why}`);
+      }
+      expect(listed.sort()).to.deep.equal(defined.sort());
+      // A tool with a body of its own, body defaults or a second operation is in the list too.
+      for (const def of TOOLS.filter((t) => t.spec.body || t.spec.defaults || t.spec.alternative || t.handle))
+        expect(section, def.name).to.match(new RegExp(`^- \`${def.name}\`: `, 'm'));
     });
   });
 

@@ -50,6 +50,27 @@ describe('api: query-string validation from the route table', function () {
     expect(e?.msg).to.contain('engineering');
   });
 
+  it('takes an empty value where the handler takes it as the default, and lists it as "or empty" in a refusal', async () => {
+    const empty = [
+      '/api/members?industry=',
+      '/api/agent/bonds?status=',
+      '/api/mesh/signals?type=&post_type=',
+      '/api/agent/notifications?unread_only=',
+      '/api/agent/pulse?days=',
+    ];
+    for (const path of empty) {
+      const r = await svc.req('GET', path, { apiKey: a.api_key });
+      expect(r.status, `${path}: ${r.text}`).to.equal(200);
+    }
+    const r = await svc.req('GET', '/api/agent/bonds?status=pending', { apiKey: a.api_key });
+    expect(r.status).to.equal(422);
+    expect(fieldErrors(r.body)).to.deep.include({
+      loc: ['query', 'status'],
+      msg: 'value must be one of: active, incoming, outgoing (or empty)',
+      type: 'type_error.enum',
+    });
+  });
+
   it('refuses a malformed time with 422 (format)', async () => {
     const r = await svc.req('GET', `/api/protocol/agents/${a.agent_id}/credits/statement?from=yesterday`, { apiKey: a.api_key });
     expect(r.status).to.equal(422);

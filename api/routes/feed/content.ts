@@ -18,7 +18,7 @@ import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
 import { withCapHeaders } from './scheduling.ts';
 import { commandContext, settled, writer } from '../util.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { idParam, mount, operations, queryOf } from '../../operations.ts';
 import {
   GetAgentPostsByPostIdCommentsAnswer,
   GetFeedPostsByPostIdCommentsAnswer,
@@ -77,12 +77,16 @@ function content(body: unknown): string {
   return text;
 }
 
+const POST = idParam('The post (post_id).');
+const COMMENT = idParam('The comment (comment_id).');
+
 const flagReason = (body: unknown) => validate<{ reason?: string | null }>(flagSchema, body ?? {}).reason?.trim() || null;
 
 export const contentOperations = operations({
   postFeedPostsByPostIdComments: {
     method: 'POST',
     path: '/api/feed/posts/:post_id/comments',
+    params: { post_id: POST },
     summary: 'Comment on a post',
     tags: ['feed'],
     auth: 'key_or_bearer',
@@ -95,6 +99,7 @@ export const contentOperations = operations({
   postFeedPostsByPostIdCommentsByCommentIdReply: {
     method: 'POST',
     path: '/api/feed/posts/:post_id/comments/:comment_id/reply',
+    params: { post_id: POST, comment_id: COMMENT },
     summary: 'Reply to a comment',
     tags: ['feed'],
     auth: 'key_or_bearer',
@@ -107,6 +112,7 @@ export const contentOperations = operations({
   getFeedPostsByPostIdComments: {
     method: 'GET',
     path: '/api/feed/posts/:post_id/comments',
+    params: { post_id: POST },
     summary: "A post's comments",
     tags: ['feed'],
     auth: 'none',
@@ -116,6 +122,7 @@ export const contentOperations = operations({
   postFeedPostsByPostIdCommentsByCommentIdUpvote: {
     method: 'POST',
     path: '/api/feed/posts/:post_id/comments/:comment_id/upvote',
+    params: { post_id: POST, comment_id: COMMENT },
     summary: 'Upvote a comment',
     tags: ['feed'],
     auth: 'key_or_bearer',
@@ -126,6 +133,7 @@ export const contentOperations = operations({
   postFeedPostsByIdReact: {
     method: 'POST',
     path: '/api/feed/posts/:id/react',
+    params: { id: POST },
     summary: 'React to a post (like, insightful, celebrate)',
     tags: ['feed'],
     auth: 'key_or_bearer',
@@ -136,6 +144,7 @@ export const contentOperations = operations({
   postFeedPostsByIdPollVote: {
     method: 'POST',
     path: '/api/feed/posts/:id/poll/vote',
+    params: { id: POST },
     summary: "Vote in a post's poll",
     tags: ['feed'],
     auth: 'key_or_bearer',
@@ -146,6 +155,7 @@ export const contentOperations = operations({
   postFeedPostsByIdFlag: {
     method: 'POST',
     path: '/api/feed/posts/:id/flag',
+    params: { id: POST },
     summary: 'Flag a post',
     tags: ['feed'],
     auth: 'key_or_bearer',
@@ -157,6 +167,7 @@ export const contentOperations = operations({
   postFeedPostsByIdBoost: {
     method: 'POST',
     path: '/api/feed/posts/:id/boost',
+    params: { id: POST },
     summary: "Boost a post's signal",
     tags: ['feed'],
     auth: 'key_or_bearer',
@@ -167,6 +178,7 @@ export const contentOperations = operations({
   postAgentPostsByPostIdComments: {
     method: 'POST',
     path: '/api/agent/posts/:post_id/comments',
+    params: { post_id: POST },
     summary: 'Comment on a post (alias)',
     tags: ['feed'],
     auth: 'key_or_bearer',
@@ -179,6 +191,7 @@ export const contentOperations = operations({
   postAgentPostsByPostIdCommentsByCommentIdReply: {
     method: 'POST',
     path: '/api/agent/posts/:post_id/comments/:comment_id/reply',
+    params: { post_id: POST, comment_id: COMMENT },
     summary: 'Reply to a comment (alias)',
     tags: ['feed'],
     auth: 'key_or_bearer',
@@ -191,6 +204,7 @@ export const contentOperations = operations({
   getAgentPostsByPostIdComments: {
     method: 'GET',
     path: '/api/agent/posts/:post_id/comments',
+    params: { post_id: POST },
     summary: "A post's comments (alias)",
     tags: ['feed'],
     auth: 'none',
@@ -200,6 +214,7 @@ export const contentOperations = operations({
   postAgentPostsByPostIdCommentsByCommentIdUpvote: {
     method: 'POST',
     path: '/api/agent/posts/:post_id/comments/:comment_id/upvote',
+    params: { post_id: POST, comment_id: COMMENT },
     summary: 'Upvote a comment (alias)',
     tags: ['feed'],
     auth: 'key_or_bearer',
@@ -210,6 +225,7 @@ export const contentOperations = operations({
   postProtocolAgentsByIdFlag: {
     method: 'POST',
     path: '/api/protocol/agents/:id/flag',
+    params: { id: idParam('The agent (agent_id).') },
     summary: 'Flag an agent',
     tags: ['feed'],
     auth: 'key_or_bearer',

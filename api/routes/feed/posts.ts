@@ -17,7 +17,7 @@ import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { LIMITS } from '../../rate-limit.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   GetAgentFeedAnswer,
   GetAgentPostsAnswer,
@@ -100,6 +100,11 @@ function legacyInput(body: unknown): PostInput {
   return { title, body: text, post_type: raw.post_type ?? 'activity_summary', room_slug: raw.room_slug ?? raw.room ?? null, poll: raw.poll };
 }
 
+/** The feed's query (`feed` below): no `q` or `room`, which only the keyword search reads. */
+const FEED_QUERY = queryOf({ limit: limitQuery(100, 20) }, 'page', 'after', {
+  room_slug: { type: 'string', description: 'Only the posts of this topic room (all when left out or empty; a room that does not exist has none).' },
+});
+
 export const feedOperations = operations({
   postFeedPosts: {
     method: 'POST',
@@ -119,7 +124,7 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetFeedPostsAnswer),
-    query: queryOf('limit', 'page', 'after', 'room_slug', 'q', 'room'),
+    query: FEED_QUERY,
   },
   postAgentPosts: {
     method: 'POST',
@@ -157,7 +162,7 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetAgentFeedAnswer),
-    query: queryOf('limit', 'page', 'after', 'room_slug', 'q', 'room'),
+    query: FEED_QUERY,
   },
   getFeedTopics: { method: 'GET', path: '/api/feed/topics', summary: 'Topic rooms', tags: ['feed'], auth: 'none', responses: ok(GetFeedTopicsAnswer) },
   getFeedTopicsBySlug: {

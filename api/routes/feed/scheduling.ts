@@ -126,6 +126,7 @@ export const schedulingOperations = operations({
     method: 'GET',
     path: '/api/agent/rooms/:slug/pinned',
     summary: "A room's pinned posts",
+    params: { slug: { type: 'string', minLength: 1, maxLength: 40, description: 'The room (its slug).' } },
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetAgentRoomsBySlugPinnedAnswer),

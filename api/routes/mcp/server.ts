@@ -9,7 +9,8 @@ import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import { PROTOCOL_VERSION } from '../docs/service.ts';
-import type { Json, ToolDef } from './tools.ts';
+import type { Json } from './arguments.ts';
+import type { ToolDef } from './tools.ts';
 import { TOOLS } from './tools.ts';
 
 export const SERVER_NAME = 'agent-network';

@@ -12,7 +12,7 @@ import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   DeleteAgentBlocksByAgentIdAnswer,
   GetAgentBlocksAnswer,
@@ -65,6 +65,9 @@ export function sinceOf(query: Record<string, unknown>): string | undefined {
   return new Date(t).toISOString();
 }
 
+/** The inbox's query (`inbox` below): it pages with `after` only (no `page`). */
+const INBOX_QUERY = queryOf({ limit: limitQuery(100, 50) }, 'after', 'since');
+
 export const messagingOperations = operations({
   postProtocolAgentsByIdDm: {
     method: 'POST',
@@ -84,7 +87,7 @@ export const messagingOperations = operations({
     tags: ['messaging'],
     auth: 'key',
     responses: ok(GetProtocolAgentsByIdInboxAnswer),
-    query: queryOf('limit', 'page', 'after', 'since'),
+    query: INBOX_QUERY,
   },
   getProtocolAgentsByIdMatches: {
     method: 'GET',
@@ -93,7 +96,7 @@ export const messagingOperations = operations({
     tags: ['messaging'],
     auth: 'key',
     responses: ok(GetProtocolAgentsByIdMatchesAnswer),
-    query: queryOf('limit', 'page', 'after', 'since'),
+    query: INBOX_QUERY,
   },
   postAgentBlocksByAgentId: {
     method: 'POST',

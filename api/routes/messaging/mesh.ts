@@ -16,7 +16,7 @@ import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { sinceOf } from './dms.ts';
 import { commandContext, settled, writer } from '../util.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { idParam, limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   GetAgentByIdStatusAnswer,
   GetAgentGroupDmAnswer,
@@ -89,12 +89,13 @@ export const meshOperations = operations({
     tags: ['messaging'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentGroupDmAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
   },
   getAgentGroupDmByThreadId: {
     method: 'GET',
     path: '/api/agent/group-dm/:thread_id',
     summary: "A group thread's messages",
+    params: { thread_id: idParam('The mesh thread (thread_id).') },
     tags: ['messaging'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentGroupDmByThreadIdAnswer),
@@ -104,6 +105,7 @@ export const meshOperations = operations({
     method: 'POST',
     path: '/api/agent/group-dm/:thread_id/message',
     summary: 'Post a message in a group thread',
+    params: { thread_id: idParam('The mesh thread (thread_id).') },
     tags: ['messaging'],
     auth: 'key_or_bearer',
     responses: ok(PostAgentGroupDmByThreadIdMessageAnswer),
@@ -118,7 +120,16 @@ export const meshOperations = operations({
     tags: ['messaging'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentNotificationsAnswer),
-    query: queryOf('limit', 'page', 'after', 'since', 'unread_only'),
+    // No `page`: the notifications page with `after` only.
+    query: queryOf({ limit: limitQuery(100, 20) }, 'after', 'since', {
+      unread_only: {
+        type: 'string',
+        enum: ['true', 'false', '1', '0', ''],
+        description: 'Only the unread notifications when true (REST also takes 1 and 0; left out or empty: all of them).',
+        contentMediaType: 'application/json',
+        contentSchema: { type: 'boolean', default: false },
+      },
+    }),
   },
   postAgentHeartbeat: {
     method: 'POST',

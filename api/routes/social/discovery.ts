@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { POST_TYPES } from '../../../events/feed.ts';
 import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import { getAgent, getPublicAgent, publicAgent } from '../../../queries/agents/agents.ts';
 import { postView } from '../../../queries/feed/posts.ts';
@@ -6,7 +7,7 @@ import { agentPulse, leaderboard, meshPulse, meshSignals, networkIntelligence, r
 import { requireAgent } from '../../auth.ts';
 import type { Services } from '../../services.ts';
 import { cursorPaging } from './paging.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { integerQuery, limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   GetAgentPulseAnswer,
   GetMeshPulseAnswer,
@@ -18,7 +19,12 @@ import {
 } from './schemas.ts';
 import { ok } from '../schemas.ts';
 
-const POST_TYPES = ['activity_summary', 'intro_sent', 'deal_opened', 'signal_found'];
+/** Query `days` as `daysOf` reads it (an empty value is the default; other spellings are refused by the handler). */
+const daysQuery = (max: number, fallback: number) =>
+  queryOf({ days: integerQuery(`Days back, from 1 to ${max} (default ${fallback}).`, { minimum: 1, maximum: max, default: fallback }, false) });
+
+/** A post type filter: empty is no filter. */
+const postTypeQuery = (description: string) => ({ type: 'string', enum: [...POST_TYPES, ''], description });
 
 /** Query `days`: an integer 1..max, default 30. */
 function daysOf(query: Record<string, unknown>, max: number, fallback = 30): number {
@@ -72,7 +78,7 @@ export const discoveryOperations = operations({
     tags: ['social'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentPulseAnswer),
-    query: queryOf('days'),
+    query: daysQuery(90, 30),
   },
   getMeshSignals: {
     method: 'GET',
@@ -81,7 +87,16 @@ export const discoveryOperations = operations({
     tags: ['social'],
     auth: 'none',
     responses: ok(GetMeshSignalsAnswer),
-    query: queryOf('type', 'post_type', 'capability', 'cursor', 'limit'),
+    query: queryOf(
+      {
+        type: postTypeQuery('Only posts of this type (any when left out or empty).'),
+        // Not an enum: the handler reads it only when type is left out or empty.
+        post_type: { type: 'string', description: 'The older name of type (one of its values); a non-empty type wins.' },
+        capability: { type: 'string', description: 'Only signals of this capability (the posts in its room).' },
+      },
+      'cursor',
+      { limit: limitQuery(100, 20) },
+    ),
   },
   getMeshPulse: {
     method: 'GET',
@@ -90,7 +105,7 @@ export const discoveryOperations = operations({
     tags: ['social'],
     auth: 'none',
     responses: ok(GetMeshPulseAnswer),
-    query: queryOf('days'),
+    query: daysQuery(90, 7),
   },
 });
 
@@ -156,7 +171,7 @@ export function discoveryRoutes(router: Router, s: Services): void {
   mount(mesh, discoveryOperations.getMeshSignals, async (ctx) => {
     const q = ctx.query;
     const postType = typeof q.type === 'string' && q.type ? q.type : typeof q.post_type === 'string' && q.post_type ? q.post_type : undefined;
-    if (postType && !POST_TYPES.includes(postType))
+    if (postType && !(POST_TYPES as readonly string[]).includes(postType))
       throw new ValidationFailed([{ loc: ['query', 'type'], msg: `value must be one of: ${POST_TYPES.join(', ')}`, type: 'type_error.enum' }]);
     const capability = typeof q.capability === 'string' && q.capability ? q.capability : undefined;
     const page = await meshSignals(s.store, { postType, capability, ...cursorPaging(q, { limit: 20, max: 100 }) });

@@ -16,7 +16,7 @@ import { storeAsOf } from '../../as-of.ts';
 import { validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { idParam, limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   DeleteAgentBondsByAgentIdAnswer,
   DeleteProtocolAgentsByIdFollowAnswer,
@@ -46,6 +46,8 @@ async function publicTarget(s: Services, id: string) {
   if (!agent) throw notFound('Agent', 'agent_not_found');
   return agent;
 }
+
+const OTHER_AGENT = idParam('The other agent (agent_id).');
 
 /** Follow graph, trust stamps and bonds (shared DECISIONS "Social graph, reputation and members"). */
 export const socialGraphOperations = operations({
@@ -95,6 +97,7 @@ export const socialGraphOperations = operations({
   postAgentEndorseByAgentId: {
     method: 'POST',
     path: '/api/agent/endorse/:agent_id',
+    params: { agent_id: idParam('The agent to stamp (agent_id).') },
     summary: 'Give an agent a trust stamp for a capability',
     tags: ['social'],
     auth: 'key_or_bearer',
@@ -109,11 +112,23 @@ export const socialGraphOperations = operations({
     tags: ['social'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentBondsAnswer),
-    query: queryOf('status', 'cursor', 'limit'),
+    query: queryOf(
+      {
+        // The handler takes an empty value as the default.
+        status: {
+          type: 'string',
+          enum: ['active', 'incoming', 'outgoing', ''],
+          description: 'Which bonds: active (the default), incoming or outgoing requests.',
+        },
+      },
+      'cursor',
+      { limit: limitQuery(100, 20) },
+    ),
   },
   getAgentBondsByAgentId: {
     method: 'GET',
     path: '/api/agent/bonds/:agent_id',
+    params: { agent_id: OTHER_AGENT },
     summary: 'Your bond with an agent',
     tags: ['social'],
     auth: 'key_or_bearer',
@@ -123,6 +138,7 @@ export const socialGraphOperations = operations({
   postAgentBondsByAgentId: {
     method: 'POST',
     path: '/api/agent/bonds/:agent_id',
+    params: { agent_id: OTHER_AGENT },
     summary: 'Request a bond with an agent',
     tags: ['social'],
     auth: 'key_or_bearer',
@@ -132,6 +148,7 @@ export const socialGraphOperations = operations({
   postAgentBondsByAgentIdAccept: {
     method: 'POST',
     path: '/api/agent/bonds/:agent_id/accept',
+    params: { agent_id: OTHER_AGENT },
     summary: 'Accept a bond request',
     tags: ['social'],
     auth: 'key_or_bearer',
@@ -141,6 +158,7 @@ export const socialGraphOperations = operations({
   postAgentBondsByAgentIdDecline: {
     method: 'POST',
     path: '/api/agent/bonds/:agent_id/decline',
+    params: { agent_id: OTHER_AGENT },
     summary: 'Decline a bond request',
     tags: ['social'],
     auth: 'key_or_bearer',
@@ -150,6 +168,7 @@ export const socialGraphOperations = operations({
   deleteAgentBondsByAgentId: {
     method: 'DELETE',
     path: '/api/agent/bonds/:agent_id',
+    params: { agent_id: OTHER_AGENT },
     summary: 'End a bond',
     tags: ['social'],
     auth: 'key_or_bearer',

@@ -30,7 +30,7 @@ import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
 import { LIMITS } from '../../rate-limit.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { idParam, limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   GetMembersAnswer,
   GetMembersByUserIdResearchAnswer,
@@ -109,7 +109,15 @@ export const memberOperations = operations({
     tags: ['social'],
     auth: 'key',
     responses: ok(GetMembersAnswer),
-    query: queryOf('limit', 'page', 'q', 'industry'),
+    query: queryOf(
+      {
+        q: { type: 'string', description: 'Keywords: members whose profile holds every word.' },
+        // The handler takes an empty value as no filter.
+        industry: { type: 'string', enum: [...INDUSTRIES, ''], description: 'Only members of this industry (any when left out or empty).' },
+      },
+      'page',
+      { limit: limitQuery(50, 20) },
+    ),
   },
   postMembersMatch: {
     method: 'POST',
@@ -124,6 +132,7 @@ export const memberOperations = operations({
     method: 'GET',
     path: '/api/members/:user_id/research',
     summary: 'Research a member',
+    params: { user_id: idParam('The member (user_id).') },
     tags: ['social'],
     auth: 'key_or_bearer',
     responses: ok(GetMembersByUserIdResearchAnswer),
@@ -132,6 +141,7 @@ export const memberOperations = operations({
     method: 'GET',
     path: '/api/members/:user_id/why-meet',
     summary: 'Why you and a member should meet',
+    params: { user_id: idParam('The member (user_id).') },
     tags: ['social'],
     auth: 'key_or_bearer',
     responses: ok(GetMembersByUserIdWhyMeetAnswer),
@@ -187,12 +197,21 @@ export const memberOperations = operations({
     tags: ['social'],
     auth: 'none',
     responses: ok(GetProtocolBuildersAnswer),
-    query: queryOf('capability', 'industry', 'cursor', 'limit'),
+    query: queryOf(
+      {
+        capability: { type: 'string', description: 'Only builders with an agent of this capability (normalised as capabilities are).' },
+        // Not an enum: the handler filters by any value (one that is no industry matches no builder).
+        industry: { type: 'string', description: 'Only builders of this industry.', examples: [...INDUSTRIES] },
+      },
+      'cursor',
+      { limit: limitQuery(100, 20) },
+    ),
   },
   getProtocolBuildersByUserId: {
     method: 'GET',
     path: '/api/protocol/builders/:user_id',
     summary: 'A builder profile',
+    params: { user_id: idParam('The builder (a member, user_id).') },
     tags: ['social'],
     auth: 'none',
     responses: ok(GetProtocolBuildersByUserIdAnswer),
