@@ -1,5 +1,7 @@
-import { closeSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { startTsThread } from '../../../events/store/ts-thread.ts';
+import type { OutboxWrite, OutboxWritten } from './outbox-writer.thread.ts';
 import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 
@@ -21,39 +23,60 @@ export interface MailTransport {
 
 /**
  * One JSON file per message, written atomically (temp file, then rename), named by the mail id.
- * The writes are synchronous: a mail file is a few kilobytes into the page cache (no fsync), about
- * 35 µs of the event loop, where the same write through fs/promises (open, write, close and rename,
- * each a round trip through libuv's thread pool) measured about 100 µs of CPU and, under load, as
- * much of the event loop again in its promise and thread-pool hand-offs (docs/PERFORMANCE.md,
- * 2026-11-28). Production sends through SMTP (SmtpTransport), which stays asynchronous.
+ * The files are written by a writer thread of their own (outbox-writer.thread.ts, started on the
+ * first mail): the event loop only hands each file over and hears back, so a burst of mails costs
+ * requests little.
  */
 export class OutboxTransport implements MailTransport {
   readonly name = 'outbox';
-  /** Whether the folder is known to exist (made again after a failed write: someone may have removed it). */
-  private made = false;
+  /** The writer thread and the files it has been handed, not yet written. */
+  private thread: { worker: Worker; waiting: Map<number, { resolve: () => void; reject: (err: Error) => void }> } | null = null;
+  private next = 1;
   constructor(private readonly dir: string) {}
-  send(mail: OutgoingMail): Promise<{ message_id: string | null }> {
-    try {
-      if (!this.made) {
-        mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-        this.made = true;
-      }
-      const file = join(this.dir, `${mail.mail_id}.json`);
-      const tmp = `${file}.tmp`;
-      const fd = openSync(tmp, 'w', 0o600);
-      try {
-        writeFileSync(fd, `${JSON.stringify({ ...mail, created_at: new Date().toISOString() }, null, 2)}\n`);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, file);
-      return Promise.resolve({ message_id: mail.mail_id });
-    } catch (err) {
-      this.made = false;
-      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
-    }
+
+  private writer() {
+    if (this.thread) return this.thread;
+    const worker = startTsThread(new URL('./outbox-writer.thread.ts', import.meta.url), null);
+    const thread = { worker, waiting: new Map<number, { resolve: () => void; reject: (err: Error) => void }>() };
+    worker.on('message', (m: OutboxWritten) => {
+      const w = thread.waiting.get(m.id);
+      thread.waiting.delete(m.id);
+      if (m.error === undefined) w?.resolve();
+      else w?.reject(new Error(m.error));
+    });
+    const fail = (err: Error) => {
+      if (this.thread === thread) this.thread = null;
+      for (const w of thread.waiting.values()) w.reject(err);
+      thread.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the outbox writer thread stopped (exit ${code})`)));
+    // Idle, it keeps no process alive; while a file is under way it does (see send).
+    worker.unref();
+    this.thread = thread;
+    return thread;
   }
-  close() {}
+
+  async send(mail: OutgoingMail) {
+    const { worker, waiting } = this.writer();
+    const id = this.next++;
+    const data = `${JSON.stringify({ ...mail, created_at: new Date().toISOString() }, null, 2)}\n`;
+    const written = new Promise<void>((resolve, reject) => waiting.set(id, { resolve, reject }));
+    if (waiting.size === 1) worker.ref();
+    worker.postMessage({ id, dir: this.dir, file: join(this.dir, `${mail.mail_id}.json`), data } satisfies OutboxWrite);
+    try {
+      await written;
+    } finally {
+      if (waiting.size === 0) worker.unref();
+    }
+    return { message_id: mail.mail_id };
+  }
+
+  close() {
+    const thread = this.thread;
+    this.thread = null;
+    void thread?.worker.terminate();
+  }
 }
 
 export class SmtpTransport implements MailTransport {
