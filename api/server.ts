@@ -6,6 +6,7 @@ import type { Workers } from '../workers/index.ts';
 import { createApp, requestIdOf } from './app.ts';
 import { errorBody } from './errors.ts';
 import { plainMetricsEndpoint } from './metrics.ts';
+import { readiness } from './routes/docs/service.ts';
 import type { Config } from './config.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import type { ServiceOverrides, Services } from './services.ts';
@@ -58,10 +59,16 @@ function roleHealth(services: Services): RequestListener {
         if (req.method === 'GET' && path === '/health/live') {
           status = 200;
           body = { status: 'ok', role };
-        } else if (req.method === 'GET' && (path === '/health' || path === '/health/ready')) {
+        } else if (req.method === 'GET' && path === '/health') {
           const failed = services.runner.failed;
           status = failed ? 503 : 200;
           body = { status: failed ? 'failed' : 'ok', role, projection_position: services.runner.position };
+        } else if (req.method === 'GET' && path === '/health/ready') {
+          // The API's readiness check: stores reachable, no failed projection, within the lag bound.
+          return readiness(services).then(
+            (r) => send(res, requestId, r.ready ? 200 : 503, json, JSON.stringify({ ...r.body, role, projection_position: services.runner.position }), false),
+            () => send(res, requestId, 503, json, JSON.stringify({ status: 'not_ready', role }), false),
+          );
         }
         send(res, requestId, status, json, JSON.stringify(body), false);
       },

@@ -87,9 +87,12 @@ describe('process roles: an api and a projector process on one embedded log', fu
     const socket = statSync(join(dataDir, PROJECTOR_SOCKET));
     expect(socket.isSocket()).to.equal(true);
     expect(socket.mode & 0o777).to.equal(0o600);
+    // Readiness is the API's check: the stores answer and every projection is within the lag bound.
     const ready = await request(p.url, 'GET', '/health/ready', { unchecked: true });
-    expect(ready.status).to.equal(200);
-    expect(ready.body).to.include({ status: 'ok', role: 'projector' });
+    expect(ready.status, ready.text).to.equal(200);
+    expect(ready.body).to.include({ status: 'ready', role: 'projector', lag_events: 0 });
+    expect(ready.body.checks).to.deep.equal({ event_log: 'ok', read_store: 'ok', projections: 'ok' });
+    expect((await request(p.url, 'GET', '/health', { unchecked: true })).body).to.include({ status: 'ok', role: 'projector' });
     // Its own metrics: the lag of the projections it applies (0 once caught up), behind the token.
     const metrics = await scrape(p.url);
     expect(sampleValue(metrics, 'projection_lag_events', { projection: 'posts' })).to.equal(0);
@@ -167,8 +170,9 @@ describe('process roles: an api and a projector process on one embedded log', fu
     try {
       expect(worker.line('service listening')).to.include({ role: 'worker' });
       const ready = await request(worker.url, 'GET', '/health/ready', { unchecked: true });
-      expect(ready.status).to.equal(200);
-      expect(ready.body).to.include({ status: 'ok', role: 'worker' });
+      expect(ready.status, ready.text).to.equal(200);
+      expect(ready.body).to.include({ status: 'ready', role: 'worker' });
+      expect(ready.body.checks).to.deep.equal({ event_log: 'ok', read_store: 'ok', projections: 'ok' });
       expect((await request(worker.url, 'GET', '/api/feed/posts', { unchecked: true })).body.code).to.equal('route_not_found');
       // The job scheduler's figures are read where the jobs run.
       const metrics = await scrape(worker.url);
@@ -194,16 +198,37 @@ describe('process roles: an api and a projector process on one embedded log', fu
     expect(String(failure)).to.include('another process already serves the read store');
   });
 
-  it('follows a projector restart: the api reconnects, and what it wrote meanwhile is read back', async () => {
+  it('follows a projector restart: the api reconnects, and what it wrote meanwhile is read back; readiness says the read store is away meanwhile', async () => {
     const a = await register();
-    await defined(projector, 'the projector process').stop('SIGTERM');
-    projector = null;
-    // Without a projector the api answers reads 503 (the envelope, not a 500) and stays up.
-    const down = await req('GET', `/api/protocol/agents/${a.agent_id}`);
-    expect(down.status).to.equal(503);
-    expect(down.body.code).to.equal('service_unavailable');
-    expect((await req('GET', '/health/live')).status).to.equal(200);
-    projector = await bootServerProcess(dataDir, { ...env, ROLE: 'projector' });
+    const worker = await bootServerProcess(dataDir, { ...env, ROLE: 'worker' });
+    try {
+      await defined(projector, 'the projector process').stop('SIGTERM');
+      projector = null;
+      // Without a projector the api answers reads 503 (the envelope, not a 500) and stays up.
+      const down = await req('GET', `/api/protocol/agents/${a.agent_id}`);
+      expect(down.status).to.equal(503);
+      expect(down.body.code).to.equal('service_unavailable');
+      expect((await req('GET', '/health/live')).status).to.equal(200);
+      // Neither the api nor the worker is ready: the read store they reach through the projector is away.
+      for (const url of [apiUrl(), worker.url]) {
+        const ready = await request(url, 'GET', '/health/ready', { unchecked: true });
+        expect(ready.status, ready.text).to.equal(503);
+        expect(ready.body.status).to.equal('not_ready');
+        expect(ready.body.checks).to.include({ event_log: 'ok', read_store: 'unavailable' });
+      }
+      projector = await bootServerProcess(dataDir, { ...env, ROLE: 'projector' });
+      // The worker reconnects on its own: ready again at the first read-store answer.
+      let again = await request(worker.url, 'GET', '/health/ready', { unchecked: true });
+      // (no count of tries: the suite's timeout bounds the wait, so a slow machine only waits longer)
+      while (again.status !== 200) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        again = await request(worker.url, 'GET', '/health/ready', { unchecked: true });
+      }
+      expect(again.status, again.text).to.equal(200);
+      expect(again.body).to.include({ status: 'ready', role: 'worker' });
+    } finally {
+      expect(await worker.stop('SIGTERM')).to.equal(0);
+    }
     const post = await req('POST', '/api/feed/posts', { apiKey: a.api_key, body: { title: 'After restart', body: 'x', post_type: 'signal_found' } });
     expect(post.status, post.text).to.equal(200);
     const read = await req('GET', `/api/agent/posts/${post.body.post_id}`);

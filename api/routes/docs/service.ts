@@ -73,6 +73,32 @@ async function lagSummary(s: Services): Promise<{ lags: ProjectionLag[]; head: n
   }
 }
 
+/**
+ * Readiness (`/health/ready` of every process role): the event log and the read store answer, no
+ * projection has failed, and every projection is within the lag bound (READY_MAX_LAG_EVENTS,
+ * READY_MAX_LAG_SECONDS) of the log's head.
+ */
+export async function readiness(s: Services) {
+  const [{ ok, checks }, lag] = await Promise.all([checkStores(s), lagSummary(s)]);
+  const maxEvents = s.config.readyMaxLagEvents ?? 1000;
+  const maxSeconds = s.config.readyMaxLagSeconds ?? 30;
+  const behind = lag.lags.filter((l) => l.lag_events > maxEvents || l.lag_seconds > maxSeconds).map((l) => l.name);
+  const projections = s.runner.failed ? 'failed' : lag.events === null ? 'unknown' : behind.length > 0 ? 'behind' : 'ok';
+  const ready = ok && projections === 'ok';
+  return {
+    ready,
+    body: {
+      status: ready ? ('ready' as const) : ('not_ready' as const),
+      checks: { ...checks, projections },
+      lag_events: lag.events,
+      lag_seconds: lag.seconds,
+      max_lag_events: maxEvents,
+      max_lag_seconds: maxSeconds,
+      behind,
+    },
+  };
+}
+
 const HEALTH = {
   type: 'object',
   required: ['status'],
@@ -184,23 +210,10 @@ export function serviceRoutes(router: Router, s: Services): void {
   // Readiness: the stores answer, no projection has failed, and every projection is within the lag bound.
   const ready = new Router({ prefix: '/health/ready' });
   mount(ready, serviceOperations.getHealthReady, async (ctx) => {
-    const [{ ok, checks }, lag] = await Promise.all([checkStores(s), lagSummary(s)]);
-    const maxEvents = s.config.readyMaxLagEvents ?? 1000;
-    const maxSeconds = s.config.readyMaxLagSeconds ?? 30;
-    const behind = lag.lags.filter((l) => l.lag_events > maxEvents || l.lag_seconds > maxSeconds).map((l) => l.name);
-    const projections = s.runner.failed ? 'failed' : lag.events === null ? 'unknown' : behind.length > 0 ? 'behind' : 'ok';
-    const isReady = ok && projections === 'ok';
+    const { ready: isReady, body } = await readiness(s);
     ctx.set('Cache-Control', 'no-store');
     ctx.status = isReady ? 200 : 503;
-    ctx.body = {
-      status: isReady ? 'ready' : 'not_ready',
-      checks: { ...checks, projections },
-      lag_events: lag.events,
-      lag_seconds: lag.seconds,
-      max_lag_events: maxEvents,
-      max_lag_seconds: maxSeconds,
-      behind,
-    };
+    ctx.body = body;
   });
   router.use(ready.routes());
   // The same check at two paths: /health for orchestrators, /api/health beside the API.
