@@ -692,6 +692,21 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
       expect(r.body.result.capabilities).to.deep.equal(card.body.capabilities);
     });
 
+    it("shows the rate-limit window the tool call counted against: a read tool the read window, counting down, not the caller's write window", async () => {
+      const agent = await svc.register();
+      const headers = { ...accept, 'mcp-protocol-version': '2025-11-25' };
+      const call = { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_credits', arguments: {} } };
+      const first = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers, body: call });
+      const second = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers, body: call });
+      expect(first.status, first.text).to.equal(200);
+      // The test service scales every limit by RATE_LIMIT_SCALE (1000): reads 600, writes 60 a minute.
+      const rest = await svc.req('GET', `/api/protocol/agents/${agent.agent_id}/credits`, { apiKey: agent.api_key });
+      expect(first.headers['ratelimit-limit'])
+        .to.equal(rest.headers['ratelimit-limit'])
+        .and.to.equal(String(600 * 1000));
+      expect(Number(second.headers['ratelimit-remaining'])).to.be.below(Number(first.headers['ratelimit-remaining']));
+    });
+
     it('replays a tools/call under the same Idempotency-Key with the same JSON answer, charging once', async () => {
       const agent = await svc.register();
       const credits = async () => (await svc.req('GET', `/api/protocol/agents/${agent.agent_id}/credits`, { apiKey: agent.api_key })).body.used as number;

@@ -15,6 +15,8 @@ import { TOOLS } from './tools.ts';
 
 export const SERVER_NAME = 'agent-network';
 
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const;
+
 /** What an in-process run of a REST operation answered. */
 export interface Answer {
   status: number;
@@ -54,6 +56,12 @@ export function inProcess(router: Router, s: Services) {
       }
     } catch (err) {
       renderError(ctx, err, s.logger);
+    }
+    // The window the call counted against (its operation's, or the read limit for a GET) is the
+    // one the MCP answer shows; without this the answer would show the caller's write window.
+    for (const name of RATE_LIMIT_HEADERS) {
+      const value = ctx.response.get(name);
+      if (value) outer.set(name, value);
     }
     return { status: ctx.status, body: ctx.body };
   }
