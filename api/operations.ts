@@ -4,7 +4,7 @@ import type { Next } from 'koa';
 import type { ChargedAction } from '../commands/credits/tiers.ts';
 import type { LimitRule } from './rate-limit.ts';
 import type { Schema } from './validation.ts';
-import { MAX_PAGE, validate, validateQuery } from './validation.ts';
+import { MAX_PAGE, MAX_SKIP, validate, validateQuery } from './validation.ts';
 
 /**
  * The route table (docs/OPENAPI.md). Every route is one `Operation`: the router registers it
@@ -191,7 +191,7 @@ export function integerQuery(description: string, range: { minimum: number; maxi
   };
 }
 
-/** `limit` of a route whose handler pages with `paging` or `cursorPaging` and these bounds. */
+/** `limit` of a route whose handler pages with `paging`, `cursorPaging` or `skipLimit` and these bounds (422 out of range). */
 export const limitQuery = (max: number, fallback: number): Schema =>
   integerQuery(`Page size, from 1 to ${max} (default ${fallback}).`, { minimum: 1, maximum: max, default: fallback });
 
@@ -202,7 +202,8 @@ const QUERY_PARAMS: Record<string, Schema> = {
   limit: { type: 'string', pattern: '^\\d+$', description: 'Page size (an integer within the route bounds).' },
   // Read by `paging` (api/validation.ts) only, with these bounds.
   page: integerQuery('Zero-based page number (page * limit items are skipped).', { minimum: 0, maximum: MAX_PAGE, default: 0 }),
-  skip: { type: 'string', pattern: '^\\d+$', description: 'How many items to skip (default 0).' },
+  // Read by `skipLimit` (api/routes/communities/circles.ts) only, with these bounds.
+  skip: integerQuery(`How many items to skip, from 0 to ${MAX_SKIP} (default 0).`, { minimum: 0, maximum: MAX_SKIP, default: 0 }),
   after: { type: 'string', description: 'Resume after this cursor (next_cursor of an earlier answer; 0 for the beginning).' },
   cursor: { type: 'string', description: 'The next_cursor of an earlier answer (newest-first lists).' },
   as_of: { type: 'string', description: 'Answer as of a log position or an ISO 8601 time (the read models folded up to it; X-As-Of-Position).' },

@@ -93,6 +93,9 @@ export function validateQuery(schema: Schema, query: Record<string, unknown>): v
 /** The largest `page` that `paging` takes. */
 export const MAX_PAGE = 1_000_000;
 
+/** The largest `skip` that `skipLimit` (api/routes/communities/circles.ts) takes. */
+export const MAX_SKIP = 1_000_000;
+
 /** Query strings arrive as strings: page/limit helpers with the documented bounds. */
 export function paging(query: Record<string, unknown>, defaults: { limit: number; max: number }) {
   const errors: FieldError[] = [];

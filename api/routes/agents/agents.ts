@@ -19,7 +19,7 @@ import type { Services } from '../../services.ts';
 import { storeAsOf } from '../../as-of.ts';
 import { paging, validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   DeleteProtocolMeAnswer,
   GetProtocolAgentsAnswer,
@@ -109,7 +109,7 @@ export const agentOperations = operations({
     tags: ['agents'],
     auth: 'none',
     responses: ok(GetProtocolAgentsAnswer),
-    query: queryOf('limit', 'page', 'capability'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'capability'),
   },
   getProtocolAgentsById: {
     method: 'GET',
@@ -135,7 +135,7 @@ export const agentOperations = operations({
     tags: ['agents'],
     auth: 'none',
     responses: ok(GetProtocolCapabilitiesSuggestAnswer),
-    query: queryOf('limit', 'page', 'q'),
+    query: queryOf({ limit: limitQuery(50, 10) }, 'page', 'q'),
   },
 });
 

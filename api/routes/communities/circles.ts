@@ -42,10 +42,10 @@ import { getMember } from '../../../queries/social/members.ts';
 import { linkPreview, linkUrlProblem, RefusedTarget } from '../../link-preview.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { validate } from '../../validation.ts';
+import { MAX_SKIP, validate } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled } from '../util.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   DeleteBrewCirclesByCircleIdAnswer,
   DeleteBrewCirclesPostsByPostIdAnswer,
@@ -130,7 +130,7 @@ export function skipLimit(query: Record<string, unknown>, defaults: { limit: num
       ]);
     return Number(raw);
   };
-  return { skip: read('skip', 0, 1_000_000), limit: read('limit', defaults.limit, defaults.max) };
+  return { skip: read('skip', 0, MAX_SKIP), limit: read('limit', defaults.limit, defaults.max) };
 }
 
 const callerOf = (ctx: Context): Caller => requireUser(ctx);
@@ -191,7 +191,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetBrewCirclesNotificationsAnswer),
-    query: queryOf('skip', 'limit'),
+    query: queryOf('skip', { limit: limitQuery(100, 20) }),
   },
   postBrewCirclesNotificationsRead: {
     method: 'POST',
@@ -290,7 +290,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetBrewCirclesPostsByPostIdRepliesAnswer),
-    query: queryOf('skip', 'limit'),
+    query: queryOf('skip', { limit: limitQuery(100, 50) }),
   },
   postBrewCirclesReplies: {
     method: 'POST',
@@ -319,7 +319,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetBrewCirclesCirclesByCircleIdMembersSearchAnswer),
-    query: queryOf('q', 'limit'),
+    query: queryOf('q', { limit: limitQuery(50, 10) }),
   },
   getBrewCirclesByCircleId: {
     method: 'GET',
@@ -354,7 +354,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetBrewCirclesByCircleIdMembersAnswer),
-    query: queryOf('skip', 'limit'),
+    query: queryOf('skip', { limit: limitQuery(100, 50) }),
   },
   getBrewCirclesByCircleIdPosts: {
     method: 'GET',
@@ -363,7 +363,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetBrewCirclesByCircleIdPostsAnswer),
-    query: queryOf('tag', 'skip', 'limit'),
+    query: queryOf('tag', 'skip', { limit: limitQuery(100, 20) }),
   },
   getBrewCirclesByCircleIdTrendingTags: {
     method: 'GET',

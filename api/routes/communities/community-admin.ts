@@ -44,7 +44,7 @@ import { paging, validate } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   DeleteAdminCommunityAdminMembersByMemberIdAnswer,
   GetAdminCommunityAdminCircleRequestsAnswer,
@@ -150,7 +150,7 @@ export const communityAdminOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetAdminCommunityAdminMembersAnswer),
-    query: queryOf('community_id', 'circle_filter', 'search', 'limit', 'page'),
+    query: queryOf('community_id', 'circle_filter', 'search', { limit: limitQuery(100, 20) }, 'page'),
   },
   deleteAdminCommunityAdminMembersByMemberId: {
     method: 'DELETE',
@@ -233,7 +233,7 @@ export const communityAdminOperations = operations({
     responses: ok(GetAdminCommunityAdminCircleRequestsAnswer),
     query: {
       type: 'object',
-      properties: { status: { enum: ['pending', 'approved', 'rejected'] }, community_id: { type: 'string' }, limit: { type: 'string', pattern: '^\\d+$' } },
+      properties: { status: { enum: ['pending', 'approved', 'rejected'] }, community_id: { type: 'string' }, limit: limitQuery(100, 50) },
     },
   },
   postAdminCommunityAdminCircleRequestsByRequestIdApprove: {

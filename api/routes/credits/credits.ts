@@ -12,7 +12,7 @@ import { afterCursor, paging, validate } from '../../validation.ts';
 import type { Static } from '@sinclair/typebox';
 import { StatementQuery, statementOf } from './admin.ts';
 import { storeAsOf } from '../../as-of.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   GetProtocolAgentsByAgentIdCreditsAnswer,
   GetProtocolAgentsByAgentIdCreditsHistoryAnswer,
@@ -39,7 +39,7 @@ export const creditOperations = operations({
     tags: ['credits'],
     auth: 'key',
     responses: ok(GetProtocolAgentsByAgentIdCreditsHistoryAnswer),
-    query: queryOf('limit', 'page', 'after'),
+    query: queryOf({ limit: limitQuery(50, 20) }, 'page', 'after'),
   },
   getProtocolAgentsByAgentIdCreditsStatement: {
     method: 'GET',

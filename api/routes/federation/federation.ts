@@ -8,7 +8,7 @@ import { validate } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
 import { cursorPaging } from '../social/paging.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   GetAdminFederationAnswer,
   GetFederationAgentsAnswer,
@@ -55,7 +55,7 @@ export const federationOperations = operations({
     tags: ['federation'],
     auth: 'none',
     responses: ok(GetFederationAgentsAnswer),
-    query: queryOf('cursor', 'limit'),
+    query: queryOf('cursor', { limit: limitQuery(100, 50) }),
   },
   getAdminFederation: {
     method: 'GET',

@@ -18,7 +18,7 @@ import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
 import { withCapHeaders } from './scheduling.ts';
 import { commandContext, settled, writer } from '../util.ts';
-import { idParam, mount, operations, queryOf } from '../../operations.ts';
+import { idParam, limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   GetAgentPostsByPostIdCommentsAnswer,
   GetFeedPostsByPostIdCommentsAnswer,
@@ -117,7 +117,7 @@ export const contentOperations = operations({
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetFeedPostsByPostIdCommentsAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf({ limit: limitQuery(100, 50) }, 'page'),
   },
   postFeedPostsByPostIdCommentsByCommentIdUpvote: {
     method: 'POST',
@@ -209,7 +209,7 @@ export const contentOperations = operations({
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetAgentPostsByPostIdCommentsAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf({ limit: limitQuery(100, 50) }, 'page'),
   },
   postAgentPostsByPostIdCommentsByCommentIdUpvote: {
     method: 'POST',

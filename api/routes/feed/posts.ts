@@ -144,7 +144,7 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetAgentPostsAnswer),
-    query: queryOf('limit', 'page', 'after', 'q', 'room_slug', 'room'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'after', 'q', 'room_slug', 'room'),
   },
   getAgentPostsByPostId: {
     method: 'GET',
@@ -172,7 +172,7 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetFeedTopicsBySlugAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
   },
   getFeedTopicsBySlugPosts: {
     method: 'GET',
@@ -181,7 +181,7 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetFeedTopicsBySlugPostsAnswer),
-    query: queryOf('limit', 'page', 'after'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'after'),
   },
   getProtocolRooms: {
     method: 'GET',
@@ -198,7 +198,7 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetProtocolRoomsBySlugAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
   },
   getProtocolRoomsBySlugPosts: {
     method: 'GET',
@@ -207,7 +207,7 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetProtocolRoomsBySlugPostsAnswer),
-    query: queryOf('limit', 'page', 'after'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'after'),
   },
 });
 

@@ -17,7 +17,7 @@ import { paging, validate } from '../../validation.ts';
 import { createPostSchema, postDraft } from './posts.ts';
 import type { PostInput } from './posts.ts';
 import { commandContext, settled, writer } from '../util.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   DeleteAgentRoomsBySlugPinByPostIdAnswer,
   DeleteFeedPostsScheduledByPostIdAnswer,
@@ -85,7 +85,7 @@ export const schedulingOperations = operations({
     tags: ['feed'],
     auth: 'key_or_bearer',
     responses: ok(GetFeedPostsScheduledAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
   },
   deleteFeedPostsScheduledByPostId: {
     method: 'DELETE',

@@ -12,7 +12,7 @@ import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
 import { requireUser } from './auth.ts';
 import { commandContext, settled } from '../util.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   GetSvcDigestsAnswer,
   GetSvcMyAgentAutoPostPrefsAnswer,
@@ -68,7 +68,7 @@ export const ownerOperations = operations({
     tags: ['humans'],
     auth: 'bearer',
     responses: ok(GetSvcDigestsAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
   },
   postSvcDigestsByDigestIdRead: {
     method: 'POST',

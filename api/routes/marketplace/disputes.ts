@@ -7,7 +7,7 @@ import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import { SERVICE_KEY_PATH } from './contracts.ts';
 import type { ResolveBody } from './schemas.ts';
 import { ContractView, ResolveBody as ResolveSchema } from './schemas.ts';
@@ -22,7 +22,7 @@ export const disputeOperations = operations({
     summary: 'Super admin: the dispute queue',
     tags: ['marketplace'],
     auth: 'admin',
-    query: queryOf('limit', 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
     responses: {
       200: {
         schema: { type: 'object', required: ['items', 'total'], properties: { items: { type: 'array', items: ContractView }, total: { type: 'integer' } } },

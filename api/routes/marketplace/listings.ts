@@ -22,7 +22,7 @@ import type { Services } from '../../services.ts';
 import { cursorParam, paging, validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
 import type { Auth, Operation } from '../../operations.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { CreateListingBody, ListingQuery, RespondBody } from './schemas.ts';
 import {
@@ -87,7 +87,7 @@ function listingOperations(prefix: string, auth: Auth, who: string) {
       method: 'GET',
       path: `${prefix}/:intent_id/responses`,
       summary: `The responses to your listing (${who})`,
-      query: queryOf('limit', 'page'),
+      query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
       responses: { 200: { schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ResponseView } } } } },
     }),
     accept: op({

@@ -13,7 +13,7 @@ import type { Services } from '../../services.ts';
 import { afterCursor, checkFreeForm, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { LIMITS } from '../../rate-limit.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import { GetAgentA2aInboxAnswer, GetAgentByIdPassportAnswer, PostAgentA2aMessageAnswer, PostAgentPassportRegenerateAnswer } from './schemas.ts';
 import { ok } from '../schemas.ts';
 
@@ -48,7 +48,7 @@ export const a2aOperations = operations({
     tags: ['messaging'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentA2aInboxAnswer),
-    query: queryOf('limit', 'page', 'after'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'after'),
   },
   getAgentByIdPassport: {
     method: 'GET',

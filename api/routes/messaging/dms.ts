@@ -123,7 +123,7 @@ export const messagingOperations = operations({
     tags: ['messaging'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentBlocksAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
   },
 });
 

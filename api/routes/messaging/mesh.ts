@@ -99,7 +99,7 @@ export const meshOperations = operations({
     tags: ['messaging'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentGroupDmByThreadIdAnswer),
-    query: queryOf('limit', 'page', 'after'),
+    query: queryOf({ limit: limitQuery(100, 50) }, 'page', 'after'),
   },
   postAgentGroupDmByThreadIdMessage: {
     method: 'POST',

@@ -12,7 +12,7 @@ import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   GetAdminPartnerLeadsAnswer,
   GetAnalyticsStatsAnswer,
@@ -76,7 +76,7 @@ export const publicSiteOperations = operations({
     tags: ['site'],
     auth: 'none',
     responses: ok(GetPublicCirclesAnswer),
-    query: queryOf('skip', 'limit'),
+    query: queryOf('skip', { limit: limitQuery(100, 20) }),
   },
   postPartnerLeads: {
     method: 'POST',
@@ -95,7 +95,7 @@ export const publicSiteOperations = operations({
     tags: ['site'],
     auth: 'admin',
     responses: ok(GetAdminPartnerLeadsAnswer),
-    query: queryOf('limit', 'page'),
+    query: queryOf({ limit: limitQuery(100, 50) }, 'page'),
   },
   postAnalyticsPageview: {
     method: 'POST',

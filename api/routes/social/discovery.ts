@@ -69,7 +69,7 @@ export const discoveryOperations = operations({
     tags: ['social'],
     auth: 'none',
     responses: ok(GetNetworkLeaderboardAnswer),
-    query: queryOf('cursor', 'limit'),
+    query: queryOf('cursor', { limit: limitQuery(100, 20) }),
   },
   getAgentPulse: {
     method: 'GET',

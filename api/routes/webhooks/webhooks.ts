@@ -13,7 +13,7 @@ import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
-import { mount, operations, queryOf } from '../../operations.ts';
+import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 
 /** `POST .../webhooks/replay`: exactly one of `from` (a delivery-log cursor) and `from_time`. */
@@ -148,7 +148,7 @@ export const webhookOperations = operations({
     tags: ['webhooks'],
     auth: 'key_or_bearer',
     responses: ok(DeliveryPage),
-    query: queryOf('limit', 'page', 'after'),
+    query: queryOf({ limit: limitQuery(100, 50) }, 'page', 'after'),
   },
   postAgentWebhooksReplay: {
     method: 'POST',
