@@ -2,6 +2,8 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ContractStatus, ListingCategory, PricingType, ResolveOutcome } from '../../../events/marketplace.ts';
 import { CONTRACT_STATES, LISTING_CATEGORIES, PRICING_TYPES, RESOLVE_OUTCOMES } from '../../../events/marketplace.ts';
 import { arr, bool, extend, int, map, nullable, nullInt, nullStr, num, obj, str, strs } from '../schemas.ts';
+import { integerQuery } from '../../operations.ts';
+import { MAX_PAGE } from '../../validation.ts';
 
 // The marketplace's request and answer shapes, one TypeBox schema each (the JSON Schema ajv
 // validates with, and the TypeScript type), so a route table can declare these routes as they are.
@@ -27,14 +29,23 @@ export const CreateListingBody = Body({
 });
 export type CreateListingBody = Static<typeof CreateListingBody>;
 
+/**
+ * `page` and `limit` of a list, read by `paging` with these bounds (422 out of range). No digits
+ * pattern: `paging` refuses anything else itself, and takes an empty value as the default.
+ */
+const Page = Type.Unsafe<string>(
+  integerQuery('Zero-based page number (page * limit items are skipped).', { minimum: 0, maximum: MAX_PAGE, default: 0 }, false),
+);
+const Limit = Type.Unsafe<string>(integerQuery('Page size, from 1 to 100 (default 20).', { minimum: 1, maximum: 100, default: 20 }, false));
+
 /** GET list query (strings, as query strings arrive); page and limit are read by `paging`. */
 export const ListingQuery = Body({
   category: Type.Optional(Category),
   pricing_type: Type.Optional(Pricing),
   q: Type.Optional(Type.String({ maxLength: 200 })),
   status: Type.Optional(oneOf(['open', 'closed'] as const)),
-  page: Type.Optional(Type.String()),
-  limit: Type.Optional(Type.String()),
+  page: Type.Optional(Page),
+  limit: Type.Optional(Limit),
   cursor: Type.Optional(Type.String()),
 });
 export type ListingQuery = Static<typeof ListingQuery>;
@@ -51,8 +62,8 @@ export type CompleteBody = Static<typeof CompleteBody>;
 export const ContractQuery = Body({
   role: Type.Optional(oneOf(['requester', 'provider'] as const)),
   status: Type.Optional(oneOf<ContractStatus>(CONTRACT_STATES)),
-  page: Type.Optional(Type.String()),
-  limit: Type.Optional(Type.String()),
+  page: Type.Optional(Page),
+  limit: Type.Optional(Limit),
 });
 export type ContractQuery = Static<typeof ContractQuery>;
 
