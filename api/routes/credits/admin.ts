@@ -24,7 +24,15 @@ export const CreditHistoryQuery = Type.Object(
     action: Type.Optional(Type.String({ pattern: '^[a-z0-9_]{1,40}$' })),
     from: Type.Optional(IsoTime),
     to: Type.Optional(IsoTime),
-    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })),
+    // Clamped, not refused, within three digits: the history reads 0 as 1 and 201 to 999 as 200.
+    limit: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,3}$',
+        description: 'Page size of the history (default 50): at most three digits; 0 is read as 1, and values above 200 as 200. The export ignores it.',
+        contentMediaType: 'application/json',
+        contentSchema: { type: 'integer', minimum: 0, maximum: 999, default: 50 },
+      }),
+    ),
     after: Type.Optional(Type.String({ maxLength: 512 })),
     format: Type.Optional(Type.Union([Type.Literal('ndjson'), Type.Literal('csv')])),
   },
