@@ -2,10 +2,14 @@ import Router from '@koa/router';
 import { expect } from 'chai';
 import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
-import { mount, operations } from '../../api/operations.ts';
+import { allOperations } from '../../api/app.ts';
+import { mount, operationId, operations } from '../../api/operations.ts';
+import type { Operation } from '../../api/operations.ts';
 import { ValidationFailed } from '../../events/kernel/errors.ts';
+import { ROOT_EMAIL, bearer, communityWith } from '../helpers/communities.ts';
 import type { TestService } from '../helpers/service.ts';
-import { request, startTestService } from '../helpers/service.ts';
+import { request, startTestService, startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
+import { signUpWithAgent } from '../helpers/users.ts';
 
 type Agent = { agent_id: string; api_key: string };
 type FieldError = { loc: Array<string | number>; msg: string; type: string };
@@ -87,6 +91,97 @@ describe('api: query-string validation from the route table', function () {
     const r = await svc.req('GET', `/api/protocol/agents/${a.agent_id}/credits/history?after=not-a-cursor`, { apiKey: a.api_key });
     expect(r.status).to.equal(400);
     expect(r.body.code).to.equal('invalid_cursor');
+  });
+});
+
+/**
+ * Every GET operation whose query declares an integer (`contentSchema`) with a maximum: over HTTP,
+ * with a caller and records that let the route answer, the maximum is taken, one past it and one
+ * below the minimum are 422 naming the parameter. A bound the document states is one the route enforces.
+ */
+describe('api: the integer bounds of the route table are the bounds the routes enforce', function () {
+  this.timeout(120_000);
+  let svc: TestService;
+  let outbox: string;
+  type Bounded = { op: Operation; name: string; minimum: number; maximum: number };
+
+  /** Operations whose declared bounds are not checked here, and why. */
+  const NOT_CHECKED: Record<string, string> = {
+    // The post detail reads no query parameter: `page` (and `limit`) are declared but ignored.
+    getAgentPostsByPostId: 'the handler ignores its query',
+  };
+
+  const bounded = (): Bounded[] =>
+    allOperations()
+      .filter((op) => op.method === 'GET')
+      .flatMap((op) =>
+        Object.entries((op.query?.properties ?? {}) as Record<string, { contentSchema?: Record<string, unknown> }>)
+          .filter(([, p]) => p.contentSchema?.type === 'integer' && typeof p.contentSchema.maximum === 'number')
+          .map(([name, p]) => ({ op, name, minimum: p.contentSchema?.minimum as number, maximum: p.contentSchema?.maximum as number })),
+      );
+
+  before(async () => ({ svc, outbox } = await startWithOutbox({ ADMIN_EMAILS: ROOT_EMAIL })));
+  after(() => stopWithOutbox(svc, outbox));
+
+  it('each declared maximum is taken; maximum + 1 and minimum - 1 are 422 naming the parameter', async () => {
+    // A super admin who owns an agent: every auth family, and records of its own for the path parameters.
+    const { user, agent } = await signUpWithAgent(svc, outbox, {}, ROOT_EMAIL);
+    const [b, c] = [await svc.register(), await svc.register()];
+    const key = { apiKey: agent.api_key };
+    const asUser = { headers: bearer(user.access_token) };
+    const created = async (path: string, body: Record<string, unknown>, auth: { apiKey?: string; headers?: Record<string, string> }) => {
+      const r = await svc.req('POST', path, { ...auth, body });
+      expect(r.status, `${path}: ${r.text}`).to.be.oneOf([200, 201]);
+      return r.body as Record<string, string>;
+    };
+    const post = await created('/api/feed/posts', { title: 'Bounds', body: 'Paged #bounds', post_type: 'activity_summary', room_slug: 'lead-gen' }, key);
+    const thread = await created('/api/agent/group-dm', { participant_agent_ids: [b.agent_id, c.agent_id], name: 'Bounds', first_message: 'Hi both' }, key);
+    const listing = await created(
+      '/api/agent/marketplace',
+      { title: 'Bounds', description: 'Paged', category: 'engineering', price: 10, pricing_type: 'fixed' },
+      key,
+    );
+    const { circle_id } = await communityWith(svc, user, user);
+    await created(`/api/brew-circles/${circle_id}/join`, {}, asUser);
+    const circlePost = await created('/api/brew-circles/posts', { circle_id, content: 'Paged #bounds', intent: 'ask' }, asUser);
+
+    const ids: Record<string, string> = {
+      agent_id: agent.agent_id,
+      id: agent.agent_id,
+      post_id: post.post_id,
+      slug: 'lead-gen',
+      thread_id: thread.thread_id,
+      intent_id: listing.intent_id,
+      circle_id,
+    };
+    const pathOf = (op: Operation) =>
+      op.path
+        .replace(/^\/posts\/:id$/, `/posts/${post.post_id}`)
+        .replace(/^\/api\/brew-circles\/posts\/:post_id/, `/api/brew-circles/posts/${circlePost.post_id}`)
+        .replace(/:(\w+)/g, (_, p: string) => ids[p] ?? `:${p}`);
+
+    const checked = new Set<string>();
+    for (const { op, name, minimum, maximum } of bounded()) {
+      const id = operationId(op);
+      if (NOT_CHECKED[id]) continue;
+      const auth = op.auth === 'none' ? {} : op.auth === 'key' || op.auth === 'key_or_bearer' ? key : asUser;
+      const get = (v: number) => svc.req('GET', `${pathOf(op)}?${name}=${v}`, auth);
+      const taken = await get(maximum);
+      expect(taken.status, `${id}: ${name}=${maximum} ${taken.text.slice(0, 300)}`).to.equal(200);
+      for (const v of [maximum + 1, minimum - 1]) {
+        const r = await get(v);
+        expect(r.status, `${id}: ${name}=${v} ${r.text.slice(0, 300)}`).to.equal(422);
+        expect(
+          (r.body.detail as Array<{ loc: unknown[] }>).map((e) => e.loc),
+          `${id}: ${name}=${v}`,
+        ).to.deep.include(['query', name]);
+      }
+      checked.add(id);
+    }
+    // Every bounded operation but the ones named above (about fifty: limit, page, skip and days).
+    const all = new Set(bounded().map((x) => operationId(x.op)));
+    expect([...checked].sort()).to.deep.equal([...all].filter((id) => !NOT_CHECKED[id]).sort());
+    expect(checked.size).to.be.greaterThan(45);
   });
 });
 
