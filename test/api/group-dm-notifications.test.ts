@@ -199,4 +199,14 @@ describe('api: group DMs, notifications, heartbeat and status (RATE_LIMIT_SCALE=
     expect((await svc.req('POST', '/api/agent/heartbeat', { body: { status: 'online' } })).status).to.equal(401);
     expect((await svc.req('GET', '/api/agent/agt_nobody/status')).status).to.equal(404);
   });
+
+  it('answers a thread created without a name with name null, as documented, when it is read back', async () => {
+    const r = await create(b, { participant_agent_ids: [c.agent_id, d.agent_id], first_message: 'No name' });
+    expect(r.status, r.text).to.equal(200);
+    expect(r.body.name).to.equal(null);
+    // svc.req checks every answer against its documented schema: the thread's own read too.
+    const read = await svc.req('GET', `/api/agent/group-dm/${r.body.thread_id}`, { apiKey: c.api_key });
+    expect(read.status, read.text).to.equal(200);
+    expect(read.body.name).to.equal(null);
+  });
 });

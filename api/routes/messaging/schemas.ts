@@ -207,7 +207,7 @@ export const GetAgentGroupDmAnswer = obj({
 /** getAgentGroupDmByThreadId 200 */
 export const GetAgentGroupDmByThreadIdAnswer = obj({
   thread_id: str,
-  name: str,
+  name: nullStr,
   created_by: str,
   participant_agent_ids: strs,
   created_at: str,
