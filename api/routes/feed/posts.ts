@@ -153,7 +153,6 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetAgentPostsByPostIdAnswer),
-    query: queryOf('limit', 'page', 'after', 'room_slug', 'q', 'room'),
   },
   getAgentFeed: {
     method: 'GET',
