@@ -240,8 +240,8 @@ export interface PlainAnswer {
 /**
  * The metrics endpoint as a function of the request's method, path and Authorization header, for
  * the Koa app (metricsEndpoint) and the processes that serve no API (ROLE=projector or worker,
- * api/server.ts): a function of the request's method, path and Authorization header that answers the scrape, or
- * null when the request is not one (another path or method, or no METRICS_TOKEN configured).
+ * api/server.ts): the scrape's answer, or null when the request is not one (another path or
+ * method, or no METRICS_TOKEN configured).
  */
 export function plainMetricsEndpoint(metrics: Metrics, token: string | null) {
   const expected = token ? digest(token) : null;

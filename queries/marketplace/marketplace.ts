@@ -18,9 +18,9 @@ export interface ListingSearch {
   limit: number;
 }
 
-/** How many listings of a status hold a word (its `listing_counts` counter). */
-async function termCount(store: ReadStore, status: string, term: string): Promise<number> {
-  const d = await store.collection('listing_counts').findOne({ _id: `t:${status}:${term}` });
+/** A `listing_counts` counter (0 when it was never counted). */
+async function counterValue(store: ReadStore, id: string): Promise<number> {
+  const d = await store.collection('listing_counts').findOne({ _id: id });
   return typeof d?.n === 'number' ? d.n : 0;
 }
 
@@ -41,7 +41,7 @@ export async function searchListings(store: ReadStore, s: ListingSearch) {
   let hint: string;
   let total: number | null = null;
   if (words.length) {
-    const counts = await Promise.all(words.map((w) => termCount(store, s.status, w)));
+    const counts = await Promise.all(words.map((w) => counterValue(store, `t:${s.status}:${w}`)));
     // A word no listing holds: nothing matches, and nothing needs scanning.
     if (Math.min(...counts) === 0) return { docs: [], total: 0, total_capped: false, has_more: false, next_cursor: null };
     // Several words: their ranges of the term index intersected (the store walks them side by
@@ -79,15 +79,7 @@ export async function searchListings(store: ReadStore, s: ListingSearch) {
         ? skip + docs.length
         : await listings.count(filter, { hint, limit: TOTAL_CAP + 1 });
   } else {
-    [docs, counted] = await Promise.all([
-      pageOf(),
-      total !== null
-        ? total
-        : store
-            .collection('listing_counts')
-            .findOne({ _id: counter as string })
-            .then((d) => (typeof d?.n === 'number' ? d.n : 0)),
-    ]);
+    [docs, counted] = await Promise.all([pageOf(), total ?? counterValue(store, counter as string)]);
   }
   const has_more = docs.length > s.limit;
   if (has_more) docs.length = s.limit;

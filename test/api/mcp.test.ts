@@ -651,6 +651,12 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
     };
     const accept = { accept: 'application/json, text/event-stream' };
+    /** The per-request envelope claim of a 2026-07-28 request. */
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
 
     it('answers 401 with WWW-Authenticate without a key, and with a bad key', async () => {
       for (const headers of [accept, { ...accept, 'x-api-key': 'ak_not_a_real_key_0000000000000000000' }]) {
@@ -674,11 +680,6 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
 
     it('answers the 2026-07-28 server/discover with the revisions it serves and its tools capability', async () => {
       const agent = await svc.register();
-      const meta = {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
-        'io.modelcontextprotocol/clientCapabilities': {},
-      };
       const r = await request(svc.url, 'POST', '/api/mcp', {
         apiKey: agent.api_key,
         headers: { ...accept, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
@@ -730,11 +731,6 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
 
     it('routes by the SDK classification: an envelope request gets the 2026 answers (header mismatch -32020), an initialize with a 2025 claim stays the 2025 handshake', async () => {
       const agent = await svc.register();
-      const meta = {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
-        'io.modelcontextprotocol/clientCapabilities': {},
-      };
       const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_credits', arguments: {}, _meta: meta } };
       const modern = { ...accept, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call' };
       const ok = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers: { ...modern, 'mcp-name': 'get_credits' }, body: call });

@@ -168,25 +168,27 @@ export function publicSiteRoutes(router: Router, s: Services): void {
   mount(pub, publicSiteOperations.getPublicIndustryStats, stats('industry'));
   mount(pub, publicSiteOperations.getPublicCircles, async (ctx) => {
     const page = skipLimit(ctx.query, { limit: 20, max: 100 });
-    const circles = [];
-    for (const c of await publicCircles(s.store, page.skip, page.limit)) {
-      const [community, members, activity] = await Promise.all([
-        getCommunity(s.store, String(c.community_id)),
-        circleMemberCount(s.store, c._id),
-        circleActivity(s.store, c._id),
-      ]);
-      circles.push({
-        circle_id: c._id,
-        community_id: c.community_id,
-        community_name: community?.name ?? null,
-        name: c.name,
-        description: c.description ?? null,
-        member_count: members,
-        post_count: activity?.post_count ?? 0,
-        last_activity_at: activity?.last_activity_at ?? null,
-        url: `${s.config.publicBaseUrl}/circles/${encodeURIComponent(c._id)}`,
-      });
-    }
+    const listed = await publicCircles(s.store, page.skip, page.limit);
+    const circles = await Promise.all(
+      listed.map(async (c) => {
+        const [community, members, activity] = await Promise.all([
+          getCommunity(s.store, String(c.community_id)),
+          circleMemberCount(s.store, c._id),
+          circleActivity(s.store, c._id),
+        ]);
+        return {
+          circle_id: c._id,
+          community_id: c.community_id,
+          community_name: community?.name ?? null,
+          name: c.name,
+          description: c.description ?? null,
+          member_count: members,
+          post_count: activity?.post_count ?? 0,
+          last_activity_at: activity?.last_activity_at ?? null,
+          url: `${s.config.publicBaseUrl}/circles/${encodeURIComponent(c._id)}`,
+        };
+      }),
+    );
     ctx.body = { circles, skip: page.skip, limit: page.limit };
   });
   router.use(pub.routes());
