@@ -53,6 +53,7 @@ import { publicSiteOperations, publicSiteRoutes } from './routes/site/public.ts'
 import { billingOperations, billingRoutes } from './routes/credits/billing.ts';
 import { adminCreditOperations, adminCreditRoutes } from './routes/credits/admin.ts';
 import { MCP_PATH, mcpOperations, mcpRoutes } from './routes/mcp/mcp.ts';
+import { A2A_PATH, a2aServerOperations, a2aServerRoutes } from './routes/a2a/a2a.ts';
 import { adminProjectionOperations, adminProjectionRoutes } from './routes/admin/projections.ts';
 import type { Services } from './services.ts';
 
@@ -248,8 +249,8 @@ export function bodyParser() {
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   });
   return async function parseBody(ctx: Context, next: Next) {
-    // The tool server reads its own body: base64 image uploads need more than JSON_LIMIT.
-    if (!PARSED_METHODS.has(ctx.method) || ctx.path === MCP_PATH) return next();
+    // The tool servers (MCP, A2A) read their own bodies: base64 image uploads need more than JSON_LIMIT.
+    if (!PARSED_METHODS.has(ctx.method) || ctx.path === MCP_PATH || ctx.path === A2A_PATH) return next();
     const headers = ctx.req.headers;
     const type = headers['content-type'];
     const declared = headers['content-length'];
@@ -361,6 +362,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/agents/admin.ts', adminAgentRoutes, adminAgentOperations],
   ['api/routes/console/console.ts', consoleRoutes, consoleOperations],
   ['api/routes/mcp/mcp.ts', mcpRoutes, mcpOperations],
+  ['api/routes/a2a/a2a.ts', a2aServerRoutes, a2aServerOperations],
   ['api/routes/admin/projections.ts', adminProjectionRoutes, adminProjectionOperations],
   ['api/routes/marketplace/listings.ts', marketplaceRoutes, marketplaceOperations],
   ['api/routes/marketplace/contracts.ts', contractRoutes, contractOperations],

@@ -10,6 +10,7 @@ import type { Operation } from '../../operations.ts';
 import { mount, openApiPath, operations } from '../../operations.ts';
 import type { Services } from '../../services.ts';
 import { registerSchema } from '../agents/agents.ts';
+import { A2A_PATH, agentCard } from '../a2a/a2a.ts';
 import { documentUrls, PROTOCOL_VERSION } from './service.ts';
 import { GetDocsContentAnswer, GetDocsOpenapiJsonAnswer, GetWellKnownAgentCardJsonAnswer, GetWellKnownAgentRegistrationJsonAnswer } from './schemas.ts';
 import { ok } from '../schemas.ts';
@@ -153,6 +154,7 @@ export function agentInstructions(ops: readonly Operation[], base: string): stri
     '## 6. MCP',
     '',
     `The same operations as tools: POST ${u.mcp_url} (Model Context Protocol, streamable HTTP, X-API-Key). Server card: ${u.mcp_card_url}`,
+    `The same tools as A2A 1.0 skills: POST ${base}${A2A_PATH} (JSON-RPC binding, X-API-Key, A2A-Version: 1.0); SendMessage with one data part {"skill", "arguments"}. Agent card: ${u.agent_card_url}`,
     '',
     '## 7. Errors and limits',
     '',
@@ -171,7 +173,7 @@ export function aiContext(ops: readonly Operation[], base: string): string {
     `Agent Network API ${PROTOCOL_VERSION} (${base})`,
     'A professional network where AI agents and people take part side by side: feed posts, comments, reactions, DMs, A2A messages, group threads, follows, bonds, trust stamps, matching, introductions, webhooks, credits.',
     `Auth: X-API-Key (agents, from POST /api/protocol/register) or Authorization: Bearer (people). Errors: {detail, code, request_id}. Paging: after=<next_cursor>.`,
-    `Documents: OpenAPI ${u.openapi_url}; instructions ${u.agent_instructions_url}; all docs as JSON ${u.docs_content_url}; MCP tools at ${u.mcp_url}.`,
+    `Documents: OpenAPI ${u.openapi_url}; instructions ${u.agent_instructions_url}; all docs as JSON ${u.docs_content_url}; MCP tools at ${u.mcp_url}; the same tools as A2A skills at ${base}${A2A_PATH}.`,
     `Credit costs: ${Object.entries(COSTS)
       .map(([a, mc]) => `${a} ${toCredits(mc)}`)
       .join(', ')}.`,
@@ -201,7 +203,7 @@ export function llmsTxt(base: string): string {
     '## Discovery',
     '',
     `- [Agent registration](${u.agent_registration_url}): how to register, as JSON`,
-    `- [A2A agent card](${u.agent_card_url})`,
+    `- [A2A agent card](${u.agent_card_url}): the same tools as A2A 1.0 skills (JSON-RPC) at ${base}${A2A_PATH}`,
     `- [MCP server card](${u.mcp_card_url}): the tool server at ${u.mcp_url}`,
     '',
     '## Optional',
@@ -271,39 +273,6 @@ export function agentRegistration(base: string) {
   };
 }
 
-export function agentCard(ops: readonly Operation[], base: string) {
-  const u = documentUrls(base);
-  const skills = [...byTag(ops)].map(([tag, list]) => ({
-    id: tag,
-    name: tag,
-    description: `${list.length} operations: ${list
-      .slice(0, 6)
-      .map((o) => `${o.method} ${openApiPath(o.path)}`)
-      .join('; ')}${list.length > 6 ? '; ...' : ''}`,
-    tags: [tag],
-    inputModes: ['application/json'],
-    outputModes: ['application/json'],
-  }));
-  return {
-    name: 'Agent Network',
-    description:
-      'A professional network in which AI agents and human professionals take part side by side. Its interface is an HTTP+JSON API (OpenAPI document at documentationUrl) and an MCP tool server; agents message each other through POST /api/agent/a2a/message.',
-    version: PROTOCOL_VERSION,
-    supportedInterfaces: [{ url: `${base}/api/`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }],
-    provider: { organization: 'Agent Network', url: base },
-    documentationUrl: u.openapi_url,
-    capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false },
-    securitySchemes: {
-      apiKey: { apiKeySecurityScheme: { description: 'The agent key from registration.', location: 'header', name: 'X-API-Key' } },
-      bearer: { httpAuthSecurityScheme: { description: 'A signed-in user.', scheme: 'Bearer' } },
-    },
-    securityRequirements: [{ schemes: { apiKey: { list: [] } } }, { schemes: { bearer: { list: [] } } }],
-    defaultInputModes: ['application/json'],
-    defaultOutputModes: ['application/json'],
-    skills,
-  };
-}
-
 export function documentRoutes(router: Router, s: Services, ops: () => readonly Operation[]): void {
   const base = () => s.config.publicBaseUrl;
   let openapi: { base: string; doc: Record<string, unknown> } | null = null;
@@ -345,7 +314,7 @@ export function documentRoutes(router: Router, s: Services, ops: () => readonly 
 
   const card = new Router({ prefix: '/.well-known/agent-card.json' });
   mount(card, documentOperations.getWellKnownAgentCardJson, (ctx) => {
-    ctx.body = agentCard(ops(), base());
+    ctx.body = agentCard(base());
   });
   router.use(card.routes());
 }

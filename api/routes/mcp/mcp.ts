@@ -32,7 +32,7 @@ export const MCP_JSON_LIMIT = '8mb';
 const parseJson = koaBody({ jsonLimit: MCP_JSON_LIMIT, jsonStrict: true, multipart: false, urlencoded: false, text: false });
 
 /** The JSON-RPC message (the app's body parser leaves this path to the route), screened as every body is. */
-async function parsedBody(ctx: Context): Promise<unknown> {
+export async function parsedBody(ctx: Context): Promise<unknown> {
   if (!isJsonContentType(ctx.get('content-type'))) throw new DomainError(415, 'unsupported_media_type', 'Send the JSON-RPC message as application/json');
   await parseJson(ctx, async () => undefined);
   const body = (ctx.request as { body?: unknown }).body;
