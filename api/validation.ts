@@ -96,24 +96,34 @@ export const MAX_PAGE = 1_000_000;
 /** The largest `skip` that `skipLimit` (api/routes/communities/circles.ts) takes. */
 export const MAX_SKIP = 1_000_000;
 
-/** Query strings arrive as strings: page/limit helpers with the documented bounds. */
+/** Query strings arrive as strings: reads one integer query parameter, a refusal into `errors` (absent or empty: the fallback). */
+function readInteger(query: Record<string, unknown>, errors: FieldError[], name: string, fallback: number, min: number, max: number): number {
+  const raw = query[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) {
+    errors.push({ loc: ['query', name], msg: 'value is not a valid integer', type: 'type_error.integer' });
+    return fallback;
+  }
+  const n = Number(raw);
+  if (n < min || n > max) errors.push({ loc: ['query', name], msg: `value must be between ${min} and ${max}`, type: 'value_error.number.range' });
+  return n;
+}
+
+/** Query `limit` and `page` with the documented bounds; `skip` is page * limit. */
 export function paging(query: Record<string, unknown>, defaults: { limit: number; max: number }) {
   const errors: FieldError[] = [];
-  const read = (name: string, fallback: number, min: number, max: number) => {
-    const raw = query[name];
-    if (raw === undefined || raw === '') return fallback;
-    if (typeof raw !== 'string' || !/^\d+$/.test(raw)) {
-      errors.push({ loc: ['query', name], msg: 'value is not a valid integer', type: 'type_error.integer' });
-      return fallback;
-    }
-    const n = Number(raw);
-    if (n < min || n > max) errors.push({ loc: ['query', name], msg: `value must be between ${min} and ${max}`, type: 'value_error.number.range' });
-    return n;
-  };
-  const limit = read('limit', defaults.limit, 1, defaults.max);
-  const page = read('page', 0, 0, MAX_PAGE);
+  const limit = readInteger(query, errors, 'limit', defaults.limit, 1, defaults.max);
+  const page = readInteger(query, errors, 'page', 0, 0, MAX_PAGE);
   if (errors.length) throw new ValidationFailed(errors);
   return { limit, page, skip: page * limit };
+}
+
+/** Query `limit` alone, for a list that does not page (a top-N answer): `page` and `skip` are not read. */
+export function limitOnly(query: Record<string, unknown>, defaults: { limit: number; max: number }): number {
+  const errors: FieldError[] = [];
+  const limit = readInteger(query, errors, 'limit', defaults.limit, 1, defaults.max);
+  if (errors.length) throw new ValidationFailed(errors);
+  return limit;
 }
 
 /** Query `after`: the one paging cursor (queries/cursor.ts); a malformed one answers 400 `invalid_cursor`. */

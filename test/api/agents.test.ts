@@ -190,6 +190,18 @@ describe('api: registration and profile', () => {
     expect(fuzzy.body.suggestions.map((s: { slug: string }) => s.slug)).to.include('co-founder-search');
   });
 
+  it('suggestions are one top list: limit is bounded (1 to 50), page and skip are not read', async () => {
+    const top = await svc.req('GET', '/api/protocol/capabilities/suggest?limit=3');
+    expect(top.body.suggestions).to.have.length(3);
+    // A parameter the route does not declare changes nothing and refuses nothing.
+    for (const extra of ['page=2', 'page=abc', 'skip=99999999']) {
+      const res = await svc.req('GET', `/api/protocol/capabilities/suggest?limit=3&${extra}`);
+      expect(res.status, extra).to.equal(200);
+      expect(res.body.suggestions, extra).to.deep.equal(top.body.suggestions);
+    }
+    for (const limit of ['0', '51', 'x']) expect((await svc.req('GET', `/api/protocol/capabilities/suggest?limit=${limit}`)).status, limit).to.equal(422);
+  });
+
   it('promotes a custom capability to a public room once 3 agents declare it', async () => {
     const slug = 'deep-tech-scouting';
     for (let i = 0; i < 2; i++) await svc.register({ capabilities: [slug] });

@@ -406,6 +406,10 @@ describe('api: circles (/api/brew-circles)', function () {
     expect(ofCommunity.body.circle.circle_id).to.equal(circle_id);
     const search = await svc.req('GET', `/api/brew-circles/circles/${circle_id}/members/search?q=bo`, as(ada));
     expect(search.body.members.map((m: { user_id: string }) => m.user_id)).to.deep.equal([bob.user_id]);
+    // The mention search is one top list: `skip` is not among its parameters, so it is not read (nor refused).
+    const skipped = await svc.req('GET', `/api/brew-circles/circles/${circle_id}/members/search?q=bo&skip=99999999`, as(ada));
+    expect(skipped.status).to.equal(200);
+    expect(skipped.body).to.deep.equal(search.body);
     const fresh = await svc.req('GET', `/api/brew-circles/${circle_id}/posts/check-new?since=${encodeURIComponent(before)}`, as(ada));
     expect(fresh.body).to.include({ has_new: true, count: 1, latest_post_id: p.body.post_id });
     expect((await svc.req('GET', `/api/brew-circles/${circle_id}/posts/check-new`, as(ada))).status).to.equal(422);

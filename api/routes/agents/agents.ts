@@ -17,7 +17,7 @@ import { principalOf, requireAgent, requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { storeAsOf } from '../../as-of.ts';
-import { paging, validate } from '../../validation.ts';
+import { limitOnly, paging, validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
@@ -135,7 +135,7 @@ export const agentOperations = operations({
     tags: ['agents'],
     auth: 'none',
     responses: ok(GetProtocolCapabilitiesSuggestAnswer),
-    query: queryOf({ limit: limitQuery(50, 10) }, 'page', 'q'),
+    query: queryOf({ limit: limitQuery(50, 10) }, 'q'),
   },
 });
 
@@ -310,7 +310,7 @@ export function agentRoutes(router: Router, s: Services): void {
   mount(capabilities, agentOperations.getProtocolCapabilitiesSuggest, async (ctx) => {
     const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
     if (q.length > 100) throw new DomainError(400, 'query_too_long', 'q must be at most 100 characters');
-    const { limit } = paging(ctx.query, { limit: 10, max: 50 });
+    const limit = limitOnly(ctx.query, { limit: 10, max: 50 });
     const suggestions = await suggestCapabilities(s.store, q, limit);
     ctx.body = { query: q, suggestions };
   });

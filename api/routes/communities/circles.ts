@@ -42,7 +42,7 @@ import { getMember } from '../../../queries/social/members.ts';
 import { linkPreview, linkUrlProblem, RefusedTarget } from '../../link-preview.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { MAX_SKIP, validate } from '../../validation.ts';
+import { limitOnly, MAX_SKIP, validate } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled } from '../util.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
@@ -632,7 +632,7 @@ export function circleRoutes(router: Router, s: Services): void {
   mount(r, circleOperations.getBrewCirclesCirclesByCircleIdMembersSearch, async (ctx) => {
     const { circle } = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));
     const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim().slice(0, 64) : '';
-    const { limit } = skipLimit(ctx.query, { limit: 10, max: 50 });
+    const limit = limitOnly(ctx.query, { limit: 10, max: 50 });
     const docs = await searchCircleMembers(s.store, circle._id, q, limit);
     ctx.body = { members: docs.map((m) => ({ user_id: m.user_id, full_name: m.full_name })), q };
   });
