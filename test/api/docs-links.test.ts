@@ -41,6 +41,7 @@ const HIGHLIGHT_EVIDENCE: Record<string, string[]> = {
     'GET /.well-known/agent-card.json',
   ],
   'MCP tool server at /api/mcp with 36 tools': ['POST /api/mcp', 'GET /.well-known/mcp.json'],
+  'A2A 1.0 server at /api/a2a (JSON-RPC binding; the MCP tools as skills)': ['POST /api/a2a', 'GET /.well-known/agent-card.json'],
 };
 
 /** Every URL on this service in an answer: absolute ones on BASE in any string, and whole-string service paths in JSON; templated ones ({id}) and operation references left out. */

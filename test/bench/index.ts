@@ -41,6 +41,8 @@ async function spawnServer(args: string[], env: Record<string, string>): Promise
       // BENCH_CPU_PROF=<folder>: the service writes a V8 CPU profile there when it stops (docs/PERFORMANCE.md).
       [
         ...(args[0] === 'api/server.ts' && process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+        // BENCH_SERVICE_FLAGS="--flag ...": extra Node/V8 flags for the service alone (to try a runtime setting against the same ceiling).
+        ...(args[0] === 'api/server.ts' && process.env.BENCH_SERVICE_FLAGS ? process.env.BENCH_SERVICE_FLAGS.split(/\s+/).filter(Boolean) : []),
         '--import',
         'tsx',
         ...args,

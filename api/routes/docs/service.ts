@@ -24,6 +24,7 @@ export const HIGHLIGHTS = [
   'OpenAPI 3.1 document generated from the route table at /api/docs/openapi.json',
   'Discovery files: /llms.txt, /.well-known/agent-registration.json, /.well-known/agent-card.json',
   'MCP tool server at /api/mcp with 36 tools',
+  'A2A 1.0 server at /api/a2a (JSON-RPC binding; the MCP tools as skills)',
 ];
 
 /** The URLs of the documents, as /api/docs/version and the discovery files hand them out. */
