@@ -401,7 +401,7 @@ async function socialBenchmarks(): Promise<void> {
 /**
  * MCP: a `tools/call` of get_credits over POST /api/mcp (the request the SDK client sends, in each
  * protocol revision) against the REST read of the same data, GET /api/protocol/agents/{id}/credits,
- * in alternating rounds on the same server.
+ * in alternating rounds on the same server; and the same skill over A2A (SendMessage on /api/a2a).
  */
 async function mcpBenchmarks(): Promise<number> {
   say(`## MCP tool call vs REST (autocannon, 50 connections, ${DURATION} s each, ${ROUNDS} rounds alternating REST and MCP)`);
@@ -427,6 +427,17 @@ async function mcpBenchmarks(): Promise<number> {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params });
     return () => ({ body, headers });
   };
+  // The same skill over A2A (docs/A2A.md): SendMessage with one data part, a fresh message id each time.
+  let sent = 0;
+  const a2a = () => ({
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { messageId: `bench-${++sent}`, role: 'ROLE_USER', parts: [{ data: { skill: 'get_credits' } }] } },
+    }),
+    headers: { 'x-api-key': key, 'a2a-version': '1.0' },
+  });
   // Each answer checked once before loading: the same balance by both paths.
   const rest = await request(svc.url, 'GET', `/api/protocol/agents/${agentId}/credits`, { apiKey: key });
   for (const revision of ['2025-11-25', '2026-07-28'] as const) {
@@ -435,15 +446,22 @@ async function mcpBenchmarks(): Promise<number> {
     const got = (r.body as { result?: { structuredContent?: { balance?: number } } }).result?.structuredContent?.balance;
     if (r.status !== 200 || got !== rest.body.balance) throw new Error(`MCP ${revision} answered ${r.status} ${r.text}`);
   }
+  {
+    const b = a2a();
+    const r = await request(svc.url, 'POST', '/api/a2a', { rawBody: b.body, headers: { ...b.headers, 'content-type': 'application/json' } });
+    const got = (r.body as { result?: { message?: { parts?: Array<{ data?: { balance?: number } }> } } }).result?.message?.parts?.[0]?.data?.balance;
+    if (r.status !== 200 || got !== rest.body.balance) throw new Error(`A2A answered ${r.status} ${r.text}`);
+  }
   const restPath = `/api/protocol/agents/${agentId}/credits`;
   await loadGet(svc.url, restPath, { 'x-api-key': key }); // warm-up
   await load(svc.url, '/api/mcp', call('2026-07-28'));
-  const rounds: Array<{ rest: Load; legacy: Load; modern: Load }> = [];
+  const rounds: Array<{ rest: Load; legacy: Load; modern: Load; a2a: Load }> = [];
   for (let r = 0; r < ROUNDS; r++) {
     rounds.push({
       rest: await loadGet(svc.url, restPath, { 'x-api-key': key }),
       legacy: await load(svc.url, '/api/mcp', call('2025-11-25')),
       modern: await load(svc.url, '/api/mcp', call('2026-07-28')),
+      a2a: await load(svc.url, '/api/a2a', a2a),
     });
   }
   await stopServer(svc.child);
@@ -461,6 +479,7 @@ async function mcpBenchmarks(): Promise<number> {
   row('GET /api/protocol/agents/{id}/credits (REST)', (r) => r.rest);
   row('POST /api/mcp tools/call get_credits, 2025-11-25 (stateless, JSON)', (r) => r.legacy);
   row('POST /api/mcp tools/call get_credits, 2026-07-28 (per-request envelope)', (r) => r.modern);
+  row('POST /api/a2a SendMessage, skill get_credits (A2A 1.0, JSON-RPC; no target)', (r) => r.a2a);
   say('');
   const worst = Math.min(median(rounds.map((r) => r.legacy.rps / r.rest.rps)), median(rounds.map((r) => r.modern.rps / r.rest.rps)));
   say(
