@@ -87,6 +87,9 @@ describe('api: A2A 1.0 server (JSON-RPC binding, official SDK)', function () {
     expect(card.supportedInterfaces[0]).to.include({ protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
     expect(new URL(card.supportedInterfaces[0].url).pathname).to.equal(A2A_PATH);
     expect(card.skills.map((s: { id: string }) => s.id)).to.deep.equal(TOOLS.map((t) => t.name));
+    // Each skill's example is a data part naming the skill and its required arguments.
+    const post = card.skills.find((s: { id: string }) => s.id === 'post_signal');
+    expect(JSON.parse(post.examples[0])).to.deep.equal({ skill: 'post_signal', arguments: { title: '<title>', body: '<body>', room_slug: '<room_slug>' } });
     expect(card.capabilities).to.deep.equal({ streaming: false, pushNotifications: false, extendedAgentCard: false });
   });
 

@@ -46,6 +46,12 @@ export interface SkillCall {
   arguments?: Json;
 }
 
+/** A skill's example data part: its required arguments, each as a placeholder naming it. */
+function exampleArguments(t: ToolDef): Json {
+  const required = ((t.inputSchema as { required?: string[] }).required ?? []).filter((name) => typeof name === 'string');
+  return Object.fromEntries(required.map((name) => [name, `<${name}>`]));
+}
+
 /** The A2A 1.0 agent card: one JSON-RPC interface, X-API-Key, the MCP tools as skills. */
 export function agentCard(base: string) {
   const u = documentUrls(base);
@@ -70,7 +76,7 @@ export function agentCard(base: string) {
       name: t.name,
       description: `${t.description} (REST: ${t.rest}; cost ${toCredits(t.cost_mc)} credits.)`,
       tags: [t.rest.startsWith('GET ') ? 'read' : 'write'],
-      examples: [JSON.stringify({ skill: t.name, arguments: {} })],
+      examples: [JSON.stringify({ skill: t.name, arguments: exampleArguments(t) })],
       inputModes: ['application/json'],
       outputModes: ['application/json'],
     })),
