@@ -206,7 +206,14 @@ async function httpBenchmarks(): Promise<HttpFigures> {
 async function loadGet(url: string, path: string, headers: Record<string, string> = {}): Promise<Load & { status304: number }> {
   const result = await autocannon({ url: url + path, method: 'GET', connections: CONNECTIONS, duration: DURATION, headers });
   const codes = result.statusCodeStats as unknown as Record<string, { count: number } | undefined>;
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, status304: codes['304']?.count ?? 0 };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    total: result.requests.total,
+    status304: codes['304']?.count ?? 0,
+  };
 }
 
 /**
@@ -455,15 +462,42 @@ async function mcpBenchmarks(): Promise<number> {
   const restPath = `/api/protocol/agents/${agentId}/credits`;
   await loadGet(svc.url, restPath, { 'x-api-key': key }); // warm-up
   await load(svc.url, '/api/mcp', call('2026-07-28'));
-  const rounds: Array<{ rest: Load; legacy: Load; modern: Load; a2a: Load }> = [];
+  // The SDK's serving path alone (test/bench/bare-mcp.ts: bare Koa, createMcpHandler, a constant
+  // tool) against a bare Koa GET in the same process: what that path costs with nothing of ours.
+  const bareMcp = await spawnServer(['test/bench/bare-mcp.ts'], {});
+  const bareCall = (revision: '2025-11-25' | '2026-07-28') => {
+    const b = call(revision);
+    return () => {
+      const { body, headers } = b();
+      return { body, headers: { ...headers, 'x-api-key': '' } };
+    };
+  };
+  for (const revision of ['2025-11-25', '2026-07-28'] as const) {
+    const b = bareCall(revision)();
+    const r = await request(bareMcp.url, 'POST', '/mcp', { rawBody: b.body, headers: { ...b.headers, 'content-type': 'application/json' }, unchecked: true });
+    const got = (r.body as { result?: { structuredContent?: { balance?: number } } }).result?.structuredContent?.balance;
+    if (r.status !== 200 || got !== 50) throw new Error(`bare MCP ${revision} answered ${r.status} ${r.text}`);
+  }
+  // Each load with the server's CPU per request (user + system, all threads): steadier than req/s on a shared machine.
+  type Measured = Load & { cpu: number };
+  const measured = async (pid: number | undefined, run: () => Promise<Load>): Promise<Measured> => {
+    const before = cpuMs(pid);
+    const l = await run();
+    return { ...l, cpu: (cpuMs(pid) - before) / Math.max(1, l.total ?? 0) };
+  };
+  const rounds: Array<Record<'rest' | 'legacy' | 'modern' | 'a2a' | 'bareGet' | 'bareLegacy' | 'bareModern', Measured>> = [];
   for (let r = 0; r < ROUNDS; r++) {
     rounds.push({
-      rest: await loadGet(svc.url, restPath, { 'x-api-key': key }),
-      legacy: await load(svc.url, '/api/mcp', call('2025-11-25')),
-      modern: await load(svc.url, '/api/mcp', call('2026-07-28')),
-      a2a: await load(svc.url, '/api/a2a', a2a),
+      rest: await measured(svc.child.pid, () => loadGet(svc.url, restPath, { 'x-api-key': key })),
+      legacy: await measured(svc.child.pid, () => load(svc.url, '/api/mcp', call('2025-11-25'))),
+      modern: await measured(svc.child.pid, () => load(svc.url, '/api/mcp', call('2026-07-28'))),
+      a2a: await measured(svc.child.pid, () => load(svc.url, '/api/a2a', a2a)),
+      bareGet: await measured(bareMcp.child.pid, () => loadGet(bareMcp.url, '/')),
+      bareLegacy: await measured(bareMcp.child.pid, () => load(bareMcp.url, '/mcp', bareCall('2025-11-25'))),
+      bareModern: await measured(bareMcp.child.pid, () => load(bareMcp.url, '/mcp', bareCall('2026-07-28'))),
     });
   }
+  await stopServer(bareMcp.child);
   await stopServer(svc.child);
   rmSync(dataDir, { recursive: true, force: true });
   say('');
@@ -480,6 +514,30 @@ async function mcpBenchmarks(): Promise<number> {
   row('POST /api/mcp tools/call get_credits, 2025-11-25 (stateless, JSON)', (r) => r.legacy);
   row('POST /api/mcp tools/call get_credits, 2026-07-28 (per-request envelope)', (r) => r.modern);
   row('POST /api/a2a SendMessage, skill get_credits (A2A 1.0, JSON-RPC; no target)', (r) => r.a2a);
+  say('');
+  say(
+    "The MCP SDK's serving path alone (test/bench/bare-mcp.ts: bare Koa, `createMcpHandler`, a tool answering a constant), against a bare Koa GET in the same rounds:",
+  );
+  say('');
+  say('| path | req/s | p50 ms | p99 ms | non-2xx | ratio to the bare GET | per round |');
+  say('|---|---|---|---|---|---|---|');
+  const bareRow = (label: string, pick: (r: (typeof rounds)[number]) => Load) => {
+    const loads = rounds.map(pick);
+    const ratios = rounds.map((r) => pick(r).rps / r.bareGet.rps);
+    say(
+      `| ${label} | ${median(loads.map((l) => l.rps)).toFixed(0)} | ${median(loads.map((l) => l.p50))} | ${median(loads.map((l) => l.p99))} | ${loads.reduce((a, l) => a + l.non2xx, 0)} | ${median(ratios).toFixed(2)} | ${ratios.map((x) => x.toFixed(2)).join(', ')} |`,
+    );
+  };
+  bareRow('bare Koa GET (ceiling)', (r) => r.bareGet);
+  bareRow('bare MCP tools/call, 2025-11-25', (r) => r.bareLegacy);
+  bareRow('bare MCP tools/call, 2026-07-28', (r) => r.bareModern);
+  say('');
+  say('CPU of the server per request (ms, user + system, all threads; median of the rounds):');
+  say('');
+  say('| REST read | MCP 2025-11-25 | MCP 2026-07-28 | A2A | bare Koa GET | bare MCP 2025-11-25 | bare MCP 2026-07-28 |');
+  say('|---|---|---|---|---|---|---|');
+  const cpu = (k: keyof (typeof rounds)[number]) => median(rounds.map((r) => r[k].cpu)).toFixed(3);
+  say(`| ${cpu('rest')} | ${cpu('legacy')} | ${cpu('modern')} | ${cpu('a2a')} | ${cpu('bareGet')} | ${cpu('bareLegacy')} | ${cpu('bareModern')} |`);
   say('');
   const worst = Math.min(median(rounds.map((r) => r.legacy.rps / r.rest.rps)), median(rounds.map((r) => r.modern.rps / r.rest.rps)));
   say(
