@@ -503,9 +503,10 @@ async function mcpBenchmarks(): Promise<number> {
   say('');
   say('| path | req/s | p50 ms | p99 ms | non-2xx | ratio to the REST read | per round |');
   say('|---|---|---|---|---|---|---|');
-  const row = (label: string, pick: (r: (typeof rounds)[number]) => Load) => {
+  /** A table row: the median req/s and latencies of one path, and its ratio to `base` in each round. */
+  const row = (label: string, pick: (r: (typeof rounds)[number]) => Load, base: (r: (typeof rounds)[number]) => Load = (r) => r.rest) => {
     const loads = rounds.map(pick);
-    const ratios = rounds.map((r) => pick(r).rps / r.rest.rps);
+    const ratios = rounds.map((r) => pick(r).rps / base(r).rps);
     say(
       `| ${label} | ${median(loads.map((l) => l.rps)).toFixed(0)} | ${median(loads.map((l) => l.p50))} | ${median(loads.map((l) => l.p99))} | ${loads.reduce((a, l) => a + l.non2xx, 0)} | ${median(ratios).toFixed(2)} | ${ratios.map((x) => x.toFixed(2)).join(', ')} |`,
     );
@@ -521,16 +522,21 @@ async function mcpBenchmarks(): Promise<number> {
   say('');
   say('| path | req/s | p50 ms | p99 ms | non-2xx | ratio to the bare GET | per round |');
   say('|---|---|---|---|---|---|---|');
-  const bareRow = (label: string, pick: (r: (typeof rounds)[number]) => Load) => {
-    const loads = rounds.map(pick);
-    const ratios = rounds.map((r) => pick(r).rps / r.bareGet.rps);
-    say(
-      `| ${label} | ${median(loads.map((l) => l.rps)).toFixed(0)} | ${median(loads.map((l) => l.p50))} | ${median(loads.map((l) => l.p99))} | ${loads.reduce((a, l) => a + l.non2xx, 0)} | ${median(ratios).toFixed(2)} | ${ratios.map((x) => x.toFixed(2)).join(', ')} |`,
-    );
-  };
-  bareRow('bare Koa GET (ceiling)', (r) => r.bareGet);
-  bareRow('bare MCP tools/call, 2025-11-25', (r) => r.bareLegacy);
-  bareRow('bare MCP tools/call, 2026-07-28', (r) => r.bareModern);
+  row(
+    'bare Koa GET (ceiling)',
+    (r) => r.bareGet,
+    (r) => r.bareGet,
+  );
+  row(
+    'bare MCP tools/call, 2025-11-25',
+    (r) => r.bareLegacy,
+    (r) => r.bareGet,
+  );
+  row(
+    'bare MCP tools/call, 2026-07-28',
+    (r) => r.bareModern,
+    (r) => r.bareGet,
+  );
   say('');
   say('CPU of the server per request (ms, user + system, all threads; median of the rounds):');
   say('');
