@@ -40,12 +40,6 @@ export const A2A_PROTOCOL_VERSION = '1.0';
 const A2A_VERSION_HEADER = 'A2A-Version';
 const A2A_EXTENSIONS_HEADER = 'A2A-Extensions';
 
-/** What a message asks: the skill (an MCP tool's name) and its arguments. */
-export interface SkillCall {
-  skill: string;
-  arguments?: Json;
-}
-
 /** A skill's example data part: its required arguments, each as a placeholder naming it. */
 function exampleArguments(t: ToolDef): Json {
   const required = ((t.inputSchema as { required?: string[] }).required ?? []).filter((name) => typeof name === 'string');
@@ -108,7 +102,7 @@ interface CallState {
  * object `arguments`. Anything else is refused before the executor runs (the SDK answers a
  * RequestMalformedError as JSON-RPC -32602), so a refused message creates nothing.
  */
-export function skillCall(message: Message | undefined): { def: ToolDef; args: Json } {
+function skillCall(message: Message | undefined): { def: ToolDef; args: Json } {
   const data = (message?.parts ?? []).filter((p) => p.content?.$case === 'data');
   if (data.length !== 1 || (message?.parts.length ?? 0) !== 1) {
     throw new RequestMalformedError('Send exactly one part: a data part {"skill": <skill id>, "arguments": {...}} (the skills are listed in the agent card).');
