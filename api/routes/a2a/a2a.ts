@@ -46,8 +46,18 @@ function exampleArguments(t: ToolDef): Json {
   return Object.fromEntries(required.map((name) => [name, `<${name}>`]));
 }
 
-/** The A2A 1.0 agent card: one JSON-RPC interface, X-API-Key, the MCP tools as skills. */
-export function agentCard(base: string) {
+let built: { base: string; card: ReturnType<typeof buildAgentCard> } | null = null;
+
+/**
+ * The A2A 1.0 agent card for a public base URL, built once (the card route serves it and the A2A
+ * handler reads it; nothing changes it): one JSON-RPC interface, X-API-Key, the MCP tools as skills.
+ */
+export function agentCard(base: string): ReturnType<typeof buildAgentCard> {
+  if (built?.base !== base) built = { base, card: buildAgentCard(base) };
+  return built.card;
+}
+
+function buildAgentCard(base: string) {
   const u = documentUrls(base);
   return {
     name: 'Agent Network',
