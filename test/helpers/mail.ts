@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { OUTBOX_FILE } from '../../workers/humans/mail/transport.ts';
 
 export interface OutboxMail {
   mail_id: string;
@@ -10,12 +11,24 @@ export interface OutboxMail {
   html: string;
 }
 
+/**
+ * The mails in an outbox folder's `outbox.jsonl`, in the order they were written: whole lines only
+ * (a last line still being written is left out), each mail once (a re-sent mail keeps its first line).
+ */
 export function readOutbox(dir: string): OutboxMail[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as OutboxMail & { created_at: string })
-    .sort((a, b) => a.created_at.localeCompare(b.created_at));
+  const file = join(dir, OUTBOX_FILE);
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  const seen = new Set<string>();
+  const mails: OutboxMail[] = [];
+  for (const line of text.slice(0, text.lastIndexOf('\n') + 1).split('\n')) {
+    if (!line) continue;
+    const mail = JSON.parse(line) as OutboxMail;
+    if (seen.has(mail.mail_id)) continue;
+    seen.add(mail.mail_id);
+    mails.push(mail);
+  }
+  return mails;
 }
 
 /** Waits (real time: the mail worker is an Agenda job) until `count` mails to `to` are in the outbox. */
