@@ -47,6 +47,7 @@ async function signUp(url: string, outbox: string, email: string): Promise<strin
 export async function circleBenchmarks(say: (line: string) => void, tools: BenchTools): Promise<{ ratio: number; pageMs: number }> {
   say(`## Circles (autocannon, 50 connections, ${tools.duration} s each, ${tools.rounds} rounds alternating ceiling and service)`);
   const bare = await tools.spawnServer(['test/bench/bare-koa.ts'], {});
+  const bareAppend = await tools.spawnServer(['test/bench/bare-append.ts'], {});
   const dataDir = mkdtempSync(join(os.tmpdir(), 'agent-network-bench-circles-'));
   const outbox = mkdtempSync(join(os.tmpdir(), 'agent-network-bench-outbox-'));
   const svc = await tools.spawnServer(['api/server.ts'], {
@@ -69,12 +70,13 @@ export async function circleBenchmarks(say: (line: string) => void, tools: Bench
   }
   const bareBody = () => ({ body: JSON.stringify({ title: 'Bench', body: 'Bench body #tag', post_type: 'signal_found' }) });
   await tools.load(bare.url, '/', bareBody); // warm-up
+  await tools.load(bareAppend.url, '/', bareBody);
   let k = 0;
   const post = () => ({
     body: JSON.stringify({ circle_id: circleId, content: `Circle post ${k} about #bench and #load`, intent: 'update' }),
     headers: auth(tokens[k++ % tokens.length] as string),
   });
-  const rounds: Array<{ ceiling: Load; load: Load; ceilingCpu: number; loadCpu: number }> = [];
+  const rounds: Array<{ ceiling: Load; load: Load; append: Load; ceilingCpu: number; loadCpu: number; appendCpu: number }> = [];
   /** A round's load and the CPU ms per request the server used for it. */
   const measured = async (child: ChildProcess, run: () => Promise<Load>) => {
     const before = cpuMs(child.pid);
@@ -84,9 +86,11 @@ export async function circleBenchmarks(say: (line: string) => void, tools: Bench
   for (let r = 0; r < tools.rounds; r++) {
     const c = await measured(bare.child, () => tools.load(bare.url, '/', bareBody));
     const l = await measured(svc.child, () => tools.load(svc.url, '/api/brew-circles/posts', post));
-    rounds.push({ ceiling: c.l, ceilingCpu: c.cpu, load: l.l, loadCpu: l.cpu });
+    const a = await measured(bareAppend.child, () => tools.load(bareAppend.url, '/', bareBody));
+    rounds.push({ ceiling: c.l, ceilingCpu: c.cpu, load: l.l, loadCpu: l.cpu, append: a.l, appendCpu: a.cpu });
   }
   await tools.stopServer(svc.child);
+  await tools.stopServer(bareAppend.child);
   await tools.stopServer(bare.child);
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(outbox, { recursive: true, force: true });
@@ -100,9 +104,18 @@ export async function circleBenchmarks(say: (line: string) => void, tools: Bench
   say(
     `| POST /api/brew-circles/posts (bearer, membership check, mentions, synchronous=FULL) | ${median(rounds.map((r) => r.load.rps)).toFixed(0)} | ${median(rounds.map((r) => r.load.p50))} | ${median(rounds.map((r) => r.load.p99))} | ${rounds.reduce((a, r) => a + r.load.non2xx, 0)} | ${median(ratios).toFixed(2)} | ${ratios.map((x) => x.toFixed(2)).join(', ')} |`,
   );
+  const appendRatios = rounds.map((r) => r.append.rps / r.ceiling.rps);
+  say(
+    `| bare Koa + one SQLite event-log append (test/bench/bare-append.ts: synchronous=FULL, nothing else) | ${median(rounds.map((r) => r.append.rps)).toFixed(0)} | ${median(rounds.map((r) => r.append.p50))} | ${median(rounds.map((r) => r.append.p99))} | ${rounds.reduce((a, r) => a + r.append.non2xx, 0)} | ${median(appendRatios).toFixed(2)} | ${appendRatios.map((x) => x.toFixed(2)).join(', ')} |`,
+  );
+  say('');
+  say(
+    `The floor of any event-sourced write here, a bare Koa POST doing one durable append and nothing else, is ${median(appendRatios).toFixed(2)} of the bare POST; the circle post reaches ${median(rounds.map((r) => r.load.rps / r.append.rps)).toFixed(2)} of it (median of the rounds).`,
+  );
+  say('');
   const cpuRatios = rounds.map((r) => r.ceilingCpu / r.loadCpu);
   say(
-    `CPU per request (user + system, all threads; steadier than req/s on a busy machine): bare Koa ${median(rounds.map((r) => r.ceilingCpu)).toFixed(3)} ms, circle post ${median(rounds.map((r) => r.loadCpu)).toFixed(3)} ms: ratio ${median(cpuRatios).toFixed(2)} (per round ${cpuRatios.map((x) => x.toFixed(2)).join(', ')}).`,
+    `CPU per request (user + system, all threads; steadier than req/s on a busy machine): bare Koa ${median(rounds.map((r) => r.ceilingCpu)).toFixed(3)} ms, bare append ${median(rounds.map((r) => r.appendCpu)).toFixed(3)} ms, circle post ${median(rounds.map((r) => r.loadCpu)).toFixed(3)} ms: ratio ${median(cpuRatios).toFixed(2)} (per round ${cpuRatios.map((x) => x.toFixed(2)).join(', ')}).`,
   );
   say('');
 

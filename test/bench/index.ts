@@ -596,10 +596,12 @@ async function marketplaceBenchmarks(): Promise<void> {
   const contractsWanted = Number(process.env.BENCH_CONTRACTS ?? 6000);
   say(`## Marketplace (contract transitions over HTTP: autocannon, 50 connections, ${seconds} s each, ${ROUNDS} rounds alternating ceiling and service)`);
   const bare = await spawnServer(['test/bench/bare-koa.ts'], {});
+  const bareAppend = await spawnServer(['test/bench/bare-append.ts'], {});
   const dataDir = mkdtempSync(join(os.tmpdir(), 'agent-network-bench-market-'));
   const svc = await spawnServer(['api/server.ts'], { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '0', METRICS_TOKEN: BENCH_METRICS_TOKEN });
   const bareBody = () => ({ body: JSON.stringify({ note: 'Bench' }) });
   await load(bare.url, '/', bareBody); // warm-up
+  await load(bareAppend.url, '/', bareBody);
   const register = async (i: number) =>
     (
       await request(svc.url, 'POST', '/api/protocol/register', {
@@ -629,7 +631,7 @@ async function marketplaceBenchmarks(): Promise<void> {
   // parties), every transition sent exactly once (autocannon's `amount`), so no pass runs out of
   // contracts and answers 409s; each pass is timed against a bare POST of the same amount.
   const VERBS = ['accept', 'start', 'deliver'] as const;
-  const passes: Array<{ verb: string; ceiling: Load; load: Load; seconds: number; cpu: number; ceilingCpu: number }> = [];
+  const passes: Array<{ verb: string; ceiling: Load; load: Load; seconds: number; cpu: number; ceilingCpu: number; append: Load; appendCpu: number }> = [];
   const run = async (child: ChildProcess, opts: autocannon.Options): Promise<{ load: Load; seconds: number; cpu: number }> => {
     // autocannon's own duration, and the moment its promise settles, move in whole seconds (its
     // ticker): the pass is timed here, from the start to the last response.
@@ -669,7 +671,11 @@ async function marketplaceBenchmarks(): Promise<void> {
       ],
     });
     await settle(svc.url); // the pass's mails are sent before the next pass starts
+    // The floor: a bare Koa POST doing one durable append and nothing else, for the pass length.
+    const append = await run(bareAppend.child, { url: `${bareAppend.url}/`, duration: seconds, body: bareBody().body });
     passes.push({
+      append: append.load,
+      appendCpu: append.cpu / Math.max(1, append.load.total ?? 0),
       verb,
       ceiling: ceiling.load,
       load: market.load,
@@ -680,6 +686,7 @@ async function marketplaceBenchmarks(): Promise<void> {
   }
   await stopServer(svc.child);
   await stopServer(bare.child);
+  await stopServer(bareAppend.child);
   rmSync(dataDir, { recursive: true, force: true });
   const ratio = (p: (typeof passes)[number]) => p.load.rps / p.ceiling.rps;
   // All three passes together: the transitions' req/s over the passes' whole time, against the ceilings' mean req/s.
@@ -695,6 +702,15 @@ async function marketplaceBenchmarks(): Promise<void> {
     );
   const cpuOverall = passes.reduce((a, p) => a + p.ceilingCpu, 0) / passes.reduce((a, p) => a + p.cpu, 0);
   say(`| all three passes | | | | | | ${overall.toFixed(2)} | | ${cpuOverall.toFixed(2)} |`);
+  for (const p of passes)
+    say(
+      `| bare Koa + one SQLite event-log append (bare-append.ts), beside ${p.verb} | ${p.append.rps.toFixed(0)} | ${p.append.p50} | ${p.append.p99} | ${p.append.non2xx} | ${p.ceiling.rps.toFixed(0)} | ${(p.append.rps / p.ceiling.rps).toFixed(2)} | ${p.appendCpu.toFixed(3)} (${p.ceilingCpu.toFixed(3)}) | ${(p.ceilingCpu / p.appendCpu).toFixed(2)} |`,
+    );
+  const floor = passes.reduce((a, p) => a + p.append.rps, 0) / passes.reduce((a, p) => a + p.ceiling.rps, 0);
+  say('');
+  say(
+    `The floor of any event-sourced write here, a bare Koa POST doing one durable append (synchronous=FULL) and nothing else, is ${floor.toFixed(2)} of the bare POST; the transitions reach ${(overall / floor).toFixed(2)} of it.`,
+  );
   say('');
   say(
     "CPU: user + system time of the server process, all threads, per request (a transition's includes the mails it queued); steadier than req/s on a busy machine.",
