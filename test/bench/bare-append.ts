@@ -6,49 +6,35 @@
 // show what a durable append alone costs on this machine against the bare Koa POST.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Koa from 'koa';
-import { koaBody } from 'koa-body';
 import { SqliteEventLog } from '../../events/store/sqlite.ts';
+import { serveBare } from './bare-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-network-bare-append-'));
 const log = SqliteEventLog.open({ path: join(dir, 'events.sqlite') });
-const app = new Koa();
-app.use(koaBody({ jsonLimit: '64kb' }));
-app.use(async (ctx) => {
-  if (ctx.method !== 'POST') {
-    ctx.body = { ok: true };
-    return;
-  }
-  const id = randomUUID();
-  const at = new Date().toISOString();
-  const r = await log.append(
-    `bench-${id}`,
-    [
-      {
-        id,
-        type: 'BenchWritten',
-        data: ctx.request.body as Record<string, unknown>,
-        metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: at, schema_version: 1 },
-      },
-    ],
-    'no_stream',
-  );
-  ctx.status = 201;
-  ctx.body = { ok: true, position: r.position };
-});
-const server = createServer(app.callback());
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const addr = server.address();
-  process.stdout.write(`listening ${typeof addr === 'object' && addr ? addr.port : ''}\n`);
-});
-process.on('SIGTERM', () =>
-  server.close(() => {
-    void log.close().then(() => {
-      rmSync(dir, { recursive: true, force: true });
-      process.exit(0);
-    });
-  }),
+serveBare(
+  async (ctx) => {
+    const id = randomUUID();
+    const at = new Date().toISOString();
+    const r = await log.append(
+      `bench-${id}`,
+      [
+        {
+          id,
+          type: 'BenchWritten',
+          data: ctx.request.body as Record<string, unknown>,
+          metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: at, schema_version: 1 },
+        },
+      ],
+      'no_stream',
+    );
+    ctx.status = 201;
+    ctx.body = { ok: true, position: r.position };
+  },
+  undefined,
+  async () => {
+    await log.close();
+    rmSync(dir, { recursive: true, force: true });
+  },
 );

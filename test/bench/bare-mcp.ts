@@ -3,10 +3,8 @@
 // 2025-11-25: a stateless transport answering JSON) with a per-request low-level Server whose one
 // tool answers a constant. `npm run bench -- mcp` measures it
 // beside the service's tool call, to show what the SDK's path alone costs on this machine.
-import { createServer } from 'node:http';
-import Koa from 'koa';
-import { koaBody } from 'koa-body';
 import { createMcpHandler, isLegacyRequest, Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { serveBare } from './bare-server.ts';
 
 const factory = () => {
   const server = new Server({ name: 'bare', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } } });
@@ -32,13 +30,7 @@ const serveLegacy = async (request: Request, parsedBody: unknown): Promise<Respo
   }
 };
 
-const app = new Koa();
-app.use(koaBody({ jsonLimit: '64kb' }));
-app.use(async (ctx) => {
-  if (ctx.method !== 'POST') {
-    ctx.body = { ok: true };
-    return;
-  }
+serveBare(async (ctx) => {
   // The request as the service hands it to the SDK (webRequest in api/routes/mcp/mcp.ts): the
   // method, the headers the SDK reads and the URL, no body and no signal; cheaper than a Request.
   const headers = new Headers();
@@ -54,9 +46,3 @@ app.use(async (ctx) => {
   ctx.status = response.status;
   ctx.body = Buffer.from(await response.arrayBuffer());
 });
-const server = createServer(app.callback());
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const addr = server.address();
-  process.stdout.write(`listening ${typeof addr === 'object' && addr ? addr.port : ''}\n`);
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
