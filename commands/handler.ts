@@ -1,6 +1,7 @@
 import type { Clock } from '../events/kernel/clock.ts';
 import { DomainError } from '../events/kernel/errors.ts';
-import { deriveOrderedUuid, deriveUuid } from '../events/kernel/ids.ts';
+import type { IdPrefix } from '../events/kernel/ids.ts';
+import { deriveId, deriveOrderedId, deriveOrderedUuid, deriveUuid } from '../events/kernel/ids.ts';
 import type { AppendResult, EventLog, ExpectedRevision, NewEvent } from '../events/store/port.ts';
 import { WrongExpectedRevisionError } from '../events/store/port.ts';
 import type { DomainEvent } from '../events/catalogue.ts';
@@ -56,6 +57,15 @@ export interface CommandContext {
   fresh?: boolean;
   /** The request's credit meter: the charges its commands decided, and whether it is a dry run. */
   meter?: CreditMeter;
+}
+
+/**
+ * The id of an entity a command creates: derived from the command id (and `label`), so a retried
+ * command makes the same one; time-ordered when the command is fresh and cannot be retried
+ * (deriveOrderedId), which keeps the new stream's entry in the log's index beside its neighbours'.
+ */
+export function entityId(prefix: IdPrefix, ctx: CommandContext, label = ''): string {
+  return ctx.fresh ? deriveOrderedId(prefix, ctx.commandId, label, ctx.now.getTime()) : deriveId(prefix, ctx.commandId, label);
 }
 
 /** A charge decided by a command of the request (the cost headers and dry runs are built from these). */

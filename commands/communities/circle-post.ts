@@ -13,6 +13,7 @@ import { extractHashtags } from '../../events/feed.ts';
 import { forbidden, notFound } from '../../events/kernel/errors.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
 import type { Aggregate, Command, CommandBus, CommandContext } from '../handler.ts';
+import { entityId } from '../handler.ts';
 
 /** `cpost-<post_id>`: the post, its replies (two levels) and who reacted how to each. */
 export interface CirclePostState {
@@ -236,7 +237,7 @@ const handle = <R extends CirclePostEvent[]>(bus: CommandBus, postId: string, de
   bus.handle<CirclePostState, CirclePostEvent, R>(circlePostStream(postId), circlePostAggregate, decide, ctx);
 
 export async function publishCirclePost(bus: CommandBus, data: PublishCirclePost['data'], ctx: CommandContext) {
-  const post_id = deriveId('cpo', ctx.commandId);
+  const post_id = entityId('cpo', ctx);
   // A new post's stream: decided without reading it.
   const r = await bus.create<CirclePostState, CirclePostEvent, ReturnType<typeof decidePublishCirclePost>>(
     circlePostStream(post_id),

@@ -1,8 +1,8 @@
 import type { MailQueued, MailSendFailed, MailSent } from '../../events/humans.ts';
 import { mailStream } from '../../events/humans.ts';
-import { deriveId } from '../../events/kernel/ids.ts';
 import type { SecretBox } from '../agents/secrets.ts';
 import type { Command, CommandBus, CommandContext, CommandResult } from '../handler.ts';
+import { entityId } from '../handler.ts';
 
 /** The mail templates and their parameters (every value is escaped when rendered as HTML). */
 export interface MailTemplates {
@@ -64,7 +64,7 @@ function queuedMail(ctx: CommandContext, label: string, template: MailTemplate, 
   return {
     type: 'MailQueued',
     data: {
-      mail_id: deriveId('mail', ctx.commandId, label),
+      mail_id: entityId('mail', ctx, label),
       template,
       to,
       params_enc,

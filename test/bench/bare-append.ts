@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deriveOrderedUuid } from '../../events/kernel/ids.ts';
 import { SqliteEventLog } from '../../events/store/sqlite.ts';
 import { serveBare } from './bare-server.ts';
 
@@ -15,8 +16,10 @@ const dir = mkdtempSync(join(tmpdir(), 'agent-network-bare-append-'));
 const log = SqliteEventLog.open({ path: join(dir, 'events.sqlite') });
 serveBare(
   async (ctx) => {
-    const id = randomUUID();
-    const at = new Date().toISOString();
+    // Time-ordered, as the service's event ids and new streams are (deriveOrderedUuid, deriveOrderedId).
+    const now = Date.now();
+    const id = deriveOrderedUuid(randomUUID(), '', now);
+    const at = new Date(now).toISOString();
     const r = await log.append(
       `bench-${id}`,
       [

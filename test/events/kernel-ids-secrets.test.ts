@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { createHash, createHmac, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { API_KEY_PREFIX, SecretBox, newApiKey, newClaimToken, newWebhookSecret } from '../../commands/agents/secrets.ts';
-import { deriveId, deriveOrderedUuid, deriveUuid, newId } from '../../events/kernel/ids.ts';
+import { deriveId, deriveOrderedId, deriveOrderedUuid, deriveUuid, newId } from '../../events/kernel/ids.ts';
+import { entityId } from '../../commands/handler.ts';
 
 // The fast paths (one-shot hashing, pooled random bytes) must give exactly what the plain
 // node:crypto formulation gives: ids and keyed hashes are stored, so a change would orphan data.
@@ -55,6 +56,28 @@ describe('events/kernel/ids and commands/agents/secrets', () => {
     }
     const inOrder = Array.from({ length: 100 }, (_, i) => deriveOrderedUuid(randomUUID(), 'l', t + i * 7));
     expect([...inOrder].sort()).to.deep.equal(inOrder);
+  });
+
+  it('derives time-ordered entity ids: 20 base32 characters, the time in ms first, then the hash of seed and label; same inputs, same id', () => {
+    const t = Date.parse('2026-11-23T19:40:00.123Z');
+    const timeOf = (id: string) => [...id.slice(4, 14)].reduce((n, c) => n * 32 + ALPHABET.indexOf(c), 0);
+    for (const seed of seeds) {
+      const id = deriveOrderedId('cpo', seed, 'x', t);
+      expect(id).to.match(/^cpo_[0-9a-hjkmnp-tv-z]{20}$/);
+      expect(id).to.equal(deriveOrderedId('cpo', seed, 'x', t));
+      expect(timeOf(id)).to.equal(t);
+      // The other half is the first half of the plain derived id's hash.
+      expect(id.slice(14)).to.equal(deriveId('cpo', seed, 'x').slice(4, 14));
+      expect(deriveOrderedId('cpo', seed, 'y', t)).to.not.equal(id);
+    }
+    expect(timeOf(deriveOrderedId('cpo', 's', '', 0xffff_ffff_ffff))).to.equal(0xffff_ffff_ffff);
+    expect(timeOf(deriveOrderedId('cpo', 's', '', -5))).to.equal(0);
+    const inOrder = Array.from({ length: 200 }, (_, i) => deriveOrderedId('mail', randomUUID(), 'l', t + i * 3));
+    expect([...inOrder].sort()).to.deep.equal(inOrder);
+    // A command that can be retried keeps ids of its command id alone; a fresh one gets the ordered id of its time.
+    const now = new Date(t);
+    expect(entityId('cpo', { commandId: 'c1', actor: null, requestId: null, now })).to.equal(deriveId('cpo', 'c1'));
+    expect(entityId('cpo', { commandId: 'c1', actor: null, requestId: null, now, fresh: true }, 'l')).to.equal(deriveOrderedId('cpo', 'c1', 'l', t));
   });
 
   it('makes random ids of 20 base32 characters that do not repeat', () => {
