@@ -55,6 +55,12 @@ export interface CommandContext {
    * within the command (the handler's own retries). A retryable command id leaves this unset.
    */
   fresh?: boolean;
+  /**
+   * A time every retry of this command shares (a mail attempt's record: the mail's queue time). Its
+   * event ids are then time-ordered at that time, like a fresh command's at `now`, and still depend
+   * on the command id and this time alone, so a retry appends nothing twice. Ignored when `fresh`.
+   */
+  idTime?: number;
   /** The request's credit meter: the charges its commands decided, and whether it is a dry run. */
   meter?: CreditMeter;
 }
@@ -267,7 +273,11 @@ export class CommandBus {
 
   private toNewEvent<E extends AnyEvent>(e: E, index: number, stream: string, ctx: CommandContext): Appendable<E> {
     const event: NewEvent = {
-      id: ctx.fresh ? deriveOrderedUuid(ctx.commandId, `${stream}#${index}`, ctx.now.getTime()) : deriveUuid(ctx.commandId, `${stream}#${index}`),
+      id: ctx.fresh
+        ? deriveOrderedUuid(ctx.commandId, `${stream}#${index}`, ctx.now.getTime())
+        : ctx.idTime !== undefined
+          ? deriveOrderedUuid(ctx.commandId, `${stream}#${index}`, ctx.idTime)
+          : deriveUuid(ctx.commandId, `${stream}#${index}`),
       type: e.type,
       data: e.data,
       metadata: {

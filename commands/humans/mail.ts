@@ -102,18 +102,25 @@ export function decideRecordMailOutcome(command: RecordMailOutcome): [MailSent |
   ];
 }
 
-/** Records one delivery attempt on `mail-<id>`; the command id makes a repeated record a no-op. */
+/**
+ * Records one delivery attempt on `mail-<id>`; the command id makes a repeated record a no-op. With
+ * the mail's `queued_at`, the event's id is time-ordered at it (the same on every retry), so the
+ * record lands beside its mail's other recent events in the log's id index.
+ */
 export async function recordMailOutcome(
   bus: CommandBus,
   mailId: string,
   outcome: MailOutcome,
   now: Date,
+  queuedAt?: string,
 ): Promise<CommandResult<MailSent | MailSendFailed, null>> {
   const command: RecordMailOutcome = { type: 'RecordMailOutcome', data: { mail_id: mailId, outcome }, metadata: { now } };
+  const idTime = queuedAt === undefined ? Number.NaN : Date.parse(queuedAt);
   return bus.appendRaw(mailStream(mailId), decideRecordMailOutcome(command), 'any', {
     commandId: `mail:${mailId}:${outcome.attempt}`,
     actor: 'system:mail',
     requestId: null,
     now,
+    ...(Number.isFinite(idTime) ? { idTime } : {}),
   });
 }

@@ -96,18 +96,25 @@ export function defineMailJobs(s: MailDeps, agenda: Agenda, transport: MailTrans
       const mail = await mailById(s.store, mailId);
       if (!mail || mail.status === 'sent' || mail.status === 'failed') return 0;
       const n = Number(mail.attempts ?? 0) + 1;
+      const queuedAt = typeof mail.queued_at === 'string' ? mail.queued_at : undefined;
       try {
         const params = JSON.parse(s.secrets.decrypt(String(mail.params_enc))) as MailTemplates[MailTemplate];
         const rendered = renderMail(mail.template as MailTemplate, params);
         const sent = await transport.send({ mail_id: mailId, from, to: String(mail.to), ...rendered });
-        const r = await recordMailOutcome(s.bus, mailId, { attempt: n, ok: true, transport: transport.name, message_id: sent.message_id }, s.clock.now());
+        const r = await recordMailOutcome(
+          s.bus,
+          mailId,
+          { attempt: n, ok: true, transport: transport.name, message_id: sent.message_id },
+          s.clock.now(),
+          queuedAt,
+        );
         await s.runner.waitFor(r.position, 10_000);
         return n;
       } catch (err) {
         const final = n > MAIL_RETRY_DELAYS_MS.length;
         const message = err instanceof Error ? err.message : String(err);
         s.logger.warn({ mail_id: mailId, attempt: n, final, err: message }, 'mail delivery failed');
-        const r = await recordMailOutcome(s.bus, mailId, { attempt: n, ok: false, transport: transport.name, error: message, final }, s.clock.now());
+        const r = await recordMailOutcome(s.bus, mailId, { attempt: n, ok: false, transport: transport.name, error: message, final }, s.clock.now(), queuedAt);
         await s.runner.waitFor(r.position, 10_000);
         throw new MailAttemptFailed(n, final, r.position, message);
       }
