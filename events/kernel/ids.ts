@@ -100,7 +100,7 @@ export function deriveId(prefix: IdPrefix, seed: string, label = ''): string {
  * deriveId for a command minted for one request, which nothing can retry (CommandContext.fresh):
  * the same shape (20 base32 characters after the prefix), its first 10 the Unix time in ms
  * (`timeMs`, so ids sort by it) and the other 10 (50 bits) from SHA-256 of the seed and label.
- * A new entity's stream (`circle-post-<id>`, `mail-<id>`) then lands beside the streams made just
+ * A new entity's stream (`cpost-<id>`, `mail-<id>`) then lands beside the streams made just
  * before it in the event log's stream index, instead of on one random page per stream, which halves
  * the writer's cost of an append (docs/PERFORMANCE.md). Same inputs, same id.
  */

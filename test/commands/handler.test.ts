@@ -57,7 +57,7 @@ describe('CommandBus: event ids', () => {
     expect(await log.readStream('counter-2')).to.have.length(1);
   });
 
-  it('given a retryable command with a shared id time (a mail attempt\'s record), when it is appended again later, then its ids are time-ordered at that time and nothing is appended twice', async () => {
+  it("given a retryable command with a shared id time (a mail attempt's record), when it is appended again later, then its ids are time-ordered at that time and nothing is appended twice", async () => {
     const commandId = `mail:mail_x:${randomUUID()}`;
     const idTime = Date.parse('2026-11-28T08:00:00.000Z');
     const first = await bus.appendRaw('counter-3', tick(1), 'any', bus.context({ commandId, idTime }));
