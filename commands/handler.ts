@@ -272,12 +272,10 @@ export class CommandBus {
   }
 
   private toNewEvent<E extends AnyEvent>(e: E, index: number, stream: string, ctx: CommandContext): Appendable<E> {
+    // The time its ids are ordered at: a fresh command's own, or one its retries share; else none.
+    const idTime = ctx.fresh ? ctx.now.getTime() : ctx.idTime;
     const event: NewEvent = {
-      id: ctx.fresh
-        ? deriveOrderedUuid(ctx.commandId, `${stream}#${index}`, ctx.now.getTime())
-        : ctx.idTime !== undefined
-          ? deriveOrderedUuid(ctx.commandId, `${stream}#${index}`, ctx.idTime)
-          : deriveUuid(ctx.commandId, `${stream}#${index}`),
+      id: idTime === undefined ? deriveUuid(ctx.commandId, `${stream}#${index}`) : deriveOrderedUuid(ctx.commandId, `${stream}#${index}`, idTime),
       type: e.type,
       data: e.data,
       metadata: {

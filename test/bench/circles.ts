@@ -13,7 +13,7 @@ import type { ProjectionContext } from '../../projections/types.ts';
 import { circlePosts } from '../../queries/communities/circles.ts';
 import { codeIn, waitForMails } from '../helpers/mail.ts';
 import { rawRequest as request } from '../helpers/service.ts';
-import { cpuMs } from './util.ts';
+import { withCpu } from './util.ts';
 
 interface Load {
   rps: number;
@@ -77,17 +77,11 @@ export async function circleBenchmarks(say: (line: string) => void, tools: Bench
     headers: auth(tokens[k++ % tokens.length] as string),
   });
   const rounds: Array<{ ceiling: Load; load: Load; append: Load; ceilingCpu: number; loadCpu: number; appendCpu: number }> = [];
-  /** A round's load and the CPU ms per request the server used for it. */
-  const measured = async (child: ChildProcess, run: () => Promise<Load>) => {
-    const before = cpuMs(child.pid);
-    const l = await run();
-    return { l, cpu: (cpuMs(child.pid) - before) / Math.max(1, l.total ?? 0) };
-  };
   for (let r = 0; r < tools.rounds; r++) {
-    const c = await measured(bare.child, () => tools.load(bare.url, '/', bareBody));
-    const l = await measured(svc.child, () => tools.load(svc.url, '/api/brew-circles/posts', post));
-    const a = await measured(bareAppend.child, () => tools.load(bareAppend.url, '/', bareBody));
-    rounds.push({ ceiling: c.l, ceilingCpu: c.cpu, load: l.l, loadCpu: l.cpu, append: a.l, appendCpu: a.cpu });
+    const c = await withCpu(bare.child.pid, () => tools.load(bare.url, '/', bareBody));
+    const l = await withCpu(svc.child.pid, () => tools.load(svc.url, '/api/brew-circles/posts', post));
+    const a = await withCpu(bareAppend.child.pid, () => tools.load(bareAppend.url, '/', bareBody));
+    rounds.push({ ceiling: c, ceilingCpu: c.cpu, load: l, loadCpu: l.cpu, append: a, appendCpu: a.cpu });
   }
   await tools.stopServer(svc.child);
   await tools.stopServer(bareAppend.child);

@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { cpuMs } from './util.ts';
+import { cpuMs, withCpu } from './util.ts';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -480,11 +480,7 @@ async function mcpBenchmarks(): Promise<number> {
   }
   // Each load with the server's CPU per request (user + system, all threads): steadier than req/s on a shared machine.
   type Measured = Load & { cpu: number };
-  const measured = async (pid: number | undefined, run: () => Promise<Load>): Promise<Measured> => {
-    const before = cpuMs(pid);
-    const l = await run();
-    return { ...l, cpu: (cpuMs(pid) - before) / Math.max(1, l.total ?? 0) };
-  };
+  const measured = (pid: number | undefined, run: () => Promise<Load>): Promise<Measured> => withCpu(pid, run);
   const rounds: Array<Record<'rest' | 'legacy' | 'modern' | 'a2a' | 'bareGet' | 'bareLegacy' | 'bareModern', Measured>> = [];
   for (let r = 0; r < ROUNDS; r++) {
     rounds.push({

@@ -42,3 +42,10 @@ export function cpuMs(pid: number | undefined): number {
     return Number.NaN;
   }
 }
+
+/** A load's result with the CPU per request (ms) the process `pid` used for it, by cpuMs. */
+export async function withCpu<L extends { total?: number }>(pid: number | undefined, run: () => Promise<L>): Promise<L & { cpu: number }> {
+  const before = cpuMs(pid);
+  const l = await run();
+  return { ...l, cpu: (cpuMs(pid) - before) / Math.max(1, l.total ?? 0) };
+}
