@@ -29,6 +29,7 @@ export class Metrics {
   readonly #refunds: Counter<'action'>;
   readonly #jobFailures: Counter<'job'>;
   #agenda: Agenda | null = null;
+  #backlog: (() => Record<string, number>) | null = null;
 
   /** The log's write observer: append latency, group-commit sizes, and what the written events say (credits, webhook outcomes). */
   readonly logObserver: EventLogObserver;
@@ -94,6 +95,18 @@ export class Metrics {
         this.set({ state: 'queued' }, n(stats.queuedJobs));
         this.set({ state: 'running' }, n(stats.runningJobs));
         this.set({ state: 'locked' }, n(stats.lockedJobs));
+      },
+    });
+    const backlog = () => this.#backlog;
+    new Gauge({
+      name: 'worker_backlog',
+      help: "In-process work this process's workers were handed and have not finished, by worker: contract_mails (transitions whose lifecycle mails are being queued), mail (first delivery attempts)",
+      labelNames: ['worker'],
+      registers,
+      collect() {
+        const b = backlog();
+        if (!b) return;
+        for (const [worker, n] of Object.entries(b())) this.set({ worker }, n);
       },
     });
     // One read of the lags per scrape, shared by the gauges below.
@@ -179,9 +192,10 @@ export class Metrics {
     log.observer = this.logObserver;
   }
 
-  /** Reports the job scheduler's queue and counts its failures. */
-  watchAgenda(agenda: Agenda): void {
+  /** Reports the job scheduler's queue and counts its failures, and the workers' in-process backlog. */
+  watchAgenda(agenda: Agenda, backlog?: () => Record<string, number>): void {
     this.#agenda = agenda;
+    this.#backlog = backlog ?? null;
     agenda.on('fail', (_err: Error, job: Job) => this.#jobFailures.labels(job.attrs.name).inc());
   }
 

@@ -110,7 +110,7 @@ export async function startService(config: Config, overrides: ServiceOverrides &
       if (overrides.signal?.aborted) throw new StartAborted();
       const runsWorkers = config.role === 'all' || config.role === 'worker';
       workers = overrides.workers === false || !runsWorkers ? null : await startWorkers(services);
-      if (workers) services.metrics.watchAgenda(workers.agenda);
+      if (workers) services.metrics.watchAgenda(workers.agenda, workers.backlog);
       if (overrides.signal?.aborted) {
         await workers?.stop();
         throw new StartAborted();

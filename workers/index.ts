@@ -16,6 +16,7 @@ import { defineNotificationJobs, NOTIFICATION_JOBS } from './messaging/notificat
 import type { ScoutWorker } from './matching/scout.ts';
 import { defineScoutJobs, SCOUT_JOB } from './matching/scout.ts';
 import { APPEND_LANES, inLanes } from './lanes.ts';
+import { defineContractMails } from './marketplace/contract-mails.ts';
 import type { TrustRun } from './marketplace/trust.ts';
 import { runNightlyTrust, TRUST_JOB } from './marketplace/trust.ts';
 
@@ -45,6 +46,10 @@ export interface Workers {
   runCircleDigests(): Promise<number | null>;
   /** The nightly trust job's body: the night of the clock's `now`, unless it already ran (workers/marketplace/trust.ts). */
   runNightlyTrust(): Promise<TrustRun | null>;
+  /** The contract lifecycle mails' reactor (workers/marketplace/contract-mails.ts): its resume and drain. */
+  contractMails: ReturnType<typeof defineContractMails>;
+  /** In-process work handed over and not yet done, by worker (the `worker_backlog` gauge). */
+  backlog(): Record<string, number>;
   stop(): Promise<void>;
 }
 
@@ -105,6 +110,7 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
   if (!agenda.hasNotificationChannel()) agenda.notifyVia(new MailNotificationChannel([SCOUT_JOB]));
   const mailTransport = openTransport(s);
   const mail = defineMailJobs(s, agenda, mailTransport);
+  const contractMails = defineContractMails(s);
   agenda.define(DIGEST_JOB, async () => {
     await produceDigests(s);
   });
@@ -134,6 +140,7 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
   await agenda.every('5 minutes', JOBS.grantSweep);
   await sweepGrants();
   await scheduledPosts.resume();
+  await contractMails.resume();
   await mail.resume();
   await scout.resume();
   await agenda.every('1 day', DIGEST_JOB);
@@ -150,6 +157,7 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
         await scheduledPosts.onEvent(e);
         void webhooks.onEvents([e]);
         mail.onEvent(e);
+        contractMails.onEvent(e);
         void scout.onEvent(e);
       } catch (err) {
         s.logger.error({ err, event: e.id }, 'reactor failed to schedule a job; the sweep will cover it');
@@ -169,9 +177,12 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
     scout,
     runNightlyTrust: () => runNightlyTrust(s),
     runCircleDigests: circleDigests,
+    contractMails,
+    backlog: () => ({ contract_mails: contractMails.backlog(), mail: mail.backlog() }),
     async stop() {
       await reactor.close();
       await webhooks.drain();
+      await contractMails.drain();
       await mail.drain();
       await scout.drain();
       await stopAgenda(agenda, { timeoutMs: s.config.shutdownTimeoutMs });

@@ -1,5 +1,4 @@
 import type { EventOfType } from '../../events/catalogue.ts';
-import type { MailQueued } from '../../events/humans.ts';
 import { DomainError, forbidden, notFound } from '../../events/kernel/errors.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
 import type { ServiceKey } from '../../events/kernel/signing.ts';
@@ -14,8 +13,6 @@ import type {
   RulingDocument,
 } from '../../events/marketplace.ts';
 import { contractStream } from '../../events/marketplace.ts';
-import type { SecretBox } from '../agents/secrets.ts';
-import { sealMails } from '../humans/mail.ts';
 import type { Aggregate, Command, CommandBus, CommandContext } from '../handler.ts';
 import { evidenceHead } from './evidence.ts';
 import type { EvidenceSource } from './evidence.ts';
@@ -40,9 +37,10 @@ export const TRANSITIONS: Readonly<Record<PartyVerb, { by: Role; from: readonly 
 /** End states: no verb moves a contract out of them. */
 export const END_STATES: readonly ContractStatus[] = ['completed', 'cancelled', 'refunded'];
 
-/** The states whose arrival is mailed to both parties (the spec's lifecycle e-mails; a resolution mails whatever it rules). */
-export const MAILED_ACTIONS: ReadonlySet<ContractAction> = new Set<ContractAction>(['accept', 'deliver', 'complete', 'dispute', 'resolve']);
-
+/**
+ * What a contract's stream holds. `MailQueued` only in streams written before the lifecycle mails
+ * moved to their reactor (workers/marketplace/contract-mails.ts): folded as nothing.
+ */
 export type ContractStreamEvent = EventOfType<'ContractOpened' | 'ContractTransitioned' | 'DisputeRuled' | 'MailQueued'>;
 
 export interface ContractState {
@@ -160,17 +158,17 @@ const invalid = (verb: string, state: ContractState) =>
 
 export type TransitionContract = Command<
   'TransitionContract',
-  { verb: PartyVerb; agent_id: string; rating: number | null; note: string | null; mails: readonly MailQueued[] },
+  { verb: PartyVerb; agent_id: string; rating: number | null; note: string | null },
   { now: Date }
 >;
 
 /**
  * A party's verb: 404 unknown contract, 403 third party or the other party's verb, 409 from any
  * state the table does not list (a disputed contract is locked: only `resolve` moves it). A rating
- * belongs to `complete` only. Mailed states queue their mails in the same append.
+ * belongs to `complete` only. The lifecycle mails are queued by their reactor once it is committed.
  */
-export function decideTransition(command: TransitionContract, state: ContractState): Array<ContractTransitioned | MailQueued> {
-  const { verb, agent_id, rating, note, mails } = command.data;
+export function decideTransition(command: TransitionContract, state: ContractState): ContractTransitioned[] {
+  const { verb, agent_id, rating, note } = command.data;
   const role = partyRole(state, agent_id);
   const rule = TRANSITIONS[verb];
   if (rule.by !== 'either' && rule.by !== role) throw forbidden(`Only the ${rule.by} of this contract may ${verb} it`, 'wrong_contract_role');
@@ -191,12 +189,12 @@ export function decideTransition(command: TransitionContract, state: ContractSta
       at: command.metadata.now.toISOString(),
     },
   };
-  return [transitioned, ...(MAILED_ACTIONS.has(verb) ? mails : [])];
+  return [transitioned];
 }
 
 export type ResolveDispute = Command<
   'ResolveDispute',
-  { admin_id: string; outcome: ResolveOutcome; note: string; ruling: DisputeRuled['data']; mails: readonly MailQueued[] },
+  { admin_id: string; outcome: ResolveOutcome; note: string; ruling: DisputeRuled['data'] },
   { now: Date }
 >;
 
@@ -205,12 +203,8 @@ export type ResolveDispute = Command<
  * ruling was made on the stream as it stood at `evidence_revision`; if the stream moved since,
  * 409 `contract_changed` (the caller signs again on the new evidence).
  */
-export function decideResolveDispute(
-  command: ResolveDispute,
-  state: ContractState,
-  revision: number | null,
-): Array<ContractTransitioned | DisputeRuled | MailQueued> {
-  const { admin_id, outcome, note, ruling, mails } = command.data;
+export function decideResolveDispute(command: ResolveDispute, state: ContractState, revision: number | null): Array<ContractTransitioned | DisputeRuled> {
+  const { admin_id, outcome, note, ruling } = command.data;
   if (!state.exists) throw notFound('Contract', 'contract_not_found');
   if (state.status !== 'disputed') throw invalid('resolve', state);
   if (ruling.ruling.evidence_revision !== revision)
@@ -233,24 +227,7 @@ export function decideResolveDispute(
       },
     },
     { type: 'DisputeRuled', data: ruling },
-    ...mails,
   ];
-}
-
-/** Who gets the lifecycle mails of a contract: each party's owner address (from the agents read model), when known. */
-export interface ContractMailing {
-  secrets: SecretBox;
-  to: readonly string[];
-}
-
-function mailsFor(m: ContractMailing | null, ctx: CommandContext, state: ContractState, to: string, note: string | null): MailQueued[] {
-  if (!m || !state.exists) return [];
-  return sealMails(m.secrets, ctx, (i) => `contract:${state.contract_id}:${to}:${i}`, 'contract_lifecycle', [...new Set(m.to)], {
-    contract_id: state.contract_id,
-    state: to,
-    title: state.title,
-    note: note ?? '',
-  });
 }
 
 export async function openContract(bus: CommandBus, agentId: string, facts: AcceptFacts, ctx: CommandContext) {
@@ -269,15 +246,11 @@ export async function transitionContract(
   bus: CommandBus,
   contractId: string,
   input: { verb: PartyVerb; agent_id: string; rating: number | null; note: string | null },
-  mailing: ContractMailing | null,
   ctx: CommandContext,
 ) {
-  const stream = contractStream(contractId);
-  const loaded = await bus.load(stream, contractAggregate);
-  const mails = MAILED_ACTIONS.has(input.verb) ? mailsFor(mailing, ctx, loaded.state, TRANSITIONS[input.verb].to, input.note) : [];
-  const command: TransitionContract = { type: 'TransitionContract', data: { ...input, mails }, metadata: { now: ctx.now } };
-  return bus.handle<ContractState, ContractStreamEvent, Array<ContractTransitioned | MailQueued>>(
-    stream,
+  const command: TransitionContract = { type: 'TransitionContract', data: input, metadata: { now: ctx.now } };
+  return bus.handle<ContractState, ContractStreamEvent, ContractTransitioned[]>(
+    contractStream(contractId),
     contractAggregate,
     (s) => decideTransition(command, s),
     ctx,
@@ -300,12 +273,10 @@ export async function resolveDispute(
   source: EvidenceSource,
   contractId: string,
   input: { admin_id: string; outcome: ResolveOutcome; note: string },
-  mailing: ContractMailing | null,
   ctx: CommandContext,
 ) {
   const stream = contractStream(contractId);
   const evidence = await evidenceHead(source, contractId);
-  const loaded = await bus.load(stream, contractAggregate);
   const doc: RulingDocument = {
     format: 'agent-network/ruling/v1',
     contract_id: contractId,
@@ -318,10 +289,10 @@ export async function resolveDispute(
   };
   const command: ResolveDispute = {
     type: 'ResolveDispute',
-    data: { ...input, ruling: signRuling(key, doc), mails: mailsFor(mailing, ctx, loaded.state, `resolved (${input.outcome})`, input.note) },
+    data: { ...input, ruling: signRuling(key, doc) },
     metadata: { now: ctx.now },
   };
-  return bus.handle<ContractState, ContractStreamEvent, Array<ContractTransitioned | DisputeRuled | MailQueued>>(
+  return bus.handle<ContractState, ContractStreamEvent, Array<ContractTransitioned | DisputeRuled>>(
     stream,
     contractAggregate,
     (s, revision) => decideResolveDispute(command, s, revision),

@@ -15,6 +15,8 @@ export const contractsProjection = defineProjection({
         { name: 'by_provider', keys: { provider_id: 1, seq: -1 } },
         { name: 'by_listing', keys: { intent_id: 1, seq: -1 } },
         { name: 'dispute_queue', keys: { status: 1, disputed_at: 1 } },
+        // The contract-mail reactor's resume at start: contracts changed in the last 24 hours.
+        { name: 'by_updated', keys: { updated_at: 1 } },
       ],
     },
   ],

@@ -160,6 +160,11 @@ export async function disputeQueue(store: ReadStore, skip: number, limit: number
   return { docs, total };
 }
 
+/** Contracts changed at or after `since` (an ISO time), oldest first: the contract-mail reactor's resume at start. */
+export async function recentlyUpdatedContracts(store: ReadStore, since: string, limit: number): Promise<Doc[]> {
+  return store.collection('contracts').find({ updated_at: { $gte: since } }, { sort: { updated_at: 1 }, limit, hint: 'by_updated' });
+}
+
 /** Every agent's record as provider (the trust job's input). */
 export async function providerRecords(store: ReadStore): Promise<Doc[]> {
   return store.collection('contract_stats').find({}, { sort: { _id: 1 } });

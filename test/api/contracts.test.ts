@@ -1,10 +1,15 @@
 import { expect } from 'chai';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TRANSITIONS } from '../../commands/marketplace/contract.ts';
 import type { PartyVerb } from '../../commands/marketplace/contract.ts';
 import type { ContractStatus } from '../../events/marketplace.ts';
 import { CONTRACT_STATES } from '../../events/marketplace.ts';
-import { readOutbox } from '../helpers/mail.ts';
-import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
+import { OUTBOX_FILE } from '../../workers/humans/mail/transport.ts';
+import { defined } from '../helpers/defined.ts';
+import { readOutbox, waitForMails } from '../helpers/mail.ts';
+import { startTestService, startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
 import type { Family, Party } from './marketplace-helpers.ts';
@@ -189,5 +194,47 @@ describe('api: task contracts (the DECISIONS state machine over HTTP, both auth 
       'resolved (refunded)',
       'resolved (refunded)',
     ]);
+  });
+});
+
+describe('api: lifecycle mails of transitions made while no worker ran', function () {
+  this.timeout(300_000);
+  it('are queued and sent at the next start, once, and the resume finds nothing left after it', async () => {
+    const outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
+    const first = await startTestService({ MAIL_OUTBOX_DIR: outbox }, { workers: false });
+    let second: TestService | null = null;
+    try {
+      const agent = async (name: string) => {
+        const a = await first.register({ name, owner_email: `${name}-owner@example.com` });
+        return { agent_id: a.agent_id, api_key: a.api_key, token: '' };
+      };
+      const requester = await agent('req');
+      const provider = await agent('prov');
+      const id = await openContract(first, 'api_key', requester, provider);
+      await move(first, 'api_key', provider, id, 'accept');
+      await move(first, 'api_key', provider, id, 'start');
+      await first.stop({ keepData: true });
+      const about = () => readOutbox(outbox).filter((m) => m.subject.startsWith(`Contract ${id}:`));
+      expect(about()).to.deep.equal([]);
+
+      second = await startTestService({ MAIL_OUTBOX_DIR: outbox }, { dataDir: first.dataDir, clock: first.clock });
+      const workers = defined(second.running.workers, 'the workers');
+      // The start queued the two mails of `accept` (none for `start`); the mail worker sends them.
+      const sent = await waitForMails(outbox, 'req-owner@example.com');
+      await waitForMails(outbox, 'prov-owner@example.com');
+      expect(sent.map((m) => m.subject)).to.deep.equal([`Contract ${id}: accepted`]);
+      expect(await workers.contractMails.resume()).to.equal(0);
+      await workers.contractMails.drain();
+      const lines = readFileSync(join(outbox, OUTBOX_FILE), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(`Contract ${id}:`));
+      expect(lines).to.have.length(2);
+      // The mails are on their own streams, after the transition: the contract's stream holds none.
+      const stream = await second.running.services.log.readStream(`contract-${id}`);
+      expect(stream.map((e) => e.type)).to.deep.equal(['ContractOpened', 'ContractTransitioned', 'ContractTransitioned']);
+    } finally {
+      await second?.stop();
+      rmSync(outbox, { recursive: true, force: true });
+    }
   });
 });

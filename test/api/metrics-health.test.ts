@@ -69,6 +69,7 @@ describe('metrics and health', () => {
       'webhook_deliveries_total',
       'agenda_jobs',
       'agenda_job_failures_total',
+      'worker_backlog',
       'credits_spent_total',
     ]) {
       expect(families.has(name), name).to.equal(true);
@@ -85,6 +86,7 @@ describe('metrics and health', () => {
     expect(sampleValue(families, 'event_log_group_commit_appends_count')).to.be.at.least(1);
     expect(sampleValue(families, 'credits_spent_total', { action: 'post' })).to.be.greaterThan(0);
     expect(sampleValue(families, 'agenda_jobs', { state: 'queued' })).to.be.a('number');
+    for (const worker of ['contract_mails', 'mail']) expect(sampleValue(families, 'worker_backlog', { worker }), worker).to.be.a('number');
   });
 
   it('moves the lag metric as events are appended to a paused projector, and back to 0 when it resumes', async function () {

@@ -561,8 +561,8 @@ async function inParallel<T>(items: T[], lanes: number, fn: (item: T) => Promise
 
 /**
  * Marketplace: a contract transition (accept, start, deliver on the API-key surface: each one a
- * revision-checked append on the contract's stream, two of them with their lifecycle mails)
- * against the bare Koa POST in alternating rounds; then the listing search and the dispute queue
+ * revision-checked append on the contract's stream; accept and deliver mail both parties, the
+ * mails queued and sent by the workers behind the requests) against the bare Koa POST in alternating rounds; then the listing search and the dispute queue
  * at 100,000 listings.
  */
 /** The token the benchmarks' services answer /metrics with (settle reads the queue and lags there). */
@@ -570,7 +570,8 @@ const BENCH_METRICS_TOKEN = 'bench-metrics-token-0123456789';
 
 /**
  * Waits until a benchmarked service has no background work left: no Agenda job queued, running or
- * locked and every projection caught up, seen on two scrapes of /metrics in a row.
+ * locked, no in-process worker backlog (mails being queued or sent) and every projection caught
+ * up, seen on two scrapes of /metrics in a row.
  */
 async function settle(url: string): Promise<void> {
   let quiet = 0;
@@ -580,7 +581,7 @@ async function settle(url: string): Promise<void> {
     if (r.status !== 200) throw new Error(`/metrics answered ${r.status}`);
     const busy = text
       .split('\n')
-      .filter((l) => l.startsWith('agenda_jobs{') || l.startsWith('projection_lag_events{'))
+      .filter((l) => l.startsWith('agenda_jobs{') || l.startsWith('worker_backlog{') || l.startsWith('projection_lag_events{'))
       .some((l) => Number(l.split(' ').pop()) > 0);
     quiet = busy ? 0 : quiet + 1;
     await new Promise((resolve) => setTimeout(resolve, 250));

@@ -86,7 +86,6 @@ describe('workers: the nightly trust job (injected clock)', function () {
       s.log,
       refunded,
       { admin_id: 'usr_admin', outcome: 'refunded', note: 'not delivered' },
-      null,
       {
         commandId: 'resolve-1',
         actor: 'usr_admin',

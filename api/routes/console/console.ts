@@ -11,7 +11,7 @@ import { projectionLags } from '../../../projections/operations.ts';
 import { disputeQueue, getContract } from '../../../queries/marketplace/marketplace.ts';
 import { pageViewStats, partnerLeads } from '../../../queries/site/public.ts';
 import { DAY } from '../../../events/kernel/clock.ts';
-import { contractMailing, contractView, trailEntry } from '../marketplace/views.ts';
+import { contractView, trailEntry } from '../marketplace/views.ts';
 import { DomainError, forbidden, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import type { ReplayRequestBody } from '../webhooks/webhooks.ts';
 import { ReplayBody, replayDeliveries } from '../webhooks/webhooks.ts';
@@ -519,14 +519,13 @@ export function consoleRoutes(router: Router, s: Services): void {
       throw new DomainError(422, 'validation_failed', `The outcome must be one of ${RESOLVE_OUTCOMES.join(', ')}, with a note of 1 to 2000 characters`);
     }
     const contractId = ctx.params.contract_id;
-    const doc = await disputed(contractId);
+    await disputed(contractId);
     const r = await resolveDisputeSigned(
       s.bus,
       s.serviceKey,
       s.log,
       contractId,
       { admin_id: user.userId, outcome: outcome as (typeof RESOLVE_OUTCOMES)[number], note },
-      await contractMailing(s, doc),
       commandContext(s, ctx, user.userId),
     );
     await settled(s, r.position);

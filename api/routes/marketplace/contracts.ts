@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { PartyVerb } from '../../../commands/marketplace/contract.ts';
-import { contractAggregate, MAILED_ACTIONS, partyRole, TRANSITIONS, transitionContract } from '../../../commands/marketplace/contract.ts';
+import { contractAggregate, partyRole, TRANSITIONS, transitionContract } from '../../../commands/marketplace/contract.ts';
 import { notFound } from '../../../events/kernel/errors.ts';
 import { contractStream } from '../../../events/marketplace.ts';
 import { contractsOf, getContract } from '../../../queries/marketplace/marketplace.ts';
@@ -16,7 +16,7 @@ import type { CompleteBody, ContractQuery } from './schemas.ts';
 import { CompleteBody as CompleteSchema, ContractQuery as QuerySchema, ContractView, RulingAnswer, TransitionBody } from './schemas.ts';
 import { ok } from '../schemas.ts';
 import type { Family } from './views.ts';
-import { caller, contractMailing, contractView, writerOf } from './views.ts';
+import { caller, contractView, writerOf } from './views.ts';
 
 /** Where the service's public key is published (the ruling's verifier fetches it once). */
 export const SERVICE_KEY_PATH = '/.well-known/service-key.json';
@@ -120,8 +120,6 @@ export function contractRoutes(router: Router, s: Services): void {
       s.bus,
       contractId,
       { verb: v, agent_id: agentId, rating: body.rating ?? null, note: body.note ?? null },
-      // Only the mailed verbs look up the parties' addresses.
-      MAILED_ACTIONS.has(v) ? await contractMailing(s, await getContract(s.store, contractId)) : null,
       commandContext(s, ctx, agentId),
     );
     await settled(s, r.position);

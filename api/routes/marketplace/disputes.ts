@@ -11,7 +11,7 @@ import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import { SERVICE_KEY_PATH } from './contracts.ts';
 import type { ResolveBody } from './schemas.ts';
 import { ContractView, ResolveBody as ResolveSchema } from './schemas.ts';
-import { contractMailing, contractView, trailEntry } from './views.ts';
+import { contractView, trailEntry } from './views.ts';
 import { DisputeDetail, EvidenceBundle, ResolveAnswer } from './schemas.ts';
 import { ok } from '../schemas.ts';
 
@@ -108,7 +108,6 @@ export function disputeRoutes(router: Router, s: Services): void {
       s.log,
       contractId,
       { admin_id: adminId, outcome: body.outcome, note: body.note },
-      await contractMailing(s, doc),
       commandContext(s, ctx, adminId),
     );
     await settled(s, r.position);

@@ -1,9 +1,7 @@
 import type { Context } from 'koa';
-import type { ContractMailing } from '../../../commands/marketplace/contract.ts';
 import type { RecordedEvent } from '../../../events/store/port.ts';
 import type { ContractTransitioned, ContractOpened } from '../../../events/marketplace.ts';
 import type { Doc } from '../../../projections/store/port.ts';
-import { getAgent } from '../../../queries/agents/agents.ts';
 import { requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
@@ -94,15 +92,4 @@ export function trailEntry(e: RecordedEvent): TrailEntry {
   }
   // DisputeRuled: the signed ruling, recorded with the resolution.
   return { ...base, action: 'ruling', from: null, to: 'ruled', actor: e.metadata.actor ?? 'service', actor_role: 'admin', note: null, rating: null };
-}
-
-/** The lifecycle mails of a contract go to both parties' owner addresses. */
-export async function contractMailing(s: Services, contract: Doc | null): Promise<ContractMailing | null> {
-  if (!contract) return null;
-  const to: string[] = [];
-  for (const id of [contract.requester_id, contract.provider_id]) {
-    const agent = await getAgent(s.store, String(id));
-    if (typeof agent?.owner_email === 'string' && agent.owner_email) to.push(agent.owner_email);
-  }
-  return { secrets: s.secrets, to };
 }

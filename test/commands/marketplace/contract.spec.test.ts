@@ -16,7 +16,6 @@ import {
   signRuling,
   TRANSITIONS,
 } from '../../../commands/marketplace/contract.ts';
-import type { MailQueued } from '../../../events/humans.ts';
 import { ServiceKey, verifyServiceSignature } from '../../../events/kernel/signing.ts';
 import type { ContractStatus, ResolveOutcome } from '../../../events/marketplace.ts';
 import { CONTRACT_STATES } from '../../../events/marketplace.ts';
@@ -25,7 +24,6 @@ import * as f from '../../fixtures/events.ts';
 
 const { ALICE, BOB, CAROL, CONTRACT, LISTING, RESPONSE, ADMIN_USER, NOW } = f;
 const now = NOW.toISOString();
-const mail: MailQueued = f.mailQueued({ mail_id: 'mail_1', template: 'contract_lifecycle' });
 
 /** The events that put a contract in `status` (through the table's own paths). */
 function reach(status: ContractStatus): ContractStreamEvent[] {
@@ -105,10 +103,9 @@ describe('commands: contracts (contract-<id>)', () => {
     const spec = DeciderSpecification.for<TransitionContract, ContractState, ContractStreamEvent>({ decide: decideTransition, ...contractAggregate });
     const cmd = (verb: PartyVerb, agent_id: string, rating: number | null = null): TransitionContract => ({
       type: 'TransitionContract',
-      data: { verb, agent_id, rating, note: null, mails: [mail] },
+      data: { verb, agent_id, rating, note: null },
       metadata: { now: NOW },
     });
-    const mailed = new Set(['accept', 'deliver', 'complete', 'dispute']);
 
     for (const verb of Object.keys(TRANSITIONS) as PartyVerb[]) {
       const rule = TRANSITIONS[verb];
@@ -121,10 +118,7 @@ describe('commands: contracts (contract-<id>)', () => {
               spec
                 .given(reach(status))
                 .when(cmd(verb, actor))
-                .then([
-                  f.contractTransitioned({ action: verb, from: status, to: rule.to, actor_id: actor, actor_role: role, at: now }),
-                  ...(mailed.has(verb) ? [mail] : []),
-                ]));
+                .then([f.contractTransitioned({ action: verb, from: status, to: rule.to, actor_id: actor, actor_role: role, at: now })]));
           } else {
             it(`${verb} by the ${role} from ${status}: 409`, () => spec.given(reach(status)).when(cmd(verb, actor)).thenThrows('invalid_transition', 409));
           }
@@ -147,12 +141,11 @@ describe('commands: contracts (contract-<id>)', () => {
         .when(cmd('complete', ALICE, 4))
         .then([
           f.contractTransitioned({ action: 'complete', from: 'delivered', to: 'completed', actor_id: ALICE, actor_role: 'requester', rating: 4, at: now }),
-          mail,
         ]);
       spec
         .given(reach('open'))
         .when(cmd('accept', BOB, 5))
-        .then([f.contractTransitioned({ at: now }), mail]);
+        .then([f.contractTransitioned({ at: now })]);
     });
     it('a disputed contract is locked: no party verb moves it', () => {
       for (const verb of Object.keys(TRANSITIONS) as PartyVerb[])
@@ -178,7 +171,7 @@ describe('commands: contracts (contract-<id>)', () => {
       });
     const resolve = (outcome: ResolveOutcome, revision: number): ResolveDispute => ({
       type: 'ResolveDispute',
-      data: { admin_id: ADMIN_USER, outcome, note: 'ruled', ruling: ruling(outcome, revision), mails: [mail] },
+      data: { admin_id: ADMIN_USER, outcome, note: 'ruled', ruling: ruling(outcome, revision) },
       metadata: { now: NOW },
     });
     const run = (given: ContractStreamEvent[], command: ResolveDispute) => {
@@ -187,7 +180,7 @@ describe('commands: contracts (contract-<id>)', () => {
     };
 
     for (const outcome of ['completed', 'in_progress', 'refunded'] as const) {
-      it(`resolves a disputed contract to ${outcome}, with the signed ruling and the mails in the same append`, () => {
+      it(`resolves a disputed contract to ${outcome}, with the signed ruling in the same append`, () => {
         const given = reach('disputed');
         const events = run(given, resolve(outcome, given.length - 1));
         expect(events[0]).to.deep.equal(
@@ -196,7 +189,7 @@ describe('commands: contracts (contract-<id>)', () => {
         expect(events[1]?.type).to.equal('DisputeRuled');
         const ruled = events[1]?.type === 'DisputeRuled' ? events[1].data : null;
         expect(ruled && verifyServiceSignature(ruled.ruling, ruled.signature, key.jwk().x)).to.equal(true);
-        expect(events[2]).to.deep.equal(mail);
+        expect(events).to.have.length(2);
       });
     }
     it('refuses a contract that is not disputed (409) and an unknown one (404)', () => {
@@ -223,7 +216,7 @@ describe('commands: contracts (contract-<id>)', () => {
           ...reach('disputed'),
           f.contractTransitioned({ action: 'resolve', from: 'disputed', to: 'in_progress', actor_id: ADMIN_USER, actor_role: 'admin' }),
         ])
-        .when({ type: 'TransitionContract', data: { verb: 'deliver', agent_id: BOB, rating: null, note: null, mails: [] }, metadata: { now: NOW } })
+        .when({ type: 'TransitionContract', data: { verb: 'deliver', agent_id: BOB, rating: null, note: null }, metadata: { now: NOW } })
         .then([f.contractTransitioned({ action: 'deliver', from: 'in_progress', to: 'delivered', at: now })]);
     });
   });

@@ -180,7 +180,7 @@ class Model {
         const c = this.contracts[o.contract];
         if (!c) return;
         const events = decideTransition(
-          { type: 'TransitionContract', data: { verb: o.verb, agent_id: agent, rating: o.rating, note: null, mails: [] }, metadata: { now: this.now } },
+          { type: 'TransitionContract', data: { verb: o.verb, agent_id: agent, rating: o.rating, note: null }, metadata: { now: this.now } },
           c.state,
         );
         this.onContract(c, events);
@@ -200,7 +200,7 @@ class Model {
           evidence_head: f.hex('0'),
         });
         const events = decideResolveDispute(
-          { type: 'ResolveDispute', data: { admin_id: 'usr_admin', outcome: o.outcome, note: 'n', ruling, mails: [] }, metadata: { now: this.now } },
+          { type: 'ResolveDispute', data: { admin_id: 'usr_admin', outcome: o.outcome, note: 'n', ruling }, metadata: { now: this.now } },
           c.state,
           c.revision,
         );

@@ -160,6 +160,8 @@ export function defineMailJobs(s: MailDeps, agenda: Agenda, transport: MailTrans
     async resume() {
       for (const m of await pendingMails(s.store, 10_000)) dispatch(m._id, Number(m._pos ?? 0));
     },
+    /** First attempts handed over and not finished yet (the `worker_backlog` gauge). */
+    backlog: () => pending.size,
     /** Waits for this process's attempts under way (at stop). */
     async drain() {
       while (pending.size) await Promise.all([...pending]);

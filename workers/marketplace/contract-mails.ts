@@ -1,0 +1,108 @@
+import pLimit from 'p-limit';
+import type { WorkerDeps } from '../deps.ts';
+import type { CommittedTransition } from '../../commands/marketplace/contract-mails.ts';
+import { contractMailId, MAILED_ACTIONS, queueContractMails } from '../../commands/marketplace/contract-mails.ts';
+import { contractAggregate } from '../../commands/marketplace/contract.ts';
+import type { ContractTransitioned } from '../../events/marketplace.ts';
+import { contractStream } from '../../events/marketplace.ts';
+import type { RecordedEvent } from '../../events/store/port.ts';
+import { getAgent } from '../../queries/agents/agents.ts';
+import { mailById } from '../../queries/humans/users.ts';
+import { recentlyUpdatedContracts } from '../../queries/marketplace/marketplace.ts';
+
+/** What the reactor uses of the composition root. */
+export type ContractMailDeps = Pick<WorkerDeps, 'bus' | 'clock' | 'log' | 'logger' | 'runner' | 'secrets' | 'store'>;
+
+/** How far back the resume at start looks for mailed transitions whose mails were never queued. */
+export const CONTRACT_MAIL_RESUME_WINDOW_MS = 24 * 3600_000;
+
+/** Transitions whose mails are being queued at once (each two appends that share the log's group commits). */
+export const CONTRACT_MAIL_LANES = 16;
+
+const mailed = (e: RecordedEvent): e is RecordedEvent & { data: ContractTransitioned['data'] } =>
+  e.type === 'ContractTransitioned' && MAILED_ACTIONS.has((e.data as ContractTransitioned['data']).action);
+
+/**
+ * The contract lifecycle mails, queued after the transition is committed instead of in its append:
+ * the transition answers without them, and this reactor appends each party's `MailQueued` on its
+ * `mail-<id>` stream (commands/marketplace/contract-mails.ts), which the mail worker then sends.
+ * At least once: a transition whose mails were not queued (the process stopped first, or ran
+ * without workers) is queued by `resume()` at the next start, over the last 24 hours; a repeat is
+ * answered by the log as a duplicate.
+ */
+export function defineContractMails(s: ContractMailDeps) {
+  const limit = pLimit(CONTRACT_MAIL_LANES);
+  const pending = new Set<Promise<unknown>>();
+
+  const ownerEmail = async (agentId: string) => {
+    const agent = await getAgent(s.store, agentId);
+    return typeof agent?.owner_email === 'string' && agent.owner_email ? agent.owner_email : null;
+  };
+
+  /** Queues the mails of one committed transition: the mails queued anew, and the log position of the last. */
+  const queue = async (transition: CommittedTransition) => {
+    const d = transition.data;
+    const { state } = await s.bus.load(contractStream(d.contract_id), contractAggregate);
+    const now = s.clock.now();
+    const queued = await queueContractMails(
+      s.bus,
+      s.secrets,
+      {
+        type: 'QueueContractMails',
+        data: { transition, title: state.title, to: { requester: await ownerEmail(d.requester_id), provider: await ownerEmail(d.provider_id) } },
+        metadata: { now },
+      },
+      { actor: 'system:contract-mails', requestId: null, now },
+    );
+    return { count: queued.filter((q) => !q.duplicate).length, position: Math.max(0, ...queued.map((q) => q.position)) };
+  };
+
+  const dispatch = (transition: CommittedTransition) => {
+    const p = limit(() => queue(transition)).catch((err: unknown) =>
+      s.logger.error({ err, event: transition.event_id }, 'contract-mail reactor failed to queue a lifecycle mail; the resume at the next start covers it'),
+    );
+    pending.add(p);
+    void p.finally(() => pending.delete(p));
+    return p;
+  };
+
+  return {
+    /** Reactor: a committed mailed transition gets its mails queued (in the background; `drain` waits). */
+    onEvent(e: RecordedEvent): void {
+      if (mailed(e)) void dispatch({ event_id: e.id, data: e.data });
+    },
+
+    /**
+     * Queues the mails of the last 24 hours' mailed transitions that have none (run at start):
+     * contracts updated in the window, each stream read from the log. Returns how many mails, once
+     * the read models show them (so the mail worker's own resume finds them pending).
+     */
+    async resume(): Promise<number> {
+      const floor = new Date(s.clock.now().getTime() - CONTRACT_MAIL_RESUME_WINDOW_MS).toISOString();
+      let queued = 0;
+      let last = 0;
+      for (const contract of await recentlyUpdatedContracts(s.store, floor, 10_000)) {
+        const events = await s.log.readStream(contractStream(String(contract._id)));
+        for (const e of events) {
+          if (!mailed(e) || e.data.at < floor) continue;
+          const transition = { event_id: e.id, data: e.data };
+          const missing = await Promise.all((['requester', 'provider'] as const).map(async (p) => !(await mailById(s.store, contractMailId(transition, p)))));
+          if (!missing.some(Boolean)) continue;
+          const r = await queue(transition);
+          queued += r.count;
+          last = Math.max(last, r.position);
+        }
+      }
+      if (last > 0) await s.runner.waitFor(last);
+      return queued;
+    },
+
+    /** Transitions whose mails are still being queued (the `worker_backlog` gauge). */
+    backlog: () => pending.size,
+
+    /** Waits until every transition handed to the reactor has its mails queued (at stop). */
+    async drain(): Promise<void> {
+      while (pending.size) await Promise.all([...pending]);
+    },
+  };
+}
