@@ -83,12 +83,14 @@ function front(s: Services) {
     ctx.set('X-Request-Id', requestId);
     const logging = logger.isLevelEnabled('info');
     const start = performance.now();
+    s.foreground.enter();
     try {
       await next();
       shapeRouterMisses(ctx);
     } catch (err) {
       renderError(ctx, err, logger);
     } finally {
+      s.foreground.leave();
       limitHeaders(s, ctx);
       const ms = performance.now() - start;
       s.metrics.observeRequest(ctx.method, routeOf(ctx), ctx.status, ms / 1000);

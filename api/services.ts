@@ -41,6 +41,7 @@ import { resolveServerSecret } from './config.ts';
 import type { IdempotencyStore } from './idempotency.ts';
 import { MongoIdempotencyStore, SqliteIdempotencyStore } from './idempotency.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { Foreground } from '../events/kernel/foreground.ts';
 
 export interface Services {
   config: Config;
@@ -76,6 +77,8 @@ export interface Services {
 
   /** Prometheus metrics of this instance (GET /metrics). */
   metrics: Metrics;
+  /** The requests in flight (the front middleware counts them); background work yields to them. */
+  foreground: Foreground;
   /** One-projection rebuilds of the running read models (admin routes). */
   rebuilds: ProjectionRebuilds;
   closers: Array<() => Promise<void>>;
@@ -215,6 +218,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
       secrets,
       serviceKey: ServiceKey.fromServerSecret(serverSecret),
       metrics,
+      foreground: new Foreground(),
       limiter: new RateLimiter(clock, config.rateLimitScale),
       idempotency,
       bearer: userBearer(store, tokens, config.adminEmails),

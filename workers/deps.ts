@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { SecretBox } from '../commands/agents/secrets.ts';
 import type { CommandBus } from '../commands/handler.ts';
 import type { Clock } from '../events/kernel/clock.ts';
+import type { Foreground } from '../events/kernel/foreground.ts';
 import type { BlobStore } from '../events/store/blobs.ts';
 import type { EventLog } from '../events/store/port.ts';
 import type { ReadStore } from '../projections/store/port.ts';
@@ -39,4 +40,6 @@ export interface WorkerDeps {
   blobs: BlobStore;
   /** The embedded SQLite file (the Agenda job store lives beside the event log). */
   sqlitePath: string;
+  /** The requests in flight in this process: background work narrows its lanes while there are any (workers/lanes.ts). */
+  foreground?: Foreground;
 }

@@ -16,7 +16,7 @@ export const contractsProjection = defineProjection({
         { name: 'by_listing', keys: { intent_id: 1, seq: -1 } },
         { name: 'dispute_queue', keys: { status: 1, disputed_at: 1 } },
         // The contract-mail reactor's resume at start: contracts changed in the last 24 hours.
-        { name: 'by_updated', keys: { updated_at: 1 } },
+        { name: 'by_updated', keys: { updated_at: 1, _id: 1 } },
       ],
     },
   ],

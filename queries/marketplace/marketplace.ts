@@ -160,9 +160,9 @@ export async function disputeQueue(store: ReadStore, skip: number, limit: number
   return { docs, total };
 }
 
-/** Contracts changed at or after `since` (an ISO time), oldest first: the contract-mail reactor's resume at start. */
-export async function recentlyUpdatedContracts(store: ReadStore, since: string, limit: number): Promise<Doc[]> {
-  return store.collection('contracts').find({ updated_at: { $gte: since } }, { sort: { updated_at: 1 }, limit, hint: 'by_updated' });
+/** A page of the contracts changed at or after `since` (an ISO time), oldest first: the contract-mail reactor's resume at start. */
+export async function recentlyUpdatedContracts(store: ReadStore, since: string, skip: number, limit: number): Promise<Doc[]> {
+  return store.collection('contracts').find({ updated_at: { $gte: since } }, { sort: { updated_at: 1, _id: 1 }, skip, limit, hint: 'by_updated' });
 }
 
 /** Every agent's record as provider (the trust job's input). */

@@ -1,6 +1,8 @@
-// inLanes: the bounded concurrency of the start-up sweeps (grants due, notifications expired).
+// inLanes: the bounded concurrency of the start-up sweeps (grants due, notifications expired);
+// yieldingLanes: the lanes of the mail reactors, narrowed while requests are in flight.
 import { expect } from 'chai';
-import { inLanes } from '../../workers/lanes.ts';
+import { Foreground } from '../../events/kernel/foreground.ts';
+import { inLanes, yieldingLanes } from '../../workers/lanes.ts';
 
 const tick = () => new Promise((r) => setTimeout(r, 1));
 
@@ -54,5 +56,96 @@ describe('workers: inLanes', () => {
       calls++;
     });
     expect(calls).to.equal(0);
+  });
+});
+
+describe('workers: yieldingLanes (background work yields to requests in flight)', () => {
+  /** Work items that end when the test says so, and a record of which started. */
+  const gate = () => {
+    const started: number[] = [];
+    const release = new Map<number, () => void>();
+    const work = (i: number) => () =>
+      new Promise<void>((resolve) => {
+        started.push(i);
+        release.set(i, resolve);
+      });
+    return { started, work, end: (i: number) => release.get(i)?.() };
+  };
+  const settle = () => new Promise((r) => setImmediate(r));
+
+  it('given no request in flight, then items run in the idle lanes', async () => {
+    const fg = new Foreground();
+    const lanes = yieldingLanes(fg, { idle: 4, busy: 1, backlogBound: 100 });
+    const g = gate();
+    const all = Array.from({ length: 6 }, (_, i) => lanes(g.work(i)));
+    await settle();
+    expect(g.started).to.deep.equal([0, 1, 2, 3]);
+    expect(lanes.pending()).to.equal(6);
+    for (let i = 0; i < 6; i++) g.end(i);
+    await settle();
+    for (let i = 0; i < 6; i++) g.end(i);
+    await Promise.all(all);
+    expect(g.started).to.deep.equal([0, 1, 2, 3, 4, 5]);
+    expect(lanes.pending()).to.equal(0);
+  });
+
+  it('given a request in flight, then one lane; once it ended and the grace passed, the next finished item opens the idle lanes again', async () => {
+    let now = 0;
+    const fg = new Foreground(50, () => now);
+    const lanes = yieldingLanes(fg, { idle: 4, busy: 1, backlogBound: 100 });
+    const g = gate();
+    fg.enter();
+    const all = Array.from({ length: 6 }, (_, i) => lanes(g.work(i)));
+    await settle();
+    expect(g.started).to.deep.equal([0]);
+    expect(lanes.lanes()).to.equal(1);
+    g.end(0);
+    await settle();
+    expect(g.started).to.deep.equal([0, 1]);
+    fg.leave();
+    // Within the grace after the last request, the gap between two waves of requests: still one lane.
+    now = 49;
+    g.end(1);
+    await settle();
+    expect(g.started).to.deep.equal([0, 1, 2]);
+    expect(lanes.lanes()).to.equal(1);
+    now = 50;
+    g.end(2);
+    await settle();
+    expect(lanes.lanes()).to.equal(4);
+    expect(g.started).to.deep.equal([0, 1, 2, 3, 4, 5]);
+    for (let i = 3; i < 6; i++) g.end(i);
+    await Promise.all(all);
+  });
+
+  it('given a backlog at its bound, then the idle lanes even while requests are in flight', async () => {
+    const fg = new Foreground();
+    const lanes = yieldingLanes(fg, { idle: 3, busy: 1, backlogBound: 5 });
+    const g = gate();
+    fg.enter();
+    const first = Array.from({ length: 4 }, (_, i) => lanes(g.work(i)));
+    await settle();
+    expect(g.started).to.deep.equal([0]);
+    const more = lanes(g.work(4));
+    await settle();
+    expect(lanes.lanes()).to.equal(3);
+    expect(g.started).to.deep.equal([0, 1, 2]);
+    for (let i = 0; i < 5; i++) g.end(i);
+    await settle();
+    for (let i = 0; i < 5; i++) g.end(i);
+    await Promise.all([...first, more]);
+    fg.leave();
+  });
+
+  it('given no foreground (a process that serves no requests), then always the idle lanes', async () => {
+    const lanes = yieldingLanes(undefined, { idle: 2, busy: 1, backlogBound: 100 });
+    const g = gate();
+    const all = Array.from({ length: 3 }, (_, i) => lanes(g.work(i)));
+    await settle();
+    expect(g.started).to.deep.equal([0, 1]);
+    for (let i = 0; i < 3; i++) g.end(i);
+    await settle();
+    g.end(2);
+    await Promise.all(all);
   });
 });

@@ -1,5 +1,5 @@
-import pLimit from 'p-limit';
 import type { WorkerDeps } from '../deps.ts';
+import { yieldingLanes } from '../lanes.ts';
 import type { CommittedTransition } from '../../commands/marketplace/contract-mails.ts';
 import { contractMailId, MAILED_ACTIONS, queueContractMails } from '../../commands/marketplace/contract-mails.ts';
 import { contractAggregate } from '../../commands/marketplace/contract.ts';
@@ -11,13 +11,19 @@ import { mailById } from '../../queries/humans/users.ts';
 import { recentlyUpdatedContracts } from '../../queries/marketplace/marketplace.ts';
 
 /** What the reactor uses of the composition root. */
-export type ContractMailDeps = Pick<WorkerDeps, 'bus' | 'clock' | 'log' | 'logger' | 'runner' | 'secrets' | 'store'>;
+export type ContractMailDeps = Pick<WorkerDeps, 'bus' | 'clock' | 'foreground' | 'log' | 'logger' | 'runner' | 'secrets' | 'store'>;
 
 /** How far back the resume at start looks for mailed transitions whose mails were never queued. */
 export const CONTRACT_MAIL_RESUME_WINDOW_MS = 24 * 3600_000;
+const RESUME_PAGE = 1000;
 
-/** Transitions whose mails are being queued at once (each two appends that share the log's group commits). */
+/**
+ * Transitions whose mails are queued at once (each two appends that share the log's group
+ * commits): 16, or 1 while requests are in flight in this process and fewer than
+ * CONTRACT_MAIL_BACKLOG_BOUND transitions wait.
+ */
 export const CONTRACT_MAIL_LANES = 16;
+export const CONTRACT_MAIL_BACKLOG_BOUND = 20_000;
 
 const mailed = (e: RecordedEvent): e is RecordedEvent & { data: ContractTransitioned['data'] } =>
   e.type === 'ContractTransitioned' && MAILED_ACTIONS.has((e.data as ContractTransitioned['data']).action);
@@ -31,7 +37,7 @@ const mailed = (e: RecordedEvent): e is RecordedEvent & { data: ContractTransiti
  * answered by the log as a duplicate.
  */
 export function defineContractMails(s: ContractMailDeps) {
-  const limit = pLimit(CONTRACT_MAIL_LANES);
+  const limit = yieldingLanes(s.foreground, { idle: CONTRACT_MAIL_LANES, busy: 1, backlogBound: CONTRACT_MAIL_BACKLOG_BOUND });
   const pending = new Set<Promise<unknown>>();
 
   const ownerEmail = async (agentId: string) => {
@@ -81,17 +87,20 @@ export function defineContractMails(s: ContractMailDeps) {
       const floor = new Date(s.clock.now().getTime() - CONTRACT_MAIL_RESUME_WINDOW_MS).toISOString();
       let queued = 0;
       let last = 0;
-      for (const contract of await recentlyUpdatedContracts(s.store, floor, 10_000)) {
-        const events = await s.log.readStream(contractStream(String(contract._id)));
-        for (const e of events) {
-          if (!mailed(e) || e.data.at < floor) continue;
-          const transition = { event_id: e.id, data: e.data };
-          const missing = await Promise.all((['requester', 'provider'] as const).map(async (p) => !(await mailById(s.store, contractMailId(transition, p)))));
-          if (!missing.some(Boolean)) continue;
-          const r = await queue(transition);
-          queued += r.count;
-          last = Math.max(last, r.position);
+      for (let skip = 0; ; skip += RESUME_PAGE) {
+        const page = await recentlyUpdatedContracts(s.store, floor, skip, RESUME_PAGE);
+        for (const contract of page) {
+          for (const e of await s.log.readStream(contractStream(String(contract._id)))) {
+            if (!mailed(e) || e.data.at < floor) continue;
+            const transition = { event_id: e.id, data: e.data };
+            const missing = await Promise.all((['requester', 'provider'] as const).map(async (p) => !(await mailById(s.store, contractMailId(transition, p)))));
+            if (!missing.some(Boolean)) continue;
+            const r = await queue(transition);
+            queued += r.count;
+            last = Math.max(last, r.position);
+          }
         }
+        if (page.length < RESUME_PAGE) break;
       }
       if (last > 0) await s.runner.waitFor(last);
       return queued;

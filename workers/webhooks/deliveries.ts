@@ -11,12 +11,16 @@ import type { Doc } from '../../projections/store/port.ts';
 import { deliveryStream, replayStream } from '../../events/webhooks.ts';
 import type { SignatureScheme } from '../../events/webhooks.ts';
 import { LEGACY_SIGNATURE_SCHEME } from '../../events/webhooks.ts';
+import { inboxProjection } from '../../projections/messaging/inbox.ts';
 import { cursorOf } from '../../queries/cursor.ts';
 import { deliveryOf, dueDeliveries, dueReplays, webhookOf } from '../../queries/webhooks/webhooks.ts';
 import { sendWebhook } from './http.ts';
 
 /** What these jobs use of the composition root. */
 export type WebhookDeps = Pick<WorkerDeps, 'bus' | 'clock' | 'config' | 'logger' | 'runner' | 'secrets' | 'store'>;
+
+/** The event types that make inbox entries (the inbox projection's): no other event is looked up. */
+const INBOX_SOURCES: ReadonlySet<string> = inboxProjection.handles;
 
 /** How far back a restart looks for inbox entries that were never queued. */
 export const RESUME_WINDOW_MS = 24 * 3600_000;
@@ -120,6 +124,8 @@ export function createWebhookWorker(s: WebhookDeps, agenda: Agenda): WebhookWork
       await scheduleReplay((e.data as { replay_id: string }).replay_id, new Date());
       return;
     }
+    // Only the events the inbox projection turns into entries can have any to deliver.
+    if (!INBOX_SOURCES.has(e.type)) return;
     await s.runner.waitFor(e.position);
     for (const entry of await s.store.collection('inbox_events').find({ source_event_id: e.id })) await queueEntry(entry);
   };

@@ -1,7 +1,7 @@
 import type { Agenda, Job, JobNotification } from 'agenda';
 import { InMemoryNotificationChannel } from 'agenda';
-import pLimit from 'p-limit';
 import type { WorkerDeps } from '../../deps.ts';
+import { yieldingLanes } from '../../lanes.ts';
 import type { MailTemplate, MailTemplates } from '../../../commands/humans/mail.ts';
 import { recordMailOutcome } from '../../../commands/humans/mail.ts';
 import type { MailQueued } from '../../../events/humans.ts';
@@ -12,7 +12,7 @@ import type { MailTransport } from './transport.ts';
 import { OutboxTransport, SmtpTransport } from './transport.ts';
 
 /** What these jobs use of the composition root. */
-export type MailDeps = Pick<WorkerDeps, 'bus' | 'clock' | 'config' | 'logger' | 'runner' | 'secrets' | 'store'>;
+export type MailDeps = Pick<WorkerDeps, 'bus' | 'clock' | 'config' | 'foreground' | 'logger' | 'runner' | 'secrets' | 'store'>;
 
 export const MAIL_JOB = 'mail.send';
 /** Retry delays after the 1st, 2nd, ... failed attempt; after the last one the mail is given up (and recorded so). */
@@ -55,8 +55,13 @@ class MailAttemptFailed extends Error {
   }
 }
 
-/** First attempts of this process's mails under way at once (each an outbox file or an SMTP exchange). */
+/**
+ * First attempts of this process's mails under way at once (each an outbox line or an SMTP
+ * exchange): 10, or 1 while requests are in flight in this process and fewer than
+ * MAIL_BACKLOG_BOUND mails wait (workers/lanes.ts).
+ */
 export const MAIL_CONCURRENCY = 10;
+export const MAIL_BACKLOG_BOUND = 20_000;
 
 /**
  * Delivers MailQueued events. The reactor hands each queued mail to a first attempt in this
@@ -69,7 +74,7 @@ export const MAIL_CONCURRENCY = 10;
  */
 export function defineMailJobs(s: MailDeps, agenda: Agenda, transport: MailTransport) {
   const from = mailFrom(s);
-  const limit = pLimit(MAIL_CONCURRENCY);
+  const limit = yieldingLanes(s.foreground, { idle: MAIL_CONCURRENCY, busy: 1, backlogBound: MAIL_BACKLOG_BOUND });
   /** Mails with an attempt under way in this process (a resumed mail and its retry job do not both send). */
   const inflight = new Set<string>();
   const pending = new Set<Promise<void>>();
