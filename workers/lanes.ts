@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
 import type { Foreground } from '../events/kernel/foreground.ts';
+
 /**
  * Runs `work` on every item, at most `lanes` at a time. After a failure no lane takes another
  * item; once the items under way have finished, it rejects with the first failure. Used for
@@ -26,9 +27,9 @@ export async function inLanes<T>(items: readonly T[], lanes: number, work: (item
 export const APPEND_LANES = 16;
 
 export interface YieldingLanesOptions {
-  /** Lanes while no request is in flight. */
+  /** Lanes while the process is quiet (Foreground: no request in flight, none ended in the last 50 ms). */
   idle: number;
-  /** Lanes while requests are in flight (at least 1, so the work always moves on). */
+  /** Lanes while it serves requests (at least 1, so the work always moves on). */
   busy: number;
   /** Once this many items wait or run, the work takes its idle lanes even under requests: a bound on what a long burst may leave waiting in memory. */
   backlogBound: number;

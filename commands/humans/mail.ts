@@ -42,24 +42,6 @@ export function sealMail<T extends MailTemplate>(
   return queuedMail(ctx, label, template, to, secrets.encrypt(JSON.stringify(params)));
 }
 
-/**
- * One mail of the same template and parameters to each address (a contract's two parties): the
- * parameters are sealed once and the sealed text is shared, as the mails say the same thing.
- * `label(i)` names the i-th mail (its id derives from the command id and the label).
- */
-export function sealMails<T extends MailTemplate>(
-  secrets: SecretBox,
-  ctx: CommandContext,
-  label: (i: number) => string,
-  template: T,
-  to: readonly string[],
-  params: MailTemplates[T],
-): MailQueued[] {
-  if (to.length === 0) return [];
-  const sealed = secrets.encrypt(JSON.stringify(params));
-  return to.map((address, i) => queuedMail(ctx, label(i), template, address, sealed));
-}
-
 function queuedMail(ctx: CommandContext, label: string, template: MailTemplate, to: string, params_enc: string): MailQueued {
   return {
     type: 'MailQueued',

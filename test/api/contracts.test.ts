@@ -223,6 +223,17 @@ describe('api: lifecycle mails of transitions made while no worker ran', functio
       const sent = await waitForMails(outbox, 'req-owner@example.com');
       await waitForMails(outbox, 'prov-owner@example.com');
       expect(sent.map((m) => m.subject)).to.deep.equal([`Contract ${id}: accepted`]);
+      // Each mail on its own stream, the parameters sealed once for both.
+      const queued = await second.running.services.store.collection('mails').find({ template: 'contract_lifecycle' });
+      expect(queued).to.have.length(2);
+      for (const m of queued) expect(m.stream).to.equal(`mail-${m._id}`);
+      expect(queued[0]?.params_enc).to.equal(queued[1]?.params_enc);
+      expect(JSON.parse(second.running.services.secrets.decrypt(String(queued[0]?.params_enc)))).to.deep.equal({
+        contract_id: id,
+        state: 'accepted',
+        title: 'Build a lead-gen pipeline',
+        note: '',
+      });
       expect(await workers.contractMails.resume()).to.equal(0);
       await workers.contractMails.drain();
       const lines = readFileSync(join(outbox, OUTBOX_FILE), 'utf8')

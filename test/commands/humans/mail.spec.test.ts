@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { SecretBox } from '../../../commands/agents/secrets.ts';
 import type { RecordMailOutcome } from '../../../commands/humans/mail.ts';
-import { decideRecordMailOutcome, sealMail, sealMails } from '../../../commands/humans/mail.ts';
+import { decideRecordMailOutcome, sealMail } from '../../../commands/humans/mail.ts';
 import { iso, NOW } from './fixtures.ts';
 
 describe('commands: RecordMailOutcome (mail-<id>)', () => {
@@ -39,16 +39,5 @@ describe('commands: sealMail (runs before deciding)', () => {
     expect(a.data.params_enc).to.match(/^v1\./).and.not.equal(b.data.params_enc);
     expect(a.data.params_enc).to.not.contain('123456');
     expect(JSON.parse(secrets.decrypt(a.data.params_enc))).to.deep.equal({ code: '123456', minutes: 10 });
-  });
-
-  it('sealMails: one mail per address with its own id, the parameters sealed once and shared', () => {
-    const params = { contract_id: 'ctr_1', state: 'accepted', title: 'T', note: '' };
-    const mails = sealMails(secrets, ctx, (i) => `contract:ctr_1:accepted:${i}`, 'contract_lifecycle', ['a@example.com', 'b@example.com'], params);
-    expect(mails.map((m) => m.data.to)).to.deep.equal(['a@example.com', 'b@example.com']);
-    expect(new Set(mails.map((m) => m.data.mail_id)).size).to.equal(2);
-    expect(mails[0].data.mail_id).to.equal(sealMail(secrets, ctx, 'contract:ctr_1:accepted:0', 'contract_lifecycle', 'x@example.com', params).data.mail_id);
-    expect(mails[0].data.params_enc).to.equal(mails[1].data.params_enc);
-    expect(JSON.parse(secrets.decrypt(mails[1].data.params_enc))).to.deep.equal(params);
-    expect(sealMails(secrets, ctx, (i) => String(i), 'contract_lifecycle', [], params)).to.deep.equal([]);
   });
 });
