@@ -562,8 +562,8 @@ async function inParallel<T>(items: T[], lanes: number, fn: (item: T) => Promise
 /**
  * Marketplace: a contract transition (accept, start, deliver on the API-key surface: each one a
  * revision-checked append on the contract's stream; accept and deliver mail both parties, the
- * mails queued and sent by the workers behind the requests) against the bare Koa POST in alternating rounds; then the listing search and the dispute queue
- * at 100,000 listings.
+ * mails queued and sent by the workers behind the requests) against the bare Koa POST in
+ * alternating rounds; then the listing search and the dispute queue at 100,000 listings.
  */
 /** The token the benchmarks' services answer /metrics with (settle reads the queue and lags there). */
 const BENCH_METRICS_TOKEN = 'bench-metrics-token-0123456789';
