@@ -80,7 +80,7 @@ export async function queueContractMails(
 ): Promise<Array<{ mail_id: string; position: number; duplicate: boolean }>> {
   const mails = decideContractMails(command);
   if (mails.length === 0) return [];
-  const sealed = secrets.encrypt(JSON.stringify(mails[0]?.params));
+  const sealed = secrets.encrypt(JSON.stringify(mails[0].params));
   const { transition } = command.data;
   return Promise.all(
     mails.map(async (m) => {

@@ -1,7 +1,7 @@
 import type { WorkerDeps } from '../deps.ts';
 import { yieldingLanes } from '../lanes.ts';
-import type { CommittedTransition } from '../../commands/marketplace/contract-mails.ts';
-import { contractMailId, MAILED_ACTIONS, queueContractMails } from '../../commands/marketplace/contract-mails.ts';
+import type { CommittedTransition, QueueContractMails } from '../../commands/marketplace/contract-mails.ts';
+import { decideContractMails, MAILED_ACTIONS, queueContractMails } from '../../commands/marketplace/contract-mails.ts';
 import { contractAggregate } from '../../commands/marketplace/contract.ts';
 import type { ContractTransitioned } from '../../events/marketplace.ts';
 import { contractStream } from '../../events/marketplace.ts';
@@ -45,43 +45,41 @@ export function defineContractMails(s: ContractMailDeps) {
     return typeof agent?.owner_email === 'string' && agent.owner_email ? agent.owner_email : null;
   };
 
-  /** Queues the mails of one committed transition: the mails queued anew, and the log position of the last. */
-  const queue = async (transition: CommittedTransition) => {
-    const d = transition.data;
-    const { state } = await s.bus.load(contractStream(d.contract_id), contractAggregate);
-    const now = s.clock.now();
-    const queued = await queueContractMails(
-      s.bus,
-      s.secrets,
-      {
-        type: 'QueueContractMails',
-        data: { transition, title: state.title, to: { requester: await ownerEmail(d.requester_id), provider: await ownerEmail(d.provider_id) } },
-        metadata: { now },
-      },
-      { actor: 'system:contract-mails', requestId: null, now },
-    );
+  /** The command for a transition's mails: the contract's title and each party's owner address. */
+  const commandFor = async (transition: CommittedTransition, title: string): Promise<QueueContractMails> => ({
+    type: 'QueueContractMails',
+    data: { transition, title, to: { requester: await ownerEmail(transition.data.requester_id), provider: await ownerEmail(transition.data.provider_id) } },
+    metadata: { now: s.clock.now() },
+  });
+
+  /** Queues a transition's mails: how many were queued anew, and the log position of the last. */
+  const queue = async (command: QueueContractMails) => {
+    const queued = await queueContractMails(s.bus, s.secrets, command, { actor: 'system:contract-mails', requestId: null, now: command.metadata.now });
     return { count: queued.filter((q) => !q.duplicate).length, position: Math.max(0, ...queued.map((q) => q.position)) };
   };
 
   const dispatch = (transition: CommittedTransition) => {
-    const p = limit(() => queue(transition)).catch((err: unknown) =>
+    const p = limit(async () => {
+      const { state } = await s.bus.load(contractStream(transition.data.contract_id), contractAggregate);
+      return queue(await commandFor(transition, state.title));
+    }).catch((err: unknown) =>
       s.logger.error({ err, event: transition.event_id }, 'contract-mail reactor failed to queue a lifecycle mail; the resume at the next start covers it'),
     );
     pending.add(p);
     void p.finally(() => pending.delete(p));
-    return p;
   };
 
   return {
     /** Reactor: a committed mailed transition gets its mails queued (in the background; `drain` waits). */
     onEvent(e: RecordedEvent): void {
-      if (mailed(e)) void dispatch({ event_id: e.id, data: e.data });
+      if (mailed(e)) dispatch({ event_id: e.id, data: e.data });
     },
 
     /**
-     * Queues the mails of the last 24 hours' mailed transitions that have none (run at start):
-     * contracts updated in the window, each stream read from the log. Returns how many mails, once
-     * the read models show them (so the mail worker's own resume finds them pending).
+     * Queues the mails of the last 24 hours' mailed transitions that lack any (run at start): the
+     * contracts updated in the window (their title from the read model), each stream read from the
+     * log, a transition queued when a mail it decides is not in the `mails` read model. Returns how
+     * many mails, once the read models show them (so the mail worker's own resume finds them).
      */
     async resume(): Promise<number> {
       const floor = new Date(s.clock.now().getTime() - CONTRACT_MAIL_RESUME_WINDOW_MS).toISOString();
@@ -92,10 +90,10 @@ export function defineContractMails(s: ContractMailDeps) {
         for (const contract of page) {
           for (const e of await s.log.readStream(contractStream(String(contract._id)))) {
             if (!mailed(e) || e.data.at < floor) continue;
-            const transition = { event_id: e.id, data: e.data };
-            const missing = await Promise.all((['requester', 'provider'] as const).map(async (p) => !(await mailById(s.store, contractMailId(transition, p)))));
-            if (!missing.some(Boolean)) continue;
-            const r = await queue(transition);
+            const command = await commandFor({ event_id: e.id, data: e.data }, String(contract.title));
+            const known = await Promise.all(decideContractMails(command).map((m) => mailById(s.store, m.mail_id)));
+            if (known.every(Boolean)) continue;
+            const r = await queue(command);
             queued += r.count;
             last = Math.max(last, r.position);
           }
