@@ -1,6 +1,6 @@
 import type { TokenService } from '../commands/humans/tokens.ts';
 import type { ReadStore } from '../projections/store/port.ts';
-import { getUser, rolesOf } from '../queries/humans/users.ts';
+import { rolesOf, signedInUser } from '../queries/humans/users.ts';
 import type { BearerVerifier } from './auth.ts';
 
 /**
@@ -11,7 +11,7 @@ export function userBearer(store: ReadStore, tokens: TokenService, adminEmails: 
   return async (token) => {
     const claims = await tokens.verifyAccess(token);
     if (!claims) return null;
-    const user = await getUser(store, claims.userId);
+    const user = await signedInUser(store, claims.userId);
     if (!user) return null;
     const roles = await rolesOf(store, String(user.email), adminEmails);
     return { userId: claims.userId, agentId: typeof user.agent_id === 'string' ? user.agent_id : null, roles };

@@ -10,8 +10,10 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** `?dry_run=1` (or `true`) on a write. */
 function wantsDryRun(ctx: Context): boolean {
+  // Most writes carry no query string: nothing to parse.
+  if (!WRITE_METHODS.has(ctx.method) || ctx.querystring === '') return false;
   const raw = ctx.query.dry_run;
-  return WRITE_METHODS.has(ctx.method) && (raw === '1' || raw === 'true');
+  return raw === '1' || raw === 'true';
 }
 
 /** What a request's charges cost its caller, and the balance they leave (the last charge's). */

@@ -47,6 +47,8 @@ export const circleNotificationsProjection = defineProjection({
     'CommunityMemberRemoved',
   ],
   async apply(event, ctx) {
+    // The commonest event here, a post that mentions nobody, notifies nobody.
+    if (event.type === 'CirclePostPublished' && event.data.mentions.length === 0) return;
     const notifications = ctx.collection('circle_notifications');
     const settings = ctx.collection('circle_notification_settings');
     const admins = ctx.collection('circle_community_admins');

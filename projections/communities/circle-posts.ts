@@ -1,8 +1,14 @@
-import type { Doc } from '../store/port.ts';
+import type { Collection, Doc } from '../store/port.ts';
 import { defineProjection } from '../types.ts';
 
 const tagKeys = (circleId: string, tags: readonly string[]) => tags.map((t) => `${circleId}|${t}`);
 const NO_REACTIONS = { like: 0, insightful: 0, celebrate: 0, support: 0, curious: 0 };
+
+/** Moves a circle's per-day hashtag counters by `by`. */
+async function countTags(tagDays: Collection, circleId: string, tags: readonly string[], day: string, by: number): Promise<void> {
+  for (const tag of tags)
+    await tagDays.updateOne({ _id: `${circleId}|${tag}|${day}` }, { $set: { circle_id: circleId, tag, day }, $inc: { count: by } }, { upsert: true });
+}
 
 /**
  * Circle posts and replies as the circle pages list them: a circle's posts newest first (index
@@ -31,12 +37,6 @@ export const circlePostsProjection = defineProjection({
     const replies = ctx.collection('circle_replies');
     const activity = ctx.collection('circle_activity');
     const tagDays = ctx.collection('circle_tag_days');
-    const countTags = async (circleId: string, tags: readonly string[], day: string, by: number) => {
-      for (const tag of tags)
-        await tagDays.updateOne({ _id: `${circleId}|${tag}|${day}` }, { $set: { circle_id: circleId, tag, day }, $inc: { count: by } }, { upsert: true });
-    };
-    const touch = (circleId: string, at: string, posted: number) =>
-      activity.applyAt(circleId, event.position, { $set: { last_activity_at: at }, $inc: { post_count: posted } });
     switch (event.type) {
       case 'CirclePostPublished': {
         const d = event.data;
@@ -52,8 +52,8 @@ export const circlePostsProjection = defineProjection({
           },
         });
         if (!fresh) return;
-        await countTags(d.circle_id, d.hashtags, d.published_at.slice(0, 10), 1);
-        await touch(d.circle_id, d.published_at, 1);
+        await countTags(tagDays, d.circle_id, d.hashtags, d.published_at.slice(0, 10), 1);
+        await activity.applyAt(d.circle_id, event.position, { $set: { last_activity_at: d.published_at }, $inc: { post_count: 1 } });
         return;
       }
       case 'CirclePostEdited': {
@@ -61,8 +61,8 @@ export const circlePostsProjection = defineProjection({
         const before: Doc | null = await posts.findOne({ _id: d.post_id });
         if (!before || (before._pos as number) >= event.position) return;
         const day = String(before.published_at).slice(0, 10);
-        await countTags(d.circle_id, (before.hashtags as string[]) ?? [], day, -1);
-        await countTags(d.circle_id, d.hashtags, day, 1);
+        await countTags(tagDays, d.circle_id, (before.hashtags as string[]) ?? [], day, -1);
+        await countTags(tagDays, d.circle_id, d.hashtags, day, 1);
         await posts.applyAt(d.post_id, event.position, {
           $set: { content: d.content, intent: d.intent, hashtags: d.hashtags, tag_keys: tagKeys(d.circle_id, d.hashtags), edited_at: d.edited_at },
         });
@@ -72,7 +72,7 @@ export const circlePostsProjection = defineProjection({
         const d = event.data;
         const before: Doc | null = await posts.findOne({ _id: d.post_id });
         if (!before || (before._pos as number) >= event.position) return;
-        await countTags(d.circle_id, (before.hashtags as string[]) ?? [], String(before.published_at).slice(0, 10), -1);
+        await countTags(tagDays, d.circle_id, (before.hashtags as string[]) ?? [], String(before.published_at).slice(0, 10), -1);
         await posts.applyAt(d.post_id, event.position, { $set: { live_circle: null, tag_keys: [], deleted_at: d.deleted_at } });
         await activity.applyAt(d.circle_id, event.position, { $inc: { post_count: -1 } });
         return;
@@ -81,7 +81,7 @@ export const circlePostsProjection = defineProjection({
         const d = event.data;
         if (!(await replies.applyAt(d.reply_id, event.position, { $set: { ...d, reactions: NO_REACTIONS, seq: event.position } }))) return;
         await posts.applyAt(d.post_id, event.position, { $inc: { reply_count: 1 } });
-        await touch(d.circle_id, d.replied_at, 0);
+        await activity.applyAt(d.circle_id, event.position, { $set: { last_activity_at: d.replied_at }, $inc: { post_count: 0 } });
         return;
       }
       case 'CircleReactionToggled': {

@@ -1,7 +1,7 @@
 import { notFound } from '../../events/kernel/errors.ts';
 import type { Doc, ReadStore } from '../../projections/store/port.ts';
 import type { Caller } from './communities.ts';
-import { getCircle, getCommunity, isCircleMember, isCommunityMember, isSuper } from './communities.ts';
+import { communityAdmins, getCircle, isCircleMember, isCommunityMember, isSuper } from './communities.ts';
 
 export interface CircleAccess {
   circle: Doc;
@@ -24,12 +24,12 @@ export async function visibleCircle(store: ReadStore, circleId: string, caller: 
     return { circle, member: false, community_member: false, admin: false };
   }
   const communityId = String(circle.community_id);
-  const [member, communityMember, community] = await Promise.all([
+  const [member, communityMember, admins] = await Promise.all([
     isCircleMember(store, circleId, caller.userId),
     isCommunityMember(store, communityId, caller.userId),
-    getCommunity(store, communityId),
+    communityAdmins(store, communityId),
   ]);
-  const admin = isSuper(caller) || ((community?.admins as string[] | undefined) ?? []).includes(caller.userId);
+  const admin = isSuper(caller) || (admins ?? []).includes(caller.userId);
   const visible = admin || member || circle.visibility === 'public' || (circle.visibility === 'community' && communityMember);
   if (!visible) throw notFound('Circle', 'circle_not_found');
   return { circle, member, community_member: communityMember, admin };

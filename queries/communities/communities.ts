@@ -105,12 +105,22 @@ export function requestView(r: Doc) {
 }
 
 /** Whether the user is (still) a member of the community / circle. */
+const LIVE_COMMUNITY = { live_community: 1 } as const;
+const LIVE_CIRCLE = { live_circle: 1 } as const;
+const ADMINS = { admins: 1 } as const;
+
+/** A community's admins (user ids), or null when there is no such community. */
+export async function communityAdmins(store: ReadStore, communityId: string): Promise<string[] | null> {
+  const c = await store.collection('communities').findOne({ _id: communityId }, { projection: ADMINS });
+  return c === null ? null : ((c.admins as string[] | undefined) ?? []);
+}
+
 export async function isCommunityMember(store: ReadStore, communityId: string, userId: string): Promise<boolean> {
-  const m = await store.collection('community_members').findOne({ _id: `${communityId}:${userId}` });
+  const m = await store.collection('community_members').findOne({ _id: `${communityId}:${userId}` }, { projection: LIVE_COMMUNITY });
   return m?.live_community === communityId;
 }
 export async function isCircleMember(store: ReadStore, circleId: string, userId: string): Promise<boolean> {
-  const m = await store.collection('circle_members').findOne({ _id: `${circleId}:${userId}` });
+  const m = await store.collection('circle_members').findOne({ _id: `${circleId}:${userId}` }, { projection: LIVE_CIRCLE });
   return m?.live_circle === circleId;
 }
 

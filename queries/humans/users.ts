@@ -5,6 +5,12 @@ export function getUser(store: ReadStore, userId: string): Promise<Doc | null> {
   return store.collection('users').findOne({ _id: userId });
 }
 
+const SIGNED_IN_FIELDS = { email: 1, agent_id: 1 } as const;
+/** What every signed-in request needs of its user (the bearer check): the email and the linked agent. */
+export function signedInUser(store: ReadStore, userId: string): Promise<Doc | null> {
+  return store.collection('users').findOne({ _id: userId }, { projection: SIGNED_IN_FIELDS });
+}
+
 export function mailById(store: ReadStore, mailId: string): Promise<Doc | null> {
   return store.collection('mails').findOne({ _id: mailId });
 }

@@ -24,6 +24,13 @@ export async function getMember(store: ReadStore, userId: string): Promise<Doc |
   return store.collection('members').findOne({ _id: userId });
 }
 
+const FULL_NAME = { full_name: 1 } as const;
+/** A member's full name as their posts sign it, or null when the member has none. */
+export async function memberName(store: ReadStore, userId: string): Promise<string | null> {
+  const m = await store.collection('members').findOne({ _id: userId }, { projection: FULL_NAME });
+  return typeof m?.full_name === 'string' ? m.full_name : null;
+}
+
 /** A member the directory may show: discoverable. */
 export async function getListedMember(store: ReadStore, userId: string): Promise<Doc | null> {
   const m = await getMember(store, userId);

@@ -38,7 +38,7 @@ import {
   userCircles,
   visibleCircle,
 } from '../../../queries/communities/circles.ts';
-import { getMember } from '../../../queries/social/members.ts';
+import { memberName } from '../../../queries/social/members.ts';
 import { linkPreview, linkUrlProblem, RefusedTarget } from '../../link-preview.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
@@ -394,8 +394,7 @@ export function circleRoutes(router: Router, s: Services): void {
     return caller;
   };
   const name = async (userId: string) => {
-    const u = await getMember(s.store, userId);
-    return typeof u?.full_name === 'string' ? u.full_name : 'Member';
+    return (await memberName(s.store, userId)) ?? 'Member';
   };
   /** `@name` handles in a text, resolved against the circle's members by name prefix. */
   const mentionsIn = async (circleId: string, content: string, author: string) => {

@@ -85,8 +85,23 @@ interface CompiledProjection {
   apply(doc: Doc): Doc;
 }
 
+// Compiled projections by their text: the projections a process uses are the few its code names.
+const projectionCache = new Map<string, CompiledProjection | null>();
+const PROJECTION_CACHE_MAX = 1000;
+
+/** A projection's compiled form (memoised by its text). */
 export function compileProjection(projection: Record<string, 0 | 1> | undefined): CompiledProjection | null {
   if (projection === undefined) return null;
+  const key = JSON.stringify(projection);
+  const known = projectionCache.get(key);
+  if (known !== undefined) return known;
+  const compiled = compileProjectionNow(projection);
+  if (projectionCache.size >= PROJECTION_CACHE_MAX) projectionCache.clear();
+  projectionCache.set(key, compiled);
+  return compiled;
+}
+
+function compileProjectionNow(projection: Record<string, 0 | 1>): CompiledProjection | null {
   const keys = Object.keys(projection);
   if (keys.length === 0) return null;
   const idFlag = projection._id;
