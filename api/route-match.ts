@@ -20,49 +20,62 @@ export interface RouteMatch {
 
 type Match = (path: string, method: string) => RouteMatch;
 
-/** A node of the literal-prefix trie: the layers whose prefix ends here, and the next segments. */
+/** A node of the prefix trie: the layers whose prefix ends here, the next literal segments, and the next parameter. */
 interface PrefixNode {
   layers: number[];
   next: Map<string, PrefixNode>;
+  param: PrefixNode | undefined;
 }
 
+/** A whole-segment parameter in a layer's prefix (routeSegments): any one segment of a request path. */
+export const PARAM_SEGMENT = ':';
+const PLAIN_SEGMENT = /^[A-Za-z0-9_.~-]+$/;
+const PARAM = /^:[A-Za-z_$][A-Za-z0-9_$]*$/;
+
 /**
- * The whole path segments a layer's path starts with literally, lower-cased: a path the layer's
- * regular expression matches has these as its first segments (case aside), whatever its
- * parameters and options (case sensitivity, trailing slash, `end: false`). The literal part stops
- * at the first character that is not a plain path character (`:`, `*`, `(`, `{`, `?`, `\`, ...);
- * the segment it stops in is not whole, and empty segments at the end (a trailing slash) are
- * left out. A RegExp path has none.
+ * The segments a layer's path starts with: whole literal segments (lower-cased) and whole-segment
+ * parameters (`:id`, as PARAM_SEGMENT), up to the first segment that is neither (a wildcard, an
+ * optional group, a custom pattern, part of a segment, an empty segment). A path the layer's
+ * regular expression matches has these as its first segments (case aside; a parameter stands for
+ * one segment), whatever the router's options. A RegExp path has none.
  */
-export function literalSegments(path: string | RegExp): string[] {
+export function routeSegments(path: string | RegExp): string[] {
   if (typeof path !== 'string' || !path.startsWith('/')) return [];
-  const plain = /^[A-Za-z0-9/_.~-]*/.exec(path)?.[0] ?? '';
-  const parts = plain.toLowerCase().split('/').slice(1);
-  if (plain.length !== path.length) parts.pop();
+  const parts = path.split('/').slice(1);
   while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
-  return parts.includes('') ? parts.slice(0, parts.indexOf('')) : parts;
+  const out: string[] = [];
+  for (const part of parts) {
+    if (PLAIN_SEGMENT.test(part)) out.push(part.toLowerCase());
+    else if (PARAM.test(part)) out.push(PARAM_SEGMENT);
+    else break;
+  }
+  return out;
 }
 
 /**
  * @koa/router's `match` (every layer's regular expression tested in registration order), with
- * the layers that cannot match left out first: only those whose literal prefix (literalSegments)
- * the path starts with are tested, still in registration order, so the answer is the same
+ * the layers that cannot match left out first: only those whose prefix (routeSegments) the
+ * path's segments fit are tested, still in registration order, so the answer is the same
  * layers in the same order. The index is built from the router's stack when first asked and
  * built again if routes were added since.
  */
 export function indexedMatch(router: Router): Match {
   const stackOf = () => (router as unknown as { stack: RouteLayer[] }).stack;
   let built = -1;
-  let root: PrefixNode = { layers: [], next: new Map() };
+  const newNode = (): PrefixNode => ({ layers: [], next: new Map(), param: undefined });
+  let root = newNode();
   const build = () => {
     const stack = stackOf();
-    root = { layers: [], next: new Map() };
+    root = newNode();
     stack.forEach((layer, i) => {
       let node = root;
-      for (const segment of literalSegments(layer.path)) {
-        let child = node.next.get(segment);
-        if (child === undefined) node.next.set(segment, (child = { layers: [], next: new Map() }));
-        node = child;
+      for (const segment of routeSegments(layer.path)) {
+        if (segment === PARAM_SEGMENT) node = node.param ??= newNode();
+        else {
+          let child = node.next.get(segment);
+          if (child === undefined) node.next.set(segment, (child = newNode()));
+          node = child;
+        }
       }
       node.layers.push(i);
     });
@@ -71,18 +84,26 @@ export function indexedMatch(router: Router): Match {
   return (path, method) => {
     const stack = stackOf();
     if (built !== stack.length) build();
-    // The candidates: the layers on the trie path the request's segments walk.
+    // The candidates: the layers on every trie path the request's segments walk (a segment
+    // follows its literal child and the parameter child).
     const candidates: number[] = [...root.layers];
-    let node: PrefixNode | undefined = root;
+    let nodes: PrefixNode[] = [root];
     let from = 1;
-    while (node !== undefined && from <= path.length) {
+    while (nodes.length > 0 && from <= path.length) {
       let to = path.indexOf('/', from);
       if (to < 0) to = path.length;
-      node = node.next.get(path.slice(from, to).toLowerCase());
-      if (node !== undefined) for (const i of node.layers) candidates.push(i);
+      const segment = path.slice(from, to).toLowerCase();
+      const reached: PrefixNode[] = [];
+      for (const node of nodes) {
+        const literal = node.next.get(segment);
+        if (literal !== undefined) reached.push(literal);
+        if (node.param !== undefined) reached.push(node.param);
+      }
+      for (const node of reached) for (const i of node.layers) candidates.push(i);
+      nodes = reached;
       from = to + 1;
     }
-    candidates.sort((a, b) => a - b);
+    if (candidates.length > 1) candidates.sort((a, b) => a - b);
     const result: RouteMatch = { path: [], pathAndMethod: [], route: false };
     const upper = method.toUpperCase();
     for (const i of candidates) {

@@ -120,6 +120,29 @@ export async function getContract(store: ReadStore, contractId: string): Promise
   return store.collection('contracts').findOne({ _id: contractId });
 }
 
+/** The fields a contract's API view shows (api/routes/marketplace/views.ts contractView). */
+const CONTRACT_VIEW_FIELDS = {
+  intent_id: 1,
+  response_id: 1,
+  title: 1,
+  status: 1,
+  requester_id: 1,
+  provider_id: 1,
+  price: 1,
+  pricing_type: 1,
+  proposed_price: 1,
+  rating: 1,
+  opened_at: 1,
+  updated_at: 1,
+  disputed_at: 1,
+  outcome: 1,
+} as const;
+
+/** A contract with only the fields its view shows (what a transition answers). */
+export async function contractForView(store: ReadStore, contractId: string): Promise<Doc | null> {
+  return store.collection('contracts').findOne({ _id: contractId }, { projection: CONTRACT_VIEW_FIELDS });
+}
+
 /** An agent's contracts, newest first: as requester, as provider, or both. */
 export async function contractsOf(
   store: ReadStore,

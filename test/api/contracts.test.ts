@@ -97,6 +97,8 @@ describe('api: task contracts (the DECISIONS state machine over HTTP, both auth 
               const moved = await move(svc, family, actor, fresh, verb, body);
               expect(moved.state, `${verb} from ${state}`).to.equal(TRANSITIONS[verb].to);
               if (verb === 'complete') expect(moved.rating).to.equal(5);
+              // The transition answers the contract's whole view, as its detail does.
+              expect(moved, `${verb} from ${state}`).to.deep.equal((await svc.req('GET', `${contracts(family)}/${fresh}`, as(family, actor))).body);
             }
           }
         });

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { routerFor } from '../../api/app.ts';
-import { indexedMatch, literalSegments } from '../../api/route-match.ts';
+import { PARAM_SEGMENT, indexedMatch, routeSegments } from '../../api/route-match.ts';
 import type { RouteLayer, RouteMatch } from '../../api/route-match.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
@@ -37,15 +37,21 @@ describe('api: the indexed route match (api/route-match.ts)', function () {
   before(async () => (svc = await startTestService()));
   after(() => svc.stop());
 
-  it('literalSegments: the whole literal segments a route path starts with, lower-cased', () => {
-    expect(literalSegments('/api/agent/contracts/:id/accept')).to.deep.equal(['api', 'agent', 'contracts']);
-    expect(literalSegments('/api/Credits')).to.deep.equal(['api', 'credits']);
-    expect(literalSegments('/api/credits/')).to.deep.equal(['api', 'credits']);
-    expect(literalSegments('/api/x:id')).to.deep.equal(['api']);
-    expect(literalSegments('/api/{x}')).to.deep.equal(['api']);
-    expect(literalSegments('/')).to.deep.equal([]);
-    expect(literalSegments('(.*)')).to.deep.equal([]);
-    expect(literalSegments(/^\/api/)).to.deep.equal([]);
+  it('routeSegments: the whole literal segments (lower-cased) and whole-segment parameters a route path starts with', () => {
+    const P = PARAM_SEGMENT;
+    expect(routeSegments('/api/agent/contracts/:id/accept')).to.deep.equal(['api', 'agent', 'contracts', P, 'accept']);
+    expect(routeSegments('/api/:a/:b')).to.deep.equal(['api', P, P]);
+    expect(routeSegments('/api/Credits')).to.deep.equal(['api', 'credits']);
+    expect(routeSegments('/api/credits/')).to.deep.equal(['api', 'credits']);
+    expect(routeSegments('/api/x:id')).to.deep.equal(['api']);
+    expect(routeSegments('/api/:id.json/x')).to.deep.equal(['api']);
+    expect(routeSegments('/api/:id{/:part}')).to.deep.equal(['api']);
+    expect(routeSegments('/api/{x}')).to.deep.equal(['api']);
+    expect(routeSegments('/api/*rest')).to.deep.equal(['api']);
+    expect(routeSegments('/api//x')).to.deep.equal(['api']);
+    expect(routeSegments('/')).to.deep.equal([]);
+    expect(routeSegments('(.*)')).to.deep.equal([]);
+    expect(routeSegments(/^\/api/)).to.deep.equal([]);
   });
 
   it('answers the same layers in the same order as the full scan, for every method, on paths near every route of the service', () => {
@@ -75,6 +81,9 @@ describe('api: the indexed route match (api/route-match.ts)', function () {
     router.get('/', ok);
     router.get('/api/items/:id', ok);
     router.post('/api/items/:id/done', ok);
+    router.get('/api/items/done/:id', ok);
+    router.put('/api/:kind/:id/part', ok);
+    router.get('/api/:kind/x1/:n', ok);
     router.get('/api/items/:id{/:part}', ok);
     router.get('/api/item-:id', ok);
     router.get(/^\/re\/(\d+)$/, ok);

@@ -4,7 +4,7 @@ import type { PartyVerb } from '../../../commands/marketplace/contract.ts';
 import { contractAggregate, partyRole, TRANSITIONS, transitionContract } from '../../../commands/marketplace/contract.ts';
 import { notFound } from '../../../events/kernel/errors.ts';
 import { contractStream } from '../../../events/marketplace.ts';
-import { contractsOf, getContract } from '../../../queries/marketplace/marketplace.ts';
+import { contractForView, contractsOf, getContract } from '../../../queries/marketplace/marketplace.ts';
 import { storeAsOf } from '../../as-of.ts';
 import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
@@ -123,7 +123,7 @@ export function contractRoutes(router: Router, s: Services): void {
       commandContext(s, ctx, agentId),
     );
     await settled(s, r.position);
-    const doc = await getContract(s.store, contractId);
+    const doc = await contractForView(s.store, contractId);
     if (!doc) throw notFound('Contract', 'contract_not_found');
     ctx.body = contractView(doc);
   };

@@ -50,15 +50,18 @@ function projectionTree(paths: string[]): ProjectionTree {
   return tree;
 }
 
-function include(value: Obj, tree: ProjectionTree): Obj {
+// In the document's field order, as MongoDB answers; stops once every field named was found.
+function include(value: Obj, tree: ProjectionTree, fields = Object.keys(tree).length): Obj {
   const out: Obj = {};
-  for (const k of Object.keys(value)) {
+  let found = 0;
+  for (const k in value) {
+    if (!Object.hasOwn(tree, k)) continue;
     const t = tree[k];
-    if (t === undefined) continue;
     const v = value[k];
     if (t === true) out[k] = cloneValue(v);
     else if (Array.isArray(v)) out[k] = v.filter(isDocument).map((e) => include(e, t));
     else if (isDocument(v)) out[k] = include(v, t);
+    if (++found === fields) break;
   }
   return out;
 }
@@ -86,12 +89,22 @@ interface CompiledProjection {
 }
 
 // Compiled projections by their text: the projections a process uses are the few its code names.
+// Those the request paths pass are module constants, found first by identity.
 const projectionCache = new Map<string, CompiledProjection | null>();
+const projectionsByObject = new WeakMap<object, CompiledProjection | null>();
 const PROJECTION_CACHE_MAX = 1000;
 
-/** A projection's compiled form (memoised by its text). */
+/** A projection's compiled form (memoised by its text; the object must not change once passed). */
 export function compileProjection(projection: Record<string, 0 | 1> | undefined): CompiledProjection | null {
   if (projection === undefined) return null;
+  const same = projectionsByObject.get(projection);
+  if (same !== undefined) return same;
+  const compiled = compileByText(projection);
+  projectionsByObject.set(projection, compiled);
+  return compiled;
+}
+
+function compileByText(projection: Record<string, 0 | 1>): CompiledProjection | null {
   const key = JSON.stringify(projection);
   const known = projectionCache.get(key);
   if (known !== undefined) return known;
@@ -115,7 +128,8 @@ function compileProjectionNow(projection: Record<string, 0 | 1>): CompiledProjec
   if (included.length > 0 || (others.length === 0 && !dropId)) {
     const tree = projectionTree(included);
     if (!dropId) tree._id = true;
-    return { apply: (doc) => include(doc, tree) as Doc };
+    const fields = Object.keys(tree).length;
+    return { apply: (doc) => include(doc, tree, fields) as Doc };
   }
   const tree = projectionTree(excluded);
   if (dropId) tree._id = true;

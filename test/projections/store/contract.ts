@@ -237,6 +237,21 @@ export function readStoreContract(name: string, factory: Factory): void {
         ]);
       });
 
+      it('answers projected fields in the document order, as copies, whatever object names them', async () => {
+        const c = store.collection(name);
+        await c.insertOne({ _id: 'p1', z: 1, constructor: 'c', a: { n: [1, 2] }, m: 'm' });
+        // Named out of order, and the same projection object twice (it may be compiled once).
+        const projection = { m: 1, a: 1, z: 1 } as const;
+        const first = await c.findOne({ _id: 'p1' }, { projection });
+        expect(Object.keys(first ?? {})).to.deep.equal(['_id', 'z', 'a', 'm']);
+        (first?.a as { n: number[] }).n.push(3);
+        expect(await c.findOne({ _id: 'p1' }, { projection })).to.deep.equal({ _id: 'p1', z: 1, a: { n: [1, 2] }, m: 'm' });
+        // An equal projection in a new object, and one naming a field the document lacks.
+        expect(await c.findOne({ _id: 'p1' }, { projection: { m: 1, a: 1, z: 1 } })).to.deep.equal({ _id: 'p1', z: 1, a: { n: [1, 2] }, m: 'm' });
+        expect(await c.findOne({ _id: 'p1' }, { projection: { nothing: 1, m: 1 } })).to.deep.equal({ _id: 'p1', m: 'm' });
+        await c.deleteOne({ _id: 'p1' });
+      });
+
       it('projects by exclusion', async () => {
         const c = store.collection(name);
         expect(await c.findOne({ _id: 'b' }, { projection: { secret: 0, t: 0 } })).to.deep.equal({ _id: 'b', g: 'y', r: 1, meta: { k: 2, j: 3 } });
