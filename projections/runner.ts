@@ -292,7 +292,7 @@ export class ProjectionRunner implements ReadModelProgress {
     for (const [i, p] of chosen.entries()) {
       for (const spec of p.collections) {
         await this.store.dropCollection(prefixOf(p) + spec.name);
-        await this.store.ensureCollection({ ...spec, name: prefixOf(p) + spec.name });
+        await this.store.ensureCollection(Object.assign({}, spec, { name: prefixOf(p) + spec.name }));
       }
       await p.init?.(contexts[i]);
     }

@@ -92,7 +92,7 @@ export const agentsProjection = defineProjection({
       }
       case 'AgentProfileUpdated': {
         const { agent_id, ...changes } = event.data;
-        await agents.applyAt(agent_id, event.position, { $set: { ...changes, last_active_at: at } });
+        await agents.applyAt(agent_id, event.position, { $set: Object.assign({}, changes, { last_active_at: at }) });
         return;
       }
       case 'WebhookConfigured': {
@@ -156,12 +156,11 @@ export const agentsProjection = defineProjection({
         // The nightly trust job (commands/marketplace/trust.ts): reputation, profile and leaderboard order.
         const { run_id: _run, agent_id, computed_at, ...scores } = event.data;
         await agents.applyAt(agent_id, event.position, {
-          $set: {
-            ...scores,
+          $set: Object.assign({}, scores, {
             contracts: scores.contracts_ended,
             trust_computed_at: computed_at,
             rank_key: leaderboardKey(scores.trust_score, scores.contracts_completed, agent_id),
-          },
+          }),
         });
         return;
       }

@@ -41,15 +41,14 @@ export const circlePostsProjection = defineProjection({
       case 'CirclePostPublished': {
         const d = event.data;
         const fresh = await posts.applyAt(d.post_id, event.position, {
-          $set: {
-            ...d,
+          $set: Object.assign({}, d, {
             live_circle: d.circle_id,
             tag_keys: tagKeys(d.circle_id, d.hashtags),
             reply_count: 0,
             reactions: NO_REACTIONS,
             edited_at: null,
             seq: event.position,
-          },
+          }),
         });
         if (!fresh) return;
         await countTags(tagDays, d.circle_id, d.hashtags, d.published_at.slice(0, 10), 1);
@@ -79,7 +78,7 @@ export const circlePostsProjection = defineProjection({
       }
       case 'CircleReplyAdded': {
         const d = event.data;
-        if (!(await replies.applyAt(d.reply_id, event.position, { $set: { ...d, reactions: NO_REACTIONS, seq: event.position } }))) return;
+        if (!(await replies.applyAt(d.reply_id, event.position, { $set: Object.assign({}, d, { reactions: NO_REACTIONS, seq: event.position }) }))) return;
         await posts.applyAt(d.post_id, event.position, { $inc: { reply_count: 1 } });
         await activity.applyAt(d.circle_id, event.position, { $set: { last_activity_at: d.replied_at }, $inc: { post_count: 0 } });
         return;

@@ -21,7 +21,7 @@ export const joinRequestsProjection = defineProjection({
       case 'CircleJoinRequested': {
         const d = event.data;
         await requests.applyAt(d.request_id, event.position, {
-          $set: { ...d, status: 'pending', admin_note: '', decided_at: null, decided_by: null, seq: event.position },
+          $set: Object.assign({}, d, { status: 'pending', admin_note: '', decided_at: null, decided_by: null, seq: event.position }),
         });
         return;
       }

@@ -10,7 +10,7 @@ export const federationPeersProjection = defineProjection({
     switch (event.type) {
       case 'FederationPeerRegistered':
         await peers.applyAt(event.data.peer_id, event.position, {
-          $set: { ...event.data, status: 'pending', decided_at: null, decided_by: null, seq: event.position },
+          $set: Object.assign({}, event.data, { status: 'pending', decided_at: null, decided_by: null, seq: event.position }),
         });
         return;
       case 'FederationPeerDecided': {

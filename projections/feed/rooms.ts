@@ -27,7 +27,7 @@ async function declareCapabilities(rooms: Collection, event: RecordedOf<'AgentRe
   for (const slug of d.capabilities) {
     const curated = (CURATED_CAPABILITIES as readonly string[]).includes(slug);
     // The first agent to declare a custom capability is its room's creator (it may pin there).
-    const onInsert = { ...roomDefaults(slug), curated, post_count: 0, created_at: d.registered_at, created_by: curated ? null : d.agent_id };
+    const onInsert = Object.assign({}, roomDefaults(slug), { curated, post_count: 0, created_at: d.registered_at, created_by: curated ? null : d.agent_id });
     if (curated) {
       // Always public, so the new count need not be known: one write, no read.
       await rooms.applyAt(slug, event.position, { $inc: { agent_count: 1 }, $set: { public: true }, $setOnInsert: onInsert });
@@ -52,7 +52,7 @@ export const roomsProjection = defineProjection({
     for (const slug of CURATED_CAPABILITIES) {
       await rooms.updateOne(
         { _id: slug },
-        { $setOnInsert: { ...roomDefaults(slug), curated: true, public: true, agent_count: 0, post_count: 0, _pos: 0 } },
+        { $setOnInsert: Object.assign({}, roomDefaults(slug), { curated: true, public: true, agent_count: 0, post_count: 0, _pos: 0 }) },
         { upsert: true },
       );
     }

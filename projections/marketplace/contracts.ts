@@ -27,7 +27,15 @@ export const contractsProjection = defineProjection({
       case 'ContractOpened': {
         const d = event.data;
         await contracts.applyAt(d.contract_id, event.position, {
-          $set: { ...d, status: 'open', rating: null, updated_at: d.opened_at, disputed_at: null, disputed_by: null, outcome: null, seq: event.position },
+          $set: Object.assign({}, d, {
+            status: 'open',
+            rating: null,
+            updated_at: d.opened_at,
+            disputed_at: null,
+            disputed_by: null,
+            outcome: null,
+            seq: event.position,
+          }),
         });
         return;
       }

@@ -48,8 +48,8 @@ export const listingsProjection = defineProjection({
       case 'ListingCreated': {
         const { charge: _charge, ...d } = event.data;
         const terms = searchTerms(`${d.title} ${d.description} ${d.category}`);
-        const doc = { ...d, status: 'open', response_count: 0, closed_at: null, seq: event.position, position: event.position, terms };
-        if (await listings.applyAt(d.intent_id, event.position, { $set: { ...doc, search_keys: searchKeys('open', terms) } }))
+        const doc = Object.assign({}, d, { status: 'open', response_count: 0, closed_at: null, seq: event.position, position: event.position, terms });
+        if (await listings.applyAt(d.intent_id, event.position, { $set: Object.assign({}, doc, { search_keys: searchKeys('open', terms) }) }))
           await count(counts, { _id: d.intent_id, ...doc }, 'open', 1, event.position);
         return;
       }

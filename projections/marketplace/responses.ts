@@ -19,7 +19,7 @@ export const listingResponsesProjection = defineProjection({
       case 'ListingResponded': {
         const { charge: _charge, ...d } = event.data;
         await responses.applyAt(d.response_id, event.position, {
-          $set: { ...d, status: 'pending', contract_id: null, seq: event.position, position: event.position },
+          $set: Object.assign({}, d, { status: 'pending', contract_id: null, seq: event.position, position: event.position }),
         });
         return;
       }

@@ -9,7 +9,7 @@ export const trustRunsProjection = defineProjection({
     switch (event.type) {
       case 'TrustRecomputeCompleted': {
         const d = event.data;
-        await ctx.collection('trust_runs').applyAt(d.run_id, event.position, { $set: { ...d, seq: event.position } });
+        await ctx.collection('trust_runs').applyAt(d.run_id, event.position, { $set: Object.assign({}, d, { seq: event.position }) });
         return;
       }
       default: {

@@ -17,7 +17,9 @@ export const siteProjection = defineProjection({
   async apply(event, ctx) {
     switch (event.type) {
       case 'PartnerLeadSubmitted':
-        await ctx.collection('partner_leads').applyAt(event.data.lead_id, event.position, { $set: { ...event.data, all: true, seq: event.position } });
+        await ctx
+          .collection('partner_leads')
+          .applyAt(event.data.lead_id, event.position, { $set: Object.assign({}, event.data, { all: true, seq: event.position }) });
         return;
       case 'PageViewed': {
         const d = event.data;
@@ -30,7 +32,9 @@ export const siteProjection = defineProjection({
         await ctx.collection('site_settings').applyAt('pitch_deck', event.position, { $set: { url: event.data.url, updated_at: event.data.updated_at } });
         return;
       case 'NdaAccepted':
-        await ctx.collection('nda_acceptances').applyAt(event.data.acceptance_id, event.position, { $set: { ...event.data, all: true, seq: event.position } });
+        await ctx
+          .collection('nda_acceptances')
+          .applyAt(event.data.acceptance_id, event.position, { $set: Object.assign({}, event.data, { all: true, seq: event.position }) });
         return;
       default: {
         const _exhaustive: never = event;

@@ -21,8 +21,8 @@ export const bondsProjection = defineProjection({
       case 'BondRequested': {
         const d = event.data;
         const set = { requested_by: d.agent_id, requested_at: d.requested_at, bonded_at: null };
-        await side(bonds, d.agent_id, d.other_agent_id, p, { ...set, state: 'outgoing' });
-        await side(bonds, d.other_agent_id, d.agent_id, p, { ...set, state: 'incoming' });
+        await side(bonds, d.agent_id, d.other_agent_id, p, Object.assign({}, set, { state: 'outgoing' }));
+        await side(bonds, d.other_agent_id, d.agent_id, p, Object.assign({}, set, { state: 'incoming' }));
         return;
       }
       case 'BondAccepted': {

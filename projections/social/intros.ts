@@ -18,7 +18,9 @@ export const introsProjection = defineProjection({
     switch (event.type) {
       case 'IntroRequested': {
         const { charge: _c, ...d } = event.data;
-        await intros.applyAt(d.intro_id, event.position, { $set: { ...d, status: 'pending', match_id: null, decided_at: null, seq: event.position } });
+        await intros.applyAt(d.intro_id, event.position, {
+          $set: Object.assign({}, d, { status: 'pending', match_id: null, decided_at: null, seq: event.position }),
+        });
         return;
       }
       case 'IntroApproved': {

@@ -147,7 +147,9 @@ export const webhooksProjection = defineProjection({
             last_attempt_at: d.attempted_at,
           },
         });
-        await ctx.collection('webhook_attempts').applyAt(`${d.delivery_id}:${d.attempt}`, event.position, { $set: { ...d, seq: event.position } });
+        await ctx
+          .collection('webhook_attempts')
+          .applyAt(`${d.delivery_id}:${d.attempt}`, event.position, { $set: Object.assign({}, d, { seq: event.position }) });
         return;
       }
       case 'WebhookReplayRequested': {
@@ -183,7 +185,7 @@ export const webhooksProjection = defineProjection({
         });
         await ctx
           .collection('webhook_attempts')
-          .applyAt(`${d.delivery_id}:${d.replay_id}:${d.attempt}`, event.position, { $set: { ...d, seq: event.position } });
+          .applyAt(`${d.delivery_id}:${d.replay_id}:${d.attempt}`, event.position, { $set: Object.assign({}, d, { seq: event.position }) });
         return;
       }
       default: {
