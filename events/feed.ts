@@ -254,6 +254,7 @@ function normaliseSignalText(text: string): string {
 
 /** Hashtags are taken from the body by pattern: `#word`, lower-cased, de-duplicated, in order of appearance. */
 export function extractHashtags(body: string): string[] {
+  if (!body.includes('#')) return [];
   const seen = new Set<string>();
   for (const m of body.matchAll(/(?:^|[^\p{L}\p{N}_&/=?])#([\p{L}\p{N}_][\p{L}\p{N}_-]{0,49})/gu)) {
     seen.add(m[1].toLowerCase());

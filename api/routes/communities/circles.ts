@@ -398,6 +398,7 @@ export function circleRoutes(router: Router, s: Services): void {
   };
   /** `@name` handles in a text, resolved against the circle's members by name prefix. */
   const mentionsIn = async (circleId: string, content: string, author: string) => {
+    if (!content.includes('@')) return [];
     const handles = [...new Set([...content.matchAll(/@([\p{L}\p{N}_.-]{2,64})/gu)].map((m) => m[1].toLowerCase()))].slice(0, 10);
     if (handles.length === 0) return [];
     const candidates = await mentionCandidates(s.store, circleId, handles);
@@ -543,7 +544,7 @@ export function circleRoutes(router: Router, s: Services): void {
       return;
     }
     ctx.status = 201;
-    ctx.body = { ...postView({ _id: e.data.post_id, ...e.data, reply_count: 0, reactions: {} }) };
+    ctx.body = postView(Object.assign({ _id: e.data.post_id }, e.data, { reply_count: 0, reactions: {} }));
   });
 
   /** The post, if its circle is visible to the caller (404 otherwise). */
