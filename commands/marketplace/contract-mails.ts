@@ -88,11 +88,12 @@ export async function queueContractMails(
         type: 'MailQueued',
         data: { mail_id: m.mail_id, template: 'contract_lifecycle', to: m.to, params_enc: sealed, queued_at: command.metadata.now.toISOString() },
       };
-      const r = await bus.appendRaw(mailStream(m.mail_id), [queued], 'no_stream', {
-        ...ctx,
-        commandId: `contract-mail:${transition.event_id}:${m.party}`,
-        idTime: Date.parse(transition.data.at),
-      });
+      const r = await bus.appendRaw(
+        mailStream(m.mail_id),
+        [queued],
+        'no_stream',
+        Object.assign({}, ctx, { commandId: `contract-mail:${transition.event_id}:${m.party}`, idTime: Date.parse(transition.data.at) }),
+      );
       return { mail_id: m.mail_id, position: r.position, duplicate: r.duplicate };
     }),
   );
