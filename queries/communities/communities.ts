@@ -104,7 +104,6 @@ export function requestView(r: Doc) {
   };
 }
 
-/** Whether the user is (still) a member of the community / circle. */
 const LIVE_COMMUNITY = { live_community: 1 } as const;
 const LIVE_CIRCLE = { live_circle: 1 } as const;
 const ADMINS = { admins: 1 } as const;
@@ -115,6 +114,7 @@ export async function communityAdmins(store: ReadStore, communityId: string): Pr
   return c === null ? null : ((c.admins as string[] | undefined) ?? []);
 }
 
+/** Whether the user is (still) a member of the community / circle. */
 export async function isCommunityMember(store: ReadStore, communityId: string, userId: string): Promise<boolean> {
   const m = await store.collection('community_members').findOne({ _id: `${communityId}:${userId}` }, { projection: LIVE_COMMUNITY });
   return m?.live_community === communityId;
