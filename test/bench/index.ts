@@ -653,41 +653,31 @@ async function marketplaceBenchmarks(): Promise<void> {
       cpu: cpuMs(child.pid) - cpu0,
     };
   };
-  // Warm-up: each verb on the warm-up contracts (its code paths compiled, its mails sent), unmeasured.
-  for (const verb of VERBS) {
-    let w = 0;
-    await run(svc.child, {
+  /** One pass: `verb` on each of `contracts` ("<contract id> <provider key>") exactly once. */
+  const pass = (contracts: string[], verb: string): autocannon.Options => {
+    let k = 0;
+    return {
       url: svc.url,
-      amount: warm.length,
+      amount: contracts.length,
       requests: [
         {
           setupRequest: (req) => {
-            const [id, key] = (warm[w++ % warm.length] ?? '').split(' ');
+            const [id, key] = (contracts[k++ % contracts.length] ?? '').split(' ');
             return { ...req, path: `/api/agent/contracts/${id}/${verb}`, body: '{}', headers: { ...req.headers, 'x-api-key': key ?? '' } };
           },
         },
       ],
-    });
-  }
+    };
+  };
+  // Warm-up: each verb on the warm-up contracts (its code paths compiled, its mails sent), unmeasured.
+  for (const verb of VERBS) await run(svc.child, pass(warm, verb));
   await settle(svc.url);
   for (const verb of VERBS) {
     // The ceiling runs for the pass length (a burst of only n requests would time its own warm-up).
     const ceiling = await run(bare.child, { url: `${bare.url}/`, duration: seconds, body: bareBody().body });
-    let k = 0;
     // The pass's CPU includes the mails it queued, sent before the next pass (settle).
     const cpu0 = cpuMs(svc.child.pid);
-    const market = await run(svc.child, {
-      url: svc.url,
-      amount: n,
-      requests: [
-        {
-          setupRequest: (req) => {
-            const [id, key] = (ids[k++ % n] ?? '').split(' ');
-            return { ...req, path: `/api/agent/contracts/${id}/${verb}`, body: '{}', headers: { ...req.headers, 'x-api-key': key ?? '' } };
-          },
-        },
-      ],
-    });
+    const market = await run(svc.child, pass(ids, verb));
     await settle(svc.url); // the pass's mails are sent before the next pass starts
     // The floor: a bare Koa POST doing one durable append and nothing else, for the pass length.
     const append = await run(bareAppend.child, { url: `${bareAppend.url}/`, duration: seconds, body: bareBody().body });
