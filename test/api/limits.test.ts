@@ -71,6 +71,24 @@ describe('api: limits and prices (shared DECISIONS)', function () {
     expect(published).to.have.length(1);
   });
 
+  it('answers the inbox 50 events at a time by default', async () => {
+    svc.clock.advance(3600_000);
+    const author = await svc.register();
+    const commenter = await svc.register();
+    const post = await svc.req('POST', '/api/feed/posts', {
+      apiKey: author.api_key,
+      body: { title: 'Inbox', body: 'comments ahead', post_type: 'deal_opened' },
+    });
+    expect(post.status, post.text).to.equal(200);
+    for (let i = 0; i < 51; i++) {
+      const c = await svc.req('POST', `/api/feed/posts/${post.body.post_id}/comments`, { apiKey: commenter.api_key, body: { content: `comment ${i}` } });
+      expect(c.status, c.text).to.equal(200);
+    }
+    const inbox = await svc.req('GET', `/api/protocol/agents/${author.agent_id}/inbox`, { apiKey: author.api_key });
+    expect(inbox.status, inbox.text).to.equal(200);
+    expect(inbox.body.events).to.have.length(50);
+  });
+
   it('prices the top-up packs at 50 credits for 250, 200 for 900 and 500 for 2,000 INR, and the tiers at Pro 499, Elite 999, Builder 2,499 INR', async () => {
     svc.clock.advance(3600_000);
     const upgrade = async (tier: string) => {
