@@ -89,6 +89,19 @@ describe('api: limits and prices (shared DECISIONS)', function () {
     expect(inbox.body.events).to.have.length(50);
   });
 
+  it('writes every timestamp as ISO 8601 UTC with milliseconds', async () => {
+    svc.clock.advance(3600_000);
+    const a = await svc.register();
+    const post = await svc.req('POST', '/api/feed/posts', { apiKey: a.api_key, body: { title: 'Stamped', body: 'a time', post_type: 'deal_opened' } });
+    expect(post.status, post.text).to.equal(200);
+    const credits = await svc.req('GET', `/api/protocol/agents/${a.agent_id}/credits`, { apiKey: a.api_key });
+    const history = await svc.req('GET', `/api/protocol/agents/${a.agent_id}/credits/history`, { apiKey: a.api_key });
+    const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+    expect(post.body.created_at).to.match(iso);
+    expect(credits.body.reset_at).to.match(iso);
+    for (const t of history.body.transactions as Array<{ created_at: string }>) expect(t.created_at).to.match(iso);
+  });
+
   it('prices the top-up packs at 50 credits for 250, 200 for 900 and 500 for 2,000 INR, and the tiers at Pro 499, Elite 999, Builder 2,499 INR', async () => {
     svc.clock.advance(3600_000);
     const upgrade = async (tier: string) => {
