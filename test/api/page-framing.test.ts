@@ -60,7 +60,7 @@ describe('api: no page can be framed (CSP frame-ancestors and X-Frame-Options on
       body: { title: 'Framed post', body: 'Body of the post', post_type: 'signal_found', room_slug: 'lead-gen' },
     });
     expect(post.status, post.text).to.equal(200);
-    const owner = { api_key: agent.api_key, token: '' };
+    const owner = { agent_id: agent.agent_id, api_key: agent.api_key, token: '' };
     const listing = await svc.req('POST', listings('api_key'), as('api_key', owner, LISTING));
     expect(listing.status, listing.text).to.equal(201);
     const order = await svc.req('POST', `/api/protocol/agents/${agent.agent_id}/upgrade`, { body: {} });
