@@ -39,6 +39,20 @@ import {
   joinRequests,
 } from '../../../queries/communities/communities.ts';
 import { circleMembers, getCirclePost, userCircles, visibleCircle } from '../../../queries/communities/circles.ts';
+import type { Model, RoleRoutes } from '../../helpers/community-roles.ts';
+import {
+  adminCircleExpectation,
+  circleOf,
+  deleteExpectation,
+  isAdmin,
+  joinExpectation,
+  liveCircles,
+  newModel,
+  opArbitrary,
+  step,
+  visibility,
+  visible,
+} from '../../helpers/community-roles.ts';
 
 /**
  * For any sequence of role grants and revocations in a community and its circles (admins named,
@@ -48,9 +62,10 @@ import { circleMembers, getCirclePost, userCircles, visibleCircle } from '../../
  *
  * In process, for speed: each route is what its handler runs (api/routes/communities/*.ts), the
  * read-model queries that authorise it and the decider of its command, over the real projections
- * in an in-memory read store. The model below is written from the rules in docs/COMMUNITIES.md,
- * not from the code. Writes in the final checks are decided but not appended, so every route is
- * asked on the same final state. test/api/community-revocation.test.ts asks the same over HTTP.
+ * in an in-memory read store. The sequences and the model (test/helpers/community-roles.ts) are
+ * shared with test/api/community-roles.property.test.ts, which runs fewer of them over real HTTP.
+ * Writes in the final checks are decided but not appended, so every route is asked on the same
+ * final state.
  */
 
 const RUNS = 1000;
@@ -59,80 +74,6 @@ const USERS = ['usr_ann', 'usr_bob', 'usr_cyd'] as const;
 const EVERYONE = [ROOT, ...USERS];
 const COMMUNITY = 'cmy_prop';
 const NOW = new Date('2026-03-10T09:30:00.000Z');
-const VISIBILITIES: Visibility[] = ['public', 'community', 'private'];
-
-type Op =
-  | { k: 'name'; u: string }
-  | { k: 'join'; u: string }
-  | { k: 'remove'; by: string; u: string }
-  | { k: 'add'; by: string; u: string; c: number }
-  | { k: 'joinCircle'; u: string; c: number }
-  | { k: 'decide'; by: string; r: number; approve: boolean }
-  | { k: 'visibility'; by: string; c: number; v: Visibility }
-  | { k: 'deleteCircle'; by: string; c: number }
-  | { k: 'createCircle'; by: string; v: Visibility }
-  | { k: 'code'; by: string; status: CodeStatus }
-  | { k: 'post'; u: string; c: number };
-
-const user = fc.constantFrom(...USERS);
-const anyone = fc.constantFrom(...EVERYONE);
-const circleIx = fc.nat(5);
-const vis = fc.constantFrom(...VISIBILITIES);
-const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ k: fc.constant('name' as const), u: user }) },
-  { weight: 3, arbitrary: fc.record({ k: fc.constant('join' as const), u: user }) },
-  { weight: 4, arbitrary: fc.record({ k: fc.constant('remove' as const), by: anyone, u: user }) },
-  { weight: 3, arbitrary: fc.record({ k: fc.constant('add' as const), by: anyone, u: user, c: circleIx }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('joinCircle' as const), u: user, c: circleIx }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('decide' as const), by: anyone, r: fc.nat(3), approve: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('visibility' as const), by: anyone, c: circleIx, v: vis }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('deleteCircle' as const), by: anyone, c: circleIx }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('createCircle' as const), by: anyone, v: vis }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('code' as const), by: anyone, status: fc.constantFrom<CodeStatus>('active', 'paused', 'revoked') }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('post' as const), u: user, c: circleIx }) },
-);
-
-// ---------------------------------------------------------------------------------------------
-// The model: the roles as the rules give them.
-
-interface ModelCircle {
-  id: string;
-  vis: Visibility;
-  deleted: boolean;
-  members: Set<string>;
-}
-interface Model {
-  admins: Set<string>;
-  members: Set<string>;
-  circles: ModelCircle[];
-  codeStatus: CodeStatus;
-  requests: Array<{ id: string; circle: string; user: string; status: 'pending' | 'approved' | 'rejected' }>;
-  posts: Array<{ id: string; circle: string; author: string }>;
-}
-
-const isAdmin = (m: Model, u: string) => u === ROOT || m.admins.has(u);
-const circleOf = (m: Model, id: string) => m.circles.find((c) => c.id === id);
-const visible = (m: Model, u: string, c: ModelCircle) =>
-  !c.deleted && (isAdmin(m, u) || c.members.has(u) || c.vis === 'public' || (c.vis === 'community' && m.members.has(u)));
-const liveCircles = (m: Model) => m.circles.filter((c) => !c.deleted);
-const pendingOf = (m: Model, u: string, c: ModelCircle) => m.requests.some((r) => r.user === u && r.circle === c.id && r.status === 'pending');
-
-/** What joining a circle answers: 404 unseen or closed to joining, else joined or pending. */
-function joinExpectation(m: Model, u: string, c: ModelCircle): { status: number; outcome: 'none' | 'joined' | 'pending' | 'already' } {
-  if (!visible(m, u, c)) return { status: 404, outcome: 'none' };
-  if (c.members.has(u)) return { status: 200, outcome: 'already' };
-  if (c.vis === 'private') return { status: 404, outcome: 'none' };
-  if (c.vis === 'community') return m.members.has(u) ? { status: 200, outcome: 'joined' } : { status: 404, outcome: 'none' };
-  if (m.members.has(u)) return { status: 200, outcome: 'joined' };
-  return { status: 200, outcome: pendingOf(m, u, c) ? 'already' : 'pending' };
-}
-function deleteExpectation(m: Model, u: string, c: ModelCircle): number {
-  if (!visible(m, u, c)) return 404;
-  if (!isAdmin(m, u)) return 403;
-  return liveCircles(m).length <= 1 ? 409 : 200;
-}
-/** An admin route on a circle by its id: 403 to a non-admin, 404 for a deleted circle to an admin. */
-const adminCircleExpectation = (m: Model, u: string, c: ModelCircle) => (!isAdmin(m, u) ? 403 : c.deleted ? 404 : 200);
 
 // ---------------------------------------------------------------------------------------------
 // The system: deciders over the command-side state, events projected into a read store.
@@ -374,6 +315,34 @@ async function visiblePost(w: World, postId: string, u: string) {
   }
 }
 
+/** The sequence's routes on the in-process system, appending what they decide. */
+function applied(w: World): RoleRoutes {
+  return {
+    name: (u) => routes.name(w, ROOT, u, true),
+    join: (u) => routes.join(w, u, true),
+    remove: (by, u) => routes.remove(w, by, u, true),
+    add: (by, u, c) => routes.add(w, by, u, c, true),
+    joinCircle: async (u, c) => {
+      const before = new Set((await joinRequests(w.store, [COMMUNITY], 'pending', 100)).map((r) => r._id));
+      const status = await routes.joinCircle(w, u, c, true);
+      const made = (await joinRequests(w.store, [COMMUNITY], 'pending', 100)).find((r) => !before.has(r._id));
+      return { status, requestId: made?._id };
+    },
+    decide: (by, r, approve) => routes.decide(w, by, r, approve, true),
+    visibility: (by, c, v) => routes.visibility(w, by, c, v, true),
+    deleteCircle: (by, c) => routes.deleteCircle(w, by, c, true),
+    createCircle: async (by, v) => {
+      const circleId = w.nextId('crc');
+      return { status: await routes.createCircle(w, by, v, circleId, true), circleId };
+    },
+    code: (by, status) => routes.code(w, by, status, true),
+    post: async (u, c) => {
+      const postId = w.nextId('cpo');
+      return { status: await routes.post(w, u, c, postId, true), postId };
+    },
+  };
+}
+
 async function setUp(w: World, m: Model, second: Visibility): Promise<void> {
   await w.init();
   const first = 'crc_first';
@@ -407,123 +376,6 @@ async function setUp(w: World, m: Model, second: Visibility): Promise<void> {
       ),
     true,
   );
-}
-
-/** Runs one operation through its route, checks its answer against the model, and moves the model on. */
-async function step(w: World, m: Model, o: Op, log: string[]): Promise<void> {
-  const circle = 'c' in o ? m.circles[o.c % m.circles.length] : undefined;
-  const say = (expected: number, actual: number) => {
-    log.push(`${JSON.stringify(o)} -> ${actual}`);
-    expect(actual, `${JSON.stringify(o)} after\n${log.join('\n')}`).to.equal(expected);
-  };
-  switch (o.k) {
-    case 'name': {
-      say(200, await routes.name(w, ROOT, o.u, true));
-      m.admins.add(o.u);
-      m.members.add(o.u);
-      return;
-    }
-    case 'join': {
-      const expected = m.members.has(o.u) || m.codeStatus === 'active' ? 200 : 409;
-      say(expected, await routes.join(w, o.u, true));
-      if (expected === 200 && !m.members.has(o.u)) {
-        m.members.add(o.u);
-        const first = m.circles[0];
-        if (!first.deleted) first.members.add(o.u);
-      }
-      return;
-    }
-    case 'remove': {
-      const expected = !isAdmin(m, o.by) ? 403 : !m.members.has(o.u) ? 404 : 200;
-      say(expected, await routes.remove(w, o.by, o.u, true));
-      if (expected === 200) {
-        m.members.delete(o.u);
-        m.admins.delete(o.u);
-        for (const c of m.circles) c.members.delete(o.u);
-      }
-      return;
-    }
-    case 'add': {
-      if (!circle) return;
-      const base = adminCircleExpectation(m, o.by, circle);
-      const expected = base !== 200 ? base : m.members.has(o.u) ? 200 : 404;
-      say(expected, await routes.add(w, o.by, o.u, circle.id, true));
-      if (expected === 200) circle.members.add(o.u);
-      return;
-    }
-    case 'joinCircle': {
-      if (!circle) return;
-      const { status, outcome } = joinExpectation(m, o.u, circle);
-      say(status, await routes.joinCircle(w, o.u, circle.id, true));
-      if (outcome === 'joined') circle.members.add(o.u);
-      if (outcome === 'pending') {
-        const requests = await joinRequests(w.store, [COMMUNITY], 'pending', 100);
-        const mine = requests.find((r) => r.user_id === o.u && r.circle_id === circle.id);
-        expect(mine, 'the pending request').to.not.equal(undefined);
-        m.requests.push({ id: String(mine?._id), circle: circle.id, user: o.u, status: 'pending' });
-      }
-      return;
-    }
-    case 'decide': {
-      const r = m.requests[o.r % Math.max(1, m.requests.length)];
-      if (!r) {
-        say(isAdmin(m, o.by) ? 404 : 403, await routes.decide(w, o.by, 'cjr_none', o.approve, true));
-        return;
-      }
-      const expected = !isAdmin(m, o.by) ? 403 : r.status !== 'pending' ? 409 : 200;
-      say(expected, await routes.decide(w, o.by, r.id, o.approve, true));
-      if (expected !== 200) return;
-      const c = circleOf(m, r.circle);
-      if (o.approve && c && !c.deleted) {
-        r.status = 'approved';
-        m.members.add(r.user);
-        c.members.add(r.user);
-      } else r.status = 'rejected';
-      return;
-    }
-    case 'visibility': {
-      if (!circle) return;
-      const expected = adminCircleExpectation(m, o.by, circle);
-      say(expected, await routes.visibility(w, o.by, circle.id, o.v, true));
-      if (expected === 200) circle.vis = o.v;
-      return;
-    }
-    case 'deleteCircle': {
-      if (!circle) return;
-      const expected = deleteExpectation(m, o.by, circle);
-      say(expected, await routes.deleteCircle(w, o.by, circle.id, true));
-      if (expected === 200) {
-        circle.deleted = true;
-        circle.members.clear();
-      }
-      return;
-    }
-    case 'createCircle': {
-      const id = w.nextId('crc');
-      const expected = isAdmin(m, o.by) ? 201 : 403;
-      say(expected, await routes.createCircle(w, o.by, o.v, id, true));
-      if (expected === 201) m.circles.push({ id, vis: o.v, deleted: false, members: new Set() });
-      return;
-    }
-    case 'code': {
-      const expected = isAdmin(m, o.by) ? 200 : 403;
-      say(expected, await routes.code(w, o.by, o.status, true));
-      if (expected === 200) m.codeStatus = o.status;
-      return;
-    }
-    case 'post': {
-      if (!circle) return;
-      const id = w.nextId('cpo');
-      const expected = !visible(m, o.u, circle) ? 404 : circle.members.has(o.u) ? 201 : 403;
-      say(expected, await routes.post(w, o.u, circle.id, id, true));
-      if (expected === 201) m.posts.push({ id, circle: circle.id, author: o.u });
-      return;
-    }
-    default: {
-      const _exhaustive: never = o;
-      return _exhaustive;
-    }
-  }
 }
 
 /** Every route, for everyone, on the final state: the answers the final roles allow, and the lists they show. */
@@ -628,12 +480,13 @@ describe('queries: community and circle authorisation follows every grant and re
 
   it(`for ${RUNS} random sequences of grants and revocations, every route answers as the final roles allow`, async () => {
     await fc.assert(
-      fc.asyncProperty(vis, fc.array(op, { minLength: 1, maxLength: 14 }), async (second, ops) => {
+      fc.asyncProperty(visibility, fc.array(opArbitrary(ROOT, USERS), { minLength: 1, maxLength: 14 }), async (second, ops) => {
         const w = new World();
-        const m: Model = { admins: new Set(), members: new Set(), circles: [], codeStatus: 'active', requests: [], posts: [] };
+        const m = newModel(ROOT);
         const log: string[] = [];
         await setUp(w, m, second);
-        for (const o of ops) await step(w, m, o, log);
+        const sequence = applied(w);
+        for (const o of ops) await step(sequence, m, o, log);
         await checkEveryRoute(w, m, log);
       }),
       { numRuns: RUNS },
