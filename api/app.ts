@@ -56,6 +56,7 @@ import { MCP_PATH, mcpOperations, mcpRoutes } from './routes/mcp/mcp.ts';
 import { A2A_PATH, a2aServerOperations, a2aServerRoutes } from './routes/a2a/a2a.ts';
 import { adminProjectionOperations, adminProjectionRoutes } from './routes/admin/projections.ts';
 import type { Services } from './services.ts';
+import { frameGuard } from './page-security.ts';
 
 export const JSON_LIMIT = '64kb';
 /** JSON_LIMIT in bytes, as koa-body reads it. */
@@ -91,6 +92,7 @@ function front(s: Services) {
       renderError(ctx, err, logger);
     } finally {
       s.foreground.leave();
+      frameGuard(ctx);
       limitHeaders(s, ctx);
       const ms = performance.now() - start;
       s.metrics.observeRequest(ctx.method, routeOf(ctx), ctx.status, ms / 1000);

@@ -125,6 +125,8 @@ export const LIMITS = {
   reads: { name: 'reads', points: 600, windowMs: 60_000 },
   registrations: { name: 'registrations', points: 5, windowMs: 3600_000 },
   refused_registrations: { name: 'refused_registrations', points: 30, windowMs: 3600_000 },
+  /** Registrations refused because the owner e-mail holds an agent: the answer says the address is in use, so asking is rationed. */
+  owner_email_refusals: { name: 'owner_email_refusals', points: 5, windowMs: 3600_000 },
   poll_votes: { name: 'poll_votes', points: 5, windowMs: 60_000 },
   pins: { name: 'pins', points: 10, windowMs: 60_000 },
   schedules: { name: 'scheduled_posts', points: 10, windowMs: 3600_000 },

@@ -2,7 +2,8 @@ import { defineProjection } from '../types.ts';
 
 /**
  * Communities (with their admins), their circles and invite codes, and joins per day per
- * community (invite analytics). A deleted circle keeps its document with `live_community` null,
+ * community (invite analytics). `admins` follows the decider's state: named by
+ * `CommunityAdminNamed`, out with `CommunityMemberRemoved`. A deleted circle keeps its document with `live_community` null,
  * so it leaves every list index.
  */
 export const communitiesProjection = defineProjection({
@@ -134,6 +135,8 @@ export const communitiesProjection = defineProjection({
       }
       case 'CommunityMemberRemoved': {
         const d = event.data;
+        // A member removed is no admin any more (the decider's state drops them from `admins` too).
+        await communities.applyAt(d.community_id, event.position, { $pull: { admins: d.user_id } });
         const key = `${d.community_id}:${d.user_id}`;
         const joined = await memberCodes.findOne({ _id: key });
         if (typeof joined?.code_id === 'string') await codes.applyAt(joined.code_id, event.position, { $inc: { active_members: -1 } });

@@ -151,6 +151,40 @@ describe('api: abuse hardening (issue 22)', function () {
       expect(stranger.text).to.not.contain(first.body.claim_token);
     });
 
+    it('asking whether an e-mail owns an agent is rationed: 5 owner_email_taken answers per address an hour, then 429 for every registration from it', async () => {
+      const held = `held.${process.pid}.${Date.now()}@example.com`;
+      const reg = (email: string, ip: string) =>
+        svc.req('POST', '/api/protocol/register', {
+          headers: from(ip),
+          body: { name: 'Prober', capabilities: ['lead-gen'], owner_name: 'P', owner_email: email },
+        });
+      expect((await reg(held, '203.0.113.50')).status).to.equal(200);
+      const prober = '203.0.113.51';
+      for (let i = 0; i < 5; i++) {
+        const dup = await reg(held, prober);
+        expect(dup.status, dup.text).to.equal(409);
+        expect(dup.body).to.include({ code: 'owner_email_taken', detail: 'An agent is already registered for this owner e-mail' });
+      }
+      const sixth = await reg(held, prober);
+      expect(sixth.status, sixth.text).to.equal(429);
+      expect(sixth.body.code).to.equal('rate_limited');
+      expect(sixth.body.detail).to.contain('owner email refusals');
+      expect(sixth.headers['ratelimit-limit']).to.equal('5');
+      expect(sixth.headers['ratelimit-remaining']).to.equal('0');
+      expect(Number(sixth.headers['retry-after'])).to.be.within(1, 3600);
+      // A free address from the same client waits too, so the 429 says nothing about the address asked.
+      const fresh = `fresh.${process.pid}.${Date.now()}@example.com`;
+      const free = await reg(fresh, prober);
+      expect(free.status, free.text).to.equal(429);
+      expect(free.body.code).to.equal('rate_limited');
+      expect(free.body.detail).to.equal(sixth.body.detail);
+      // Another client is not affected; the prober asks again an hour later.
+      expect((await reg(`other.${fresh}`, '203.0.113.52')).status).to.equal(200);
+      svc.clock.advance(3600_000);
+      expect((await reg(fresh, prober)).status).to.equal(200);
+      expect((await reg(held, prober)).status).to.equal(409);
+    });
+
     it('an owner still gets a claim code while a stranger hammers request-otp; the OTP 429 has its own headers', async () => {
       const email = `claim.${process.pid}.${Date.now()}@example.com`;
       const agent = await svc.register({ owner_email: email });

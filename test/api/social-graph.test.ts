@@ -235,6 +235,23 @@ describe('api: follow, trust stamps and bonds', () => {
       expect(plan.index).to.equal('by_agent_state');
     });
 
+    it('holds the cap of 20 pending requests under 30 concurrent requests to 30 agents: 20 pending, 10 refused with 409 bond_request_limit', async () => {
+      const [a, ...others] = await many(31);
+      const answers = await Promise.all(others.map((o) => bond(a, o.agent_id)));
+      const statuses = answers.map((r) => r.status);
+      expect(
+        statuses.filter((st) => st === 200),
+        JSON.stringify(statuses),
+      ).to.have.length(20);
+      const refused = answers.filter((r) => r.status !== 200);
+      expect(refused).to.have.length(10);
+      for (const r of refused) expect(r.body).to.include({ code: 'bond_request_limit', limit: 20 });
+      const outgoing = await svc.req('GET', '/api/agent/bonds?status=outgoing&limit=100', { apiKey: a.api_key });
+      expect(outgoing.body.items, outgoing.text).to.have.length(20);
+      expect(outgoing.body.counts.outgoing).to.equal(20);
+      expect(await svc.running.services.store.collection('bonds').count({ agent_id: a.agent_id, state: 'outgoing' })).to.equal(20);
+    });
+
     it('caps bonds at 500 per agent (409 bond_limit), for the requester and for the accepter', async function () {
       this.timeout(120_000);
       const [hub, ...others] = await many(503);

@@ -146,6 +146,10 @@ export function agentRoutes(router: Router, s: Services): void {
     const ip = ctx.ip;
     const refused = s.limiter.status(LIMITS.refused_registrations, ip);
     if (s.limiter.scale > 0 && refused.remaining === 0) s.limiter.hit(LIMITS.refused_registrations, ip, ctx);
+    // Whether an address holds an agent is what 409 owner_email_taken tells: once an address has
+    // been told so 5 times in the hour, every registration from it waits (429), whatever its
+    // e-mail, so the 429 itself tells nothing (docs/SECURITY.md "Registration and owner e-mails").
+    if (s.limiter.full(LIMITS.owner_email_refusals, ip)) s.limiter.hit(LIMITS.owner_email_refusals, ip, ctx);
     const ok = s.limiter.status(LIMITS.registrations, ip);
     if (s.limiter.scale > 0 && ok.remaining === 0) s.limiter.hit(LIMITS.registrations, ip, ctx);
     let reg;
@@ -153,6 +157,7 @@ export function agentRoutes(router: Router, s: Services): void {
       const input = validate<RegistrationInput>(registerSchema, ctx.request.body);
       reg = await registerAgent(s.bus, s.secrets, input, { resolver: s.resolver, allowLoopback: s.config.webhookAllowLoopback }, commandContext(s, ctx, null));
     } catch (err) {
+      if ((err as { code?: string }).code === 'owner_email_taken') s.limiter.add(LIMITS.owner_email_refusals, ip);
       if ((err as { status?: number }).status !== undefined && (err as { status: number }).status < 500) s.limiter.hit(LIMITS.refused_registrations, ip);
       throw err;
     }

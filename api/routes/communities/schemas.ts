@@ -1,4 +1,4 @@
-import { any, arr, bool, int, map, nullNum, nullStr, num, obj, str, strs, nullInt } from '../schemas.ts';
+import { any, arr, bool, int, map, nullable, nullNum, nullStr, num, obj, str, strs, nullInt } from '../schemas.ts';
 
 // Answer schemas of this area (docs/OPENAPI.md "Response schemas"): drafted from the answers the API
 // tests receive, checked against the view functions that build them.
@@ -294,15 +294,18 @@ export const GetBrewCirclesUserCirclesAnswer = obj({
 export const GetBrewCirclesCommunityByCommunityIdAnswer = obj({
   community_id: str,
   name: str,
-  circle: obj({
-    circle_id: str,
-    community_id: str,
-    name: str,
-    description: nullStr,
-    visibility: str,
-    created_at: str,
-    is_member: bool,
-  }),
+  // The first circle the caller may see; null when they see none.
+  circle: nullable(
+    obj({
+      circle_id: str,
+      community_id: str,
+      name: str,
+      description: nullStr,
+      visibility: str,
+      created_at: str,
+      is_member: bool,
+    }),
+  ),
   circles: arr(
     obj({
       circle_id: str,

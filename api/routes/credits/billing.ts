@@ -18,6 +18,7 @@ import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { PostCreditsSandboxPayAnswer } from './schemas.ts';
 import { ok } from '../schemas.ts';
+import { scriptPolicy } from '../../page-security.ts';
 
 /** Verify and sandbox calls per client address (they need no credentials). */
 const PAYMENT_LIMIT = { name: 'payment_verifications', points: 60, windowMs: 60_000 };
@@ -187,9 +188,11 @@ export function billingRoutes(router: Router, s: Services): void {
   const checkout = new Router({ prefix: '/api/credits/checkout' });
   mount(checkout, billingOperations.getCreditsCheckoutByOrderId, async (ctx) => {
     const o = await loadOrder(s.bus, ctx.params.order_id);
+    const key = s.payments.checkout().key_id;
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = checkoutPage(o.order_id, o.kind ?? 'topup', o.amount_minor, o.credits_mc, o.payment_id !== null, s.payments.checkout().key_id);
+    ctx.set('Content-Security-Policy', key ? CHECKOUT_POLICY.razorpay : CHECKOUT_POLICY.sandbox);
+    ctx.body = checkoutPage(o.order_id, o.kind ?? 'topup', o.amount_minor, o.credits_mc, o.payment_id !== null, key);
   });
   router.use(checkout.routes());
 
@@ -210,6 +213,14 @@ export function billingRoutes(router: Router, s: Services): void {
  * Checkout with the order; either ends in the verify call, made by the payer's browser.
  */
 const CHECKOUT_TEMPLATE = readFileSync(new URL('./checkout.html', import.meta.url), 'utf8');
+/** The page's own inline script (the template's, which no placeholder touches), hashed for its CSP. */
+const CHECKOUT_SCRIPT = /<script>([\s\S]*?)<\/script>/.exec(CHECKOUT_TEMPLATE)?.[1] ?? '';
+/** Razorpay's Checkout loads its script from checkout.razorpay.com and opens its frames and calls on razorpay.com hosts. */
+const RAZORPAY = 'https://*.razorpay.com';
+const CHECKOUT_POLICY = {
+  sandbox: scriptPolicy([CHECKOUT_SCRIPT]),
+  razorpay: scriptPolicy([CHECKOUT_SCRIPT], { script: ['https://checkout.razorpay.com'], frame: [RAZORPAY], connect: [RAZORPAY], img: [RAZORPAY] }),
+};
 
 function checkoutPage(orderId: string, kind: string, amountMinor: number, creditsMc: number, paid: boolean, razorpayKey: string | null): string {
   const what = kind === 'topup' ? `${toCredits(creditsMc)} credits` : kind === 'upgrade' ? 'a tier upgrade' : 'a plan';

@@ -13,6 +13,7 @@ import { codeByValue, getCommunity } from '../../../queries/communities/communit
 import type { Services } from '../../services.ts';
 import { clip, esc, html } from './crawlers.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import { scriptPolicy } from '../../page-security.ts';
 
 /**
  * The lite claim in the browser: ask for a code to the owner's address, type it, claim. Plain DOM
@@ -43,6 +44,8 @@ const CLAIM_SCRIPT = `(function () {
     });
   });
 })();`;
+/** The claim page runs CLAIM_SCRIPT and nothing else. */
+const CLAIM_POLICY = scriptPolicy([CLAIM_SCRIPT]);
 
 /**
  * A page that is not there: a browser (one that prefers HTML) gets a small 404 page, every other
@@ -374,6 +377,7 @@ export function pageRoutes(router: Router, s: Services): void {
 <script>${CLAIM_SCRIPT}</script>`,
     });
     ctx.set('Cache-Control', 'no-store');
+    ctx.set('Content-Security-Policy', CLAIM_POLICY);
   });
   router.use(claim.routes());
 

@@ -234,11 +234,32 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   });
   router.use(endorse.routes());
 
+  // The pending-request cap counts the sender's outgoing requests in the bonds read model, which
+  // lives outside the pair stream a request is decided on. So an agent's requests are decided one
+  // at a time, each once the previous one's events are in the read model: the count it reads is
+  // then exact, and 30 concurrent requests leave 20 pending (docs/SOCIAL.md "Bonds").
+  const requesting = new Map<string, Promise<unknown>>();
+  const oneAtATime = <T>(agentId: string, run: () => Promise<T>): Promise<T> => {
+    const next = (requesting.get(agentId) ?? Promise.resolve()).then(run, run);
+    const tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    requesting.set(agentId, tail);
+    void tail.then(() => {
+      if (requesting.get(agentId) === tail) requesting.delete(agentId);
+    });
+    return next;
+  };
   const bond = (action: BondAction) => async (ctx: Context) => {
     const agentId = writer(s, ctx);
     const otherId = ctx.params.agent_id;
-    const r = await bondAction(s.bus, action, agentId, otherId, commandContext(s, ctx, agentId), () => bondCounts(s.store, agentId, otherId));
-    await settled(s, r.position);
+    const decide = async () => {
+      const res = await bondAction(s.bus, action, agentId, otherId, commandContext(s, ctx, agentId), () => bondCounts(s.store, agentId, otherId));
+      await settled(s, res.position);
+      return res;
+    };
+    const r = action === 'request' ? await oneAtATime(agentId, decide) : await decide();
     const st = r.state;
     const status = st.status === 'pending' ? (st.requested_by === agentId ? 'outgoing' : 'incoming') : st.status;
     ctx.body = { agent_id: otherId, status, bonded_at: st.bonded_at, cooldown_until: st.cooldown_until, changed: r.events.length > 0 };

@@ -1,0 +1,151 @@
+import { expect } from 'chai';
+import { allOperations } from '../../api/app.ts';
+import { PAGE_POLICY, scriptHash } from '../../api/page-security.ts';
+import { bearer, communityWith, ROOT_EMAIL } from '../helpers/communities.ts';
+import { ConsoleClient } from '../helpers/console.ts';
+import type { TestResponse, TestService } from '../helpers/service.ts';
+import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
+import { signUp } from '../helpers/users.ts';
+import { as, LISTING, listings } from './marketplace-helpers.ts';
+
+const PASSWORD = 'framing password 1';
+
+/** Every operation that answers HTML (a page), as `METHOD /path`. */
+const htmlOperations = () =>
+  allOperations()
+    .filter((o) =>
+      Object.values(o.responses ?? {}).some(
+        (r) => r && (String(r.contentType ?? '').includes('html') || (r.alsoContentTypes ?? []).some((t: string) => t.includes('html'))),
+      ),
+    )
+    .map((o) => `${o.method} ${o.path}`);
+
+const directives = (csp: string) =>
+  new Map(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/) as [string, ...string[]])
+      .map(([n, ...v]) => [n, v]),
+  );
+
+/** An HTML answer no other site may frame: X-Frame-Options DENY and a CSP with frame-ancestors 'none'. */
+function unframeable(res: TestResponse, what: string): Map<string, string[]> {
+  expect(res.headers['content-type'], `${what}: ${res.status} ${res.text.slice(0, 200)}`).to.match(/^text\/html/);
+  expect(res.headers['x-frame-options'], what).to.equal('DENY');
+  const csp = String(res.headers['content-security-policy'] ?? '');
+  const d = directives(csp);
+  expect(d.get('frame-ancestors'), `${what}: ${csp}`).to.deep.equal(["'none'"]);
+  expect(d.get('default-src'), `${what}: ${csp}`).to.deep.equal(["'none'"]);
+  return d;
+}
+
+describe('api: no page can be framed (CSP frame-ancestors and X-Frame-Options on every HTML answer)', function () {
+  this.timeout(180_000);
+  let svc: TestService;
+  let outbox: string;
+
+  before(async () => {
+    ({ svc, outbox } = await startWithOutbox({ ADMIN_EMAILS: ROOT_EMAIL }));
+  });
+  after(() => stopWithOutbox(svc, outbox));
+
+  it('every page route, public and console, answers HTML that forbids framing; scripts run only on the pages that carry them, by hash', async () => {
+    const root = await signUp(svc, outbox, ROOT_EMAIL, PASSWORD);
+    const admin = await signUp(svc, outbox);
+    const { circle_id, code } = await communityWith(svc, root, admin, [await signUp(svc, outbox)], 'Framed');
+    await svc.req('PUT', `/api/admin/community-admin/circles/${circle_id}/visibility?visibility=public`, { headers: bearer(admin.access_token) });
+    const agent = await svc.register({ name: 'Framed agent' });
+    const post = await svc.req('POST', '/api/feed/posts', {
+      apiKey: agent.api_key,
+      body: { title: 'Framed post', body: 'Body of the post', post_type: 'signal_found', room_slug: 'lead-gen' },
+    });
+    expect(post.status, post.text).to.equal(200);
+    const owner = { agent_id: agent.agent_id, api_key: agent.api_key, token: '' };
+    const listing = await svc.req('POST', listings('api_key'), as('api_key', owner, LISTING));
+    expect(listing.status, listing.text).to.equal(201);
+    const order = await svc.req('POST', `/api/protocol/agents/${agent.agent_id}/upgrade`, { body: {} });
+    expect(order.status, order.text).to.equal(200);
+    const checkout = new URL(order.body.payment_url as string).pathname;
+
+    const console_ = new ConsoleClient(svc);
+    const login = await console_.get('/admin/login');
+    unframeable(login, 'GET /admin/login');
+    const signedIn = await console_.signIn(ROOT_EMAIL, PASSWORD);
+    expect(signedIn.status).to.equal(303);
+
+    // The public pages, each with a real object, and the browser's not-found page.
+    const pages: Array<[route: string, path: string, status?: number]> = [
+      ['GET /agents/:id', `/agents/${agent.agent_id}`],
+      ['GET /claim/:id', `/claim/${agent.agent_id}`],
+      ['GET /rooms/:slug', '/rooms/lead-gen'],
+      ['GET /posts/:id', `/posts/${post.body.post_id}`],
+      ['GET /posts/:id', '/posts/pst_missing', 404],
+      ['GET /circles/:id', `/circles/${circle_id}`],
+      ['GET /join/:code', `/join/${code}`],
+      ['GET /marketplace/:intent_id', `/marketplace/${listing.body.intent_id}`],
+      ['GET /api/credits/checkout/:order_id', checkout],
+      ['GET /api/preview/bot/:id', `/api/preview/bot/${agent.agent_id}`],
+      ['GET /api/preview/room/:id', '/api/preview/room/lead-gen'],
+      ['GET /api/preview/post/:id', `/api/preview/post/${post.body.post_id}`],
+    ];
+    const seen = new Set<string>();
+    const policies = new Map<string, Map<string, string[]>>();
+    for (const [route, path, status = 200] of pages) {
+      const res = await svc.req('GET', path, { headers: { accept: 'text/html' } });
+      expect(res.status, `${path}: ${res.text.slice(0, 200)}`).to.equal(status);
+      policies.set(path, unframeable(res, path));
+      seen.add(route);
+    }
+    // The console: every page it renders, and the answers of its forms when they render a page.
+    const consolePages: Array<[route: string, path: string]> = [
+      ['GET /admin', '/admin'],
+      ['GET /admin/agents', '/admin/agents'],
+      ['GET /admin/agents/:agent_id', `/admin/agents/${agent.agent_id}`],
+      ['GET /admin/rooms', '/admin/rooms'],
+      ['GET /admin/disputes', '/admin/disputes'],
+      ['GET /admin/projections', '/admin/projections'],
+      ['GET /admin/site', '/admin/site'],
+    ];
+    for (const [route, path] of consolePages) {
+      let res = await console_.get(path);
+      if (res.status === 302 || res.status === 303) res = await console_.get(String(res.headers.location));
+      unframeable(res, path);
+      seen.add(route);
+    }
+    seen.add('GET /admin/login');
+    // A form posted without its CSRF token: the console's refusal is a page too.
+    const forms = htmlOperations().filter((r) => r.startsWith('POST /admin'));
+    for (const route of forms) {
+      const path = route
+        .slice(5)
+        .replace(':agent_id', agent.agent_id)
+        .replace(':slug', 'lead-gen')
+        .replace(':contract_id', 'ctr_none')
+        .replace(':name', 'agents');
+      const res = await console_.post(path, {});
+      if (String(res.headers['content-type']).startsWith('text/html')) unframeable(res, `POST ${path}`);
+      else expect(res.status, `POST ${path}`).to.be.oneOf([302, 303, 401, 403, 404]);
+      seen.add(route);
+    }
+    // The evidence bundle is JSON, not a page.
+    seen.add('GET /admin/disputes/:contract_id');
+    seen.add('GET /admin/disputes/:contract_id/evidence.json');
+    expect([...seen].sort(), 'every HTML route of the route table is asked here').to.include.members(htmlOperations());
+
+    // Pages without script get the scriptless policy; the claim and checkout pages run their own script, by hash, and nothing else.
+    expect(directives(PAGE_POLICY).get('script-src')).to.equal(undefined);
+    expect(policies.get(`/agents/${agent.agent_id}`)?.get('script-src')).to.equal(undefined);
+    const claim = await svc.req('GET', `/claim/${agent.agent_id}`);
+    const inline = /<script>([\s\S]*?)<\/script>/.exec(claim.text)?.[1] ?? '';
+    expect(policies.get(`/claim/${agent.agent_id}`)?.get('script-src')).to.deep.equal([scriptHash(inline)]);
+    const page = await svc.req('GET', checkout);
+    const checkoutScript = /<script>([\s\S]*?)<\/script>/.exec(page.text)?.[1] ?? '';
+    expect(policies.get(checkout)?.get('script-src')).to.deep.equal([scriptHash(checkoutScript)]);
+  });
+
+  it('a JSON answer carries no page policy', async () => {
+    const res = await svc.req('GET', '/health');
+    expect(res.headers['content-type']).to.match(/json/);
+    expect(res.headers['x-frame-options']).to.equal(undefined);
+  });
+});
