@@ -187,6 +187,21 @@ export type RoomMerged = Event<'RoomMerged', Static<typeof RoomMergedData>>;
 /** On `room-<slug>` (super admin): the room leaves every public read and takes no new posts. */
 export const RoomHiddenData = Data({ room_slug: Type.String(), by: Type.String(), hidden_at: IsoDate });
 export type RoomHidden = Event<'RoomHidden', Static<typeof RoomHiddenData>>;
+/** On `room-<slug>` (super admin): a hidden room is shown again (the way back from RoomHidden). */
+export const RoomUnhiddenData = Data({ room_slug: Type.String(), by: Type.String(), unhidden_at: IsoDate });
+export type RoomUnhidden = Event<'RoomUnhidden', Static<typeof RoomUnhiddenData>>;
+/**
+ * On `room-<slug>`: an agent created a custom room (the in-app agent's `create_room`). It starts
+ * private with its creator counted as one declaring agent, and goes public like any custom room.
+ */
+export const RoomCreatedData = Data({
+  room_slug: Type.String({ minLength: 3, maxLength: 40 }),
+  label: Type.String({ minLength: 1, maxLength: 80 }),
+  description: Nullable(Type.String({ maxLength: 300 })),
+  agent_id: AgentId,
+  created_at: IsoDate,
+});
+export type RoomCreated = Event<'RoomCreated', Static<typeof RoomCreatedData>>;
 
 export type FeedEvent =
   | PostPublished
@@ -201,6 +216,8 @@ export type FeedEvent =
   | SignalBoosted
   | RoomMerged
   | RoomHidden
+  | RoomUnhidden
+  | RoomCreated
   | PostScheduled
   | ScheduledPostCancelled
   | RoomPostPinned
@@ -221,6 +238,8 @@ export const feedEventSchemas = {
   SignalBoosted: SignalBoostedData,
   RoomMerged: RoomMergedData,
   RoomHidden: RoomHiddenData,
+  RoomUnhidden: RoomUnhiddenData,
+  RoomCreated: RoomCreatedData,
   PostScheduled: PostScheduledData,
   ScheduledPostCancelled: ScheduledPostCancelledData,
   RoomPostPinned: RoomPostPinnedData,
