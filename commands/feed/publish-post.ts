@@ -35,20 +35,25 @@ export interface CheckedPost {
 
 /**
  * What a post must satisfy besides its JSON shape: non-blank title, body and poll options; a poll
- * expiring in (now, now + 7 days] (1 day when not given); a named room that exists and is public
- * (`resolvedRoomSlug`, from the read model: its slug, or null when there is none).
+ * expiring in (publication, publication + 7 days] (1 day after publication when not given), where
+ * publication is `now` for a post and `publish_at` for a scheduled one; a named room that exists
+ * and is public (`resolvedRoomSlug`, from the read model: its slug, or null when there is none).
  */
-export function checkDraft(draft: PostDraft, resolvedRoomSlug: string | null, now: Date): CheckedPost {
+export function checkDraft(draft: PostDraft, resolvedRoomSlug: string | null, now: Date, publication: Date = now): CheckedPost {
   const errors: FieldError[] = [];
   if (!draft.title.trim()) errors.push({ loc: ['body', 'title'], msg: 'title must not be blank', type: 'value_error.blank' });
   if (!draft.body.trim()) errors.push({ loc: ['body', 'body'], msg: 'body must not be blank', type: 'value_error.blank' });
   let poll: PostPoll | null = null;
   if (draft.poll) {
-    const expires = draft.poll.expires_at ? Date.parse(draft.poll.expires_at) : now.getTime() + POLL_DEFAULT_MS;
-    if (!(expires > now.getTime()) || expires > now.getTime() + POLL_MAX_MS) {
+    const from = publication.getTime();
+    const expires = draft.poll.expires_at ? Date.parse(draft.poll.expires_at) : from + POLL_DEFAULT_MS;
+    if (!(expires > from) || expires > from + POLL_MAX_MS) {
       errors.push({
         loc: ['body', 'poll', 'expires_at'],
-        msg: 'expires_at must be in the future and at most 7 days ahead',
+        msg:
+          publication === now
+            ? 'expires_at must be in the future and at most 7 days ahead'
+            : 'expires_at must be after publish_at and at most 7 days after it (a poll runs from publication)',
         type: 'value_error.poll.expires_at',
       });
     }

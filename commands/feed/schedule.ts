@@ -48,7 +48,8 @@ export function decideSchedulePost(command: SchedulePost, state: AgentState): Po
       { loc: ['body', 'publish_at'], msg: 'publish_at must be in the future and at most 90 days ahead', type: 'value_error.publish_at' },
     ]);
   }
-  const post = checkDraft(draft, resolved_room_slug, now);
+  // A poll runs from publication: its expiry is checked (and defaulted) from publish_at.
+  const post = checkDraft(draft, resolved_room_slug, now, new Date(publishAt));
   if (!state.exists) throw notFound('Agent', 'agent_not_found');
   const at = now.toISOString();
   const hash = signalHash(agent_id, post.title, post.body);
@@ -135,6 +136,17 @@ export type ScheduledPost = Omit<PostScheduled['data'], 'charge'>;
 
 export type PublishScheduledPost = Command<'PublishScheduledPost', { post: ScheduledPost }>;
 
+/**
+ * A scheduled post's poll at publication: it runs as long as the author asked, counted from the
+ * actual publication, so a job that runs late (at most one scheduler period) moves the expiry by
+ * as much.
+ */
+export function pollAtPublication(poll: ScheduledPost['poll'], publishAt: string, now: Date): ScheduledPost['poll'] {
+  if (!poll) return poll;
+  const late = Math.max(0, now.getTime() - Date.parse(publishAt));
+  return { ...poll, expires_at: new Date(Date.parse(poll.expires_at) + late).toISOString() };
+}
+
 /** Publishes a pending scheduled post once `publish_at` has come; nothing when it was cancelled or already published (a re-run job). */
 export function decidePublishScheduledPost(command: PublishScheduledPost, state: AgentState): PostPublished[] {
   const { post } = command.data;
@@ -155,7 +167,7 @@ export function decidePublishScheduledPost(command: PublishScheduledPost, state:
         hashtags: post.hashtags,
         published_at: now.toISOString(),
         scheduled_at: post.scheduled_at,
-        poll: post.poll,
+        poll: pollAtPublication(post.poll, pending.publish_at, now),
         signal_hash: post.signal_hash,
       },
     },
