@@ -19,12 +19,20 @@ async function applyNewMatches(inbox: Collection, event: RecordedOf<'MatchingRun
         they_give: m.they_ask,
         they_ask: m.they_give,
         score: m.score,
+        member_match_id: m.member_match_id ?? null,
       }),
     );
     await inbox.applyAt(
       `new_match:${d.run_id}:${d.agent_id}:${m.agent_id}`,
       event.position,
-      matchEntry(event, d.agent_id, { match_agent_id: m.agent_id, match_agent_name: m.name, they_give: m.they_give, they_ask: m.they_ask, score: m.score }),
+      matchEntry(event, d.agent_id, {
+        match_agent_id: m.agent_id,
+        match_agent_name: m.name,
+        they_give: m.they_give,
+        they_ask: m.they_ask,
+        score: m.score,
+        member_match_id: m.member_match_id ?? null,
+      }),
     );
   }
 }
@@ -35,6 +43,8 @@ interface MatchSide {
   they_give: string[];
   they_ask: string[];
   score: number;
+  /** The member match the run opened between the two agents' owners, or null. */
+  member_match_id: string | null;
 }
 
 function matchEntry(event: RecordedOf<'MatchingRunCompleted'>, recipient: string, side: MatchSide) {
