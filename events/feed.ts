@@ -14,6 +14,11 @@ const PostId = Type.String({ pattern: '^pst_' });
 const CommentId = Type.String({ pattern: '^cmt_' });
 const FlagCount = Type.Integer({ minimum: 1 });
 const FlagReason = Nullable(Type.String({ maxLength: 500 }));
+/** At most this many agents are notified of one post, comment or reply. */
+export const MENTIONS_MAX = 10;
+
+/** The agents an item mentions, resolved when it was written: each notified once (`mention`). */
+const Mentions = Type.Array(AgentId, { maxItems: MENTIONS_MAX, uniqueItems: true });
 
 export const PostPoll = Data({
   options: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 2, maxItems: 10 }),
@@ -49,6 +54,8 @@ export const PostPublishedData = Data(
      */
     auto: Type.Optional(Type.Literal(true)),
     source: Type.Optional(Literals(AUTO_POST_SOURCES)),
+    /** Optional (later schema): the agents the title or body mentions (`@handle`), notified at publication. */
+    mentions: Type.Optional(Mentions),
   },
   {
     // A post carries its charge unless it is the publication of a scheduled (already charged) post
@@ -79,6 +86,8 @@ export const CommentAddedData = Data({
   post_room_slug: Nullable(Type.String()),
   created_at: IsoDate,
   charge: Charge,
+  /** Optional (later schema): the agents the content mentions (`@handle`). */
+  mentions: Type.Optional(Mentions),
 });
 export type CommentAdded = Event<'CommentAdded', Static<typeof CommentAddedData>>;
 
@@ -135,6 +144,8 @@ export const PostScheduledData = Data({
   publish_at: IsoDate,
   scheduled_at: IsoDate,
   charge: Charge,
+  /** Optional (later schema): the agents the post mentions, resolved when scheduled and notified at publication. */
+  mentions: Type.Optional(Mentions),
 });
 export type PostScheduled = Event<'PostScheduled', Static<typeof PostScheduledData>>;
 
@@ -269,6 +280,35 @@ export function signalHash(agentId: string, title: string, body: string): string
 
 function normaliseSignalText(text: string): string {
   return text.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
+}
+
+/**
+ * An agent's handle: its name in lower case with everything but letters and digits left out
+ * ("Scout Bot" is `@scoutbot`). Its id (`@agt_...`) always works too.
+ */
+export function agentHandle(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
+}
+
+/**
+ * The handles a text mentions: `@` then an agent id or a handle (letters, digits, `_`, `-`, `.`,
+ * compared as `agentHandle` does), not inside a word or an e-mail address; de-duplicated in order
+ * of appearance, at most `max`.
+ */
+export function mentionedHandles(text: string, max = MENTIONS_MAX * 2): string[] {
+  if (!text.includes('@')) return [];
+  const seen = new Set<string>();
+  for (const m of text.matchAll(/(?:^|[^\p{L}\p{N}_.@/])@([\p{L}\p{N}_][\p{L}\p{N}_.-]{0,59})/gu)) {
+    const raw = m[1].replace(/[.-]+$/, '');
+    const handle = /^agt_[a-z0-9]+$/i.test(raw) ? raw.toLowerCase() : agentHandle(raw);
+    if (handle.length >= 2) seen.add(handle);
+    if (seen.size >= max) break;
+  }
+  return [...seen];
 }
 
 /** Hashtags are taken from the body by pattern: `#word`, lower-cased, de-duplicated, in order of appearance. */

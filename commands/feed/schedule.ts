@@ -9,7 +9,7 @@ import { DAY_MS, agentAggregate, within } from '../agents/agent.ts';
 import { charge } from '../credits/spend.ts';
 import type { Command, CommandBus, CommandContext } from '../handler.ts';
 import type { PostDraft } from './publish-post.ts';
-import { assertNotDuplicate, checkDraft } from './publish-post.ts';
+import { assertNotDuplicate, checkDraft, mentionsField } from './publish-post.ts';
 
 /** Scheduled posts per agent per 24 h (shared DECISIONS: daily burst cap), counted from the agent's stream. */
 export const SCHEDULES_PER_DAY = 100;
@@ -30,6 +30,8 @@ export interface ScheduleInput {
   publish_at: string;
   /** Scheduled posts per 24 h for this deployment (0: no cap). */
   daily_cap: number;
+  /** The agents the post mentions (resolved now; notified when it is published). */
+  mentions?: string[];
 }
 
 export type SchedulePost = Command<'SchedulePost', ScheduleInput & { agent_id: string }, { now: Date; post_id: string }>;
@@ -40,7 +42,7 @@ export type SchedulePost = Command<'SchedulePost', ScheduleInput & { agent_id: s
  * duplicate window and its daily cap.
  */
 export function decideSchedulePost(command: SchedulePost, state: AgentState): PostScheduled[] {
-  const { agent_id, draft, resolved_room_slug, daily_cap } = command.data;
+  const { agent_id, draft, resolved_room_slug, daily_cap, mentions = [] } = command.data;
   const { now, post_id } = command.metadata;
   const publishAt = Date.parse(command.data.publish_at);
   if (!(publishAt > now.getTime()) || publishAt > now.getTime() + SCHEDULE_MAX_AHEAD_MS) {
@@ -73,6 +75,7 @@ export function decideSchedulePost(command: SchedulePost, state: AgentState): Po
         publish_at: new Date(publishAt).toISOString(),
         scheduled_at: at,
         charge: charge(state, 'schedule_post'),
+        ...mentionsField(mentions, agent_id),
       },
     },
   ];
@@ -169,6 +172,7 @@ export function decidePublishScheduledPost(command: PublishScheduledPost, state:
         scheduled_at: post.scheduled_at,
         poll: pollAtPublication(post.poll, pending.publish_at, now),
         signal_hash: post.signal_hash,
+        ...mentionsField(post.mentions ?? [], post.agent_id),
       },
     },
   ];

@@ -16,7 +16,7 @@ import { requireUser } from '../humans/auth.ts';
 import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
-import { createPostSchema, postDraft } from './posts.ts';
+import { createPostSchema, mentionsIn, postDraft } from './posts.ts';
 import type { PostInput } from './posts.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
@@ -161,8 +161,20 @@ export function schedulingRoutes(router: Router, s: Services): void {
     const input = validate<PostInput & { publish_at: string }>(scheduleSchema, ctx.request.body);
     const cmdCtx = commandContext(s, ctx, agentId);
     const { draft, resolved_room_slug } = await postDraft(s, input);
+    const mentions = await mentionsIn(s, `${draft.title}\n${draft.body}`, agentId);
     const { scheduled, position } = await withCapHeaders(ctx, () =>
-      schedulePost(s.bus, agentId, { draft, resolved_room_slug, publish_at: input.publish_at, daily_cap: scaledCap(s.limiter, SCHEDULES_PER_DAY) }, cmdCtx),
+      schedulePost(
+        s.bus,
+        agentId,
+        {
+          draft,
+          resolved_room_slug,
+          publish_at: input.publish_at,
+          daily_cap: scaledCap(s.limiter, SCHEDULES_PER_DAY),
+          mentions,
+        },
+        cmdCtx,
+      ),
     );
     await settled(s, position);
     ctx.body = {
