@@ -231,8 +231,8 @@ export async function runMatching(
   const limit = input.limit ?? MATCH_LIMIT_DEFAULT;
   const me = await reads.standingProfile(agentId);
   if (!me) throw notFound('Agent', 'agent_not_found');
-  const found0 = me.hidden ? [] : await findBilateralMatches(reads, agentId, offersOf(gives, me.capabilities), asks, limit);
-  const { matches, pairs } = await withMemberMatches(reads, agentId, found0);
+  const bilateral = me.hidden ? [] : await findBilateralMatches(reads, agentId, offersOf(gives, me.capabilities), asks, limit);
+  const { matches, pairs } = await withMemberMatches(reads, agentId, bilateral);
   const found = new Set(matches.flatMap((m) => m.they_give));
   const first = asks.find((t) => found.has(t));
   const command: RunMatching = {
@@ -247,10 +247,20 @@ export async function runMatching(
     if (e.type === 'MatchingRunCompleted') run = e.data;
     else post = e.data;
   }
-  const recorded = run === null ? await recordedRun(bus, agentId, command.metadata.run_id) : null;
-  const matchesAt = await openMemberMatches(bus, (recorded?.run ?? run)?.run_id ?? command.metadata.run_id, pairs, ctx);
-  if (recorded) return { ...recorded, position: Math.max(recorded.position, matchesAt), duplicate: true };
-  return { run: run as MatchingRunCompleted['data'], post, position: Math.max(result.position, matchesAt), duplicate: result.duplicate };
+  if (run === null) {
+    // A retried run: complete the member matches it recorded (an earlier attempt may have stopped before them).
+    const recorded = await recordedRun(bus, agentId, command.metadata.run_id);
+    const ids = new Set(recorded.run.matches.map((m) => m.member_match_id));
+    const matchesAt = await openMemberMatches(
+      bus,
+      recorded.run.run_id,
+      pairs.filter((p) => ids.has(p.match_id)),
+      ctx,
+    );
+    return { ...recorded, position: Math.max(recorded.position, matchesAt), duplicate: true };
+  }
+  const matchesAt = await openMemberMatches(bus, run.run_id, pairs, ctx);
+  return { run, post, position: Math.max(result.position, matchesAt), duplicate: result.duplicate };
 }
 
 /**
