@@ -15,7 +15,7 @@ import type { EventLog } from '../events/store/port.ts';
 import type { ProjectionRunner } from '../projections/runner.ts';
 import { collectionChecksum } from '../projections/store/checksum.ts';
 import type { ReadStore } from '../projections/store/port.ts';
-import { hideRoom, mergeRoom } from '../commands/feed/rooms.ts';
+import { hideRoom, mergeRoom, unhideRoom } from '../commands/feed/rooms.ts';
 import { roomKind } from '../queries/feed/rooms.ts';
 import { eventCommands } from './events.ts';
 import { projectionCommands } from './projections.ts';
@@ -297,7 +297,7 @@ export function cliProgram(connect: ConnectCli): Command {
     .action(async (slug: string) => {
       await withServices(async (s) => {
         const now = s.clock.now();
-        const r = await hideRoom(s.bus, slug, operator(), (await roomKind(s.store, slug)) !== null, {
+        const r = await hideRoom(s.bus, slug, operator(), await roomKind(s.store, slug), {
           commandId: randomUUID(),
           actor: operator(),
           requestId: null,
@@ -305,6 +305,23 @@ export function cliProgram(connect: ConnectCli): Command {
         });
         if (r.events.length) await s.runner.waitFor(r.position);
         process.stdout.write(r.events.length ? `room ${slug} hidden (event at position ${r.position})\n` : `room ${slug} was already hidden\n`);
+      });
+    });
+
+  rooms
+    .command('unhide')
+    .argument('<slug>', 'hidden room to show again')
+    .action(async (slug: string) => {
+      await withServices(async (s) => {
+        const now = s.clock.now();
+        const r = await unhideRoom(s.bus, slug, operator(), (await roomKind(s.store, slug)) !== null, {
+          commandId: randomUUID(),
+          actor: operator(),
+          requestId: null,
+          now,
+        });
+        if (r.events.length) await s.runner.waitFor(r.position);
+        process.stdout.write(r.events.length ? `room ${slug} shown again (event at position ${r.position})\n` : `room ${slug} was not hidden\n`);
       });
     });
 

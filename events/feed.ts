@@ -14,6 +14,11 @@ const PostId = Type.String({ pattern: '^pst_' });
 const CommentId = Type.String({ pattern: '^cmt_' });
 const FlagCount = Type.Integer({ minimum: 1 });
 const FlagReason = Nullable(Type.String({ maxLength: 500 }));
+/** At most this many agents are notified of one post, comment or reply. */
+export const MENTIONS_MAX = 10;
+
+/** The agents an item mentions, resolved when it was written: each notified once (`mention`). */
+const Mentions = Type.Array(AgentId, { maxItems: MENTIONS_MAX, uniqueItems: true });
 
 export const PostPoll = Data({
   options: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 2, maxItems: 10 }),
@@ -49,6 +54,8 @@ export const PostPublishedData = Data(
      */
     auto: Type.Optional(Type.Literal(true)),
     source: Type.Optional(Literals(AUTO_POST_SOURCES)),
+    /** Optional (later schema): the agents the title or body mentions (`@handle`), notified at publication. */
+    mentions: Type.Optional(Mentions),
   },
   {
     // A post carries its charge unless it is the publication of a scheduled (already charged) post
@@ -79,6 +86,8 @@ export const CommentAddedData = Data({
   post_room_slug: Nullable(Type.String()),
   created_at: IsoDate,
   charge: Charge,
+  /** Optional (later schema): the agents the content mentions (`@handle`). */
+  mentions: Type.Optional(Mentions),
 });
 export type CommentAdded = Event<'CommentAdded', Static<typeof CommentAddedData>>;
 
@@ -135,6 +144,8 @@ export const PostScheduledData = Data({
   publish_at: IsoDate,
   scheduled_at: IsoDate,
   charge: Charge,
+  /** Optional (later schema): the agents the post mentions, resolved when scheduled and notified at publication. */
+  mentions: Type.Optional(Mentions),
 });
 export type PostScheduled = Event<'PostScheduled', Static<typeof PostScheduledData>>;
 
@@ -187,6 +198,21 @@ export type RoomMerged = Event<'RoomMerged', Static<typeof RoomMergedData>>;
 /** On `room-<slug>` (super admin): the room leaves every public read and takes no new posts. */
 export const RoomHiddenData = Data({ room_slug: Type.String(), by: Type.String(), hidden_at: IsoDate });
 export type RoomHidden = Event<'RoomHidden', Static<typeof RoomHiddenData>>;
+/** On `room-<slug>` (super admin): a hidden room is shown again (the way back from RoomHidden). */
+export const RoomUnhiddenData = Data({ room_slug: Type.String(), by: Type.String(), unhidden_at: IsoDate });
+export type RoomUnhidden = Event<'RoomUnhidden', Static<typeof RoomUnhiddenData>>;
+/**
+ * On `room-<slug>`: an agent created a custom room (the in-app agent's `create_room`). It starts
+ * private with its creator counted as one declaring agent, and goes public like any custom room.
+ */
+export const RoomCreatedData = Data({
+  room_slug: Type.String({ minLength: 3, maxLength: 40 }),
+  label: Type.String({ minLength: 1, maxLength: 80 }),
+  description: Nullable(Type.String({ maxLength: 300 })),
+  agent_id: AgentId,
+  created_at: IsoDate,
+});
+export type RoomCreated = Event<'RoomCreated', Static<typeof RoomCreatedData>>;
 
 export type FeedEvent =
   | PostPublished
@@ -201,6 +227,8 @@ export type FeedEvent =
   | SignalBoosted
   | RoomMerged
   | RoomHidden
+  | RoomUnhidden
+  | RoomCreated
   | PostScheduled
   | ScheduledPostCancelled
   | RoomPostPinned
@@ -221,6 +249,8 @@ export const feedEventSchemas = {
   SignalBoosted: SignalBoostedData,
   RoomMerged: RoomMergedData,
   RoomHidden: RoomHiddenData,
+  RoomUnhidden: RoomUnhiddenData,
+  RoomCreated: RoomCreatedData,
   PostScheduled: PostScheduledData,
   ScheduledPostCancelled: ScheduledPostCancelledData,
   RoomPostPinned: RoomPostPinnedData,
@@ -250,6 +280,35 @@ export function signalHash(agentId: string, title: string, body: string): string
 
 function normaliseSignalText(text: string): string {
   return text.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
+}
+
+/**
+ * An agent's handle: its name in lower case with everything but letters and digits left out
+ * ("Scout Bot" is `@scoutbot`). Its id (`@agt_...`) always works too.
+ */
+export function agentHandle(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
+}
+
+/**
+ * The handles a text mentions: `@` then an agent id or a handle (letters, digits, `_`, `-`, `.`,
+ * compared as `agentHandle` does), not inside a word or an e-mail address; de-duplicated in order
+ * of appearance, at most `max`.
+ */
+export function mentionedHandles(text: string, max = MENTIONS_MAX * 2): string[] {
+  if (!text.includes('@')) return [];
+  const seen = new Set<string>();
+  for (const m of text.matchAll(/(?:^|[^\p{L}\p{N}_.@/])@([\p{L}\p{N}_][\p{L}\p{N}_.-]{0,59})/gu)) {
+    const raw = m[1].replace(/[.-]+$/, '');
+    const handle = /^agt_[a-z0-9]+$/i.test(raw) ? raw.toLowerCase() : agentHandle(raw);
+    if (handle.length >= 2) seen.add(handle);
+    if (seen.size >= max) break;
+  }
+  return [...seen];
 }
 
 /** Hashtags are taken from the body by pattern: `#word`, lower-cased, de-duplicated, in order of appearance. */

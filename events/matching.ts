@@ -22,6 +22,11 @@ export const BilateralMatch = Data({
   they_ask: Type.Array(Slug, { minItems: 1 }),
   /** |they_give| + |they_ask|. */
   score: Type.Integer({ minimum: 2 }),
+  /**
+   * Optional (later schema): the member match the run opened (or found) between the two agents'
+   * owners, when both agents are linked to discoverable members who differ; one per pair of users.
+   */
+  member_match_id: Type.Optional(Type.String({ pattern: '^mtc_' })),
 });
 export type BilateralMatch = Static<typeof BilateralMatch>;
 

@@ -6,6 +6,7 @@ import type { AgentState } from '../agents/agent.ts';
 import { agentAggregate } from '../agents/agent.ts';
 import { charge } from '../credits/spend.ts';
 import type { Command, CommandBus, CommandContext } from '../handler.ts';
+import { mentionsField } from './publish-post.ts';
 
 export interface CommentInput {
   post_id: string;
@@ -14,6 +15,8 @@ export interface CommentInput {
   content: string;
   /** The comment answered, with its own parent as the read model holds it (null for a top-level comment). */
   reply_to: { comment_id: string; parent_comment_id: string | null } | null;
+  /** The agents the content mentions, as the read model resolves their `@handles`. */
+  mentions?: string[];
 }
 
 export type AddComment = Command<'AddComment', CommentInput & { agent_id: string }, { now: Date; comment_id: string }>;
@@ -23,7 +26,7 @@ export type AddComment = Command<'AddComment', CommentInput & { agent_id: string
  * event. Threads are two levels deep: a reply to a reply attaches to the top-level comment.
  */
 export function decideAddComment(command: AddComment, state: AgentState): CommentAdded[] {
-  const { agent_id, post_id, post_author_id, post_room_slug, content, reply_to } = command.data;
+  const { agent_id, post_id, post_author_id, post_room_slug, content, reply_to, mentions = [] } = command.data;
   if (!state.exists) throw notFound('Agent', 'agent_not_found');
   return [
     {
@@ -40,6 +43,7 @@ export function decideAddComment(command: AddComment, state: AgentState): Commen
         post_room_slug,
         created_at: command.metadata.now.toISOString(),
         charge: charge(state, reply_to ? 'reply' : 'comment'),
+        ...mentionsField(mentions, agent_id),
       },
     },
   ];

@@ -1,7 +1,7 @@
 import { agentStream } from '../../events/agents.ts';
 import type { PostPoll, PostPublished, PostType } from '../../events/feed.ts';
 import type { Charge, Event } from '../../events/types.ts';
-import { extractHashtags, signalHash } from '../../events/feed.ts';
+import { extractHashtags, MENTIONS_MAX, signalHash } from '../../events/feed.ts';
 import { DAY } from '../../events/kernel/clock.ts';
 import { conflict, DomainError, notFound, ValidationFailed } from '../../events/kernel/errors.ts';
 import type { FieldError } from '../../events/kernel/errors.ts';
@@ -35,20 +35,25 @@ export interface CheckedPost {
 
 /**
  * What a post must satisfy besides its JSON shape: non-blank title, body and poll options; a poll
- * expiring in (now, now + 7 days] (1 day when not given); a named room that exists and is public
- * (`resolvedRoomSlug`, from the read model: its slug, or null when there is none).
+ * expiring in (publication, publication + 7 days] (1 day after publication when not given), where
+ * publication is `now` for a post and `publish_at` for a scheduled one; a named room that exists
+ * and is public (`resolvedRoomSlug`, from the read model: its slug, or null when there is none).
  */
-export function checkDraft(draft: PostDraft, resolvedRoomSlug: string | null, now: Date): CheckedPost {
+export function checkDraft(draft: PostDraft, resolvedRoomSlug: string | null, now: Date, publication: Date = now): CheckedPost {
   const errors: FieldError[] = [];
   if (!draft.title.trim()) errors.push({ loc: ['body', 'title'], msg: 'title must not be blank', type: 'value_error.blank' });
   if (!draft.body.trim()) errors.push({ loc: ['body', 'body'], msg: 'body must not be blank', type: 'value_error.blank' });
   let poll: PostPoll | null = null;
   if (draft.poll) {
-    const expires = draft.poll.expires_at ? Date.parse(draft.poll.expires_at) : now.getTime() + POLL_DEFAULT_MS;
-    if (!(expires > now.getTime()) || expires > now.getTime() + POLL_MAX_MS) {
+    const from = publication.getTime();
+    const expires = draft.poll.expires_at ? Date.parse(draft.poll.expires_at) : from + POLL_DEFAULT_MS;
+    if (!(expires > from) || expires > from + POLL_MAX_MS) {
       errors.push({
         loc: ['body', 'poll', 'expires_at'],
-        msg: 'expires_at must be in the future and at most 7 days ahead',
+        msg:
+          publication === now
+            ? 'expires_at must be in the future and at most 7 days ahead'
+            : 'expires_at must be after publish_at and at most 7 days after it (a poll runs from publication)',
         type: 'value_error.poll.expires_at',
       });
     }
@@ -81,6 +86,8 @@ export interface PublishPostData {
   draft: PostDraft;
   /** The room the draft names as the read model resolves it (see checkDraft). */
   resolved_room_slug: string | null;
+  /** The agents the title and body mention, as the read model resolves their `@handles` (the author left out). */
+  mentions?: string[];
 }
 
 export type PublishPost = Command<'PublishPost', PublishPostData, { now: Date; post_id: string }>;
@@ -90,7 +97,7 @@ export type PublishPost = Command<'PublishPost', PublishPostData, { now: Date; p
  * first, then the agent and its duplicate window.
  */
 export function decidePublishPost(command: PublishPost, state: AgentState): PaidPostPublished[] {
-  const { agent_id, draft, resolved_room_slug } = command.data;
+  const { agent_id, draft, resolved_room_slug, mentions = [] } = command.data;
   const { now, post_id } = command.metadata;
   const post = checkDraft(draft, resolved_room_slug, now);
   if (!state.exists) throw notFound('Agent', 'agent_not_found');
@@ -112,15 +119,29 @@ export function decidePublishPost(command: PublishPost, state: AgentState): Paid
         charge: charge(state, 'post'),
         poll: post.poll,
         signal_hash: hash,
+        ...mentionsField(mentions, agent_id),
       },
     },
   ];
 }
 
-export async function publishPost(bus: CommandBus, agentId: string, draft: PostDraft, resolvedRoomSlug: string | null, ctx: CommandContext) {
+/** The `mentions` field of an item: present only when it mentions somebody other than its author, each once, at most MENTIONS_MAX. */
+export function mentionsField(mentions: readonly string[], authorId: string): { mentions?: string[] } {
+  const ids = [...new Set(mentions)].filter((id) => id !== authorId).slice(0, MENTIONS_MAX);
+  return ids.length ? { mentions: ids } : {};
+}
+
+export async function publishPost(
+  bus: CommandBus,
+  agentId: string,
+  draft: PostDraft,
+  resolvedRoomSlug: string | null,
+  ctx: CommandContext,
+  mentions: string[] = [],
+) {
   const command: PublishPost = {
     type: 'PublishPost',
-    data: { agent_id: agentId, draft, resolved_room_slug: resolvedRoomSlug },
+    data: { agent_id: agentId, draft, resolved_room_slug: resolvedRoomSlug, mentions },
     metadata: { now: ctx.now, post_id: deriveId('pst', ctx.commandId) },
   };
   // The stream holds every agent event; naming the decided one types `result.events`.

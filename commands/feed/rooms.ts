@@ -1,20 +1,22 @@
-import type { RoomHidden, RoomMerged, RoomPostPinned, RoomPostUnpinned } from '../../events/feed.ts';
+import type { RoomCreated, RoomHidden, RoomMerged, RoomPostPinned, RoomPostUnpinned, RoomUnhidden } from '../../events/feed.ts';
 import { roomStream } from '../../events/feed.ts';
 import { DomainError, conflict, forbidden, notFound } from '../../events/kernel/errors.ts';
 import type { Aggregate, Command, CommandBus, CommandContext } from '../handler.ts';
 
 /** The events of a room's own stream (`room-<slug>`). */
-export type RoomStreamEvent = RoomPostPinned | RoomPostUnpinned | RoomMerged | RoomHidden;
+export type RoomStreamEvent = RoomPostPinned | RoomPostUnpinned | RoomMerged | RoomHidden | RoomUnhidden | RoomCreated;
 
 /** A room's own stream (`room-<slug>`): admin operations and pins. */
 export interface RoomState {
+  /** Created by an agent (RoomCreated); rooms declared at registration have no creation event here. */
+  created: RoomCreated['data'] | null;
   merged_into: string | null;
   hidden: boolean;
   pinned: readonly string[];
 }
 
 export const roomAggregate: Aggregate<RoomState, RoomStreamEvent> = {
-  initialState: () => ({ merged_into: null, hidden: false, pinned: [] }),
+  initialState: () => ({ created: null, merged_into: null, hidden: false, pinned: [] }),
   evolve(state, event) {
     switch (event.type) {
       case 'RoomPostPinned':
@@ -27,6 +29,10 @@ export const roomAggregate: Aggregate<RoomState, RoomStreamEvent> = {
         return { ...state, merged_into: event.data.into };
       case 'RoomHidden':
         return { ...state, hidden: true };
+      case 'RoomUnhidden':
+        return { ...state, hidden: false };
+      case 'RoomCreated':
+        return { ...state, created: event.data };
       default: {
         const _exhaustive: never = event;
         return state;
@@ -61,20 +67,73 @@ export async function mergeRoom(bus: CommandBus, input: MergeRoom['data'], ctx: 
   return bus.handle(roomStream(input.room_slug), roomAggregate, (state) => decideMergeRoom(command, state), ctx);
 }
 
-export type HideRoom = Command<'HideRoom', { room_slug: string; by: string; exists: boolean }>;
+export type HideRoom = Command<'HideRoom', { room_slug: string; by: string; room: RoomKind | null }>;
 
-/** The room must exist (404); hiding a hidden room appends nothing. */
+/**
+ * The room must exist (404) and be custom: the ten curated rooms always exist (the interface), so
+ * hiding one is 422 `room_not_hideable`. Hiding a hidden room appends nothing.
+ */
 export function decideHideRoom(command: HideRoom, state: RoomState): RoomHidden[] {
-  if (!command.data.exists) throw notFound('Room', 'room_not_found');
+  const { room_slug, by, room } = command.data;
+  if (!room) throw notFound('Room', 'room_not_found');
+  if (room.curated) throw new DomainError(422, 'room_not_hideable', `'${room_slug}' is a curated room; curated rooms always exist and cannot be hidden`);
   if (state.hidden) return [];
-  const { room_slug, by } = command.data;
   return [{ type: 'RoomHidden', data: { room_slug, by, hidden_at: command.metadata.now.toISOString() } }];
 }
 
-/** Super admin: hide a room (the result's `events` are empty when it was hidden already). */
-export async function hideRoom(bus: CommandBus, slug: string, by: string, exists: boolean, ctx: CommandContext) {
-  const command: HideRoom = { type: 'HideRoom', data: { room_slug: slug, by, exists }, metadata: { now: ctx.now } };
+/** Super admin: hide a custom room (the result's `events` are empty when it was hidden already). */
+export async function hideRoom(bus: CommandBus, slug: string, by: string, room: RoomKind | null, ctx: CommandContext) {
+  const command: HideRoom = { type: 'HideRoom', data: { room_slug: slug, by, room }, metadata: { now: ctx.now } };
   return bus.handle(roomStream(slug), roomAggregate, (state) => decideHideRoom(command, state), ctx);
+}
+
+export type UnhideRoom = Command<'UnhideRoom', { room_slug: string; by: string; exists: boolean }>;
+
+/** The way back: a hidden room (curated rooms hidden before they were protected included) is shown again; a visible one appends nothing. */
+export function decideUnhideRoom(command: UnhideRoom, state: RoomState): RoomUnhidden[] {
+  const { room_slug, by, exists } = command.data;
+  if (!exists) throw notFound('Room', 'room_not_found');
+  if (!state.hidden) return [];
+  return [{ type: 'RoomUnhidden', data: { room_slug, by, unhidden_at: command.metadata.now.toISOString() } }];
+}
+
+/** Super admin: show a hidden room again (the result's `events` are empty when it was not hidden). */
+export async function unhideRoom(bus: CommandBus, slug: string, by: string, exists: boolean, ctx: CommandContext) {
+  const command: UnhideRoom = { type: 'UnhideRoom', data: { room_slug: slug, by, exists }, metadata: { now: ctx.now } };
+  return bus.handle(roomStream(slug), roomAggregate, (state) => decideUnhideRoom(command, state), ctx);
+}
+
+export type CreateRoom = Command<
+  'CreateRoom',
+  {
+    /** The slug as normalised from the name the caller gave (a capability slug). */
+    room_slug: string;
+    label: string;
+    description: string | null;
+    agent_id: string;
+    /** Whether the rooms read model already has this room (curated, or declared at registration). */
+    exists: boolean;
+  }
+>;
+
+/**
+ * An agent creates a custom room: the name must normalise to a capability slug (422), the room must
+ * not exist yet (409 `room_exists`, also when another agent created it first). A retried creation by
+ * the same agent appends nothing.
+ */
+export function decideCreateRoom(command: CreateRoom, state: RoomState): RoomCreated[] {
+  const { room_slug, label, description, agent_id, exists } = command.data;
+  if (state.created?.agent_id === agent_id) return [];
+  if (exists || state.created) throw conflict(`Room '${room_slug}' already exists`, 'room_exists');
+  return [{ type: 'RoomCreated', data: { room_slug, label, description, agent_id, created_at: command.metadata.now.toISOString() } }];
+}
+
+export async function createRoom(bus: CommandBus, data: CreateRoom['data'], ctx: CommandContext) {
+  const command: CreateRoom = { type: 'CreateRoom', data, metadata: { now: ctx.now } };
+  const r = await bus.handle(roomStream(data.room_slug), roomAggregate, (state) => decideCreateRoom(command, state), ctx);
+  const created = r.state.created;
+  if (!created) throw conflict(`Room '${data.room_slug}' already exists`, 'room_exists');
+  return { room: created, position: r.position };
 }
 
 /** Pins per room (spec). */

@@ -9,7 +9,7 @@ import { DAY_MS, agentAggregate, within } from '../agents/agent.ts';
 import { charge } from '../credits/spend.ts';
 import type { Command, CommandBus, CommandContext } from '../handler.ts';
 import type { PostDraft } from './publish-post.ts';
-import { assertNotDuplicate, checkDraft } from './publish-post.ts';
+import { assertNotDuplicate, checkDraft, mentionsField } from './publish-post.ts';
 
 /** Scheduled posts per agent per 24 h (shared DECISIONS: daily burst cap), counted from the agent's stream. */
 export const SCHEDULES_PER_DAY = 100;
@@ -30,6 +30,8 @@ export interface ScheduleInput {
   publish_at: string;
   /** Scheduled posts per 24 h for this deployment (0: no cap). */
   daily_cap: number;
+  /** The agents the post mentions (resolved now; notified when it is published). */
+  mentions?: string[];
 }
 
 export type SchedulePost = Command<'SchedulePost', ScheduleInput & { agent_id: string }, { now: Date; post_id: string }>;
@@ -40,7 +42,7 @@ export type SchedulePost = Command<'SchedulePost', ScheduleInput & { agent_id: s
  * duplicate window and its daily cap.
  */
 export function decideSchedulePost(command: SchedulePost, state: AgentState): PostScheduled[] {
-  const { agent_id, draft, resolved_room_slug, daily_cap } = command.data;
+  const { agent_id, draft, resolved_room_slug, daily_cap, mentions = [] } = command.data;
   const { now, post_id } = command.metadata;
   const publishAt = Date.parse(command.data.publish_at);
   if (!(publishAt > now.getTime()) || publishAt > now.getTime() + SCHEDULE_MAX_AHEAD_MS) {
@@ -48,7 +50,8 @@ export function decideSchedulePost(command: SchedulePost, state: AgentState): Po
       { loc: ['body', 'publish_at'], msg: 'publish_at must be in the future and at most 90 days ahead', type: 'value_error.publish_at' },
     ]);
   }
-  const post = checkDraft(draft, resolved_room_slug, now);
+  // A poll runs from publication: its expiry is checked (and defaulted) from publish_at.
+  const post = checkDraft(draft, resolved_room_slug, now, new Date(publishAt));
   if (!state.exists) throw notFound('Agent', 'agent_not_found');
   const at = now.toISOString();
   const hash = signalHash(agent_id, post.title, post.body);
@@ -72,6 +75,7 @@ export function decideSchedulePost(command: SchedulePost, state: AgentState): Po
         publish_at: new Date(publishAt).toISOString(),
         scheduled_at: at,
         charge: charge(state, 'schedule_post'),
+        ...mentionsField(mentions, agent_id),
       },
     },
   ];
@@ -135,6 +139,17 @@ export type ScheduledPost = Omit<PostScheduled['data'], 'charge'>;
 
 export type PublishScheduledPost = Command<'PublishScheduledPost', { post: ScheduledPost }>;
 
+/**
+ * A scheduled post's poll at publication: it runs as long as the author asked, counted from the
+ * actual publication, so a job that runs late (at most one scheduler period) moves the expiry by
+ * as much.
+ */
+export function pollAtPublication(poll: ScheduledPost['poll'], publishAt: string, now: Date): ScheduledPost['poll'] {
+  if (!poll) return poll;
+  const late = Math.max(0, now.getTime() - Date.parse(publishAt));
+  return { ...poll, expires_at: new Date(Date.parse(poll.expires_at) + late).toISOString() };
+}
+
 /** Publishes a pending scheduled post once `publish_at` has come; nothing when it was cancelled or already published (a re-run job). */
 export function decidePublishScheduledPost(command: PublishScheduledPost, state: AgentState): PostPublished[] {
   const { post } = command.data;
@@ -155,8 +170,9 @@ export function decidePublishScheduledPost(command: PublishScheduledPost, state:
         hashtags: post.hashtags,
         published_at: now.toISOString(),
         scheduled_at: post.scheduled_at,
-        poll: post.poll,
+        poll: pollAtPublication(post.poll, pending.publish_at, now),
         signal_hash: post.signal_hash,
+        ...mentionsField(post.mentions ?? [], post.agent_id),
       },
     },
   ];

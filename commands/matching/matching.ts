@@ -11,6 +11,10 @@ import { agentAggregate, agentStreamEvent } from '../agents/agent.ts';
 import { charge } from '../credits/spend.ts';
 import type { Command, CommandBus, CommandContext } from '../handler.ts';
 import { autoPostVerdict, mixerDraft } from './auto-post.ts';
+import type { MatchCreated } from '../../events/humans.ts';
+import { matchStream } from '../../events/humans.ts';
+import type { CreateMatch, MatchEvent, MatchState } from '../humans/matches.ts';
+import { decideCreateMatch, matchAggregate } from '../humans/matches.ts';
 
 /**
  * Matching terms are capability slugs: normalised the same way (lower case, separators to
@@ -96,6 +100,45 @@ export interface MatchingReads {
   blockedEitherWay(a: string, b: string): Promise<boolean>;
   /** The room of a term (its public room), or null. */
   roomOf(term: string): Promise<string | null>;
+  /** The user an active agent is linked to, when that user is a discoverable member; else null. */
+  memberOwnerOf(agentId: string): Promise<string | null>;
+}
+
+/** The member match of two users a matching run opens: one per pair of users, whichever run found them first. */
+export const memberMatchIdOf = (userA: string, userB: string) => deriveId('mtc', `members:${[userA, userB].sort().join(':')}`);
+
+/** A member match a run opens between the owners of its two agents. */
+interface MemberPair {
+  match_id: string;
+  user_a_id: string;
+  user_b_id: string;
+  agent_name: string;
+}
+
+/**
+ * The runner's owner and each match's owner, when both are discoverable members who differ: the
+ * match then carries the id of their member match (created after the run is recorded).
+ */
+async function withMemberMatches(
+  reads: MatchingReads,
+  agentId: string,
+  matches: BilateralMatch[],
+): Promise<{ matches: BilateralMatch[]; pairs: MemberPair[] }> {
+  const runnerOwner = matches.length ? await reads.memberOwnerOf(agentId) : null;
+  if (!runnerOwner) return { matches, pairs: [] };
+  const pairs: MemberPair[] = [];
+  const out: BilateralMatch[] = [];
+  for (const m of matches) {
+    const owner = await reads.memberOwnerOf(m.agent_id);
+    if (!owner || owner === runnerOwner) {
+      out.push(m);
+      continue;
+    }
+    const match_id = memberMatchIdOf(runnerOwner, owner);
+    pairs.push({ match_id, user_a_id: runnerOwner, user_b_id: owner, agent_name: m.name });
+    out.push({ ...m, member_match_id: match_id });
+  }
+  return { matches: out, pairs };
 }
 
 /**
@@ -188,7 +231,8 @@ export async function runMatching(
   const limit = input.limit ?? MATCH_LIMIT_DEFAULT;
   const me = await reads.standingProfile(agentId);
   if (!me) throw notFound('Agent', 'agent_not_found');
-  const matches = me.hidden ? [] : await findBilateralMatches(reads, agentId, offersOf(gives, me.capabilities), asks, limit);
+  const bilateral = me.hidden ? [] : await findBilateralMatches(reads, agentId, offersOf(gives, me.capabilities), asks, limit);
+  const { matches, pairs } = await withMemberMatches(reads, agentId, bilateral);
   const found = new Set(matches.flatMap((m) => m.they_give));
   const first = asks.find((t) => found.has(t));
   const command: RunMatching = {
@@ -203,8 +247,48 @@ export async function runMatching(
     if (e.type === 'MatchingRunCompleted') run = e.data;
     else post = e.data;
   }
-  if (run === null) return { ...(await recordedRun(bus, agentId, command.metadata.run_id)), duplicate: true };
-  return { run, post, position: result.position, duplicate: result.duplicate };
+  if (run === null) {
+    // A retried run: complete the member matches it recorded (an earlier attempt may have stopped before them).
+    const recorded = await recordedRun(bus, agentId, command.metadata.run_id);
+    const ids = new Set(recorded.run.matches.map((m) => m.member_match_id));
+    const matchesAt = await openMemberMatches(
+      bus,
+      recorded.run.run_id,
+      pairs.filter((p) => ids.has(p.match_id)),
+      ctx,
+    );
+    return { ...recorded, position: Math.max(recorded.position, matchesAt), duplicate: true };
+  }
+  const matchesAt = await openMemberMatches(bus, run.run_id, pairs, ctx);
+  return { run, post, position: Math.max(result.position, matchesAt), duplicate: result.duplicate };
+}
+
+/**
+ * Opens the member match of each pair on `match-<id>` (a second append, like an approved
+ * introduction's): a pair already matched (by an earlier run) appends nothing. Answers the
+ * position of the last append (0 when there was none).
+ */
+async function openMemberMatches(bus: CommandBus, runId: string, pairs: MemberPair[], ctx: CommandContext): Promise<number> {
+  let position = 0;
+  for (const p of pairs) {
+    const create: CreateMatch = {
+      type: 'CreateMatch',
+      data: {
+        user_a_id: p.user_a_id,
+        user_b_id: p.user_b_id,
+        reason: `Matching run ${runId} matched your agents (with ${p.agent_name})`.slice(0, 500),
+        users_exist: true,
+        created_by: `run:${runId}`,
+      },
+      metadata: { now: ctx.now, match_id: p.match_id },
+    };
+    const r = await bus.handle<MatchState, MatchEvent, MatchCreated[]>(matchStream(p.match_id), matchAggregate, (s) => decideCreateMatch(create, s), {
+      ...ctx,
+      commandId: `${ctx.commandId}:match:${p.match_id}`,
+    });
+    if (r.events.length > 0 && !r.duplicate) position = Math.max(position, r.position);
+  }
+  return position;
 }
 
 /** The recorded run (and its auto-post) of a retried command, read back from the runner's stream. */

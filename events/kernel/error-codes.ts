@@ -109,6 +109,7 @@ export const ERROR_CODES = {
   // 405
   method_not_allowed: { status: 405, meaning: 'The route exists but not for this method; the `Allow` header lists the methods it serves.' },
   // 409
+  room_exists: { status: 409, meaning: 'A room with this slug already exists (curated, declared by an agent, or created).' },
   rebuild_elsewhere: {
     status: 409,
     meaning: 'This process runs with ROLE=api: the projections run in the projector process, so a rebuild is started there (its CLI, or a ROLE=all instance).',
@@ -181,6 +182,7 @@ export const ERROR_CODES = {
   unsupported_image_type: { status: 415, meaning: 'The upload is not a PNG, JPEG, GIF or WebP image.' },
   // 422
   room_not_mergeable: { status: 422, meaning: 'Only custom rooms can be merged; this one is curated.' },
+  room_not_hideable: { status: 422, meaning: 'Curated rooms always exist and cannot be hidden; only custom rooms can.' },
   merge_target_not_curated: { status: 422, meaning: 'A room can only be merged into a curated room.' },
   validation_failed: { status: 422, meaning: 'The request failed validation; `detail` is the list `[{loc, msg, type}]`.' },
   // 429

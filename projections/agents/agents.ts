@@ -1,6 +1,7 @@
 import type { Charge } from '../../events/types.ts';
 import type { Collection } from '../store/port.ts';
 import { CHARGED_EVENTS } from '../credits/charged.ts';
+import { agentHandle } from '../../events/feed.ts';
 import { defineProjection } from '../types.ts';
 
 /**
@@ -25,6 +26,8 @@ export const agentsProjection = defineProjection({
         { name: 'by_capability', keys: { capabilities: 1, seq: -1 } },
         { name: 'by_next_grant', keys: { next_grant_at: 1 } },
         { name: 'leaderboard', keys: { rank_key: 1 } },
+        // `@handle` mentions resolve by handle (agentHandle of the name).
+        { name: 'by_handle', keys: { handle: 1 } },
       ],
     },
   ],
@@ -57,6 +60,7 @@ export const agentsProjection = defineProjection({
           $set: {
             agent_id: d.agent_id,
             name: d.name,
+            handle: agentHandle(d.name),
             description: d.description,
             capabilities: d.capabilities,
             owner_name: d.owner_name,
@@ -92,7 +96,8 @@ export const agentsProjection = defineProjection({
       }
       case 'AgentProfileUpdated': {
         const { agent_id, ...changes } = event.data;
-        await agents.applyAt(agent_id, event.position, { $set: Object.assign({}, changes, { last_active_at: at }) });
+        const handle = changes.name === undefined ? {} : { handle: agentHandle(changes.name) };
+        await agents.applyAt(agent_id, event.position, { $set: Object.assign({}, changes, handle, { last_active_at: at }) });
         return;
       }
       case 'WebhookConfigured': {

@@ -22,31 +22,59 @@ export function roomDefaults(slug: string) {
   };
 }
 
-async function declareCapabilities(rooms: Collection, event: RecordedOf<'AgentRegistered'>): Promise<void> {
+const isCurated = (slug: string) => (CURATED_CAPABILITIES as readonly string[]).includes(slug);
+
+/**
+ * One more (`by` 1) or one fewer (`by` -1) active agent declares the room. A custom room is public
+ * exactly while at least ROOM_PROMOTION_AGENTS active agents declare it; curated rooms always are.
+ */
+async function countAgent(rooms: Collection, slug: string, by: 1 | -1, position: number, onInsert: Record<string, unknown> | null): Promise<void> {
+  if (isCurated(slug)) {
+    // Always public, so the new count need not be known: one write, no read.
+    await rooms.applyAt(slug, position, { $inc: { agent_count: by }, $set: { public: true }, ...(onInsert ? { $setOnInsert: onInsert } : {}) });
+    return;
+  }
+  const current = await rooms.findOne({ _id: slug }, { projection: { agent_count: 1 } });
+  if (!current && !onInsert) return;
+  const count = Math.max(0, ((current?.agent_count as number | undefined) ?? 0) + by);
+  await rooms.applyAt(slug, position, {
+    $set: { agent_count: count, public: count >= ROOM_PROMOTION_AGENTS },
+    ...(onInsert ? { $setOnInsert: onInsert } : {}),
+  });
+}
+
+async function declareCapabilities(rooms: Collection, roomAgents: Collection, event: RecordedOf<'AgentRegistered'>): Promise<void> {
   const d = event.data;
+  await roomAgents.applyAt(d.agent_id, event.position, { $set: { slugs: d.capabilities, active: true } });
   for (const slug of d.capabilities) {
-    const curated = (CURATED_CAPABILITIES as readonly string[]).includes(slug);
+    const curated = isCurated(slug);
     // The first agent to declare a custom capability is its room's creator (it may pin there).
     const onInsert = Object.assign({}, roomDefaults(slug), { curated, post_count: 0, created_at: d.registered_at, created_by: curated ? null : d.agent_id });
-    if (curated) {
-      // Always public, so the new count need not be known: one write, no read.
-      await rooms.applyAt(slug, event.position, { $inc: { agent_count: 1 }, $set: { public: true }, $setOnInsert: onInsert });
-      continue;
-    }
-    const current = await rooms.findOne({ _id: slug }, { projection: { agent_count: 1 } });
-    const count = ((current?.agent_count as number | undefined) ?? 0) + 1;
-    await rooms.applyAt(slug, event.position, {
-      $set: { agent_count: count, public: count >= ROOM_PROMOTION_AGENTS },
-      $setOnInsert: onInsert,
-    });
+    await countAgent(rooms, slug, 1, event.position, onInsert);
   }
 }
 
-/** Rooms: the ten curated ones always exist; custom capability rooms turn public at 3 agents. */
+/** A deactivated, banned or ghosted agent stops counting toward its rooms (once: these states have no way back). */
+async function leaveRooms(rooms: Collection, roomAgents: Collection, agentId: string, position: number): Promise<void> {
+  const member = await roomAgents.findOne({ _id: agentId });
+  if (!member || member.active !== true) return;
+  if (!(await roomAgents.applyAt(agentId, position, { $set: { active: false } }))) return;
+  for (const slug of (member.slugs as string[] | undefined) ?? []) await countAgent(rooms, slug, -1, position, null);
+}
+
+/**
+ * Rooms: the ten curated ones always exist and cannot be hidden; a custom room is public while at
+ * least 3 distinct active agents declare it (registered with the capability, or its creator for a
+ * created room). `room_agents` keeps, per agent, the rooms it counts in and whether it still counts
+ * (deactivated, banned and ghosted agents do not).
+ */
 export const roomsProjection = defineProjection({
   name: 'rooms',
-  collections: [{ name: 'rooms', indexes: [{ name: 'public_by_size', keys: { public: 1, agent_count: -1 } }] }],
-  handles: ['AgentRegistered', 'PostPublished', 'RoomMerged', 'RoomHidden'],
+  collections: [
+    { name: 'rooms', indexes: [{ name: 'public_by_size', keys: { public: 1, agent_count: -1 } }] },
+    { name: 'room_agents', indexes: [] },
+  ],
+  handles: ['AgentRegistered', 'AgentDeactivated', 'AgentBanned', 'AgentGhosted', 'PostPublished', 'RoomMerged', 'RoomHidden', 'RoomUnhidden', 'RoomCreated'],
   async init(ctx) {
     const rooms = ctx.collection('rooms');
     for (const slug of CURATED_CAPABILITIES) {
@@ -61,7 +89,32 @@ export const roomsProjection = defineProjection({
     const rooms = ctx.collection('rooms');
     switch (event.type) {
       case 'AgentRegistered':
-        return declareCapabilities(rooms, event);
+        return declareCapabilities(rooms, ctx.collection('room_agents'), event);
+      case 'AgentDeactivated':
+      case 'AgentBanned':
+      case 'AgentGhosted':
+        return leaveRooms(rooms, ctx.collection('room_agents'), event.data.agent_id, event.position);
+      case 'RoomCreated': {
+        const d = event.data;
+        const roomAgents = ctx.collection('room_agents');
+        const member = await roomAgents.findOne({ _id: d.agent_id });
+        const onInsert = Object.assign({}, roomDefaults(d.room_slug), {
+          label: d.label,
+          description: d.description ?? roomDefaults(d.room_slug).description,
+          curated: false,
+          post_count: 0,
+          created_at: d.created_at,
+          created_by: d.agent_id,
+        });
+        // The creator counts as a declaring agent while it is active.
+        if (member && member.active !== true) {
+          await rooms.applyAt(d.room_slug, event.position, { $setOnInsert: Object.assign({}, onInsert, { agent_count: 0, public: false }) });
+          return;
+        }
+        await roomAgents.applyAt(d.agent_id, event.position, { $addToSet: { slugs: d.room_slug }, $set: { active: true } });
+        await countAgent(rooms, d.room_slug, 1, event.position, onInsert);
+        return;
+      }
       case 'PostPublished': {
         const p = event.data;
         if (p.room_slug) await rooms.applyAt(p.room_slug, event.position, { $inc: { post_count: 1 }, $set: { last_post_at: p.published_at } });
@@ -70,6 +123,11 @@ export const roomsProjection = defineProjection({
       case 'RoomHidden': {
         const d = event.data;
         await rooms.applyAt(d.room_slug, event.position, { $set: { hidden: true, hidden_at: d.hidden_at } });
+        return;
+      }
+      case 'RoomUnhidden': {
+        const d = event.data;
+        await rooms.applyAt(d.room_slug, event.position, { $set: { hidden: false, hidden_at: null } });
         return;
       }
       case 'RoomMerged': {

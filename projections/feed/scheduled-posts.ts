@@ -33,6 +33,7 @@ export const scheduledPostsProjection = defineProjection({
             hashtags: d.hashtags,
             poll: d.poll,
             signal_hash: d.signal_hash,
+            mentions: d.mentions ?? [],
             publish_at: d.publish_at,
             scheduled_at: d.scheduled_at,
             status: 'scheduled',

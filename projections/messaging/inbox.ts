@@ -19,12 +19,20 @@ async function applyNewMatches(inbox: Collection, event: RecordedOf<'MatchingRun
         they_give: m.they_ask,
         they_ask: m.they_give,
         score: m.score,
+        member_match_id: m.member_match_id ?? null,
       }),
     );
     await inbox.applyAt(
       `new_match:${d.run_id}:${d.agent_id}:${m.agent_id}`,
       event.position,
-      matchEntry(event, d.agent_id, { match_agent_id: m.agent_id, match_agent_name: m.name, they_give: m.they_give, they_ask: m.they_ask, score: m.score }),
+      matchEntry(event, d.agent_id, {
+        match_agent_id: m.agent_id,
+        match_agent_name: m.name,
+        they_give: m.they_give,
+        they_ask: m.they_ask,
+        score: m.score,
+        member_match_id: m.member_match_id ?? null,
+      }),
     );
   }
 }
@@ -35,6 +43,8 @@ interface MatchSide {
   they_give: string[];
   they_ask: string[];
   score: number;
+  /** The member match the run opened between the two agents' owners, or null. */
+  member_match_id: string | null;
 }
 
 function matchEntry(event: RecordedOf<'MatchingRunCompleted'>, recipient: string, side: MatchSide) {
@@ -70,6 +80,7 @@ function entry(
  * addressed to an agent. A comment or reply on an agent's post records `new_comment` (legacy name
  * `room_post_reply`) for the post's author, unless the author commented on their own post; DMs
  * record `new_dm`, A2A messages `a2a_message`, webhook tests `svc_ping`, matching runs `new_match`,
+ * `@handle` mentions in posts, comments and replies `mention` (each mentioned agent once per item),
  * and an entry becomes `delivered_via: "webhook"` once a webhook delivery of it succeeded.
  */
 export const inboxProjection = defineProjection({
@@ -86,12 +97,49 @@ export const inboxProjection = defineProjection({
       ],
     },
   ],
-  handles: ['CommentAdded', 'DirectMessageSent', 'A2AMessageSent', 'WebhookTestFired', 'WebhookDeliveryAttempted', 'MatchingRunCompleted', 'IntroApproved'],
+  handles: [
+    'PostPublished',
+    'CommentAdded',
+    'DirectMessageSent',
+    'A2AMessageSent',
+    'WebhookTestFired',
+    'WebhookDeliveryAttempted',
+    'MatchingRunCompleted',
+    'IntroApproved',
+  ],
   async apply(event, ctx) {
     const inbox = ctx.collection('inbox_events');
     switch (event.type) {
+      case 'PostPublished': {
+        const d = event.data;
+        for (const a of d.mentions ?? []) {
+          if (a === d.agent_id) continue;
+          const payload = {
+            post_id: d.post_id,
+            comment_id: null,
+            room_slug: d.room_slug,
+            from_agent_id: d.agent_id,
+            from_agent_name: d.agent_name,
+            title: d.title,
+          };
+          await inbox.applyAt(`mention:${d.post_id}:${a}`, event.position, entry(event, a, 'mention', payload, d.published_at));
+        }
+        return;
+      }
       case 'CommentAdded': {
         const d = event.data;
+        for (const a of d.mentions ?? []) {
+          if (a === d.agent_id) continue;
+          const payload = {
+            post_id: d.post_id,
+            comment_id: d.comment_id,
+            room_slug: d.post_room_slug,
+            from_agent_id: d.agent_id,
+            from_agent_name: d.agent_name,
+            content: d.content,
+          };
+          await inbox.applyAt(`mention:${d.comment_id}:${a}`, event.position, entry(event, a, 'mention', payload, d.created_at));
+        }
         if (d.agent_id === d.post_author_id) return;
         await inbox.applyAt(
           `new_comment:${d.comment_id}`,

@@ -5,7 +5,7 @@ import { defineProjection } from '../types.ts';
 export const NOTIFICATION_TTL_MS = 90 * 24 * 3600_000;
 
 type NotificationType =
-  'poll_vote' | 'signal_boost' | 'anchor_pin' | 'mesh_thread_invite' | 'mesh_thread_message' | 'trust_stamp' | 'bond_request' | 'bond_accept';
+  'poll_vote' | 'signal_boost' | 'anchor_pin' | 'mesh_thread_invite' | 'mesh_thread_message' | 'trust_stamp' | 'bond_request' | 'bond_accept' | 'mention';
 
 async function notify(
   notifications: Collection,
@@ -32,11 +32,15 @@ async function notify(
   });
 }
 
+/** The first 200 characters of the mentioning text, for the notification. */
+const excerpt = (text: string) => (text.length > 200 ? `${text.slice(0, 199)}…` : text);
+
 /**
  * The signal inbox: one document per notification, newest first per agent. Nobody is notified of
  * their own act. Feed notices (poll votes, boosts, anchor pins) have one recipient, the post's
  * author (`ntf_<event id>`); mesh-thread invitations and messages notify every other participant
- * (`ntf_<event id>_<agent id>`). Reads mark them, the expiry job removes them.
+ * (`ntf_<event id>_<agent id>`), and so do mentions (`mention`, each agent a post, comment or reply
+ * names with `@handle`, resolved when it was written). Reads mark them, the expiry job removes them.
  */
 export const notificationsProjection = defineProjection({
   name: 'notifications',
@@ -53,6 +57,8 @@ export const notificationsProjection = defineProjection({
     },
   ],
   handles: [
+    'PostPublished',
+    'CommentAdded',
     'PollVoted',
     'SignalBoosted',
     'RoomPostPinned',
@@ -67,6 +73,31 @@ export const notificationsProjection = defineProjection({
   async apply(event, ctx) {
     const notifications = ctx.collection('notifications');
     switch (event.type) {
+      case 'PostPublished': {
+        // A post (or a scheduled post at its publication) notifies each agent it mentions, once.
+        const d = event.data;
+        for (const a of d.mentions ?? []) {
+          if (a === d.agent_id) continue;
+          const data = { post_id: d.post_id, comment_id: null, room_slug: d.room_slug, from_agent_name: d.agent_name, excerpt: excerpt(d.title) };
+          await notify(notifications, `ntf_${event.id}_${a}`, event.position, a, 'mention', d.agent_id, data, d.published_at);
+        }
+        return;
+      }
+      case 'CommentAdded': {
+        const d = event.data;
+        for (const a of d.mentions ?? []) {
+          if (a === d.agent_id) continue;
+          const data = {
+            post_id: d.post_id,
+            comment_id: d.comment_id,
+            room_slug: d.post_room_slug,
+            from_agent_name: d.agent_name,
+            excerpt: excerpt(d.content),
+          };
+          await notify(notifications, `ntf_${event.id}_${a}`, event.position, a, 'mention', d.agent_id, data, d.created_at);
+        }
+        return;
+      }
       case 'PollVoted': {
         const d = event.data;
         if (d.post_author_id === d.agent_id) return;

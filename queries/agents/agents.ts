@@ -91,3 +91,26 @@ export async function agentsDueForGrant(store: ReadStore, now: Date, limit = 100
 export async function isSuperAdmin(store: ReadStore, email: string): Promise<boolean> {
   return (await store.collection('admins').findOne({ _id: email.toLowerCase() })) !== null;
 }
+
+/**
+ * The agents `@handles` name (queries/feed mentions): an agent id, or a handle exactly one visible
+ * agent has (an ambiguous handle names nobody; its agents can be mentioned by id). The author is
+ * left out, and so is every agent that blocks the author. At most `max`, in the order given.
+ */
+export async function resolveMentions(store: ReadStore, handles: string[], authorId: string, max: number): Promise<string[]> {
+  const agents = store.collection('agents');
+  const out: string[] = [];
+  for (const h of handles) {
+    if (out.length >= max) break;
+    const found = h.startsWith('agt_')
+      ? await agents.find({ _id: h, ...PUBLIC_AGENTS }, { limit: 1, projection: { _id: 1 } })
+      : await agents.find({ handle: h, ...PUBLIC_AGENTS }, { limit: 2, projection: { _id: 1 }, hint: 'by_handle' });
+    if (found.length !== 1) continue;
+    const id = found[0]._id;
+    if (id === authorId || out.includes(id)) continue;
+    // An unblock keeps the document with `agent_id: null`.
+    if ((await store.collection('blocks').findOne({ _id: `${id}:${authorId}` }))?.agent_id) continue;
+    out.push(id);
+  }
+  return out;
+}

@@ -238,3 +238,27 @@ export async function trustInputs(store: ReadStore) {
   }
   return inputs;
 }
+
+/**
+ * Open listings for an intent radar (`GET /api/agent/intent-radar`): those whose category is one of
+ * `capabilities`, or whose title, description or category hold every word of one (the term index:
+ * `lead-gen` is the words lead and gen), the agent's own left out; newest first, at most `limit`.
+ * Each capability is one index range (at most `limit` + own listings read per capability).
+ */
+export async function listingsMatching(
+  store: ReadStore,
+  capabilities: string[],
+  exclude: string,
+  limit: number,
+): Promise<Array<{ doc: Doc; matched: string }>> {
+  const listings = store.collection('listings');
+  const found = new Map<string, { doc: Doc; matched: string }>();
+  for (const cap of capabilities.slice(0, 20)) {
+    const words = searchTerms(cap.replace(/-/g, ' '), 8);
+    if (words.length === 0) continue;
+    const filter: Filter = words.length === 1 ? { search_keys: `open:${words[0]}` } : { search_keys: { $all: words.map((w) => `open:${w}`) } };
+    const docs = await listings.find(filter, { sort: { seq: -1 }, limit: limit * 2, hint: 'by_term' });
+    for (const d of docs) if (d.agent_id !== exclude && !found.has(d._id)) found.set(d._id, { doc: d, matched: cap });
+  }
+  return [...found.values()].sort((a, b) => Number(b.doc.seq) - Number(a.doc.seq)).slice(0, limit);
+}

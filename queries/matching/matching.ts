@@ -72,3 +72,15 @@ export async function registeredSince(store: ReadStore, since: string, limit: nu
   const docs = await store.collection('match_profiles').find({ registered_at: { $gte: since } }, { sort: { registered_at: -1 }, limit });
   return docs.map((d) => ({ agent_id: d._id, event_id: String(d.registered_event_id), position: Number(d.registered_position ?? 0) }));
 }
+
+/**
+ * The user an agent is linked to (a full claim or the in-app agent), when the agent is active (not
+ * deactivated, banned or ghosted) and the user is a discoverable member; else null.
+ */
+export async function memberOwnerOf(store: ReadStore, agentId: string): Promise<string | null> {
+  const agent = await store.collection('agents').findOne({ _id: agentId }, { projection: { owner_user_id: 1, deactivated: 1, ghosted: 1 } });
+  const owner = agent?.owner_user_id;
+  if (typeof owner !== 'string' || agent?.deactivated === true || agent?.ghosted === true) return null;
+  const member = await store.collection('members').findOne({ _id: owner }, { projection: { dir_listed: 1 } });
+  return member?.dir_listed === true ? owner : null;
+}

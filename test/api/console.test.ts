@@ -137,8 +137,8 @@ describe('api: the admin console (/admin, server-rendered, cookie session, CSRF)
     expect((await svc.req('GET', '/api/protocol/me', { apiKey: agent.api_key })).status).to.equal(401);
   });
 
-  it('hides and merges rooms by form, with the rules of the CLI (a curated room is not merged)', async () => {
-    for (let i = 0; i < 3; i++) await svc.register({ capabilities: ['console-room-test'] });
+  it('hides and merges rooms by form, with the rules of the CLI (a curated room is neither merged nor hidden; a hidden room can be shown again)', async () => {
+    for (let i = 0; i < 3; i++) await svc.register({ capabilities: ['console-room-test', 'console-room-hide'] });
     const browser = new ConsoleClient(svc);
     await browser.signIn(ADMIN, PASSWORD);
     const rooms = await browser.get('/admin/rooms');
@@ -151,9 +151,18 @@ describe('api: the admin console (/admin, server-rendered, cookie session, CSRF)
     const merged = await browser.post('/admin/rooms/console-room-test/merge', { into: 'b2b-sales' }, csrf);
     expect(merged.status).to.equal(303);
     expect((await svc.req('GET', '/api/protocol/rooms/console-room-test/posts')).body.room_slug).to.equal('b2b-sales');
-    const hidden = await browser.post('/admin/rooms/b2b-sales/hide', {}, csrf);
+    const curated = await browser.post('/admin/rooms/b2b-sales/hide', {}, csrf);
+    expect(curated.status).to.equal(422);
+    expect(curated.text).to.include('room_not_hideable');
+    expect((await svc.req('GET', '/api/protocol/rooms/b2b-sales')).status).to.equal(200);
+    const hidden = await browser.post('/admin/rooms/console-room-hide/hide', {}, csrf);
     expect(hidden.status).to.equal(303);
-    expect((await svc.req('GET', '/api/protocol/rooms/b2b-sales')).status).to.equal(404);
+    expect((await svc.req('GET', '/api/protocol/rooms/console-room-hide')).status).to.equal(404);
+    const listed = await browser.get('/admin/rooms');
+    expect(listed.text).to.include('action="/admin/rooms/console-room-hide/unhide"');
+    const shown = await browser.post('/admin/rooms/console-room-hide/unhide', {}, csrf);
+    expect(shown.status).to.equal(303);
+    expect((await svc.req('GET', '/api/protocol/rooms/console-room-hide')).status).to.equal(200);
   });
 
   /** A contract in dispute: listing, response, accepted by the provider, disputed by the requester. */

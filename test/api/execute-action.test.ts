@@ -77,11 +77,61 @@ describe('api: chat execute-action', function () {
     expect(await balance()).to.equal(before);
   });
 
-  it('answers 422 naming an action type that is not available yet, or unknown, and 401 without a linked agent', async () => {
-    const later = await act({ action_type: 'create_room' });
-    expect(later.status).to.equal(422);
-    expect(later.body.detail[0]).to.include({ type: 'value_error.action_type.unavailable' });
-    expect(later.body.detail[0].msg).to.contain('create_room');
+  it('find_relevant_posts ranks the 40 latest room posts against a natural-language request and returns the best 3, each with its reason', async () => {
+    const author = await svc.register({ capabilities: ['investor-connect'] });
+    const post = (title: string, body: string, room_slug: string | null = 'investor-connect') =>
+      svc.req('POST', '/api/feed/posts', { apiKey: author.api_key, body: { title, body, post_type: 'signal_found', room_slug } });
+    const seed = await post('Seed round for a climate startup', 'Raising a seed round; looking for angel investors #fundraising');
+    const angels = await post('Angel investors meetup', 'Monthly meetup of angel investors in Berlin');
+    await post('Hiring a backend engineer', 'Rust and Postgres, remote');
+    await post('Unrelated general post about seed funding', 'seed round investors fundraising', null);
+    // Every word of the request need not be in a post: "help", "me", "find" and "my" match nothing.
+    const found = await act({ action_type: 'find_relevant_posts', query: 'help me find investors for my seed round' });
+    expect(found.status, found.text).to.equal(200);
+    const items = found.body.result.items as Array<{ post_id: string; room_slug: string | null; relevance_reason: string }>;
+    expect(items.map((i) => i.post_id).slice(0, 2)).to.deep.equal([seed.body.post_id, angels.body.post_id]);
+    expect(items.length).to.be.at.most(3);
+    expect(items.every((i) => i.room_slug !== null)).to.equal(true);
+    expect(items[0].relevance_reason)
+      .to.match(/"seed"/)
+      .and.to.match(/"investors"/)
+      .and.to.match(/title/);
+    expect(items[1].relevance_reason)
+      .to.match(/"investors"/)
+      .and.not.to.match(/"seed"/);
+    // Only the 40 latest room posts are ranked: 40 newer room posts push the seed post out.
+    for (let i = 0; i < 40; i++) await post(`Weekly note ${i}`, 'Nothing about money here');
+    const later = await act({ action_type: 'find_relevant_posts', query: 'seed round investors' });
+    expect(later.body.result.items.map((i: { post_id: string }) => i.post_id)).to.not.include(seed.body.post_id);
+  });
+
+  it('create_room creates a custom room as the linked agent: private until 3 distinct active agents declare it (its creator one of them), 409 when it exists', async () => {
+    const created = await act({ action_type: 'create_room', name: 'Quantum Sensing', description: 'Sensors, labs and deals' });
+    expect(created.status, created.text).to.equal(200);
+    expect(created.body.result).to.include({ room_slug: 'quantum-sensing', label: 'Quantum Sensing', created_by: agent.agent_id, public: false });
+    expect((await svc.req('GET', '/api/protocol/rooms/quantum-sensing')).status).to.equal(404);
+    await svc.register({ capabilities: ['quantum-sensing'] });
+    const third = await svc.register({ capabilities: ['quantum-sensing'] });
+    const room = await svc.req('GET', '/api/protocol/rooms/quantum-sensing');
+    expect(room.status, room.text).to.equal(200);
+    const posted = await svc.req('POST', '/api/feed/posts', {
+      apiKey: third.api_key,
+      body: { title: 'First', body: 'In the new room', post_type: 'signal_found', room_slug: 'quantum-sensing' },
+    });
+    expect(posted.status, posted.text).to.equal(200);
+    // Its creator asking again gets the room it created; anyone else gets 409.
+    const again = await act({ action_type: 'create_room', name: 'quantum sensing' });
+    expect(again.status).to.equal(200);
+    expect(again.body.result).to.include({ room_slug: 'quantum-sensing', created_by: agent.agent_id, public: true });
+    const other = await svc.req('POST', '/api/agent/rooms', { apiKey: third.api_key, body: { name: 'Quantum sensing' } });
+    expect(other.status).to.equal(409);
+    expect(other.body.code).to.equal('room_exists');
+    expect((await act({ action_type: 'create_room', name: 'lead gen' })).status).to.equal(409);
+    const direct = await svc.req('POST', '/api/agent/rooms', { apiKey: third.api_key, body: { name: '!!' } });
+    expect(direct.status).to.equal(422);
+  });
+
+  it('answers 422 naming an action type that is unknown, and 401 without a linked agent', async () => {
     const unknown = await act({ action_type: 'launch_rocket' });
     expect(unknown.status).to.equal(422);
     expect(unknown.body.detail[0].msg).to.contain('launch_rocket');

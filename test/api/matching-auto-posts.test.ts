@@ -170,6 +170,7 @@ describe('api: matching runs and autonomous posts', function () {
       they_give: [sales, extra],
       they_ask: [leads],
       score: 3,
+      member_match_id: null,
     });
     expect(body.matches[1]).to.deep.equal({
       agent_id: both.agent_id,
@@ -178,6 +179,7 @@ describe('api: matching runs and autonomous posts', function () {
       they_give: [sales],
       they_ask: [leads],
       score: 2,
+      member_match_id: null,
     });
     const limited = await run(a, [], [sales, extra], 1);
     expect(limited.matches.map((m: { agent_id: string }) => m.agent_id)).to.deep.equal([richer.agent_id]);
@@ -213,6 +215,7 @@ describe('api: matching runs and autonomous posts', function () {
         they_give: [leads],
         they_ask: [sales],
         score: 2,
+        member_match_id: null,
         matched_at: body.created_at,
       };
 

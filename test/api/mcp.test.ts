@@ -351,7 +351,7 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
         { tool: 'get_signal_inbox', rest: '/api/agent/notifications', param: 'after', items: 'notifications', many: true },
         // No new_match events for a fresh agent: the cursor still round-trips.
         { tool: 'get_matches', rest: `/api/protocol/agents/${a.agent.agent_id}/matches`, param: 'after', items: 'events', many: false },
-        { tool: 'intent_radar', rest: '/api/mesh/signals', param: 'cursor', args: { type: 'signal_found' }, items: 'items', many: true },
+        { tool: 'intent_radar', rest: '/api/agent/intent-radar', param: 'cursor', args: { type: 'signal_found' }, items: 'items', many: true },
         { tool: 'list_builder_profiles', rest: '/api/protocol/builders', param: 'cursor', items: 'builders', many: true },
         { tool: 'list_bonds', rest: '/api/agent/bonds', param: 'cursor', args: { status: 'incoming' }, items: 'items', many: true },
       ];

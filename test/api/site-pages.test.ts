@@ -192,18 +192,21 @@ describe('site: room and post pages (issue 18)', function () {
     expect(room.text).to.not.contain(ghosted);
     expect(room.text).to.contain(kept);
 
+    // Curated rooms always exist; a custom room can be hidden.
+    for (let i = 0; i < 3; i++) await svc.register({ capabilities: ['site-hidden-room'] });
+    const inCustom = await publish(victim.api_key, 'Custom room post', 'Custom body', 'site-hidden-room');
     const console = new ConsoleClient(svc);
     expect((await console.signIn(ROOT_EMAIL, ROOT_PASSWORD)).status).to.equal(303);
     const rooms = await console.get('/admin/rooms');
-    expect((await console.post('/admin/rooms/intro-drafting/hide', {}, ConsoleClient.csrfIn(rooms))).status).to.equal(303);
-    const hidden = await svc.req('GET', '/rooms/intro-drafting');
+    expect((await console.post('/admin/rooms/site-hidden-room/hide', {}, ConsoleClient.csrfIn(rooms))).status).to.equal(303);
+    const hidden = await svc.req('GET', '/rooms/site-hidden-room');
     expect(hidden.status).to.equal(404);
     expect(hidden.body.code).to.equal('room_not_found');
-    const post = await svc.req('GET', `/posts/${kept}`);
+    const post = await svc.req('GET', `/posts/${inCustom}`);
     expect(post.status).to.equal(200);
-    expect(post.text).to.not.contain('/rooms/intro-drafting');
+    expect(post.text).to.not.contain('/rooms/site-hidden-room');
     const sitemap = await svc.req('GET', '/api/sitemap-rooms.xml');
-    expect(sitemap.text).to.not.contain('/rooms/intro-drafting<');
+    expect(sitemap.text).to.not.contain('/rooms/site-hidden-room<');
   });
 
   it('hands out the page URLs (sitemaps, API views, profile_url, preview canonicals) and every one answers 200', async () => {

@@ -25,7 +25,7 @@ describe('cli: room administration', () => {
     this.timeout(300_000);
     svc = await startTestService({}, { clock });
     dataDir = svc.dataDir;
-    for (let i = 0; i < 3; i++) agent = await svc.register({ capabilities: ['deep-sea-mining'] });
+    for (let i = 0; i < 3; i++) agent = await svc.register({ capabilities: ['deep-sea-mining', 'ocean-farming'] });
     for (let i = 0; i < 2; i++)
       posts.push(
         (
@@ -41,18 +41,20 @@ describe('cli: room administration', () => {
     await svc.stop();
   });
 
-  it('merges a custom room into a curated one and hides a room; the service then resolves the alias', async function () {
+  it('merges a custom room into a curated one and hides a custom room (never a curated one); the service then resolves the alias', async function () {
     this.timeout(300_000);
     const merged = await cli('rooms', 'merge', 'deep-sea-mining', 'b2b-sales');
     expect(merged.stdout).to.contain('room deep-sea-mining merged into b2b-sales');
-    const hidden = await cli('rooms', 'hide', 'talent-matching');
-    expect(hidden.stdout).to.contain('room talent-matching hidden');
+    const hidden = await cli('rooms', 'hide', 'ocean-farming');
+    expect(hidden.stdout).to.contain('room ocean-farming hidden');
     // The refusals write nothing, so they run side by side (each is a process of its own).
     const refusals = [
       ['rooms', 'merge', 'b2b-sales', 'lead-gen'],
       ['rooms', 'merge', 'no-such-room', 'lead-gen'],
       ['rooms', 'merge', 'deep-sea-mining', 'not-curated'],
       ['rooms', 'hide', 'no-such-room'],
+      ['rooms', 'hide', 'talent-matching'],
+      ['rooms', 'unhide', 'no-such-room'],
     ];
     const outcomes = await Promise.all(
       refusals.map((args) =>
@@ -71,7 +73,8 @@ describe('cli: room administration', () => {
     const topics = (await svc.req('GET', '/api/feed/topics')).body.items.map((r: { slug: string }) => r.slug);
     expect(topics).to.include('b2b-sales');
     expect(topics).to.not.include('deep-sea-mining');
-    expect(topics).to.not.include('talent-matching');
+    expect(topics).to.not.include('ocean-farming');
+    expect(topics).to.include('talent-matching');
     const roomPosts = await svc.req('GET', '/api/feed/topics/b2b-sales/posts');
     expect(roomPosts.body.items.map((p: { post_id: string }) => p.post_id)).to.deep.equal([posts[1], posts[0]]);
     expect(roomPosts.body.total).to.equal(2);
@@ -85,12 +88,12 @@ describe('cli: room administration', () => {
       body: { title: 'After merge', body: 'ore', post_type: 'deal_opened', room_slug: 'deep-sea-mining' },
     });
     expect(moved.body.room_slug).to.equal('b2b-sales');
-    expect((await svc.req('GET', '/api/feed/topics/talent-matching')).status).to.equal(404);
+    expect((await svc.req('GET', '/api/feed/topics/ocean-farming')).status).to.equal(404);
     expect(
       (
         await svc.req('POST', '/api/feed/posts', {
           apiKey: agent.api_key,
-          body: { title: 'x', body: 'y', post_type: 'deal_opened', room_slug: 'talent-matching' },
+          body: { title: 'x', body: 'y', post_type: 'deal_opened', room_slug: 'ocean-farming' },
         })
       ).status,
     ).to.equal(404);

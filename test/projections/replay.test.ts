@@ -94,7 +94,8 @@ describe('projections: replay', () => {
         )
       ).position,
     );
-    await svc.running.services.runner.waitFor((await hideRoom(svc.running.services.bus, 'startup-networking', 'test', true, ctx('hide-1'))).position);
+    await svc.register({ capabilities: ['replay-hidden'] });
+    await svc.running.services.runner.waitFor((await hideRoom(svc.running.services.bus, 'replay-hidden', 'test', { curated: false }, ctx('hide-1'))).position);
     const later = await svc.req('POST', '/api/feed/posts/schedule', {
       apiKey: a3.api_key,
       body: { title: 'Scheduled', body: 'published by the job', post_type: 'intro_sent', room_slug: 'lead-gen', publish_at: '2026-03-20T00:00:00Z' },
@@ -198,7 +199,7 @@ describe('projections: replay', () => {
     }
     expect(await store.collection('posts').count({ hidden: true })).to.equal(4);
     expect((await store.collection('rooms').findOne({ _id: 'replay-room' }))?.merged_into).to.equal('lead-gen');
-    expect((await store.collection('rooms').findOne({ _id: 'startup-networking' }))?.hidden).to.equal(true);
+    expect((await store.collection('rooms').findOne({ _id: 'replay-hidden' }))?.hidden).to.equal(true);
   });
 
   it('rebuilds each projection into fresh collections equal to the live ones, then swaps them in', async () => {

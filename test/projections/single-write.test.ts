@@ -22,6 +22,8 @@ const referenceRooms: Projection = {
       return;
     }
     const d = event.data as { agent_id: string; capabilities: string[]; registered_at: string };
+    // The rooms each agent counts in (so a deactivated, banned or ghosted agent can stop counting).
+    await ctx.collection('room_agents').applyAt(d.agent_id, event.position, { $set: { slugs: d.capabilities, active: true } });
     for (const slug of d.capabilities) {
       const current = await rooms.findOne({ _id: slug });
       const count = ((current?.agent_count as number | undefined) ?? 0) + 1;

@@ -31,6 +31,7 @@ function asScheduled(d: Doc): Omit<PostScheduled['data'], 'charge'> {
     signal_hash: d.signal_hash as string,
     publish_at: d.publish_at as string,
     scheduled_at: d.scheduled_at as string,
+    ...(Array.isArray(d.mentions) && d.mentions.length ? { mentions: d.mentions as string[] } : {}),
   };
 }
 

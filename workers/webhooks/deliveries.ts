@@ -126,6 +126,8 @@ export function createWebhookWorker(s: WebhookDeps, agenda: Agenda): WebhookWork
     }
     // Only the events the inbox projection turns into entries can have any to deliver.
     if (!INBOX_SOURCES.has(e.type)) return;
+    // A post makes inbox entries only when it mentions somebody (the commonest one does not).
+    if (e.type === 'PostPublished' && !((e.data as { mentions?: unknown[] }).mentions?.length ?? 0)) return;
     await s.runner.waitFor(e.position);
     for (const entry of await s.store.collection('inbox_events').find({ source_event_id: e.id })) await queueEntry(entry);
   };

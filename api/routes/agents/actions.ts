@@ -6,6 +6,7 @@ import type { Principal } from '../../auth.ts';
 import type { Services } from '../../services.ts';
 import { checkFreeForm, validate } from '../../validation.ts';
 import { requireOwnedAgent } from '../humans/owner.ts';
+import { relevantRoomPosts } from '../../../queries/feed/relevant.ts';
 import { mount, operations } from '../../operations.ts';
 import { PostAgentChatExecuteActionAnswer } from './schemas.ts';
 import { ok } from '../schemas.ts';
@@ -104,10 +105,19 @@ const ACTIONS: Record<string, { schema: Json; free: boolean }> = {
     schema: params([], { query: str(200), industry: str(40), limit: { type: 'integer', minimum: 1, maximum: 50 }, page: { type: 'integer', minimum: 0 } }),
   },
   check_agent_pulse: { free: true, schema: params([], { days: { type: 'integer', minimum: 1, maximum: 90 } }) },
+  create_room: {
+    free: true,
+    schema: params([], {
+      name: str(80),
+      target_name: str(80),
+      description: { type: 'string', maxLength: 300 },
+      draft_content: { type: 'string', maxLength: 300 },
+    }),
+  },
 };
 
-/** Named by the spec, but their capability arrives with a later issue: 422 naming the type until then. */
-export const NOT_YET_AVAILABLE = ['create_room'];
+/** Named by the spec, but their capability is not in this service: 422 naming the type. */
+export const NOT_YET_AVAILABLE: string[] = [];
 export const ACCEPTED_ACTIONS = Object.keys(ACTIONS);
 
 const requestSchema = { type: 'object', required: ['action_type'], properties: { action_type: str(64), parameters: { type: 'object' } } };
@@ -124,7 +134,7 @@ export const actionOperations = operations({
   },
 });
 
-export function actionRoutes(router: Router, _s: Services): void {
+export function actionRoutes(router: Router, s: Services): void {
   const routes = router.routes();
 
   /** Runs one direct endpoint inside this request, as the user's agent; errors surface as that endpoint's. */
@@ -296,19 +306,27 @@ export function actionRoutes(router: Router, _s: Services): void {
         });
         break;
       case 'find_relevant_posts': {
-        const found = await run(ctx, agentId, { method: 'GET', path: `/api/agent/posts?${qs({ q: text('query'), limit: 3 })}` });
-        const items = ((found.items as Json[] | undefined) ?? []).slice(0, 3).map((x) => ({
-          post_id: x.post_id,
+        // The RELEVANT_WINDOW latest room posts ranked against the request; the best 3 with their reasons.
+        const ranked = await relevantRoomPosts(s.store, text('query') ?? '');
+        const items = ranked.map(({ post: x, relevance_reason }) => ({
+          post_id: x._id,
           title: x.title,
           snippet: String(x.body ?? '').slice(0, 200),
           room_label: x.room_slug ? String(x.room_slug).replace(/-/g, ' ') : 'General feed',
           room_slug: x.room_slug ?? null,
           agent_name: x.agent_name,
           platform: 'agent-network',
-          relevance_reason: `Matches "${text('query') ?? ''}"`,
+          relevance_reason,
         }));
         // The third-party network is not connected: include_moltbook adds nothing.
         result = { items, total: items.length, include_moltbook: p.include_moltbook === true };
+        break;
+      }
+      case 'create_room': {
+        const name = text('name') ?? text('target_name');
+        if (!name) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'give name (the room name)', type: 'missing' }]);
+        const description = text('description') ?? text('draft_content');
+        result = await run(ctx, agentId, { method: 'POST', path: '/api/agent/rooms', body: { name, ...(description ? { description } : {}) } });
         break;
       }
       case 'search_agents': {

@@ -11,6 +11,7 @@ import { toCredits } from '../../../events/kernel/money.ts';
 import { getAgent, getPublicAgent, listAgents, privateAgent, publicAgent } from '../../../queries/agents/agents.ts';
 import { suggestCapabilities } from '../../../queries/agents/capabilities.ts';
 import { creditAccount } from '../../../queries/credits/credits.ts';
+import { agentStatus } from '../../../queries/messaging/mesh.ts';
 import { webhookOf } from '../../../queries/webhooks/webhooks.ts';
 import type { SignatureScheme } from '../../../events/webhooks.ts';
 import { principalOf, requireAgent, requireApiKey } from '../../auth.ts';
@@ -224,6 +225,7 @@ export function agentRoutes(router: Router, s: Services): void {
     const reads = s.limiter.status(LIMITS.reads, ctx.ip);
     ctx.body = {
       ...privateAgent(agent, base()),
+      status: (await agentStatus(s.store, agent, s.clock.now())).status,
       authenticated: true,
       credits: creditAccount(agent),
       rate_limit: {
@@ -284,9 +286,10 @@ export function agentRoutes(router: Router, s: Services): void {
   });
 
   mount(agents, agentOperations.getProtocolAgentsById, async (ctx) => {
-    const agent = await getPublicAgent(await storeAsOf(s, ctx, ['agents']), ctx.params.id);
+    const store = await storeAsOf(s, ctx, ['agents', 'presence']);
+    const agent = await getPublicAgent(store, ctx.params.id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
-    ctx.body = publicAgent(agent, base());
+    ctx.body = { ...publicAgent(agent, base()), status: (await agentStatus(store, agent, s.clock.now())).status };
   });
 
   router.use(agents.routes());

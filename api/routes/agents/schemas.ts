@@ -69,6 +69,7 @@ export const PostProtocolRegisterAnswer = obj({
 
 /** getProtocolMe 200 */
 export const GetProtocolMeAnswer = extend(AgentPrivate, {
+  status: { enum: ['online', 'degraded', 'offline'] },
   authenticated: bool,
   credits: obj({
     agent_id: str,
@@ -119,7 +120,8 @@ export const GetProtocolAgentsAnswer = obj({
 });
 
 /** getProtocolAgentsById 200 */
-export const GetProtocolAgentsByIdAnswer = AgentPublic;
+/** The public profile: the card plus its status (online, degraded, offline; shared DECISIONS "Agent status"). */
+export const GetProtocolAgentsByIdAnswer = extend(AgentPublic, { status: { enum: ['online', 'degraded', 'offline'] } });
 
 /** getProtocolTiers 200 */
 export const GetProtocolTiersAnswer = obj({

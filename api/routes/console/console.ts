@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import { banAgent } from '../../../commands/agents/ban.ts';
 import { creditHistory } from '../../../commands/credits/history.ts';
-import { hideRoom, mergeRoom } from '../../../commands/feed/rooms.ts';
+import { hideRoom, mergeRoom, unhideRoom } from '../../../commands/feed/rooms.ts';
 import { resolveDisputeSigned } from '../../../commands/marketplace/contract.ts';
 import { buildEvidence, contractEvents } from '../../../commands/marketplace/evidence.ts';
 import { RESOLVE_OUTCOMES } from '../../../events/marketplace.ts';
@@ -186,7 +186,18 @@ export const consoleOperations = operations({
   postAdminConsoleRoomsBySlugHide: {
     method: 'POST',
     path: '/admin/rooms/:slug/hide',
-    summary: 'Console: hide a room',
+    summary: 'Console: hide a custom room',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: CsrfForm,
+    bodyOptional: true,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  postAdminConsoleRoomsBySlugUnhide: {
+    method: 'POST',
+    path: '/admin/rooms/:slug/unhide',
+    summary: 'Console: show a hidden room again',
     tags: ['console'],
     auth: 'admin',
     bodyContentType: FORM,
@@ -434,7 +445,11 @@ export function consoleRoutes(router: Router, s: Services): void {
 
   mount(admin, consoleOperations.getAdminConsoleRooms, async (ctx) => {
     await requireAdmin(ctx);
-    const rooms = await s.store.collection('rooms').find({ public: true }, { sort: { agent_count: -1 }, limit: 500 });
+    // Public rooms and the hidden ones (which may have gone private since), so a hidden room can be shown again.
+    const collection = s.store.collection('rooms');
+    const listed = await collection.find({ public: true }, { sort: { agent_count: -1 }, limit: 500 });
+    const hiddenPrivate = (await collection.find({ hidden: true }, { limit: 500 })).filter((r) => r.public !== true);
+    const rooms = [...listed, ...hiddenPrivate];
     page(ctx, 'rooms', {
       title: 'Rooms',
       error: null,
@@ -453,10 +468,19 @@ export function consoleRoutes(router: Router, s: Services): void {
   mount(admin, consoleOperations.postAdminConsoleRoomsBySlugHide, async (ctx) => {
     const user = await requireAdmin(ctx);
     const slug = ctx.params.slug;
-    const r = await hideRoom(s.bus, slug, `admin:${user.userId}`, (await roomKind(s.store, slug)) !== null, commandContext(s, ctx, user.userId));
+    const r = await hideRoom(s.bus, slug, `admin:${user.userId}`, await roomKind(s.store, slug), commandContext(s, ctx, user.userId));
     if (r.events.length) await settled(s, r.position);
     ctx.status = 303;
     ctx.redirect(`/admin/rooms?done=${encodeURIComponent(`Room ${slug} hidden.`)}`);
+  });
+
+  mount(admin, consoleOperations.postAdminConsoleRoomsBySlugUnhide, async (ctx) => {
+    const user = await requireAdmin(ctx);
+    const slug = ctx.params.slug;
+    const r = await unhideRoom(s.bus, slug, `admin:${user.userId}`, (await roomKind(s.store, slug)) !== null, commandContext(s, ctx, user.userId));
+    if (r.events.length) await settled(s, r.position);
+    ctx.status = 303;
+    ctx.redirect(`/admin/rooms?done=${encodeURIComponent(`Room ${slug} shown again.`)}`);
   });
 
   mount(admin, consoleOperations.postAdminConsoleRoomsBySlugMerge, async (ctx) => {

@@ -12,6 +12,7 @@ import type { Doc } from '../../../projections/store/port.ts';
 import { getPublicAgent } from '../../../queries/agents/agents.ts';
 import { commentTree, getComment } from '../../../queries/feed/comments.ts';
 import { getVisiblePost } from '../../../queries/feed/posts.ts';
+import { mentionsIn } from './posts.ts';
 import { requireAgent } from '../../auth.ts';
 import { LIMITS, scaledCap } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
@@ -243,7 +244,14 @@ export function contentRoutes(router: Router, s: Services): void {
     const { comment: c, position } = await addComment(
       s.bus,
       agentId,
-      { post_id: post._id, post_author_id: post.agent_id as string, post_room_slug: (post.room_slug as string | null) ?? null, content: text, reply_to: reply },
+      {
+        post_id: post._id,
+        post_author_id: post.agent_id as string,
+        post_room_slug: (post.room_slug as string | null) ?? null,
+        content: text,
+        reply_to: reply,
+        mentions: await mentionsIn(s, text, agentId),
+      },
       commandContext(s, ctx, agentId),
     );
     await settled(s, position);

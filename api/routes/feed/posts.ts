@@ -4,11 +4,11 @@ import type { Doc } from '../../../projections/store/port.ts';
 import { publishPost } from '../../../commands/feed/publish-post.ts';
 import type { PostDraft } from '../../../commands/feed/publish-post.ts';
 import type { PostType } from '../../../events/feed.ts';
-import { POST_TYPES, searchTerms } from '../../../events/feed.ts';
+import { MENTIONS_MAX, mentionedHandles, POST_TYPES, searchTerms } from '../../../events/feed.ts';
 import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import type { FieldError } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
-import { publicAgent } from '../../../queries/agents/agents.ts';
+import { publicAgent, resolveMentions } from '../../../queries/agents/agents.ts';
 import { encodeCursor, START } from '../../../queries/cursor.ts';
 import { findRoom, getVisiblePost, listPosts, postPageUrl, postView, relatedPosts, searchPosts } from '../../../queries/feed/posts.ts';
 import { listRooms, roomAgents, roomView } from '../../../queries/feed/rooms.ts';
@@ -83,6 +83,12 @@ export async function postDraft(s: Services, input: PostInput): Promise<{ draft:
   const draft: PostDraft = { title: input.title, body: input.body, post_type: input.post_type, room_slug: input.room_slug ?? null, poll: input.poll ?? null };
   const room = draft.room_slug === null ? null : await findRoom(s.store, draft.room_slug);
   return { draft, resolved_room_slug: room?._id ?? null };
+}
+
+/** The agents a text mentions (`@handle` or `@agt_...`), resolved against the read model (queries/agents resolveMentions). */
+export async function mentionsIn(s: Services, text: string, authorId: string): Promise<string[]> {
+  const handles = mentionedHandles(text);
+  return handles.length ? resolveMentions(s.store, handles, authorId, MENTIONS_MAX) : [];
 }
 
 function legacyInput(body: unknown): PostInput {
@@ -216,7 +222,8 @@ export function feedRoutes(router: Router, s: Services): void {
     const agentId = writer(s, ctx);
     const cmdCtx = commandContext(s, ctx, agentId);
     const { draft, resolved_room_slug } = await postDraft(s, input);
-    const { post, position } = await publishPost(s.bus, agentId, draft, resolved_room_slug, cmdCtx);
+    const mentions = await mentionsIn(s, `${draft.title}\n${draft.body}`, agentId);
+    const { post, position } = await publishPost(s.bus, agentId, draft, resolved_room_slug, cmdCtx, mentions);
     await settled(s, position);
     ctx.body = {
       post_id: post.post_id,

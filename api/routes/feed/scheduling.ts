@@ -1,9 +1,11 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { pinPost, unpinPost } from '../../../commands/feed/rooms.ts';
+import { createRoom, pinPost, unpinPost } from '../../../commands/feed/rooms.ts';
 import type { RoomModeration } from '../../../commands/feed/rooms.ts';
 import { cancelScheduledPost, schedulePost, SCHEDULES_PER_DAY } from '../../../commands/feed/schedule.ts';
-import { DomainError, notFound } from '../../../events/kernel/errors.ts';
+import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { normaliseCapability, SLUG_PATTERN } from '../../../events/capabilities.ts';
+import { roomKind, roomPageUrl } from '../../../queries/feed/rooms.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import type { Doc } from '../../../projections/store/port.ts';
 import { getAgent, isSuperAdmin } from '../../../queries/agents/agents.ts';
@@ -14,7 +16,7 @@ import { requireUser } from '../humans/auth.ts';
 import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { paging, validate } from '../../validation.ts';
-import { createPostSchema, postDraft } from './posts.ts';
+import { createPostSchema, mentionsIn, postDraft } from './posts.ts';
 import type { PostInput } from './posts.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
@@ -24,10 +26,19 @@ import {
   GetAgentRoomsBySlugPinnedAnswer,
   GetFeedPostsScheduledAnswer,
   GetFeedTrendingAnswer,
+  PostAgentRoomsAnswer,
   PostAgentRoomsBySlugPinByPostIdAnswer,
   PostFeedPostsScheduleAnswer,
 } from './schemas.ts';
 import { ok } from '../schemas.ts';
+
+/** A custom room: its name (normalised to a capability slug) and an optional description. */
+export const createRoomSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: { name: { type: 'string', minLength: 3, maxLength: 80 }, description: { type: 'string', maxLength: 300 } },
+};
 
 export const scheduleSchema = {
   ...createPostSchema,
@@ -104,6 +115,16 @@ export const schedulingOperations = operations({
     auth: 'none',
     responses: ok(GetFeedTrendingAnswer),
   },
+  postAgentRooms: {
+    method: 'POST',
+    path: '/api/agent/rooms',
+    summary: 'Create a custom room (private until 3 distinct active agents declare it)',
+    tags: ['feed'],
+    auth: 'key_or_bearer',
+    responses: { 201: { schema: PostAgentRoomsAnswer } },
+    body: createRoomSchema,
+    rateLimit: LIMITS.writes,
+  },
   postAgentRoomsBySlugPinByPostId: {
     method: 'POST',
     path: '/api/agent/rooms/:slug/pin/:post_id',
@@ -140,8 +161,20 @@ export function schedulingRoutes(router: Router, s: Services): void {
     const input = validate<PostInput & { publish_at: string }>(scheduleSchema, ctx.request.body);
     const cmdCtx = commandContext(s, ctx, agentId);
     const { draft, resolved_room_slug } = await postDraft(s, input);
+    const mentions = await mentionsIn(s, `${draft.title}\n${draft.body}`, agentId);
     const { scheduled, position } = await withCapHeaders(ctx, () =>
-      schedulePost(s.bus, agentId, { draft, resolved_room_slug, publish_at: input.publish_at, daily_cap: scaledCap(s.limiter, SCHEDULES_PER_DAY) }, cmdCtx),
+      schedulePost(
+        s.bus,
+        agentId,
+        {
+          draft,
+          resolved_room_slug,
+          publish_at: input.publish_at,
+          daily_cap: scaledCap(s.limiter, SCHEDULES_PER_DAY),
+          mentions,
+        },
+        cmdCtx,
+      ),
     );
     await settled(s, position);
     ctx.body = {
@@ -250,7 +283,36 @@ export function schedulingRoutes(router: Router, s: Services): void {
   const feedTrending = new Router({ prefix: '/api/feed/trending' });
   mount(feedTrending, schedulingOperations.getFeedTrending, trending);
 
+  const create = async (ctx: Context) => {
+    const agentId = writer(s, ctx);
+    const input = validate<{ name: string; description?: string }>(createRoomSchema, ctx.request.body);
+    const slug = normaliseCapability(input.name);
+    if (!SLUG_PATTERN.test(slug))
+      throw new ValidationFailed([
+        { loc: ['body', 'name'], msg: 'name must normalise to a room slug of 3-40 characters of [a-z0-9-]', type: 'value_error.room_name' },
+      ]);
+    const label = input.name.trim();
+    const description = input.description?.trim() || null;
+    const r = await createRoom(
+      s.bus,
+      { room_slug: slug, label, description, agent_id: agentId, exists: (await roomKind(s.store, slug)) !== null },
+      commandContext(s, ctx, agentId),
+    );
+    await settled(s, r.position);
+    ctx.status = 201;
+    ctx.body = {
+      room_slug: r.room.room_slug,
+      label: r.room.label,
+      description: r.room.description,
+      created_by: r.room.agent_id,
+      created_at: r.room.created_at,
+      public: (await findRoom(s.store, slug)) !== null,
+      url: roomPageUrl(s.config.publicBaseUrl, slug),
+    };
+  };
+
   const agentRooms = new Router({ prefix: '/api/agent/rooms' });
+  mount(agentRooms, schedulingOperations.postAgentRooms, create);
   mount(agentRooms, schedulingOperations.postAgentRoomsBySlugPinByPostId, pin);
   mount(agentRooms, schedulingOperations.deleteAgentRoomsBySlugPinByPostId, unpin);
   mount(agentRooms, schedulingOperations.getAgentRoomsBySlugPinned, pinned);

@@ -334,3 +334,14 @@ export const PostFeedUploadImageAnswer = obj({
   size_bytes: int,
   markdown: str,
 });
+
+/** postAgentRooms 201: the created room (private until 3 distinct active agents declare it). */
+export const PostAgentRoomsAnswer = obj({
+  room_slug: str,
+  label: str,
+  description: nullStr,
+  created_by: str,
+  created_at: str,
+  public: bool,
+  url: str,
+});

@@ -4,7 +4,7 @@ import { runMatching } from '../../../commands/matching/matching.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import { MATCH_LIMIT_MAX, MATCH_TERMS_MAX } from '../../../events/matching.ts';
 import { findRoom } from '../../../queries/feed/posts.ts';
-import { agentsNeeding, blockedEitherWay, standingProfile, standingProfiles } from '../../../queries/matching/matching.ts';
+import { agentsNeeding, blockedEitherWay, memberOwnerOf, standingProfile, standingProfiles } from '../../../queries/matching/matching.ts';
 import type { ReadStore } from '../../../projections/store/port.ts';
 import { requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
@@ -42,6 +42,7 @@ export function matchingReads(store: ReadStore): MatchingReads {
     agentsNeeding: (terms, exclude) => agentsNeeding(store, terms, exclude),
     blockedEitherWay: (a, b) => blockedEitherWay(store, a, b),
     roomOf: async (term) => (await findRoom(store, term))?._id ?? null,
+    memberOwnerOf: (agentId) => memberOwnerOf(store, agentId),
   };
 }
 
@@ -86,6 +87,7 @@ export function matchingRoutes(router: Router, s: Services): void {
         they_give: m.they_give,
         they_ask: m.they_ask,
         score: m.score,
+        member_match_id: m.member_match_id ?? null,
       })),
       count: run.matches.length,
       auto_post: run.auto_post,

@@ -1,4 +1,4 @@
-import { arr, int, num, obj, str, strs, nullNum } from '../schemas.ts';
+import { arr, int, num, obj, str, strs, nullNum, nullStr } from '../schemas.ts';
 
 // Answer schemas of this area (docs/OPENAPI.md "Response schemas"): drafted from the answers the API
 // tests receive, checked against the view functions that build them.
@@ -18,6 +18,7 @@ export const PostAgentMatchAnswer = obj({
       they_give: strs,
       they_ask: strs,
       score: num,
+      member_match_id: nullStr,
     }),
   ),
   count: int,

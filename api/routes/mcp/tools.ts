@@ -134,9 +134,8 @@ export const TOOLS: readonly ToolDef[] = [
   tool({
     name: 'intent_radar',
     description:
-      'Recent signals on the network: posts of a type (signal_found, deal_opened, ...) or by agents with a capability, newest first, cursor-paged. Free.',
-    op: discoveryOperations.getMeshSignals,
-    omit: { post_type: 'the older name of type, which the tool takes' },
+      'Recent signals on the network (posts of a type, or in a capability room, newest first, cursor-paged) plus the open marketplace listings whose category or text matches your capabilities (or the capability given). Free.',
+    op: discoveryOperations.getAgentIntentRadar,
   }),
   tool({
     name: 'get_agent_pulse',

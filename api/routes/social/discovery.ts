@@ -3,6 +3,11 @@ import { POST_TYPES } from '../../../events/feed.ts';
 import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import { getAgent, getPublicAgent, publicAgent } from '../../../queries/agents/agents.ts';
 import { postView } from '../../../queries/feed/posts.ts';
+import { listingsMatching } from '../../../queries/marketplace/marketplace.ts';
+import { listingView } from '../marketplace/views.ts';
+
+/** Open listings an intent radar shows at most. */
+const RADAR_LISTINGS = 10;
 import { agentPulse, leaderboard, meshPulse, meshSignals, networkIntelligence, reputationOf, similarAgents } from '../../../queries/social/discovery.ts';
 import { requireAgent } from '../../auth.ts';
 import type { Services } from '../../services.ts';
@@ -12,6 +17,7 @@ import {
   GetAgentPulseAnswer,
   GetMeshPulseAnswer,
   GetMeshSignalsAnswer,
+  GetAgentIntentRadarAnswer,
   GetNetworkIntelligenceAnswer,
   GetNetworkLeaderboardAnswer,
   GetProtocolAgentsByIdReputationAnswer,
@@ -98,6 +104,25 @@ export const discoveryOperations = operations({
       { limit: limitQuery(100, 20) },
     ),
   },
+  getAgentIntentRadar: {
+    method: 'GET',
+    path: '/api/agent/intent-radar',
+    summary: 'Intent radar: recent signals, plus the open marketplace listings that match your capabilities',
+    tags: ['social'],
+    auth: 'key_or_bearer',
+    responses: ok(GetAgentIntentRadarAnswer),
+    query: queryOf(
+      {
+        type: postTypeQuery('Only posts of this type (any when left out or empty).'),
+        capability: {
+          type: 'string',
+          description: "Only signals of this capability (the posts in its room), and only listings matching it (default: your agent's capabilities).",
+        },
+      },
+      'cursor',
+      { limit: limitQuery(100, 20) },
+    ),
+  },
   getMeshPulse: {
     method: 'GET',
     path: '/api/mesh/pulse',
@@ -177,6 +202,31 @@ export function discoveryRoutes(router: Router, s: Services): void {
     const page = await meshSignals(s.store, { postType, capability, ...cursorPaging(q, { limit: 20, max: 100 }) });
     ctx.body = { items: page.items.map((p) => postView(p, s.config.publicBaseUrl)), next_cursor: page.next_cursor, has_more: page.has_more };
   });
+  const radar = new Router({ prefix: '/api/agent/intent-radar' });
+  mount(radar, discoveryOperations.getAgentIntentRadar, async (ctx) => {
+    const agentId = requireAgent(ctx);
+    const q = ctx.query;
+    const postType = typeof q.type === 'string' && q.type ? q.type : undefined;
+    if (postType && !(POST_TYPES as readonly string[]).includes(postType))
+      throw new ValidationFailed([{ loc: ['query', 'type'], msg: `value must be one of: ${POST_TYPES.join(', ')}`, type: 'type_error.enum' }]);
+    const capability = typeof q.capability === 'string' && q.capability ? q.capability : undefined;
+    const agent = await getAgent(s.store, agentId);
+    if (!agent) throw notFound('Agent', 'agent_not_found');
+    const capabilities = capability ? [capability] : ((agent.capabilities as string[] | undefined) ?? []);
+    const [page, listings] = await Promise.all([
+      meshSignals(s.store, { postType, capability, ...cursorPaging(q, { limit: 20, max: 100 }) }),
+      listingsMatching(s.store, capabilities, agentId, RADAR_LISTINGS),
+    ]);
+    ctx.body = {
+      items: page.items.map((p) => postView(p, s.config.publicBaseUrl)),
+      next_cursor: page.next_cursor,
+      has_more: page.has_more,
+      capabilities,
+      listings: listings.map((l) => ({ ...listingView(l.doc, s.config.publicBaseUrl), matched_capability: l.matched })),
+    };
+  });
+  router.use(radar.routes());
+
   mount(mesh, discoveryOperations.getMeshPulse, async (ctx) => {
     ctx.body = await meshPulse(s.store, s.clock.now(), daysOf(ctx.query, 90, 7));
   });

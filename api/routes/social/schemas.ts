@@ -1,6 +1,7 @@
 import { arr, bool, extend, int, map, nullStr, num, obj, str, strs, nullNum } from '../schemas.ts';
 import { AgentPublic } from '../agents/schemas.ts';
 import { PostView } from '../feed/schemas.ts';
+import { ListingView } from '../marketplace/schemas.ts';
 
 // Answer schemas of this area (docs/OPENAPI.md "Response schemas"): drafted from the answers the API
 // tests receive, checked against the view functions that build them.
@@ -259,6 +260,19 @@ export const GetMeshSignalsAnswer = obj({
   items: arr(PostView),
   next_cursor: nullStr,
   has_more: bool,
+});
+
+/** getAgentIntentRadar 200: the signals page plus the open listings that match the agent's capabilities. */
+export const GetAgentIntentRadarAnswer = obj({
+  items: arr(PostView),
+  next_cursor: nullStr,
+  has_more: bool,
+  capabilities: strs,
+  listings: arr({
+    ...ListingView,
+    required: [...ListingView.required, 'matched_capability'],
+    properties: { ...ListingView.properties, matched_capability: str },
+  }),
 });
 
 /** getMeshPulse 200 */

@@ -1,5 +1,24 @@
-import type { HideRoom, MergeRoom, PinPost, RoomModeration, RoomState, RoomStreamEvent, UnpinPost } from '../../../commands/feed/rooms.ts';
-import { decideHideRoom, decideMergeRoom, decidePinPost, decideUnpinPost, roomAggregate } from '../../../commands/feed/rooms.ts';
+import type {
+  CreateRoom,
+  HideRoom,
+  MergeRoom,
+  PinPost,
+  RoomModeration,
+  RoomState,
+  RoomStreamEvent,
+  UnhideRoom,
+  UnpinPost,
+} from '../../../commands/feed/rooms.ts';
+import {
+  decideCreateRoom,
+  decideHideRoom,
+  decideMergeRoom,
+  decidePinPost,
+  decideUnhideRoom,
+  decideUnpinPost,
+  roomAggregate,
+} from '../../../commands/feed/rooms.ts';
+import { ALICE, BOB, roomCreated, roomUnhidden } from '../../fixtures/events.ts';
 import { DeciderSpecification } from '../../helpers/decider-spec.ts';
 import { AUTHOR, NOW, OTHER_POST, POST, READER, USER, roomHidden, roomMerged, roomPostPinned, roomPostUnpinned } from './fixtures.ts';
 
@@ -49,7 +68,7 @@ describe('commands: feed rooms (room-<slug>)', () => {
 
   describe('HideRoom', () => {
     const spec = DeciderSpecification.for<HideRoom, RoomState, RoomStreamEvent>({ decide: decideHideRoom, ...roomAggregate });
-    const hide: HideRoom = { type: 'HideRoom', data: { room_slug: 'hydro-power', by: 'cli:operator', exists: true }, metadata: { now: NOW } };
+    const hide: HideRoom = { type: 'HideRoom', data: { room_slug: 'hydro-power', by: 'cli:operator', room: { curated: false } }, metadata: { now: NOW } };
 
     it('hides a room', () => {
       spec
@@ -65,8 +84,63 @@ describe('commands: feed rooms (room-<slug>)', () => {
     it('refuses an unknown room with 404 room_not_found', () => {
       spec
         .given([])
-        .when({ ...hide, data: { ...hide.data, exists: false } })
+        .when({ ...hide, data: { ...hide.data, room: null } })
         .thenThrows('room_not_found', 404);
+    });
+
+    it('refuses a curated room with 422 room_not_hideable (curated rooms always exist)', () => {
+      spec
+        .given([])
+        .when({ ...hide, data: { ...hide.data, room_slug: 'lead-gen', room: { curated: true } } })
+        .thenThrows('room_not_hideable', 422);
+    });
+  });
+
+  describe('UnhideRoom', () => {
+    const spec = DeciderSpecification.for<UnhideRoom, RoomState, RoomStreamEvent>({ decide: decideUnhideRoom, ...roomAggregate });
+    const unhide: UnhideRoom = { type: 'UnhideRoom', data: { room_slug: 'custom-room', by: 'admin@example.com', exists: true }, metadata: { now: NOW } };
+
+    it('shows a hidden room again', () => {
+      spec
+        .given([roomHidden()])
+        .when(unhide)
+        .then([roomUnhidden({ unhidden_at: NOW.toISOString() })]);
+    });
+
+    it('appends nothing for a room that is not hidden, and refuses an unknown room with 404', () => {
+      spec.given([]).when(unhide).thenNothingHappened();
+      spec
+        .given([])
+        .when({ ...unhide, data: { ...unhide.data, exists: false } })
+        .thenThrows('room_not_found', 404);
+    });
+  });
+
+  describe('CreateRoom', () => {
+    const spec = DeciderSpecification.for<CreateRoom, RoomState, RoomStreamEvent>({ decide: decideCreateRoom, ...roomAggregate });
+    const create: CreateRoom = {
+      type: 'CreateRoom',
+      data: { room_slug: 'custom-room', label: 'Custom Room', description: 'A room an agent created', agent_id: ALICE, exists: false },
+      metadata: { now: NOW },
+    };
+
+    it('creates a room that does not exist', () => {
+      spec
+        .given([])
+        .when(create)
+        .then([roomCreated({ created_at: NOW.toISOString() })]);
+    });
+
+    it('refuses a room that exists (in the read model, or created by another agent) with 409 room_exists; a retry by its creator appends nothing', () => {
+      spec
+        .given([])
+        .when({ ...create, data: { ...create.data, exists: true } })
+        .thenThrows('room_exists', 409);
+      spec
+        .given([roomCreated({ agent_id: BOB })])
+        .when(create)
+        .thenThrows('room_exists', 409);
+      spec.given([roomCreated()]).when(create).thenNothingHappened();
     });
   });
 

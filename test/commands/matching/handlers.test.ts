@@ -56,6 +56,7 @@ describe('commands: matching runs and autonomous posts', () => {
     agentsNeeding: async () => candidates,
     blockedEitherWay: async () => false,
     roomOf: async () => null,
+    memberOwnerOf: async () => null,
     ...over,
   });
   /** A run on `body` whose candidates rank to one match per agent id given. */

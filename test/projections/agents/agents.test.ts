@@ -15,6 +15,7 @@ describe('projections: agents', () => {
           _pos: 1,
           agent_id: ALICE,
           name: 'Alice',
+          handle: 'alice',
           description: 'Finds leads',
           capabilities: ['lead-gen'],
           owner_name: 'Alice Owner',

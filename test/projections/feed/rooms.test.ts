@@ -66,6 +66,48 @@ describe('projections: rooms', () => {
         expect(models.rooms.filter((r) => r.post_count !== 0)).to.have.length(1);
       }));
 
+  for (const [name, leave] of [
+    ['deactivated', () => f.agentDeactivated({ agent_id: BOB })],
+    ['banned', () => f.agentBanned({ agent_id: BOB })],
+    ['ghosted', () => f.agentGhosted({ agent_id: BOB })],
+  ] as const) {
+    it(`a ${name} agent stops counting: a custom room needs ${ROOM_PROMOTION_AGENTS} active agents to be (and stay) public`, () =>
+      spec.given([register(ALICE, ['custom-room']), register(BOB, ['custom-room', 'lead-gen']), leave(), register(CAROL, ['custom-room'])]).then((models) => {
+        expect(byId(models.rooms, 'custom-room')).to.deep.include({ agent_count: 2, public: false });
+        expect(byId(models.rooms, 'lead-gen')).to.deep.include({ agent_count: 0, public: true });
+      }));
+  }
+
+  it('a public custom room goes private again when an agent leaves it below 3, and one leaving twice counts once', () =>
+    spec
+      .given([
+        register(ALICE, ['custom-room']),
+        register(BOB, ['custom-room']),
+        register(CAROL, ['custom-room']),
+        f.agentGhosted({ agent_id: CAROL }),
+        f.agentBanned({ agent_id: CAROL }),
+      ])
+      .then((models) => {
+        expect(byId(models.rooms, 'custom-room')).to.deep.include({ agent_count: 2, public: false });
+      }));
+
+  it('a room an agent created counts its creator while active, with its own label and description', () =>
+    spec.given([register(ALICE, ['lead-gen']), f.roomCreated(), register(BOB, ['custom-room']), register(CAROL, ['custom-room'])]).then((models) => {
+      expect(byId(models.rooms, 'custom-room')).to.deep.include({
+        label: 'Custom Room',
+        description: 'A room an agent created',
+        created_by: ALICE,
+        curated: false,
+        agent_count: 3,
+        public: true,
+      });
+    }));
+
+  it('an unhidden room is shown again', () =>
+    spec.given([register(ALICE, ['custom-room']), f.roomHidden(), f.roomUnhidden()]).then((models) => {
+      expect(byId(models.rooms, 'custom-room')).to.deep.include({ hidden: false, hidden_at: null });
+    }));
+
   it('a hidden room is marked with the time', () =>
     spec.given([register(ALICE, ['custom-room']), f.roomHidden()]).then((models) => {
       expect(byId(models.rooms, 'custom-room')).to.deep.include({ hidden: true, hidden_at: time(12) });

@@ -23,6 +23,7 @@ describe('projections: scheduled_posts', () => {
           hashtags: ['launch'],
           poll: null,
           signal_hash: f.hex('5'),
+          mentions: [],
           publish_at: '2026-03-11T09:00:00.000Z',
           scheduled_at: f.time(10),
           status: 'scheduled',

@@ -128,11 +128,11 @@ describe('projections: inbox', () => {
       });
       expect(byId(models.inbox_events, `new_match:run_1:${BOB}`)).to.deep.equal({
         _id: `new_match:run_1:${BOB}`,
-        ...entry(BOB, { match_agent_id: ALICE, match_agent_name: 'Alice', they_give: ['design'], they_ask: ['funding'], score: 2 }),
+        ...entry(BOB, { match_agent_id: ALICE, match_agent_name: 'Alice', they_give: ['design'], they_ask: ['funding'], score: 2, member_match_id: null }),
       });
       expect(byId(models.inbox_events, `new_match:run_1:${ALICE}:${BOB}`)).to.deep.equal({
         _id: `new_match:run_1:${ALICE}:${BOB}`,
-        ...entry(ALICE, { match_agent_id: BOB, match_agent_name: 'Bob', they_give: ['funding'], they_ask: ['design'], score: 2 }),
+        ...entry(ALICE, { match_agent_id: BOB, match_agent_name: 'Bob', they_give: ['funding'], they_ask: ['design'], score: 2, member_match_id: null }),
       });
       expect(models.inbox_events).to.have.length(2);
     }));

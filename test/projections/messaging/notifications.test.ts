@@ -45,6 +45,23 @@ describe('projections: notifications', () => {
       });
     }));
 
+  it('a post, comment or reply notifies each agent it mentions (mention), never its author; one without mentions notifies nobody', () =>
+    spec
+      .given([
+        f.postPublished({ mentions: [BOB, CAROL] }),
+        f.commentAdded({ agent_id: BOB, mentions: [CAROL, BOB] }),
+        f.postPublished({ post_id: 'pst_plain' }),
+      ])
+      .then((models) => {
+        expect(
+          models.notifications.map((n) => [n._id, n.agent_id, n.type, n.from_agent_id, (n.data as { comment_id: string | null }).comment_id]),
+        ).to.deep.equal([
+          [`ntf_${eventId(1)}_${BOB}`, BOB, 'mention', ALICE, null],
+          [`ntf_${eventId(1)}_${CAROL}`, CAROL, 'mention', ALICE, null],
+          [`ntf_${eventId(2)}_${CAROL}`, CAROL, 'mention', BOB, f.COMMENT],
+        ]);
+      }));
+
   it('nobody is notified of their own vote, boost or pin', () =>
     spec.given([f.pollVoted({ agent_id: ALICE }), f.signalBoosted({ agent_id: ALICE }), f.roomPostPinned({ agent_id: ALICE })]).then((models) => {
       expect(models.notifications).to.deep.equal([]);
