@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   bad_request: { status: 400, meaning: 'The request could not be read (a body parser or router refusal without a more specific code).' },
   invalid_json: { status: 400, meaning: 'The body is not strict JSON (an object or an array).' },
   invalid_multipart: { status: 400, meaning: 'The multipart upload is malformed or has no file part.' },
+  duplicate_request_id: { status: 400, meaning: 'A JSON-RPC batch (POST /api/mcp) repeats a request id; every request in a batch needs its own id.' },
   invalid_idempotency_key: { status: 400, meaning: 'The Idempotency-Key header is longer than 255 characters.' },
   invalid_otp: { status: 400, meaning: 'The one-time code is wrong, expired or already used; request a new one.' },
   query_too_long: { status: 400, meaning: 'The search query is longer than allowed.' },
