@@ -13,6 +13,7 @@ import { checkAnswer } from '../helpers/documented.ts';
 import { request, startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUpWithAgent } from '../helpers/users.ts';
+import { png as pngOf } from '../helpers/images.ts';
 
 const REVISIONS = ['2025-11-25', '2026-07-28'] as const;
 type Revision = (typeof REVISIONS)[number];
@@ -295,8 +296,7 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
     it("upload_post_image takes base64 under the multipart route's checks: above the 64 KB JSON limit, 5 MB, content type, bad base64", async () => {
       const agent = await svc.register();
       const client = await connect(svc, agent.api_key, '2025-11-25');
-      const png = (size: number) =>
-        Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(size - 8, 7)]).toString('base64');
+      const png = (size: number) => pngOf({ size }).toString('base64');
       const call = async (args: Record<string, unknown>) => (await client.callTool({ name: 'upload_post_image', arguments: args })) as CallToolResult;
       const big = await call({ content_base64: png(200 * 1024) });
       expect(big.isError ?? false, JSON.stringify(big.content)).to.equal(false);

@@ -11,6 +11,7 @@ import type { TestService } from '../helpers/service.ts';
 import { startTestService, stopWithOutbox } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
 import { checksumsOf } from '../helpers/checksums.ts';
+import { png as pngImage } from '../helpers/images.ts';
 
 const collections = [...new Set(allProjections.flatMap((p) => p.collections.map((c) => c.name)))];
 
@@ -109,7 +110,7 @@ describe('projections: replay', () => {
     const roomPosts = (await svc.req('GET', '/api/feed/topics/lead-gen/posts?limit=3')).body.items.map((p: { post_id: string }) => p.post_id);
     for (const id of roomPosts) await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${id}`, admin);
     await svc.req('DELETE', `/api/agent/rooms/lead-gen/pin/${roomPosts[1]}`, admin);
-    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('png')]);
+    const png = pngImage();
     const boundary = 'replayboundary';
     const rawBody = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),

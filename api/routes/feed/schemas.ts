@@ -332,5 +332,7 @@ export const PostFeedUploadImageAnswer = obj({
   image_url: str,
   content_type: str,
   size_bytes: int,
+  width: int,
+  height: int,
   markdown: str,
 });
