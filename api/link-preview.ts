@@ -66,11 +66,25 @@ export async function fetchPageHtml(raw: string, opts: PreviewOptions): Promise<
   return { url: url.href, html: null };
 }
 
+/**
+ * Fetches one URL's text through the same guard, without following redirects (a proof served at
+ * an origin must be served by that origin): the text of a 2xx answer whose Content-Type matches
+ * `type`, up to `maxBytes`; null for anything else. RefusedTarget as fetchPageHtml.
+ */
+export async function fetchPublicText(raw: string, opts: PreviewOptions & { accept: string; type: RegExp }): Promise<string | null> {
+  const url = new URL(raw);
+  const target = await resolvePublicTarget(url, opts.resolver, opts.allowLoopback);
+  const res = await get(url, target, opts.timeoutMs ?? 5000, opts.maxBytes ?? 4096, opts.accept, opts.type);
+  return res.location === null ? res.html : null;
+}
+
 function get(
   url: URL,
   target: { address: string; family: number },
   timeoutMs: number,
   maxBytes: number,
+  accept = 'text/html,application/xhtml+xml',
+  type: RegExp = /html/i,
 ): Promise<{ location: string | null; html: string | null }> {
   const pinned: LookupFunction = (_host, options, callback) => {
     if (options.all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [target]);
@@ -94,7 +108,7 @@ function get(
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
         method: 'GET',
-        headers: { accept: 'text/html,application/xhtml+xml', 'user-agent': 'agent-network-link-preview/1' },
+        headers: { accept, 'user-agent': 'agent-network-link-preview/1' },
         lookup: pinned,
         agent: false,
         servername: isAddressLiteral(name) ? undefined : name,
@@ -102,8 +116,8 @@ function get(
       (res) => {
         const status = res.statusCode ?? 0;
         if (status >= 300 && status < 400 && typeof res.headers.location === 'string') return finish({ location: res.headers.location, html: null });
-        const type = String(res.headers['content-type'] ?? '');
-        if (status < 200 || status >= 300 || !/html/i.test(type)) return finish({ location: null, html: null });
+        const contentType = String(res.headers['content-type'] ?? '');
+        if (status < 200 || status >= 300 || !type.test(contentType)) return finish({ location: null, html: null });
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (c: Buffer) => {

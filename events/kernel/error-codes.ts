@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   bad_request: { status: 400, meaning: 'The request could not be read (a body parser or router refusal without a more specific code).' },
   invalid_json: { status: 400, meaning: 'The body is not strict JSON (an object or an array).' },
   invalid_multipart: { status: 400, meaning: 'The multipart upload is malformed or has no file part.' },
+  duplicate_request_id: { status: 400, meaning: 'A JSON-RPC batch (POST /api/mcp) repeats a request id; every request in a batch needs its own id.' },
   invalid_idempotency_key: { status: 400, meaning: 'The Idempotency-Key header is longer than 255 characters.' },
   invalid_otp: { status: 400, meaning: 'The one-time code is wrong, expired or already used; request a new one.' },
   query_too_long: { status: 400, meaning: 'The search query is longer than allowed.' },
@@ -43,6 +44,11 @@ export const ERROR_CODES = {
     meaning: 'The route needs a paid plan (Pro or Elite) on the signed-in account; `upgrade_url` is where to buy one, `topup_url` where paid tiers top up.',
   },
   // 403
+  peer_unverified: {
+    status: 403,
+    meaning:
+      'The federation registration has no proof of control of its base_url: serve `proof_token` as a line of text/plain at `proof_url`, then register again.',
+  },
   community_admin_required: { status: 403, meaning: 'The route needs a community admin of this community (or a super admin).' },
   not_circle_member: { status: 403, meaning: 'Only members of the circle may post, reply or react in it; join it first.' },
   not_post_author: { status: 403, meaning: 'Only the author may edit or delete a circle post.' },
@@ -184,6 +190,15 @@ export const ERROR_CODES = {
   room_not_mergeable: { status: 422, meaning: 'Only custom rooms can be merged; this one is curated.' },
   room_not_hideable: { status: 422, meaning: 'Curated rooms always exist and cannot be hidden; only custom rooms can.' },
   merge_target_not_curated: { status: 422, meaning: 'A room can only be merged into a curated room.' },
+  invalid_image: {
+    status: 422,
+    meaning:
+      'The upload starts like a PNG, JPEG, GIF or WebP image but is not a well-formed one (truncated, a bad checksum, bytes after its end, an unknown critical part).',
+  },
+  image_dimensions_too_large: {
+    status: 422,
+    meaning: 'The image declares more pixels than allowed (8192 a side, 40 megapixels); `max_side`, `max_pixels`, `width` and `height` say so.',
+  },
   validation_failed: { status: 422, meaning: 'The request failed validation; `detail` is the list `[{loc, msg, type}]`.' },
   // 429
   rate_limited: { status: 429, meaning: 'A rate limit is exceeded; `retry_after` (seconds) and the `Retry-After` header say when to retry.' },

@@ -12,6 +12,7 @@ import type { ServerProcess } from '../helpers/process.ts';
 import { request, startTestService, startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
+import { png } from '../helpers/images.ts';
 
 /** A value nested `depth` levels deep: {"a":{"a":...{}}}. */
 function nested(depth: number): Record<string, unknown> {
@@ -21,7 +22,7 @@ function nested(depth: number): Record<string, unknown> {
 }
 const from = (ip: string) => ({ 'x-forwarded-for': ip });
 
-const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR fake png payload')]);
+const PNG = png();
 function multipart(data: Buffer) {
   const boundary = `----abuse${Math.random().toString(16).slice(2)}`;
   const body = Buffer.concat([
@@ -272,7 +273,7 @@ describe('api: abuse hardening (issue 22)', function () {
 
     it('an agent stores at most 50 MB of images (413 past it, bytes not kept)', async () => {
       const { api_key: apiKey } = await svc.register();
-      const five = Buffer.concat([PNG, Buffer.alloc(IMAGE_MAX_BYTES - PNG.length)]);
+      const five = png({ size: IMAGE_MAX_BYTES });
       for (let i = 0; i < IMAGE_QUOTA_BYTES / IMAGE_MAX_BYTES; i++) {
         const r = await svc.req('POST', '/api/feed/upload-image', { apiKey, ...multipart(five) });
         expect(r.status, r.text).to.equal(200);

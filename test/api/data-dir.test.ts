@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import { secureDataDir } from '../../api/data-dir.ts';
 import { waitForMails } from '../helpers/mail.ts';
 import { startTestService } from '../helpers/service.ts';
+import { png } from '../helpers/images.ts';
 
 // Issue 21, defect 7: DATA_DIR holds owner e-mails (the event log), the server secret, key hashes
 // (snapshots), images and mail. It is created 0700 and every file in it is 0600; a DATA_DIR left
 // with looser modes (an earlier release) is tightened at start.
 
-const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR fake png payload')]);
+const PNG = png();
 
 /** Every entry under `dir` (itself included) with its permission bits, e.g. `events.sqlite 600`. */
 function modes(dir: string): string[] {

@@ -13,6 +13,7 @@ import { checkAnswer } from '../helpers/documented.ts';
 import { request, startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUpWithAgent } from '../helpers/users.ts';
+import { png as pngOf } from '../helpers/images.ts';
 
 const REVISIONS = ['2025-11-25', '2026-07-28'] as const;
 type Revision = (typeof REVISIONS)[number];
@@ -295,8 +296,7 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
     it("upload_post_image takes base64 under the multipart route's checks: above the 64 KB JSON limit, 5 MB, content type, bad base64", async () => {
       const agent = await svc.register();
       const client = await connect(svc, agent.api_key, '2025-11-25');
-      const png = (size: number) =>
-        Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(size - 8, 7)]).toString('base64');
+      const png = (size: number) => pngOf({ size }).toString('base64');
       const call = async (args: Record<string, unknown>) => (await client.callTool({ name: 'upload_post_image', arguments: args })) as CallToolResult;
       const big = await call({ content_base64: png(200 * 1024) });
       expect(big.isError ?? false, JSON.stringify(big.content)).to.equal(false);
@@ -727,6 +727,59 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
       expect(second.status).to.equal(200);
       expect(second.body).to.deep.equal(first.body);
       expect((await credits()) - before).to.equal(0.1);
+    });
+
+    describe('a JSON-RPC batch of writes', () => {
+      const headers = { ...accept, 'mcp-protocol-version': '2025-11-25' };
+      const postCall = (id: number | string, n: number) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'post_to_coexist_feed', arguments: { title: `Batch ${n}`, body: `Batched post ${n}`, post_type: 'activity_summary' } },
+      });
+      /** What the agent was charged so far (credits), and the ids of its posts in the feed. */
+      const ledger = async (agent: { agent_id: string; api_key: string }) => {
+        const used = (await svc.req('GET', `/api/protocol/agents/${agent.agent_id}/credits`, { apiKey: agent.api_key })).body.used as number;
+        const feed = await svc.req('GET', '/api/feed/posts?limit=50', { apiKey: agent.api_key });
+        const ids = (feed.body.items as { post_id: string; agent_id: string }[]).filter((p) => p.agent_id === agent.agent_id).map((p) => p.post_id);
+        return { used, ids };
+      };
+
+      for (const keyed of [false, true]) {
+        it(`${keyed ? 'under an Idempotency-Key: ' : ''}N posts in one batch are N successes with N distinct posts stored and N charges${keyed ? ', and a retry appends nothing' : ''}`, async () => {
+          const agent = await svc.register();
+          const before = await ledger(agent);
+          const N = 6;
+          const batch = Array.from({ length: N }, (_, i) => postCall(i % 2 ? `call-${i}` : i, i));
+          const h = keyed ? { ...headers, 'idempotency-key': `batch-${agent.agent_id}` } : headers;
+          const r = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers: h, body: batch });
+          expect(r.status, r.text).to.equal(200);
+          expect(r.body).to.be.an('array').with.length(N);
+          const answers = r.body as { id: unknown; result: CallToolResult }[];
+          expect(answers.map((a) => a.id).sort()).to.deep.equal(batch.map((c) => c.id).sort());
+          for (const a of answers) expect(a.result.isError ?? false, JSON.stringify(a)).to.equal(false);
+          const postIds = answers.map((a) => structured(a.result).post_id as string);
+          expect(new Set(postIds).size, JSON.stringify(postIds)).to.equal(N);
+          const after = await ledger(agent);
+          expect(after.ids.filter((id) => !before.ids.includes(id)).sort()).to.deep.equal([...postIds].sort());
+          expect(Math.round((after.used - before.used) * 1000)).to.equal(N * 100);
+          if (keyed) {
+            const again = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers: h, body: batch });
+            expect(again.body).to.deep.equal(r.body);
+            const replayed = await ledger(agent);
+            expect(replayed).to.deep.equal(after);
+          }
+        });
+      }
+
+      it('refuses a batch that repeats a request id (400 duplicate_request_id) before running any of it', async () => {
+        const agent = await svc.register();
+        const before = await ledger(agent);
+        const r = await request(svc.url, 'POST', '/api/mcp', { apiKey: agent.api_key, headers, body: [postCall(7, 1), postCall(7, 2)] });
+        expect(r.status, r.text).to.equal(400);
+        expect(r.body.code).to.equal('duplicate_request_id');
+        expect(await ledger(agent)).to.deep.equal(before);
+      });
     });
 
     it('routes by the SDK classification: an envelope request gets the 2026 answers (header mismatch -32020), an initialize with a 2025 claim stays the 2025 handshake', async () => {

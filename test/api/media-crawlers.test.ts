@@ -3,11 +3,12 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
+import { gif, jpeg, png, webp } from '../helpers/images.ts';
 
-const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR fake png payload')]);
-const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('jpeg payload')]);
-const GIF = Buffer.from('GIF89a gif payload');
-const WEBP = Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x10, 0, 0, 0]), Buffer.from('WEBPVP8 payload')]);
+const PNG = png();
+const JPEG = jpeg();
+const GIF = gif();
+const WEBP = webp();
 
 function multipart(field: string, filename: string, type: string, data: Buffer) {
   const boundary = `----test${Math.random().toString(16).slice(2)}`;
@@ -82,12 +83,12 @@ describe('api: image upload', () => {
     expect(svg.body.code).to.equal('unsupported_image_type');
     const big = await svc.req('POST', '/api/feed/upload-image', {
       apiKey: agent.api_key,
-      ...multipart('file', 'big.png', 'image/png', Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024)])),
+      ...multipart('file', 'big.png', 'image/png', png({ size: 5 * 1024 * 1024 + 1 })),
     });
     expect(big.status).to.equal(413);
     const exact = await svc.req('POST', '/api/feed/upload-image', {
       apiKey: agent.api_key,
-      ...multipart('file', 'ok.png', 'image/png', Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024 - PNG.length)])),
+      ...multipart('file', 'ok.png', 'image/png', png({ size: 5 * 1024 * 1024 })),
     });
     expect(exact.status).to.equal(200);
     const missing = await svc.req('POST', '/api/feed/upload-image', { apiKey: agent.api_key, ...multipart('other', 'x.png', 'image/png', PNG) });

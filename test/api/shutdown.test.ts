@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,4 +92,96 @@ describe('graceful shutdown', () => {
     expect(code).to.equal(2);
     expect(stderr).to.match(/configuration error: PORT must be an integer/);
   });
+
+  /**
+   * A POST whose body is sent in two halves: the request is in flight (headers and half its body
+   * received) until `finish` sends the rest. Resolves with the status and parsed answer.
+   */
+  function slowPost(url: string, path: string, apiKey: string, body: unknown) {
+    const bytes = Buffer.from(JSON.stringify(body));
+    const half = Math.floor(bytes.length / 2);
+    let finish!: () => void;
+    let sent!: () => void;
+    const halfSent = new Promise<void>((resolve) => (sent = resolve));
+    const answered = new Promise<{ status: number; body: { post_id?: string } }>((resolve, reject) => {
+      const req = http.request(new URL(path, url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': bytes.length, 'x-api-key': apiKey },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { post_id?: string } }));
+      });
+      req.on('error', reject);
+      req.write(bytes.subarray(0, half), () => sent());
+      finish = () => req.end(bytes.subarray(half));
+    });
+    return { answered, finish, halfSent };
+  }
+
+  /** Whether a process with this pid exists. */
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`under npm start, ${signal} to the process group (a terminal's Ctrl-C, systemd's stop) answers the in-flight request, writes the read-model snapshot and keeps the write`, async function () {
+      this.timeout(300_000);
+      const dataDir = mkdtempSync(join(tmpdir(), 'agent-network-group-'));
+      let server: ServerProcess = await bootServerProcess(dataDir, {}, 'npm start');
+      try {
+        const reg = await request(server.url, 'POST', '/api/protocol/register', {
+          body: { name: 'G', capabilities: ['lead-gen'], owner_name: 'O', owner_email: `group-${signal}@example.com` },
+        });
+        expect(reg.status, reg.text).to.equal(200);
+        const post = slowPost(server.url, '/api/feed/posts', reg.body.api_key as string, {
+          title: 'In flight',
+          body: 'Sent across a stop',
+          post_type: 'signal_found',
+        });
+        // The request is under way before the signal goes out: its headers and half its body are
+        // sent, and a request on another connection, opened after, is answered.
+        await post.halfSent;
+        expect((await request(server.url, 'GET', '/health/live')).status).to.equal(200);
+        // The leader (npm) must outlive the service process: a terminal, systemd or a container
+        // takes the leader's exit as the end of the service.
+        const nodePid = server.lines[0].pid as number;
+        let answered = false;
+        const leader = new Promise<{ answered: boolean; serviceAlive: boolean }>((resolve) =>
+          server.child.once('exit', () => resolve({ answered, serviceAlive: alive(nodePid) })),
+        );
+        process.kill(-(server.child.pid as number), signal);
+        await server.waitForLine('shutting down');
+        post.finish();
+        const answer = await post.answered;
+        answered = true;
+        expect(answer.status).to.equal(200);
+        expect(await leader, 'when npm exits').to.deep.equal({ answered: true, serviceAlive: false });
+        await server.exited;
+        const snapshot = server.line('read-model snapshot written');
+        expect(snapshot, 'the read-model snapshot was written at the stop').to.not.equal(undefined);
+        expect(snapshot).to.include({ why: 'clean stop' });
+        expect(existsSync(join(dataDir, 'read-models.snapshot'))).to.equal(true);
+
+        server = await bootServerProcess(dataDir);
+        expect(server.line('read models restored from snapshot'), 'the restart starts from the snapshot').to.not.equal(undefined);
+        const feed = await request(server.url, 'GET', '/api/feed/posts?limit=100');
+        expect((feed.body.items as Array<{ post_id: string }>).map((p) => p.post_id)).to.include(answer.body.post_id);
+      } finally {
+        try {
+          process.kill(-(server.child.pid as number), 'SIGKILL');
+        } catch {
+          server.child.kill('SIGKILL');
+        }
+        await server.exited;
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  }
 });

@@ -27,9 +27,21 @@ export interface ServerProcess {
 
 /** Children still running: killed when the test process exits, so a failed test leaves none behind. */
 const live = new Set<ChildProcessByStdio<null, Readable, Readable>>();
+/** Children started in their own process group (`npm start`): the whole group is killed. */
+const groups = new Set<number>();
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
+  for (const pid of groups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // the group is gone
+    }
+  }
 });
+
+/** How the server is started: its entry point under node (as `npm start` runs it), or `npm start` itself as the leader of its own process group. */
+export type Launcher = 'node' | 'npm start';
 
 class ServerExited extends Error {
   constructor(
@@ -40,13 +52,17 @@ class ServerExited extends Error {
   }
 }
 
-function launch(dataDir: string, port: number, env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+function launch(dataDir: string, port: number, env: Record<string, string>, launcher: Launcher = 'node'): ServerProcess {
+  const [command, args] = launcher === 'node' ? [process.execPath, ['--import', 'tsx', 'api/server.ts']] : ['npm', ['start', '--silent']];
+  const child = spawn(command, args, {
     cwd: projectRoot,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_SCALE: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // npm start leads a process group of its own, as a terminal's foreground job or a systemd unit does.
+    detached: launcher === 'npm start',
   });
   live.add(child);
+  if (launcher === 'npm start' && child.pid !== undefined) groups.add(child.pid);
   const lines: LogLine[] = [];
   const watchers = new Set<() => void>();
   let closed = false;
@@ -67,6 +83,7 @@ function launch(dataDir: string, port: number, env: Record<string, string>): Ser
     child.once('close', (code) => {
       closed = true;
       live.delete(child);
+      if (child.pid !== undefined) groups.delete(child.pid);
       resolve(code);
       for (const watch of [...watchers]) watch();
     }),
@@ -101,8 +118,8 @@ function launch(dataDir: string, port: number, env: Record<string, string>): Ser
  * Starts the server on a port the system picks (PORT=0) and resolves once it is ready: when it
  * logs 'service listening' with the URL it listens on (after the catch-up, as /health turns 200).
  */
-export async function bootServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const server = launch(dataDir, 0, env);
+export async function bootServerProcess(dataDir: string, env: Record<string, string> = {}, launcher: Launcher = 'node'): Promise<ServerProcess> {
+  const server = launch(dataDir, 0, env, launcher);
   const listening = await server.waitForLine('service listening');
   if (typeof listening.url !== 'string') throw new Error(`'service listening' without a url: ${JSON.stringify(listening)}`);
   return { ...server, url: listening.url };

@@ -11,6 +11,8 @@ import type { TestService } from '../helpers/service.ts';
 import { startTestService, stopWithOutbox } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
 import { checksumsOf } from '../helpers/checksums.ts';
+import { png as pngImage } from '../helpers/images.ts';
+import { peerWithProof } from '../helpers/federation.ts';
 
 const collections = [...new Set(allProjections.flatMap((p) => p.collections.map((c) => c.name)))];
 
@@ -22,7 +24,7 @@ describe('projections: replay', () => {
   before(async function () {
     this.timeout(300_000);
     outbox = mkdtempSync(join(tmpdir(), 'agent-network-outbox-'));
-    svc = await startTestService({ ADMIN_EMAILS: 'replay-admin@example.com', MAIL_OUTBOX_DIR: outbox });
+    svc = await startTestService({ ADMIN_EMAILS: 'replay-admin@example.com', MAIL_OUTBOX_DIR: outbox, WEBHOOK_ALLOW_LOOPBACK: '1' });
     const agents = [];
     for (let i = 0; i < 6; i++) agents.push(await svc.register({ capabilities: i < 3 ? ['replay-room', 'lead-gen'] : ['lead-gen'] }));
     for (const [i, a] of agents.entries()) {
@@ -110,7 +112,7 @@ describe('projections: replay', () => {
     const roomPosts = (await svc.req('GET', '/api/feed/topics/lead-gen/posts?limit=3')).body.items.map((p: { post_id: string }) => p.post_id);
     for (const id of roomPosts) await svc.req('POST', `/api/agent/rooms/lead-gen/pin/${id}`, admin);
     await svc.req('DELETE', `/api/agent/rooms/lead-gen/pin/${roomPosts[1]}`, admin);
-    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('png')]);
+    const png = pngImage();
     const boundary = 'replayboundary';
     const rawBody = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
@@ -134,7 +136,10 @@ describe('projections: replay', () => {
     svc.clock.advance(2 * 3_600_000);
     await svc.req('POST', `/api/protocol/agents/${a0.agent_id}/dm`, { apiKey: a0.api_key, body: { to_agent_id: a1.agent_id, message: 'hello' } });
     await svc.req('POST', `/api/protocol/agents/${a1.agent_id}/dm`, { apiKey: a1.api_key, body: { to_agent_id: a0.agent_id, message: 'hi back' } });
-    await svc.req('POST', '/api/federation/register', { body: { name: 'Peer', base_url: 'https://peer.example.com', contact_email: 'ops@peer.example.com' } });
+    const peerBody = { name: 'Peer', contact_email: 'ops@peer.example.com' };
+    const peer = await peerWithProof(svc, peerBody);
+    expect((await svc.req('POST', '/api/federation/register', { body: { ...peerBody, base_url: peer.base_url } })).status).to.equal(200);
+    await peer.close();
     expect(later.status).to.equal(200);
     svc.clock.advance(40 * 86_400_000);
     await svc.running.workers?.sweepGrants();

@@ -24,7 +24,7 @@ import { validate } from '../../validation.ts';
 import { documentUrls, PROTOCOL_VERSION } from '../docs/service.ts';
 import type { Json } from '../mcp/arguments.ts';
 import { parsedBody } from '../mcp/mcp.ts';
-import { inProcess, TOOL_BY_NAME } from '../mcp/server.ts';
+import { inProcess, requestCommand, TOOL_BY_NAME } from '../mcp/server.ts';
 import type { ToolDef } from '../mcp/tools.ts';
 import { TOOLS } from '../mcp/tools.ts';
 
@@ -145,7 +145,7 @@ function skillExecutor(callTool: ReturnType<typeof inProcess>): AgentExecutor {
     async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
       const call = request.context.state.get(CALL_STATE) as CallState;
       const def = call.def as ToolDef;
-      const answer = await callTool(call.ctx, def, call.args ?? {}, call.agentId);
+      const answer = await callTool(call.ctx, def, call.args ?? {}, call.agentId, requestCommand(call.ctx));
       bus.publish(
         AgentEvent.message({
           messageId: newId('msg'),

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { readFile, unlink } from 'node:fs/promises';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
-import { IMAGE_MAX_BYTES, imageIdFor, recordImageUpload, sniffImageType } from '../../../commands/feed/image.ts';
+import { IMAGE_MAX_BYTES, imageIdFor, recordImageUpload } from '../../../commands/feed/image.ts';
+import { checkImage } from '../../../commands/feed/image-bytes.ts';
 import { getLiveImage } from '../../../queries/feed/images.ts';
 import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import type { BlobStore } from '../../../events/store/blobs.ts';
@@ -48,14 +49,14 @@ function uploadedFile(ctx: Context): UploadedFile | null {
 }
 
 /**
- * Stores an upload's bytes, checked by size and by content (PNG, JPEG, GIF or WebP), records the
- * upload (quota, daily cap) and answers the image's URL: the multipart route and the
- * upload_post_image tool (base64) both end here.
+ * Stores an upload, checked by size and by content (a well-formed PNG, JPEG, GIF or WebP with
+ * bounded dimensions, `checkImage`) and stripped of its metadata, records the upload (quota, daily
+ * cap) and answers the image's URL: the multipart route and the upload_post_image tool (base64)
+ * both end here. What is stored, counted and served is the stripped copy.
  */
-export async function storeImage(s: Services, blobs: BlobStore, ctx: Context, agentId: string, bytes: Buffer): Promise<void> {
-  if (bytes.length > IMAGE_MAX_BYTES) throw new DomainError(413, 'payload_too_large', 'Images are at most 5 MB');
-  const type = sniffImageType(bytes);
-  if (!type) throw new DomainError(415, 'unsupported_image_type', 'Only PNG, JPEG, GIF and WebP images are accepted (checked by content)');
+export async function storeImage(s: Services, blobs: BlobStore, ctx: Context, agentId: string, upload: Buffer): Promise<void> {
+  if (upload.length > IMAGE_MAX_BYTES) throw new DomainError(413, 'payload_too_large', 'Images are at most 5 MB');
+  const { content_type: type, width, height, bytes } = checkImage(upload);
   const cmdCtx = commandContext(s, ctx, agentId);
   const imageId = imageIdFor(cmdCtx.commandId);
   await blobs.put(imageId, bytes);
@@ -70,7 +71,7 @@ export async function storeImage(s: Services, blobs: BlobStore, ctx: Context, ag
   }
   await settled(s, position);
   const url = `${s.config.publicBaseUrl}/api/feed/images/${imageId}`;
-  ctx.body = { image_id: imageId, url, image_url: url, content_type: type, size_bytes: bytes.length, markdown: `![image](${url})` };
+  ctx.body = { image_id: imageId, url, image_url: url, content_type: type, size_bytes: bytes.length, width, height, markdown: `![image](${url})` };
 }
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;

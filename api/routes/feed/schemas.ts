@@ -332,6 +332,8 @@ export const PostFeedUploadImageAnswer = obj({
   image_url: str,
   content_type: str,
   size_bytes: int,
+  width: int,
+  height: int,
   markdown: str,
 });
 

@@ -58,6 +58,22 @@ function claimsModernEnvelope(body: unknown): boolean {
   return meta !== null && typeof meta === 'object' && !Array.isArray(meta) && PROTOCOL_VERSION_META_KEY in meta;
 }
 
+/**
+ * A batch's requests must carry distinct ids: each tools/call runs under a command id derived
+ * from its JSON-RPC id (server.ts `callCommand`), and two answers with one id could not be told
+ * apart. A repeated id refuses the whole batch (400 `duplicate_request_id`) before anything runs.
+ */
+function requireDistinctIds(body: unknown): void {
+  if (!Array.isArray(body)) return;
+  const seen = new Set<string>();
+  for (const m of body as { id?: unknown; method?: unknown }[]) {
+    if (m === null || typeof m !== 'object' || typeof m.method !== 'string' || m.id === undefined) continue;
+    const id = JSON.stringify(m.id);
+    if (seen.has(id)) throw new DomainError(400, 'duplicate_request_id', `The batch repeats the request id ${id}; every request in a batch needs its own id`);
+    seen.add(id);
+  }
+}
+
 /** The tool a `tools/call` message names, if it is one. */
 function calledTool(body: unknown): string | undefined {
   const m = body as { method?: unknown; params?: { name?: unknown } } | null;
@@ -191,6 +207,7 @@ export function mcpRoutes(router: Router, s: Services): void {
   mount(mcp, mcpOperations.postMcp, async (ctx) => {
     const agentId = requireApiKey(ctx);
     const body = await parsedBody(ctx);
+    requireDistinctIds(body);
     const caller: CallerInfo = { ctx, agentId, tool: calledTool(body) };
     // A tools/call counts as its operation does (inside the call); any other message as a read.
     if (caller.tool === undefined && s.limiter.scale !== 0) s.limiter.hit(LIMITS.reads, ctx.ip, ctx);

@@ -1,8 +1,9 @@
 import type Router from '@koa/router';
+import { createHash, randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
-import type { AuthInfo, CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { AuthInfo, CallToolResult, RequestId, Tool } from '@modelcontextprotocol/server';
 import { errorBody, renderError } from '../../errors.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
@@ -32,7 +33,7 @@ export interface Answer {
 export function inProcess(router: Router, s: Services) {
   const routes = router.routes() as unknown as (ctx: Context, next: () => Promise<void>) => Promise<unknown>;
   const done = async () => undefined;
-  async function run(outer: Context, step: (ctx: Context) => Promise<void>): Promise<Answer> {
+  async function run(outer: Context, command: CallCommand, step: (ctx: Context) => Promise<void>): Promise<Answer> {
     const req = new IncomingMessage(outer.req.socket);
     req.method = 'POST';
     req.url = '/';
@@ -46,8 +47,8 @@ export function inProcess(router: Router, s: Services) {
     const ctx = outer.app.createContext(req, res);
     ctx.state.principal = outer.state.principal;
     ctx.state.requestId = outer.state.requestId;
-    ctx.state.commandId = outer.state.commandId;
-    ctx.state.freshCommand = outer.state.freshCommand;
+    ctx.state.commandId = command.commandId;
+    ctx.state.freshCommand = command.fresh;
     try {
       await step(ctx);
       if (ctx.body === undefined || ctx.body === null) {
@@ -77,9 +78,9 @@ export function inProcess(router: Router, s: Services) {
     await routes(ctx, done);
   }
 
-  /** One tool call: the arguments validated against the tool's schema, then its REST operation. */
-  return function callTool(outer: Context, def: ToolDef, raw: unknown, agentId: string): Promise<Answer> {
-    return run(outer, async (ctx) => {
+  /** One tool call: the arguments validated against the tool's schema, then its REST operation, under the call's own command id. */
+  return function callTool(outer: Context, def: ToolDef, raw: unknown, agentId: string, command: CallCommand): Promise<Answer> {
+    return run(outer, command, async (ctx) => {
       const args = validate<Json>(def.inputSchema, raw ?? {}, 'body');
       await dispatch(ctx, def, args, agentId);
     });
@@ -94,6 +95,33 @@ export function toolResult(answer: Answer): CallToolResult {
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: { ...structured, status: answer.status } };
   }
   return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured };
+}
+
+/** The command id one tool call runs under (what an Idempotency-Key gives a REST write). */
+export interface CallCommand {
+  commandId: string;
+  fresh: boolean;
+}
+
+/** The command id of the HTTP request itself: for a request that carries one call (A2A SendMessage). */
+export const requestCommand = (outer: Context): CallCommand => ({
+  commandId: outer.state.commandId as string,
+  fresh: outer.state.freshCommand === true,
+});
+
+/**
+ * The command id of the tool call with JSON-RPC id `id` inside the MCP request `outer`: each call
+ * has its own, so the calls of a batch are separate writes. Without an Idempotency-Key, a fresh
+ * random one per call; under a key, one derived from the request's (key-derived) command id and
+ * the call's JSON-RPC id, so a retry of the same body derives the same ids and appends nothing
+ * twice even when the stored answer was lost. The ids of a batch are distinct (`distinctIds`).
+ */
+export function callCommand(outer: Context, id: RequestId): CallCommand {
+  if (outer.state.freshCommand === true) return { commandId: randomUUID(), fresh: true };
+  const commandId = createHash('sha256')
+    .update(`${outer.state.commandId as string}\ntools/call ${JSON.stringify(id)}`)
+    .digest('hex');
+  return { commandId, fresh: false };
 }
 
 /** The Koa context of the MCP request, carried to the server factory in the pass-through auth info. */
@@ -170,13 +198,14 @@ class ToolServer extends Server {
 export function mcpServerFor(caller: CallerInfo, callTool: ReturnType<typeof inProcess>): Server {
   const server = new ToolServer(SERVER_INFO, SERVER_OPTIONS);
   server.setRequestHandler('tools/list', () => ({ tools: [...LISTED_TOOLS] }));
-  server.setRequestHandler('tools/call', async (request) => {
+  server.setRequestHandler('tools/call', async (request, extra) => {
     const { name } = request.params;
     const def = TOOL_BY_NAME.get(name);
     if (def === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
     let result: CallToolResult;
     try {
-      result = toolResult(await callTool(caller.ctx, def, request.params.arguments ?? {}, caller.agentId));
+      const command = callCommand(caller.ctx, extra.mcpReq.id);
+      result = toolResult(await callTool(caller.ctx, def, request.params.arguments ?? {}, caller.agentId, command));
     } catch (err) {
       result = { content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }], isError: true };
     }
