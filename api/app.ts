@@ -1,3 +1,4 @@
+import { moderationOperations, moderationRoutes } from './routes/feed/moderation.ts';
 import Router from '@koa/router';
 import bourne from '@hapi/bourne';
 import type { IncomingMessage } from 'node:http';
@@ -349,6 +350,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/messaging/mesh.ts', meshRoutes, meshOperations],
   ['api/routes/humans/owner-inbox.ts', ownerInboxRoutes, ownerInboxOperations],
   ['api/routes/feed/content.ts', contentRoutes, contentOperations],
+  ['api/routes/feed/moderation.ts', moderationRoutes, moderationOperations],
   ['api/routes/feed/scheduling.ts', schedulingRoutes, schedulingOperations],
   ['api/routes/feed/media.ts', mediaRoutes, mediaOperations],
   ['api/routes/site/crawlers.ts', crawlerRoutes, crawlerOperations],
