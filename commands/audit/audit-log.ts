@@ -43,7 +43,8 @@ export interface AuditEntry {
   stream: string;
 }
 
-const roleOf = (actor: string, community: boolean): AuditEntry['role'] => (actor.startsWith('cli:') || actor === 'cli' ? 'operator' : community ? 'community_admin' : 'super_admin');
+const roleOf = (actor: string, community: boolean): AuditEntry['role'] =>
+  actor.startsWith('cli:') || actor === 'cli' ? 'operator' : community ? 'community_admin' : 'super_admin';
 
 /** The audit line of one admin event; null for an event of an audited type that no admin wrote (none today). */
 export function auditEntry(e: RecordedEvent): AuditEntry | null {
@@ -79,7 +80,14 @@ export function auditEntry(e: RecordedEvent): AuditEntry | null {
     case 'CommunityCreated':
       return line('CommunityCreated', event.data.created_at, event.data.created_by, `community:${event.data.community_id}`, 'created', event.data.name);
     case 'CommunityAdminNamed':
-      return line('CommunityAdminNamed', event.data.named_at, event.data.named_by, `user:${event.data.user_id}`, `community admin of ${event.data.community_id}`, '');
+      return line(
+        'CommunityAdminNamed',
+        event.data.named_at,
+        event.data.named_by,
+        `user:${event.data.user_id}`,
+        `community admin of ${event.data.community_id}`,
+        '',
+      );
     case 'PitchDeckUpdated':
       return line('PitchDeckUpdated', event.data.updated_at, event.data.updated_by, 'pitch-deck', 'deck URL set', event.data.url);
     case 'FederationPeerDecided':
@@ -89,11 +97,27 @@ export function auditEntry(e: RecordedEvent): AuditEntry | null {
       return line('CircleContentModerated', d.at, d.by_user_id, `circle_${d.target_type}:${d.target_id}`, d.action, d.note, true);
     }
     case 'CommunityMemberRemoved':
-      return line('CommunityMemberRemoved', event.data.removed_at, event.data.removed_by, `user:${event.data.user_id}`, `removed from ${event.data.community_id}`, '', true);
+      return line(
+        'CommunityMemberRemoved',
+        event.data.removed_at,
+        event.data.removed_by,
+        `user:${event.data.user_id}`,
+        `removed from ${event.data.community_id}`,
+        '',
+        true,
+      );
     case 'CircleVisibilityChanged':
       return line('CircleVisibilityChanged', event.data.changed_at, event.data.changed_by, `circle:${event.data.circle_id}`, event.data.visibility, '', true);
     case 'CircleJoinRequestDecided':
-      return line('CircleJoinRequestDecided', event.data.decided_at, event.data.decided_by, `request:${event.data.request_id}`, event.data.status, event.data.admin_note, true);
+      return line(
+        'CircleJoinRequestDecided',
+        event.data.decided_at,
+        event.data.decided_by,
+        `request:${event.data.request_id}`,
+        event.data.status,
+        event.data.admin_note,
+        true,
+      );
     case 'InviteCodeCreated':
       return line('InviteCodeCreated', event.data.created_at, event.data.created_by, `code:${event.data.code_id}`, 'created', event.data.label ?? '', true);
     case 'InviteCodeStatusChanged':

@@ -169,7 +169,7 @@ export const moderationOperations = operations({
     tags: ['feed'],
     auth: 'admin',
     query: AuditQuery,
-    responses: { 200: { contentType: 'application/json', alsoContentTypes: ['text/csv'], schema: { type: 'string' } } },
+    responses: { 200: { alsoContentTypes: ['text/csv'], schema: obj({ entries: arr(AuditEntryView) }) } },
   },
 });
 
