@@ -26,6 +26,7 @@ export const AUDIT_EVENT_TYPES = [
 ] as const satisfies readonly DomainEventType[];
 
 export type AuditAction = (typeof AUDIT_EVENT_TYPES)[number];
+const AUDITED: ReadonlySet<string> = new Set(AUDIT_EVENT_TYPES);
 
 /** One line of the audit log. */
 export interface AuditEntry {
@@ -46,9 +47,10 @@ export interface AuditEntry {
 const roleOf = (actor: string, community: boolean): AuditEntry['role'] =>
   actor.startsWith('cli:') || actor === 'cli' ? 'operator' : community ? 'community_admin' : 'super_admin';
 
-/** The audit line of one admin event; null for an event of an audited type that no admin wrote (none today). */
+/** The audit line of one admin event; null for an event of another type. */
 export function auditEntry(e: RecordedEvent): AuditEntry | null {
-  const event = e as unknown as DomainEvent & RecordedEvent;
+  if (!AUDITED.has(e.type)) return null;
+  const event = e as unknown as Extract<DomainEvent, { type: AuditAction }>;
   const base = { position: e.position, stream: e.stream };
   const line = (action: AuditAction, at: string, actor: string, target: string, detail: string, note: string, community = false): AuditEntry => ({
     ...base,
@@ -122,8 +124,10 @@ export function auditEntry(e: RecordedEvent): AuditEntry | null {
       return line('InviteCodeCreated', event.data.created_at, event.data.created_by, `code:${event.data.code_id}`, 'created', event.data.label ?? '', true);
     case 'InviteCodeStatusChanged':
       return line('InviteCodeStatusChanged', event.data.changed_at, event.data.changed_by, `code:${event.data.code_id}`, event.data.status, '', true);
-    default:
-      return null;
+    default: {
+      const _exhaustive: never = event;
+      return _exhaustive;
+    }
   }
 }
 
