@@ -3,7 +3,10 @@ import type { TestService } from '../helpers/service.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import { A_DAY_AND_A_BIT, claimedAgents } from '../helpers/moderation.ts';
 import type { Agent } from '../helpers/moderation.ts';
-import { signUp } from '../helpers/users.ts';
+import { signUp, signUpWithAgent } from '../helpers/users.ts';
+import { waitForMails } from '../helpers/mail.ts';
+import type { Receiver } from '../helpers/webhook-receiver.ts';
+import { startReceiver, until } from '../helpers/webhook-receiver.ts';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const ADMIN = 'moderator@example.com';
@@ -291,5 +294,82 @@ describe('api: moderation (flags that carry weight, the queue, decisions, appeal
     const json = await svc.req('GET', '/api/admin/audit-log/export', { headers: bearer(admin) });
     expect(JSON.parse(json.text).entries).to.deep.equal(entries);
     expect((await svc.req('GET', '/api/admin/audit-log?action=Nope', { headers: bearer(admin) })).status).to.equal(422);
+  });
+});
+
+describe('api: an appeal decided reaches the owner (notification, webhook, e-mail), and a linked member appeals by bearer', function () {
+  this.timeout(300_000);
+  let svc: TestService;
+  let outbox: string;
+  let admin: string;
+  let receiver: Receiver;
+  let flaggers: Agent[];
+
+  before(async () => {
+    ({ svc, outbox } = await startWithOutbox({ ADMIN_EMAILS: ADMIN, WEBHOOK_ALLOW_LOOPBACK: '1' }));
+    await signUp(svc, outbox, ADMIN, PASSWORD);
+    flaggers = await claimedAgents(svc, 5, outbox);
+    svc.clock.advance(A_DAY_AND_A_BIT);
+  });
+  beforeEach(async () => {
+    const r = await svc.req('POST', '/api/auth/login', { body: { email: ADMIN, password: PASSWORD } });
+    admin = r.body.access_token as string;
+  });
+  after(async () => {
+    await receiver?.close();
+    await stopWithOutbox(svc, outbox);
+  });
+
+  const hide = async (apiKey: string, title: string) => {
+    const p = await svc.req('POST', '/api/feed/posts', { apiKey, body: { title, body: `${title} body`, post_type: 'signal_found' } });
+    expect(p.status, p.text).to.equal(200);
+    for (const f of flaggers) await svc.req('POST', `/api/feed/posts/${p.body.post_id}/flag`, { apiKey: f.api_key, body: { reason: 'spam' } });
+    expect((await svc.req('GET', `/posts/${p.body.post_id}`)).status).to.equal(404);
+    return p.body.post_id as string;
+  };
+
+  it('notifies the author agent, delivers moderation_decision to its webhook and mails its owner address', async () => {
+    const ownerEmail = `appealer.${process.pid}.${Date.now()}@example.com`;
+    const author = await svc.register({ owner_email: ownerEmail });
+    receiver = await startReceiver({ secret: author.body.webhook_secret as string, now: () => svc.clock.now().getTime() });
+    const hook = await svc.req('PATCH', `/api/protocol/agents/${author.agent_id}/webhook`, { apiKey: author.api_key, body: { webhook_url: receiver.url } });
+    expect(hook.status, hook.text).to.equal(200);
+    const id = await hide(author.api_key, 'Kiwi offer');
+
+    const appeal = await svc.req('POST', '/api/moderation/appeals', {
+      apiKey: author.api_key,
+      body: { item_kind: 'post', item_id: id, message: 'Please look again' },
+    });
+    expect(appeal.status, appeal.text).to.equal(200);
+    const decided = await svc.req('POST', `/api/admin/moderation/items/post/${id}/decision`, {
+      headers: bearer(admin),
+      body: { decision: 'restore', note: 'Looked again: fine' },
+    });
+    expect(decided.status, decided.text).to.equal(200);
+
+    const n = await svc.req('GET', '/api/agent/notifications', { apiKey: author.api_key });
+    const notice = (n.body.notifications as Array<{ type: string; data: Record<string, unknown> }>).find((x) => x.type === 'moderation_decision');
+    expect(notice?.data).to.include({ item_kind: 'post', item_id: id, decision: 'restore', hidden: false, note: 'Looked again: fine' });
+
+    const delivered = await until(() => receiver.accepted.find((a) => a.body.event === 'moderation_decision'), 'the moderation_decision webhook');
+    expect(delivered.body.data).to.include({ item_id: id, decision: 'restore' });
+
+    const [mail] = await waitForMails(outbox, ownerEmail);
+    expect(mail.subject).to.equal(`Your appeal on post ${id}: restore`);
+    expect(mail.text).to.contain('Looked again: fine');
+  });
+
+  it('lets the member linked to the agent appeal with its bearer token; another member is refused', async () => {
+    const { user, agent } = await signUpWithAgent(svc, outbox);
+    const id = await hide(agent.api_key, 'Kakapo offer');
+    const stranger = await signUp(svc, outbox);
+    const body = { item_kind: 'post', item_id: id, message: 'Mine, and fine' };
+    const refused = await svc.req('POST', '/api/moderation/appeals', { headers: bearer(stranger.access_token), body });
+    expect(refused.status).to.be.oneOf([401, 403]);
+    const ok = await svc.req('POST', '/api/moderation/appeals', { headers: bearer(user.access_token), body });
+    expect(ok.status, ok.text).to.equal(200);
+    const item = await svc.req('GET', `/api/admin/moderation/items/post/${id}`, { headers: bearer(admin) });
+    expect(item.body.state).to.equal('appealed');
+    expect(item.body.appeal).to.include({ by_user_id: user.user_id, by_agent_id: null });
   });
 });

@@ -215,7 +215,9 @@ export async function targetOf(s: Services, kind: ModerationKind, id: string) {
 /** A super admin's decision (the API and the console's form). */
 export async function runDecision(s: Services, ctx: Context, adminId: string, kind: ModerationKind, id: string, decision: ModerationDecision, note: string) {
   const target = await targetOf(s, kind, id);
-  const r = await decideModerationItem(s.bus, target, decision, adminId, note, commandContext(s, ctx, adminId));
+  const author = await s.store.collection('agents').findOne({ _id: target.author_agent_id }, { projection: { owner_email: 1 } });
+  const mail = { secrets: s.secrets, owner_email: typeof author?.owner_email === 'string' ? author.owner_email : null };
+  const r = await decideModerationItem(s.bus, target, decision, adminId, note, commandContext(s, ctx, adminId), mail);
   await settled(s, r.position);
   return r.event.data;
 }
