@@ -1,3 +1,4 @@
+import { circleModerationOperations, circleModerationRoutes } from './routes/communities/moderation.ts';
 import { moderationOperations, moderationRoutes } from './routes/feed/moderation.ts';
 import Router from '@koa/router';
 import bourne from '@hapi/bourne';
@@ -372,6 +373,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/marketplace/contracts.ts', contractRoutes, contractOperations],
   ['api/routes/marketplace/disputes.ts', disputeRoutes, disputeOperations],
   ['api/routes/communities/community-admin.ts', communityAdminRoutes, communityAdminOperations],
+  ['api/routes/communities/moderation.ts', circleModerationRoutes, circleModerationOperations],
   ['api/routes/communities/circles.ts', circleRoutes, circleOperations],
   ['api/routes/site/pages.ts', pageRoutes, pageOperations],
   ['api/routes/site/public.ts', publicSiteRoutes, publicSiteOperations],
