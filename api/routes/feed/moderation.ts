@@ -6,7 +6,7 @@ import { AUDIT_EVENT_TYPES, readAuditLog } from '../../../commands/audit/audit-l
 import { withdrawAgentFlag } from '../../../commands/feed/flag-agent.ts';
 import { appealModerationItem, decideModerationItem } from '../../../commands/feed/moderation.ts';
 import { withdrawPostFlag } from '../../../commands/feed/post.ts';
-import { DomainError, notFound } from '../../../events/kernel/errors.ts';
+import { notFound } from '../../../events/kernel/errors.ts';
 import type { ModerationDecision, ModerationKind } from '../../../events/moderation.ts';
 import { MODERATION_DECISIONS, MODERATION_KINDS } from '../../../events/moderation.ts';
 import { START } from '../../../queries/cursor.ts';
@@ -334,6 +334,3 @@ export function moderationRoutes(router: Router, s: Services): void {
   });
   router.use(appeals.routes());
 }
-
-/** A decision refused for a reason the console shows as a notice. */
-export const isDomainError = (err: unknown): err is DomainError => err instanceof DomainError;
