@@ -52,16 +52,11 @@ export function auditEntry(e: RecordedEvent): AuditEntry | null {
   if (!AUDITED.has(e.type)) return null;
   const event = e as unknown as Extract<DomainEvent, { type: AuditAction }>;
   const base = { position: e.position, stream: e.stream };
-  const line = (action: AuditAction, at: string, actor: string, target: string, detail: string, note: string, community = false): AuditEntry => ({
-    ...base,
-    action,
-    at,
-    actor,
-    role: roleOf(actor, community),
-    target,
-    detail,
-    note,
-  });
+  const line = (action: AuditAction, at: string, by: string, target: string, detail: string, note: string, community = false): AuditEntry => {
+    // The console writes room actions as `admin:<user id>`: the actor is the user.
+    const actor = by.startsWith('admin:') ? by.slice('admin:'.length) : by;
+    return { ...base, action, at, actor, role: roleOf(actor, community), target, detail, note };
+  };
   switch (event.type) {
     case 'AgentBanned':
       return line('AgentBanned', event.data.banned_at, event.data.by_user_id, `agent:${event.data.agent_id}`, 'banned', event.data.reason);
