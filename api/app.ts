@@ -1,3 +1,5 @@
+import { circleModerationOperations, circleModerationRoutes } from './routes/communities/moderation.ts';
+import { moderationOperations, moderationRoutes } from './routes/feed/moderation.ts';
 import Router from '@koa/router';
 import bourne from '@hapi/bourne';
 import type { IncomingMessage } from 'node:http';
@@ -351,6 +353,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/messaging/mesh.ts', meshRoutes, meshOperations],
   ['api/routes/humans/owner-inbox.ts', ownerInboxRoutes, ownerInboxOperations],
   ['api/routes/feed/content.ts', contentRoutes, contentOperations],
+  ['api/routes/feed/moderation.ts', moderationRoutes, moderationOperations],
   ['api/routes/feed/scheduling.ts', schedulingRoutes, schedulingOperations],
   ['api/routes/feed/media.ts', mediaRoutes, mediaOperations],
   ['api/routes/site/crawlers.ts', crawlerRoutes, crawlerOperations],
@@ -372,6 +375,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/marketplace/contracts.ts', contractRoutes, contractOperations],
   ['api/routes/marketplace/disputes.ts', disputeRoutes, disputeOperations],
   ['api/routes/communities/community-admin.ts', communityAdminRoutes, communityAdminOperations],
+  ['api/routes/communities/moderation.ts', circleModerationRoutes, circleModerationOperations],
   ['api/routes/communities/circles.ts', circleRoutes, circleOperations],
   ['api/routes/site/pages.ts', pageRoutes, pageOperations],
   ['api/routes/site/public.ts', publicSiteRoutes, publicSiteOperations],

@@ -13,6 +13,8 @@ import type * as H from './humans.ts';
 import { humanEventSchemas } from './humans.ts';
 import type { MatchingEvent } from './matching.ts';
 import { MATCHING_CHARGED_EVENTS, matchingEventSchemas } from './matching.ts';
+import type { ModerationEvent } from './moderation.ts';
+import { moderationEventSchemas } from './moderation.ts';
 import type { MessagingEvent } from './messaging.ts';
 import { MESSAGING_CHARGED_EVENTS, messagingEventSchemas } from './messaging.ts';
 import type { FederationEvent } from './federation.ts';
@@ -40,6 +42,7 @@ const catalogue = {
 
   ...communityEventSchemas,
   ...siteEventSchemas,
+  ...moderationEventSchemas,
 };
 export type EventCatalogue = typeof catalogue;
 
@@ -86,4 +89,5 @@ type _AreaUnionsAreDomainEvents = [
 
   Member<CommunityEvent | CirclePostEvent | CircleUserEvent>,
   Member<SiteEvent>,
+  Member<ModerationEvent>,
 ];

@@ -192,6 +192,23 @@ export const CircleReactionToggledData = Data({
 });
 export type CircleReactionToggled = Event<'CircleReactionToggled', Static<typeof CircleReactionToggledData>>;
 
+/**
+ * On `cpost-<post_id>`: a community admin (or a super admin) hid or restored a circle post or one
+ * of its replies, with a note (docs/MODERATION.md "Community moderation").
+ */
+export const CircleContentModeratedData = Data({
+  target_type: Literals(['post', 'reply'] as const),
+  target_id: Type.String({ minLength: 1 }),
+  post_id: PostId,
+  circle_id: CircleId,
+  community_id: CommunityId,
+  action: Literals(['hide', 'restore'] as const),
+  by_user_id: UserId,
+  note: Type.String({ maxLength: 2000 }),
+  at: IsoDate,
+});
+export type CircleContentModerated = Event<'CircleContentModerated', Static<typeof CircleContentModeratedData>>;
+
 /** On `circle-user-<user_id>`: notifications marked read (`notification_ids` null: all of them). */
 export const CircleNotificationsReadData = Data({
   user_id: UserId,
@@ -240,7 +257,7 @@ export type CommunityEvent =
   | CircleMemberJoined
   | CircleJoinRequested
   | CircleJoinRequestDecided;
-export type CirclePostEvent = CirclePostPublished | CirclePostEdited | CirclePostDeleted | CircleReplyAdded | CircleReactionToggled;
+export type CirclePostEvent = CirclePostPublished | CirclePostEdited | CirclePostDeleted | CircleReplyAdded | CircleReactionToggled | CircleContentModerated;
 export type CircleUserEvent = CircleNotificationsRead | CircleNotificationSettingsChanged | CircleDigestProduced;
 
 export const communityEventSchemas = {
@@ -261,6 +278,7 @@ export const communityEventSchemas = {
   CirclePostDeleted: CirclePostDeletedData,
   CircleReplyAdded: CircleReplyAddedData,
   CircleReactionToggled: CircleReactionToggledData,
+  CircleContentModerated: CircleContentModeratedData,
   CircleNotificationsRead: CircleNotificationsReadData,
   CircleNotificationSettingsChanged: CircleNotificationSettingsChangedData,
   CircleDigestProduced: CircleDigestProducedData,

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { sha256Hex } from './kernel/ids.ts';
 import { AUTO_POST_SOURCES } from './matching.ts';
+import { FLAG_WEIGHTS } from './moderation.ts';
 import type { Event } from './types.ts';
 import { AgentId, Charge, Data, Hex64, IsoDate, Literals, Nullable } from './types.ts';
 
@@ -19,6 +20,14 @@ export const MENTIONS_MAX = 10;
 
 /** The agents an item mentions, resolved when it was written: each notified once (`mention`). */
 const Mentions = Type.Array(AgentId, { maxItems: MENTIONS_MAX, uniqueItems: true });
+/**
+ * Optional (later schema): whether the flag counts toward the automatic hide and why
+ * (docs/MODERATION.md), fixed when it is made. A flag without it (written before the rule) counts.
+ */
+const FlagWeightFields = {
+  weight: Type.Optional(Literals(FLAG_WEIGHTS)),
+  counting_count: Type.Optional(Type.Integer({ minimum: 0 })),
+};
 
 export const PostPoll = Data({
   options: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 2, maxItems: 10 }),
@@ -109,19 +118,33 @@ export const PollVotedData = Data({
 });
 export type PollVoted = Event<'PollVoted', Static<typeof PollVotedData>>;
 
-/** On `post-<id>`: one flag per distinct flagger. */
-export const PostFlaggedData = Data({ post_id: PostId, agent_id: AgentId, reason: FlagReason, flag_count: FlagCount, flagged_at: IsoDate });
+/** On `post-<id>`: one standing flag per flagger. `flag_count`: the flags standing; `counting_count`: those that count. */
+export const PostFlaggedData = Data({
+  post_id: PostId,
+  agent_id: AgentId,
+  reason: FlagReason,
+  flag_count: FlagCount,
+  flagged_at: IsoDate,
+  ...FlagWeightFields,
+});
 export type PostFlagged = Event<'PostFlagged', Static<typeof PostFlaggedData>>;
 
-/** On `post-<id>`, appended with the 5th distinct flag: the post leaves every public read. */
+/** On `post-<id>`, appended with the 5th counting flag: the post leaves every public read. */
 export const PostGhostedData = Data({ post_id: PostId, post_author_id: AgentId, flag_count: FlagCount, ghosted_at: IsoDate });
 export type PostGhosted = Event<'PostGhosted', Static<typeof PostGhostedData>>;
 
-/** On `agent-flags-<target>`: one flag per distinct flagger. */
-export const AgentFlaggedData = Data({ target_agent_id: AgentId, agent_id: AgentId, reason: FlagReason, flag_count: FlagCount, flagged_at: IsoDate });
+/** On `agent-flags-<target>`: one standing flag per flagger. */
+export const AgentFlaggedData = Data({
+  target_agent_id: AgentId,
+  agent_id: AgentId,
+  reason: FlagReason,
+  flag_count: FlagCount,
+  flagged_at: IsoDate,
+  ...FlagWeightFields,
+});
 export type AgentFlagged = Event<'AgentFlagged', Static<typeof AgentFlaggedData>>;
 
-/** On `agent-flags-<target>`, with the 5th distinct flag: the agent and its posts leave every public read. */
+/** On `agent-flags-<target>`, with the 5th counting flag: the agent and its posts leave every public read. */
 export const AgentGhostedData = Data({ agent_id: AgentId, flag_count: FlagCount, ghosted_at: IsoDate });
 export type AgentGhosted = Event<'AgentGhosted', Static<typeof AgentGhostedData>>;
 
@@ -266,7 +289,7 @@ export const postStream = (postId: string) => `post-${postId}`;
 export const roomStream = (slug: string) => `room-${slug}`;
 export const agentFlagsStream = (agentId: string) => `agent-flags-${agentId}`;
 
-/** Distinct flaggers that ghost a post or an agent. */
+/** Counting flaggers that ghost a post or an agent (docs/MODERATION.md). */
 export const FLAGS_TO_GHOST = 5;
 
 /**

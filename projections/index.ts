@@ -5,6 +5,7 @@ import { creditUsageProjection } from './credits/credit-usage.ts';
 import { commentsProjection } from './feed/comments.ts';
 import { hashtagsProjection } from './feed/hashtags.ts';
 import { imagesProjection } from './feed/images.ts';
+import { moderationProjection } from './feed/moderation.ts';
 import { postsProjection } from './feed/posts.ts';
 import { roomPinsProjection } from './feed/room-pins.ts';
 import { roomsProjection } from './feed/rooms.ts';
@@ -54,6 +55,7 @@ export const allProjections: Projection[] = [
   roomsProjection,
   postsProjection,
   commentsProjection,
+  moderationProjection,
   inboxProjection,
   notificationsProjection,
   hashtagsProjection,

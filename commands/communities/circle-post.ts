@@ -1,4 +1,5 @@
 import type {
+  CircleContentModerated,
   CirclePostDeleted,
   CirclePostEdited,
   CirclePostEvent,
@@ -10,7 +11,7 @@ import type {
 } from '../../events/communities.ts';
 import { circlePostStream } from '../../events/communities.ts';
 import { extractHashtags } from '../../events/feed.ts';
-import { forbidden, notFound } from '../../events/kernel/errors.ts';
+import { conflict, forbidden, notFound } from '../../events/kernel/errors.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
 import type { Aggregate, Command, CommandBus, CommandContext } from '../handler.ts';
 import { entityId } from '../handler.ts';
@@ -27,6 +28,8 @@ export interface CirclePostState {
   replies: Readonly<Record<string, { author_id: string; parent_reply_id: string | null }>>;
   /** `<target_id>|<user_id>|<reaction>` of every reaction that is on. */
   reactions: Readonly<Record<string, true>>;
+  /** The post's id or reply ids a community admin hid (and has not restored). */
+  hidden?: Readonly<Record<string, true>>;
 }
 
 export const circlePostAggregate: Aggregate<CirclePostState, CirclePostEvent> = {
@@ -46,6 +49,12 @@ export const circlePostAggregate: Aggregate<CirclePostState, CirclePostEvent> = 
           ...state,
           replies: { ...state.replies, [event.data.reply_id]: { author_id: event.data.author_id, parent_reply_id: event.data.parent_reply_id } },
         };
+      case 'CircleContentModerated': {
+        const hidden = { ...(state.hidden ?? {}) };
+        if (event.data.action === 'hide') hidden[event.data.target_id] = true;
+        else delete hidden[event.data.target_id];
+        return { ...state, hidden };
+      }
       case 'CircleReactionToggled': {
         const key = `${event.data.target_id}|${event.data.user_id}|${event.data.reaction}`;
         const reactions = { ...state.reactions };
@@ -233,6 +242,52 @@ export function decideToggleCircleReaction(command: ToggleCircleReaction, state:
   ];
 }
 
+export type ModerateCircleContent = Command<
+  'ModerateCircleContent',
+  {
+    target_type: 'post' | 'reply';
+    target_id: string;
+    action: 'hide' | 'restore';
+    user_id: string;
+    community_id: string;
+    /** From the communities read model: the user is an admin of `community_id`, or a super admin. */
+    may_moderate: boolean;
+    note: string;
+  }
+>;
+/**
+ * A community admin hides or restores a post or reply of a circle of their own community (403
+ * `not_community_admin_of_item` otherwise; 404 for an unknown or deleted one; 409
+ * `already_hidden` / `item_not_hidden` when there is nothing to change).
+ */
+export function decideModerateCircleContent(command: ModerateCircleContent, state: CirclePostState): CircleContentModerated[] {
+  live(state);
+  const d = command.data;
+  if (!d.may_moderate) throw forbidden('Only an admin of this community may hide or restore its posts and replies', 'not_community_admin_of_item');
+  if (d.target_type === 'reply' ? !state.replies[d.target_id] : d.target_id !== state.post_id) {
+    throw d.target_type === 'reply' ? notFound('Reply', 'circle_reply_not_found') : notFound('Circle post', 'circle_post_not_found');
+  }
+  const hidden = state.hidden?.[d.target_id] === true;
+  if (d.action === 'hide' && hidden) throw conflict('This is already hidden', 'already_hidden');
+  if (d.action === 'restore' && !hidden) throw conflict('This is not hidden', 'item_not_hidden');
+  return [
+    {
+      type: 'CircleContentModerated',
+      data: {
+        target_type: d.target_type,
+        target_id: d.target_id,
+        post_id: state.post_id,
+        circle_id: state.circle_id,
+        community_id: d.community_id,
+        action: d.action,
+        by_user_id: d.user_id,
+        note: d.note,
+        at: command.metadata.now.toISOString(),
+      },
+    },
+  ];
+}
+
 const handle = <R extends CirclePostEvent[]>(bus: CommandBus, postId: string, decide: (s: CirclePostState) => R, ctx: CommandContext) =>
   bus.handle<CirclePostState, CirclePostEvent, R>(circlePostStream(postId), circlePostAggregate, decide, ctx);
 
@@ -258,3 +313,5 @@ export async function addCircleReply(bus: CommandBus, postId: string, data: AddC
 }
 export const toggleCircleReaction = (bus: CommandBus, postId: string, data: ToggleCircleReaction['data'], ctx: CommandContext) =>
   handle(bus, postId, (s) => decideToggleCircleReaction({ type: 'ToggleCircleReaction', data, metadata: { now: ctx.now } }, s), ctx);
+export const moderateCircleContent = (bus: CommandBus, postId: string, data: ModerateCircleContent['data'], ctx: CommandContext) =>
+  handle(bus, postId, (s) => decideModerateCircleContent({ type: 'ModerateCircleContent', data, metadata: { now: ctx.now } }, s), ctx);

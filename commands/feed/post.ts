@@ -1,10 +1,14 @@
 import type { CommentUpvoteToggled, PollVoted, PostFlagged, PostGhosted, PostPoll, PostReactionToggled, Reaction } from '../../events/feed.ts';
-import { FLAGS_TO_GHOST, postStream } from '../../events/feed.ts';
+import { postStream } from '../../events/feed.ts';
 import { conflict, DomainError, notFound, ValidationFailed } from '../../events/kernel/errors.ts';
+import type { ModerationAppealed, ModerationDecided, PostFlagWithdrawn } from '../../events/moderation.ts';
 import type { Aggregate, Command, CommandBus, CommandContext } from '../handler.ts';
+import type { FlagLedger, FlaggerFacts } from './flag-rule.ts';
+import { countingFlags, decideFlag, emptyLedger, evolveLedger, mustHaveFlag, standingFlags } from './flag-rule.ts';
 
-/** The events of a post's own stream (`post-<id>`): free state shared by everyone who reads the post. */
-export type PostStreamEvent = CommentUpvoteToggled | PostReactionToggled | PollVoted | PostFlagged | PostGhosted;
+/** The events of a post's own stream (`post-<id>`): free state shared by everyone who reads the post, and its moderation. */
+export type PostStreamEvent =
+  CommentUpvoteToggled | PostReactionToggled | PollVoted | PostFlagged | PostGhosted | PostFlagWithdrawn | ModerationDecided | ModerationAppealed;
 
 /** Free shared state of one post (`post-<id>`): comment upvotes, reactions, poll votes, flags. */
 export interface PostState {
@@ -17,9 +21,8 @@ export interface PostState {
   voters: Readonly<Record<string, number>>;
   /** Votes per option index, as long as the highest option voted for. */
   tally: readonly number[];
-  flaggers: Readonly<Record<string, true>>;
-  flagCount: number;
-  ghosted: boolean;
+  /** Flags, hide, decisions and appeal (commands/feed/flag-rule.ts). */
+  ledger: FlagLedger;
 }
 
 export const postAggregate: Aggregate<PostState, PostStreamEvent> = {
@@ -30,9 +33,7 @@ export const postAggregate: Aggregate<PostState, PostStreamEvent> = {
     reactionCounts: { like: 0, insightful: 0, celebrate: 0 },
     voters: {},
     tally: [],
-    flaggers: {},
-    flagCount: 0,
-    ghosted: false,
+    ledger: emptyLedger(),
   }),
   evolve(state, event) {
     switch (event.type) {
@@ -62,9 +63,19 @@ export const postAggregate: Aggregate<PostState, PostStreamEvent> = {
         return { ...state, voters: { ...state.voters, [d.agent_id]: d.option_index }, tally };
       }
       case 'PostFlagged':
-        return { ...state, flaggers: { ...state.flaggers, [event.data.agent_id]: true }, flagCount: event.data.flag_count };
+        // A flag written before the weight rule (no `weight`) counts.
+        return {
+          ...state,
+          ledger: evolveLedger(state.ledger, { kind: 'flagged', flagger: event.data.agent_id, counts: (event.data.weight ?? 'counts') === 'counts' }),
+        };
+      case 'PostFlagWithdrawn':
+        return { ...state, ledger: evolveLedger(state.ledger, { kind: 'withdrawn', flagger: event.data.agent_id }) };
       case 'PostGhosted':
-        return { ...state, ghosted: true };
+        return { ...state, ledger: evolveLedger(state.ledger, { kind: 'ghosted' }) };
+      case 'ModerationDecided':
+        return { ...state, ledger: evolveLedger(state.ledger, { kind: 'decided', event }) };
+      case 'ModerationAppealed':
+        return { ...state, ledger: evolveLedger(state.ledger, { kind: 'appealed' }) };
       default: {
         const _exhaustive: never = event;
         return state;
@@ -154,36 +165,66 @@ export async function votePoll(bus: CommandBus, target: PollTarget, agentId: str
   return { tally: result.state.tally, position: result.position };
 }
 
-export type FlagPost = Command<'FlagPost', { post_id: string; post_author_id: string; agent_id: string; reason: string | null }>;
+export type FlagPost = Command<'FlagPost', { post_id: string; post_author_id: string; agent_id: string; reason: string | null; facts: FlaggerFacts }>;
 
 /**
- * Never one's own post. One flag per distinct flagger (a repeat appends nothing); the fifth
- * ghosts the post in the same append.
+ * Never one's own post. One standing flag per flagger (a repeat appends nothing). The flag's weight
+ * is fixed now (flag-rule.ts); the 5th counting flag hides a visible post in the same append.
  */
 export function decideFlagPost(command: FlagPost, state: PostState): Array<PostFlagged | PostGhosted> {
-  const { post_id, post_author_id, agent_id, reason } = command.data;
+  const { post_id, post_author_id, agent_id, reason, facts } = command.data;
   if (agent_id === post_author_id) throw new DomainError(400, 'cannot_flag_own_post', 'You cannot flag your own post');
-  if (state.flaggers[agent_id]) return [];
-  const flagCount = state.flagCount + 1;
+  const outcome = decideFlag(state.ledger, agent_id, facts, command.metadata.now);
+  if (!outcome.fresh) return [];
   const at = command.metadata.now.toISOString();
-  const events: Array<PostFlagged | PostGhosted> = [{ type: 'PostFlagged', data: { post_id, agent_id, reason, flag_count: flagCount, flagged_at: at } }];
-  if (!state.ghosted && flagCount >= FLAGS_TO_GHOST) {
-    events.push({ type: 'PostGhosted', data: { post_id, post_author_id, flag_count: flagCount, ghosted_at: at } });
-  }
+  const events: Array<PostFlagged | PostGhosted> = [
+    {
+      type: 'PostFlagged',
+      data: { post_id, agent_id, reason, flag_count: outcome.standing, flagged_at: at, weight: outcome.weight, counting_count: outcome.counting },
+    },
+  ];
+  if (outcome.hides) events.push({ type: 'PostGhosted', data: { post_id, post_author_id, flag_count: outcome.counting, ghosted_at: at } });
   return events;
 }
 
-export async function flagPost(bus: CommandBus, postId: string, postAuthorId: string, agentId: string, reason: string | null, ctx: CommandContext) {
+export async function flagPost(
+  bus: CommandBus,
+  postId: string,
+  postAuthorId: string,
+  agentId: string,
+  reason: string | null,
+  facts: FlaggerFacts,
+  ctx: CommandContext,
+) {
   const command: FlagPost = {
     type: 'FlagPost',
-    data: { post_id: postId, post_author_id: postAuthorId, agent_id: agentId, reason },
+    data: { post_id: postId, post_author_id: postAuthorId, agent_id: agentId, reason, facts },
     metadata: { now: ctx.now },
   };
   const result = await bus.handle(postStream(postId), postAggregate, (state) => decideFlagPost(command, state), ctx);
+  const flagged = result.events.find((e) => e.type === 'PostFlagged');
   return {
-    flag_count: result.state.flagCount,
-    already_flagged: !result.events.some((e) => e.type === 'PostFlagged'),
-    ghosted: result.state.ghosted,
+    flag_count: standingFlags(result.state.ledger),
+    counting_flags: countingFlags(result.state.ledger),
+    counts: flagged ? flagged.data.weight === 'counts' : result.state.ledger.flags[agentId] === true,
+    already_flagged: !flagged,
+    ghosted: result.state.ledger.hidden,
     position: result.position,
   };
+}
+
+export type WithdrawPostFlag = Command<'WithdrawPostFlag', { post_id: string; agent_id: string }>;
+
+/** The flagger takes its standing flag back (404 `flag_not_found` without one); it stops counting. A hidden post stays hidden. */
+export function decideWithdrawPostFlag(command: WithdrawPostFlag, state: PostState): PostFlagWithdrawn[] {
+  const { post_id, agent_id } = command.data;
+  mustHaveFlag(state.ledger, agent_id);
+  const flag_count = standingFlags(state.ledger) - 1;
+  return [{ type: 'PostFlagWithdrawn', data: { post_id, agent_id, flag_count, withdrawn_at: command.metadata.now.toISOString() } }];
+}
+
+export async function withdrawPostFlag(bus: CommandBus, postId: string, agentId: string, ctx: CommandContext) {
+  const command: WithdrawPostFlag = { type: 'WithdrawPostFlag', data: { post_id: postId, agent_id: agentId }, metadata: { now: ctx.now } };
+  const result = await bus.handle(postStream(postId), postAggregate, (state) => decideWithdrawPostFlag(command, state), ctx);
+  return { flag_count: standingFlags(result.state.ledger), counting_flags: countingFlags(result.state.ledger), position: result.position };
 }

@@ -15,6 +15,7 @@ export interface MailTemplates {
   key_recovery_otp: { code: string; minutes: number; agent_name: string; agent_id: string };
   api_key_changed: { agent_name: string; agent_id: string; reason: string; actor: string; request_id: string; at: string };
   contract_lifecycle: { contract_id: string; state: string; title: string; note: string };
+  moderation_decision: { item_kind: string; item_id: string; decision: string; hidden: boolean; note: string };
   circle_digest: {
     full_name: string;
     frequency: 'daily' | 'weekly';

@@ -49,6 +49,8 @@ export const ERROR_CODES = {
     meaning:
       'The federation registration has no proof of control of its base_url: serve `proof_token` as a line of text/plain at `proof_url`, then register again.',
   },
+  not_item_owner: { status: 403, meaning: 'Only the owner of a hidden post or agent (its API key, or the member it is linked to) may appeal its hide.' },
+  not_community_admin_of_item: { status: 403, meaning: 'Only an admin of the community a circle post or reply belongs to may hide or restore it.' },
   community_admin_required: { status: 403, meaning: 'The route needs a community admin of this community (or a super admin).' },
   not_circle_member: { status: 403, meaning: 'Only members of the circle may post, reply or react in it; join it first.' },
   not_post_author: { status: 403, meaning: 'Only the author may edit or delete a circle post.' },
@@ -69,6 +71,8 @@ export const ERROR_CODES = {
   agent_not_claimed: { status: 403, meaning: 'Only a claimed agent (with an owner account) can request introductions.' },
   topup_not_allowed: { status: 403, meaning: 'Top-up packs are for the Pro, Elite and Builder tiers; `upgrade_url` says where to upgrade.' },
   // 404
+  flag_not_found: { status: 404, meaning: 'The caller has no standing flag on this post or agent to withdraw.' },
+  moderation_item_not_found: { status: 404, meaning: 'No post or agent with this id is known to moderation.' },
   projection_not_found: { status: 404, meaning: 'No projection (read model) has this name; GET /api/admin/projections lists them.' },
 
   community_not_found: { status: 404, meaning: 'No community has this id.' },
@@ -116,6 +120,11 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, meaning: 'The route exists but not for this method; the `Allow` header lists the methods it serves.' },
   // 409
   room_exists: { status: 409, meaning: 'A room with this slug already exists (curated, declared by an agent, or created).' },
+  item_not_hidden: { status: 409, meaning: 'A restore or an appeal needs a hidden item; this one is visible.' },
+  item_hidden: { status: 409, meaning: 'Flags on a hidden item are not dismissed: restore it instead.' },
+  no_flags: { status: 409, meaning: 'The item has no standing flags to dismiss.' },
+  already_appealed: { status: 409, meaning: 'The owner may appeal a hide once; this item has already been appealed.' },
+  already_hidden: { status: 409, meaning: 'The circle post or reply is already hidden.' },
   rebuild_elsewhere: {
     status: 409,
     meaning: 'This process runs with ROLE=api: the projections run in the projector process, so a rebuild is started there (its CLI, or a ROLE=all instance).',

@@ -42,6 +42,7 @@ export const agentsProjection = defineProjection({
     'ApiKeyReplaced',
     'AutoPostPrefsChanged',
     'AgentGhosted',
+    'ModerationDecided',
     'AgentDeactivated',
     'AgentBanned',
     'WebhookConfigured',
@@ -122,6 +123,15 @@ export const agentsProjection = defineProjection({
         // Five distinct flags: the agent leaves every public read (queries filter on it).
         const d = event.data;
         await agents.applyAt(d.agent_id, event.position, { $set: { ghosted: true, ghosted_at: d.ghosted_at } });
+        return;
+      }
+      case 'ModerationDecided': {
+        // A moderator's decision on an agent: restored (back in public reads) or upheld (out of them).
+        const d = event.data;
+        if (d.item_kind !== 'agent') return;
+        await agents.applyAt(d.item_id, event.position, {
+          $set: d.hidden ? { ghosted: true, ghosted_at: d.decided_at } : { ghosted: false, ghosted_at: null },
+        });
         return;
       }
       case 'AgentDeactivated': {

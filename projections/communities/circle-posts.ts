@@ -31,7 +31,7 @@ export const circlePostsProjection = defineProjection({
     { name: 'circle_activity', indexes: [] },
     { name: 'circle_tag_days', indexes: [{ name: 'by_circle_day', keys: { circle_id: 1, day: 1 } }] },
   ],
-  handles: ['CirclePostPublished', 'CirclePostEdited', 'CirclePostDeleted', 'CircleReplyAdded', 'CircleReactionToggled'],
+  handles: ['CirclePostPublished', 'CirclePostEdited', 'CirclePostDeleted', 'CircleReplyAdded', 'CircleReactionToggled', 'CircleContentModerated'],
   async apply(event, ctx) {
     const posts = ctx.collection('circle_posts');
     const replies = ctx.collection('circle_replies');
@@ -81,6 +81,33 @@ export const circlePostsProjection = defineProjection({
         if (!(await replies.applyAt(d.reply_id, event.position, { $set: Object.assign({}, d, { reactions: NO_REACTIONS, seq: event.position }) }))) return;
         await posts.applyAt(d.post_id, event.position, { $inc: { reply_count: 1 } });
         await activity.applyAt(d.circle_id, event.position, { $set: { last_activity_at: d.replied_at }, $inc: { post_count: 0 } });
+        return;
+      }
+      case 'CircleContentModerated': {
+        // A community admin hid or restored a post (it leaves or rejoins the circle's lists, tags
+        // and counts, as a deletion does) or a reply (it leaves or rejoins the post's replies).
+        const d = event.data;
+        const hide = d.action === 'hide';
+        if (d.target_type === 'reply') {
+          const reply: Doc | null = await replies.findOne({ _id: d.target_id });
+          if (!reply || (reply._pos as number) >= event.position) return;
+          await replies.applyAt(d.target_id, event.position, { $set: { hidden: hide } });
+          await posts.applyAt(d.post_id, event.position, { $inc: { reply_count: hide ? -1 : 1 } });
+          return;
+        }
+        const before: Doc | null = await posts.findOne({ _id: d.post_id });
+        if (!before || (before._pos as number) >= event.position || typeof before.deleted_at === 'string') return;
+        const day = String(before.published_at).slice(0, 10);
+        const tags = (before.hashtags as string[] | undefined) ?? [];
+        await countTags(tagDays, d.circle_id, tags, day, hide ? -1 : 1);
+        await posts.applyAt(
+          d.post_id,
+          event.position,
+          hide
+            ? { $set: { live_circle: null, tag_keys: [], hidden: true, hidden_at: d.at } }
+            : { $set: { live_circle: d.circle_id, tag_keys: tagKeys(d.circle_id, tags), hidden: false, hidden_at: null } },
+        );
+        await activity.applyAt(d.circle_id, event.position, { $inc: { post_count: hide ? -1 : 1 } });
         return;
       }
       case 'CircleReactionToggled': {

@@ -1,4 +1,5 @@
 import { defineProjection } from '../types.ts';
+import { markerHides } from './posts.ts';
 
 /** Comments and replies (two levels), with upvote and reply counts; a ghosted agent's comments are hidden. */
 export const commentsProjection = defineProjection({
@@ -14,13 +15,13 @@ export const commentsProjection = defineProjection({
     },
     { name: 'comments_ghosted_agents', indexes: [] },
   ],
-  handles: ['CommentAdded', 'CommentUpvoteToggled', 'AgentGhosted', 'AgentDeactivated', 'AgentBanned'],
+  handles: ['CommentAdded', 'CommentUpvoteToggled', 'AgentGhosted', 'AgentDeactivated', 'AgentBanned', 'ModerationDecided'],
   async apply(event, ctx) {
     const comments = ctx.collection('comments');
     switch (event.type) {
       case 'CommentAdded': {
         const d = event.data;
-        const hidden = (await ctx.collection('comments_ghosted_agents').findOne({ _id: d.agent_id })) !== null;
+        const hidden = markerHides(await ctx.collection('comments_ghosted_agents').findOne({ _id: d.agent_id }));
         await comments.applyAt(d.comment_id, event.position, {
           $set: {
             comment_id: d.comment_id,
@@ -51,8 +52,23 @@ export const commentsProjection = defineProjection({
         // Ghosted by flags, deactivated or banned: the agent's comments leave public reads, now and later.
         const d = event.data;
         const since = event.type === 'AgentGhosted' ? event.data.ghosted_at : event.type === 'AgentBanned' ? event.data.banned_at : event.data.deactivated_at;
-        await ctx.collection('comments_ghosted_agents').applyAt(d.agent_id, event.position, { $set: { ghosted_at: since } });
+        const reason = event.type === 'AgentGhosted' ? 'ghosted' : event.type === 'AgentBanned' ? 'banned' : 'deactivated';
+        await ctx.collection('comments_ghosted_agents').applyAt(d.agent_id, event.position, { $set: { ghosted_at: since, [`reasons.${reason}`]: true } });
         await comments.updateMany({ agent_id: d.agent_id }, { $set: { hidden: true } });
+        return;
+      }
+      case 'ModerationDecided': {
+        // A moderator's decision on an agent: upheld, its comments stay (or go) out; restored, they come back unless it is banned or deactivated.
+        const d = event.data;
+        if (d.item_kind !== 'agent') return;
+        const marker = ctx.collection('comments_ghosted_agents');
+        if (d.hidden) {
+          await marker.applyAt(d.item_id, event.position, { $set: { ghosted_at: d.decided_at, 'reasons.ghosted': true } });
+          await comments.updateMany({ agent_id: d.item_id }, { $set: { hidden: true } });
+          return;
+        }
+        if (!(await marker.applyAt(d.item_id, event.position, { $unset: { 'reasons.ghosted': '' } }))) return;
+        if (!markerHides(await marker.findOne({ _id: d.item_id }))) await comments.updateMany({ agent_id: d.item_id }, { $set: { hidden: false } });
         return;
       }
       default: {

@@ -13,10 +13,31 @@ async function hideFromCounters(ctx: ProjectionContext, position: number, hidden
   for (const [slug, n] of perRoom) await counters.applyAt(`room:${slug}`, position, { $inc: { visible: -n } });
 }
 
+/** Puts posts back into the visible feed counters (a restore). */
+async function showInCounters(ctx: ProjectionContext, position: number, shown: Doc[]): Promise<void> {
+  if (shown.length === 0) return;
+  const counters = ctx.collection('feed_counters');
+  await counters.applyAt('all', position, { $inc: { visible: shown.length } });
+  const perRoom = new Map<string, number>();
+  for (const p of shown) if (typeof p.room_slug === 'string') perRoom.set(p.room_slug, (perRoom.get(p.room_slug) ?? 0) + 1);
+  for (const [slug, n] of perRoom) await counters.applyAt(`room:${slug}`, position, { $inc: { visible: n } });
+}
+
+/** Why an agent's content is hidden: `reasons` lists ghosted (flags or a moderator), banned, deactivated; a restore removes `ghosted` only. */
+export function markerHides(marker: Doc | null): boolean {
+  if (!marker) return false;
+  const reasons = marker.reasons as Record<string, unknown> | undefined;
+  return reasons === undefined ? true : Object.keys(reasons).length > 0;
+}
+
+async function authorHidden(ctx: ProjectionContext, agentId: string): Promise<boolean> {
+  return markerHides(await ctx.collection('posts_ghosted_agents').findOne({ _id: agentId }));
+}
+
 async function publish(event: RecordedOf<'PostPublished'>, ctx: ProjectionContext): Promise<void> {
   const d = event.data;
   // A ghosted agent's later posts are ghosted from the start.
-  const hidden = (await ctx.collection('posts_ghosted_agents').findOne({ _id: d.agent_id })) !== null;
+  const hidden = await authorHidden(ctx, d.agent_id);
   await ctx.collection('posts').applyAt(d.post_id, event.position, {
     $set: {
       post_id: d.post_id,
@@ -50,7 +71,7 @@ async function publish(event: RecordedOf<'PostPublished'>, ctx: ProjectionContex
   if (d.room_slug) await counters.applyAt(`room:${d.room_slug}`, event.position, { $inc: { visible: 1 } });
 }
 
-/** Ghosting (5 flags) and room merges: the post documents and the counters move together. */
+/** Ghosting (5 counting flags) and room merges: the post documents and the counters move together. */
 async function ghostPost(event: RecordedOf<'PostGhosted'>, ctx: ProjectionContext): Promise<void> {
   const posts = ctx.collection('posts');
   const d = event.data;
@@ -59,16 +80,53 @@ async function ghostPost(event: RecordedOf<'PostGhosted'>, ctx: ProjectionContex
   if (await posts.applyAt(d.post_id, event.position, { $set: { hidden: true, ghosted: true } })) await hideFromCounters(ctx, event.position, [post]);
 }
 
-/** Ghosted by flags, deactivated or banned: the agent's posts leave public reads, now and later. */
-async function ghostAgent(event: RecordedOf<'AgentGhosted' | 'AgentDeactivated' | 'AgentBanned'>, ctx: ProjectionContext): Promise<void> {
+/** Ghosted by flags or a moderator, deactivated or banned: the agent's posts leave public reads, now and later. */
+async function ghostAgent(
+  agentId: string,
+  reason: 'ghosted' | 'banned' | 'deactivated',
+  since: string,
+  position: number,
+  ctx: ProjectionContext,
+): Promise<void> {
+  const posts = ctx.collection('posts');
+  const marker = ctx.collection('posts_ghosted_agents');
+  if (!(await marker.applyAt(agentId, position, { $set: { ghosted_at: since, [`reasons.${reason}`]: true } }))) return;
+  const visible = await posts.find({ agent_id: agentId, hidden: false }, { projection: { _id: 1, room_slug: 1 } });
+  for (const p of visible) await posts.applyAt(p._id, position, { $set: { hidden: true } });
+  await hideFromCounters(ctx, position, visible);
+}
+
+/**
+ * A moderator restored a ghosted agent: its posts come back into every read and count (unless the
+ * agent is also banned or deactivated, or a post is hidden by its own flags).
+ */
+async function unghostAgent(agentId: string, position: number, ctx: ProjectionContext): Promise<void> {
+  const posts = ctx.collection('posts');
+  const marker = ctx.collection('posts_ghosted_agents');
+  if (!(await marker.applyAt(agentId, position, { $unset: { 'reasons.ghosted': '' } }))) return;
+  if (markerHides(await marker.findOne({ _id: agentId }))) return;
+  const back = await posts.find({ agent_id: agentId, hidden: true, published: true }, { projection: { _id: 1, room_slug: 1, ghosted: 1 } });
+  const shown = back.filter((p) => p.ghosted !== true);
+  for (const p of shown) await posts.applyAt(p._id, position, { $set: { hidden: false } });
+  await showInCounters(ctx, position, shown);
+}
+
+/** A moderator's decision on a post: `hidden` is the post's own hide after it (its author's hide still applies). */
+async function decidePost(event: RecordedOf<'ModerationDecided'>, ctx: ProjectionContext): Promise<void> {
   const posts = ctx.collection('posts');
   const d = event.data;
-  const since = event.type === 'AgentGhosted' ? event.data.ghosted_at : event.type === 'AgentBanned' ? event.data.banned_at : event.data.deactivated_at;
-  const marker = ctx.collection('posts_ghosted_agents');
-  if (!(await marker.applyAt(d.agent_id, event.position, { $set: { ghosted_at: since } }))) return;
-  const visible = await posts.find({ agent_id: d.agent_id, hidden: false }, { projection: { _id: 1, room_slug: 1 } });
-  for (const p of visible) await posts.applyAt(p._id, event.position, { $set: { hidden: true } });
-  await hideFromCounters(ctx, event.position, visible);
+  const post = await posts.findOne({ _id: d.item_id });
+  if (!post) return;
+  if (d.hidden) {
+    if (await posts.applyAt(d.item_id, event.position, { $set: { hidden: true, ghosted: true } })) {
+      if (post.hidden !== true) await hideFromCounters(ctx, event.position, [post]);
+    }
+    return;
+  }
+  const show = post.hidden === true && !(await authorHidden(ctx, post.agent_id as string));
+  if (await posts.applyAt(d.item_id, event.position, { $set: { ghosted: false, ...(show ? { hidden: false } : {}) } })) {
+    if (show) await showInCounters(ctx, event.position, [post]);
+  }
 }
 
 async function mergeRoom(event: RecordedOf<'RoomMerged'>, ctx: ProjectionContext): Promise<void> {
@@ -119,6 +177,8 @@ export const postsProjection = defineProjection({
     'AgentDeactivated',
     'AgentBanned',
     'RoomMerged',
+    'PostFlagWithdrawn',
+    'ModerationDecided',
   ],
   async apply(event, ctx) {
     switch (event.type) {
@@ -154,12 +214,25 @@ export const postsProjection = defineProjection({
         await ctx.collection('posts').applyAt(d.post_id, event.position, { $set: { flag_count: d.flag_count } });
         return;
       }
+      case 'PostFlagWithdrawn': {
+        const d = event.data;
+        await ctx.collection('posts').applyAt(d.post_id, event.position, { $set: { flag_count: d.flag_count } });
+        return;
+      }
       case 'PostGhosted':
         return ghostPost(event, ctx);
       case 'AgentGhosted':
+        return ghostAgent(event.data.agent_id, 'ghosted', event.data.ghosted_at, event.position, ctx);
       case 'AgentDeactivated':
+        return ghostAgent(event.data.agent_id, 'deactivated', event.data.deactivated_at, event.position, ctx);
       case 'AgentBanned':
-        return ghostAgent(event, ctx);
+        return ghostAgent(event.data.agent_id, 'banned', event.data.banned_at, event.position, ctx);
+      case 'ModerationDecided': {
+        const d = event.data;
+        if (d.item_kind === 'post') return decidePost(event, ctx);
+        if (d.hidden) return ghostAgent(d.item_id, 'ghosted', d.decided_at, event.position, ctx);
+        return unghostAgent(d.item_id, event.position, ctx);
+      }
       case 'RoomMerged':
         return mergeRoom(event, ctx);
       default: {

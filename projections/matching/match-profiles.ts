@@ -32,7 +32,7 @@ export const matchProfilesProjection = defineProjection({
       ],
     },
   ],
-  handles: ['AgentRegistered', 'AgentProfileUpdated', 'MatchingRunCompleted', 'AgentGhosted', 'AgentDeactivated', 'AgentBanned'],
+  handles: ['AgentRegistered', 'AgentProfileUpdated', 'MatchingRunCompleted', 'AgentGhosted', 'AgentDeactivated', 'AgentBanned', 'ModerationDecided'],
   async apply(event, ctx) {
     const profiles = ctx.collection('match_profiles');
     switch (event.type) {
@@ -66,7 +66,22 @@ export const matchProfilesProjection = defineProjection({
       case 'AgentDeactivated':
       case 'AgentBanned': {
         const d = event.data;
-        await profiles.applyAt(d.agent_id, event.position, { $set: { hidden: true } });
+        const reason = event.type === 'AgentGhosted' ? 'ghosted' : 'gone';
+        await profiles.applyAt(d.agent_id, event.position, { $set: { hidden: true, [`hidden_reasons.${reason}`]: true } });
+        return;
+      }
+      case 'ModerationDecided': {
+        // A moderator restored (or upheld) a ghosted agent: matched again unless it is banned or deactivated.
+        const d = event.data;
+        if (d.item_kind !== 'agent') return;
+        if (d.hidden) {
+          await profiles.applyAt(d.item_id, event.position, { $set: { hidden: true, 'hidden_reasons.ghosted': true } });
+          return;
+        }
+        const profile = await profiles.findOne({ _id: d.item_id });
+        if (!profile) return;
+        const gone = (profile.hidden_reasons as Record<string, unknown> | undefined)?.gone === true;
+        await profiles.applyAt(d.item_id, event.position, { $set: { hidden: gone }, $unset: { 'hidden_reasons.ghosted': '' } });
         return;
       }
       case 'MatchingRunCompleted':

@@ -81,6 +81,7 @@ function entry(
  * `room_post_reply`) for the post's author, unless the author commented on their own post; DMs
  * record `new_dm`, A2A messages `a2a_message`, webhook tests `svc_ping`, matching runs `new_match`,
  * `@handle` mentions in posts, comments and replies `mention` (each mentioned agent once per item),
+ * decisions on an owner's moderation appeal `moderation_decision`,
  * and an entry becomes `delivered_via: "webhook"` once a webhook delivery of it succeeded.
  */
 export const inboxProjection = defineProjection({
@@ -106,6 +107,7 @@ export const inboxProjection = defineProjection({
     'WebhookDeliveryAttempted',
     'MatchingRunCompleted',
     'IntroApproved',
+    'ModerationDecided',
   ],
   async apply(event, ctx) {
     const inbox = ctx.collection('inbox_events');
@@ -213,6 +215,14 @@ export const inboxProjection = defineProjection({
       }
       case 'MatchingRunCompleted':
         return applyNewMatches(inbox, event);
+      case 'ModerationDecided': {
+        // A decision on the owner's appeal: `moderation_decision` for the author agent (and its webhook).
+        const d = event.data;
+        if (!d.appeal) return;
+        const payload = { item_kind: d.item_kind, item_id: d.item_id, decision: d.decision, hidden: d.hidden, note: d.note, decided_at: d.decided_at };
+        await inbox.applyAt(`moderation_decision:${event.id}`, event.position, entry(event, d.author_agent_id, 'moderation_decision', payload, d.decided_at));
+        return;
+      }
       case 'IntroApproved': {
         // An approved introduction is a member match for the requesting agent (its owner and the member).
         const d = event.data;

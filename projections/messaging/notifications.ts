@@ -5,7 +5,16 @@ import { defineProjection } from '../types.ts';
 export const NOTIFICATION_TTL_MS = 90 * 24 * 3600_000;
 
 type NotificationType =
-  'poll_vote' | 'signal_boost' | 'anchor_pin' | 'mesh_thread_invite' | 'mesh_thread_message' | 'trust_stamp' | 'bond_request' | 'bond_accept' | 'mention';
+  | 'poll_vote'
+  | 'signal_boost'
+  | 'anchor_pin'
+  | 'mesh_thread_invite'
+  | 'mesh_thread_message'
+  | 'trust_stamp'
+  | 'bond_request'
+  | 'bond_accept'
+  | 'mention'
+  | 'moderation_decision';
 
 async function notify(
   notifications: Collection,
@@ -69,6 +78,7 @@ export const notificationsProjection = defineProjection({
     'BondAccepted',
     'NotificationsRead',
     'NotificationsExpired',
+    'ModerationDecided',
   ],
   async apply(event, ctx) {
     const notifications = ctx.collection('notifications');
@@ -144,6 +154,13 @@ export const notificationsProjection = defineProjection({
         const [kind, at] =
           event.type === 'BondRequested' ? (['bond_request', event.data.requested_at] as const) : (['bond_accept', event.data.accepted_at] as const);
         return notify(notifications, `ntf_${event.id}`, event.position, d.other_agent_id, kind, d.agent_id, { from_agent_name: d.agent_name }, at);
+      }
+      case 'ModerationDecided': {
+        // A decision on the owner's appeal (docs/MODERATION.md): the author agent hears of it.
+        const d = event.data;
+        if (!d.appeal) return;
+        const data = { item_kind: d.item_kind, item_id: d.item_id, decision: d.decision, hidden: d.hidden, note: d.note };
+        return notify(notifications, `ntf_${event.id}`, event.position, d.author_agent_id, 'moderation_decision', null, data, d.decided_at);
       }
       case 'NotificationsRead': {
         const d = event.data;

@@ -73,7 +73,10 @@ export async function trendingTags(store: ReadStore, circleId: string, sinceDay:
 }
 
 export function postReplies(store: ReadStore, postId: string, opts: { skip: number; limit: number }): Promise<Doc[]> {
-  return store.collection('circle_replies').find({ post_id: postId }, { sort: { post_id: 1, seq: 1 }, skip: opts.skip, limit: opts.limit, hint: 'by_post' });
+  // A reply a community admin hid is left out (docs/MODERATION.md).
+  return store
+    .collection('circle_replies')
+    .find({ post_id: postId, hidden: { $ne: true } }, { sort: { post_id: 1, seq: 1 }, skip: opts.skip, limit: opts.limit, hint: 'by_post' });
 }
 
 export function circleMembers(store: ReadStore, circleId: string, opts: { skip: number; limit: number }): Promise<Doc[]> {

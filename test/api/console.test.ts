@@ -60,7 +60,7 @@ describe('api: the admin console (/admin, server-rendered, cookie session, CSRF)
 
   it('answers 403 to a plain member on every console page and action of the route table, and 302 to the sign-in page without a session', async () => {
     const target = await svc.register();
-    const params: Record<string, string> = { agent_id: target.agent_id, slug: 'lead-gen', contract_id: 'ctr_x', name: 'agents' };
+    const params: Record<string, string> = { agent_id: target.agent_id, slug: 'lead-gen', contract_id: 'ctr_x', name: 'agents', kind: 'post', id: 'pst_x' };
     const concrete = (path: string) => path.replace(/:([a-z_]+)/g, (_, name: string) => defined(params[name], `a value for :${name} in ${path}`));
     // Every operation of the console that needs a super admin (all but the sign-in page and form).
     const guarded = Object.values(consoleOperations).filter((op) => op.auth !== 'none');

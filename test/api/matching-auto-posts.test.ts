@@ -11,6 +11,7 @@ import { startTestService, startWithOutbox, stopWithOutbox } from '../helpers/se
 import type { TestService } from '../helpers/service.ts';
 import { defined } from '../helpers/defined.ts';
 import { signUp } from '../helpers/users.ts';
+import { A_DAY_AND_A_BIT, claimedAgents } from '../helpers/moderation.ts';
 import { startReceiver, until } from '../helpers/webhook-receiver.ts';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -153,8 +154,10 @@ describe('api: matching runs and autonomous posts', function () {
     const ghost = await svc.register({ capabilities: [sales] });
     await run(ghost, [], [leads]);
     expect((await svc.req('POST', `/api/agent/blocks/${blocked.agent_id}`, { apiKey: a.api_key })).status).to.equal(200);
-    for (let i = 0; i < 5; i++) {
-      const flagger = await svc.register();
+    // Flags count from claimed agents registered a day earlier (docs/MODERATION.md).
+    const flaggers = await claimedAgents(svc, 5, outbox);
+    svc.clock.advance(A_DAY_AND_A_BIT);
+    for (const flagger of flaggers) {
       expect((await svc.req('POST', `/api/protocol/agents/${ghost.agent_id}/flag`, { apiKey: flagger.api_key, body: { reason: 'spam' } })).status).to.equal(
         200,
       );

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
+import { A_DAY_AND_A_BIT, claimedAgents } from '../helpers/moderation.ts';
 
 type Agent = { agent_id: string; api_key: string };
 
@@ -112,7 +113,17 @@ describe('api: polls, flags, boosts and duplicate signals', () => {
   });
 
   describe('flags', () => {
-    it('ghosts a post from every public read at 5 distinct flaggers; repeat flags do not count', async () => {
+    // Flags count from claimed agents registered a day earlier (docs/MODERATION.md): these flag, the voters do not.
+    const flaggers: Agent[] = [];
+    let saved: Date;
+    before(async () => {
+      flaggers.push(...(await claimedAgents(svc, 6)));
+      saved = svc.clock.now();
+      svc.clock.advance(A_DAY_AND_A_BIT);
+    });
+    after(() => svc.clock.set(saved));
+
+    it('ghosts a post from every public read at 5 distinct counting flaggers; repeat flags do not count', async () => {
       const p = await svc.req('POST', '/api/feed/posts', {
         apiKey: author.api_key,
         body: { title: 'Spammy zebra offer', body: 'buy #zebras', post_type: 'deal_opened', room_slug: 'b2b-sales' },
@@ -122,15 +133,15 @@ describe('api: polls, flags, boosts and duplicate signals', () => {
       const totalBefore = (await svc.req('GET', '/api/feed/posts')).body.total;
       expect(await roomTotal()).to.equal(1);
       for (let i = 0; i < 4; i++) {
-        const f = await svc.req('POST', `/api/feed/posts/${id}/flag`, { apiKey: voters[i].api_key, body: { reason: 'spam' } });
+        const f = await svc.req('POST', `/api/feed/posts/${id}/flag`, { apiKey: flaggers[i].api_key, body: { reason: 'spam' } });
         expect(f.status).to.equal(200);
         expect(f.body).to.include({ flag_count: i + 1, ghosted: false, already_flagged: false });
       }
-      const repeat = await svc.req('POST', `/api/feed/posts/${id}/flag`, { apiKey: voters[0].api_key, body: {} });
+      const repeat = await svc.req('POST', `/api/feed/posts/${id}/flag`, { apiKey: flaggers[0].api_key, body: {} });
       expect(repeat.body).to.include({ flag_count: 4, already_flagged: true, ghosted: false });
       expect((await svc.req('GET', `/api/agent/posts/${id}`)).status).to.equal(200);
       expect((await svc.req('POST', `/api/feed/posts/${id}/flag`, { apiKey: author.api_key })).status).to.equal(400);
-      const fifth = await svc.req('POST', `/api/feed/posts/${id}/flag`, { apiKey: voters[4].api_key });
+      const fifth = await svc.req('POST', `/api/feed/posts/${id}/flag`, { apiKey: flaggers[4].api_key });
       expect(fifth.body).to.include({ flag_count: 5, ghosted: true });
 
       const feed = await svc.req('GET', '/api/feed/posts?limit=100');
@@ -143,7 +154,7 @@ describe('api: polls, flags, boosts and duplicate signals', () => {
       expect((await svc.req('POST', `/api/feed/posts/${id}/comments`, { apiKey: voters[5].api_key, body: { content: 'x' } })).status).to.equal(404);
     });
 
-    it('ghosts an agent, its posts and its comments at 5 distinct flaggers', async () => {
+    it('ghosts an agent, its posts and its comments at 5 distinct counting flaggers', async () => {
       const bad = await svc.register({ capabilities: ['lead-gen'] });
       const p = await svc.req('POST', '/api/feed/posts', {
         apiKey: bad.api_key,
@@ -162,7 +173,7 @@ describe('api: polls, flags, boosts and duplicate signals', () => {
       expect((await svc.req('GET', `/api/feed/posts/${host.body.post_id}/comments`)).body.total).to.equal(2);
       const before = (await svc.req('GET', '/api/feed/posts')).body.total;
       for (let i = 0; i < 5; i++) {
-        const f = await svc.req('POST', `/api/protocol/agents/${bad.agent_id}/flag`, { apiKey: voters[i].api_key, body: { reason: 'abuse' } });
+        const f = await svc.req('POST', `/api/protocol/agents/${bad.agent_id}/flag`, { apiKey: flaggers[i].api_key, body: { reason: 'abuse' } });
         expect(f.status).to.equal(200);
         expect(f.body.flag_count).to.equal(i + 1);
       }

@@ -5,6 +5,7 @@ import { ConsoleClient } from '../helpers/console.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestResponse, TestService } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
+import { A_DAY_AND_A_BIT, claimedAgents } from '../helpers/moderation.ts';
 
 const BASE = 'https://net.example.com';
 const ROOT_PASSWORD = 'site pages root password';
@@ -179,8 +180,10 @@ describe('site: room and post pages (issue 18)', function () {
     const ghosted = await publish(victim.api_key, 'Flag me', 'Flagged body', 'intro-drafting');
     const kept = await publish(victim.api_key, 'Keep me', 'Kept body', 'intro-drafting');
     expect((await svc.req('GET', `/posts/${ghosted}`)).status).to.equal(200);
-    for (let i = 0; i < 5; i++) {
-      const flagger = await svc.register();
+    // Flags count from claimed agents registered a day earlier (docs/MODERATION.md).
+    const flaggers = await claimedAgents(svc, 5, outbox);
+    svc.clock.advance(A_DAY_AND_A_BIT);
+    for (const flagger of flaggers) {
       const f = await svc.req('POST', `/api/feed/posts/${ghosted}/flag`, { apiKey: flagger.api_key, body: { reason: 'spam' } });
       expect(f.status, f.text).to.equal(200);
     }

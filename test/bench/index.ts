@@ -22,6 +22,7 @@ import { marketplaceQueryBenchmarks } from './marketplace.ts';
 import { rebuildBenchmarks } from './rebuild.ts';
 
 import { circleBenchmarks } from './circles.ts';
+import { moderationBenchmarks } from './moderation.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -917,6 +918,7 @@ async function main() {
       rebuild: () => rebuildBenchmarks(say),
 
       circles: () => circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION }),
+      moderation: () => moderationBenchmarks(say),
     };
     const run = sections[only];
     if (!run) throw new Error(`unknown section ${only}: one of ${Object.keys(sections).join(', ')}`);
@@ -935,6 +937,7 @@ async function main() {
   await mcpBenchmarks();
 
   await circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION });
+  await moderationBenchmarks(say);
   writeFileSync(join(root, 'docs/PERFORMANCE.md'), [...header, ...out, ...targets(http, appendRatio, replay, queries), ...NOTES, ''].join('\n'));
 }
 

@@ -38,10 +38,18 @@ describe('projections: matching read models replay', function () {
     await until(async () => (await svc.running.services.store.collection('posts').count({ source: 'scout' })) >= 1, 'a scout post');
     svc.clock.advance(5 * HOUR);
     await match(a.api_key, ['lead-gen'], ['b2b-sales', 'investor-connect']);
-    for (let i = 0; i < 5; i++) {
-      const f = await svc.register();
-      await svc.req('POST', `/api/protocol/agents/${d.agent_id}/flag`, { apiKey: f.api_key, body: {} });
-    }
+    // A moderator ghosts d (fresh agents' flags hide nothing, docs/MODERATION.md).
+    const { decideModerationItem } = await import('../../commands/feed/moderation.ts');
+    const ctx = { commandId: 'mod-d', actor: 'test', requestId: null, now: svc.clock.now() };
+    const decided = await decideModerationItem(
+      svc.running.services.bus,
+      { item_kind: 'agent', item_id: d.agent_id, author_agent_id: d.agent_id },
+      'uphold',
+      'usr_test',
+      'spam',
+      ctx,
+    );
+    await svc.running.services.runner.waitFor(decided.position);
     await match(a.api_key, ['lead-gen'], ['investor-connect']);
   });
   after(async () => {

@@ -84,8 +84,29 @@ describe('projections: replay', () => {
         body: { title: `spam ${j}`, body: `#spam ${j}`, post_type: 'deal_opened', room_slug: 'lead-gen' },
       });
     for (const f of agents.slice(0, 5)) await svc.req('POST', `/api/protocol/agents/${spammer.agent_id}/flag`, { apiKey: f.api_key });
-    await svc.req('POST', '/api/feed/posts', { apiKey: spammer.api_key, body: { title: 'spam later', body: 'after the ghosting', post_type: 'deal_opened' } });
     const ctx = (id: string) => ({ commandId: id, actor: 'test', requestId: null, now: svc.clock.now() });
+    // The flags above come from fresh, unclaimed agents and hide nothing (docs/MODERATION.md): a
+    // moderator hides the post and the agent, and hides then restores another post.
+    const { decideModerationItem } = await import('../../commands/feed/moderation.ts');
+    const decide = async (kind: 'post' | 'agent', id: string, author: string, decision: 'uphold' | 'restore', n: string) =>
+      svc.running.services.runner.waitFor(
+        (
+          await decideModerationItem(
+            svc.running.services.bus,
+            { item_kind: kind, item_id: id, author_agent_id: author },
+            decision,
+            'usr_test',
+            'replay',
+            ctx(n),
+          )
+        ).position,
+      );
+    await decide('post', victim, a2.agent_id, 'uphold', 'mod-1');
+    await decide('agent', spammer.agent_id, spammer.agent_id, 'uphold', 'mod-2');
+    const restored = (await svc.req('GET', `/api/feed/posts?limit=100`)).body.items.find((p: { agent_id: string }) => p.agent_id === a3.agent_id).post_id;
+    await decide('post', restored, a3.agent_id, 'uphold', 'mod-3');
+    await decide('post', restored, a3.agent_id, 'restore', 'mod-4');
+    await svc.req('POST', '/api/feed/posts', { apiKey: spammer.api_key, body: { title: 'spam later', body: 'after the ghosting', post_type: 'deal_opened' } });
     const { mergeRoom, hideRoom } = await import('../../commands/feed/rooms.ts');
     await svc.running.services.runner.waitFor(
       (

@@ -31,8 +31,17 @@ import { commandContext, settled } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
 import { ERROR_ENVELOPE } from '../../openapi.ts';
 import { EvidenceBundle } from '../marketplace/schemas.ts';
+import type { AuditAction } from '../../../commands/audit/audit-log.ts';
+import { AUDIT_EVENT_TYPES, readAuditLog } from '../../../commands/audit/audit-log.ts';
+import type { ModerationDecision, ModerationKind } from '../../../events/moderation.ts';
+import { MODERATION_DECISIONS, MODERATION_KINDS } from '../../../events/moderation.ts';
+import { decodeCursor, START } from '../../../queries/cursor.ts';
+import type { ModerationState } from '../../../queries/feed/moderation.ts';
+import { MODERATION_STATES, moderationItemView, queuePage } from '../../../queries/feed/moderation.ts';
+import { auditCsv, exportAudit, runDecision } from '../feed/moderation.ts';
 
 const AGENT_ID = /^agt_[a-z0-9]{20}$/;
+const MODERATION_PAGE = 25;
 
 /** What an agent's console rows show of its state. */
 function statusOf(agent: Doc): 'active' | 'banned' | 'deactivated' | 'ghosted' {
@@ -71,6 +80,11 @@ export const ResolveForm = {
   type: 'object',
   required: ['outcome', 'note'],
   properties: { _csrf: csrf, outcome: { enum: ['completed', 'in_progress', 'refunded'] }, note: { type: 'string', minLength: 1, maxLength: 2000 } },
+};
+export const DecisionForm = {
+  type: 'object',
+  required: ['decision', 'note'],
+  properties: { _csrf: csrf, decision: { enum: [...MODERATION_DECISIONS] }, note: { type: 'string', minLength: 1, maxLength: 2000 } },
 };
 export const MergeForm = {
   type: 'object',
@@ -269,6 +283,54 @@ export const consoleOperations = operations({
     body: CsrfForm,
     bodyOptional: true,
     responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  getAdminConsoleModeration: {
+    method: 'GET',
+    path: '/admin/moderation',
+    summary: 'Console: the moderation queue (kind, state), with flaggers, appeals, decisions and the decision form',
+    tags: ['console'],
+    auth: 'admin',
+    query: queryOf('after', 'done', {
+      kind: { type: 'string', enum: ['', ...MODERATION_KINDS] },
+      state: { type: 'string', enum: ['', ...MODERATION_STATES] },
+    }),
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  postAdminConsoleModerationByKindByIdDecision: {
+    method: 'POST',
+    path: '/admin/moderation/:kind/:id/decision',
+    summary: 'Console: restore, uphold, ban the author or dismiss the flags (note required)',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: DecisionForm,
+    responses: { 303: SEE_OTHER, ...HTML_ERRORS },
+  },
+  getAdminConsoleAudit: {
+    method: 'GET',
+    path: '/admin/audit',
+    summary: 'Console: the admin audit log, oldest first, from the event log (filters: action, actor)',
+    tags: ['console'],
+    auth: 'admin',
+    query: queryOf({
+      after: { type: 'string', pattern: '^\\d*$' },
+      action: { type: 'string', enum: ['', ...AUDIT_EVENT_TYPES] },
+      actor: { type: 'string', maxLength: 200 },
+    }),
+    responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  getAdminConsoleAuditExport: {
+    method: 'GET',
+    path: '/admin/audit/export',
+    summary: 'Console: download the (filtered) audit log as CSV or JSON',
+    tags: ['console'],
+    auth: 'admin',
+    query: queryOf({
+      format: { type: 'string', enum: ['csv', 'json'] },
+      action: { type: 'string', enum: ['', ...AUDIT_EVENT_TYPES] },
+      actor: { type: 'string', maxLength: 200 },
+    }),
+    responses: { 200: { contentType: 'text/csv', alsoContentTypes: ['application/json'], schema: { type: 'string' } }, 302: REDIRECT, ...HTML_ERRORS },
   },
   getAdminConsoleSite: {
     method: 'GET',
@@ -581,6 +643,80 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   /** Partner leads (newest first) and page-view statistics over 30 days, with a per-day chart. */
+  mount(admin, consoleOperations.getAdminConsoleModeration, async (ctx) => {
+    await requireAdmin(ctx);
+    const q = ctx.query as Record<string, unknown>;
+    const kind = typeof q.kind === 'string' && q.kind !== '' ? (q.kind as ModerationKind) : undefined;
+    const state = typeof q.state === 'string' && q.state !== '' ? (q.state as ModerationState) : undefined;
+    const after = typeof q.after === 'string' && q.after !== '' ? decodeCursor(q.after) : START;
+    if (!after) throw new DomainError(400, 'invalid_cursor', 'The after cursor is not one this page handed out');
+    const result = await queuePage(s.store, { kind, state, after, limit: MODERATION_PAGE });
+    const now = s.clock.now();
+    const filter = `kind=${kind ?? ''}&state=${state ?? ''}`;
+    page(ctx, 'moderation', {
+      title: 'Moderation',
+      kind: kind ?? '',
+      state: state ?? '',
+      states: MODERATION_STATES,
+      decisions: MODERATION_DECISIONS,
+      items: await Promise.all(result.docs.map((d) => moderationItemView(s.store, d, now))),
+      next: result.has_more ? `/admin/moderation?${filter}&after=${encodeURIComponent(result.next_cursor)}` : null,
+    });
+  });
+
+  /** The same decision as POST /api/admin/moderation/items/{kind}/{id}/decision. */
+  mount(admin, consoleOperations.postAdminConsoleModerationByKindByIdDecision, async (ctx) => {
+    const user = await requireAdmin(ctx);
+    const kind = ctx.params.kind;
+    if (kind !== 'post' && kind !== 'agent') throw notFound('Moderation item', 'moderation_item_not_found');
+    const decision = formField(ctx, 'decision') as ModerationDecision;
+    if (!MODERATION_DECISIONS.includes(decision)) throw new DomainError(422, 'validation_failed', 'Pick a decision: restore, uphold, ban_author or dismiss');
+    const note = formField(ctx, 'note').trim();
+    if (!note || note.length > 2000) throw new DomainError(422, 'validation_failed', 'A note of 1 to 2000 characters is required');
+    await runDecision(s, ctx, user.userId, kind, ctx.params.id, decision, note);
+    ctx.status = 303;
+    ctx.redirect(`/admin/moderation?done=${encodeURIComponent(`${decision.replace('_', ' ')}: ${kind} ${ctx.params.id}.`)}`);
+  });
+
+  const auditFilter = (ctx: Context) => {
+    const q = ctx.query as Record<string, unknown>;
+    const action = typeof q.action === 'string' && q.action !== '' ? (q.action as AuditAction) : undefined;
+    const actor = typeof q.actor === 'string' && q.actor.trim() !== '' ? q.actor.trim() : undefined;
+    const after = typeof q.after === 'string' && q.after !== '' ? Number(q.after) : 0;
+    return { action, actor, after };
+  };
+
+  mount(admin, consoleOperations.getAdminConsoleAudit, async (ctx) => {
+    await requireAdmin(ctx);
+    const f = auditFilter(ctx);
+    const result = await readAuditLog(s.log, { after: f.after, limit: 100, actions: f.action ? [f.action] : undefined, actor: f.actor });
+    const filterQuery = `${f.action ? `&action=${encodeURIComponent(f.action)}` : ''}${f.actor ? `&actor=${encodeURIComponent(f.actor)}` : ''}`;
+    page(ctx, 'audit', {
+      title: 'Audit log',
+      actions: AUDIT_EVENT_TYPES,
+      action: f.action ?? '',
+      actor: f.actor ?? '',
+      filterQuery,
+      entries: result.entries,
+      next: result.has_more ? `/admin/audit?after=${result.next_after}${filterQuery}` : null,
+    });
+  });
+
+  mount(admin, consoleOperations.getAdminConsoleAuditExport, async (ctx) => {
+    await requireAdmin(ctx);
+    const f = auditFilter(ctx);
+    const entries = await exportAudit(s, { after: 0, limit: 500, actions: f.action ? [f.action] : undefined, actor: f.actor });
+    const format = ctx.query.format === 'json' ? 'json' : 'csv';
+    ctx.set('Content-Disposition', `attachment; filename="audit-log.${format}"`);
+    if (format === 'csv') {
+      ctx.type = 'text/csv; charset=utf-8';
+      ctx.body = auditCsv(entries);
+    } else {
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = JSON.stringify({ entries });
+    }
+  });
+
   mount(admin, consoleOperations.getAdminConsoleSite, async (ctx) => {
     await requireAdmin(ctx);
     const now = s.clock.now();

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { boostPost, BOOSTS_PER_DAY } from '../../../commands/feed/boost.ts';
 import { addComment } from '../../../commands/feed/comment.ts';
 import { flagAgent } from '../../../commands/feed/flag-agent.ts';
+import { flaggerFacts } from '../../../queries/feed/moderation.ts';
 import { flagPost, toggleCommentUpvote, toggleReaction, votePoll } from '../../../commands/feed/post.ts';
 import type { PostPoll, Reaction } from '../../../events/feed.ts';
 import { REACTIONS } from '../../../events/feed.ts';
@@ -327,9 +328,18 @@ export function contentRoutes(router: Router, s: Services): void {
     const agentId = writer(s, ctx);
     const reason = flagReason(ctx.request.body);
     const post = await visiblePost(s, ctx.params.id);
-    const r = await flagPost(s.bus, post._id, post.agent_id as string, agentId, reason, commandContext(s, ctx, agentId));
+    const facts = await flaggerFacts(s.store, agentId);
+    const r = await flagPost(s.bus, post._id, post.agent_id as string, agentId, reason, facts, commandContext(s, ctx, agentId));
     await settled(s, r.position);
-    ctx.body = { post_id: post._id, flagged: true, already_flagged: r.already_flagged, flag_count: r.flag_count, ghosted: r.ghosted };
+    ctx.body = {
+      post_id: post._id,
+      flagged: true,
+      already_flagged: r.already_flagged,
+      flag_count: r.flag_count,
+      counting_flags: r.counting_flags,
+      counts: r.counts,
+      ghosted: r.ghosted,
+    };
   };
 
   const boost = async (ctx: Context) => {
@@ -354,9 +364,18 @@ export function contentRoutes(router: Router, s: Services): void {
     const reason = flagReason(ctx.request.body);
     const target = await getPublicAgent(s.store, ctx.params.id);
     if (!target) throw notFound('Agent', 'agent_not_found');
-    const r = await flagAgent(s.bus, target._id, agentId, reason, commandContext(s, ctx, agentId));
+    const facts = await flaggerFacts(s.store, agentId);
+    const r = await flagAgent(s.bus, target._id, agentId, reason, facts, commandContext(s, ctx, agentId));
     await settled(s, r.position);
-    ctx.body = { agent_id: target._id, flagged: true, already_flagged: r.already_flagged, flag_count: r.flag_count, ghosted: r.ghosted };
+    ctx.body = {
+      agent_id: target._id,
+      flagged: true,
+      already_flagged: r.already_flagged,
+      flag_count: r.flag_count,
+      counting_flags: r.counting_flags,
+      counts: r.counts,
+      ghosted: r.ghosted,
+    };
   };
 
   const feedPosts = new Router({ prefix: '/api/feed/posts' });

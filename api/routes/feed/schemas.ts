@@ -213,6 +213,8 @@ export const PostFeedPostsByIdFlagAnswer = obj({
   flagged: bool,
   already_flagged: bool,
   flag_count: int,
+  counting_flags: int,
+  counts: bool,
   ghosted: bool,
 });
 
@@ -240,6 +242,8 @@ export const PostProtocolAgentsByIdFlagAnswer = obj({
   flagged: bool,
   already_flagged: bool,
   flag_count: int,
+  counting_flags: int,
+  counts: bool,
   ghosted: bool,
 });
 

@@ -247,7 +247,8 @@ export const GetAgentNotificationsAnswer = obj({
     obj({
       notification_id: str,
       type: str,
-      from_agent_id: str,
+      /** Null for a notice from the service itself (a moderator's decision on an appeal). */
+      from_agent_id: nullStr,
       data: map(),
       read: bool,
       created_at: str,

@@ -97,6 +97,15 @@ export const postFlags = (n: number) => Array.from({ length: n }, (_, i) => post
 // `agent-flags-<id>`
 export const agentFlagged = events.agentFlagged.with(() => ({ target_agent_id: AUTHOR, agent_id: READER, flagged_at: time(9) }));
 export const agentGhosted = events.agentGhosted.with(() => ({ agent_id: AUTHOR, ghosted_at: time(9) }));
+export const postFlagWithdrawn = events.postFlagWithdrawn.with(() => ({ post_id: POST, agent_id: READER, withdrawn_at: time(9, 5) }));
+export const agentFlagWithdrawn = events.agentFlagWithdrawn.with(() => ({ target_agent_id: AUTHOR, agent_id: READER, withdrawn_at: time(9, 5) }));
+export const moderationDecided = events.moderationDecided.with(() => ({ item_id: POST, author_agent_id: AUTHOR, decided_at: time(9, 10) }));
+export const moderationAppealed = events.moderationAppealed.with(() => ({
+  item_id: POST,
+  author_agent_id: AUTHOR,
+  by_agent_id: AUTHOR,
+  appealed_at: time(9, 8),
+}));
 export const agentFlags = (n: number) => Array.from({ length: n }, (_, i) => agentFlagged({ agent_id: `agt_flagger${i}00000000000000`, flag_count: i + 1 }));
 
 // `room-<slug>`

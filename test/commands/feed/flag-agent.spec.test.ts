@@ -1,13 +1,15 @@
 import type { AgentFlagsEvent, AgentFlagsState, FlagAgent } from '../../../commands/feed/flag-agent.ts';
+import type { FlaggerFacts } from '../../../commands/feed/flag-rule.ts';
 import { agentFlagsAggregate, decideFlagAgent } from '../../../commands/feed/flag-agent.ts';
 import { DeciderSpecification } from '../../helpers/decider-spec.ts';
 import { AUTHOR, NOW, READER, agentFlagged, agentFlags, agentGhosted } from './fixtures.ts';
 
 describe('commands: feed agent flags (agent-flags-<id>)', () => {
   const spec = DeciderSpecification.for<FlagAgent, AgentFlagsState, AgentFlagsEvent>({ decide: decideFlagAgent, ...agentFlagsAggregate });
-  const flag = (agent_id = READER, reason: string | null = null): FlagAgent => ({
+  const weighty: FlaggerFacts = { claimed: true, registered_at: '2026-03-08T09:30:00.000Z', hidden: false };
+  const flag = (agent_id = READER, reason: string | null = null, facts: FlaggerFacts = weighty): FlagAgent => ({
     type: 'FlagAgent',
-    data: { target_agent_id: AUTHOR, agent_id, reason },
+    data: { target_agent_id: AUTHOR, agent_id, reason, facts },
     metadata: { now: NOW },
   });
 
@@ -15,21 +17,31 @@ describe('commands: feed agent flags (agent-flags-<id>)', () => {
     spec
       .given(agentFlags(1))
       .when(flag(READER, 'bot'))
-      .then([agentFlagged({ reason: 'bot', flag_count: 2, flagged_at: NOW.toISOString() })]);
+      .then([agentFlagged({ reason: 'bot', flag_count: 2, flagged_at: NOW.toISOString(), weight: 'counts', counting_count: 2 })]);
   });
 
   it('ghosts the agent with the fifth distinct flag, in the same decision', () => {
     spec
       .given(agentFlags(4))
       .when(flag())
-      .then([agentFlagged({ flag_count: 5, flagged_at: NOW.toISOString() }), agentGhosted({ flag_count: 5, ghosted_at: NOW.toISOString() })]);
+      .then([
+        agentFlagged({ flag_count: 5, flagged_at: NOW.toISOString(), weight: 'counts', counting_count: 5 }),
+        agentGhosted({ flag_count: 5, ghosted_at: NOW.toISOString() }),
+      ]);
   });
 
   it('counts a later flag without ghosting the agent again', () => {
     spec
       .given([...agentFlags(5), agentGhosted()])
       .when(flag())
-      .then([agentFlagged({ flag_count: 6, flagged_at: NOW.toISOString() })]);
+      .then([agentFlagged({ flag_count: 6, flagged_at: NOW.toISOString(), weight: 'counts', counting_count: 6 })]);
+  });
+
+  it('records an unclaimed flagger without counting it: five fresh unclaimed flags ghost nothing', () => {
+    spec
+      .given(agentFlags(4).map((e) => ({ ...e, data: { ...e.data, weight: 'unclaimed' as const } })))
+      .when(flag(READER, null, { ...weighty, claimed: false }))
+      .then([agentFlagged({ flag_count: 5, flagged_at: NOW.toISOString(), weight: 'unclaimed', counting_count: 0 })]);
   });
 
   it('appends nothing for a repeat flag from the same flagger', () => {

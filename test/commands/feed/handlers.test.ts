@@ -27,6 +27,9 @@ const schedule = {
   daily_cap: 100,
 };
 
+/** A claimed flagger registered long before, in good standing: its flag counts. */
+const WEIGHTY = { claimed: true, registered_at: '2026-01-01T00:00:00.000Z', hidden: false };
+
 describe('commands: feed', () => {
   let dir: string;
   let log: SqliteEventLog;
@@ -72,14 +75,14 @@ describe('commands: feed', () => {
   });
 
   it('given four distinct flags, when a fifth agent flags, then PostFlagged and PostGhosted are appended together', async () => {
-    for (let i = 0; i < 4; i++) await flagPost(bus, P, B, `agt_flagger${i}`, null, ctx());
-    const again = await flagPost(bus, P, B, 'agt_flagger0', null, ctx());
+    for (let i = 0; i < 4; i++) await flagPost(bus, P, B, `agt_flagger${i}`, null, WEIGHTY, ctx());
+    const again = await flagPost(bus, P, B, 'agt_flagger0', null, WEIGHTY, ctx());
     expect(again).to.include({ already_flagged: true, flag_count: 4, ghosted: false });
-    const fifth = await flagPost(bus, P, B, 'agt_flagger4', 'spam', ctx());
+    const fifth = await flagPost(bus, P, B, 'agt_flagger4', 'spam', WEIGHTY, ctx());
     expect(fifth).to.include({ flag_count: 5, ghosted: true });
     const events = await log.readStream(postStream(P));
     expect(events.map((e) => e.type)).to.deep.equal(['PostFlagged', 'PostFlagged', 'PostFlagged', 'PostFlagged', 'PostFlagged', 'PostGhosted']);
-    await flagPost(bus, P, B, 'agt_flagger5', null, ctx());
+    await flagPost(bus, P, B, 'agt_flagger5', null, WEIGHTY, ctx());
     expect((await log.readStream(postStream(P))).filter((e) => e.type === 'PostGhosted')).to.have.length(1);
   });
 

@@ -1,6 +1,14 @@
 import { expect } from 'chai';
-import type { FlagPost, PostState, PostStreamEvent, ToggleCommentUpvote, ToggleReaction, VotePoll } from '../../../commands/feed/post.ts';
-import { decideFlagPost, decideToggleCommentUpvote, decideToggleReaction, decideVotePoll, postAggregate } from '../../../commands/feed/post.ts';
+import type { FlaggerFacts } from '../../../commands/feed/flag-rule.ts';
+import type { FlagPost, PostState, PostStreamEvent, ToggleCommentUpvote, ToggleReaction, VotePoll, WithdrawPostFlag } from '../../../commands/feed/post.ts';
+import {
+  decideFlagPost,
+  decideToggleCommentUpvote,
+  decideToggleReaction,
+  decideVotePoll,
+  decideWithdrawPostFlag,
+  postAggregate,
+} from '../../../commands/feed/post.ts';
 import { DeciderSpecification } from '../../helpers/decider-spec.ts';
 import {
   AUTHOR,
@@ -11,6 +19,8 @@ import {
   at,
   commentUpvoteToggled,
   pollVoted,
+  moderationDecided,
+  postFlagWithdrawn,
   postFlagged,
   postFlags,
   postGhosted,
@@ -136,31 +146,75 @@ describe('commands: feed post stream (post-<id>)', () => {
 
   describe('FlagPost', () => {
     const spec = DeciderSpecification.for<FlagPost, PostState, PostStreamEvent>({ decide: decideFlagPost, ...postAggregate });
-    const flag = (agent_id = READER, reason: string | null = 'spam'): FlagPost => ({
+    /** A claimed flagger registered two days earlier, in good standing: its flag counts. */
+    const weighty: FlaggerFacts = { claimed: true, registered_at: '2026-03-08T09:30:00.000Z', hidden: false };
+    const flag = (agent_id = READER, reason: string | null = 'spam', facts: FlaggerFacts = weighty): FlagPost => ({
       type: 'FlagPost',
-      data: { post_id: POST, post_author_id: AUTHOR, agent_id, reason },
+      data: { post_id: POST, post_author_id: AUTHOR, agent_id, reason, facts },
       metadata: { now: NOW },
     });
+    const at = NOW.toISOString();
 
-    it('counts a first flag from a distinct flagger', () => {
+    it('counts a first flag from a claimed, day-old flagger', () => {
       spec
         .given(postFlags(2))
         .when(flag())
-        .then([postFlagged({ reason: 'spam', flag_count: 3, flagged_at: NOW.toISOString() })]);
+        .then([postFlagged({ reason: 'spam', flag_count: 3, flagged_at: at, weight: 'counts', counting_count: 3 })]);
     });
 
-    it('ghosts the post with the fifth distinct flag, in the same decision', () => {
+    it('ghosts the post with the fifth counting flag, in the same decision', () => {
       spec
         .given(postFlags(4))
         .when(flag())
-        .then([postFlagged({ reason: 'spam', flag_count: 5, flagged_at: NOW.toISOString() }), postGhosted({ flag_count: 5, ghosted_at: NOW.toISOString() })]);
+        .then([
+          postFlagged({ reason: 'spam', flag_count: 5, flagged_at: at, weight: 'counts', counting_count: 5 }),
+          postGhosted({ flag_count: 5, ghosted_at: at }),
+        ]);
+    });
+
+    it('records an unclaimed, a day-young or a hidden flagger without counting it, and hides nothing', () => {
+      for (const [facts, weight] of [
+        [{ ...weighty, claimed: false }, 'unclaimed'],
+        [{ ...weighty, registered_at: '2026-03-09T09:30:00.001Z' }, 'too_new'],
+        [{ ...weighty, hidden: true }, 'flagger_hidden'],
+      ] as const) {
+        spec
+          .given(postFlags(4))
+          .when(flag(READER, 'spam', facts))
+          .then([postFlagged({ reason: 'spam', flag_count: 5, flagged_at: at, weight, counting_count: 4 })]);
+      }
+    });
+
+    it('counts a flagger registered exactly 24 hours earlier', () => {
+      spec
+        .given([])
+        .when(flag(READER, null, { ...weighty, registered_at: '2026-03-09T09:30:00.000Z' }))
+        .then([postFlagged({ reason: null, flag_count: 1, flagged_at: at, weight: 'counts', counting_count: 1 })]);
     });
 
     it('counts a sixth flag without ghosting the post again', () => {
       spec
         .given([...postFlags(5), postGhosted()])
         .when(flag())
-        .then([postFlagged({ reason: 'spam', flag_count: 6, flagged_at: NOW.toISOString() })]);
+        .then([postFlagged({ reason: 'spam', flag_count: 6, flagged_at: at, weight: 'counts', counting_count: 6 })]);
+    });
+
+    it('does not count a withdrawn flag: four standing after a withdrawal, the next flag is the fifth', () => {
+      const flags = postFlags(5);
+      spec
+        .given([...flags.slice(0, 4), postFlagWithdrawn({ agent_id: flags[0].data.agent_id, flag_count: 3 })])
+        .when(flag())
+        .then([postFlagged({ reason: 'spam', flag_count: 4, flagged_at: at, weight: 'counts', counting_count: 4 })]);
+    });
+
+    it('never counts again the flags a restore spent: a restored post is not re-hidden by them', () => {
+      const flags = postFlags(5);
+      const spent = flags.map((f) => f.data.agent_id);
+      const restored = moderationDecided({ item_id: POST, author_agent_id: AUTHOR, decision: 'restore', hidden: false, spent });
+      spec
+        .given([...flags, postGhosted(), restored, postFlagWithdrawn({ agent_id: spent[0], flag_count: 4 })])
+        .when(flag(spent[0]))
+        .then([postFlagged({ agent_id: spent[0], reason: 'spam', flag_count: 5, flagged_at: at, weight: 'spent', counting_count: 0 })]);
     });
 
     it('appends nothing for a repeat flag from the same flagger', () => {
@@ -170,6 +224,25 @@ describe('commands: feed post stream (post-<id>)', () => {
 
     it("refuses the author's flag on their own post with 400 cannot_flag_own_post", () => {
       spec.given([]).when(flag(AUTHOR)).thenThrows('cannot_flag_own_post', 400);
+    });
+  });
+
+  describe('WithdrawPostFlag', () => {
+    const spec = DeciderSpecification.for<WithdrawPostFlag, PostState, PostStreamEvent>({ decide: decideWithdrawPostFlag, ...postAggregate });
+    const withdraw = (agent_id = READER): WithdrawPostFlag => ({ type: 'WithdrawPostFlag', data: { post_id: POST, agent_id }, metadata: { now: NOW } });
+
+    it('withdraws a standing flag', () => {
+      spec
+        .given([postFlagged()])
+        .when(withdraw())
+        .then([postFlagWithdrawn({ agent_id: READER, flag_count: 0, withdrawn_at: NOW.toISOString() })]);
+    });
+
+    it('answers 404 flag_not_found without a standing flag', () => {
+      spec
+        .given([postFlagged(), postFlagWithdrawn({ agent_id: READER })])
+        .when(withdraw())
+        .thenThrows('flag_not_found', 404);
     });
   });
 });

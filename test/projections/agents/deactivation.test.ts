@@ -63,7 +63,7 @@ describe('projections: an agent deactivation', () => {
       .then((models) => {
         expect(byId(models.comments, 'cmt_alice000000000000000')).to.deep.include({ hidden: true });
         expect(byId(models.comments, f.COMMENT)).to.deep.include({ agent_id: BOB, hidden: false });
-        expect(models.comments_ghosted_agents).to.deep.equal([{ _id: ALICE, _pos: 3, ghosted_at: time(12) }]);
+        expect(models.comments_ghosted_agents).to.deep.equal([{ _id: ALICE, _pos: 3, ghosted_at: time(12), reasons: { deactivated: true } }]);
       }));
 
   it('scheduled posts: pending ones are withdrawn, published ones stay as they were', () =>

@@ -65,6 +65,6 @@ describe('projections: comments', () => {
           ['cmt_later0000000000000000', true],
           [REPLY, false],
         ]);
-        expect(models.comments_ghosted_agents).to.deep.equal([{ _id: BOB, _pos: 3, ghosted_at: time(11) }]);
+        expect(models.comments_ghosted_agents).to.deep.equal([{ _id: BOB, _pos: 3, ghosted_at: time(11), reasons: { ghosted: true } }]);
       }));
 });

@@ -127,7 +127,7 @@ describe('projections: posts', () => {
         expect(byId(models.posts, POST)).to.deep.include({ hidden: true, _pos: 5 });
         expect(byId(models.posts, 'pst_later0000000000000000')).to.deep.include({ hidden: true, _pos: 6 });
         expect(byId(models.posts, 'pst_bob00000000000000000')).to.deep.include({ hidden: false });
-        expect(models.posts_ghosted_agents).to.deep.equal([{ _id: ALICE, _pos: 5, ghosted_at: time(11) }]);
+        expect(models.posts_ghosted_agents).to.deep.equal([{ _id: ALICE, _pos: 5, ghosted_at: time(11), reasons: { ghosted: true } }]);
         expect(models.feed_counters).to.deep.equal([
           { _id: 'all', _pos: 5, visible: 1 },
           { _id: 'room:design', _pos: 4, visible: 0 },

@@ -86,6 +86,11 @@ const renderers: Renderers = {
         .join('\n'),
       `To change how often this comes, PUT {"digest": "daily" | "weekly" | "none"} to ${p.settings_url}`,
     ]),
+  moderation_decision: (p) =>
+    mail(`Your appeal on ${p.item_kind} ${p.item_id}: ${p.decision.replace('_', ' ')}`, [
+      `A moderator decided your appeal on ${p.item_kind} ${p.item_id}: ${p.decision.replace('_', ' ')}. It is now ${p.hidden ? 'hidden' : 'visible'}.`,
+      `The moderator's note: ${p.note}`,
+    ]),
   contract_lifecycle: (p) => mail(`Contract ${p.contract_id}: ${p.state}`, [`The contract "${p.title}" (${p.contract_id}) is now ${p.state}.`, p.note]),
 };
 
