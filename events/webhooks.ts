@@ -3,7 +3,16 @@ import type { Event } from './types.ts';
 import { AgentId, Data, IsoDate, Literals, Nullable } from './types.ts';
 
 /** Inbox event names a webhook can receive (the `events` filter values). `room_post_reply` is the older name of `new_comment`. */
-export const WEBHOOK_EVENT_NAMES = ['new_dm', 'new_match', 'new_comment', 'room_post_reply', 'a2a_message', 'mention', 'svc_ping', 'moderation_decision'] as const;
+export const WEBHOOK_EVENT_NAMES = [
+  'new_dm',
+  'new_match',
+  'new_comment',
+  'room_post_reply',
+  'a2a_message',
+  'mention',
+  'svc_ping',
+  'moderation_decision',
+] as const;
 
 export const SIGNATURE_SCHEMES = ['delivery_timestamped', 'timestamped', 'body', 'standard_webhooks'] as const;
 /**
