@@ -251,7 +251,8 @@ export async function planOf(bus: CommandBus, userId: string): Promise<Plan | nu
 
 export interface BillingDeps {
   bus: CommandBus;
-  provider: PaymentProvider;
+  /** Null when no payment mode is on (no real provider, sandbox off): every payment route answers 503. */
+  provider: PaymentProvider | null;
   prices: TierPrices;
   /** The service's public base URL, for the checkout page's address. */
   baseUrl: string;
@@ -271,6 +272,20 @@ export interface OrderAnswer {
   position: number;
 }
 
+/** No provider and no sandbox (NODE_ENV=production without a provider): nothing can be bought or verified. */
+export function paymentsUnavailable(): DomainError {
+  return new DomainError(
+    503,
+    'payments_unavailable',
+    'Payments are not available: no payment provider is configured on this server (and its sandbox is off)',
+  );
+}
+
+function requireProvider(d: BillingDeps): PaymentProvider {
+  if (!d.provider) throw paymentsUnavailable();
+  return d.provider;
+}
+
 function price(d: BillingDeps, item: OrderItem): { amount_minor: number; credits_mc: number } {
   if (item.kind === 'topup') return TOPUP_PACK_PRICES[item.pack];
   const tier = item.kind === 'upgrade' ? item.tier : PLAN_TIER[item.plan];
@@ -281,6 +296,7 @@ export const checkoutPath = (orderId: string) => `/api/credits/checkout/${encode
 
 /** Creates an order with the provider and records it (or the refusal, then thrown). */
 export async function createPaymentOrder(d: BillingDeps, item: OrderItem, ctx: CommandContext): Promise<OrderAnswer> {
+  const provider = requireProvider(d);
   const agent = item.kind === 'plan' ? null : (await d.bus.load(agentStream(item.agent_id), agentAggregate)).state;
   const priced = price(d, item);
   // Refusals are decided before the provider is asked: the refused order keeps our receipt id.
@@ -288,7 +304,7 @@ export async function createPaymentOrder(d: BillingDeps, item: OrderItem, ctx: C
   const precheck = decideCreatePaymentOrder(
     {
       type: 'CreatePaymentOrder',
-      data: { order_id: receipt, item, ...priced, provider: d.provider.name, agent_tier: agent?.tier ?? null, agent_exists: agent?.exists ?? false },
+      data: { order_id: receipt, item, ...priced, provider: provider.name, agent_tier: agent?.tier ?? null, agent_exists: agent?.exists ?? false },
       metadata: { now: ctx.now },
     },
     orderAggregate.initialState(),
@@ -297,7 +313,7 @@ export async function createPaymentOrder(d: BillingDeps, item: OrderItem, ctx: C
   const orderId = refused
     ? receipt
     : (
-        await d.provider.createOrder({
+        await provider.createOrder({
           receipt,
           amount_minor: priced.amount_minor,
           currency: 'INR',
@@ -306,7 +322,7 @@ export async function createPaymentOrder(d: BillingDeps, item: OrderItem, ctx: C
       ).order_id;
   const command: CreatePaymentOrder = {
     type: 'CreatePaymentOrder',
-    data: { order_id: orderId, item, ...priced, provider: d.provider.name, agent_tier: agent?.tier ?? null, agent_exists: agent?.exists ?? false },
+    data: { order_id: orderId, item, ...priced, provider: provider.name, agent_tier: agent?.tier ?? null, agent_exists: agent?.exists ?? false },
     metadata: { now: ctx.now },
   };
   const result = await d.bus.handle(paymentOrderStream(orderId), orderAggregate, (state) => decideCreatePaymentOrder(command, state), ctx);
@@ -321,7 +337,7 @@ export async function createPaymentOrder(d: BillingDeps, item: OrderItem, ctx: C
     amount_minor: priced.amount_minor,
     currency: 'INR',
     credits: item.kind === 'topup' ? priced.credits_mc / 1000 : null,
-    provider: d.provider.name,
+    provider: provider.name,
     payment_url: `${d.baseUrl}${checkoutPath(orderId)}`,
     position: result.position,
   };
@@ -348,12 +364,13 @@ export async function verifyPayment(
   input: { order_id: string; payment_id: string; signature: string },
   ctx: CommandContext,
 ): Promise<VerifyAnswer> {
+  const provider = requireProvider(d);
   const command: VerifyPayment = {
     type: 'VerifyPayment',
     data: {
       order_id: input.order_id,
       payment_id: input.payment_id,
-      signature_valid: d.provider.verifySignature(input.order_id, input.payment_id, input.signature),
+      signature_valid: provider.verifySignature(input.order_id, input.payment_id, input.signature),
     },
     metadata: { now: ctx.now },
   };

@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { readFileSync } from 'node:fs';
 import escapeHtml from 'escape-html';
 import type { BillingDeps, OrderItem } from '../../../commands/credits/orders.ts';
-import { createPaymentOrder, loadOrder, verifyPayment } from '../../../commands/credits/orders.ts';
+import { createPaymentOrder, loadOrder, paymentsUnavailable, verifyPayment } from '../../../commands/credits/orders.ts';
 import { eliteAgentOf } from '../../../commands/humans/ownership.ts';
 import { PAID_TIERS, PLANS, TOPUP_PACKS } from '../../../events/credits.ts';
 import { notFound } from '../../../events/kernel/errors.ts';
@@ -186,6 +186,7 @@ export function billingRoutes(router: Router, s: Services): void {
 
   const checkout = new Router({ prefix: '/api/credits/checkout' });
   mount(checkout, billingOperations.getCreditsCheckoutByOrderId, async (ctx) => {
+    if (!s.payments) throw paymentsUnavailable();
     const o = await loadOrder(s.bus, ctx.params.order_id);
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-store');
@@ -195,9 +196,10 @@ export function billingRoutes(router: Router, s: Services): void {
 
   const sandbox = new Router({ prefix: '/api/credits/sandbox' });
   mount(sandbox, billingOperations.postCreditsSandboxPay, async (ctx) => {
-    // Exists only while no real provider is configured.
-    if (!s.sandbox) throw notFound('Sandbox payments', 'route_not_found');
+    // Exists only while no real provider is configured, and answers only while the sandbox is on.
+    if (s.payments && !s.sandbox) throw notFound('Sandbox payments', 'route_not_found');
     s.limiter.hit(PAYMENT_LIMIT, ctx.ip, ctx);
+    if (!s.sandbox) throw paymentsUnavailable();
     const body = validate<Static<typeof SandboxPayBody>>(SandboxPayBody, ctx.request.body ?? {});
     await loadOrder(s.bus, body.order_id);
     ctx.body = { ...s.sandbox.pay(body.order_id, newId('pay')), verify_url: '/api/credits/topup/verify' };
