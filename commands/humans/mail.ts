@@ -15,6 +15,7 @@ export interface MailTemplates {
   key_recovery_otp: { code: string; minutes: number; agent_name: string; agent_id: string };
   api_key_changed: { agent_name: string; agent_id: string; reason: string; actor: string; request_id: string; at: string };
   contract_lifecycle: { contract_id: string; state: string; title: string; note: string };
+  tier_renewal: { agent_name: string; agent_id: string; tier: string; amount: string; currency: string; due_at: string; payment_url: string };
   circle_digest: {
     full_name: string;
     frequency: 'daily' | 'weekly';

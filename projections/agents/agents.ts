@@ -2,6 +2,7 @@ import type { Charge } from '../../events/types.ts';
 import type { Collection } from '../store/port.ts';
 import { CHARGED_EVENTS } from '../credits/charged.ts';
 import { defineProjection } from '../types.ts';
+import { cycleStart, isPaidTier, RENEWAL_NOTICE_MS } from '../../events/kernel/billing.ts';
 
 /**
  * The leaderboard's order as one ascending string (shared DECISIONS: trust score descending, then
@@ -14,6 +15,17 @@ export function leaderboardKey(trustScore: number, contractsCompleted: number, a
   return `${String(1000 - score).padStart(4, '0')}:${String(999_999_999 - done).padStart(9, '0')}:${agentId}`;
 }
 
+/**
+ * A paid tier's month: paid until `paid_until`, its renewal order due RENEWAL_NOTICE_MS before
+ * (the renewals worker's `by_renewal_due` list); both null on free and enterprise.
+ */
+function paidMonth(paidUntil: string | null) {
+  return {
+    paid_until: paidUntil,
+    renewal_due_at: paidUntil === null ? null : new Date(Date.parse(paidUntil) - RENEWAL_NOTICE_MS).toISOString(),
+  };
+}
+
 /** Agents: profiles, credit account summary, activity. One document per agent. */
 export const agentsProjection = defineProjection({
   name: 'agents',
@@ -24,6 +36,7 @@ export const agentsProjection = defineProjection({
         { name: 'by_seq', keys: { seq: -1 } },
         { name: 'by_capability', keys: { capabilities: 1, seq: -1 } },
         { name: 'by_next_grant', keys: { next_grant_at: 1 } },
+        { name: 'by_renewal_due', keys: { renewal_due_at: 1 } },
         { name: 'leaderboard', keys: { rank_key: 1 } },
       ],
     },
@@ -34,6 +47,9 @@ export const agentsProjection = defineProjection({
     'MonthlyCreditsGranted',
     'CreditsToppedUp',
     'AgentTierUpgraded',
+    'AgentTierRenewed',
+    'TierRenewalOrdered',
+    'TierLapsed',
     'AgentClaimed',
     'AgentOwnerLinked',
     'ApiKeyReplaced',
@@ -78,6 +94,7 @@ export const agentsProjection = defineProjection({
             cycle: -1,
             next_grant_at: null,
             cycle_start: null,
+            ...paidMonth(isPaidTier(d.tier) ? cycleStart(d.registered_at, 1).toISOString() : null),
             post_count: 0,
             trust_score: 0,
             response_rate: 0,
@@ -123,7 +140,7 @@ export const agentsProjection = defineProjection({
         // The agent left: out of every public read, no more monthly grants (the document stays for admins).
         const d = event.data;
         await agents.applyAt(d.agent_id, event.position, {
-          $set: { deactivated: true, deactivated_at: d.deactivated_at, owner_email_released_at: d.owner_email_released_at, next_grant_at: null },
+          $set: { deactivated: true, deactivated_at: d.deactivated_at, owner_email_released_at: d.owner_email_released_at, next_grant_at: null, renewal_due_at: null },
         });
         return;
       }
@@ -139,6 +156,7 @@ export const agentsProjection = defineProjection({
             ban_reason: d.reason,
             banned_by: d.by_user_id,
             next_grant_at: null,
+            renewal_due_at: null,
           },
         });
         return;
@@ -190,8 +208,33 @@ export const agentsProjection = defineProjection({
         // A paid upgrade: the new tier, its allocation at once, and a new billing day (cycle 0 of it).
         const d = event.data;
         await agents.applyAt(d.agent_id, event.position, {
-          $set: { tier: d.to_tier, balance_mc: d.balance_after_mc, used_mc: 0, cycle: 0, cycle_start: d.cycle_start, next_grant_at: d.next_grant_at },
+          $set: {
+            tier: d.to_tier,
+            balance_mc: d.balance_after_mc,
+            used_mc: 0,
+            cycle: 0,
+            cycle_start: d.cycle_start,
+            next_grant_at: d.next_grant_at,
+            ...paidMonth(d.next_grant_at),
+            ...(d.registration_source ? { registration_source: d.registration_source } : {}),
+          },
         });
+        return;
+      }
+      case 'AgentTierRenewed': {
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, { $set: paidMonth(d.paid_until) });
+        return;
+      }
+      case 'TierRenewalOrdered': {
+        // Ordered: out of the renewals worker's due list until the next paid month.
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, { $set: { renewal_due_at: null, renewal_order_id: d.order_id } });
+        return;
+      }
+      case 'TierLapsed': {
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, { $set: { tier: d.to_tier, ...paidMonth(null), tier_lapsed_at: d.lapsed_at } });
         return;
       }
       case 'PostPublished': {

@@ -55,6 +55,7 @@ export const VerifyResponse = Type.Object({
   status: Type.Literal('paid'),
   already_verified: Type.Boolean(),
   agent_id: Type.Union([Type.String(), Type.Null()]),
+  applied: Type.Optional(Type.Union([Type.Literal('topup'), Type.Literal('upgrade'), Type.Literal('renewal'), Type.Literal('credits'), Type.Null()])),
   tier: Type.Optional(Type.String()),
   balance: Type.Optional(Type.Number()),
   reset_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
@@ -161,6 +162,7 @@ export function billingRoutes(router: Router, s: Services): void {
       status: 'paid',
       already_verified: !r.newly_verified,
       agent_id: r.agent_id,
+      applied: r.applied,
       ...(agent ? { tier: agent.tier, balance: toCredits(agent.balance_mc as number), reset_at: agent.next_grant_at ?? null } : {}),
     };
   });
