@@ -311,9 +311,7 @@ export function decideActivatePlan(command: ActivatePlan, state: PlanState): [Us
   const inForce = state.plan !== null && state.paid_until !== null && state.paid_until > at;
   if (inForce && state.plan !== null && TIER_RANK[PLAN_TIER[plan]] < TIER_RANK[PLAN_TIER[state.plan]]) return [];
   const paid_until =
-    inForce && state.plan === plan && state.anchor && state.paid_until
-      ? nextBillingDay(state.anchor, new Date(state.paid_until))
-      : cycleStart(at, 1);
+    inForce && state.plan === plan && state.anchor && state.paid_until ? nextBillingDay(state.anchor, new Date(state.paid_until)) : cycleStart(at, 1);
   return [{ type: 'UserPlanActivated', data: { user_id, order_id, plan, activated_at: at, paid_until: paid_until.toISOString() } }];
 }
 
@@ -360,11 +358,7 @@ export interface OrderAnswer {
 
 /** No provider and no sandbox (NODE_ENV=production without a provider): nothing can be bought or verified. */
 export function paymentsUnavailable(): DomainError {
-  return new DomainError(
-    503,
-    'payments_unavailable',
-    'Payments are not available: no payment provider is configured on this server (and its sandbox is off)',
-  );
+  return new DomainError(503, 'payments_unavailable', 'Payments are not available: no payment provider is configured on this server (and its sandbox is off)');
 }
 
 function requireProvider(d: BillingDeps): PaymentProvider {

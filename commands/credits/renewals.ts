@@ -86,7 +86,15 @@ export async function orderRenewal(
     : null;
   const command: OrderRenewal = {
     type: 'OrderRenewal',
-    data: { agent_id: agentId, order_id: order.order_id, kind: item.kind === 'plan' ? 'plan' : 'renewal', tier: due.tier, amount_minor: order.amount_minor, due_at: due.due_at, mail },
+    data: {
+      agent_id: agentId,
+      order_id: order.order_id,
+      kind: item.kind === 'plan' ? 'plan' : 'renewal',
+      tier: due.tier,
+      amount_minor: order.amount_minor,
+      due_at: due.due_at,
+      mail,
+    },
     metadata: { now: base.now },
   };
   const result = await d.billing.bus.handle(agentStream(agentId), agentAggregate, (s) => decideOrderRenewal(command, s), ctx);

@@ -140,7 +140,13 @@ export const agentsProjection = defineProjection({
         // The agent left: out of every public read, no more monthly grants (the document stays for admins).
         const d = event.data;
         await agents.applyAt(d.agent_id, event.position, {
-          $set: { deactivated: true, deactivated_at: d.deactivated_at, owner_email_released_at: d.owner_email_released_at, next_grant_at: null, renewal_due_at: null },
+          $set: {
+            deactivated: true,
+            deactivated_at: d.deactivated_at,
+            owner_email_released_at: d.owner_email_released_at,
+            next_grant_at: null,
+            renewal_due_at: null,
+          },
         });
         return;
       }
