@@ -45,6 +45,7 @@ export type AgentStreamEvent = EventOfType<
   | 'MeshThreadCreated'
   | 'MeshThreadMessagePosted'
   | 'MatchingRunCompleted'
+  | 'IntentMatchRunCompleted'
   | 'IntroRequested'
   | 'ListingCreated'
   | 'ListingResponded'
@@ -282,7 +283,8 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
         return { ...state, renewal_due_at: event.data.due_at, renewal_order_id: event.data.order_id };
       case 'TierLapsed':
         return { ...state, tier: event.data.to_tier, paid_until: null };
-      case 'MatchingRunCompleted': {
+      case 'MatchingRunCompleted':
+      case 'IntentMatchRunCompleted': {
         const d = event.data;
         const from = new Date(Date.parse(d.completed_at) - DAY_MS).toISOString();
         const runs: Record<string, string> = {};

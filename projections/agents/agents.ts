@@ -261,6 +261,7 @@ export const agentsProjection = defineProjection({
       case 'MeshThreadCreated':
       case 'MeshThreadMessagePosted':
       case 'MatchingRunCompleted':
+      case 'IntentMatchRunCompleted':
       case 'IntroRequested':
       case 'ListingCreated':
       case 'ListingResponded':
