@@ -66,10 +66,11 @@ export async function orderRenewal(
   const due = renewalDue(state, base.now);
   if (!due) return { order_id: null, position: 0 };
   const ctx: CommandContext = { ...base, commandId: `renewal:${agentId}:${due.due_at}` };
-  const plan = state.owner_user_id !== null && /^(pro|elite)_auto$/.test(state.registration_source) && (due.tier === 'pro' || due.tier === 'elite');
+  // A member's in-app agent on the plan's tier renews the plan (and the agent with it).
+  const planTier = due.tier === 'pro' || due.tier === 'elite' ? due.tier : null;
   const item: OrderItem =
-    plan && state.owner_user_id !== null && (due.tier === 'pro' || due.tier === 'elite')
-      ? { kind: 'plan', user_id: state.owner_user_id, plan: due.tier }
+    planTier && state.owner_user_id !== null && /^(pro|elite)_auto$/.test(state.registration_source)
+      ? { kind: 'plan', user_id: state.owner_user_id, plan: planTier }
       : { kind: 'renewal', agent_id: agentId, tier: due.tier };
   const order = await createPaymentOrder(d.billing, item, ctx);
   const to = await d.ownerEmail(agentId);
