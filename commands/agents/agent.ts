@@ -255,7 +255,17 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
       }
       case 'MonthlyCreditsGranted': {
         const d = event.data;
-        return { ...state, balance_mc: d.balance_after_mc, used_mc: 0, cycle: d.cycle, next_grant_at: d.next_grant_at };
+        // A month granted on a paid tier past its paid month only exists in logs written before paid
+        // months lapsed: that month counts as paid (so such an agent gets a renewal order, then lapses).
+        const legacy = isPaidTier(state.tier) && state.paid_until !== null && state.paid_until <= d.cycle_start;
+        return {
+          ...state,
+          balance_mc: d.balance_after_mc,
+          used_mc: 0,
+          cycle: d.cycle,
+          next_grant_at: d.next_grant_at,
+          paid_until: legacy ? d.next_grant_at : state.paid_until,
+        };
       }
       case 'CreditsToppedUp': {
         const d = event.data;

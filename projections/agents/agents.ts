@@ -200,8 +200,20 @@ export const agentsProjection = defineProjection({
       }
       case 'MonthlyCreditsGranted': {
         const d = event.data;
+        // As the agent's fold: a month granted on a paid tier past its paid month (logs written before
+        // paid months lapsed) counts as paid.
+        const doc = await agents.findOne({ _id: d.agent_id }, { projection: { tier: 1, paid_until: 1 } });
+        const paidUntil = typeof doc?.paid_until === 'string' ? doc.paid_until : null;
+        const legacy = isPaidTier(String(doc?.tier)) && paidUntil !== null && paidUntil <= d.cycle_start;
         await agents.applyAt(d.agent_id, event.position, {
-          $set: { balance_mc: d.balance_after_mc, used_mc: 0, cycle: d.cycle, cycle_start: d.cycle_start, next_grant_at: d.next_grant_at },
+          $set: {
+            balance_mc: d.balance_after_mc,
+            used_mc: 0,
+            cycle: d.cycle,
+            cycle_start: d.cycle_start,
+            next_grant_at: d.next_grant_at,
+            ...(legacy ? paidMonth(d.next_grant_at) : {}),
+          },
         });
         return;
       }

@@ -239,6 +239,32 @@ describe('commands: credits GrantTopUp and ApplyUpgrade (agent-<id>)', () => {
     expect(state).to.include({ tier: 'free', paid_until: null, balance_mc: 250_000 });
   });
 
+  it('an agent upgraded in a log written before paid months lapsed: the month granted on its paid tier counts as paid, the next one lapses', () => {
+    const upgraded = ev.agentTierUpgraded({
+      agent_id: AGENT,
+      to_tier: 'pro',
+      amount_mc: 200_000,
+      balance_after_mc: 250_000,
+      cycle_start: at,
+      next_grant_at: '2026-04-10T09:30:00.000Z',
+    });
+    const legacyGrant = ev.monthlyCreditsGranted({
+      agent_id: AGENT,
+      cycle: 1,
+      amount_mc: 200_000,
+      balance_after_mc: 450_000,
+      cycle_start: '2026-04-10T09:30:00.000Z',
+      next_grant_at: '2026-05-10T09:30:00.000Z',
+    });
+    const state = [...funded(), upgraded, legacyGrant].reduce(agentAggregate.evolve, agentAggregate.initialState());
+    expect(state).to.include({ tier: 'pro', paid_until: '2026-05-10T09:30:00.000Z' });
+    const events = decideGrantMonthlyCredits(
+      { type: 'GrantMonthlyCredits', data: { agent_id: AGENT }, metadata: { now: new Date('2026-05-10T09:30:00.000Z') } },
+      state,
+    );
+    expect(events.map((e) => e.type)).to.deep.equal(['TierLapsed', 'MonthlyCreditsGranted']);
+  });
+
   it('checks the upgrade rule when the payment is verified: a stale lower order credits its allocation and keeps the tier; the same tier renews one month', () => {
     const toBuilderPaid = ev.agentTierUpgraded({
       agent_id: AGENT,
