@@ -166,14 +166,7 @@ export type TierLapsed = Event<'TierLapsed', Static<typeof TierLapsedData>>;
 
 export type PaymentOrderEvent = PaymentOrderCreated | PaymentOrderRefused | PaymentVerified | PaymentRefused;
 export type CreditsEvent =
-  | MonthlyCreditsGranted
-  | CreditsToppedUp
-  | AgentTierUpgraded
-  | AgentTierRenewed
-  | TierRenewalOrdered
-  | TierLapsed
-  | UserPlanActivated
-  | PaymentOrderEvent;
+  MonthlyCreditsGranted | CreditsToppedUp | AgentTierUpgraded | AgentTierRenewed | TierRenewalOrdered | TierLapsed | UserPlanActivated | PaymentOrderEvent;
 
 export const creditEventSchemas = {
   MonthlyCreditsGranted: MonthlyCreditsGrantedData,
