@@ -198,7 +198,8 @@ export function decideGrantTopUp(command: GrantTopUp, state: AgentState): [Credi
 
 /**
  * ApplyUpgrade: a verified tier order (an upgrade, a renewal, or a plan's in-app agent) on
- * `agent-<id>`. `credits_mc` is the order tier's monthly allocation (what a stale order credits).
+ * `agent-<id>`; `payment_id` is recorded when a stale order is credited, `registration_source`
+ * when a plan moves the member's in-app agent.
  */
 export type ApplyUpgrade = Command<
   'ApplyUpgrade',

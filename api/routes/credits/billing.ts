@@ -216,7 +216,8 @@ export function billingRoutes(router: Router, s: Services): void {
 const CHECKOUT_TEMPLATE = readFileSync(new URL('./checkout.html', import.meta.url), 'utf8');
 
 function checkoutPage(orderId: string, kind: string, amountMinor: number, creditsMc: number, paid: boolean, razorpayKey: string | null): string {
-  const what = kind === 'topup' ? `${toCredits(creditsMc)} credits` : kind === 'upgrade' ? 'a tier upgrade' : 'a plan';
+  const what =
+    kind === 'topup' ? `${toCredits(creditsMc)} credits` : kind === 'upgrade' ? 'a tier upgrade' : kind === 'renewal' ? 'one more month of the tier' : 'a plan';
   const values: Record<string, string> = {
     ORDER_JSON: escapeHtml(JSON.stringify({ order_id: orderId, key: razorpayKey, amount: amountMinor, provider: razorpayKey ? 'razorpay' : 'sandbox' })),
     TITLE: razorpayKey ? 'Checkout' : 'Checkout (sandbox: no real money)',
