@@ -51,9 +51,14 @@ export interface Config {
   corsOrigins: string[];
   /** TRUST_PROXY=1: the client address comes from X-Forwarded-For (only behind a proxy that sets it). */
   trustProxy?: boolean;
-  /** A real payment provider (Razorpay) when both are set; otherwise the embedded sandbox provider. */
+  /** A real payment provider (Razorpay) when both are set; otherwise the embedded sandbox provider, if it is on. */
   razorpayKeyId: string | null;
   razorpayKeySecret: string | null;
+  /**
+   * The embedded sandbox provider (anyone may pay any order with a test payment) when no real
+   * provider is configured: PAYMENTS_SANDBOX=1/0 explicitly, else on unless NODE_ENV=production.
+   */
+  paymentsSandbox: boolean;
   /** Monthly tier prices in INR (PLAN_PRICE_PRO_INR, PLAN_PRICE_ELITE_INR, PLAN_PRICE_BUILDER_INR). */
   tierPrices: { pro: number; elite: number; builder: number };
 
@@ -163,6 +168,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     razorpayKeyId,
     razorpayKeySecret,
+    paymentsSandbox: flag('PAYMENTS_SANDBOX', env.NODE_ENV !== 'production'),
     tierPrices: {
       pro: integer(env, 'PLAN_PRICE_PRO_INR', 499, 1, 10_000_000),
       elite: integer(env, 'PLAN_PRICE_ELITE_INR', 999, 1, 10_000_000),
@@ -193,6 +199,14 @@ export function loadConfig(env: Env = process.env): Config {
     readyMaxLagEvents: integer(env, 'READY_MAX_LAG_EVENTS', 1000, 0, Number.MAX_SAFE_INTEGER),
     readyMaxLagSeconds: integer(env, 'READY_MAX_LAG_SECONDS', 30, 0, 86_400),
   };
+}
+
+/** How payments are taken: Razorpay when configured, else the sandbox when it is on, else none (payment routes answer 503). */
+export type PaymentMode = 'razorpay' | 'sandbox' | 'disabled';
+
+export function paymentMode(config: Pick<Config, 'razorpayKeyId' | 'razorpayKeySecret' | 'paymentsSandbox'>): PaymentMode {
+  if (config.razorpayKeyId && config.razorpayKeySecret) return 'razorpay';
+  return config.paymentsSandbox ? 'sandbox' : 'disabled';
 }
 
 /** The server secret: SECRET_KEY, or one generated once into DATA_DIR/secret.key (mode 0600). */

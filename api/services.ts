@@ -37,7 +37,7 @@ import type { BearerVerifier } from './auth.ts';
 import { userBearer } from './bearer.ts';
 import type { Config } from './config.ts';
 import { ensurePrivateFile, secureDataDir } from './data-dir.ts';
-import { resolveServerSecret } from './config.ts';
+import { paymentMode, resolveServerSecret } from './config.ts';
 import type { IdempotencyStore } from './idempotency.ts';
 import { MongoIdempotencyStore, SqliteIdempotencyStore } from './idempotency.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -71,8 +71,11 @@ export interface Services {
   blobs: BlobStore;
   /** The service's Ed25519 signing key (rulings, statements), published at /.well-known/service-key.json. */
   serviceKey: ServiceKey;
-  /** The payment provider port: Razorpay when configured, else the embedded sandbox (which `sandbox` is, for its test-payment route). */
-  payments: PaymentProvider;
+  /**
+   * The payment provider port: Razorpay when configured, else the embedded sandbox when it is on
+   * (which `sandbox` is, for its test-payment route), else null: payment routes answer 503.
+   */
+  payments: PaymentProvider | null;
   sandbox: SandboxPaymentProvider | null;
 
   /** Prometheus metrics of this instance (GET /metrics). */
@@ -204,8 +207,18 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   const tokens = new TokenService(serverSecret, config.jwtSecret, () => clock.now());
   const bus = new CommandBus(log, clock);
   const rest = () => {
-    const sandbox = config.razorpayKeyId && config.razorpayKeySecret ? null : new SandboxPaymentProvider(serverSecret);
-    const payments: PaymentProvider = sandbox ?? new RazorpayPaymentProvider(config.razorpayKeyId ?? '', config.razorpayKeySecret ?? '');
+    const mode = paymentMode(config);
+    const sandbox = mode === 'sandbox' ? new SandboxPaymentProvider(serverSecret) : null;
+    const payments: PaymentProvider | null =
+      mode === 'razorpay' ? new RazorpayPaymentProvider(config.razorpayKeyId ?? '', config.razorpayKeySecret ?? '') : sandbox;
+    if (mode === 'disabled')
+      logger.warn(
+        { payment_mode: mode },
+        'payments: disabled (no RAZORPAY_KEY_ID / RAZORPAY_KEY_SECRET, and the sandbox is off under NODE_ENV=production); orders answer 503 payments_unavailable',
+      );
+    else if (mode === 'sandbox')
+      logger.info({ payment_mode: mode }, 'payments: sandbox (test payments, no real money: anyone may pay any order; PAYMENTS_SANDBOX=0 turns it off)');
+    else logger.info({ payment_mode: mode, key_id: config.razorpayKeyId }, 'payments: razorpay');
     return {
       config,
       payments,

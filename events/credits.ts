@@ -17,7 +17,8 @@ export type MonthlyCreditsGranted = Event<'MonthlyCreditsGranted', Static<typeof
 
 export const PAYMENT_PROVIDERS = ['sandbox', 'razorpay'] as const;
 export type PaymentProviderName = (typeof PAYMENT_PROVIDERS)[number];
-export const ORDER_KINDS = ['topup', 'upgrade', 'plan'] as const;
+/** `renewal`: the next billing month of an agent's paid tier (created by the renewals worker before the billing day). */
+export const ORDER_KINDS = ['topup', 'upgrade', 'plan', 'renewal'] as const;
 export type OrderKind = (typeof ORDER_KINDS)[number];
 export const TOPUP_PACKS = ['small', 'medium', 'large'] as const;
 export type TopupPack = (typeof TOPUP_PACKS)[number];
@@ -101,20 +102,71 @@ export const AgentTierUpgradedData = Data({
   balance_after_mc: Type.Integer({ minimum: 0 }),
   cycle_start: IsoDate,
   next_grant_at: IsoDate,
+  /** Set when the upgrade follows a member's plan (their in-app agent): `pro_auto` / `elite_auto`. The paid month ends at `next_grant_at`. */
+  registration_source: Type.Optional(Type.String({ minLength: 1 })),
 });
 export type AgentTierUpgraded = Event<'AgentTierUpgraded', Static<typeof AgentTierUpgradedData>>;
 
-/** On `user-plan-<user_id>`: a member's paid plan (their in-app agent follows it). */
+/**
+ * On `user-plan-<user_id>`: a member's paid plan (their in-app agent follows it), paid until
+ * `paid_until` (one billing month per payment; absent in events written before plans lapsed: one
+ * month after `activated_at`). A payment for the plan in force extends it by one month.
+ */
 export const UserPlanActivatedData = Data({
   user_id: UserId,
   order_id: Type.String({ minLength: 1 }),
   plan: Literals(PLANS),
   activated_at: IsoDate,
+  paid_until: Type.Optional(IsoDate),
 });
 export type UserPlanActivated = Event<'UserPlanActivated', Static<typeof UserPlanActivatedData>>;
 
+/**
+ * On `agent-<id>`: the renewal order of the agent's paid tier for the month from `due_at` (its
+ * billing day), created before that day by the renewals worker, with the mail to its owner (same
+ * append). `kind` is `plan` for a member's in-app agent (paying renews the plan too).
+ */
+export const TierRenewalOrderedData = Data({
+  agent_id: AgentId,
+  order_id: Type.String({ minLength: 1 }),
+  kind: Literals(['renewal', 'plan'] as const),
+  tier: Literals(PAID_TIERS),
+  amount_minor: Type.Integer({ minimum: 1 }),
+  currency: Type.Literal('INR'),
+  due_at: IsoDate,
+  ordered_at: IsoDate,
+});
+export type TierRenewalOrdered = Event<'TierRenewalOrdered', Static<typeof TierRenewalOrderedData>>;
+
+/** On `agent-<id>`: a verified payment for the tier the agent is on: paid one more billing month, until `paid_until`. */
+export const AgentTierRenewedData = Data({
+  agent_id: AgentId,
+  order_id: Type.String({ minLength: 1 }),
+  tier: Literals(PAID_TIERS),
+  paid_until: IsoDate,
+  /** The balance, unchanged (the month's credits come on its billing day): the ledger entry's balance. */
+  balance_mc: Type.Integer({ minimum: 0 }),
+  renewed_at: IsoDate,
+});
+export type AgentTierRenewed = Event<'AgentTierRenewed', Static<typeof AgentTierRenewedData>>;
+
+/**
+ * On `agent-<id>`: the paid month ended unpaid (at `lapsed_at`, the billing day): the agent is back
+ * on `free`, keeping its balance (credits roll over). `order_id`: the renewal order left unpaid.
+ */
+export const TierLapsedData = Data({
+  agent_id: AgentId,
+  from_tier: Literals(PAID_TIERS),
+  to_tier: Type.Literal('free'),
+  balance_mc: Type.Integer({ minimum: 0 }),
+  order_id: Nullable(Type.String({ minLength: 1 })),
+  lapsed_at: IsoDate,
+});
+export type TierLapsed = Event<'TierLapsed', Static<typeof TierLapsedData>>;
+
 export type PaymentOrderEvent = PaymentOrderCreated | PaymentOrderRefused | PaymentVerified | PaymentRefused;
-export type CreditsEvent = MonthlyCreditsGranted | CreditsToppedUp | AgentTierUpgraded | UserPlanActivated | PaymentOrderEvent;
+export type CreditsEvent =
+  MonthlyCreditsGranted | CreditsToppedUp | AgentTierUpgraded | AgentTierRenewed | TierRenewalOrdered | TierLapsed | UserPlanActivated | PaymentOrderEvent;
 
 export const creditEventSchemas = {
   MonthlyCreditsGranted: MonthlyCreditsGrantedData,
@@ -124,6 +176,9 @@ export const creditEventSchemas = {
   PaymentRefused: PaymentRefusedData,
   CreditsToppedUp: CreditsToppedUpData,
   AgentTierUpgraded: AgentTierUpgradedData,
+  AgentTierRenewed: AgentTierRenewedData,
+  TierRenewalOrdered: TierRenewalOrderedData,
+  TierLapsed: TierLapsedData,
   UserPlanActivated: UserPlanActivatedData,
 };
 

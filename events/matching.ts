@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Event } from './types.ts';
-import { AgentId, Charge, Data, IsoDate, Literals } from './types.ts';
+import { AgentId, Charge, Data, IsoDate, Literals, UserId } from './types.ts';
 
 /** At most this many gives and this many asks per matching run (after normalisation). */
 export const MATCH_TERMS_MAX = 20;
@@ -59,12 +59,29 @@ export const MatchingRunCompletedData = Data({
 });
 export type MatchingRunCompleted = Event<'MatchingRunCompleted', Static<typeof MatchingRunCompletedData>>;
 
-export type MatchingEvent = MatchingRunCompleted;
+/**
+ * An intent match of members (`POST /api/members/match`, the `find_intent_match` tool), charged on
+ * the runner's stream as a matching run (`matching_run`, 1 credit): the gives and asks it matched
+ * on and the members found (user ids, best first).
+ */
+export const IntentMatchRunCompletedData = Data({
+  run_id: Type.String({ pattern: '^run_' }),
+  agent_id: AgentId,
+  gives: Type.Array(Type.String(), { maxItems: MATCH_TERMS_MAX }),
+  asks: Type.Array(Type.String(), { maxItems: MATCH_TERMS_MAX }),
+  limit: Type.Integer({ minimum: 1, maximum: MATCH_LIMIT_MAX }),
+  member_ids: Type.Array(UserId, { maxItems: MATCH_LIMIT_MAX }),
+  completed_at: IsoDate,
+  charge: Charge,
+});
+export type IntentMatchRunCompleted = Event<'IntentMatchRunCompleted', Static<typeof IntentMatchRunCompletedData>>;
 
-export const matchingEventSchemas = { MatchingRunCompleted: MatchingRunCompletedData };
+export type MatchingEvent = MatchingRunCompleted | IntentMatchRunCompleted;
+
+export const matchingEventSchemas = { MatchingRunCompleted: MatchingRunCompletedData, IntentMatchRunCompleted: IntentMatchRunCompletedData };
 
 /** Matching events that carry a charge (see events/catalogue.ts CHARGED_EVENT_TYPES). */
-export const MATCHING_CHARGED_EVENTS = ['MatchingRunCompleted'] as const;
+export const MATCHING_CHARGED_EVENTS = ['MatchingRunCompleted', 'IntentMatchRunCompleted'] as const;
 
 export const AUTO_POST_SOURCES = ['scout', 'mixer'] as const;
 export type AutoPostSource = (typeof AUTO_POST_SOURCES)[number];

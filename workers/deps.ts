@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { SecretBox } from '../commands/agents/secrets.ts';
 import type { CommandBus } from '../commands/handler.ts';
+import type { PaymentProvider } from '../commands/credits/payments/port.ts';
+import type { TierPrices } from '../commands/credits/pricing.ts';
 import type { Clock } from '../events/kernel/clock.ts';
 import type { Foreground } from '../events/kernel/foreground.ts';
 import type { BlobStore } from '../events/store/blobs.ts';
@@ -20,6 +22,8 @@ export interface WorkerConfig {
   mailOutboxDir: string;
   publicBaseUrl: string;
   webhookAllowLoopback: boolean;
+  /** Monthly tier prices in INR (the renewal orders' amounts). */
+  tierPrices: TierPrices;
 }
 
 /**
@@ -36,6 +40,8 @@ export interface WorkerDeps {
   bus: CommandBus;
   runner: ReadModelsWait;
   secrets: SecretBox;
+  /** The payment provider the renewal orders are made with (null: payments are off, no renewal is ordered). */
+  payments: PaymentProvider | null;
   /** Uploaded images' bytes. */
   blobs: BlobStore;
   /** The embedded SQLite file (the Agenda job store lives beside the event log). */

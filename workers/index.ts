@@ -16,6 +16,7 @@ import { defineNotificationJobs, NOTIFICATION_JOBS } from './messaging/notificat
 import type { ScoutWorker } from './matching/scout.ts';
 import { defineScoutJobs, SCOUT_JOB } from './matching/scout.ts';
 import { APPEND_LANES, inLanes } from './lanes.ts';
+import { defineRenewalJobs, RENEWAL_JOBS } from './credits/renewals.ts';
 import { defineContractMails } from './marketplace/contract-mails.ts';
 import type { TrustRun } from './marketplace/trust.ts';
 import { runNightlyTrust, TRUST_JOB } from './marketplace/trust.ts';
@@ -34,6 +35,8 @@ export interface Workers {
   /** Removes notifications past their 90 days (the expiry job's body); returns how many. */
   expireNotifications(): Promise<number>;
   grantFor(agentId: string): Promise<void>;
+  /** The renewals worker (workers/credits/renewals.ts): the sweep's body and one agent's renewal order at the clock's now. */
+  renewals: { sweep(): Promise<number>; orderFor(agentId: string): Promise<string | null> };
   /** Publishes every scheduled post due at the clock's `now` (the scheduler sweep's body). Returns posts published. */
   publishDueScheduledPosts(): Promise<number>;
   /** The scheduled-post job's body for one post. */
@@ -115,6 +118,7 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
     await produceDigests(s);
   });
 
+  const renewals = defineRenewalJobs(s, agenda);
   const webhooks = createWebhookWorker(s, agenda);
   const notifications = defineNotificationJobs(s, agenda);
 
@@ -139,6 +143,8 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
   await notifications.expire();
   await agenda.every('5 minutes', JOBS.grantSweep);
   await sweepGrants();
+  await agenda.every('5 minutes', RENEWAL_JOBS.sweep);
+  await renewals.sweep();
   await scheduledPosts.resume();
   await contractMails.resume();
   await mail.resume();
@@ -154,6 +160,7 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
     for (const e of events) {
       try {
         await schedule(e);
+        await renewals.onEvent(e);
         await scheduledPosts.onEvent(e);
         void webhooks.onEvents([e]);
         mail.onEvent(e);
@@ -171,6 +178,7 @@ export async function startWorkers(s: WorkerDeps): Promise<Workers> {
     expireNotifications: notifications.expire,
     sweepGrants,
     grantFor,
+    renewals: { sweep: renewals.sweep, orderFor: renewals.orderFor },
     publishDueScheduledPosts: () => scheduledPosts.publishDue(),
     publishScheduledPost: (postId: string) => scheduledPosts.publish(postId),
     expireImages: images.expire,

@@ -4,6 +4,7 @@ import type { RecordedEvent } from '../../events/store/port.ts';
 import type { Charge, Recorded } from '../../events/types.ts';
 import { DomainError } from '../../events/kernel/errors.ts';
 import type { Aggregate } from '../handler.ts';
+import { cycleStart, isPaidTier } from '../credits/billing.ts';
 import type { SignalSeen } from './signal-window.ts';
 import { SignalWindow } from './signal-window.ts';
 
@@ -22,6 +23,9 @@ export type AgentStreamEvent = EventOfType<
   | 'MonthlyCreditsGranted'
   | 'CreditsToppedUp'
   | 'AgentTierUpgraded'
+  | 'AgentTierRenewed'
+  | 'TierRenewalOrdered'
+  | 'TierLapsed'
   | 'AgentClaimed'
   | 'AgentOwnerLinked'
   | 'ApiKeyReplaced'
@@ -41,6 +45,7 @@ export type AgentStreamEvent = EventOfType<
   | 'MeshThreadCreated'
   | 'MeshThreadMessagePosted'
   | 'MatchingRunCompleted'
+  | 'IntentMatchRunCompleted'
   | 'IntroRequested'
   | 'ListingCreated'
   | 'ListingResponded'
@@ -66,6 +71,13 @@ export interface AgentState {
   registered_at: string;
   /** The billing day's anchor: the registration, or the last paid upgrade. */
   billing_anchor: string;
+  /** How the agent came to be (`api`, or `pro_auto` / `elite_auto` for a member's in-app agent, following the plan). */
+  registration_source: string;
+  /** A paid tier (pro, elite, builder) is paid until this billing day; null on free and enterprise. */
+  paid_until: string | null;
+  /** The renewal order created for the month from `paid_until` (the renewals worker): the billing day it is for, and its id. */
+  renewal_due_at: string | null;
+  renewal_order_id: string | null;
   /** Orders already applied to this agent (top-ups, upgrades): each grants once. */
   paid_orders: Readonly<Record<string, true>>;
   balance_mc: number;
@@ -148,6 +160,10 @@ const initial = (): AgentState => ({
   tier: 'free',
   registered_at: '',
   billing_anchor: '',
+  registration_source: '',
+  paid_until: null,
+  renewal_due_at: null,
+  renewal_order_id: null,
   paid_orders: {},
   balance_mc: 0,
   used_mc: 0,
@@ -209,6 +225,9 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
           tier: d.tier,
           registered_at: d.registered_at,
           billing_anchor: d.registered_at,
+          registration_source: d.registration_source,
+          // A member's in-app agent is registered on the plan's tier: its first billing month is paid.
+          paid_until: isPaidTier(d.tier) ? cycleStart(d.registered_at, 1).toISOString() : null,
           owner_email: d.owner_email,
           api_key_hash: d.api_key_hash,
         };
@@ -236,7 +255,17 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
       }
       case 'MonthlyCreditsGranted': {
         const d = event.data;
-        return { ...state, balance_mc: d.balance_after_mc, used_mc: 0, cycle: d.cycle, next_grant_at: d.next_grant_at };
+        // A month granted on a paid tier past its paid month only exists in logs written before paid
+        // months lapsed: that month counts as paid (so such an agent gets a renewal order, then lapses).
+        const legacy = isPaidTier(state.tier) && state.paid_until !== null && state.paid_until <= d.cycle_start;
+        return {
+          ...state,
+          balance_mc: d.balance_after_mc,
+          used_mc: 0,
+          cycle: d.cycle,
+          next_grant_at: d.next_grant_at,
+          paid_until: legacy ? d.next_grant_at : state.paid_until,
+        };
       }
       case 'CreditsToppedUp': {
         const d = event.data;
@@ -252,10 +281,20 @@ export const agentAggregate: Aggregate<AgentState, AgentStreamEvent> = {
           cycle: 0,
           billing_anchor: d.cycle_start,
           next_grant_at: d.next_grant_at,
+          // One billing month per payment: paid until the next billing day.
+          paid_until: d.next_grant_at,
+          registration_source: d.registration_source ?? state.registration_source,
           paid_orders: { ...state.paid_orders, [d.order_id]: true },
         };
       }
-      case 'MatchingRunCompleted': {
+      case 'AgentTierRenewed':
+        return { ...state, paid_until: event.data.paid_until, paid_orders: { ...state.paid_orders, [event.data.order_id]: true } };
+      case 'TierRenewalOrdered':
+        return { ...state, renewal_due_at: event.data.due_at, renewal_order_id: event.data.order_id };
+      case 'TierLapsed':
+        return { ...state, tier: event.data.to_tier, paid_until: null };
+      case 'MatchingRunCompleted':
+      case 'IntentMatchRunCompleted': {
         const d = event.data;
         const from = new Date(Date.parse(d.completed_at) - DAY_MS).toISOString();
         const runs: Record<string, string> = {};

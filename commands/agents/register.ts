@@ -5,7 +5,7 @@ import type { MonthlyCreditsGranted } from '../../events/credits.ts';
 import { DomainError, ValidationFailed } from '../../events/kernel/errors.ts';
 import type { FieldError } from '../../events/kernel/errors.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
-import { decideMonthlyGrants } from '../credits/grant.ts';
+import { decideRegistrationGrant } from '../credits/grant.ts';
 import { TIERS } from '../credits/tiers.ts';
 import type { Command, CommandBus, CommandContext } from '../handler.ts';
 import type { AgentState } from './agent.ts';
@@ -131,7 +131,7 @@ export function decideRegisterAgent(command: RegisterAgent, state: AgentState): 
         },
       ]
     : [];
-  return [registered, ...webhook, ...decideMonthlyGrants(agentAggregate.evolve(state, registered), m.now)];
+  return [registered, ...webhook, ...decideRegistrationGrant(agentAggregate.evolve(state, registered), m.now)];
 }
 
 // A retry of a registration that already happened: the secrets were shown once and are gone.

@@ -51,6 +51,26 @@ function toTransaction(e: Recorded<AgentStreamEvent>): CreditTransaction | null 
       position: e.position,
     };
   }
+  if (e.type === 'AgentTierRenewed' || e.type === 'TierLapsed') {
+    // The paid tier's month bought (a renewal) or ended unpaid (a lapse): no credits move, the balance is kept.
+    const g = e.data;
+    const renewed = e.type === 'AgentTierRenewed';
+    const reference: Record<string, string> = renewed
+      ? { order_id: e.data.order_id, tier: e.data.tier, paid_until: e.data.paid_until }
+      : { from_tier: e.data.from_tier, to_tier: e.data.to_tier, ...(e.data.order_id ? { order_id: e.data.order_id } : {}) };
+    return {
+      transaction_id: e.id,
+      type: renewed ? 'credit' : 'debit',
+      action: renewed ? 'tier_renewed' : 'tier_lapsed',
+      amount: 0,
+      amount_mc: 0,
+      balance_after: toCredits(g.balance_mc),
+      balance_after_mc: g.balance_mc,
+      reference,
+      created_at: e.metadata.occurred_at,
+      position: e.position,
+    };
+  }
   const data: Readonly<Record<string, unknown>> = e.data;
   const c = 'charge' in e.data ? e.data.charge : undefined;
   if (!c) return null;

@@ -1,6 +1,7 @@
 import { agentStream } from '../../events/agents.ts';
 import type { Tier } from '../../events/agents.ts';
 import type {
+  AgentTierRenewed,
   AgentTierUpgraded,
   CreditsToppedUp,
   OrderKind,
@@ -21,7 +22,7 @@ import { deriveId } from '../../events/kernel/ids.ts';
 import type { AgentState } from '../agents/agent.ts';
 import { agentAggregate } from '../agents/agent.ts';
 import type { Aggregate, Command, CommandBus, CommandContext } from '../handler.ts';
-import { cycleStart } from './billing.ts';
+import { cycleStart, isPaidTier, nextBillingDay } from './billing.ts';
 import type { PaymentProvider } from './payments/port.ts';
 import type { TierPrices } from './pricing.ts';
 import { PLAN_TIER, TIER_RANK, TOPUP_PACK_PRICES } from './pricing.ts';
@@ -86,7 +87,10 @@ export const orderAggregate: Aggregate<OrderState, PaymentOrderEvent> = {
 
 /** What an order buys, priced: a top-up pack, an agent's upgrade, or a member's plan. */
 export type OrderItem =
-  { kind: 'topup'; agent_id: string; pack: TopupPack } | { kind: 'upgrade'; agent_id: string; tier: PaidTier } | { kind: 'plan'; user_id: string; plan: Plan };
+  | { kind: 'topup'; agent_id: string; pack: TopupPack }
+  | { kind: 'upgrade'; agent_id: string; tier: PaidTier }
+  | { kind: 'renewal'; agent_id: string; tier: PaidTier }
+  | { kind: 'plan'; user_id: string; plan: Plan };
 
 /**
  * CreatePaymentOrder: the item, its price (from configuration), the provider's order id, and the
@@ -112,7 +116,7 @@ function itemFields(item: OrderItem) {
     agent_id: item.kind === 'plan' ? null : item.agent_id,
     user_id: item.kind === 'plan' ? item.user_id : null,
     pack: item.kind === 'topup' ? item.pack : null,
-    tier: item.kind === 'upgrade' ? item.tier : item.kind === 'plan' ? PLAN_TIER[item.plan] : null,
+    tier: item.kind === 'upgrade' || item.kind === 'renewal' ? item.tier : item.kind === 'plan' ? PLAN_TIER[item.plan] : null,
   };
 }
 
@@ -192,66 +196,148 @@ export function decideGrantTopUp(command: GrantTopUp, state: AgentState): [Credi
   ];
 }
 
-/** ApplyUpgrade: the paid tier on `agent-<id>`, for one verified order. */
-export type ApplyUpgrade = Command<'ApplyUpgrade', { agent_id: string; order_id: string; tier: PaidTier }, { now: Date }>;
+/**
+ * ApplyUpgrade: a verified tier order (an upgrade, a renewal, or a plan's in-app agent) on
+ * `agent-<id>`; `payment_id` is recorded when a stale order is credited, `registration_source`
+ * when a plan moves the member's in-app agent.
+ */
+export type ApplyUpgrade = Command<
+  'ApplyUpgrade',
+  { agent_id: string; order_id: string; payment_id: string; tier: PaidTier; registration_source?: string },
+  { now: Date }
+>;
+
+/** What a verified tier order did to the agent. */
+export type AppliedAs = 'upgrade' | 'renewal' | 'credits';
 
 /**
- * Once per order: the new tier, its monthly allocation at once (unused credits roll over), and the
- * upgrade's time as the new billing day (cycle 0 of the new anchor).
+ * Once per order (the agent's fold remembers it), and the order's rule checked again against the
+ * tier the agent is on when the payment is verified, not when the order was made:
+ * - a higher tier: the upgrade. The new tier, its monthly allocation at once (unused credits roll
+ *   over), the upgrade's time as the new billing day, paid one billing month (until the next one);
+ * - the tier it is on (a renewal order, or a second order for it): one more billing month
+ *   (`AgentTierRenewed`), no credits until the billing day;
+ * - a lower tier (a stale order: the owner upgraded further meanwhile): the tier is kept, never
+ *   lowered, and the payment is not lost: the order tier's monthly allocation is credited as a
+ *   top-up (`CreditsToppedUp` of the order).
  */
-export function decideApplyUpgrade(command: ApplyUpgrade, state: AgentState): [AgentTierUpgraded] | [] {
-  const { agent_id, order_id, tier } = command.data;
+export function decideApplyUpgrade(command: ApplyUpgrade, state: AgentState): [AgentTierUpgraded] | [AgentTierRenewed] | [CreditsToppedUp] | [] {
+  const { agent_id, order_id, payment_id, tier, registration_source } = command.data;
   if (!state.exists) throw notFound('Agent', 'agent_not_found');
   if (state.paid_orders[order_id]) return [];
-  const at = command.metadata.now.toISOString();
+  const now = command.metadata.now;
+  const at = now.toISOString();
   const amount = TIERS[tier].monthly_mc ?? 0;
+  const rank = TIER_RANK[tier];
+  const current = TIER_RANK[state.tier];
+  if (rank > current) {
+    return [
+      {
+        type: 'AgentTierUpgraded',
+        data: {
+          agent_id,
+          order_id,
+          from_tier: state.tier,
+          to_tier: tier,
+          amount_mc: amount,
+          balance_after_mc: state.balance_mc + amount,
+          cycle_start: at,
+          next_grant_at: cycleStart(at, 1).toISOString(),
+          ...(registration_source ? { registration_source } : {}),
+        },
+      },
+    ];
+  }
+  if (rank === current && isPaidTier(state.tier)) {
+    const from = state.paid_until !== null ? new Date(state.paid_until) : now;
+    return [
+      {
+        type: 'AgentTierRenewed',
+        data: { agent_id, order_id, tier, paid_until: nextBillingDay(state.billing_anchor, from).toISOString(), balance_mc: state.balance_mc, renewed_at: at },
+      },
+    ];
+  }
+  if (amount === 0) return [];
   return [
     {
-      type: 'AgentTierUpgraded',
-      data: {
-        agent_id,
-        order_id,
-        from_tier: state.tier,
-        to_tier: tier,
-        amount_mc: amount,
-        balance_after_mc: state.balance_mc + amount,
-        cycle_start: at,
-        next_grant_at: cycleStart(at, 1).toISOString(),
-      },
+      type: 'CreditsToppedUp',
+      data: { agent_id, order_id, payment_id, amount_mc: amount, balance_after_mc: state.balance_mc + amount, granted_at: at },
     },
   ];
+}
+
+/** What an applied tier order's event says it did. */
+export function appliedAs(type: string | undefined): AppliedAs | null {
+  return type === 'AgentTierUpgraded' ? 'upgrade' : type === 'AgentTierRenewed' ? 'renewal' : type === 'CreditsToppedUp' ? 'credits' : null;
 }
 
 // ---- a member's plan: `user-plan-<user_id>` ----------------------------------------------------
 
 export interface PlanState {
   plan: Plan | null;
+  /** The plan's billing day anchor (its activation, or the re-activation after a lapse) and the end of its paid month. */
+  anchor: string | null;
+  paid_until: string | null;
   orders: Readonly<Record<string, true>>;
 }
 
 export const planAggregate: Aggregate<PlanState, UserPlanActivated> = {
-  initialState: () => ({ plan: null, orders: {} }),
-  evolve: (state, event) => ({ plan: event.data.plan, orders: { ...state.orders, [event.data.order_id]: true } }),
+  initialState: () => ({ plan: null, anchor: null, paid_until: null, orders: {} }),
+  evolve: (state, event) => {
+    const d = event.data;
+    const renewed = state.plan === d.plan && state.paid_until !== null && state.paid_until > d.activated_at;
+    return {
+      plan: d.plan,
+      anchor: renewed ? state.anchor : d.activated_at,
+      // Events written before plans lapsed carry no paid_until: one month from the activation.
+      paid_until: d.paid_until ?? cycleStart(d.activated_at, 1).toISOString(),
+      orders: { ...state.orders, [d.order_id]: true },
+    };
+  },
 };
 
 export type ActivatePlan = Command<'ActivatePlan', { user_id: string; order_id: string; plan: Plan }, { now: Date }>;
 
+/**
+ * A plan lasts one billing month per payment. A payment for the plan in force extends it by one
+ * month; a payment for a higher plan, or any plan once the last one has ended, starts a month from
+ * now. A lower plan paid while a higher one is in force changes nothing here (the in-app agent's
+ * ApplyUpgrade credits it).
+ */
 export function decideActivatePlan(command: ActivatePlan, state: PlanState): [UserPlanActivated] | [] {
   const { user_id, order_id, plan } = command.data;
   if (state.orders[order_id]) return [];
-  return [{ type: 'UserPlanActivated', data: { user_id, order_id, plan, activated_at: command.metadata.now.toISOString() } }];
+  const now = command.metadata.now;
+  const at = now.toISOString();
+  const inForce = state.plan !== null && state.paid_until !== null && state.paid_until > at;
+  if (inForce && state.plan !== null && TIER_RANK[PLAN_TIER[plan]] < TIER_RANK[PLAN_TIER[state.plan]]) return [];
+  const paid_until =
+    inForce && state.plan === plan && state.anchor && state.paid_until ? nextBillingDay(state.anchor, new Date(state.paid_until)) : cycleStart(at, 1);
+  return [{ type: 'UserPlanActivated', data: { user_id, order_id, plan, activated_at: at, paid_until: paid_until.toISOString() } }];
 }
 
-/** The member's paid plan (null without one). */
-export async function planOf(bus: CommandBus, userId: string): Promise<Plan | null> {
-  return (await bus.load(userPlanStream(userId), planAggregate)).state.plan;
+/**
+ * The member's plan in force at `now` (null without one). Once the member has an in-app agent, the
+ * plan lapses with it (its `TierLapsed`): the agent's paid tier is the plan's month; before that,
+ * the plan's own paid month counts.
+ */
+export async function planOf(bus: CommandBus, userId: string, now: Date, inAppAgentOf: (userId: string) => Promise<string | null>): Promise<Plan | null> {
+  const plan = (await bus.load(userPlanStream(userId), planAggregate)).state;
+  if (plan.plan === null) return null;
+  const agentId = await inAppAgentOf(userId);
+  if (agentId) {
+    const agent = (await bus.load(agentStream(agentId), agentAggregate)).state;
+    return agent.exists && isPaidTier(agent.tier) ? plan.plan : null;
+  }
+  return plan.paid_until !== null && plan.paid_until > now.toISOString() ? plan.plan : null;
 }
 
 // ---- the command functions ---------------------------------------------------------------------
 
 export interface BillingDeps {
   bus: CommandBus;
-  provider: PaymentProvider;
+  /** Null when no payment mode is on (no real provider, sandbox off): every payment route answers 503. */
+  provider: PaymentProvider | null;
   prices: TierPrices;
   /** The service's public base URL, for the checkout page's address. */
   baseUrl: string;
@@ -271,9 +357,19 @@ export interface OrderAnswer {
   position: number;
 }
 
+/** No provider and no sandbox (NODE_ENV=production without a provider): nothing can be bought or verified. */
+export function paymentsUnavailable(): DomainError {
+  return new DomainError(503, 'payments_unavailable', 'Payments are not available: no payment provider is configured on this server (and its sandbox is off)');
+}
+
+function requireProvider(d: BillingDeps): PaymentProvider {
+  if (!d.provider) throw paymentsUnavailable();
+  return d.provider;
+}
+
 function price(d: BillingDeps, item: OrderItem): { amount_minor: number; credits_mc: number } {
   if (item.kind === 'topup') return TOPUP_PACK_PRICES[item.pack];
-  const tier = item.kind === 'upgrade' ? item.tier : PLAN_TIER[item.plan];
+  const tier = item.kind === 'plan' ? PLAN_TIER[item.plan] : item.tier;
   return { amount_minor: d.prices[tier] * 100, credits_mc: TIERS[tier].monthly_mc ?? 0 };
 }
 
@@ -281,6 +377,7 @@ export const checkoutPath = (orderId: string) => `/api/credits/checkout/${encode
 
 /** Creates an order with the provider and records it (or the refusal, then thrown). */
 export async function createPaymentOrder(d: BillingDeps, item: OrderItem, ctx: CommandContext): Promise<OrderAnswer> {
+  const provider = requireProvider(d);
   const agent = item.kind === 'plan' ? null : (await d.bus.load(agentStream(item.agent_id), agentAggregate)).state;
   const priced = price(d, item);
   // Refusals are decided before the provider is asked: the refused order keeps our receipt id.
@@ -288,7 +385,7 @@ export async function createPaymentOrder(d: BillingDeps, item: OrderItem, ctx: C
   const precheck = decideCreatePaymentOrder(
     {
       type: 'CreatePaymentOrder',
-      data: { order_id: receipt, item, ...priced, provider: d.provider.name, agent_tier: agent?.tier ?? null, agent_exists: agent?.exists ?? false },
+      data: { order_id: receipt, item, ...priced, provider: provider.name, agent_tier: agent?.tier ?? null, agent_exists: agent?.exists ?? false },
       metadata: { now: ctx.now },
     },
     orderAggregate.initialState(),
@@ -297,7 +394,7 @@ export async function createPaymentOrder(d: BillingDeps, item: OrderItem, ctx: C
   const orderId = refused
     ? receipt
     : (
-        await d.provider.createOrder({
+        await provider.createOrder({
           receipt,
           amount_minor: priced.amount_minor,
           currency: 'INR',
@@ -306,7 +403,7 @@ export async function createPaymentOrder(d: BillingDeps, item: OrderItem, ctx: C
       ).order_id;
   const command: CreatePaymentOrder = {
     type: 'CreatePaymentOrder',
-    data: { order_id: orderId, item, ...priced, provider: d.provider.name, agent_tier: agent?.tier ?? null, agent_exists: agent?.exists ?? false },
+    data: { order_id: orderId, item, ...priced, provider: provider.name, agent_tier: agent?.tier ?? null, agent_exists: agent?.exists ?? false },
     metadata: { now: ctx.now },
   };
   const result = await d.bus.handle(paymentOrderStream(orderId), orderAggregate, (state) => decideCreatePaymentOrder(command, state), ctx);
@@ -321,7 +418,7 @@ export async function createPaymentOrder(d: BillingDeps, item: OrderItem, ctx: C
     amount_minor: priced.amount_minor,
     currency: 'INR',
     credits: item.kind === 'topup' ? priced.credits_mc / 1000 : null,
-    provider: d.provider.name,
+    provider: provider.name,
     payment_url: `${d.baseUrl}${checkoutPath(orderId)}`,
     position: result.position,
   };
@@ -333,8 +430,11 @@ export interface VerifyAnswer {
   kind: OrderKind;
   /** False when this verify found the order already paid (nothing granted again). */
   newly_verified: boolean;
+  /** The agent the order applied to (a plan's: the member's in-app agent, when there is one). */
   agent_id: string | null;
   user_id: string | null;
+  /** What this verify applied (null when it applied nothing new: a replay): a top-up, an upgrade, a renewal, or a stale tier order's credits. */
+  applied: AppliedAs | 'topup' | null;
   position: number;
 }
 
@@ -348,12 +448,13 @@ export async function verifyPayment(
   input: { order_id: string; payment_id: string; signature: string },
   ctx: CommandContext,
 ): Promise<VerifyAnswer> {
+  const provider = requireProvider(d);
   const command: VerifyPayment = {
     type: 'VerifyPayment',
     data: {
       order_id: input.order_id,
       payment_id: input.payment_id,
-      signature_valid: d.provider.verifySignature(input.order_id, input.payment_id, input.signature),
+      signature_valid: provider.verifySignature(input.order_id, input.payment_id, input.signature),
     },
     metadata: { now: ctx.now },
   };
@@ -367,24 +468,42 @@ export async function verifyPayment(
   const order = verified.state;
   const now = { now: ctx.now };
   let position = verified.position;
+  let applied: AppliedAs | 'topup' | null = null;
+  let inAppAgent: string | null = null;
   if (order.kind === 'topup' && order.agent_id) {
     const grant: GrantTopUp = {
       type: 'GrantTopUp',
       data: { agent_id: order.agent_id, order_id: order.order_id, payment_id: input.payment_id, credits_mc: order.credits_mc },
       metadata: now,
     };
-    position = Math.max(position, (await d.bus.handle(agentStream(order.agent_id), agentAggregate, (s) => decideGrantTopUp(grant, s), ctx)).position);
-  } else if (order.kind === 'upgrade' && order.agent_id && order.tier) {
-    const upgrade: ApplyUpgrade = { type: 'ApplyUpgrade', data: { agent_id: order.agent_id, order_id: order.order_id, tier: order.tier }, metadata: now };
-    position = Math.max(position, (await d.bus.handle(agentStream(order.agent_id), agentAggregate, (s) => decideApplyUpgrade(upgrade, s), ctx)).position);
+    const r = await d.bus.handle(agentStream(order.agent_id), agentAggregate, (s) => decideGrantTopUp(grant, s), ctx);
+    position = Math.max(position, r.position);
+    if (r.events.length) applied = 'topup';
+  } else if ((order.kind === 'upgrade' || order.kind === 'renewal') && order.agent_id && order.tier) {
+    const upgrade: ApplyUpgrade = {
+      type: 'ApplyUpgrade',
+      data: { agent_id: order.agent_id, order_id: order.order_id, payment_id: input.payment_id, tier: order.tier },
+      metadata: now,
+    };
+    const r = await d.bus.handle(agentStream(order.agent_id), agentAggregate, (s) => decideApplyUpgrade(upgrade, s), ctx);
+    position = Math.max(position, r.position);
+    applied = appliedAs(r.events[0]?.type);
   } else if (order.kind === 'plan' && order.user_id && order.tier) {
     const plan = order.tier as Plan;
     const activate: ActivatePlan = { type: 'ActivatePlan', data: { user_id: order.user_id, order_id: order.order_id, plan }, metadata: now };
     position = Math.max(position, (await d.bus.handle(userPlanStream(order.user_id), planAggregate, (s) => decideActivatePlan(activate, s), ctx)).position);
     const inApp = await d.inAppAgentOf(order.user_id);
     if (inApp) {
-      const upgrade: ApplyUpgrade = { type: 'ApplyUpgrade', data: { agent_id: inApp, order_id: order.order_id, tier: order.tier }, metadata: now };
-      position = Math.max(position, (await d.bus.handle(agentStream(inApp), agentAggregate, (s) => decideApplyUpgrade(upgrade, s), ctx)).position);
+      // The in-app agent follows the plan: its tier, and the label that says so.
+      const upgrade: ApplyUpgrade = {
+        type: 'ApplyUpgrade',
+        data: { agent_id: inApp, order_id: order.order_id, payment_id: input.payment_id, tier: order.tier, registration_source: `${plan}_auto` },
+        metadata: now,
+      };
+      const r = await d.bus.handle(agentStream(inApp), agentAggregate, (s) => decideApplyUpgrade(upgrade, s), ctx);
+      position = Math.max(position, r.position);
+      applied = appliedAs(r.events[0]?.type);
+      inAppAgent = inApp;
     }
   }
   return {
@@ -392,8 +511,9 @@ export async function verifyPayment(
     payment_id: input.payment_id,
     kind: order.kind ?? 'topup',
     newly_verified: verified.events.length > 0,
-    agent_id: order.agent_id,
+    agent_id: order.agent_id ?? inAppAgent,
     user_id: order.user_id,
+    applied,
     position,
   };
 }

@@ -16,6 +16,7 @@ export interface MailTemplates {
   api_key_changed: { agent_name: string; agent_id: string; reason: string; actor: string; request_id: string; at: string };
   contract_lifecycle: { contract_id: string; state: string; title: string; note: string };
   moderation_decision: { item_kind: string; item_id: string; decision: string; hidden: boolean; note: string };
+  tier_renewal: { agent_name: string; agent_id: string; tier: string; amount: string; currency: string; due_at: string; payment_url: string };
   circle_digest: {
     full_name: string;
     frequency: 'daily' | 'weekly';

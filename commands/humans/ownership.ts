@@ -20,7 +20,7 @@ import type { AgentState } from '../agents/agent.ts';
 import { agentAggregate } from '../agents/agent.ts';
 import type { SecretBox } from '../agents/secrets.ts';
 import { newApiKey, newClaimToken, newWebhookSecret } from '../agents/secrets.ts';
-import { decideMonthlyGrants } from '../credits/grant.ts';
+import { decideRegistrationGrant } from '../credits/grant.ts';
 import type { Command, CommandBus, CommandContext } from '../handler.ts';
 import { sealMail } from './mail.ts';
 import type { ConsumeOtp, IssueOtpMetadata, OtpDraw, OtpState } from './otp.ts';
@@ -440,7 +440,7 @@ export function decideProvisionEliteAgent(command: ProvisionEliteAgent, state: A
     },
   };
   const claimed: AgentClaimed = { type: 'AgentClaimed', data: { agent_id, claimed_via: 'email_otp', user_id, claimed_at: at } };
-  return [registered, claimed, ...decideMonthlyGrants(agentAggregate.evolve(state, registered), now)];
+  return [registered, claimed, ...decideRegistrationGrant(agentAggregate.evolve(state, registered), now)];
 }
 
 /**

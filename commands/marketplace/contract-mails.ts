@@ -1,20 +1,63 @@
 import type { MailQueued } from '../../events/humans.ts';
 import { mailStream } from '../../events/humans.ts';
 import { deriveOrderedId } from '../../events/kernel/ids.ts';
-import type { ContractAction, ContractTransitioned } from '../../events/marketplace.ts';
+import type { ContractAction, ContractOpened, ContractTransitioned } from '../../events/marketplace.ts';
+import type { RecordedEvent } from '../../events/store/port.ts';
 import type { SecretBox } from '../agents/secrets.ts';
 import type { Command, CommandBus, CommandContext } from '../handler.ts';
 import type { MailTemplates } from '../humans/mail.ts';
 
-/** The transitions whose arrival is mailed to both parties (the spec's lifecycle e-mails; a resolution mails whatever it rules). */
-export const MAILED_ACTIONS: ReadonlySet<ContractAction> = new Set<ContractAction>(['accept', 'deliver', 'complete', 'dispute', 'resolve']);
+/** A contract's opening (`ContractOpened`, the acceptance of a response) or one of its transitions' verbs. */
+export type MailedAction = ContractAction | 'open';
+
+/**
+ * The steps whose arrival is mailed to both parties (the spec's state table: the opening, accepted,
+ * delivered, disputed and the admin's resolution, plus completed from its e-mail list; a resolution
+ * mails whatever it rules).
+ */
+export const MAILED_ACTIONS: ReadonlySet<MailedAction> = new Set<MailedAction>(['open', 'accept', 'deliver', 'complete', 'dispute', 'resolve']);
 
 export type ContractParty = 'requester' | 'provider';
 
-/** A committed `ContractTransitioned`, as its reactor reads it from the log. */
+/** What a step's mail needs of its event: the parties, the verb, the state reached, the note and the time. */
+export interface MailedStep {
+  contract_id: string;
+  requester_id: string;
+  provider_id: string;
+  action: MailedAction;
+  to: string;
+  note: string | null;
+  at: string;
+}
+
+/** A committed `ContractOpened` or `ContractTransitioned`, as its reactor reads it from the log. */
 export interface CommittedTransition {
   event_id: string;
-  data: ContractTransitioned['data'];
+  data: MailedStep;
+}
+
+/** The mailed step a committed event of a contract's stream is (null for any other event, or a verb that is not mailed). */
+export function mailedStep(e: RecordedEvent): CommittedTransition | null {
+  if (e.type === 'ContractOpened') {
+    const d = e.data as ContractOpened['data'];
+    const data: MailedStep = {
+      contract_id: d.contract_id,
+      requester_id: d.requester_id,
+      provider_id: d.provider_id,
+      action: 'open',
+      to: 'open',
+      note: null,
+      at: d.opened_at,
+    };
+    return { event_id: e.id, data };
+  }
+  if (e.type !== 'ContractTransitioned') return null;
+  const d = e.data as ContractTransitioned['data'];
+  if (!MAILED_ACTIONS.has(d.action)) return null;
+  return {
+    event_id: e.id,
+    data: { contract_id: d.contract_id, requester_id: d.requester_id, provider_id: d.provider_id, action: d.action, to: d.to, note: d.note, at: d.at },
+  };
 }
 
 /**
@@ -45,7 +88,7 @@ export function contractMailId(transition: CommittedTransition, party: ContractP
 }
 
 /** The state a transition's mail announces: the state reached, or what a resolution ruled. */
-const announced = (d: ContractTransitioned['data']) => (d.action === 'resolve' ? `resolved (${d.to})` : d.to);
+const announced = (d: MailedStep) => (d.action === 'resolve' ? `resolved (${d.to})` : d.to);
 
 /**
  * QueueContractMails decided: nothing for a verb that is not mailed; otherwise one mail to each

@@ -219,6 +219,10 @@ export const ERROR_CODES = {
   internal_error: { status: 500, meaning: 'An unexpected failure; the body carries no internals, quote `request_id` when reporting it.' },
   method_not_supported: { status: 501, meaning: 'The HTTP method is not supported by the service.' },
   service_unavailable: { status: 503, meaning: 'A data store is unavailable; retry shortly.' },
+  payments_unavailable: {
+    status: 503,
+    meaning: 'No payment provider is configured and the sandbox is off (NODE_ENV=production without PAYMENTS_SANDBOX=1): nothing can be ordered or paid.',
+  },
   service_starting: { status: 503, meaning: 'The service is starting (read models are catching up with the event log); retry after `Retry-After`.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

@@ -3,6 +3,7 @@ import type { Collection } from '../store/port.ts';
 import { CHARGED_EVENTS } from '../credits/charged.ts';
 import { agentHandle } from '../../events/feed.ts';
 import { defineProjection } from '../types.ts';
+import { cycleStart, isPaidTier, RENEWAL_NOTICE_MS } from '../../events/kernel/billing.ts';
 
 /**
  * The leaderboard's order as one ascending string (shared DECISIONS: trust score descending, then
@@ -15,6 +16,17 @@ export function leaderboardKey(trustScore: number, contractsCompleted: number, a
   return `${String(1000 - score).padStart(4, '0')}:${String(999_999_999 - done).padStart(9, '0')}:${agentId}`;
 }
 
+/**
+ * A paid tier's month: paid until `paid_until`, its renewal order due RENEWAL_NOTICE_MS before
+ * (the renewals worker's `by_renewal_due` list); both null on free and enterprise.
+ */
+function paidMonth(paidUntil: string | null) {
+  return {
+    paid_until: paidUntil,
+    renewal_due_at: paidUntil === null ? null : new Date(Date.parse(paidUntil) - RENEWAL_NOTICE_MS).toISOString(),
+  };
+}
+
 /** Agents: profiles, credit account summary, activity. One document per agent. */
 export const agentsProjection = defineProjection({
   name: 'agents',
@@ -25,6 +37,7 @@ export const agentsProjection = defineProjection({
         { name: 'by_seq', keys: { seq: -1 } },
         { name: 'by_capability', keys: { capabilities: 1, seq: -1 } },
         { name: 'by_next_grant', keys: { next_grant_at: 1 } },
+        { name: 'by_renewal_due', keys: { renewal_due_at: 1 } },
         { name: 'leaderboard', keys: { rank_key: 1 } },
         // `@handle` mentions resolve by handle (agentHandle of the name).
         { name: 'by_handle', keys: { handle: 1 } },
@@ -37,6 +50,9 @@ export const agentsProjection = defineProjection({
     'MonthlyCreditsGranted',
     'CreditsToppedUp',
     'AgentTierUpgraded',
+    'AgentTierRenewed',
+    'TierRenewalOrdered',
+    'TierLapsed',
     'AgentClaimed',
     'AgentOwnerLinked',
     'ApiKeyReplaced',
@@ -83,6 +99,7 @@ export const agentsProjection = defineProjection({
             cycle: -1,
             next_grant_at: null,
             cycle_start: null,
+            ...paidMonth(isPaidTier(d.tier) ? cycleStart(d.registered_at, 1).toISOString() : null),
             post_count: 0,
             trust_score: 0,
             response_rate: 0,
@@ -138,7 +155,13 @@ export const agentsProjection = defineProjection({
         // The agent left: out of every public read, no more monthly grants (the document stays for admins).
         const d = event.data;
         await agents.applyAt(d.agent_id, event.position, {
-          $set: { deactivated: true, deactivated_at: d.deactivated_at, owner_email_released_at: d.owner_email_released_at, next_grant_at: null },
+          $set: {
+            deactivated: true,
+            deactivated_at: d.deactivated_at,
+            owner_email_released_at: d.owner_email_released_at,
+            next_grant_at: null,
+            renewal_due_at: null,
+          },
         });
         return;
       }
@@ -154,6 +177,7 @@ export const agentsProjection = defineProjection({
             ban_reason: d.reason,
             banned_by: d.by_user_id,
             next_grant_at: null,
+            renewal_due_at: null,
           },
         });
         return;
@@ -191,8 +215,20 @@ export const agentsProjection = defineProjection({
       }
       case 'MonthlyCreditsGranted': {
         const d = event.data;
+        // As the agent's fold: a month granted on a paid tier past its paid month (logs written before
+        // paid months lapsed) counts as paid.
+        const doc = await agents.findOne({ _id: d.agent_id }, { projection: { tier: 1, paid_until: 1 } });
+        const paidUntil = typeof doc?.paid_until === 'string' ? doc.paid_until : null;
+        const legacy = isPaidTier(String(doc?.tier)) && paidUntil !== null && paidUntil <= d.cycle_start;
         await agents.applyAt(d.agent_id, event.position, {
-          $set: { balance_mc: d.balance_after_mc, used_mc: 0, cycle: d.cycle, cycle_start: d.cycle_start, next_grant_at: d.next_grant_at },
+          $set: {
+            balance_mc: d.balance_after_mc,
+            used_mc: 0,
+            cycle: d.cycle,
+            cycle_start: d.cycle_start,
+            next_grant_at: d.next_grant_at,
+            ...(legacy ? paidMonth(d.next_grant_at) : {}),
+          },
         });
         return;
       }
@@ -205,8 +241,33 @@ export const agentsProjection = defineProjection({
         // A paid upgrade: the new tier, its allocation at once, and a new billing day (cycle 0 of it).
         const d = event.data;
         await agents.applyAt(d.agent_id, event.position, {
-          $set: { tier: d.to_tier, balance_mc: d.balance_after_mc, used_mc: 0, cycle: 0, cycle_start: d.cycle_start, next_grant_at: d.next_grant_at },
+          $set: {
+            tier: d.to_tier,
+            balance_mc: d.balance_after_mc,
+            used_mc: 0,
+            cycle: 0,
+            cycle_start: d.cycle_start,
+            next_grant_at: d.next_grant_at,
+            ...paidMonth(d.next_grant_at),
+            ...(d.registration_source ? { registration_source: d.registration_source } : {}),
+          },
         });
+        return;
+      }
+      case 'AgentTierRenewed': {
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, { $set: paidMonth(d.paid_until) });
+        return;
+      }
+      case 'TierRenewalOrdered': {
+        // Ordered: out of the renewals worker's due list until the next paid month.
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, { $set: { renewal_due_at: null, renewal_order_id: d.order_id } });
+        return;
+      }
+      case 'TierLapsed': {
+        const d = event.data;
+        await agents.applyAt(d.agent_id, event.position, { $set: { tier: d.to_tier, ...paidMonth(null), tier_lapsed_at: d.lapsed_at } });
         return;
       }
       case 'PostPublished': {
@@ -227,6 +288,7 @@ export const agentsProjection = defineProjection({
       case 'MeshThreadCreated':
       case 'MeshThreadMessagePosted':
       case 'MatchingRunCompleted':
+      case 'IntentMatchRunCompleted':
       case 'IntroRequested':
       case 'ListingCreated':
       case 'ListingResponded':

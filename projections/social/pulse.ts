@@ -95,6 +95,7 @@ export const pulseProjection = defineProjection({
       case 'MeshThreadCreated':
       case 'MeshThreadMessagePosted':
       case 'MatchingRunCompleted':
+      case 'IntentMatchRunCompleted':
       case 'IntroRequested':
       case 'ListingCreated':
       case 'ListingResponded': {

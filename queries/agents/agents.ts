@@ -88,6 +88,14 @@ export async function agentsDueForGrant(store: ReadStore, now: Date, limit = 100
   return docs.map((d) => d._id);
 }
 
+/** Agents whose paid month ends within the renewal notice and whose renewal order is not made yet (the renewals worker). */
+export async function agentsDueForRenewal(store: ReadStore, now: Date, limit = 1000): Promise<string[]> {
+  const docs = await store
+    .collection('agents')
+    .find({ renewal_due_at: { $lte: now.toISOString() } }, { sort: { renewal_due_at: 1 }, limit, projection: { _id: 1 } });
+  return docs.map((d) => d._id);
+}
+
 export async function isSuperAdmin(store: ReadStore, email: string): Promise<boolean> {
   return (await store.collection('admins').findOne({ _id: email.toLowerCase() })) !== null;
 }

@@ -15,6 +15,8 @@ export function creditAccount(agent: Doc) {
     unlimited: monthly === null,
     reset_at: agent.next_grant_at ?? null,
     cycle_started_at: agent.cycle_start ?? null,
+    /** A paid tier's month ends here (the billing day) unless its renewal order is paid; null on free and enterprise. */
+    paid_until: agent.paid_until ?? null,
     percent_used: monthly ? Math.round((used / monthly) * 10_000) / 100 : 0,
   };
 }

@@ -164,7 +164,7 @@ describe('api: task contracts (the DECISIONS state machine over HTTP, both auth 
     });
   }
 
-  it('mails both parties when a contract is accepted, delivered, completed, disputed and resolved', async () => {
+  it('mails both parties when a contract opens, is accepted, delivered, completed, disputed and resolved', async () => {
     const id = await contractIn('api_key', 'delivered');
     await move(svc, 'api_key', requester, id, 'complete', { rating: 4 });
     const disputedId = await contractIn('api_key', 'disputed');
@@ -177,7 +177,7 @@ describe('api: task contracts (the DECISIONS state machine over HTTP, both auth 
         await new Promise((r) => setTimeout(r, 25));
       }
     };
-    const mails = await subjects(id, 6);
+    const mails = await subjects(id, 8);
     expect(mails.map((m) => m.subject.replace(`Contract ${id}: `, '')).sort()).to.deep.equal([
       'accepted',
       'accepted',
@@ -185,14 +185,18 @@ describe('api: task contracts (the DECISIONS state machine over HTTP, both auth 
       'completed',
       'delivered',
       'delivered',
+      'open',
+      'open',
     ]);
     expect(new Set(mails.map((m) => m.to)).size).to.equal(2);
-    const ruled = await subjects(disputedId, 6);
+    const ruled = await subjects(disputedId, 8);
     expect(ruled.map((m) => m.subject.replace(`Contract ${disputedId}: `, '')).sort()).to.deep.equal([
       'accepted',
       'accepted',
       'disputed',
       'disputed',
+      'open',
+      'open',
       'resolved (refunded)',
       'resolved (refunded)',
     ]);
@@ -221,16 +225,19 @@ describe('api: lifecycle mails of transitions made while no worker ran', functio
 
       second = await startTestService({ MAIL_OUTBOX_DIR: outbox }, { dataDir: first.dataDir, clock: first.clock });
       const workers = defined(second.running.workers, 'the workers');
-      // The start queued the two mails of `accept` (none for `start`); the mail worker sends them.
-      const sent = await waitForMails(outbox, 'req-owner@example.com');
-      await waitForMails(outbox, 'prov-owner@example.com');
-      expect(sent.map((m) => m.subject)).to.deep.equal([`Contract ${id}: accepted`]);
-      // Each mail on its own stream, the parameters sealed once for both.
+      // The start queued the two mails of the opening and the two of `accept` (none for `start`); the mail worker sends them.
+      const sent = await waitForMails(outbox, 'req-owner@example.com', 2);
+      await waitForMails(outbox, 'prov-owner@example.com', 2);
+      expect(sent.map((m) => m.subject).sort()).to.deep.equal([`Contract ${id}: accepted`, `Contract ${id}: open`]);
+      // Each mail on its own stream, the parameters of a step sealed once for both parties.
       const queued = await second.running.services.store.collection('mails').find({ template: 'contract_lifecycle' });
-      expect(queued).to.have.length(2);
+      expect(queued).to.have.length(4);
       for (const m of queued) expect(m.stream).to.equal(`mail-${m._id}`);
-      expect(queued[0]?.params_enc).to.equal(queued[1]?.params_enc);
-      expect(JSON.parse(second.running.services.secrets.decrypt(String(queued[0]?.params_enc)))).to.deep.equal({
+      const params = queued.map((m) => JSON.parse(second?.running.services.secrets.decrypt(String(m.params_enc)) ?? '{}') as { state: string });
+      const accepted = queued.filter((_m, i) => params[i].state === 'accepted');
+      expect(accepted).to.have.length(2);
+      expect(accepted[0]?.params_enc).to.equal(accepted[1]?.params_enc);
+      expect(params.find((p) => p.state === 'accepted')).to.deep.equal({
         contract_id: id,
         state: 'accepted',
         title: 'Build a lead-gen pipeline',
@@ -241,7 +248,7 @@ describe('api: lifecycle mails of transitions made while no worker ran', functio
       const lines = readFileSync(join(outbox, OUTBOX_FILE), 'utf8')
         .split('\n')
         .filter((l) => l.includes(`Contract ${id}:`));
-      expect(lines).to.have.length(2);
+      expect(lines).to.have.length(4);
       // The mails are on their own streams, after the transition: the contract's stream holds none.
       const stream = await second.running.services.log.readStream(`contract-${id}`);
       expect(stream.map((e) => e.type)).to.deep.equal(['ContractOpened', 'ContractTransitioned', 'ContractTransitioned']);

@@ -114,6 +114,9 @@ describe('api: members, match search, introductions and builder profiles', funct
     noEmail(r.text);
     const bilateral = await svc.req('POST', '/api/members/match', { apiKey: agent.api_key, body: { gives: ['growth-hacking'], asks: ['fundraising-help'] } });
     expect(bilateral.status).to.equal(200);
+    // An intent match is a matching run (the spec's cost table): 1 credit.
+    expect(bilateral.headers['x-credits-cost']).to.equal('1');
+    expect(bilateral.body.credits_charged).to.equal(1);
     expect(bilateral.body.matches[0]).to.deep.include({ bilateral: true, they_give: ['fundraising-help'], they_ask: ['growth-hacking'] });
     expect(bilateral.body.matches[0].member.user_id).to.equal(best.user_id);
     const why = await svc.req('GET', `/api/members/${best.user_id}/why-meet`, { apiKey: agent.api_key });
@@ -124,6 +127,25 @@ describe('api: members, match search, introductions and builder profiles', funct
     expect(research.body.summary).to.include('Helps startups raise seed rounds');
     expect((await svc.req('GET', `/api/members/${best.user_id}/research`, { apiKey: agent.api_key })).body).to.deep.equal(research.body);
     noEmail(research.text + why.text);
+  });
+
+  it('an intent match (find_intent_match) costs 1 credit like a matching run: recorded on the agent stream, a dry run appends nothing, 402 once the balance is spent', async () => {
+    const a = await svc.register();
+    const match = () => svc.req('POST', '/api/members/match', { apiKey: a.api_key, body: { gives: ['growth-hacking'], asks: ['fundraising-help'] } });
+    const dry = await svc.req('POST', '/api/members/match?dry_run=1', { apiKey: a.api_key, body: { asks: ['fundraising-help'] } });
+    expect(dry.body).to.include({ dry_run: true, would_pass: true, cost: 1, balance: 50 });
+    const first = await match();
+    expect(first.status, first.text).to.equal(200);
+    expect(first.body).to.include({ credits_charged: 1, balance: 49 });
+    expect(first.body.run_id).to.match(/^run_/);
+    const runs = (await svc.running.services.log.readStream(`agent-${a.agent_id}`)).filter((e) => e.type === 'IntentMatchRunCompleted');
+    expect(runs).to.have.length(1);
+    for (let i = 0; i < 49; i++) expect((await match()).status).to.equal(200);
+    const refused = await match();
+    expect(refused.status, refused.text).to.equal(402);
+    expect(refused.body.code).to.equal('insufficient_credits');
+    const credits = await svc.req('GET', `/api/protocol/agents/${a.agent_id}/credits`, { apiKey: a.api_key });
+    expect(credits.body).to.include({ balance: 0, used: 50 });
   });
 
   it('introductions: a claimed agent requests (0.25), the member approves as an owner action, a match opens and the agent gets new_match', async () => {

@@ -1,9 +1,8 @@
 import type { WorkerDeps } from '../deps.ts';
 import { yieldingLanes } from '../lanes.ts';
 import type { CommittedTransition, QueueContractMails } from '../../commands/marketplace/contract-mails.ts';
-import { decideContractMails, MAILED_ACTIONS, queueContractMails } from '../../commands/marketplace/contract-mails.ts';
+import { decideContractMails, mailedStep, queueContractMails } from '../../commands/marketplace/contract-mails.ts';
 import { contractAggregate } from '../../commands/marketplace/contract.ts';
-import type { ContractTransitioned } from '../../events/marketplace.ts';
 import { contractStream } from '../../events/marketplace.ts';
 import type { RecordedEvent } from '../../events/store/port.ts';
 import { getAgent } from '../../queries/agents/agents.ts';
@@ -24,9 +23,6 @@ const RESUME_PAGE = 1000;
  */
 export const CONTRACT_MAIL_LANES = 16;
 export const CONTRACT_MAIL_BACKLOG_BOUND = 20_000;
-
-const mailed = (e: RecordedEvent): e is RecordedEvent & { data: ContractTransitioned['data'] } =>
-  e.type === 'ContractTransitioned' && MAILED_ACTIONS.has((e.data as ContractTransitioned['data']).action);
 
 /**
  * The contract lifecycle mails, queued after the transition is committed instead of in its append:
@@ -72,7 +68,8 @@ export function defineContractMails(s: ContractMailDeps) {
   return {
     /** Reactor: a committed mailed transition gets its mails queued (in the background; `drain` waits). */
     onEvent(e: RecordedEvent): void {
-      if (mailed(e)) dispatch({ event_id: e.id, data: e.data });
+      const step = mailedStep(e);
+      if (step) dispatch(step);
     },
 
     /**
@@ -89,8 +86,9 @@ export function defineContractMails(s: ContractMailDeps) {
         const page = await recentlyUpdatedContracts(s.store, floor, skip, RESUME_PAGE);
         for (const contract of page) {
           for (const e of await s.log.readStream(contractStream(String(contract._id)))) {
-            if (!mailed(e) || e.data.at < floor) continue;
-            const command = await commandFor({ event_id: e.id, data: e.data }, String(contract.title));
+            const step = mailedStep(e);
+            if (!step || step.data.at < floor) continue;
+            const command = await commandFor(step, String(contract.title));
             const known = await Promise.all(decideContractMails(command).map((m) => mailById(s.store, m.mail_id)));
             if (known.every(Boolean)) continue;
             const r = await queue(command);

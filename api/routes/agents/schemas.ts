@@ -81,6 +81,7 @@ export const GetProtocolMeAnswer = extend(AgentPrivate, {
     reset_at: nullStr,
     cycle_started_at: nullStr,
     percent_used: nullNum,
+    paid_until: nullStr,
   }),
   rate_limit: obj({
     scale: int,

@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { readFileSync } from 'node:fs';
 import escapeHtml from 'escape-html';
 import type { BillingDeps, OrderItem } from '../../../commands/credits/orders.ts';
-import { createPaymentOrder, loadOrder, verifyPayment } from '../../../commands/credits/orders.ts';
+import { createPaymentOrder, loadOrder, paymentsUnavailable, verifyPayment } from '../../../commands/credits/orders.ts';
 import { eliteAgentOf } from '../../../commands/humans/ownership.ts';
 import { PAID_TIERS, PLANS, TOPUP_PACKS } from '../../../events/credits.ts';
 import { notFound } from '../../../events/kernel/errors.ts';
@@ -56,6 +56,7 @@ export const VerifyResponse = Type.Object({
   status: Type.Literal('paid'),
   already_verified: Type.Boolean(),
   agent_id: Type.Union([Type.String(), Type.Null()]),
+  applied: Type.Optional(Type.Union([Type.Literal('topup'), Type.Literal('upgrade'), Type.Literal('renewal'), Type.Literal('credits'), Type.Null()])),
   tier: Type.Optional(Type.String()),
   balance: Type.Optional(Type.Number()),
   reset_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
@@ -162,6 +163,7 @@ export function billingRoutes(router: Router, s: Services): void {
       status: 'paid',
       already_verified: !r.newly_verified,
       agent_id: r.agent_id,
+      applied: r.applied,
       ...(agent ? { tier: agent.tier, balance: toCredits(agent.balance_mc as number), reset_at: agent.next_grant_at ?? null } : {}),
     };
   });
@@ -187,6 +189,7 @@ export function billingRoutes(router: Router, s: Services): void {
 
   const checkout = new Router({ prefix: '/api/credits/checkout' });
   mount(checkout, billingOperations.getCreditsCheckoutByOrderId, async (ctx) => {
+    if (!s.payments) throw paymentsUnavailable();
     const o = await loadOrder(s.bus, ctx.params.order_id);
     const key = s.payments.checkout().key_id;
     ctx.type = 'text/html; charset=utf-8';
@@ -198,9 +201,10 @@ export function billingRoutes(router: Router, s: Services): void {
 
   const sandbox = new Router({ prefix: '/api/credits/sandbox' });
   mount(sandbox, billingOperations.postCreditsSandboxPay, async (ctx) => {
-    // Exists only while no real provider is configured.
-    if (!s.sandbox) throw notFound('Sandbox payments', 'route_not_found');
+    // Exists only while no real provider is configured, and answers only while the sandbox is on.
+    if (s.payments && !s.sandbox) throw notFound('Sandbox payments', 'route_not_found');
     s.limiter.hit(PAYMENT_LIMIT, ctx.ip, ctx);
+    if (!s.sandbox) throw paymentsUnavailable();
     const body = validate<Static<typeof SandboxPayBody>>(SandboxPayBody, ctx.request.body ?? {});
     await loadOrder(s.bus, body.order_id);
     ctx.body = { ...s.sandbox.pay(body.order_id, newId('pay')), verify_url: '/api/credits/topup/verify' };
@@ -223,7 +227,8 @@ const CHECKOUT_POLICY = {
 };
 
 function checkoutPage(orderId: string, kind: string, amountMinor: number, creditsMc: number, paid: boolean, razorpayKey: string | null): string {
-  const what = kind === 'topup' ? `${toCredits(creditsMc)} credits` : kind === 'upgrade' ? 'a tier upgrade' : 'a plan';
+  const what =
+    kind === 'topup' ? `${toCredits(creditsMc)} credits` : kind === 'upgrade' ? 'a tier upgrade' : kind === 'renewal' ? 'one more month of the tier' : 'a plan';
   const values: Record<string, string> = {
     ORDER_JSON: escapeHtml(JSON.stringify({ order_id: orderId, key: razorpayKey, amount: amountMinor, provider: razorpayKey ? 'razorpay' : 'sandbox' })),
     TITLE: razorpayKey ? 'Checkout' : 'Checkout (sandbox: no real money)',

@@ -14,6 +14,7 @@ export const GetProtocolAgentsByAgentIdCreditsAnswer = obj({
   reset_at: nullStr,
   cycle_started_at: nullStr,
   percent_used: nullNum,
+  paid_until: nullStr,
 });
 
 /** getProtocolAgentsByAgentIdCreditsHistory 200 */

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { CLAIM_TOKEN_PREFIX } from '../../../commands/agents/secrets.ts';
 import type { OwnershipDeps } from '../../../commands/humans/ownership.ts';
 import {
+  eliteAgentOf,
   fullClaim,
   invalidClaimToken,
   provisionEliteAgent,
@@ -251,7 +252,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
   mount(eliteKey, ownershipOperations.getProtocolEliteKey, async (ctx) => {
     const user = requireUser(ctx);
     // The in-app agent follows the member's paid plan (docs/BILLING.md); without one, 402 with the way to buy it.
-    const plan = await planOf(s.bus, user.userId);
+    const plan = await planOf(s.bus, user.userId, s.clock.now(), (userId) => eliteAgentOf(s.bus, userId));
     if (!plan)
       throw new DomainError(402, 'plan_required', 'The in-app agent comes with a paid plan (Pro or Elite): buy one at upgrade_url, then ask again', {
         ...billingLinks(null),
@@ -278,7 +279,9 @@ export function ownershipRoutes(router: Router, s: Services): void {
     validate(schemas.empty, ctx.request.body ?? {});
     const r = await regenerateEliteKey(deps, user.userId, commandContext(s, ctx, user.userId));
     await settled(s, r.position);
-    ctx.body = { agent_id: r.agent_id, api_key: r.api_key, registration_source: 'elite_auto', message: KEY_NOTICE };
+    // The label the agent carries (`pro_auto` / `elite_auto`, following the plan), never a fixed one.
+    const agent = await agentView(r.agent_id);
+    ctx.body = { agent_id: r.agent_id, api_key: r.api_key, registration_source: agent.registration_source, message: KEY_NOTICE };
   });
 
   router.use(eliteKey.routes());

@@ -110,7 +110,7 @@ export const TOOLS: readonly ToolDef[] = [
   tool({
     name: 'find_intent_match',
     description:
-      "Intent match: members whose asks meet what you give and whose gives meet what you ask (defaults: your capabilities and your owner's asks). Free (the 1-credit matching run is POST /api/agent/match).",
+      "Intent match: members whose asks meet what you give and whose gives meet what you ask (defaults: your capabilities and your owner's asks). A matching run: costs 1 credit.",
     op: memberOperations.postMembersMatch,
   }),
   tool({

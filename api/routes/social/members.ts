@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { runIntentMatch } from '../../../commands/matching/intent-match.ts';
 import { answerIntro, requestIntro } from '../../../commands/social/intros.ts';
 import type { MemberProfile } from '../../../commands/social/members.ts';
 import { updateMemberProfile } from '../../../commands/social/members.ts';
@@ -122,11 +123,13 @@ export const memberOperations = operations({
   postMembersMatch: {
     method: 'POST',
     path: '/api/members/match',
-    summary: 'Find members whose gives and asks match yours',
+    summary: 'Find members whose gives and asks match yours (a matching run: 1 credit)',
     tags: ['social'],
     auth: 'key_or_bearer',
     responses: ok(PostMembersMatchAnswer),
     body: bilateralSchema,
+    rateLimit: LIMITS.writes,
+    cost: 'matching_run',
   },
   getMembersByUserIdResearch: {
     method: 'GET',
@@ -251,7 +254,8 @@ export function memberRoutes(router: Router, s: Services): void {
     ctx.body = { members: r.items, page, limit, has_more: r.has_more, q: q || null, industry: industry ?? null };
   });
   mount(members, memberOperations.postMembersMatch, async (ctx) => {
-    const agentId = requireAgent(ctx);
+    // A matching run (the spec's cost table): charged 1 credit, with the cost headers and dry runs of every charged write.
+    const agentId = writer(s, ctx);
     const body = validate<{ gives?: string[]; asks?: string[]; limit?: number }>(bilateralSchema, ctx.request.body);
     let gives = normaliseSlugs(body.gives, 'gives');
     let asks = normaliseSlugs(body.asks, 'asks');
@@ -264,8 +268,20 @@ export function memberRoutes(router: Router, s: Services): void {
     }
     const agent = await getAgent(s.store, agentId);
     const exclude = typeof agent?.owner_user_id === 'string' ? agent.owner_user_id : undefined;
-    const matches = await bilateralMembers(s.store, { gives: gives ?? [], asks: asks ?? [], exclude }, body.limit ?? 10);
-    ctx.body = { gives: gives ?? [], asks: asks ?? [], matches };
+    const limit = body.limit ?? 10;
+    const matches = await bilateralMembers(s.store, { gives: gives ?? [], asks: asks ?? [], exclude }, limit);
+    const run = { agent_id: agentId, gives: gives ?? [], asks: asks ?? [], limit, member_ids: matches.map((m) => m.member.user_id) };
+    const r = await runIntentMatch(s.bus, run, commandContext(s, ctx, agentId));
+    await settled(s, r.position);
+    const recorded = r.events[0]?.data;
+    ctx.body = {
+      run_id: recorded?.run_id ?? null,
+      gives: run.gives,
+      asks: run.asks,
+      matches,
+      credits_charged: toCredits(recorded?.charge.amount_mc ?? 0),
+      balance: toCredits(recorded?.charge.balance_after_mc ?? r.state.balance_mc),
+    };
   });
   const brief = (kind: 'research' | 'why-meet') => async (ctx: Context) => {
     const agentId = requireAgent(ctx);

@@ -320,6 +320,9 @@ export const GetMembersAnswer = obj({
 
 /** postMembersMatch 200 */
 export const PostMembersMatchAnswer = obj({
+  run_id: nullStr,
+  credits_charged: num,
+  balance: num,
   gives: strs,
   asks: strs,
   matches: arr(

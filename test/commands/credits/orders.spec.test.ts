@@ -126,7 +126,11 @@ describe('commands: credits GrantTopUp and ApplyUpgrade (agent-<id>)', () => {
     data: { agent_id: AGENT, order_id, payment_id: 'pay_1', credits_mc: 50_000 },
     metadata: { now: NOW },
   });
-  const toBuilder: ApplyUpgrade = { type: 'ApplyUpgrade', data: { agent_id: AGENT, order_id: ORDER, tier: 'builder' }, metadata: { now: NOW } };
+  const toBuilder: ApplyUpgrade = {
+    type: 'ApplyUpgrade',
+    data: { agent_id: AGENT, order_id: ORDER, payment_id: 'pay_1', tier: 'builder' },
+    metadata: { now: NOW },
+  };
 
   it('adds the pack to the balance once per order', () => {
     const topped = ev.creditsToppedUp({ agent_id: AGENT, payment_id: 'pay_1', amount_mc: 50_000, balance_after_mc: 100_000, granted_at: at });
@@ -160,15 +164,22 @@ describe('commands: credits GrantTopUp and ApplyUpgrade (agent-<id>)', () => {
       .given([...funded(), upgraded])
       .when(toBuilder)
       .thenNothingHappened();
-    // The next monthly grant follows the new anchor and the new tier.
+    // The next monthly grant follows the new anchor; the paid month ends there, unpaid: the tier lapses first.
     const grants = DeciderSpecification.for<GrantMonthlyCredits, AgentState, AgentStreamEvent>({ decide: decideGrantMonthlyCredits, ...agentAggregate });
     const due = (now: string): GrantMonthlyCredits => ({ type: 'GrantMonthlyCredits', data: { agent_id: AGENT }, metadata: { now: new Date(now) } });
     grants
       .given([...funded(), upgraded])
       .when(due('2026-04-10T09:00:00.000Z'))
       .thenNothingHappened();
+    const renewed = ev.agentTierRenewed({
+      agent_id: AGENT,
+      tier: 'builder',
+      order_id: 'order_renewal',
+      paid_until: '2026-05-10T09:30:00.000Z',
+      balance_mc: 2_050_000,
+    });
     grants
-      .given([...funded(), upgraded])
+      .given([...funded(), upgraded, renewed])
       .when(due('2026-04-10T09:30:00.000Z'))
       .thenMatches((events) =>
         expect(events.map((e) => e.data)).to.deep.equal([
@@ -184,6 +195,112 @@ describe('commands: credits GrantTopUp and ApplyUpgrade (agent-<id>)', () => {
       );
   });
 
+  it('lapses an unpaid month on its billing day: TierLapsed (balance kept, the unpaid renewal order named), then the free allocation', () => {
+    const upgraded = ev.agentTierUpgraded({
+      agent_id: AGENT,
+      to_tier: 'pro',
+      amount_mc: 200_000,
+      balance_after_mc: 250_000,
+      cycle_start: at,
+      next_grant_at: '2026-04-10T09:30:00.000Z',
+    });
+    const ordered = ev.tierRenewalOrdered({ agent_id: AGENT, order_id: 'order_renewal', tier: 'pro', due_at: '2026-04-10T09:30:00.000Z' });
+    const grants = DeciderSpecification.for<GrantMonthlyCredits, AgentState, AgentStreamEvent>({ decide: decideGrantMonthlyCredits, ...agentAggregate });
+    const due = (now: string): GrantMonthlyCredits => ({ type: 'GrantMonthlyCredits', data: { agent_id: AGENT }, metadata: { now: new Date(now) } });
+    grants
+      .given([...funded(), upgraded, ordered])
+      .when(due('2026-04-10T09:30:00.000Z'))
+      .then([
+        ev.tierLapsed({ agent_id: AGENT, from_tier: 'pro', balance_mc: 250_000, order_id: 'order_renewal', lapsed_at: '2026-04-10T09:30:00.000Z' }),
+        ev.monthlyCreditsGranted({
+          agent_id: AGENT,
+          cycle: 1,
+          amount_mc: 50_000,
+          balance_after_mc: 300_000,
+          cycle_start: '2026-04-10T09:30:00.000Z',
+          next_grant_at: '2026-05-10T09:30:00.000Z',
+        }),
+      ]);
+    // Two months missed (a server down): Pro's month ends, then free cycles.
+    grants
+      .given([...funded(), upgraded])
+      .when(due('2026-05-10T09:30:00.000Z'))
+      .thenMatches((events) =>
+        expect(events.map((e) => [e.type, 'amount_mc' in e.data ? e.data.amount_mc : null])).to.deep.equal([
+          ['TierLapsed', null],
+          ['MonthlyCreditsGranted', 50_000],
+          ['MonthlyCreditsGranted', 50_000],
+        ]),
+      );
+    const state = [...funded(), upgraded, ev.tierLapsed({ agent_id: AGENT, from_tier: 'pro', balance_mc: 250_000 })].reduce(
+      agentAggregate.evolve,
+      agentAggregate.initialState(),
+    );
+    expect(state).to.include({ tier: 'free', paid_until: null, balance_mc: 250_000 });
+  });
+
+  it('an agent upgraded in a log written before paid months lapsed: the month granted on its paid tier counts as paid, the next one lapses', () => {
+    const upgraded = ev.agentTierUpgraded({
+      agent_id: AGENT,
+      to_tier: 'pro',
+      amount_mc: 200_000,
+      balance_after_mc: 250_000,
+      cycle_start: at,
+      next_grant_at: '2026-04-10T09:30:00.000Z',
+    });
+    const legacyGrant = ev.monthlyCreditsGranted({
+      agent_id: AGENT,
+      cycle: 1,
+      amount_mc: 200_000,
+      balance_after_mc: 450_000,
+      cycle_start: '2026-04-10T09:30:00.000Z',
+      next_grant_at: '2026-05-10T09:30:00.000Z',
+    });
+    const state = [...funded(), upgraded, legacyGrant].reduce(agentAggregate.evolve, agentAggregate.initialState());
+    expect(state).to.include({ tier: 'pro', paid_until: '2026-05-10T09:30:00.000Z' });
+    const events = decideGrantMonthlyCredits(
+      { type: 'GrantMonthlyCredits', data: { agent_id: AGENT }, metadata: { now: new Date('2026-05-10T09:30:00.000Z') } },
+      state,
+    );
+    expect(events.map((e) => e.type)).to.deep.equal(['TierLapsed', 'MonthlyCreditsGranted']);
+  });
+
+  it('checks the upgrade rule when the payment is verified: a stale lower order credits its allocation and keeps the tier; the same tier renews one month', () => {
+    const toBuilderPaid = ev.agentTierUpgraded({
+      agent_id: AGENT,
+      to_tier: 'builder',
+      amount_mc: 2_000_000,
+      balance_after_mc: 2_050_000,
+      cycle_start: at,
+      next_grant_at: '2026-04-10T09:30:00.000Z',
+    });
+    const toPro: ApplyUpgrade = {
+      type: 'ApplyUpgrade',
+      data: { agent_id: AGENT, order_id: 'order_pro', payment_id: 'pay_2', tier: 'pro' },
+      metadata: { now: NOW },
+    };
+    upgrade
+      .given([...funded(), toBuilderPaid])
+      .when(toPro)
+      .then([
+        ev.creditsToppedUp({ agent_id: AGENT, order_id: 'order_pro', payment_id: 'pay_2', amount_mc: 200_000, balance_after_mc: 2_250_000, granted_at: at }),
+      ]);
+    const again: ApplyUpgrade = { ...toBuilder, data: { ...toBuilder.data, order_id: 'order_builder_2' } };
+    upgrade
+      .given([...funded(), toBuilderPaid])
+      .when(again)
+      .then([
+        ev.agentTierRenewed({
+          agent_id: AGENT,
+          order_id: 'order_builder_2',
+          tier: 'builder',
+          paid_until: '2026-05-10T09:30:00.000Z',
+          balance_mc: 2_050_000,
+          renewed_at: at,
+        }),
+      ]);
+  });
+
   it('keeps a registered agent on its registration billing day until it upgrades', () => {
     const state = [agentRegistered()].reduce(agentAggregate.evolve, agentAggregate.initialState());
     expect(state.billing_anchor).to.equal(state.registered_at);
@@ -195,9 +312,23 @@ describe('commands: credits ActivatePlan (user-plan-<id>)', () => {
   const activate: ActivatePlan = { type: 'ActivatePlan', data: { user_id: ev.USER, order_id: ORDER, plan: 'pro' }, metadata: { now: NOW } };
 
   it('activates the plan once per order', () => {
-    const activated = ev.userPlanActivated({ plan: 'pro', activated_at: at });
+    const activated = ev.userPlanActivated({ plan: 'pro', activated_at: at, paid_until: '2026-04-10T09:30:00.000Z' });
     spec.given([]).when(activate).then([activated]);
     spec.given([activated]).when(activate).thenNothingHappened();
+  });
+
+  it('lasts one billing month per payment: the plan in force is extended a month; after it ended, a payment starts a new month', () => {
+    const activated = ev.userPlanActivated({ plan: 'pro', activated_at: at, paid_until: '2026-04-10T09:30:00.000Z' });
+    const renew: ActivatePlan = { ...activate, data: { ...activate.data, order_id: 'order_2' }, metadata: { now: new Date('2026-04-08T00:00:00.000Z') } };
+    spec
+      .given([activated])
+      .when(renew)
+      .thenMatches((events) => expect(events[0]?.data).to.include({ paid_until: '2026-05-10T09:30:00.000Z' }));
+    const late: ActivatePlan = { ...renew, metadata: { now: new Date('2026-04-20T00:00:00.000Z') } };
+    spec
+      .given([activated])
+      .when(late)
+      .thenMatches((events) => expect(events[0]?.data).to.include({ activated_at: '2026-04-20T00:00:00.000Z', paid_until: '2026-05-20T00:00:00.000Z' }));
   });
 });
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { CommittedTransition, QueueContractMails } from '../../../commands/marketplace/contract-mails.ts';
-import { contractMailId, decideContractMails, MAILED_ACTIONS } from '../../../commands/marketplace/contract-mails.ts';
+import { contractMailId, decideContractMails, MAILED_ACTIONS, mailedStep } from '../../../commands/marketplace/contract-mails.ts';
+import type { RecordedEvent } from '../../../events/store/port.ts';
 import type { ContractAction, ContractStatus } from '../../../events/marketplace.ts';
 import * as f from '../../fixtures/events.ts';
 
@@ -57,8 +58,19 @@ describe('QueueContractMails: the lifecycle mails of a committed transition (giv
     });
   }
 
+  it('mails the opening of a contract (ContractOpened, the state table\'s first row) to both parties, announcing "open"', () => {
+    const opened = f.contractOpened();
+    const step = mailedStep({ id: 'e-open', type: 'ContractOpened', data: opened.data } as unknown as RecordedEvent);
+    expect(step?.data).to.include({ action: 'open', to: 'open', at: opened.data.opened_at });
+    const mails = decideContractMails(when(step ?? given('start', 'accepted', 'in_progress')));
+    expect(mails.map((m) => [m.party, m.to, m.params.state])).to.deep.equal([
+      ['requester', REQUESTER_MAIL, 'open'],
+      ['provider', PROVIDER_MAIL, 'open'],
+    ]);
+  });
+
   it('mails nothing for the verbs that are not mailed (start, cancel)', () => {
-    expect([...MAILED_ACTIONS].sort()).to.deep.equal(['accept', 'complete', 'deliver', 'dispute', 'resolve']);
+    expect([...MAILED_ACTIONS].sort()).to.deep.equal(['accept', 'complete', 'deliver', 'dispute', 'open', 'resolve']);
     expect(decideContractMails(when(given('start', 'accepted', 'in_progress')))).to.deep.equal([]);
     expect(decideContractMails(when(given('cancel', 'open', 'cancelled')))).to.deep.equal([]);
   });

@@ -37,6 +37,8 @@ describe('projections: agents', () => {
           cycle: -1,
           next_grant_at: null,
           cycle_start: null,
+          paid_until: null,
+          renewal_due_at: null,
           post_count: 0,
           trust_score: 0,
           response_rate: 0,
@@ -48,6 +50,21 @@ describe('projections: agents', () => {
         },
       ]);
     }));
+
+  it('a paid month: an upgrade sets paid_until and the renewal due 3 days before it, a renewal order clears it, a lapse returns the tier to free', async () => {
+    const registered = f.agentRegistered();
+    const upgraded = f.agentTierUpgraded({ agent_id: ALICE, to_tier: 'pro', next_grant_at: '2026-04-10T09:05:00.000Z' });
+    await spec.given([registered, upgraded]).then((models) => {
+      expect(byId(models.agents, ALICE)).to.deep.include({ tier: 'pro', paid_until: '2026-04-10T09:05:00.000Z', renewal_due_at: '2026-04-07T09:05:00.000Z' });
+    });
+    const ordered = f.tierRenewalOrdered({ agent_id: ALICE, tier: 'pro' });
+    await spec.given([registered, upgraded, ordered]).then((models) => {
+      expect(byId(models.agents, ALICE)).to.deep.include({ renewal_due_at: null, paid_until: '2026-04-10T09:05:00.000Z' });
+    });
+    await spec.given([registered, upgraded, ordered, f.tierLapsed({ agent_id: ALICE, from_tier: 'pro' })]).then((models) => {
+      expect(byId(models.agents, ALICE)).to.deep.include({ tier: 'free', paid_until: null, renewal_due_at: null });
+    });
+  });
 
   it('a monthly grant sets the balance and the cycle and starts the usage again', () =>
     spec

@@ -91,6 +91,12 @@ const renderers: Renderers = {
       `A moderator decided your appeal on ${p.item_kind} ${p.item_id}: ${p.decision.replace('_', ' ')}. It is now ${p.hidden ? 'hidden' : 'visible'}.`,
       `The moderator's note: ${p.note}`,
     ]),
+  tier_renewal: (p) =>
+    mail(`Renew ${p.agent_name}'s ${p.tier} tier by ${p.due_at.slice(0, 10)}`, [
+      `The ${p.tier} tier of your agent ${p.agent_name} (${p.agent_id}) is paid until ${p.due_at}, its billing day.`,
+      `Pay ${p.amount} ${p.currency} for the next month here: ${p.payment_url}`,
+      'Unpaid on the billing day, the agent returns to the free tier and keeps its credits.',
+    ]),
   contract_lifecycle: (p) => mail(`Contract ${p.contract_id}: ${p.state}`, [`The contract "${p.title}" (${p.contract_id}) is now ${p.state}.`, p.note]),
 };
 
