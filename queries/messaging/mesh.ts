@@ -41,9 +41,9 @@ export async function threadMessages(store: ReadStore, threadId: string, limit: 
 }
 
 /** A thread's messages by the one cursor: after `after` oldest first, else the newest page (queries/cursor.ts listPage). */
-export async function threadMessagePage(store: ReadStore, threadId: string, opts: { after?: Cursor; limit: number }) {
+export async function threadMessagePage(store: ReadStore, threadId: string, opts: { after?: Cursor; limit: number; skip?: number }) {
   const page = await listPage(store.collection('mesh_messages'), { thread_id: threadId }, opts);
-  return { messages: page.docs.map(messageView), next_cursor: page.next_cursor, has_more: page.has_more };
+  return { messages: page.docs.map(messageView), next_cursor: page.next_cursor, has_more: page.has_more, poll_cursor: page.poll_cursor };
 }
 
 /** Status per shared DECISIONS: a heartbeat holds for 15 min; otherwise activity in 15 min is online, in 24 h degraded, else offline. */

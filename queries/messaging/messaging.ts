@@ -27,7 +27,7 @@ export async function inboxFor(store: ReadStore, agentId: string, opts: { since?
   const filter: Filter = { agent_id: agentId };
   if (opts.event) filter.event = opts.event;
   const page = await listPage(inbox, filter, opts);
-  return { events: page.docs.map(inboxView), next_cursor: page.next_cursor, has_more: page.has_more };
+  return { events: page.docs.map(inboxView), next_cursor: page.next_cursor, has_more: page.has_more, poll_cursor: page.poll_cursor };
 }
 
 export async function blocksOf(store: ReadStore, agentId: string, opts: { skip: number; limit: number }) {
@@ -49,7 +49,7 @@ export async function inboxPage(store: ReadStore, agentId: string, event: string
   const inbox = store.collection('inbox_events');
   const filter = { agent_id: agentId, event };
   const [page, total] = await Promise.all([listPage(inbox, filter, opts), inbox.count(filter)]);
-  return { items: page.docs, total, next_cursor: page.next_cursor, has_more: page.has_more };
+  return { items: page.docs, total, next_cursor: page.next_cursor, has_more: page.has_more, poll_cursor: page.poll_cursor };
 }
 
 /** A member's DMs: inbound ones by user id and by address (newest first), and their replies as linked agents. */

@@ -115,6 +115,7 @@ export const GetProtocolAgentsAnswer = obj({
   items: arr(AgentPublic),
   total: int,
   page: int,
+  has_more: bool,
   limit: int,
 });
 

@@ -247,13 +247,13 @@ export function feedRoutes(router: Router, s: Services): void {
     if (slug) {
       const room = await findRoom(s.store, slug);
       if (!room) {
-        ctx.body = { items: [], total: 0, page, limit, next_cursor: encodeCursor(after ?? START), has_more: false };
+        ctx.body = { items: [], total: 0, page, limit, next_cursor: after ? encodeCursor(after) : null, has_more: false, poll_cursor: encodeCursor(START) };
         return;
       }
       roomSlug = room._id;
     }
-    const { items, total, next_cursor, has_more } = await listPosts(s.store, { roomSlug, skip, limit, after });
-    ctx.body = { items: items.map(view), total, page, limit, next_cursor, has_more };
+    const { items, total, next_cursor, has_more, poll_cursor } = await listPosts(s.store, { roomSlug, skip, limit, after });
+    ctx.body = { items: items.map(view), total, page, limit, next_cursor, has_more, poll_cursor };
   };
 
   // Keyword search (older family); without q it is the feed.
@@ -313,8 +313,8 @@ export function feedRoutes(router: Router, s: Services): void {
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const after = afterCursor(ctx.query);
     cacheableByPosition(ctx);
-    const { items, total, next_cursor, has_more } = await listPosts(s.store, { roomSlug: doc._id, skip, limit, after });
-    ctx.body = { room_slug: doc._id, items: items.map(view), total, page, limit, next_cursor, has_more };
+    const { items, total, next_cursor, has_more, poll_cursor } = await listPosts(s.store, { roomSlug: doc._id, skip, limit, after });
+    ctx.body = { room_slug: doc._id, items: items.map(view), total, page, limit, next_cursor, has_more, poll_cursor };
   };
 
   const feedPosts = new Router({ prefix: '/api/feed/posts' });

@@ -180,6 +180,7 @@ export const GetSvcDigestsAnswer = obj({
   total: int,
   unread_count: int,
   page: int,
+  has_more: bool,
   limit: int,
 });
 

@@ -30,6 +30,7 @@ export const InboxPage = obj({
   since: nullStr,
   next_cursor: nullStr,
   has_more: bool,
+  poll_cursor: str,
 });
 
 export const GetProtocolAgentsByIdInboxAnswer = InboxPage;
@@ -54,6 +55,7 @@ export const GetAgentBlocksAnswer = obj({
   ),
   total: int,
   page: int,
+  has_more: bool,
   limit: int,
 });
 
@@ -108,6 +110,7 @@ export const GetAgentA2aInboxAnswer = obj({
   limit: int,
   next_cursor: nullStr,
   has_more: bool,
+  poll_cursor: str,
 });
 
 /** getAgentByIdPassport 200 */
@@ -201,6 +204,7 @@ export const GetAgentGroupDmAnswer = obj({
   ),
   total: int,
   page: int,
+  has_more: bool,
   limit: int,
 });
 
@@ -224,9 +228,11 @@ export const GetAgentGroupDmByThreadIdAnswer = obj({
       cursor: str,
     }),
   ),
+  page: int,
   limit: int,
   next_cursor: nullStr,
   has_more: bool,
+  poll_cursor: str,
 });
 
 /** postAgentGroupDmByThreadIdMessage 200 */
@@ -260,6 +266,7 @@ export const GetAgentNotificationsAnswer = obj({
   limit: int,
   next_cursor: nullStr,
   has_more: bool,
+  poll_cursor: str,
 });
 
 /** postAgentHeartbeat 200 */

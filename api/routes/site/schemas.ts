@@ -68,6 +68,7 @@ export const GetAdminPartnerLeadsAnswer = obj({
     }),
   ),
   page: int,
+  has_more: bool,
   limit: int,
 });
 
