@@ -321,7 +321,7 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
       const first = structured((await client.callTool({ name: 'get_signal_inbox', arguments: {} })) as CallToolResult);
       expect(first.notifications).to.have.length(1);
       expect((await stamp('b2b-sales')).status).to.equal(200);
-      const rest = await svc.req('GET', `/api/agent/notifications?after=${encodeURIComponent(first.next_cursor as string)}`, { apiKey: a.api_key });
+      const rest = await svc.req('GET', `/api/agent/notifications?after=${encodeURIComponent(first.poll_cursor as string)}`, { apiKey: a.api_key });
       expect(rest.status, rest.text).to.equal(200);
       expect(rest.body.notifications).to.have.length(1);
       expect((await stamp('talent-matching')).status).to.equal(200);
