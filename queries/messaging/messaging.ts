@@ -30,13 +30,17 @@ export async function inboxFor(store: ReadStore, agentId: string, opts: { since?
   return { events: page.docs.map(inboxView), next_cursor: page.next_cursor, has_more: page.has_more, poll_cursor: page.poll_cursor };
 }
 
-export async function blocksOf(store: ReadStore, agentId: string, opts: { skip: number; limit: number }) {
+/** The agents `agentId` blocks, newest first, paged by the one cursor like the inbox (queries/cursor.ts listPage). */
+export async function blocksOf(store: ReadStore, agentId: string, opts: { skip: number; limit: number; after?: Cursor }) {
   const blocks = store.collection('blocks');
-  const [items, total] = await Promise.all([
-    blocks.find({ agent_id: agentId }, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit }),
-    blocks.count({ agent_id: agentId }),
-  ]);
-  return { items: items.map((b) => ({ agent_id: b.blocked_agent_id, blocked_at: b.blocked_at })), total };
+  const [page, total] = await Promise.all([listPage(blocks, { agent_id: agentId }, opts), blocks.count({ agent_id: agentId })]);
+  return {
+    items: page.docs.map((b) => ({ agent_id: b.blocked_agent_id, blocked_at: b.blocked_at })),
+    total,
+    next_cursor: page.next_cursor,
+    has_more: page.has_more,
+    poll_cursor: page.poll_cursor,
+  };
 }
 
 /** A member (human user) by id, from the humans area's `users` read model. */

@@ -123,7 +123,7 @@ export const messagingOperations = operations({
     tags: ['messaging'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentBlocksAnswer),
-    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'after'),
   },
 });
 
@@ -198,8 +198,8 @@ export function messagingRoutes(router: Router, s: Services): void {
   mount(blocks, messagingOperations.getAgentBlocks, async (ctx) => {
     const agentId = requireAgent(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
-    const { items, total } = await blocksOf(s.store, agentId, { skip, limit });
-    ctx.body = { items, total, page, limit };
+    const after = afterCursor(ctx.query);
+    ctx.body = { ...(await blocksOf(s.store, agentId, { skip, limit, after })), page, limit };
   });
   router.use(blocks.routes());
 }

@@ -89,7 +89,7 @@ export const meshOperations = operations({
     tags: ['messaging'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentGroupDmAnswer),
-    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'after'),
   },
   getAgentGroupDmByThreadId: {
     method: 'GET',
@@ -192,8 +192,8 @@ export function meshRoutes(router: Router, s: Services): void {
   mount(groupDms, meshOperations.getAgentGroupDm, async (ctx) => {
     const agentId = requireAgent(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
-    const { items, total } = await threadsOf(s.store, agentId, { skip, limit });
-    ctx.body = { items, total, page, limit };
+    const after = afterCursor(ctx.query);
+    ctx.body = { ...(await threadsOf(s.store, agentId, { skip, limit, after })), page, limit };
   });
 
   mount(groupDms, meshOperations.getAgentGroupDmByThreadId, async (ctx) => {

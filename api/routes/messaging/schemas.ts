@@ -57,6 +57,8 @@ export const GetAgentBlocksAnswer = obj({
   page: int,
   has_more: bool,
   limit: int,
+  next_cursor: nullStr,
+  poll_cursor: str,
 });
 
 /** postAgentA2aMessage 200 */
@@ -205,6 +207,7 @@ export const GetAgentGroupDmAnswer = obj({
   total: int,
   page: int,
   has_more: bool,
+  next_cursor: nullStr,
   limit: int,
 });
 
