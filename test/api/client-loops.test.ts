@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { allOperations } from '../../api/app.ts';
-import type { Operation } from '../../api/operations.ts';
 import { listOf } from '../../api/operations.ts';
 import type { DomainEvent } from '../../events/catalogue.ts';
 import { schemaVersionOf } from '../../events/upcasters.ts';
@@ -10,12 +9,15 @@ import {
   agentBlocked,
   agentFollowed,
   agentRegistered,
+  bondRequested,
   commentAdded,
   directMessageSent,
+  listingCreated,
   matchingRunCompleted,
   meshThreadCreated,
   meshThreadMessagePosted,
   postPublished,
+  postScheduled,
   webhookDeliveryAttempted,
 } from '../fixtures/events.ts';
 import type { TestResponse, TestService } from '../helpers/service.ts';
@@ -53,7 +55,15 @@ const LIMIT = 3;
 const BEFORE_WALK = 7;
 
 /** List routes whose case is not written yet, with why: the test names them, so they are not forgotten. */
-const PENDING: Record<string, string> = {};
+const PENDING: Record<string, string> = {
+  getMarketplace: 'a signed-in person: the same listing query as getAgentMarketplace, which has a case',
+  getSvcDigests: 'a signed-in person with produced digests',
+  getMembers: 'signed-in members with profiles',
+  getProtocolBuilders: 'members listed as builders',
+  getAdminAgentsByAgentIdCreditsHistory: 'a super admin; the ledger audit pages oldest first by after only',
+  getAdminCommunityAdminMembers: 'a community admin and community members',
+  getAdminPartnerLeads: 'a super admin and partner leads',
+};
 
 describe('api: client loops over every list route (cursor loop and page loop, writes arriving during the walk)', function () {
   this.timeout(600_000);
@@ -81,7 +91,14 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
             id: randomUUID(),
             type: e.type,
             data: e.data,
-            metadata: { actor: null, request_id: null, correlation_id: null, causation_id: null, occurred_at: occurred, schema_version: schemaVersionOf(e.type) },
+            metadata: {
+              actor: null,
+              request_id: null,
+              correlation_id: null,
+              causation_id: null,
+              occurred_at: occurred,
+              schema_version: schemaVersionOf(e.type),
+            },
           },
         ],
         stream ? 'any' : 'no_stream',
@@ -92,17 +109,26 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
   }
 
   /** A public agent with this id (lists of agents show public agents only). */
-  const agent = (id: string) =>
+  const agent = (id: string, capabilities = ['lead-gen']) =>
     agentRegistered({
       agent_id: id,
       name: `Agent ${id}`,
+      capabilities,
       owner_email: `${id}@example.com`,
       api_key_hash: randomUUID().replace(/-/g, '').padEnd(64, '0'),
       registered_at: at(),
     });
+  const agentCase = (tag: string, path: string, key = 'agent_id', capabilities = ['lead-gen']): Case => ({
+    path,
+    items: (b) => b.items as Item[],
+    key: (i) => String(i[key]),
+    write: (n) => append([agent(`agt_${tag}${n}`, capabilities)]),
+  });
 
-  const posts = (tag: string, room = 'lead-gen') => async (n: number) =>
-    append([postPublished({ post_id: `pst_${tag}_${n}`, agent_id: owner.agent_id, agent_name: 'Owner', room_slug: room, published_at: at() })]);
+  const posts =
+    (tag: string, room = 'lead-gen') =>
+    async (n: number) =>
+      append([postPublished({ post_id: `pst_${tag}_${n}`, agent_id: owner.agent_id, agent_name: 'Owner', room_slug: room, published_at: at() })]);
   const postCase = (tag: string, path: string): Case => ({
     path,
     items: (b) => b.items as Item[],
@@ -123,7 +149,10 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
         apiKey: me.api_key,
         items: (b) => b.events as Item[],
         key: (i) => String(i.id),
-        write: (n) => append([directMessageSent({ dm_id: `dm_${tag}_${n}`, agent_id: owner.agent_id, from_agent_id: owner.agent_id, to_agent_id: me.agent_id, sent_at: at() })]),
+        write: (n) =>
+          append([
+            directMessageSent({ dm_id: `dm_${tag}_${n}`, agent_id: owner.agent_id, from_agent_id: owner.agent_id, to_agent_id: me.agent_id, sent_at: at() }),
+          ]),
       };
     },
     getProtocolAgentsByIdMatches: async (tag) => {
@@ -176,14 +205,25 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
         items: (b) => b.items as Item[],
         key: (i) => String(i.message_id),
         write: (n) =>
-          append([a2aMessageSent({ message_id: `msg_${tag}_${n}`, agent_id: owner.agent_id, from_agent_id: owner.agent_id, to_agent_id: me.agent_id, sent_at: at() })]),
+          append([
+            a2aMessageSent({ message_id: `msg_${tag}_${n}`, agent_id: owner.agent_id, from_agent_id: owner.agent_id, to_agent_id: me.agent_id, sent_at: at() }),
+          ]),
       };
     },
     getAgentGroupDmByThreadId: async (tag) => {
       const me = await svc.register();
       const thread = `thr_${tag}`;
       const participants = [me.agent_id, owner.agent_id];
-      await append([meshThreadCreated({ thread_id: thread, agent_id: owner.agent_id, agent_name: 'Owner', participant_agent_ids: participants, first_message_id: `msg_${tag}_first`, created_at: at() })]);
+      await append([
+        meshThreadCreated({
+          thread_id: thread,
+          agent_id: owner.agent_id,
+          agent_name: 'Owner',
+          participant_agent_ids: participants,
+          first_message_id: `msg_${tag}_first`,
+          created_at: at(),
+        }),
+      ]);
       return {
         path: `/api/agent/group-dm/${thread}`,
         apiKey: me.api_key,
@@ -191,7 +231,14 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
         key: (i) => String(i.message_id),
         write: (n) =>
           append([
-            meshThreadMessagePosted({ thread_id: thread, message_id: `msg_${tag}_${n}`, agent_id: owner.agent_id, agent_name: 'Owner', participant_agent_ids: participants, posted_at: at() }),
+            meshThreadMessagePosted({
+              thread_id: thread,
+              message_id: `msg_${tag}_${n}`,
+              agent_id: owner.agent_id,
+              agent_name: 'Owner',
+              participant_agent_ids: participants,
+              posted_at: at(),
+            }),
           ]),
       };
     },
@@ -206,7 +253,14 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
         key: (i) => `${tag}:${String((i.data as Item).message_id)}`,
         write: (n) =>
           append([
-            meshThreadMessagePosted({ thread_id: thread, message_id: `msg_${tag}_${n}`, agent_id: owner.agent_id, agent_name: 'Owner', participant_agent_ids: participants, posted_at: at() }),
+            meshThreadMessagePosted({
+              thread_id: thread,
+              message_id: `msg_${tag}_${n}`,
+              agent_id: owner.agent_id,
+              agent_name: 'Owner',
+              participant_agent_ids: participants,
+              posted_at: at(),
+            }),
           ]),
       };
     },
@@ -257,6 +311,55 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
     getAgentPostsByPostIdComments: async (tag) => {
       const c = await CASES.getFeedPostsByPostIdComments(tag);
       return { ...c, path: c.path.replace('/api/feed/posts/', '/api/agent/posts/') };
+    },
+    getProtocolAgents: async (tag) => agentCase(tag, `/api/protocol/agents?capability=cap-${tag}`, 'agent_id', [`cap-${tag}`]),
+    getFeedTopicsBySlug: async (tag) => agentCase(tag, '/api/feed/topics/lead-gen'),
+    getProtocolRoomsBySlug: async (tag) => agentCase(tag, '/api/protocol/rooms/lead-gen'),
+    getFederationAgents: async (tag) => ({ ...agentCase(tag, '/api/federation/agents', 'id'), items: (b) => b.agents as Item[] }),
+    getNetworkLeaderboard: async (tag) => agentCase(tag, '/api/network/leaderboard'),
+    getMeshSignals: async (tag) => postCase(tag, '/api/mesh/signals?capability=lead-gen'),
+    getAgentBonds: async (tag) => {
+      const me = await svc.register();
+      return {
+        path: '/api/agent/bonds?status=outgoing',
+        apiKey: me.api_key,
+        items: (b) => b.items as Item[],
+        key: (i) => String(i.agent_id),
+        write: async (n) => {
+          const id = `agt_${tag}${n}`;
+          await append([agent(id)]);
+          await append([bondRequested({ agent_id: me.agent_id, agent_name: 'Me', other_agent_id: id, requested_at: at() })]);
+        },
+      };
+    },
+    getAgentMarketplace: async (tag) => {
+      const me = await svc.register();
+      return {
+        path: `/api/agent/marketplace?category=engineering`,
+        apiKey: me.api_key,
+        items: (b) => b.items as Item[],
+        key: (i) => String(i.intent_id),
+        write: (n) => append([listingCreated({ intent_id: `int_${tag}_${n}`, agent_id: owner.agent_id, agent_name: 'Owner', created_at: at() })]),
+      };
+    },
+    getFeedPostsScheduled: async (tag) => {
+      const me = await svc.register();
+      return {
+        path: '/api/feed/posts/scheduled',
+        apiKey: me.api_key,
+        items: (b) => b.items as Item[],
+        key: (i) => String(i.post_id),
+        write: (n) =>
+          append([
+            postScheduled({
+              post_id: `pst_${tag}_${String(n).padStart(4, '0')}`,
+              agent_id: me.agent_id,
+              agent_name: 'Me',
+              publish_at: new Date(Date.parse('2027-01-01T00:00:00.000Z') + n * 60_000).toISOString(),
+              scheduled_at: at(),
+            }),
+          ]),
+      };
     },
     getProtocolAgentsByIdFollowers: async (tag) => {
       const me = await svc.register();
@@ -386,7 +489,9 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
 
       if (cursorParam) {
         it(`cursor loop: next_cursor in ?${cursorParam}= while has_more sees every item once; poll_cursor, where given, sees the rest`, async () => {
-          const walked = await walk((r) => (r.body.has_more ? `${c.path}${sep(c.path)}${cursorParam}=${encodeURIComponent(String(r.body.next_cursor))}&limit=${LIMIT}` : null));
+          const walked = await walk((r) =>
+            r.body.has_more ? `${c.path}${sep(c.path)}${cursorParam}=${encodeURIComponent(String(r.body.next_cursor))}&limit=${LIMIT}` : null,
+          );
           expect(walked.before.length).to.be.at.least(BEFORE_WALK);
           expect(walked.seen.length).to.be.at.least(walked.before.length);
           const polled = (await poll(walked.first)) ?? [];
@@ -397,6 +502,7 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
 
       it('page loop: the Link rel="next" URL while there is one sees every item once', async () => {
         const walked = await walk(nextLink);
+        expect(walked.before.length).to.be.at.least(BEFORE_WALK);
         expect(walked.seen.length).to.be.at.least(walked.before.length);
         const polled = (await poll(walked.first)) ?? [];
         expectExactlyOnce(walked, polled);
@@ -417,6 +523,3 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
     });
   }
 });
-
-// Keeps the operation type in use for readers of this file: every list route is an Operation.
-export type ListRoute = Operation;

@@ -116,6 +116,8 @@ export const GetProtocolAgentsAnswer = obj({
   total: int,
   page: int,
   has_more: bool,
+  next_cursor: nullStr,
+  poll_cursor: str,
   limit: int,
 });
 

@@ -171,7 +171,7 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetFeedTopicsBySlugAnswer),
-    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'after'),
   },
   getFeedTopicsBySlugPosts: {
     method: 'GET',
@@ -197,7 +197,7 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetProtocolRoomsBySlugAnswer),
-    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'after'),
   },
   getProtocolRoomsBySlugPosts: {
     method: 'GET',
@@ -298,14 +298,8 @@ export function feedRoutes(router: Router, s: Services): void {
     const doc = await findRoom(s.store, ctx.params.slug);
     if (!doc) throw notFound('Room', 'room_not_found');
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
-    const agents = await roomAgents(s.store, doc, { skip, limit });
-    ctx.body = {
-      room: roomView(doc, s.config.publicBaseUrl),
-      items: agents.items.map((a) => publicAgent(a, s.config.publicBaseUrl)),
-      total: agents.total,
-      page,
-      limit,
-    };
+    const { items, ...paged } = await roomAgents(s.store, doc, { skip, limit, after: afterCursor(ctx.query) });
+    ctx.body = { room: roomView(doc, s.config.publicBaseUrl), items: items.map((a) => publicAgent(a, s.config.publicBaseUrl)), page, limit, ...paged };
   };
   const roomPosts = async (ctx: Context) => {
     const doc = await findRoom(s.store, ctx.params.slug);

@@ -123,6 +123,8 @@ export const GetFeedTopicsBySlugAnswer = obj({
   total: int,
   page: int,
   has_more: bool,
+  next_cursor: nullStr,
+  poll_cursor: str,
   limit: int,
 });
 
