@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
 import type { Next } from 'koa';
 import type { ChargedAction } from '../commands/credits/tiers.ts';
+import { DomainError } from '../events/kernel/errors.ts';
 import type { LimitRule } from './rate-limit.ts';
 import type { Schema } from './validation.ts';
 import { MAX_PAGE, MAX_SKIP, validate, validateQuery } from './validation.ts';
@@ -99,6 +100,8 @@ export function mount(router: Router, op: Operation, handler: Handler): void {
   if (!op.path.startsWith(prefix)) throw new Error(`${op.method} ${op.path} is not under its router's prefix ${prefix}`);
   const rel = op.path === prefix ? '/' : op.path.slice(prefix.endsWith('/') ? prefix.length - 1 : prefix.length);
   const list = listOf(op);
+  // A route that takes a JSON body refuses another media type with 415 when the handler reads the body.
+  const jsonBody = op.method !== 'GET' && !op.bodyContentType;
   const withOp: Handler = list
     ? async (ctx, next) => {
         ctx.state.operation = op;
@@ -109,6 +112,7 @@ export function mount(router: Router, op: Operation, handler: Handler): void {
     : (ctx, next) => {
         ctx.state.operation = op;
         if (op.query) validateQueryOnFirstRead(ctx, op.query);
+        if (jsonBody && ctx.req.headers['content-type'] !== undefined) refuseOtherMediaTypeOnRead(ctx);
         return handler(ctx, next);
       };
   const register = router[op.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'].bind(router) as (path: string, h: Handler) => void;
@@ -153,6 +157,40 @@ function finishPage(ctx: RouterContext, cursorParam: 'after' | 'cursor' | null):
     params.set('page', String(page + 1));
   } else return;
   ctx.append('Link', `<${ctx.path}?${params.toString()}>; rel="next"`);
+}
+
+/** A JSON media type as the body parser reads it: application/json, application/*+json, application/csp-report. */
+function isJsonMediaType(contentType: string): boolean {
+  const type = (contentType.split(';', 1)[0] ?? '').trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json')) || type === 'application/csp-report';
+}
+
+/**
+ * A body sent with another media type (text/plain, a form, XML) than the JSON a route takes: the
+ * handler's first read of the body answers 415 `unsupported_media_type` (docs/ERRORS.md). It is
+ * refused when read, so a request without a credential or the role still gets its 401/403 first.
+ * An empty body is no body, whatever its Content-Type.
+ */
+function refuseOtherMediaTypeOnRead(ctx: RouterContext): void {
+  const headers = ctx.req.headers;
+  const contentType = headers['content-type'] as string;
+  if (isJsonMediaType(contentType)) return;
+  if (headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0')) return;
+  const req = ctx.request as { body?: unknown };
+  let refused = false;
+  Object.defineProperty(req, 'body', {
+    configurable: true,
+    enumerable: true,
+    get() {
+      if (refused) return undefined;
+      refused = true;
+      const type = (contentType.split(';', 1)[0] ?? '').trim() || contentType;
+      throw new DomainError(415, 'unsupported_media_type', `This route takes a JSON body: send it with Content-Type: application/json (got ${type})`);
+    },
+    set(value: unknown) {
+      Object.defineProperty(req, 'body', { configurable: true, enumerable: true, writable: true, value });
+    },
+  });
 }
 
 function queryAccessor(obj: object): PropertyDescriptor {
