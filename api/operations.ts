@@ -159,10 +159,17 @@ function finishPage(ctx: RouterContext, cursorParam: 'after' | 'cursor' | null):
   ctx.append('Link', `<${ctx.path}?${params.toString()}>; rel="next"`);
 }
 
-/** A JSON media type as the body parser reads it: application/json, application/*+json, application/csp-report. */
+/** The media types the body parser (koa-body's defaults, api/app.ts) reads as JSON. */
+const JSON_MEDIA_TYPES = new Set([
+  'application/json',
+  'application/json-patch+json',
+  'application/vnd.api+json',
+  'application/csp-report',
+  'application/reports+json',
+]);
+
 function isJsonMediaType(contentType: string): boolean {
-  const type = (contentType.split(';', 1)[0] ?? '').trim().toLowerCase();
-  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json')) || type === 'application/csp-report';
+  return JSON_MEDIA_TYPES.has((contentType.split(';', 1)[0] ?? '').trim().toLowerCase());
 }
 
 /**

@@ -212,8 +212,10 @@ export const feedOperations = operations({
 
 export function feedRoutes(router: Router, s: Services): void {
   const view = (d: Doc) => postView(d, s.config.publicBaseUrl);
-  const create = async (ctx: Context, input: PostInput) => {
+  /** Publishes the post `read` takes from the body, read after the credential is checked (401 before 415/422). */
+  const create = async (ctx: Context, read: () => PostInput) => {
     const agentId = writer(s, ctx);
+    const input = read();
     const cmdCtx = commandContext(s, ctx, agentId);
     const { draft, resolved_room_slug } = await postDraft(s, input);
     const { post, position } = await publishPost(s.bus, agentId, draft, resolved_room_slug, cmdCtx);
@@ -312,12 +314,12 @@ export function feedRoutes(router: Router, s: Services): void {
   };
 
   const feedPosts = new Router({ prefix: '/api/feed/posts' });
-  mount(feedPosts, feedOperations.postFeedPosts, async (ctx) => create(ctx, validate<PostInput>(createPostSchema, ctx.request.body)));
+  mount(feedPosts, feedOperations.postFeedPosts, async (ctx) => create(ctx, () => validate<PostInput>(createPostSchema, ctx.request.body)));
   mount(feedPosts, feedOperations.getFeedPosts, feed);
 
   // The older family: `content`/`room` bodies, keyword search, post detail.
   const agentPosts = new Router({ prefix: '/api/agent/posts' });
-  mount(agentPosts, feedOperations.postAgentPosts, async (ctx) => create(ctx, legacyInput(ctx.request.body)));
+  mount(agentPosts, feedOperations.postAgentPosts, async (ctx) => create(ctx, () => legacyInput(ctx.request.body)));
   mount(agentPosts, feedOperations.getAgentPosts, search);
   mount(agentPosts, feedOperations.getAgentPostsByPostId, detail);
 
