@@ -354,6 +354,8 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
         { tool: 'intent_radar', rest: '/api/mesh/signals', param: 'cursor', args: { type: 'signal_found' }, items: 'items', many: true },
         { tool: 'list_builder_profiles', rest: '/api/protocol/builders', param: 'cursor', items: 'builders', many: true },
         { tool: 'list_bonds', rest: '/api/agent/bonds', param: 'cursor', args: { status: 'incoming' }, items: 'items', many: true },
+        // No group threads for a fresh agent: the cursor still round-trips.
+        { tool: 'list_mesh_threads', rest: '/api/agent/group-dm', param: 'after', items: 'items', many: false },
       ];
       // Every tool whose input takes a cursor is in the list above.
       expect(
