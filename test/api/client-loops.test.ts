@@ -14,6 +14,7 @@ import {
   directMessageSent,
   listingCreated,
   matchingRunCompleted,
+  partnerLeadSubmitted,
   meshThreadCreated,
   meshThreadMessagePosted,
   postPublished,
@@ -21,7 +22,8 @@ import {
   webhookDeliveryAttempted,
 } from '../fixtures/events.ts';
 import type { TestResponse, TestService } from '../helpers/service.ts';
-import { startTestService } from '../helpers/service.ts';
+import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
+import { signUp, signUpWithAgent } from '../helpers/users.ts';
 
 /**
  * The loops every client writes (docs/PAGING.md), over every list route of the route table (a GET
@@ -44,6 +46,8 @@ interface Case {
   /** The list's URL (path and fixed query), without paging parameters. */
   path: string;
   apiKey?: string;
+  /** Other credentials (a signed-in person's bearer token). */
+  headers?: Record<string, string>;
   /** The list's items and each item's key (the case's own items carry `tag` in their key). */
   items: (b: Body) => Item[];
   key: (i: Item) => string;
@@ -56,13 +60,10 @@ const BEFORE_WALK = 7;
 
 /** List routes whose case is not written yet, with why: the test names them, so they are not forgotten. */
 const PENDING: Record<string, string> = {
-  getMarketplace: 'a signed-in person: the same listing query as getAgentMarketplace, which has a case',
-  getSvcDigests: 'a signed-in person with produced digests',
-  getMembers: 'signed-in members with profiles',
+  getSvcDigests: 'digests page by number only (newest first, no cursor)',
+  getMembers: 'the member directory pages by number only (newest first, no cursor)',
   getProtocolBuilders: 'members listed as builders',
-  getAdminAgentsByAgentIdCreditsHistory: 'a super admin; the ledger audit pages oldest first by after only',
-  getAdminCommunityAdminMembers: 'a community admin and community members',
-  getAdminPartnerLeads: 'a super admin and partner leads',
+  getAdminCommunityAdminMembers: 'community members page by number only (newest first, no cursor)',
 };
 
 describe('api: client loops over every list route (cursor loop and page loop, writes arriving during the walk)', function () {
@@ -72,11 +73,18 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
   let tick = Date.parse('2026-03-12T00:00:00.000Z');
   const at = () => new Date(tick++ * 1).toISOString();
 
+  let outbox: string;
+  let admin: Record<string, string>;
+  let member: Record<string, string>;
   before(async () => {
-    svc = await startTestService();
+    const adminEmail = `loops.admin.${process.pid}@example.com`;
+    ({ svc, outbox } = await startWithOutbox({ ADMIN_EMAILS: adminEmail }));
     owner = await svc.register();
+    admin = { authorization: `Bearer ${(await signUp(svc, outbox, adminEmail)).access_token}` };
+    // A person with a linked agent (the bearer routes of the marketplace need one).
+    member = { authorization: `Bearer ${(await signUpWithAgent(svc, outbox)).user.access_token}` };
   });
-  after(() => svc.stop());
+  after(() => stopWithOutbox(svc, outbox));
 
   /** Appends `events` (each on its own stream, or all on `stream`) and waits for the read models. */
   async function append(events: DomainEvent[], stream?: string): Promise<void> {
@@ -342,6 +350,27 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
         write: (n) => append([listingCreated({ intent_id: `int_${tag}_${n}`, agent_id: owner.agent_id, agent_name: 'Owner', created_at: at() })]),
       };
     },
+    getMarketplace: async (tag) => {
+      const c = await CASES.getAgentMarketplace(tag);
+      return { ...c, apiKey: undefined, headers: member, path: '/api/marketplace?category=engineering' };
+    },
+    getAdminAgentsByAgentIdCreditsHistory: async (tag) => {
+      const c = await CASES.getProtocolAgentsByAgentIdCreditsHistory(tag);
+      return {
+        ...c,
+        apiKey: undefined,
+        headers: admin,
+        path: c.path.replace('/api/protocol/agents/', '/api/admin/agents/'),
+        items: (b) => b.entries as Item[],
+      };
+    },
+    getAdminPartnerLeads: async (tag) => ({
+      path: '/api/admin/partner-leads',
+      headers: admin,
+      items: (b) => b.leads as Item[],
+      key: (i) => String(i.lead_id),
+      write: (n) => append([partnerLeadSubmitted({ lead_id: `lead_${tag}_${n}`, email: `lead${n}@example.com`, submitted_at: at() })]),
+    }),
     getFeedPostsScheduled: async (tag) => {
       const me = await svc.register();
       return {
@@ -399,7 +428,7 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
   });
 
   const fetch = async (c: Case, url: string): Promise<TestResponse> => {
-    const r = await svc.req('GET', url, { apiKey: c.apiKey });
+    const r = await svc.req('GET', url, { apiKey: c.apiKey, headers: c.headers });
     expect(r.status, `${url}: ${r.text}`).to.equal(200);
     return r;
   };

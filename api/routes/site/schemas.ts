@@ -69,6 +69,8 @@ export const GetAdminPartnerLeadsAnswer = obj({
   ),
   page: int,
   has_more: bool,
+  next_cursor: nullStr,
+  poll_cursor: str,
   limit: int,
 });
 
