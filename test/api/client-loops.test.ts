@@ -19,6 +19,7 @@ import {
   meshThreadMessagePosted,
   postPublished,
   postScheduled,
+  userRegistered,
   webhookDeliveryAttempted,
 } from '../fixtures/events.ts';
 import type { TestResponse, TestService } from '../helpers/service.ts';
@@ -61,7 +62,6 @@ const BEFORE_WALK = 7;
 /** List routes whose case is not written yet, with why: the test names them, so they are not forgotten. */
 const PENDING: Record<string, string> = {
   getSvcDigests: 'digests page by number only (newest first, no cursor)',
-  getMembers: 'the member directory pages by number only (newest first, no cursor)',
   getProtocolBuilders: 'members listed as builders',
   getAdminCommunityAdminMembers: 'community members page by number only (newest first, no cursor)',
 };
@@ -364,6 +364,13 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
         items: (b) => b.entries as Item[],
       };
     },
+    getMembers: async (tag) => ({
+      path: '/api/members',
+      apiKey: owner.api_key,
+      items: (b) => b.members as Item[],
+      key: (i) => String(i.user_id),
+      write: (n) => append([userRegistered({ user_id: `usr_${tag}${n}`, email: `${tag}.${n}@example.com`, full_name: `Member ${n}`, registered_at: at() })]),
+    }),
     getAdminPartnerLeads: async (tag) => ({
       path: '/api/admin/partner-leads',
       headers: admin,
