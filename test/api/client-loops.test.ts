@@ -11,6 +11,8 @@ import {
   agentRegistered,
   bondRequested,
   commentAdded,
+  communityCreated,
+  communityMemberJoined,
   directMessageSent,
   listingCreated,
   matchingRunCompleted,
@@ -63,7 +65,6 @@ const BEFORE_WALK = 7;
 const PENDING: Record<string, string> = {
   getSvcDigests: 'digests page by number only (newest first, no cursor)',
   getProtocolBuilders: 'members listed as builders',
-  getAdminCommunityAdminMembers: 'community members page by number only (newest first, no cursor)',
 };
 
 describe('api: client loops over every list route (cursor loop and page loop, writes arriving during the walk)', function () {
@@ -371,6 +372,17 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
       key: (i) => String(i.user_id),
       write: (n) => append([userRegistered({ user_id: `usr_${tag}${n}`, email: `${tag}.${n}@example.com`, full_name: `Member ${n}`, registered_at: at() })]),
     }),
+    getAdminCommunityAdminMembers: async (tag) => {
+      const community = `cmy_${tag}`;
+      await append([communityCreated({ community_id: community, name: `Community ${tag}`, created_at: at() })]);
+      return {
+        path: `/api/admin/community-admin/members?community_id=${community}`,
+        headers: admin,
+        items: (b) => b.members as Item[],
+        key: (i) => String(i.user_id),
+        write: (n) => append([communityMemberJoined({ community_id: community, user_id: `usr_${tag}${n}`, full_name: `Member ${n}`, joined_at: at() })]),
+      };
+    },
     getAdminPartnerLeads: async (tag) => ({
       path: '/api/admin/partner-leads',
       headers: admin,

@@ -40,7 +40,7 @@ import {
   requestView,
 } from '../../../queries/communities/communities.ts';
 import type { Services } from '../../services.ts';
-import { paging, validate } from '../../validation.ts';
+import { afterCursor, paging, validate } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
@@ -150,7 +150,7 @@ export const communityAdminOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetAdminCommunityAdminMembersAnswer),
-    query: queryOf('community_id', 'circle_filter', 'search', { limit: limitQuery(100, 20) }, 'page'),
+    query: queryOf('community_id', 'circle_filter', 'search', { limit: limitQuery(100, 20) }, 'page', 'after'),
   },
   deleteAdminCommunityAdminMembersByMemberId: {
     method: 'DELETE',
@@ -330,8 +330,9 @@ export function communityAdminRoutes(router: Router, s: Services): void {
     const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 100 });
     const circleId = str(ctx.query.circle_filter);
     const search = str(ctx.query.search)?.trim();
-    const res = await communityMembers(s.store, { communityIds: scope.map((c) => c._id), circleId, search, skip, limit });
-    ctx.body = { members: res.docs.map(memberView), total: res.total, page, limit, has_more: skip + res.docs.length < res.total };
+    const after = afterCursor(ctx.query);
+    const res = await communityMembers(s.store, { communityIds: scope.map((c) => c._id), circleId, search, skip, limit, after });
+    ctx.body = { members: res.docs.map(memberView), total: res.total, page, limit, has_more: res.has_more, next_cursor: res.next_cursor };
   });
 
   mount(r, communityAdminOperations.deleteAdminCommunityAdminMembersByMemberId, async (ctx) => {
