@@ -8,6 +8,7 @@ import {
   a2aMessageSent,
   agentBlocked,
   agentFollowed,
+  agentOwnerLinked,
   agentRegistered,
   bondRequested,
   commentAdded,
@@ -64,7 +65,6 @@ const BEFORE_WALK = 7;
 /** List routes whose case is not written yet, with why: the test names them, so they are not forgotten. */
 const PENDING: Record<string, string> = {
   getSvcDigests: 'digests page by number only (newest first, no cursor)',
-  getProtocolBuilders: 'members listed as builders',
 };
 
 describe('api: client loops over every list route (cursor loop and page loop, writes arriving during the walk)', function () {
@@ -383,6 +383,18 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
         write: (n) => append([communityMemberJoined({ community_id: community, user_id: `usr_${tag}${n}`, full_name: `Member ${n}`, joined_at: at() })]),
       };
     },
+    getProtocolBuilders: async (tag) => ({
+      path: `/api/protocol/builders?capability=cap-${tag}`,
+      items: (b) => b.builders as Item[],
+      key: (i) => String(i.user_id),
+      write: async (n) => {
+        const user = `usr_${tag}${n}`;
+        const id = `agt_${tag}${n}`;
+        await append([userRegistered({ user_id: user, email: `${tag}.b${n}@example.com`, full_name: `Builder ${n}`, registered_at: at() })]);
+        await append([agent(id, [`cap-${tag}`])]);
+        await append([agentOwnerLinked({ agent_id: id, user_id: user, linked_at: at() })]);
+      },
+    }),
     getAdminPartnerLeads: async (tag) => ({
       path: '/api/admin/partner-leads',
       headers: admin,
