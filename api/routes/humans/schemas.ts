@@ -181,6 +181,8 @@ export const GetSvcDigestsAnswer = obj({
   unread_count: int,
   page: int,
   has_more: bool,
+  next_cursor: nullStr,
+  poll_cursor: str,
   limit: int,
 });
 
