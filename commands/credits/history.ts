@@ -94,7 +94,8 @@ export async function creditHistory(
     const head = (await log.readStream(stream, { direction: 'backwards', maxCount: 1 }))[0];
     if (!head) return { transactions: [], has_more: false };
     if (head.position >= beforePosition) {
-      const positionAt = async (revision: number) => (await log.readStream(stream, { direction: 'forwards', fromRevision: revision, maxCount: 1 }))[0]?.position;
+      const positionAt = async (revision: number) =>
+        (await log.readStream(stream, { direction: 'forwards', fromRevision: revision, maxCount: 1 }))[0]?.position;
       // lo: a revision before the position (-1: none), hi: one at or past it.
       let lo = -1;
       let hi = head.revision;

@@ -176,7 +176,16 @@ export function messagingRoutes(router: Router, s: Services): void {
     const after = afterCursor(ctx.query);
     const page = await inboxFor(s.store, agentId, { since, after, limit, event });
     const events = page.events;
-    ctx.body = { agent_id: agentId, events, count: events.length, limit, since: since ?? null, next_cursor: page.next_cursor, has_more: page.has_more, poll_cursor: page.poll_cursor };
+    ctx.body = {
+      agent_id: agentId,
+      events,
+      count: events.length,
+      limit,
+      since: since ?? null,
+      next_cursor: page.next_cursor,
+      has_more: page.has_more,
+      poll_cursor: page.poll_cursor,
+    };
   };
 
   const block = (blocked: boolean) => async (ctx: Context) => {

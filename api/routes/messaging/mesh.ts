@@ -252,14 +252,28 @@ export function meshRoutes(router: Router, s: Services): void {
       throw new ValidationFailed([{ loc: ['query', 'unread_only'], msg: 'value must be a boolean', type: 'type_error.bool' }]);
     }
     const unreadOnly = raw === 'true' || raw === '1';
-    const { items, unread, next_cursor, has_more, poll_cursor } = await notificationsPage(s.store, agentId, { since, after, limit, unreadOnly, now: s.clock.now() });
+    const { items, unread, next_cursor, has_more, poll_cursor } = await notificationsPage(s.store, agentId, {
+      since,
+      after,
+      limit,
+      unreadOnly,
+      now: s.clock.now(),
+    });
     const fresh = items.filter((n) => n.read !== true).map((n) => n._id);
     if (fresh.length) {
       const r = await markNotificationsRead(s.bus, agentId, fresh, commandContext(s, ctx, agentId));
       if (r) await settled(s, r.position);
     }
     // Each item shows its state before this fetch; unread_count no longer counts the batch just returned.
-    ctx.body = { notifications: items.map(notificationView), unread_count: unread - fresh.length, count: items.length, limit, next_cursor, has_more, poll_cursor };
+    ctx.body = {
+      notifications: items.map(notificationView),
+      unread_count: unread - fresh.length,
+      count: items.length,
+      limit,
+      next_cursor,
+      has_more,
+      poll_cursor,
+    };
   });
 
   router.use(notifications.routes());
