@@ -356,6 +356,7 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
         { tool: 'list_bonds', rest: '/api/agent/bonds', param: 'cursor', args: { status: 'incoming' }, items: 'items', many: true },
         // No group threads for a fresh agent: the cursor still round-trips.
         { tool: 'list_mesh_threads', rest: '/api/agent/group-dm', param: 'after', items: 'items', many: false },
+        { tool: 'browse_members', rest: '/api/members', param: 'after', items: 'members', many: false },
       ];
       // Every tool whose input takes a cursor is in the list above.
       expect(
