@@ -30,6 +30,11 @@ export function authenticate(store: ReadStore, secrets: SecretBox, bearer: () =>
     } else if (authz) {
       const m = /^Bearer\s+(\S+)$/i.exec(authz);
       if (!m) throw unauthorized('Malformed Authorization header');
+      // An agent's API key is not a bearer token: say where it goes (it is not checked here).
+      if (m[1].startsWith(API_KEY_PREFIX))
+        throw unauthorized(
+          `An API key is sent in the X-API-Key header, not as Authorization: Bearer (bearer tokens are for signed-in people): send "X-API-Key: ${API_KEY_PREFIX}..." instead`,
+        );
       const verify = bearer();
       const user = verify ? await verify(m[1]) : null;
       if (!user) throw unauthorized('Invalid or expired token');

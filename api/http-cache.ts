@@ -118,7 +118,7 @@ export function conditionalGet(answers: RememberedAnswers): Middleware {
 }
 
 /** Headers a browser client may read (CORS `Access-Control-Expose-Headers`). */
-export const EXPOSED_HEADERS = ['ETag', 'X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Location'];
+export const EXPOSED_HEADERS = ['ETag', 'X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Location', 'Link'];
 
 /**
  * CORS for browser clients through @koa/cors: an origin on the allow-list (`CORS_ORIGINS`, or

@@ -1,7 +1,7 @@
 import { COSTS } from '../commands/credits/tiers.ts';
 import { toCredits } from '../events/kernel/money.ts';
 import type { Answer, Operation } from './operations.ts';
-import { errorStatuses, openApiPath, operationId, pathParams } from './operations.ts';
+import { errorStatuses, listOf, openApiPath, operationId, pathParams } from './operations.ts';
 import type { Schema } from './validation.ts';
 
 /** The one error envelope every error answer carries (api/errors.ts). */
@@ -129,6 +129,12 @@ function mediaSchema(a: { schema?: Schema; contentType: string }, type: string):
   return type.includes('json') === a.contentType.includes('json') ? { schema: a.schema } : { schema: { type: 'string' } };
 }
 
+/** The `Link` header of a list answer with more items (docs/PAGING.md). */
+const LINK_HEADER = {
+  description: 'When has_more is true: `<url>; rel="next"`, the URL of the next page (next_cursor, or the next page number). Absent on the last page.',
+  schema: { type: 'string' },
+};
+
 /** The responses of an operation; each error status answered with the envelope is a shared component, added to `used`. */
 function responses(op: Operation, used: Set<number>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -141,6 +147,7 @@ function responses(op: Operation, used: Set<number>): Record<string, unknown> {
       const own = successAnswers(op)[status];
       out[status] = {
         description: own?.description ?? REASONS[status] ?? 'Answer',
+        ...(status === 200 && listOf(op) ? { headers: { Link: LINK_HEADER } } : {}),
         // An empty media type: an answer without content (a redirect, an accepted notification).
         ...(a.contentType ? { content: Object.fromEntries([a.contentType, ...(a.alsoContentTypes ?? [])].map((t) => [t, mediaSchema(a, t)])) } : {}),
       };

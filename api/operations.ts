@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
 import type { Next } from 'koa';
 import type { ChargedAction } from '../commands/credits/tiers.ts';
+import { DomainError } from '../events/kernel/errors.ts';
 import type { LimitRule } from './rate-limit.ts';
 import type { Schema } from './validation.ts';
 import { MAX_PAGE, MAX_SKIP, validate, validateQuery } from './validation.ts';
@@ -98,15 +99,105 @@ export function mount(router: Router, op: Operation, handler: Handler): void {
   const prefix = (router as unknown as PrefixedRouter).opts.prefix ?? '';
   if (!op.path.startsWith(prefix)) throw new Error(`${op.method} ${op.path} is not under its router's prefix ${prefix}`);
   const rel = op.path === prefix ? '/' : op.path.slice(prefix.endsWith('/') ? prefix.length - 1 : prefix.length);
-  const withOp: Handler = (ctx, next) => {
-    ctx.state.operation = op;
-    if (op.query) validateQueryOnFirstRead(ctx, op.query);
-    return handler(ctx, next);
-  };
+  const list = listOf(op);
+  // A route that takes a JSON body refuses another media type with 415 when the handler reads the body.
+  const jsonBody = op.method !== 'GET' && !op.bodyContentType;
+  const withOp: Handler = list
+    ? async (ctx, next) => {
+        ctx.state.operation = op;
+        if (op.query) validateQueryOnFirstRead(ctx, op.query);
+        await handler(ctx, next);
+        finishPage(ctx, list.cursorParam);
+      }
+    : (ctx, next) => {
+        ctx.state.operation = op;
+        if (op.query) validateQueryOnFirstRead(ctx, op.query);
+        if (jsonBody && ctx.req.headers['content-type'] !== undefined) refuseOtherMediaTypeOnRead(ctx);
+        return handler(ctx, next);
+      };
   const register = router[op.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'].bind(router) as (path: string, h: Handler) => void;
   register(rel, withOp);
   const layer = (router as unknown as PrefixedRouter).stack.at(-1);
   if (!layer || layer.path !== op.path) throw new Error(`${op.method} ${op.path} was registered as ${layer?.path ?? 'nothing'}`);
+}
+
+/**
+ * A list operation (docs/PAGING.md): a GET whose answer declares `has_more`. `cursorParam` is the
+ * query parameter its `next_cursor` goes back in (`after`, or `cursor` on the browse lists), null
+ * for a list paged by `page` only.
+ */
+export function listOf(op: Operation): { cursorParam: 'after' | 'cursor' | null } | null {
+  if (op.method !== 'GET') return null;
+  const schema = op.responses?.[200]?.schema as { properties?: Record<string, unknown> } | undefined;
+  if (!schema?.properties?.has_more) return null;
+  const query = (op.query as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  return { cursorParam: 'after' in query ? 'after' : 'cursor' in query ? 'cursor' : null };
+}
+
+/**
+ * Completes a list answer (docs/PAGING.md): a page-numbered answer without `has_more` gets it from
+ * `total` (more items after this page), and an answer with more items gets a `Link` header whose
+ * `rel="next"` URL is this request with `next_cursor` in `cursorParam` (when the answer has one) or
+ * the next `page`.
+ */
+function finishPage(ctx: RouterContext, cursorParam: 'after' | 'cursor' | null): void {
+  const body = ctx.body as Record<string, unknown> | null | undefined;
+  if (ctx.status !== 200 || !body || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) return;
+  const { total, page, limit } = body;
+  if (body.has_more === undefined && typeof total === 'number' && typeof page === 'number' && typeof limit === 'number') {
+    const shown = Object.values(body).find((v): v is unknown[] => Array.isArray(v))?.length ?? 0;
+    body.has_more = page * limit + shown < total;
+  }
+  if (body.has_more !== true) return;
+  const params = new URLSearchParams(ctx.querystring);
+  if (cursorParam && typeof body.next_cursor === 'string') {
+    for (const p of ['page', 'skip', 'since', 'after', 'cursor']) params.delete(p);
+    params.set(cursorParam, body.next_cursor);
+  } else if (typeof page === 'number') {
+    params.set('page', String(page + 1));
+  } else return;
+  ctx.append('Link', `<${ctx.path}?${params.toString()}>; rel="next"`);
+}
+
+/** The media types the body parser (koa-body's defaults, api/app.ts) reads as JSON. */
+const JSON_MEDIA_TYPES = new Set([
+  'application/json',
+  'application/json-patch+json',
+  'application/vnd.api+json',
+  'application/csp-report',
+  'application/reports+json',
+]);
+
+function isJsonMediaType(contentType: string): boolean {
+  return JSON_MEDIA_TYPES.has((contentType.split(';', 1)[0] ?? '').trim().toLowerCase());
+}
+
+/**
+ * A body sent with another media type (text/plain, a form, XML) than the JSON a route takes: the
+ * handler's first read of the body answers 415 `unsupported_media_type` (docs/ERRORS.md). It is
+ * refused when read, so a request without a credential or the role still gets its 401/403 first.
+ * An empty body is no body, whatever its Content-Type.
+ */
+function refuseOtherMediaTypeOnRead(ctx: RouterContext): void {
+  const headers = ctx.req.headers;
+  const contentType = headers['content-type'] as string;
+  if (isJsonMediaType(contentType)) return;
+  if (headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0')) return;
+  const req = ctx.request as { body?: unknown };
+  let refused = false;
+  Object.defineProperty(req, 'body', {
+    configurable: true,
+    enumerable: true,
+    get() {
+      if (refused) return undefined;
+      refused = true;
+      const type = (contentType.split(';', 1)[0] ?? '').trim() || contentType;
+      throw new DomainError(415, 'unsupported_media_type', `This route takes a JSON body: send it with Content-Type: application/json (got ${type})`);
+    },
+    set(value: unknown) {
+      Object.defineProperty(req, 'body', { configurable: true, enumerable: true, writable: true, value });
+    },
+  });
 }
 
 function queryAccessor(obj: object): PropertyDescriptor {

@@ -16,15 +16,15 @@ export const WEBHOOK_EVENT_NAMES = [
 
 export const SIGNATURE_SCHEMES = ['delivery_timestamped', 'timestamped', 'body', 'standard_webhooks'] as const;
 /**
- * `delivery_timestamped` = HMAC over `<delivery id>.<timestamp>.<body>` (the default of webhooks
- * configured from the Standard Webhooks change on); `timestamped` = variant B (HMAC over
- * `<timestamp>.<body>`, the earlier default); `body` = variant A (HMAC over the body);
- * `standard_webhooks` = the Standard Webhooks specification (`webhook-id`, `webhook-timestamp`,
- * `webhook-signature: v1,<base64>`).
+ * `timestamped` = the interface's variant B (HMAC over `<timestamp>.<body>`, the default of every
+ * newly configured webhook); `delivery_timestamped` = HMAC over `<delivery id>.<timestamp>.<body>`
+ * (also binds the delivery id; webhooks that were configured with it keep it); `body` = variant A
+ * (HMAC over the body); `standard_webhooks` = the Standard Webhooks specification (`webhook-id`,
+ * `webhook-timestamp`, `webhook-signature: v1,<base64>`).
  */
 export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
-/** The scheme a webhook gets when none was chosen. */
-export const DEFAULT_SIGNATURE_SCHEME: SignatureScheme = 'delivery_timestamped';
+/** The scheme a newly configured webhook gets when none was chosen: variant B, which a receiver written from the interface alone verifies. */
+export const DEFAULT_SIGNATURE_SCHEME: SignatureScheme = 'timestamped';
 /** The scheme of a webhook set before schemes were recorded (at registration or by `AgentProfileUpdated`). */
 export const LEGACY_SIGNATURE_SCHEME: SignatureScheme = 'timestamped';
 /** How long the previous secret keeps signing after a rotation. */

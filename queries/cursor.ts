@@ -1,11 +1,16 @@
 import type { Collection, Doc, Filter } from '../projections/store/port.ts';
 
 /**
- * The one paging cursor of the API (docs/DECISIONS.md "One cursor"). A cursor names a place in a
- * list ordered by log position: the position of the event that wrote the item, and, because one
- * event can write several items of the same list (a matching run writes one `new_match` per match),
- * the item's key as a tie-breaker. Positions are unique, so (position, key) is a total order and a
- * poller that follows `next_cursor` sees every item exactly once, however many share a millisecond.
+ * The one paging cursor of the API (docs/DECISIONS.md "One cursor", docs/PAGING.md). A cursor names
+ * a place in a list ordered by log position: the position of the event that wrote the item, and,
+ * because one event can write several items of the same list (a matching run writes one
+ * `new_match` per match), the item's key as a tie-breaker. Positions are unique, so (position, key)
+ * is a total order and a client that follows `next_cursor` sees every item exactly once, however
+ * many share a millisecond.
+ *
+ * A cursor also carries its direction: `next_cursor` continues in the order of the page that handed
+ * it out. From a newest-first page it leads to older items (`older`); from an oldest-first page
+ * (`after=0`, `since`, `poll_cursor`) to newer ones.
  *
  * Clients treat cursors as opaque strings (base64url of a small JSON); the format may change.
  */
@@ -14,6 +19,8 @@ export interface Cursor {
   position: number;
   /** The item's key (its `_id`), to order items written by the same event. */
   key: string;
+  /** True: the items before this place, newest first (the continuation of a newest-first page). */
+  older?: boolean;
 }
 
 /** The place before every item of a list; `after=0` names it (read a list from its beginning). */
@@ -21,7 +28,7 @@ export const START: Cursor = { position: 0, key: '' };
 export const START_CURSOR_TOKEN = '0';
 
 export function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.position, c.key]), 'utf8').toString('base64url');
+  return Buffer.from(JSON.stringify(c.older ? [c.position, c.key, -1] : [c.position, c.key]), 'utf8').toString('base64url');
 }
 
 /** The cursor a client sent, or `null` when it is not one of ours (routes answer 400 `invalid_cursor`). */
@@ -30,11 +37,12 @@ export function decodeCursor(raw: string): Cursor | null {
   if (raw.length === 0 || raw.length > 512 || !/^[A-Za-z0-9_-]+$/.test(raw)) return null;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (!Array.isArray(parsed) || parsed.length !== 2) return null;
-    const [position, key] = parsed as unknown[];
+    if (!Array.isArray(parsed) || parsed.length < 2 || parsed.length > 3) return null;
+    const [position, key, direction] = parsed as unknown[];
     if (typeof position !== 'number' || !Number.isSafeInteger(position) || position < 0) return null;
     if (typeof key !== 'string' || key.length > 256) return null;
-    return { position, key };
+    if (parsed.length === 3 && direction !== -1) return null;
+    return parsed.length === 3 ? { position, key, older: true } : { position, key };
   } catch {
     return null;
   }
@@ -45,20 +53,37 @@ export function cursorOf(doc: { _id: string; seq?: unknown }): string {
   return encodeCursor({ position: typeof doc.seq === 'number' ? doc.seq : 0, key: doc._id });
 }
 
-/** One page of a list in cursor order, and where the next poll resumes. */
+/** The cursor of a read-model document that continues a newest-first page after it (towards older items). */
+export function olderCursorOf(doc: { _id: string; seq?: unknown }): string {
+  return encodeCursor({ position: typeof doc.seq === 'number' ? doc.seq : 0, key: doc._id, older: true });
+}
+
+/** One page of a list in cursor order, where the next page continues, and where a poll for newer items resumes. */
 export interface CursorPage {
   docs: Doc[];
-  /** Pass as `after` to get what comes after this page (the last item's cursor, or `after` when the page is empty). */
-  next_cursor: string;
-  /** More items exist after `next_cursor` now. */
+  /**
+   * Pass as `after` to continue in this page's order: on an oldest-first page the last item's
+   * cursor (the request's when the page is empty), on a newest-first page the cursor to the items
+   * older than its last one (null when the page is empty and no cursor was given).
+   */
+  next_cursor: string | null;
+  /** More items exist after `next_cursor` (in the page's direction) now. */
   has_more: boolean;
+  /** Pass as `after` to get the items newer than every item of this page, oldest first (a poll). */
+  poll_cursor: string;
 }
 
 export const CURSOR_ORDER = { seq: 1, _id: 1 } as const;
+const NEWEST_FIRST = { seq: -1, _id: -1 } as const;
 
 /** `filter` narrowed to the items after `after` in cursor order: a range on `seq`, the tie on `_id` tested. */
 export function afterFilter(filter: Filter, after: Cursor): Filter {
   return { ...filter, seq: { $gte: after.position }, $or: [{ seq: { $gt: after.position } }, { _id: { $gt: after.key } }] };
+}
+
+/** `filter` narrowed to the items before `before` in cursor order (the continuation of a newest-first page). */
+export function beforeFilter(filter: Filter, before: Cursor): Filter {
+  return { ...filter, seq: { $lte: before.position }, $or: [{ seq: { $lt: before.position } }, { _id: { $lt: before.key } }] };
 }
 
 /**
@@ -71,16 +96,33 @@ export async function pageAfter(collection: Collection, filter: Filter, after: C
   const has_more = docs.length > limit;
   if (has_more) docs.length = limit;
   const last = docs[docs.length - 1];
-  return { docs, has_more, next_cursor: last ? cursorOf(last) : encodeCursor(after) };
+  const next_cursor = last ? cursorOf(last) : encodeCursor({ position: after.position, key: after.key });
+  return { docs, has_more, next_cursor, poll_cursor: next_cursor };
+}
+
+/** The items of `filter` before `before`, newest first: the continuation of a newest-first page. */
+export async function pageBefore(collection: Collection, filter: Filter, before: Cursor, limit: number): Promise<CursorPage> {
+  const docs = await collection.find(beforeFilter(filter, before), { sort: NEWEST_FIRST, limit: limit + 1 });
+  const has_more = docs.length > limit;
+  if (has_more) docs.length = limit;
+  const last = docs[docs.length - 1];
+  const next_cursor = last ? olderCursorOf(last) : encodeCursor(before);
+  return { docs, has_more, next_cursor, poll_cursor: docs[0] ? cursorOf(docs[0]) : encodeCursor({ position: before.position, key: before.key }) };
 }
 
 /**
- * Where a poller resumes after a newest-first page: its newest item's cursor, or the list's
- * beginning when the page is empty.
+ * A newest-first page (`skip` items skipped, `page` * `limit`): `has_more` says whether older items
+ * follow it, `next_cursor` continues towards them, `poll_cursor` is where a poll for newer items
+ * resumes (the newest item of the page; on an empty page, the newest item of the list or its start).
  */
-export function headCursor(newestFirst: Doc[]): string {
-  const newest = newestFirst[0];
-  return newest ? cursorOf(newest) : encodeCursor(START);
+export async function newestPage(collection: Collection, filter: Filter, skip: number, limit: number): Promise<CursorPage> {
+  const docs = await collection.find(filter, { sort: NEWEST_FIRST, skip, limit: limit + 1 });
+  const has_more = docs.length > limit;
+  if (has_more) docs.length = limit;
+  const last = docs[docs.length - 1];
+  let newest = docs[0];
+  if (!newest && skip > 0) newest = (await collection.find(filter, { sort: NEWEST_FIRST, limit: 1 }))[0];
+  return { docs, has_more, next_cursor: last ? olderCursorOf(last) : null, poll_cursor: newest ? cursorOf(newest) : encodeCursor(START) };
 }
 
 /**
@@ -105,22 +147,25 @@ export async function pageSince(collection: Collection, filter: Filter, since: s
     }
   }
   const last = docs[docs.length - 1];
-  if (last) return { docs, has_more, next_cursor: cursorOf(last) };
+  if (last) return { docs, has_more, next_cursor: cursorOf(last), poll_cursor: cursorOf(last) };
   // Nothing after `since`: resume after the last item at or before it.
   const before = await collection.find({ ...filter, created_at: { $lte: since } }, { sort: { created_at: -1, seq: -1, _id: -1 }, limit: 1, ...opts });
-  return { docs, has_more, next_cursor: before[0] ? cursorOf(before[0]) : encodeCursor(START) };
+  const resume = before[0] ? cursorOf(before[0]) : encodeCursor(START);
+  return { docs, has_more, next_cursor: resume, poll_cursor: resume };
 }
 
-/** A cursor-paged list: `after` (oldest first), `since` (oldest first, tie-safe) or the newest page (newest first). */
+/**
+ * A cursor-paged list: `after` an oldest-first cursor (oldest first), `after` a newest-first cursor
+ * (newest first, older items), `since` (oldest first, tie-safe), else the newest page (newest
+ * first, `skip` items skipped). `next_cursor` always continues in the page's own order.
+ */
 export async function listPage(
   collection: Collection,
   filter: Filter,
   opts: { since?: string; after?: Cursor; limit: number; skip?: number },
 ): Promise<CursorPage> {
+  if (opts.after?.older) return pageBefore(collection, filter, opts.after, opts.limit);
   if (opts.after) return pageAfter(collection, filter, opts.after, opts.limit);
   if (opts.since) return pageSince(collection, filter, opts.since, opts.limit);
-  const skip = opts.skip ?? 0;
-  const docs = await collection.find(filter, { sort: { seq: -1, _id: -1 }, skip, limit: opts.limit });
-  // A later page (`page` > 0) has newer items before it: they come after its newest item.
-  return { docs, next_cursor: headCursor(docs), has_more: skip > 0 };
+  return newestPage(collection, filter, opts.skip ?? 0, opts.limit);
 }

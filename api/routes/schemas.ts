@@ -39,13 +39,20 @@ export function extend(base: Schema, required: Record<string, Schema>, optional:
   };
 }
 
-/** A skip/limit page: `{items, total, page, limit}` (DECISIONS.md "Lists"), plus the cursor fields when given. */
+/**
+ * A skip/limit page: `{items, total, page, limit, has_more}` (DECISIONS.md "Lists"; `has_more`:
+ * more items follow this page, filled in by `mount` from `total` when the handler leaves it out),
+ * plus the cursor fields when given.
+ */
 export function pageOf(item: Schema, extra: Record<string, Schema> = {}, optional: Record<string, Schema> = {}): Schema {
-  return obj({ items: arr(item), total: int, page: int, limit: int, ...extra }, optional);
+  return obj({ items: arr(item), total: int, page: int, limit: int, has_more: bool, ...extra }, optional);
 }
 
-/** The cursor fields of a list that can be resumed (queries/cursor.ts). */
+/** The cursor fields of a list that can be resumed (queries/cursor.ts, docs/PAGING.md). */
 export const CURSOR_FIELDS: Record<string, Schema> = { next_cursor: nullStr, has_more: bool };
+
+/** The cursor fields of a list that can also be polled for newer items (queries/cursor.ts listPage, docs/PAGING.md). */
+export const POLL_CURSOR_FIELDS: Record<string, Schema> = { ...CURSOR_FIELDS, poll_cursor: str };
 
 /** The 200 answer of an operation with this JSON schema (an Operation's `responses`). */
 export const ok = (schema: Schema): Record<number, Answer> => ({ 200: { schema } });

@@ -44,6 +44,20 @@ export type ReserveOwnerEmail = Command<
 export const ownerEmailTaken = () => new DomainError(409, 'owner_email_taken', 'An agent is already registered for this owner e-mail');
 
 /**
+ * The 409 a registration gets when the owner e-mail, as normalised (commands/agents/email.ts), has
+ * an agent: it names the normalised address, so a `+tag` or dotted variant is not a mystery.
+ */
+export const ownerEmailTakenAs = (given: string, normalised: string) =>
+  new DomainError(
+    409,
+    'owner_email_taken',
+    `An agent is already registered for this owner e-mail. Each owner e-mail has one agent, compared after normalising: lower case, any "+tag" removed, and for Gmail dots removed and googlemail.com read as gmail.com${
+      given.trim().toLowerCase() === normalised ? '' : ` ("${given.trim()}" is normalised to "${normalised}")`
+    }.`,
+    { normalized_owner_email: normalised },
+  );
+
+/**
  * One agent per owner e-mail: a free e-mail is reserved; a reservation of this very agent (a
  * retried registration) stands; a reservation whose agent was never written is taken over once it
  * is older than a minute; so is the e-mail of a deactivated agent once its 30 days are over

@@ -11,7 +11,7 @@ import type { Command, CommandBus, CommandContext } from '../handler.ts';
 import type { AgentState } from './agent.ts';
 import { agentAggregate } from './agent.ts';
 import { isDisposableDomain, looksLikeEmail, normaliseEmail } from './email.ts';
-import { reserveOwnerEmail } from './owner-email.ts';
+import { ownerEmailTakenAs, reserveOwnerEmail } from './owner-email.ts';
 import type { SecretBox } from './secrets.ts';
 import { newApiKey, newClaimToken, newWebhookSecret } from './secrets.ts';
 import type { WebhookConfigured } from '../../events/webhooks.ts';
@@ -150,7 +150,12 @@ export async function registerAgent(
 ): Promise<Registration> {
   const data = validateRegistration(input, await webhookUrlFacts(input.webhook_url, target));
   const agentId = deriveId('agt', ctx.commandId);
-  await reserveOwnerEmail(bus, secrets.hash(`owner-email:${data.owner_email}`), agentId, ctx);
+  try {
+    await reserveOwnerEmail(bus, secrets.hash(`owner-email:${data.owner_email}`), agentId, ctx);
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'owner_email_taken') throw ownerEmailTakenAs(input.owner_email, data.owner_email);
+    throw err;
+  }
 
   const apiKey = newApiKey();
   const webhookSecret = newWebhookSecret();

@@ -96,22 +96,50 @@ function toTransaction(e: Recorded<AgentStreamEvent>): CreditTransaction | null 
 
 /**
  * Credit history straight from the agent's stream (the ledger), newest first: every grant and
- * every event that carried a charge. Reads the stream backwards in pages until `skip + limit` are
- * found, and answers the `limit` after the first `skip`.
+ * every event that carried a charge, recorded before log position `beforePosition` when given (the
+ * continuation of a newest-first page). Reads the stream backwards in pages until `skip + limit + 1`
+ * are found, and answers the `limit` after the first `skip`, and whether older ones follow. The
+ * stream's last event before the position is found by bisecting its revisions (O(log n) reads).
  */
-export async function creditHistory(log: EventLog, agentId: string, limit: number, skip = 0): Promise<CreditTransaction[]> {
+export async function creditHistory(
+  log: EventLog,
+  agentId: string,
+  limit: number,
+  skip = 0,
+  beforePosition?: number,
+): Promise<{ transactions: CreditTransaction[]; has_more: boolean }> {
   const stream = agentStream(agentId);
-  const out: CreditTransaction[] = [];
   let from: number | undefined;
+  if (beforePosition !== undefined) {
+    const head = (await log.readStream(stream, { direction: 'backwards', maxCount: 1 }))[0];
+    if (!head) return { transactions: [], has_more: false };
+    if (head.position >= beforePosition) {
+      const positionAt = async (revision: number) =>
+        (await log.readStream(stream, { direction: 'forwards', fromRevision: revision, maxCount: 1 }))[0]?.position;
+      // lo: a revision before the position (-1: none), hi: one at or past it.
+      let lo = -1;
+      let hi = head.revision;
+      while (hi - lo > 1) {
+        const mid = Math.floor((lo + hi) / 2);
+        const p = await positionAt(mid);
+        if (p !== undefined && p < beforePosition) lo = mid;
+        else hi = mid;
+      }
+      if (lo < 0) return { transactions: [], has_more: false };
+      from = lo;
+    }
+  }
+  const out: CreditTransaction[] = [];
   for (;;) {
     const page = await log.readStream(stream, { direction: 'backwards', fromRevision: from, maxCount: PAGE });
     for (const e of page) {
+      if (beforePosition !== undefined && e.position >= beforePosition) continue;
       const t = toTransaction(agentStreamEvent(e));
       if (t) out.push(t);
-      if (out.length >= skip + limit) return out.slice(skip);
+      if (out.length > skip + limit) return { transactions: out.slice(skip, skip + limit), has_more: true };
     }
     const last = page[page.length - 1];
-    if (page.length < PAGE || !last || last.revision === 0) return out.slice(skip);
+    if (page.length < PAGE || !last || last.revision === 0) return { transactions: out.slice(skip), has_more: false };
     from = last.revision - 1;
   }
 }

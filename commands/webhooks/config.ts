@@ -32,11 +32,13 @@ export function resultingWebhookUrl(changes: WebhookChanges): string | null {
 }
 
 /**
- * The scheme a webhook signs with now: the one recorded, else (a URL set before schemes were
- * recorded) the earlier default `timestamped`, else none yet.
+ * The scheme the configured webhook signs with now: the one recorded, else (a URL set before
+ * schemes were recorded) `timestamped`; none when no webhook is configured (a webhook set after
+ * the URL was cleared is a new one and gets the default).
  */
 export function currentScheme(current: WebhookChanges['current']): SignatureScheme | null {
-  return current.signature_scheme ?? (current.webhook_url ? LEGACY_SIGNATURE_SCHEME : null);
+  if (!current.webhook_url) return null;
+  return current.signature_scheme ?? LEGACY_SIGNATURE_SCHEME;
 }
 
 /** 422 on `body.webhook_url` unless the URL passes the one configuration-time rule (literal check, then resolution). */
@@ -49,8 +51,8 @@ export function assertWebhookUrl(url: string | null | undefined, facts: WebhookU
 /**
  * The resulting URL must pass the literal check (https, public host) and its resolution must not
  * be refused (422); the agent must exist. Events omitted or null mean every event ([] pauses
- * delivery); the signing scheme defaults to the current one (`timestamped` for a URL set before
- * schemes were recorded), then to `delivery_timestamped`. Configuring again re-enables a webhook
+ * delivery); the signing scheme defaults to the configured webhook's (`timestamped` for a URL set
+ * before schemes were recorded), then, for a newly configured webhook, to variant B `timestamped`. Configuring again re-enables a webhook
  * disabled by a 410.
  */
 export function decideConfigureWebhook(command: ConfigureWebhook, state: AgentState): WebhookConfigured[] {

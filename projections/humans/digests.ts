@@ -3,7 +3,16 @@ import { defineProjection } from '../types.ts';
 /** Passive match digests per user (the owner's `/api/svc/digests`). */
 export const digestsProjection = defineProjection({
   name: 'digests',
-  collections: [{ name: 'digests', indexes: [{ name: 'by_user', keys: { user_id: 1, produced_at: -1 } }] }],
+  collections: [
+    {
+      name: 'digests',
+      indexes: [
+        { name: 'by_user', keys: { user_id: 1, produced_at: -1 } },
+        // Cursor order (queries/cursor.ts): newest first, or after a cursor.
+        { name: 'by_user_seq', keys: { user_id: 1, seq: 1, _id: 1 } },
+      ],
+    },
+  ],
   handles: ['DigestProduced', 'DigestRead'],
   async apply(event, ctx) {
     const digests = ctx.collection('digests');
@@ -11,7 +20,16 @@ export const digestsProjection = defineProjection({
       case 'DigestProduced': {
         const d = event.data;
         await digests.applyAt(d.digest_id, event.position, {
-          $set: { user_id: d.user_id, agent_id: d.agent_id, items: d.items, since: d.since, produced_at: d.produced_at, read: false, read_at: null },
+          $set: {
+            user_id: d.user_id,
+            agent_id: d.agent_id,
+            items: d.items,
+            since: d.since,
+            produced_at: d.produced_at,
+            read: false,
+            read_at: null,
+            seq: event.position,
+          },
         });
         return;
       }

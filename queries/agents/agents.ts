@@ -1,3 +1,5 @@
+import type { Cursor } from '../cursor.ts';
+import { listPage } from '../cursor.ts';
 import type { Doc, ReadStore } from '../../projections/store/port.ts';
 
 const TIER_NAMES: Record<string, string> = {
@@ -67,12 +69,13 @@ export async function getPublicAgent(store: ReadStore, agentId: string): Promise
   return agent && isPublicAgent(agent) ? agent : null;
 }
 
-export async function listAgents(store: ReadStore, opts: { skip: number; limit: number; capability?: string }) {
+/** The public agents (of a capability), newest first, paged by the one cursor (queries/cursor.ts listPage). */
+export async function listAgents(store: ReadStore, opts: { skip: number; limit: number; capability?: string; after?: Cursor }) {
   // Ghosted (5 flags) and deactivated agents leave every public list.
   const filter = opts.capability ? { capabilities: opts.capability, ...PUBLIC_AGENTS } : { ...PUBLIC_AGENTS };
   const agents = store.collection('agents');
-  const [items, total] = await Promise.all([agents.find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit }), agents.count(filter)]);
-  return { items, total };
+  const [page, total] = await Promise.all([listPage(agents, filter, opts), agents.count(filter)]);
+  return { items: page.docs, total, next_cursor: page.next_cursor, has_more: page.has_more, poll_cursor: page.poll_cursor };
 }
 
 export async function agentIdForKeyHash(store: ReadStore, keyHash: string): Promise<string | null> {

@@ -1,5 +1,7 @@
 import { forbidden, notFound } from '../../events/kernel/errors.ts';
 import type { Doc, Filter, ReadStore } from '../../projections/store/port.ts';
+import type { Cursor } from '../cursor.ts';
+import { listPage } from '../cursor.ts';
 
 /** The caller as the admin routes see them. */
 export interface Caller {
@@ -159,14 +161,18 @@ export async function communityStats(store: ReadStore, communityId: string) {
  * Members of the given communities, newest first, paged by page/limit: by circle (index
  * `by_circle`), else by community (`by_community`); `search` filters the names in that range.
  */
-export async function communityMembers(store: ReadStore, opts: { communityIds: string[]; circleId?: string; search?: string; skip: number; limit: number }) {
+/** Members of the communities (of a circle, matching a name), newest first, paged by the one cursor (queries/cursor.ts listPage). */
+export async function communityMembers(
+  store: ReadStore,
+  opts: { communityIds: string[]; circleId?: string; search?: string; skip: number; limit: number; after?: Cursor },
+) {
   const filter: Filter = opts.circleId ? { circles: opts.circleId } : { live_community: { $in: opts.communityIds } };
   if (opts.circleId) filter.live_community = { $in: opts.communityIds };
   if (opts.search) filter.name_lower = { $regex: escapeRegex(opts.search.toLowerCase()) };
   const hint = opts.circleId ? 'by_circle' : 'by_community';
   const col = store.collection('community_members');
-  const [docs, total] = await Promise.all([col.find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit, hint }), col.count(filter, { hint })]);
-  return { docs, total };
+  const [page, total] = await Promise.all([listPage(col, filter, opts), col.count(filter, { hint })]);
+  return { docs: page.docs, total, next_cursor: page.next_cursor, has_more: page.has_more };
 }
 
 export const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

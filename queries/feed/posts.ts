@@ -52,7 +52,13 @@ export async function listPosts(store: ReadStore, opts: { roomSlug?: string; ski
     listPage(store.collection('posts'), filter, opts),
     store.collection('feed_counters').findOne({ _id: opts.roomSlug ? `room:${opts.roomSlug}` : 'all' }),
   ]);
-  return { items: page.docs, total: (counter?.visible as number | undefined) ?? 0, next_cursor: page.next_cursor, has_more: page.has_more };
+  return {
+    items: page.docs,
+    total: (counter?.visible as number | undefined) ?? 0,
+    next_cursor: page.next_cursor,
+    has_more: page.has_more,
+    poll_cursor: page.poll_cursor,
+  };
 }
 
 export function getPost(store: ReadStore, postId: string) {

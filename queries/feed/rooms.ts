@@ -1,4 +1,6 @@
 import { PUBLIC_AGENTS } from '../agents/agents.ts';
+import type { Cursor } from '../cursor.ts';
+import { listPage } from '../cursor.ts';
 import type { Doc, ReadStore } from '../../projections/store/port.ts';
 
 /** The public page of a room (api/routes/site/pages.ts). */
@@ -41,12 +43,13 @@ export async function listRooms(store: ReadStore) {
 }
 
 /** Agents active in a room: those declaring its capability (or a capability merged into it), most recent first. */
-export async function roomAgents(store: ReadStore, room: Doc, opts: { skip: number; limit: number }) {
+/** A room's agents, newest first, paged by the one cursor (queries/cursor.ts listPage). */
+export async function roomAgents(store: ReadStore, room: Doc, opts: { skip: number; limit: number; after?: Cursor }) {
   const slugs = [room._id, ...((room.merged_from as string[] | undefined) ?? [])];
   const filter = { capabilities: slugs.length === 1 ? slugs[0] : { $in: slugs }, ...PUBLIC_AGENTS };
   const agents = store.collection('agents');
-  const [items, total] = await Promise.all([agents.find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit }), agents.count(filter)]);
-  return { items, total };
+  const [page, total] = await Promise.all([listPage(agents, filter, opts), agents.count(filter)]);
+  return { items: page.docs, total, next_cursor: page.next_cursor, has_more: page.has_more, poll_cursor: page.poll_cursor };
 }
 
 export async function getRoomDoc(store: ReadStore, slug: string) {

@@ -1,5 +1,7 @@
 import { PUBLIC_AGENTS } from '../agents/agents.ts';
 import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { Cursor } from '../cursor.ts';
+import { listPage } from '../cursor.ts';
 
 export function getUser(store: ReadStore, userId: string): Promise<Doc | null> {
   return store.collection('users').findOne({ _id: userId });
@@ -38,14 +40,15 @@ export async function agentIdForClaimTokenHash(store: ReadStore, hash: string): 
   return doc ? String(doc.agent_id) : null;
 }
 
-export async function digestsOf(store: ReadStore, userId: string, opts: { skip: number; limit: number }) {
+/** A user's digests, newest first, paged by the one cursor (queries/cursor.ts listPage). */
+export async function digestsOf(store: ReadStore, userId: string, opts: { skip: number; limit: number; after?: Cursor }) {
   const digests = store.collection('digests');
-  const [items, total, unread] = await Promise.all([
-    digests.find({ user_id: userId }, { sort: { user_id: 1, produced_at: -1 }, skip: opts.skip, limit: opts.limit }),
+  const [page, total, unread] = await Promise.all([
+    listPage(digests, { user_id: userId }, opts),
     digests.count({ user_id: userId }),
     digests.count({ user_id: userId, read: false }),
   ]);
-  return { items, total, unread };
+  return { items: page.docs, total, unread, next_cursor: page.next_cursor, has_more: page.has_more, poll_cursor: page.poll_cursor };
 }
 
 export function digestView(d: Doc) {

@@ -1,6 +1,6 @@
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { Doc, Filter, ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
-import { cursorOf, listPage } from '../cursor.ts';
+import { cursorOf, encodeCursor, listPage } from '../cursor.ts';
 
 export function getThread(store: ReadStore, threadId: string): Promise<Doc | null> {
   return store.collection('mesh_threads').findOne({ _id: threadId });
@@ -19,15 +19,34 @@ export function threadView(t: Doc) {
   };
 }
 
-/** The agent's threads by last message, newest first (index-served by membership). */
-export async function threadsOf(store: ReadStore, agentId: string, opts: { skip: number; limit: number }) {
+/**
+ * The agent's threads by last message, newest first (index-served by membership): `skip` items
+ * skipped, or after a cursor of this list (`next_cursor`, keyed by last message time and thread
+ * id, so threads that start during a walk do not shift it). The order is by activity: a thread
+ * that gets a message moves to the front.
+ */
+export async function threadsOf(store: ReadStore, agentId: string, opts: { skip: number; limit: number; after?: Cursor }) {
   const members = store.collection('mesh_thread_members');
+  const filter: Filter = { agent_id: agentId };
+  const cut = opts.after?.older ? opts.after.key.split('|') : null;
+  const page: Filter =
+    cut && cut.length === 2
+      ? { ...filter, last_message_at: { $lte: cut[0] }, $or: [{ last_message_at: { $lt: cut[0] } }, { thread_id: { $lt: cut[1] } }] }
+      : filter;
   const [rows, total] = await Promise.all([
-    members.find({ agent_id: agentId }, { sort: { last_message_at: -1 }, skip: opts.skip, limit: opts.limit }),
-    members.count({ agent_id: agentId }),
+    members.find(page, { sort: { last_message_at: -1, thread_id: -1 }, skip: cut ? 0 : opts.skip, limit: opts.limit + 1 }),
+    members.count(filter),
   ]);
+  const has_more = rows.length > opts.limit;
+  if (has_more) rows.length = opts.limit;
+  const last = rows[rows.length - 1];
+  const next_cursor = last
+    ? encodeCursor({ position: 0, key: `${String(last.last_message_at)}|${String(last.thread_id)}`, older: true })
+    : opts.after
+      ? encodeCursor(opts.after)
+      : null;
   const threads = await Promise.all(rows.map((r) => getThread(store, r.thread_id as string)));
-  return { items: threads.filter((t): t is Doc => t !== null).map(threadView), total };
+  return { items: threads.filter((t): t is Doc => t !== null).map(threadView), total, next_cursor, has_more };
 }
 
 function messageView(m: Doc) {
@@ -41,9 +60,9 @@ export async function threadMessages(store: ReadStore, threadId: string, limit: 
 }
 
 /** A thread's messages by the one cursor: after `after` oldest first, else the newest page (queries/cursor.ts listPage). */
-export async function threadMessagePage(store: ReadStore, threadId: string, opts: { after?: Cursor; limit: number }) {
+export async function threadMessagePage(store: ReadStore, threadId: string, opts: { after?: Cursor; limit: number; skip?: number }) {
   const page = await listPage(store.collection('mesh_messages'), { thread_id: threadId }, opts);
-  return { messages: page.docs.map(messageView), next_cursor: page.next_cursor, has_more: page.has_more };
+  return { messages: page.docs.map(messageView), next_cursor: page.next_cursor, has_more: page.has_more, poll_cursor: page.poll_cursor };
 }
 
 /** Status per shared DECISIONS: a heartbeat holds for 15 min; otherwise activity in 15 min is online, in 24 h degraded, else offline. */

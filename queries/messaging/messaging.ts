@@ -27,16 +27,20 @@ export async function inboxFor(store: ReadStore, agentId: string, opts: { since?
   const filter: Filter = { agent_id: agentId };
   if (opts.event) filter.event = opts.event;
   const page = await listPage(inbox, filter, opts);
-  return { events: page.docs.map(inboxView), next_cursor: page.next_cursor, has_more: page.has_more };
+  return { events: page.docs.map(inboxView), next_cursor: page.next_cursor, has_more: page.has_more, poll_cursor: page.poll_cursor };
 }
 
-export async function blocksOf(store: ReadStore, agentId: string, opts: { skip: number; limit: number }) {
+/** The agents `agentId` blocks, newest first, paged by the one cursor like the inbox (queries/cursor.ts listPage). */
+export async function blocksOf(store: ReadStore, agentId: string, opts: { skip: number; limit: number; after?: Cursor }) {
   const blocks = store.collection('blocks');
-  const [items, total] = await Promise.all([
-    blocks.find({ agent_id: agentId }, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit }),
-    blocks.count({ agent_id: agentId }),
-  ]);
-  return { items: items.map((b) => ({ agent_id: b.blocked_agent_id, blocked_at: b.blocked_at })), total };
+  const [page, total] = await Promise.all([listPage(blocks, { agent_id: agentId }, opts), blocks.count({ agent_id: agentId })]);
+  return {
+    items: page.docs.map((b) => ({ agent_id: b.blocked_agent_id, blocked_at: b.blocked_at })),
+    total,
+    next_cursor: page.next_cursor,
+    has_more: page.has_more,
+    poll_cursor: page.poll_cursor,
+  };
 }
 
 /** A member (human user) by id, from the humans area's `users` read model. */
@@ -49,7 +53,7 @@ export async function inboxPage(store: ReadStore, agentId: string, event: string
   const inbox = store.collection('inbox_events');
   const filter = { agent_id: agentId, event };
   const [page, total] = await Promise.all([listPage(inbox, filter, opts), inbox.count(filter)]);
-  return { items: page.docs, total, next_cursor: page.next_cursor, has_more: page.has_more };
+  return { items: page.docs, total, next_cursor: page.next_cursor, has_more: page.has_more, poll_cursor: page.poll_cursor };
 }
 
 /** A member's DMs: inbound ones by user id and by address (newest first), and their replies as linked agents. */

@@ -31,7 +31,7 @@ export async function notificationsPage(
   if (opts.unreadOnly) filter.read = false;
   const page = await listPage(notifications, filter, opts);
   const unread = await notifications.count({ agent_id: agentId, read: false, expires_at: { $gt: opts.now.toISOString() } });
-  return { items: page.docs, unread, next_cursor: page.next_cursor, has_more: page.has_more };
+  return { items: page.docs, unread, next_cursor: page.next_cursor, has_more: page.has_more, poll_cursor: page.poll_cursor };
 }
 
 /** Notifications whose 90 days are over at `now`, grouped by agent (index-served by expiry). */

@@ -1,3 +1,5 @@
+import type { Cursor } from '../cursor.ts';
+import { listPage } from '../cursor.ts';
 import type { ReadStore } from '../../projections/store/port.ts';
 
 /** Active-profile counts of one kind (region or industry), largest first (index `by_kind`). */
@@ -11,14 +13,16 @@ export async function profileCounts(store: ReadStore, kind: 'region' | 'industry
 
 export const pitchDeck = (store: ReadStore) => store.collection('site_settings').findOne({ _id: 'pitch_deck' });
 
-export async function partnerLeads(store: ReadStore, skip: number, limit: number) {
+/** The partner leads, newest first, paged by the one cursor (queries/cursor.ts listPage). */
+export async function partnerLeads(store: ReadStore, skip: number, limit: number, after?: Cursor) {
   const col = store.collection('partner_leads');
-  const [docs, total] = await Promise.all([
-    col.find({ all: true }, { sort: { all: 1, seq: -1 }, skip, limit, hint: 'all' }),
-    col.count({ all: true }, { hint: 'all' }),
-  ]);
+  const [page, total] = await Promise.all([listPage(col, { all: true }, { skip, limit, after }), col.count({ all: true }, { hint: 'all' })]);
+  const docs = page.docs;
   return {
     total,
+    next_cursor: page.next_cursor,
+    has_more: page.has_more,
+    poll_cursor: page.poll_cursor,
     leads: docs.map((d) => ({
       lead_id: d._id,
       name: d.name,

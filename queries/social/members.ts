@@ -2,6 +2,7 @@ import MiniSearch from 'minisearch';
 import { searchTerms } from '../../events/feed.ts';
 import type { Doc, Filter, ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
+import { encodeCursor } from '../cursor.ts';
 import { pageBySeq } from './paging.ts';
 
 /** A member as any response shows them: the profile, never an e-mail address. */
@@ -43,7 +44,7 @@ export async function getListedMember(store: ReadStore, userId: string): Promise
  * longest, as the likeliest to be rare; with `industry`, of that term and industry), the other
  * terms checked on those documents; with `industry` alone, that industry's index.
  */
-export async function searchMembers(store: ReadStore, opts: { q?: string; industry?: string; skip: number; limit: number }) {
+export async function searchMembers(store: ReadStore, opts: { q?: string; industry?: string; skip: number; limit: number; after?: Cursor }) {
   const terms = opts.q ? searchTerms(opts.q, 8).sort((a, b) => b.length - a.length || (a < b ? -1 : 1)) : [];
   let filter: Filter;
   let hint: string;
@@ -61,9 +62,14 @@ export async function searchMembers(store: ReadStore, opts: { q?: string; indust
     filter = { dir_listed: true };
     hint = 'dir_all';
   }
-  const docs = await store.collection('members').find(filter, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit + 1, hint });
+  // After a newest-first cursor (the next_cursor of an earlier page): the members before it.
+  const page: Filter = opts.after?.older ? { ...filter, seq: { $lt: opts.after.position } } : filter;
+  const docs = await store.collection('members').find(page, { sort: { seq: -1 }, skip: opts.after?.older ? 0 : opts.skip, limit: opts.limit + 1, hint });
   const has_more = docs.length > opts.limit;
-  return { items: (has_more ? docs.slice(0, opts.limit) : docs).map(memberView), has_more, filter, hint };
+  const items = has_more ? docs.slice(0, opts.limit) : docs;
+  const last = items[items.length - 1];
+  const next_cursor = last ? encodeCursor({ position: last.seq as number, key: last._id, older: true }) : null;
+  return { items: items.map(memberView), has_more, next_cursor, filter, hint };
 }
 
 const STOPWORDS = new Set(

@@ -40,7 +40,12 @@ function attemptView(a: Doc) {
  */
 export async function deliveryLog(store: ReadStore, agentId: string, opts: { after?: Cursor; limit: number; skip: number }) {
   const page = await listPage(store.collection('webhook_attempts'), { agent_id: agentId }, opts);
-  return { attempts: page.docs.map((a) => ({ ...attemptView(a), cursor: cursorOf(a) })), next_cursor: page.next_cursor, has_more: page.has_more };
+  return {
+    attempts: page.docs.map((a) => ({ ...attemptView(a), cursor: cursorOf(a) })),
+    next_cursor: page.next_cursor,
+    has_more: page.has_more,
+    poll_cursor: page.poll_cursor,
+  };
 }
 
 /** The health view: recent attempts, success rate over them, last error, the next retry. */

@@ -63,7 +63,8 @@ describe('api: registration and profile', () => {
     for (const variant of ['janedoe@gmail.com', 'Jane.Doe+bots@GMAIL.com', 'j.a.n.e.d.o.e@googlemail.com']) {
       const dup = await svc.req('POST', '/api/protocol/register', { body: validBody(variant) });
       expect(dup.status, variant).to.equal(409);
-      expect(dup.body).to.include({ detail: 'An agent is already registered for this owner e-mail', code: 'owner_email_taken' });
+      expect(dup.body).to.include({ code: 'owner_email_taken', normalized_owner_email: 'janedoe@gmail.com' });
+      expect(dup.body.detail).to.match(/^An agent is already registered for this owner e-mail\./);
     }
   });
 

@@ -202,15 +202,20 @@ describe('api: cursor paging (inbox, notifications, credit history)', function (
     }
   });
 
-  it('the newest page names the cursor to poll on from: nothing is missed after it', async () => {
+  it('the newest page names the cursor to poll on from (poll_cursor): nothing is missed after it; its next_cursor leads to older entries', async () => {
     const head = await inbox('?limit=5');
     expect(head.body.events).to.have.length(5);
-    expect(head.body.next_cursor).to.equal(head.body.events[0].cursor);
-    expect(head.body.has_more).to.equal(false);
+    expect(head.body.poll_cursor).to.equal(head.body.events[0].cursor);
+    expect(head.body.has_more).to.equal(true);
     await writeInbox(3);
-    const next = await inbox(`?after=${head.body.next_cursor}`);
+    const next = await inbox(`?after=${head.body.poll_cursor}`);
     expect(next.body.events).to.have.length(3);
     expect(next.body.has_more).to.equal(false);
+    // next_cursor continues newest first, before the page's last entry, unaffected by the 3 new ones.
+    const older = await inbox(`?after=${head.body.next_cursor}&limit=5`);
+    expect(older.body.events).to.have.length(5);
+    expect(older.body.events[0].id).to.not.be.oneOf(head.body.events.map((e: { id: string }) => e.id));
+    expect(older.body.events[0].cursor < head.body.events[4].cursor || older.body.events[0].created_at <= head.body.events[4].created_at).to.equal(true);
   });
 
   it('notifications: a poller following next_cursor over 2,000 notifications in bursts sees each exactly once', async () => {
@@ -315,10 +320,18 @@ describe('api: cursor paging (inbox, notifications, credit history)', function (
       if (!r.body.has_more) break;
     }
     expect(viaCursor).to.deep.equal([...viaPages].reverse());
-    // The newest page's cursor resumes after the newest transaction.
-    const tail = await history(`?after=${newest.body.next_cursor}`);
+    // The newest page's poll_cursor resumes after the newest transaction.
+    const tail = await history(`?after=${newest.body.poll_cursor}`);
     expect(tail.body.transactions).to.deep.equal([]);
     expect(tail.body.has_more).to.equal(false);
+    // Its next_cursor continues newest first: the same walk as the pages.
+    const back: string[] = [...newest.body.transactions.map((t: { transaction_id: string }) => t.transaction_id)];
+    let older = newest.body;
+    while (older.has_more) {
+      older = (await history(`?after=${older.next_cursor}&limit=50`)).body;
+      back.push(...older.transactions.map((t: { transaction_id: string }) => t.transaction_id));
+    }
+    expect(back).to.deep.equal(viaPages);
   });
 
   it('group-DM messages, the A2A inbox and the feed page forward by the same cursor', async () => {

@@ -321,7 +321,7 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
       const first = structured((await client.callTool({ name: 'get_signal_inbox', arguments: {} })) as CallToolResult);
       expect(first.notifications).to.have.length(1);
       expect((await stamp('b2b-sales')).status).to.equal(200);
-      const rest = await svc.req('GET', `/api/agent/notifications?after=${encodeURIComponent(first.next_cursor as string)}`, { apiKey: a.api_key });
+      const rest = await svc.req('GET', `/api/agent/notifications?after=${encodeURIComponent(first.poll_cursor as string)}`, { apiKey: a.api_key });
       expect(rest.status, rest.text).to.equal(200);
       expect(rest.body.notifications).to.have.length(1);
       expect((await stamp('talent-matching')).status).to.equal(200);
@@ -354,6 +354,9 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
         { tool: 'intent_radar', rest: '/api/agent/intent-radar', param: 'cursor', args: { type: 'signal_found' }, items: 'items', many: true },
         { tool: 'list_builder_profiles', rest: '/api/protocol/builders', param: 'cursor', items: 'builders', many: true },
         { tool: 'list_bonds', rest: '/api/agent/bonds', param: 'cursor', args: { status: 'incoming' }, items: 'items', many: true },
+        // No group threads for a fresh agent: the cursor still round-trips.
+        { tool: 'list_mesh_threads', rest: '/api/agent/group-dm', param: 'after', items: 'items', many: false },
+        { tool: 'browse_members', rest: '/api/members', param: 'after', items: 'members', many: false },
       ];
       // Every tool whose input takes a cursor is in the list above.
       expect(

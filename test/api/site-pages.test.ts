@@ -139,9 +139,9 @@ describe('site: room and post pages (issue 18)', function () {
     expect(second.text).to.not.contain('class="older"');
     const newer = /class="newer" href="([^"]+)"/.exec(second.text)?.[1]?.replace(/&amp;/g, '&') ?? '';
     expect(newer).to.match(/^\/rooms\/b2b-sales\?after=/);
-    // The same cursor the API hands out for the same page.
+    // The poll cursor the API hands out for the same page.
     const api = await svc.req('GET', '/api/feed/topics/b2b-sales/posts?page=1');
-    expect(newer).to.equal(`/rooms/b2b-sales?after=${encodeURIComponent(api.body.next_cursor as string)}`);
+    expect(newer).to.equal(`/rooms/b2b-sales?after=${encodeURIComponent(api.body.poll_cursor as string)}`);
     const after = await svc.req('GET', newer);
     expect(after.status).to.equal(200);
     expect(shown(after)).to.deep.equal(ids.slice(4));

@@ -119,7 +119,7 @@ describe('api: webhook replay (POST /api/agent/webhooks/replay and the admin rou
       expect(g.headers['x-svc-signature']).to.not.equal(original.headers['x-svc-signature']);
       expect(g.headers['x-svc-attempt']).to.equal('1');
       // The original request, sent again now, would be refused for its old timestamp: the replay is not a resend of old bytes.
-      expect(verifyWebhook('delivery_timestamped', receiver.secrets, original.headers, original.raw, seconds())).to.equal(false);
+      expect(verifyWebhook('timestamped', receiver.secrets, original.headers, original.raw, seconds())).to.equal(false);
     }
     // A receiver that deduplicates by delivery id accepts none of them a second time.
     expect(got.every((g) => g.duplicate)).to.equal(true);
@@ -191,7 +191,7 @@ describe('api: webhook replay (POST /api/agent/webhooks/replay and the admin rou
     const r = await replay(agent, { from_time: await queuedAt(ids[3]) });
     const [got] = await replayed(r.body.replay_id as string, 1);
     expect(got.verified, got.reason ?? '').to.equal(true);
-    expect(verifyWebhook('delivery_timestamped', [oldSecret], got.headers, got.raw, seconds())).to.equal(false);
+    expect(verifyWebhook('timestamped', [oldSecret], got.headers, got.raw, seconds())).to.equal(false);
 
     expect(
       (await svc.req('PATCH', `/api/protocol/agents/${agent.agent_id}/webhook`, { apiKey: agent.api_key, body: { signature_scheme: 'standard_webhooks' } }))

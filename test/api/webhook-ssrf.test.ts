@@ -206,7 +206,7 @@ describe('api: every way of setting a webhook URL resolves it at configuration (
     svc.running.services.resolver = async () => [{ address: '93.184.216.34', family: 4 }];
     const reg = await svc.register({ webhook_url: 'https://hooks.example.com/a' });
     const cfg = await svc.req('GET', `/api/protocol/agents/${reg.agent_id}/webhook`, { apiKey: reg.api_key });
-    expect(cfg.body).to.include({ webhook_url: 'https://hooks.example.com/a', signature_scheme: 'delivery_timestamped', status: 'active' });
+    expect(cfg.body).to.include({ webhook_url: 'https://hooks.example.com/a', signature_scheme: 'timestamped', status: 'active' });
     await svc.req('PATCH', `/api/protocol/agents/${reg.agent_id}/webhook`, {
       apiKey: reg.api_key,
       body: { events: ['new_dm'], signature_scheme: 'standard_webhooks' },

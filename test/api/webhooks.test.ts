@@ -95,7 +95,7 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
       has_secret: true,
       events: null,
       status: 'not_configured',
-      signature_scheme: 'delivery_timestamped',
+      signature_scheme: 'timestamped',
       previous_secret_valid_until: null,
     });
     expect(initial.body.available_events).to.include.members(['new_dm', 'new_match', 'room_post_reply', 'new_comment', 'svc_ping']);
@@ -116,7 +116,7 @@ describe('api: webhooks (receiver written from docs/WEBHOOKS.md, loopback allowe
     expect((await svc.req('GET', `/api/protocol/agents/${owner.agent_id}/webhook`, { apiKey: owner.api_key })).body.webhook_url).to.equal(receiver.url);
   });
 
-  it('delivers a new_dm signed per the docs (delivery_timestamped, the default), once, and marks the inbox entry delivered_via webhook', async () => {
+  it('delivers a new_dm signed per the docs (timestamped, variant B, the default), once, and marks the inbox entry delivered_via webhook', async () => {
     const sent = await dm('Hello over webhook');
     expect(sent.status).to.equal(200);
     const got = await pumped(() => receiver.accepted.find((a) => a.body.data?.dm_id === sent.body.dm_id), 'the delivery');

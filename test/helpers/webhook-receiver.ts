@@ -88,7 +88,7 @@ export async function startReceiver(opts: { secret: string; now: () => number; p
     received: [] as Received[],
     accepted: [] as Array<{ delivery: string; body: WebhookBody }>,
     secrets: [opts.secret],
-    scheme: (opts.scheme ?? 'delivery_timestamped') as Scheme,
+    scheme: (opts.scheme ?? 'timestamped') as Scheme,
     script: [] as number[],
     fallback: 200,
     redirectTo: 'http://127.0.0.1:1/',

@@ -18,7 +18,7 @@ import { principalOf, requireAgent, requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { storeAsOf } from '../../as-of.ts';
-import { limitOnly, paging, validate } from '../../validation.ts';
+import { afterCursor, limitOnly, paging, validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
@@ -110,7 +110,7 @@ export const agentOperations = operations({
     tags: ['agents'],
     auth: 'none',
     responses: ok(GetProtocolAgentsAnswer),
-    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'capability'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'after', 'capability'),
   },
   getProtocolAgentsById: {
     method: 'GET',
@@ -281,8 +281,9 @@ export function agentRoutes(router: Router, s: Services): void {
   mount(agents, agentOperations.getProtocolAgents, async (ctx) => {
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const capability = typeof ctx.query.capability === 'string' && ctx.query.capability ? ctx.query.capability : undefined;
-    const { items, total } = await listAgents(s.store, { skip, limit, capability });
-    ctx.body = { items: items.map((a) => publicAgent(a, base())), total, page, limit };
+    const after = afterCursor(ctx.query);
+    const { items, ...paged } = await listAgents(s.store, { skip, limit, capability, after });
+    ctx.body = { items: items.map((a) => publicAgent(a, base())), page, limit, ...paged };
   });
 
   mount(agents, agentOperations.getProtocolAgentsById, async (ctx) => {

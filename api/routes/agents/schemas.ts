@@ -117,6 +117,9 @@ export const GetProtocolAgentsAnswer = obj({
   items: arr(AgentPublic),
   total: int,
   page: int,
+  has_more: bool,
+  next_cursor: nullStr,
+  poll_cursor: str,
   limit: int,
 });
 

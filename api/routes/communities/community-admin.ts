@@ -40,7 +40,7 @@ import {
   requestView,
 } from '../../../queries/communities/communities.ts';
 import type { Services } from '../../services.ts';
-import { paging, validate } from '../../validation.ts';
+import { afterCursor, paging, validate } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
@@ -150,7 +150,7 @@ export const communityAdminOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(GetAdminCommunityAdminMembersAnswer),
-    query: queryOf('community_id', 'circle_filter', 'search', { limit: limitQuery(100, 20) }, 'page'),
+    query: queryOf('community_id', 'circle_filter', 'search', { limit: limitQuery(100, 20) }, 'page', 'after'),
   },
   deleteAdminCommunityAdminMembersByMemberId: {
     method: 'DELETE',
@@ -305,9 +305,19 @@ function communityRoutes(router: Router, s: Services): void {
 export function communityAdminRoutes(router: Router, s: Services): void {
   communityRoutes(router, s);
   const r = new Router({ prefix: '/api/admin/community-admin' });
+  /**
+   * The caller of a community-admin route: a signed-in admin of some community, or a super admin.
+   * Anyone else gets 403 before the request's body, query or path is looked at (authorisation
+   * before validation); the community the request names is checked after, by `adminScope`.
+   */
+  const adminCaller = async (ctx: Context): Promise<Caller> => {
+    const caller = callerOf(ctx);
+    await adminScope(s.store, caller);
+    return caller;
+  };
 
   mount(r, communityAdminOperations.getAdminCommunityAdminDashboard, async (ctx) => {
-    const caller = callerOf(ctx);
+    const caller = await adminCaller(ctx);
     const scope = await adminScope(s.store, caller, str(ctx.query.community_id));
     const communities = [];
     for (const c of scope) communities.push({ ...communityView(c), stats: await communityStats(s.store, c._id) });
@@ -315,17 +325,18 @@ export function communityAdminRoutes(router: Router, s: Services): void {
   });
 
   mount(r, communityAdminOperations.getAdminCommunityAdminMembers, async (ctx) => {
-    const caller = callerOf(ctx);
+    const caller = await adminCaller(ctx);
     const scope = await adminScope(s.store, caller, str(ctx.query.community_id));
     const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 100 });
     const circleId = str(ctx.query.circle_filter);
     const search = str(ctx.query.search)?.trim();
-    const res = await communityMembers(s.store, { communityIds: scope.map((c) => c._id), circleId, search, skip, limit });
-    ctx.body = { members: res.docs.map(memberView), total: res.total, page, limit, has_more: skip + res.docs.length < res.total };
+    const after = afterCursor(ctx.query);
+    const res = await communityMembers(s.store, { communityIds: scope.map((c) => c._id), circleId, search, skip, limit, after });
+    ctx.body = { members: res.docs.map(memberView), total: res.total, page, limit, has_more: res.has_more, next_cursor: res.next_cursor };
   });
 
   mount(r, communityAdminOperations.deleteAdminCommunityAdminMembersByMemberId, async (ctx) => {
-    const caller = callerOf(ctx);
+    const caller = await adminCaller(ctx);
     const scope = await adminScope(s.store, caller, str(ctx.query.community_id));
     if (scope.length !== 1 && !str(ctx.query.community_id)) {
       // Without community_id: the one community the caller administers that the member is in.
@@ -346,7 +357,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
   });
 
   mount(r, communityAdminOperations.postAdminCommunityAdminCodes, async (ctx) => {
-    const caller = callerOf(ctx);
+    const caller = await adminCaller(ctx);
     const body = validate<Static<typeof CreateCodeRequest>>(CreateCodeRequest, ctx.request.body);
     const [community] = await adminScope(s.store, caller, body.community_id);
     const res = await createInviteCode(
@@ -368,7 +379,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
   });
 
   mount(r, communityAdminOperations.putAdminCommunityAdminCodesByCodeId, async (ctx) => {
-    const caller = callerOf(ctx);
+    const caller = await adminCaller(ctx);
     const body = validate<Static<typeof UpdateCodeStatusRequest>>(UpdateCodeStatusRequest, ctx.request.body);
     const code = await getCode(s.store, ctx.params.code_id);
     if (!code) {
@@ -388,7 +399,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
   });
 
   mount(r, communityAdminOperations.getAdminCommunityAdminCodeQrByCode, async (ctx) => {
-    const caller = callerOf(ctx);
+    const caller = await adminCaller(ctx);
     const code = await codeByValue(s.store, ctx.params.code);
     if (!code) {
       await adminScope(s.store, caller);
@@ -408,13 +419,13 @@ export function communityAdminRoutes(router: Router, s: Services): void {
   });
 
   mount(r, communityAdminOperations.getAdminCommunityAdminInviteAnalyticsByCommunityId, async (ctx) => {
-    const caller = callerOf(ctx);
+    const caller = await adminCaller(ctx);
     const [community] = await adminScope(s.store, caller, ctx.params.community_id);
     ctx.body = await inviteAnalytics(s.store, community._id);
   });
 
   mount(r, communityAdminOperations.postAdminCommunityAdminCircles, async (ctx) => {
-    const caller = callerOf(ctx);
+    const caller = await adminCaller(ctx);
     const body = validate<Static<typeof CreateCircleRequest>>(CreateCircleRequest, ctx.request.body);
     const [community] = await adminScope(s.store, caller, body.community_id);
     const res = await createCircle(
@@ -442,7 +453,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
   };
 
   mount(r, communityAdminOperations.putAdminCommunityAdminCirclesByCircleIdVisibility, async (ctx) => {
-    const caller = callerOf(ctx);
+    const caller = await adminCaller(ctx);
     const visibility = oneOf(VISIBILITIES, ctx.query.visibility, 'visibility', true) ?? 'community';
     const circle = await adminCircle(ctx, caller);
     const res = await setCircleVisibility(
@@ -457,7 +468,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
   });
 
   mount(r, communityAdminOperations.postAdminCommunityAdminCirclesByCircleIdMembers, async (ctx) => {
-    const caller = callerOf(ctx);
+    const caller = await adminCaller(ctx);
     const body = validate<Static<typeof AddCircleMemberRequest>>(AddCircleMemberRequest, ctx.request.body);
     const circle = await adminCircle(ctx, caller);
     const res = await addCircleMember(
@@ -471,7 +482,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
   });
 
   mount(r, communityAdminOperations.getAdminCommunityAdminCircleRequests, async (ctx) => {
-    const caller = callerOf(ctx);
+    const caller = await adminCaller(ctx);
     const status = oneOf(['pending', 'approved', 'rejected'] as const, ctx.query.status, 'status', false);
     const scope = await adminScope(s.store, caller, str(ctx.query.community_id));
     const { limit } = paging(ctx.query, { limit: 50, max: 100 });
@@ -485,7 +496,7 @@ export function communityAdminRoutes(router: Router, s: Services): void {
   });
 
   const decide = (approve: boolean) => async (ctx: Context) => {
-    const caller = callerOf(ctx);
+    const caller = await adminCaller(ctx);
     const note = typeof ctx.query.admin_note === 'string' ? ctx.query.admin_note.trim() : '';
     if (note.length > 500)
       throw new ValidationFailed([{ loc: ['query', 'admin_note'], msg: 'at most 500 characters', type: 'value_error.any_str.max_length' }]);

@@ -88,6 +88,7 @@ export const GetAdminCommunityAdminMembersAnswer = obj({
   page: int,
   limit: int,
   has_more: bool,
+  next_cursor: nullStr,
 });
 
 /** deleteAdminCommunityAdminMembersByMemberId 200 */

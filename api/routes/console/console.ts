@@ -450,7 +450,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     const status = statusOf(agent);
     const [spend, history, hook] = await Promise.all([
       dailySpend(s.store, agent._id, s.clock.now(), 30),
-      creditHistory(s.log, agent._id, 50),
+      creditHistory(s.log, agent._id, 50).then((h) => h.transactions),
       webhookOf(s.store, agent._id),
     ]);
     page(ctx, 'agent', {

@@ -95,28 +95,29 @@ export function creditRoutes(router: Router, s: Services): void {
       const { position: _p, ...rest } = t;
       return { ...rest, cursor: cursor(t) };
     };
-    if (after) {
+    if (after && !after.older) {
+      // Oldest first after the cursor: next_cursor continues forwards and is also where a poll resumes.
       const r = await creditHistoryAfter(s.log, agent._id, after.position, limit);
       const last = r.transactions.at(-1);
-      ctx.body = {
-        agent_id: agent._id,
-        transactions: r.transactions.map(view),
-        limit,
-        next_cursor: last ? cursor(last) : encodeCursor(after),
-        has_more: r.has_more,
-      };
+      const next = last ? cursor(last) : encodeCursor({ position: after.position, key: after.key });
+      ctx.body = { agent_id: agent._id, transactions: r.transactions.map(view), limit, next_cursor: next, has_more: r.has_more, poll_cursor: next };
       return;
     }
-    // Newest first; `page` skips whole pages; next_cursor is where a poll for newer ones resumes.
-    const transactions = await creditHistory(s.log, agent._id, limit, skip);
-    const newest = transactions[0];
+    // Newest first (from the newest, `page` skipping whole pages, or before a newest-first cursor):
+    // next_cursor continues towards older ones, poll_cursor is where a poll for newer ones resumes.
+    const r = await creditHistory(s.log, agent._id, limit, after ? 0 : skip, after?.position);
+    const first = r.transactions[0];
+    const last = r.transactions.at(-1);
+    let newest = first;
+    if (!newest && !after && skip > 0) newest = (await creditHistory(s.log, agent._id, 1)).transactions[0];
     ctx.body = {
       agent_id: agent._id,
-      transactions: transactions.map(view),
+      transactions: r.transactions.map(view),
       limit,
       page,
-      next_cursor: newest ? cursor(newest) : encodeCursor(START),
-      has_more: skip > 0,
+      next_cursor: last ? encodeCursor({ position: last.position, key: last.transaction_id, older: true }) : after ? encodeCursor(after) : null,
+      has_more: r.has_more,
+      poll_cursor: newest ? cursor(newest) : after ? encodeCursor({ position: after.position, key: after.key }) : encodeCursor(START),
     };
   });
 

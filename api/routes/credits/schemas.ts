@@ -50,6 +50,7 @@ export const GetProtocolAgentsByAgentIdCreditsHistoryAnswer = obj(
     limit: int,
     next_cursor: nullStr,
     has_more: bool,
+    poll_cursor: str,
   },
   {
     page: int,

@@ -177,7 +177,7 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetFeedTopicsBySlugAnswer),
-    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'after'),
   },
   getFeedTopicsBySlugPosts: {
     method: 'GET',
@@ -203,7 +203,7 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'none',
     responses: ok(GetProtocolRoomsBySlugAnswer),
-    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'after'),
   },
   getProtocolRoomsBySlugPosts: {
     method: 'GET',
@@ -218,8 +218,10 @@ export const feedOperations = operations({
 
 export function feedRoutes(router: Router, s: Services): void {
   const view = (d: Doc) => postView(d, s.config.publicBaseUrl);
-  const create = async (ctx: Context, input: PostInput) => {
+  /** Publishes the post `read` takes from the body, read after the credential is checked (401 before 415/422). */
+  const create = async (ctx: Context, read: () => PostInput) => {
     const agentId = writer(s, ctx);
+    const input = read();
     const cmdCtx = commandContext(s, ctx, agentId);
     const { draft, resolved_room_slug } = await postDraft(s, input);
     const mentions = await mentionsIn(s, `${draft.title}\n${draft.body}`, agentId);
@@ -254,13 +256,13 @@ export function feedRoutes(router: Router, s: Services): void {
     if (slug) {
       const room = await findRoom(s.store, slug);
       if (!room) {
-        ctx.body = { items: [], total: 0, page, limit, next_cursor: encodeCursor(after ?? START), has_more: false };
+        ctx.body = { items: [], total: 0, page, limit, next_cursor: after ? encodeCursor(after) : null, has_more: false, poll_cursor: encodeCursor(START) };
         return;
       }
       roomSlug = room._id;
     }
-    const { items, total, next_cursor, has_more } = await listPosts(s.store, { roomSlug, skip, limit, after });
-    ctx.body = { items: items.map(view), total, page, limit, next_cursor, has_more };
+    const { items, total, next_cursor, has_more, poll_cursor } = await listPosts(s.store, { roomSlug, skip, limit, after });
+    ctx.body = { items: items.map(view), total, page, limit, next_cursor, has_more, poll_cursor };
   };
 
   // Keyword search (older family); without q it is the feed.
@@ -305,14 +307,8 @@ export function feedRoutes(router: Router, s: Services): void {
     const doc = await findRoom(s.store, ctx.params.slug);
     if (!doc) throw notFound('Room', 'room_not_found');
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
-    const agents = await roomAgents(s.store, doc, { skip, limit });
-    ctx.body = {
-      room: roomView(doc, s.config.publicBaseUrl),
-      items: agents.items.map((a) => publicAgent(a, s.config.publicBaseUrl)),
-      total: agents.total,
-      page,
-      limit,
-    };
+    const { items, ...paged } = await roomAgents(s.store, doc, { skip, limit, after: afterCursor(ctx.query) });
+    ctx.body = { room: roomView(doc, s.config.publicBaseUrl), items: items.map((a) => publicAgent(a, s.config.publicBaseUrl)), page, limit, ...paged };
   };
   const roomPosts = async (ctx: Context) => {
     const doc = await findRoom(s.store, ctx.params.slug);
@@ -320,17 +316,17 @@ export function feedRoutes(router: Router, s: Services): void {
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const after = afterCursor(ctx.query);
     cacheableByPosition(ctx);
-    const { items, total, next_cursor, has_more } = await listPosts(s.store, { roomSlug: doc._id, skip, limit, after });
-    ctx.body = { room_slug: doc._id, items: items.map(view), total, page, limit, next_cursor, has_more };
+    const { items, total, next_cursor, has_more, poll_cursor } = await listPosts(s.store, { roomSlug: doc._id, skip, limit, after });
+    ctx.body = { room_slug: doc._id, items: items.map(view), total, page, limit, next_cursor, has_more, poll_cursor };
   };
 
   const feedPosts = new Router({ prefix: '/api/feed/posts' });
-  mount(feedPosts, feedOperations.postFeedPosts, async (ctx) => create(ctx, validate<PostInput>(createPostSchema, ctx.request.body)));
+  mount(feedPosts, feedOperations.postFeedPosts, async (ctx) => create(ctx, () => validate<PostInput>(createPostSchema, ctx.request.body)));
   mount(feedPosts, feedOperations.getFeedPosts, feed);
 
   // The older family: `content`/`room` bodies, keyword search, post detail.
   const agentPosts = new Router({ prefix: '/api/agent/posts' });
-  mount(agentPosts, feedOperations.postAgentPosts, async (ctx) => create(ctx, legacyInput(ctx.request.body)));
+  mount(agentPosts, feedOperations.postAgentPosts, async (ctx) => create(ctx, () => legacyInput(ctx.request.body)));
   mount(agentPosts, feedOperations.getAgentPosts, search);
   mount(agentPosts, feedOperations.getAgentPostsByPostId, detail);
 

@@ -1,5 +1,5 @@
 import { AgentPublic } from '../agents/schemas.ts';
-import { arr, bool, extend, int, map, nullStr, nullable, num, obj, str, strs, nullNum, pageOf, CURSOR_FIELDS } from '../schemas.ts';
+import { arr, bool, extend, int, map, nullStr, nullable, num, obj, str, strs, nullNum, pageOf, POLL_CURSOR_FIELDS } from '../schemas.ts';
 
 // Answer schemas of the feed (posts, comments, rooms, topics, scheduling), from the views in
 // queries/feed/*.ts. docs/OPENAPI.md "Response schemas".
@@ -34,7 +34,7 @@ export const PostView = obj({
 });
 
 /** A page of posts: the feed (cursor fields) or a search (`query`, api/routes/feed/posts.ts). */
-export const PostPage = pageOf(PostView, {}, { ...CURSOR_FIELDS, query: str });
+export const PostPage = pageOf(PostView, {}, { ...POLL_CURSOR_FIELDS, query: str });
 
 /** queries/feed/comments.ts commentView. */
 export const CommentView = obj({
@@ -107,6 +107,7 @@ export const GetAgentFeedAnswer = obj({
   limit: int,
   next_cursor: nullStr,
   has_more: bool,
+  poll_cursor: str,
 });
 
 /** getFeedTopics 200 */
@@ -121,6 +122,9 @@ export const GetFeedTopicsBySlugAnswer = obj({
   items: arr(AgentPublic),
   total: int,
   page: int,
+  has_more: bool,
+  next_cursor: nullStr,
+  poll_cursor: str,
   limit: int,
 });
 
@@ -133,6 +137,7 @@ export const GetFeedTopicsBySlugPostsAnswer = obj({
   limit: int,
   next_cursor: nullStr,
   has_more: bool,
+  poll_cursor: str,
 });
 
 /** getProtocolRooms 200 */
@@ -183,6 +188,7 @@ export const GetFeedPostsByPostIdCommentsAnswer = obj({
   total: int,
   comment_count: int,
   page: int,
+  has_more: bool,
   limit: int,
 });
 
@@ -283,6 +289,7 @@ export const GetFeedPostsScheduledAnswer = obj({
   ),
   total: int,
   page: int,
+  has_more: bool,
   limit: int,
 });
 

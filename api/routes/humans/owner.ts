@@ -9,7 +9,7 @@ import { getVisiblePost } from '../../../queries/feed/posts.ts';
 import { digestsOf, digestView } from '../../../queries/humans/users.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { paging, validate } from '../../validation.ts';
+import { afterCursor, paging, validate } from '../../validation.ts';
 import { requireUser } from './auth.ts';
 import { commandContext, settled } from '../util.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
@@ -68,7 +68,7 @@ export const ownerOperations = operations({
     tags: ['humans'],
     auth: 'bearer',
     responses: ok(GetSvcDigestsAnswer),
-    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'after'),
   },
   postSvcDigestsByDigestIdRead: {
     method: 'POST',
@@ -122,8 +122,8 @@ export function ownerRoutes(router: Router, s: Services): void {
   mount(digests, ownerOperations.getSvcDigests, async (ctx) => {
     const { userId } = requireUser(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
-    const { items, total, unread } = await digestsOf(s.store, userId, { skip, limit });
-    ctx.body = { items: items.map(digestView), total, unread_count: unread, page, limit };
+    const { items, total, unread, ...paged } = await digestsOf(s.store, userId, { skip, limit, after: afterCursor(ctx.query) });
+    ctx.body = { items: items.map(digestView), total, unread_count: unread, page, limit, ...paged };
   });
 
   mount(digests, ownerOperations.postSvcDigestsByDigestIdRead, async (ctx) => {

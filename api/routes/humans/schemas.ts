@@ -180,6 +180,9 @@ export const GetSvcDigestsAnswer = obj({
   total: int,
   unread_count: int,
   page: int,
+  has_more: bool,
+  next_cursor: nullStr,
+  poll_cursor: str,
   limit: int,
 });
 

@@ -109,7 +109,7 @@ export function a2aRoutes(router: Router, s: Services): void {
     const agentId = requireAgent(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
     const after = afterCursor(ctx.query);
-    const { items, total, next_cursor, has_more } = await inboxPage(s.store, agentId, 'a2a_message', { skip, limit, after });
+    const { items, total, next_cursor, has_more, poll_cursor } = await inboxPage(s.store, agentId, 'a2a_message', { skip, limit, after });
     ctx.body = {
       items: items.map((d) => ({ ...(d.payload as Record<string, unknown>), delivered_via: d.delivered_via ?? 'inbox', cursor: cursorOf(d) })),
       total,
@@ -117,6 +117,7 @@ export function a2aRoutes(router: Router, s: Services): void {
       limit,
       next_cursor,
       has_more,
+      poll_cursor,
     };
   });
 

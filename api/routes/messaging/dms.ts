@@ -123,7 +123,7 @@ export const messagingOperations = operations({
     tags: ['messaging'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentBlocksAnswer),
-    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'after'),
   },
 });
 
@@ -176,7 +176,16 @@ export function messagingRoutes(router: Router, s: Services): void {
     const after = afterCursor(ctx.query);
     const page = await inboxFor(s.store, agentId, { since, after, limit, event });
     const events = page.events;
-    ctx.body = { agent_id: agentId, events, count: events.length, limit, since: since ?? null, next_cursor: page.next_cursor, has_more: page.has_more };
+    ctx.body = {
+      agent_id: agentId,
+      events,
+      count: events.length,
+      limit,
+      since: since ?? null,
+      next_cursor: page.next_cursor,
+      has_more: page.has_more,
+      poll_cursor: page.poll_cursor,
+    };
   };
 
   const block = (blocked: boolean) => async (ctx: Context) => {
@@ -198,8 +207,8 @@ export function messagingRoutes(router: Router, s: Services): void {
   mount(blocks, messagingOperations.getAgentBlocks, async (ctx) => {
     const agentId = requireAgent(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
-    const { items, total } = await blocksOf(s.store, agentId, { skip, limit });
-    ctx.body = { items, total, page, limit };
+    const after = afterCursor(ctx.query);
+    ctx.body = { ...(await blocksOf(s.store, agentId, { skip, limit, after })), page, limit };
   });
   router.use(blocks.routes());
 }

@@ -89,7 +89,7 @@ export const meshOperations = operations({
     tags: ['messaging'],
     auth: 'key_or_bearer',
     responses: ok(GetAgentGroupDmAnswer),
-    query: queryOf({ limit: limitQuery(100, 20) }, 'page'),
+    query: queryOf({ limit: limitQuery(100, 20) }, 'page', 'after'),
   },
   getAgentGroupDmByThreadId: {
     method: 'GET',
@@ -192,17 +192,25 @@ export function meshRoutes(router: Router, s: Services): void {
   mount(groupDms, meshOperations.getAgentGroupDm, async (ctx) => {
     const agentId = requireAgent(ctx);
     const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
-    const { items, total } = await threadsOf(s.store, agentId, { skip, limit });
-    ctx.body = { items, total, page, limit };
+    const after = afterCursor(ctx.query);
+    ctx.body = { ...(await threadsOf(s.store, agentId, { skip, limit, after })), page, limit };
   });
 
   mount(groupDms, meshOperations.getAgentGroupDmByThreadId, async (ctx) => {
     const agentId = requireAgent(ctx);
-    const { limit } = paging(ctx.query, { limit: 50, max: 100 });
+    const { limit, skip, page: pageNo } = paging(ctx.query, { limit: 50, max: 100 });
     const thread = await participantThread(ctx, agentId);
     const after = afterCursor(ctx.query);
-    const page = await threadMessagePage(s.store, thread._id, { after, limit });
-    ctx.body = { ...threadView(thread), messages: page.messages, limit, next_cursor: page.next_cursor, has_more: page.has_more };
+    const page = await threadMessagePage(s.store, thread._id, { after, limit, skip });
+    ctx.body = {
+      ...threadView(thread),
+      messages: page.messages,
+      page: pageNo,
+      limit,
+      next_cursor: page.next_cursor,
+      has_more: page.has_more,
+      poll_cursor: page.poll_cursor,
+    };
   });
 
   mount(groupDms, meshOperations.postAgentGroupDmByThreadIdMessage, async (ctx) => {
@@ -244,14 +252,28 @@ export function meshRoutes(router: Router, s: Services): void {
       throw new ValidationFailed([{ loc: ['query', 'unread_only'], msg: 'value must be a boolean', type: 'type_error.bool' }]);
     }
     const unreadOnly = raw === 'true' || raw === '1';
-    const { items, unread, next_cursor, has_more } = await notificationsPage(s.store, agentId, { since, after, limit, unreadOnly, now: s.clock.now() });
+    const { items, unread, next_cursor, has_more, poll_cursor } = await notificationsPage(s.store, agentId, {
+      since,
+      after,
+      limit,
+      unreadOnly,
+      now: s.clock.now(),
+    });
     const fresh = items.filter((n) => n.read !== true).map((n) => n._id);
     if (fresh.length) {
       const r = await markNotificationsRead(s.bus, agentId, fresh, commandContext(s, ctx, agentId));
       if (r) await settled(s, r.position);
     }
     // Each item shows its state before this fetch; unread_count no longer counts the batch just returned.
-    ctx.body = { notifications: items.map(notificationView), unread_count: unread - fresh.length, count: items.length, limit, next_cursor, has_more };
+    ctx.body = {
+      notifications: items.map(notificationView),
+      unread_count: unread - fresh.length,
+      count: items.length,
+      limit,
+      next_cursor,
+      has_more,
+      poll_cursor,
+    };
   });
 
   router.use(notifications.routes());

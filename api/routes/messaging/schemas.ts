@@ -30,6 +30,7 @@ export const InboxPage = obj({
   since: nullStr,
   next_cursor: nullStr,
   has_more: bool,
+  poll_cursor: str,
 });
 
 export const GetProtocolAgentsByIdInboxAnswer = InboxPage;
@@ -54,7 +55,10 @@ export const GetAgentBlocksAnswer = obj({
   ),
   total: int,
   page: int,
+  has_more: bool,
   limit: int,
+  next_cursor: nullStr,
+  poll_cursor: str,
 });
 
 /** postAgentA2aMessage 200 */
@@ -108,6 +112,7 @@ export const GetAgentA2aInboxAnswer = obj({
   limit: int,
   next_cursor: nullStr,
   has_more: bool,
+  poll_cursor: str,
 });
 
 /** getAgentByIdPassport 200 */
@@ -201,6 +206,8 @@ export const GetAgentGroupDmAnswer = obj({
   ),
   total: int,
   page: int,
+  has_more: bool,
+  next_cursor: nullStr,
   limit: int,
 });
 
@@ -224,9 +231,11 @@ export const GetAgentGroupDmByThreadIdAnswer = obj({
       cursor: str,
     }),
   ),
+  page: int,
   limit: int,
   next_cursor: nullStr,
   has_more: bool,
+  poll_cursor: str,
 });
 
 /** postAgentGroupDmByThreadIdMessage 200 */
@@ -261,6 +270,7 @@ export const GetAgentNotificationsAnswer = obj({
   limit: int,
   next_cursor: nullStr,
   has_more: bool,
+  poll_cursor: str,
 });
 
 /** postAgentHeartbeat 200 */

@@ -210,9 +210,9 @@ export function pageRoutes(router: Router, s: Services): void {
       const description = clip(String(room.description || `${label}: posts and agents of the ${label} room.`), 300);
       const here = `/rooms/${encodeURIComponent(slug)}`;
       const nav: string[] = [];
-      // Newer: after the newest item shown (the API's next_cursor of a newest-first page); older: the next page.
-      if (after ? feed.has_more : page > 0)
-        nav.push(`<a rel="prev" class="newer" href="${esc(`${here}?after=${encodeURIComponent(feed.next_cursor)}`)}">Newer posts</a>`);
+      // Newer: after the newest item shown (the API's poll_cursor; on an oldest-first page, its next_cursor); older: the next page.
+      const newer = after && !after.older ? (feed.has_more ? feed.next_cursor : null) : page > 0 ? feed.poll_cursor : null;
+      if (newer) nav.push(`<a rel="prev" class="newer" href="${esc(`${here}?after=${encodeURIComponent(newer)}`)}">Newer posts</a>`);
       if (!after && skip + feed.items.length < feed.total) nav.push(`<a rel="next" class="older" href="${esc(`${here}?page=${page + 1}`)}">Older posts</a>`);
       const item = (p: Doc, isPinned: boolean) =>
         `<li${isPinned ? ' class="pinned"' : ''}><article data-post="${esc(p._id)}">${isPinned ? '<p class="pin">Pinned</p>' : ''}<h2><a class="post-link" href="/posts/${esc(

@@ -9,7 +9,7 @@ import { circleActivity, circleMemberCount } from '../../../queries/communities/
 import { getCommunity, publicCircles } from '../../../queries/communities/communities.ts';
 import { skipLimit } from '../communities/circles.ts';
 import type { Services } from '../../services.ts';
-import { paging, validate } from '../../validation.ts';
+import { afterCursor, paging, validate } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
@@ -95,7 +95,7 @@ export const publicSiteOperations = operations({
     tags: ['site'],
     auth: 'admin',
     responses: ok(GetAdminPartnerLeadsAnswer),
-    query: queryOf({ limit: limitQuery(100, 50) }, 'page'),
+    query: queryOf({ limit: limitQuery(100, 50) }, 'page', 'after'),
   },
   postAnalyticsPageview: {
     method: 'POST',
@@ -213,7 +213,7 @@ export function publicSiteRoutes(router: Router, s: Services): void {
   mount(adminLeads, publicSiteOperations.getAdminPartnerLeads, async (ctx) => {
     requireSuperAdmin(ctx);
     const { limit, page, skip } = paging(ctx.query, { limit: 50, max: 100 });
-    ctx.body = { ...(await partnerLeads(s.store, skip, limit)), page, limit };
+    ctx.body = { ...(await partnerLeads(s.store, skip, limit, afterCursor(ctx.query))), page, limit };
   });
   router.use(adminLeads.routes());
 

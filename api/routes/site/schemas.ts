@@ -68,6 +68,9 @@ export const GetAdminPartnerLeadsAnswer = obj({
     }),
   ),
   page: int,
+  has_more: bool,
+  next_cursor: nullStr,
+  poll_cursor: str,
   limit: int,
 });
 

@@ -76,6 +76,7 @@ export const socialGraphOperations = operations({
     tags: ['social'],
     auth: 'none',
     responses: ok(GetProtocolAgentsByIdFollowersAnswer),
+    query: queryOf('cursor', { limit: limitQuery(100, 20) }),
   },
   getProtocolAgentsByIdFollowing: {
     method: 'GET',
@@ -84,6 +85,7 @@ export const socialGraphOperations = operations({
     tags: ['social'],
     auth: 'none',
     responses: ok(GetProtocolAgentsByIdFollowingAnswer),
+    query: queryOf('cursor', { limit: limitQuery(100, 20) }),
   },
   getProtocolAgentsByIdTrustStamps: {
     method: 'GET',

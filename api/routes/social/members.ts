@@ -26,7 +26,7 @@ import {
 import { researchPerson, whyMeet } from '../../../queries/social/texts.ts';
 import { requireAgent, requireApiKey } from '../../auth.ts';
 import type { Services } from '../../services.ts';
-import { paging, validate } from '../../validation.ts';
+import { afterCursor, paging, validate } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
@@ -117,6 +117,7 @@ export const memberOperations = operations({
         industry: { type: 'string', enum: [...INDUSTRIES, ''], description: 'Only members of this industry (any when left out or empty).' },
       },
       'page',
+      'after',
       { limit: limitQuery(50, 20) },
     ),
   },
@@ -250,8 +251,8 @@ export function memberRoutes(router: Router, s: Services): void {
     const industry = typeof ctx.query.industry === 'string' && ctx.query.industry ? ctx.query.industry : undefined;
     if (industry && !(INDUSTRIES as readonly string[]).includes(industry))
       throw new ValidationFailed([{ loc: ['query', 'industry'], msg: `value must be one of: ${INDUSTRIES.join(', ')}`, type: 'type_error.enum' }]);
-    const r = await searchMembers(s.store, { q: q || undefined, industry, skip, limit });
-    ctx.body = { members: r.items, page, limit, has_more: r.has_more, q: q || null, industry: industry ?? null };
+    const r = await searchMembers(s.store, { q: q || undefined, industry, skip, limit, after: afterCursor(ctx.query) });
+    ctx.body = { members: r.items, page, limit, has_more: r.has_more, next_cursor: r.next_cursor, q: q || null, industry: industry ?? null };
   });
   mount(members, memberOperations.postMembersMatch, async (ctx) => {
     // A matching run (the spec's cost table): charged 1 credit, with the cost headers and dry runs of every charged write.

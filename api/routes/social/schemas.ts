@@ -314,6 +314,7 @@ export const GetMembersAnswer = obj({
   page: int,
   limit: int,
   has_more: bool,
+  next_cursor: nullStr,
   q: nullStr,
   industry: nullStr,
 });

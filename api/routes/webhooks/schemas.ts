@@ -45,6 +45,7 @@ export const DeliveryPage = obj({
   attempts: arr(extend(DeliveryAttempt, { cursor: str })),
   next_cursor: nullStr,
   has_more: bool,
+  poll_cursor: str,
   page: int,
   limit: int,
 });

@@ -93,8 +93,8 @@ export function configView(hook: Doc, now: Date) {
     has_secret: typeof hook.secret_enc === 'string',
     events: (hook.events as string[] | null | undefined) ?? null,
     available_events: [...WEBHOOK_EVENT_NAMES],
-    // No scheme recorded: a URL set before schemes were recorded signs with the earlier default; none set yet, the default.
-    signature_scheme: hook.signature_scheme ?? (hook.webhook_url ? LEGACY_SIGNATURE_SCHEME : DEFAULT_SIGNATURE_SCHEME),
+    // No webhook configured: the scheme a newly configured one gets; a URL set before schemes were recorded signs with `timestamped`.
+    signature_scheme: hook.webhook_url ? (hook.signature_scheme ?? LEGACY_SIGNATURE_SCHEME) : DEFAULT_SIGNATURE_SCHEME,
     previous_secret_valid_until:
       typeof hook.previous_valid_until === 'string' && hook.previous_valid_until > now.toISOString() ? hook.previous_valid_until : null,
     status: statusOf(hook),

@@ -29,7 +29,7 @@ describe('commands: agents RegisterAgent (agent-<id>)', () => {
           agent_id: AGENT,
           webhook_url: 'https://hooks.example.com/in',
           events: null,
-          signature_scheme: 'delivery_timestamped',
+          signature_scheme: 'timestamped',
           configured_at: NOW.toISOString(),
         }),
         monthlyCreditsGranted({ cycle_start: NOW.toISOString(), next_grant_at: '2026-04-10T09:30:00.000Z' }),

@@ -21,7 +21,7 @@ describe('commands: agents UpdateProfile (agent-<id>)', () => {
     resolution_problem: null,
     ...over,
   });
-  const configured = (webhook_url: string | null, signature_scheme: SignatureScheme = 'delivery_timestamped') =>
+  const configured = (webhook_url: string | null, signature_scheme: SignatureScheme = 'timestamped') =>
     webhookConfigured({ agent_id: AGENT, webhook_url, events: null, signature_scheme, configured_at: NOW.toISOString() });
 
   it('records only the fields given, trimmed', () => {

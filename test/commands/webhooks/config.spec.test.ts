@@ -15,11 +15,22 @@ describe('commands: webhooks ConfigureWebhook (agent-<id>)', () => {
   });
   const configured = (over: Parameters<typeof webhookConfigured>[0] = {}) => webhookConfigured({ configured_at: NOW.toISOString(), ...over });
 
-  it('sets the URL, every event (null) and the delivery_timestamped scheme by default', () => {
+  it('sets the URL, every event (null) and variant B (timestamped) by default', () => {
     spec
       .given(funded())
       .when(configure({ webhook_url: URL_ }))
-      .then([configured({ signature_scheme: 'delivery_timestamped' })]);
+      .then([configured({ signature_scheme: 'timestamped' })]);
+  });
+
+  it('keeps delivery_timestamped for a webhook configured with it; a webhook set again after its URL was removed is new and gets variant B', () => {
+    spec
+      .given(funded())
+      .when(configure({ current: { webhook_url: URL_, signature_scheme: 'delivery_timestamped' }, events: ['new_dm'] }))
+      .then([configured({ signature_scheme: 'delivery_timestamped', events: ['new_dm'] })]);
+    spec
+      .given(funded())
+      .when(configure({ current: { webhook_url: null, signature_scheme: 'delivery_timestamped' }, webhook_url: URL_ }))
+      .then([configured({ signature_scheme: 'timestamped' })]);
   });
 
   it('keeps the earlier default (timestamped) for a URL set before schemes were recorded, unless another is chosen', () => {

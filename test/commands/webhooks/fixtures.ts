@@ -14,7 +14,7 @@ export const webhookConfigured = events.webhookConfigured.with(() => ({
   agent_id: AGENT,
   webhook_url: URL_,
   events: null,
-  signature_scheme: 'delivery_timestamped',
+  signature_scheme: 'timestamped',
   configured_at: time(9, 10),
 }));
 export const webhookSecretRegenerated = events.webhookSecretRegenerated.with(() => ({ agent_id: AGENT, regenerated_at: time(9, 10) }));

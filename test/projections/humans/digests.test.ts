@@ -16,11 +16,11 @@ const produced = {
 describe('projections: digests', () => {
   it('a produced digest is unread', () =>
     spec.given([f.digestProduced()]).then((models) => {
-      expect(models.digests).to.deep.equal([{ ...produced, _pos: 1, read: false, read_at: null }]);
+      expect(models.digests).to.deep.equal([{ ...produced, seq: 1, _pos: 1, read: false, read_at: null }]);
     }));
 
   it('a read digest is read with the time', () =>
     spec.given([f.digestProduced(), f.digestRead()]).then((models) => {
-      expect(models.digests).to.deep.equal([{ ...produced, _pos: 2, read: true, read_at: f.time(13) }]);
+      expect(models.digests).to.deep.equal([{ ...produced, seq: 1, _pos: 2, read: true, read_at: f.time(13) }]);
     }));
 });
