@@ -660,7 +660,7 @@ export function consoleRoutes(router: Router, s: Services): void {
       states: MODERATION_STATES,
       decisions: MODERATION_DECISIONS,
       items: await Promise.all(result.docs.map((d) => moderationItemView(s.store, d, now))),
-      next: result.has_more ? `/admin/moderation?${filter}&after=${encodeURIComponent(result.next_cursor)}` : null,
+      next: result.has_more && result.next_cursor ? `/admin/moderation?${filter}&after=${encodeURIComponent(result.next_cursor)}` : null,
     });
   });
 
