@@ -105,6 +105,8 @@ describe('api: no page can be framed (CSP frame-ancestors and X-Frame-Options on
       ['GET /admin/disputes', '/admin/disputes'],
       ['GET /admin/projections', '/admin/projections'],
       ['GET /admin/site', '/admin/site'],
+      ['GET /admin/moderation', '/admin/moderation'],
+      ['GET /admin/audit', '/admin/audit'],
     ];
     for (const [route, path] of consolePages) {
       let res = await console_.get(path);
@@ -121,13 +123,19 @@ describe('api: no page can be framed (CSP frame-ancestors and X-Frame-Options on
         .replace(':agent_id', agent.agent_id)
         .replace(':slug', 'lead-gen')
         .replace(':contract_id', 'ctr_none')
-        .replace(':name', 'agents');
+        .replace(':name', 'agents')
+        .replace(':kind', 'post')
+        .replace(':id', 'pst_none');
       const res = await console_.post(path, {});
       if (String(res.headers['content-type']).startsWith('text/html')) unframeable(res, `POST ${path}`);
       else expect(res.status, `POST ${path}`).to.be.oneOf([302, 303, 401, 403, 404]);
       seen.add(route);
     }
-    // The evidence bundle is JSON, not a page.
+    // The evidence bundle is JSON and the audit export CSV or JSON: downloads, not pages.
+    const exported = await console_.get('/admin/audit/export?format=csv');
+    expect(exported.status, exported.text.slice(0, 200)).to.equal(200);
+    expect(String(exported.headers['content-type'])).to.match(/^text\/csv/);
+    seen.add('GET /admin/audit/export');
     seen.add('GET /admin/disputes/:contract_id');
     seen.add('GET /admin/disputes/:contract_id/evidence.json');
     expect([...seen].sort(), 'every HTML route of the route table is asked here').to.include.members(htmlOperations());
