@@ -129,7 +129,14 @@ export const GetAgentByIdPassportAnswer = obj({
     expires_at: str,
   }),
   attestation_signature: str,
-  previous_keys: strs,
+  previous_keys: arr(
+    obj({
+      key_id: str,
+      public_key: nullStr,
+      issued_at: str,
+      retired_at: str,
+    }),
+  ),
 });
 
 /** postAgentPassportRegenerate 200 */
@@ -247,7 +254,7 @@ export const GetAgentNotificationsAnswer = obj({
     obj({
       notification_id: str,
       type: str,
-      from_agent_id: str,
+      from_agent_id: nullStr,
       data: map(),
       read: bool,
       created_at: str,
