@@ -168,7 +168,7 @@ function responses(op: Operation, used: Set<number>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [status, a] of documentedAnswers(op)) {
     if (status === 304) out[status] = { description: REASONS[304] };
-    else if (a.schema === ERROR_ENVELOPE) {
+    else if (a.schema === ERROR_ENVELOPE && !a.alsoContentTypes?.length) {
       out[status] = { $ref: `#/components/responses/E${status}` };
       used.add(status);
     } else {
@@ -182,6 +182,13 @@ function responses(op: Operation, used: Set<number>): Record<string, unknown> {
   }
   return out;
 }
+
+/** The body of a write that takes no fields: none, or a JSON object the route does not read (clients often send `{}`). */
+const NO_FIELDS = {
+  required: false,
+  description: 'None: the operation takes no fields (a JSON object, such as {}, may be sent and is not read).',
+  content: { 'application/json': { schema: { type: 'object' } } },
+};
 
 export interface DocumentOptions {
   version: string;
@@ -208,7 +215,9 @@ export function openApiDocument(ops: readonly Operation[], o: DocumentOptions): 
         ? { requestBody: { required: !op.bodyOptional, content: { [op.bodyContentType ?? 'application/json']: { schema: op.body } } } }
         : op.bodyContentType
           ? { requestBody: { required: true, content: { [op.bodyContentType]: { schema: { type: 'object' } } } } }
-          : {}),
+          : op.method !== 'GET'
+            ? { requestBody: NO_FIELDS }
+            : {}),
       responses: responses(op, usedErrors),
       'x-auth': op.auth,
       'x-credits-cost': op.cost ? toCredits(COSTS[op.cost]) : 0,

@@ -74,6 +74,19 @@ const legacyPostSchema = {
   },
 };
 
+/**
+ * The older family's body as documented: the same fields, with the rules `legacyPost` checks after
+ * the schema stated too (the text as body or content, exactly one; not both room_slug and room).
+ */
+const legacyPostBody = {
+  ...legacyPostSchema,
+  oneOf: [
+    { properties: { body: postProperties.body }, required: ['body'] },
+    { properties: { content: legacyPostSchema.properties.content }, required: ['content'] },
+  ],
+  not: { properties: { room_slug: postProperties.room_slug, room: legacyPostSchema.properties.room }, required: ['room_slug', 'room'] },
+};
+
 export interface PostInput {
   title: string;
   body: string;
@@ -137,7 +150,7 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'key_or_bearer',
     responses: ok(PostAgentPostsAnswer),
-    body: legacyPostSchema,
+    body: legacyPostBody,
     cost: 'post',
     rateLimit: LIMITS.writes,
   },
