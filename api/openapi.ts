@@ -126,8 +126,13 @@ const DRY_RUN_PARAMETER = {
 function parameterSchema(schema: Schema): Schema {
   const { contentMediaType, contentSchema, ...rest } = schema;
   const inner = contentSchema as Schema | undefined;
-  if (contentMediaType === 'application/json' && inner?.type === 'integer') return { ...inner };
-  if (rest.pattern === '^\\d+$' && rest.type === 'string') return { type: 'integer', minimum: 0 };
+  if (contentMediaType === 'application/json' && inner?.type === 'integer') {
+    // Without the digits pattern the handler also takes an empty value (`?days=`) as the default.
+    const described = rest.description ? { description: rest.description } : {};
+    return rest.pattern ? { ...inner, ...described } : { anyOf: [{ ...inner }, { type: 'string', maxLength: 0 }], ...described };
+  }
+  if (rest.pattern === '^\\d+$' && rest.type === 'string')
+    return { type: 'integer', minimum: 0, ...(rest.description ? { description: rest.description } : {}) };
   return schema;
 }
 

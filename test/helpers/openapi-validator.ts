@@ -121,7 +121,8 @@ function find(method: string, path: string): { template: string; op: OperationOb
 
 /** A query or path value as the parameter's schema types it (OpenAPI's `form`/`simple` styles of a primitive or an array). */
 function typed(schema: Json, values: string[]): unknown {
-  const type = schema.type;
+  // A union of types (`anyOf`: an integer or an empty string) reads a value as its first type.
+  const type = schema.type ?? ((schema.anyOf as Json[] | undefined)?.[0]?.type as unknown);
   const one = (v: string, t: unknown): unknown => {
     if (t === 'integer' || t === 'number') return /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
     if (t === 'boolean') return v === 'true' ? true : v === 'false' ? false : v;
