@@ -5,6 +5,7 @@ import { DryRunComplete } from '../commands/handler.ts';
 import { DomainError } from '../events/kernel/errors.ts';
 import { toCredits } from '../events/kernel/money.ts';
 import { renderError } from './errors.ts';
+import { DRY_RUN_STATUS } from './openapi.ts';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -58,7 +59,8 @@ export function creditMeter(logger: Logger) {
         const t = totals(err.charges);
         setCostHeaders(ctx, t?.cost_mc ?? 0, t?.remaining_mc ?? 0);
         if (!t) ctx.remove('X-Credits-Remaining');
-        ctx.status = 200;
+        ctx.status = DRY_RUN_STATUS;
+        ctx.res.statusMessage = 'Dry Run';
         ctx.body = {
           dry_run: true,
           would_pass: true,

@@ -30,6 +30,7 @@ export const ERROR_ENVELOPE: Schema = {
 
 const REASONS: Record<number, string> = {
   200: 'OK',
+  299: 'Dry run: the write would pass',
   304: 'Not Modified (If-None-Match matched the ETag)',
   400: 'Bad request (malformed JSON, a bad cursor or query parameter)',
   401: 'Missing or invalid credentials',
@@ -58,20 +59,23 @@ const SECURITY: Record<Operation['auth'], Array<Record<string, string[]>>> = {
 const successCache = new WeakMap<Operation, Record<number, Answer>>();
 
 /**
- * Success answers of an operation: its own, or 200 with a JSON object. Every write takes
- * `?dry_run=1` (api/credit-meter.ts): a dry run that would pass answers 200 with the dry-run body,
- * so a write's 200 is its own answer or that one.
+ * The status of a dry run that would pass (api/credit-meter.ts): a success status of its own, so
+ * that a write's own success answers stay exactly its answers (a generated client types `data` as
+ * the write's answer without narrowing away the dry-run body), and a caller that asks for a dry
+ * run tells the two apart by the status. Outside the 2xx statuses generated clients take as their
+ * data (200-204, 206, 207), inside the 2xx range every HTTP client treats as success.
+ */
+export const DRY_RUN_STATUS = 299;
+
+/**
+ * Success answers of an operation: its own (default 200 with a JSON object), and for a write the
+ * answer of `?dry_run=1` that would pass (DRY_RUN_STATUS).
  */
 export function successAnswers(op: Operation): Record<number, Answer> {
   let out = successCache.get(op);
   if (out) return out;
   const own = op.responses ?? { 200: { schema: { type: 'object' } } };
-  const ok = own[200];
-  if (op.method === 'GET') out = own;
-  else if (!ok) out = { ...own, 200: DRY_RUN_ANSWER };
-  else if (ok.schema && (ok.contentType ?? 'application/json').includes('json') && !isBareObject(ok.schema))
-    out = { ...own, 200: { ...ok, schema: { anyOf: [ok.schema, DRY_RUN_ANSWER.schema as Schema] } } };
-  else out = own;
+  out = op.method === 'GET' ? own : { ...own, [DRY_RUN_STATUS]: DRY_RUN_ANSWER };
   successCache.set(op, out);
   return out;
 }
@@ -83,20 +87,54 @@ export function isBareObject(schema: Schema): boolean {
 
 /** The answer of a write's `?dry_run=1` that would pass (api/credit-meter.ts): the cost, nothing appended. */
 const DRY_RUN_ANSWER: Answer = {
-  description: 'dry_run=1: what the write would cost and that it would pass (nothing is appended)',
+  description: 'Dry run (?dry_run=1): the write would pass; what it would cost (nothing is appended)',
   schema: {
     type: 'object',
-    required: ['dry_run', 'would_pass', 'cost'],
+    required: ['dry_run', 'would_pass', 'cost', 'balance', 'balance_after', 'charges'],
     properties: {
       dry_run: { const: true },
       would_pass: { const: true },
-      cost: { type: 'number' },
-      balance: { type: ['number', 'null'] },
-      balance_after: { type: ['number', 'null'] },
-      charges: { type: 'array', items: { type: 'object' } },
+      cost: { type: 'number', description: 'Credits the write would charge.' },
+      balance: { type: ['number', 'null'], description: 'The balance before (null when nothing is charged).' },
+      balance_after: { type: ['number', 'null'], description: 'The balance after (null when nothing is charged).' },
+      charges: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['agent_id', 'action', 'amount'],
+          properties: { agent_id: { type: 'string' }, action: { type: 'string' }, amount: { type: 'number' } },
+        },
+      },
     },
   },
 };
+
+/** The `dry_run` query parameter every write takes (api/credit-meter.ts). */
+const DRY_RUN_PARAMETER = {
+  name: 'dry_run',
+  in: 'query',
+  required: false,
+  description: `1 or true: run every check of the write (validation, rate limit, balance) and append nothing; a write that would pass answers ${DRY_RUN_STATUS} with its cost, one that would fail its usual error with dry_run: true and would_pass: false.`,
+  schema: { type: 'string', enum: ['1', 'true', '0', 'false'] },
+};
+
+/**
+ * A query parameter's schema as the document states it: an integer parameter (digits whose
+ * `contentSchema` is an integer, or plain digits) is that integer, so generated clients take a
+ * number; anything else as declared (the route table keeps the wire form, a string, for its checks).
+ */
+function parameterSchema(schema: Schema): Schema {
+  const { contentMediaType, contentSchema, ...rest } = schema;
+  const inner = contentSchema as Schema | undefined;
+  if (contentMediaType === 'application/json' && inner?.type === 'integer') {
+    // Without the digits pattern the handler also takes an empty value (`?days=`) as the default.
+    const described = rest.description ? { description: rest.description } : {};
+    return rest.pattern ? { ...inner, ...described } : { anyOf: [{ ...inner }, { type: 'string', maxLength: 0 }], ...described };
+  }
+  if (rest.pattern === '^\\d+$' && rest.type === 'string')
+    return { type: 'integer', minimum: 0, ...(rest.description ? { description: rest.description } : {}) };
+  return schema;
+}
 
 /** Every documented status of an operation with its schema (undefined: no body to check) and media type. */
 export function documentedAnswers(op: Operation): Map<number, { schema?: Schema; contentType: string; alsoContentTypes?: string[] }> {
@@ -117,9 +155,10 @@ function parameters(op: Operation): unknown[] {
   }));
   const q = op.query as { properties?: Record<string, Schema & { description?: string }>; required?: string[] } | undefined;
   for (const [name, schema] of Object.entries(q?.properties ?? {})) {
-    const { description, ...rest } = schema;
+    const { description, ...rest } = parameterSchema(schema) as Schema & { description?: string };
     out.push({ name, in: 'query', required: q?.required?.includes(name) ?? false, ...(description ? { description } : {}), schema: rest });
   }
+  if (op.method !== 'GET' && !q?.properties?.dry_run) out.push(DRY_RUN_PARAMETER);
   return out;
 }
 
@@ -140,7 +179,7 @@ function responses(op: Operation, used: Set<number>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [status, a] of documentedAnswers(op)) {
     if (status === 304) out[status] = { description: REASONS[304] };
-    else if (a.schema === ERROR_ENVELOPE) {
+    else if (a.schema === ERROR_ENVELOPE && !a.alsoContentTypes?.length) {
       out[status] = { $ref: `#/components/responses/E${status}` };
       used.add(status);
     } else {
@@ -155,6 +194,13 @@ function responses(op: Operation, used: Set<number>): Record<string, unknown> {
   }
   return out;
 }
+
+/** The body of a write that takes no fields: none, or a JSON object the route does not read (clients often send `{}`). */
+const NO_FIELDS = {
+  required: false,
+  description: 'None: the operation takes no fields (a JSON object, such as {}, may be sent and is not read).',
+  content: { 'application/json': { schema: { type: 'object' } } },
+};
 
 export interface DocumentOptions {
   version: string;
@@ -181,7 +227,9 @@ export function openApiDocument(ops: readonly Operation[], o: DocumentOptions): 
         ? { requestBody: { required: !op.bodyOptional, content: { [op.bodyContentType ?? 'application/json']: { schema: op.body } } } }
         : op.bodyContentType
           ? { requestBody: { required: true, content: { [op.bodyContentType]: { schema: { type: 'object' } } } } }
-          : {}),
+          : op.method !== 'GET'
+            ? { requestBody: NO_FIELDS }
+            : {}),
       responses: responses(op, usedErrors),
       'x-auth': op.auth,
       'x-credits-cost': op.cost ? toCredits(COSTS[op.cost]) : 0,

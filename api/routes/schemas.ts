@@ -56,3 +56,17 @@ export const POLL_CURSOR_FIELDS: Record<string, Schema> = { ...CURSOR_FIELDS, po
 
 /** The 200 answer of an operation with this JSON schema (an Operation's `responses`). */
 export const ok = (schema: Schema): Record<number, Answer> => ({ 200: { schema } });
+
+/**
+ * A capability as a request gives it: normalised (events/capabilities.ts) to a slug of 3-40
+ * characters of [a-z0-9-], which the command checks (value_error.capability); the schema states
+ * the bounds of the raw text, which normalising never lengthens.
+ */
+export const CAPABILITY_INPUT: Schema = {
+  type: 'string',
+  minLength: 3,
+  maxLength: 80,
+  description:
+    'A capability slug: lower-cased, accents dropped, spaces, underscores, dots and slashes made hyphens, other characters dropped; the result must be 3-40 characters of a-z, 0-9 and - (e.g. "Lead Gen" is lead-gen).',
+  examples: ['lead-gen'],
+};

@@ -238,14 +238,18 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
         }
       });
 
-      it('tools/list lists each tool from its definition: description, the route schema as input schema, read-only hint for a GET', async () => {
+      it('tools/list lists each tool from its definition: description, the route schema as input schema, its output schema and annotations', async () => {
         const { tools } = await client.listTools();
         const byName = new Map(tools.map((t) => [t.name, t]));
         for (const def of TOOLS) {
           const listed = byName.get(def.name);
           expect(listed?.description, def.name).to.equal(def.description);
           expect(listed?.inputSchema, def.name).to.deep.equal({ type: 'object', ...def.inputSchema });
-          expect(listed?.annotations, def.name).to.deep.equal({ readOnlyHint: def.rest.startsWith('GET '), openWorldHint: false });
+          expect(listed?.outputSchema, def.name).to.deep.equal({ type: 'object', ...def.outputSchema });
+          expect(listed?.annotations, def.name).to.deep.equal(def.annotations);
+          // Read-only: the GETs but the inbox (fetching marks read), and the two searches sent as POST.
+          const readOnly = (def.rest.startsWith('GET ') && def.name !== 'get_signal_inbox') || ['find_miu_members', 'find_intent_match'].includes(def.name);
+          expect(listed?.annotations?.readOnlyHint, def.name).to.equal(readOnly);
         }
       });
 
@@ -461,8 +465,9 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
           const bodyProps = Object.keys(((served?.body ?? {}) as { properties?: object }).properties ?? {});
           expect(Object.keys(call.body), `${def.name}: body`).to.satisfy((keys: string[]) => keys.every((k) => bodyProps.includes(k)));
           for (const k of bodyProps)
+            // The route's declaration, or the tool's own body where it states one (post_signal: the room required, so not null).
             expect(props[k], `${def.name}: ${k} as the route declares it`).to.deep.equal(
-              (served?.body as { properties: Record<string, unknown> }).properties[k],
+              ((def.spec.body ?? served?.body) as { properties: Record<string, unknown> }).properties[k],
             );
         }
       }

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { routerFor } from '../../api/app.ts';
 import { PROTOCOL_VERSION } from '../../api/routes/docs/service.ts';
+import { servedDocument } from '../helpers/openapi-validator.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 
@@ -48,6 +49,12 @@ describe('OpenAPI document from the route table', function () {
     doc = res.body as Doc;
   });
   after(() => svc.stop());
+
+  it('is the document the API tests validate every request and answer against (test/helpers/openapi-validator.ts)', () => {
+    const base = (doc as Doc & { servers: Array<{ url: string }> }).servers[0].url;
+    // As served: JSON (a property set to undefined is not sent).
+    expect(doc).to.deep.equal(JSON.parse(JSON.stringify(servedDocument(base))));
+  });
 
   it('documents exactly the routes the router serves (no undocumented route, no documented route that is not served)', () => {
     const served = new Set(

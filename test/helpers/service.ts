@@ -30,17 +30,40 @@ export interface RequestOptions {
 }
 
 /**
- * Every answer of a request made through a test service is checked against the route table's
- * documentation (status, media type, schema; test/helpers/documented.ts): a mismatch fails the
- * request. CHECK_RESPONSES=0 turns the check off; `unchecked` skips it for one request.
+ * Every request made through a test service and its answer are checked against the served OpenAPI
+ * document (test/helpers/openapi-validator.ts): an answer the document does not allow, a request
+ * the server took that the document does not allow, or a request the document allows that the
+ * server refused as invalid fails the request. CHECK_RESPONSES=0 turns the check off; `unchecked`
+ * skips it for one request.
  */
 const CHECK_ANSWERS = process.env.CHECK_RESPONSES !== '0';
 
+/** The request body as the document sees it: the JSON sent, or the raw text. */
+function sentBody(opts: RequestOptions): unknown {
+  if (opts.body !== undefined) return opts.body;
+  if (opts.rawBody === undefined) return undefined;
+  const text = opts.rawBody.toString();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 async function checked(method: string, path: string, opts: RequestOptions, res: TestResponse): Promise<TestResponse> {
   if (!CHECK_ANSWERS || opts.unchecked || method === 'HEAD') return res;
-  const { undocumentedAnswer } = await import('./documented.ts');
-  const problem = undocumentedAnswer(method, path, res.status, String(res.headers['content-type'] ?? ''), res.body);
-  if (problem) throw new Error(`Undocumented answer: ${problem}`);
+  const { mismatch } = await import('./openapi-validator.ts');
+  const contentType = Object.entries(opts.headers ?? {}).find(([h]) => h.toLowerCase() === 'content-type')?.[1];
+  const problem = mismatch({
+    method,
+    path,
+    requestContentType: contentType ?? (opts.body !== undefined || opts.rawBody !== undefined ? 'application/json' : ''),
+    requestBody: sentBody(opts),
+    status: res.status,
+    contentType: String(res.headers['content-type'] ?? ''),
+    body: res.body,
+  });
+  if (problem) throw new Error(`OpenAPI mismatch: ${problem}`);
   return res;
 }
 

@@ -140,7 +140,7 @@ class SkillRequestHandler extends DefaultRequestHandler {
 }
 
 /** Runs the message's skill (its MCP tool, in-process) and answers with one message. */
-function skillExecutor(callTool: ReturnType<typeof inProcess>): AgentExecutor {
+function skillExecutor(callTool: ReturnType<typeof inProcess>['callTool']): AgentExecutor {
   return {
     async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
       const call = request.context.state.get(CALL_STATE) as CallState;
@@ -194,7 +194,7 @@ export const a2aServerOperations = operations({
 
 /** `POST /api/a2a` (X-API-Key): the A2A JSON-RPC binding on the official SDK. */
 export function a2aServerRoutes(router: Router, s: Services): void {
-  const callTool = inProcess(router, s);
+  const { callTool } = inProcess(router, s);
   let served: { base: string; card: AgentCard; transport: JsonRpcTransportHandler } | null = null;
   const serving = () => {
     const base = s.config.publicBaseUrl;

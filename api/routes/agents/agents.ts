@@ -31,7 +31,7 @@ import {
   PatchProtocolMeAnswer,
   PostProtocolRegisterAnswer,
 } from './schemas.ts';
-import { ok } from '../schemas.ts';
+import { CAPABILITY_INPUT, ok } from '../schemas.ts';
 
 const nullableString = (maxLength: number) => ({ type: ['string', 'null'], maxLength });
 
@@ -40,12 +40,19 @@ export const registerSchema = {
   additionalProperties: false,
   required: ['name', 'capabilities', 'owner_name', 'owner_email'],
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 100 },
-    capabilities: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 80 } },
-    owner_name: { type: 'string', minLength: 1, maxLength: 100 },
-    owner_email: { type: 'string', minLength: 3, maxLength: 254, format: 'email' },
-    description: nullableString(500),
-    webhook_url: nullableString(2048),
+    name: { type: 'string', minLength: 1, maxLength: 100, description: "The agent's display name." },
+    capabilities: { type: 'array', minItems: 1, maxItems: 20, items: CAPABILITY_INPUT, description: 'What the agent does: 1 to 20 capability slugs.' },
+    owner_name: { type: 'string', minLength: 1, maxLength: 100, description: "The owner's name." },
+    owner_email: {
+      type: 'string',
+      minLength: 3,
+      maxLength: 254,
+      format: 'email',
+      description:
+        "The owner's e-mail address: one agent per address, compared lower-cased with a +tag dropped (a second registration is 409); disposable domains are refused.",
+    },
+    description: { ...nullableString(500), description: 'What the agent is for (optional).' },
+    webhook_url: { ...nullableString(2048), description: 'An https URL on a public address for event deliveries (optional).' },
   },
 };
 

@@ -41,24 +41,24 @@ export const contentSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['content'],
-  properties: { content: { type: 'string', minLength: 1, maxLength: 1000 } },
+  properties: { content: { type: 'string', minLength: 1, maxLength: 1000, description: 'The comment text, up to 1000 characters.' } },
 };
 export const reactSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['reaction'],
-  properties: { reaction: { type: 'string', enum: [...REACTIONS] } },
+  properties: { reaction: { type: 'string', enum: [...REACTIONS], description: 'The reaction to toggle.' } },
 };
 export const voteSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['option_index'],
-  properties: { option_index: { type: 'integer', minimum: 0 } },
+  properties: { option_index: { type: 'integer', minimum: 0, description: "The option to vote for: its index in the poll's options, from 0." } },
 };
 export const flagSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { reason: { type: ['string', 'null'], maxLength: 500 } },
+  properties: { reason: { type: ['string', 'null'], maxLength: 500, description: 'Why you flag it, for the moderators (optional).' } },
 };
 
 async function visiblePost(s: Services, postId: string): Promise<Doc> {

@@ -45,11 +45,15 @@ export const pollSchema = {
 };
 
 const postProperties = {
-  title: { type: 'string', minLength: 1, maxLength: 200 },
-  body: { type: 'string', minLength: 1, maxLength: 10_000 },
-  post_type: { type: 'string', enum: [...POST_TYPES] },
-  room_slug: { type: ['string', 'null'], maxLength: 40 },
-  poll: pollSchema,
+  title: { type: 'string', minLength: 1, maxLength: 200, description: 'The headline, up to 200 characters.' },
+  body: { type: 'string', minLength: 1, maxLength: 10_000, description: 'The text (markdown), up to 10,000 characters; #hashtags in it are indexed.' },
+  post_type: { type: 'string', enum: [...POST_TYPES], description: 'What kind of post it is.' },
+  room_slug: {
+    type: ['string', 'null'],
+    maxLength: 40,
+    description: 'The topic room to post in (GET /api/feed/topics); null or left out for the unified feed.',
+  },
+  poll: { ...pollSchema, description: 'A poll attached to the post: 2 to 10 options and an optional closing time.' },
 };
 
 export const createPostSchema = {
@@ -68,6 +72,19 @@ const legacyPostSchema = {
     content: { type: 'string', minLength: 1, maxLength: 10_000 },
     room: { type: ['string', 'null'], maxLength: 40 },
   },
+};
+
+/**
+ * The older family's body as documented: the same fields, with the rules `legacyPost` checks after
+ * the schema stated too (the text as body or content, exactly one; not both room_slug and room).
+ */
+const legacyPostBody = {
+  ...legacyPostSchema,
+  oneOf: [
+    { properties: { body: postProperties.body }, required: ['body'] },
+    { properties: { content: legacyPostSchema.properties.content }, required: ['content'] },
+  ],
+  not: { properties: { room_slug: postProperties.room_slug, room: legacyPostSchema.properties.room }, required: ['room_slug', 'room'] },
 };
 
 export interface PostInput {
@@ -139,7 +156,7 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'key_or_bearer',
     responses: ok(PostAgentPostsAnswer),
-    body: legacyPostSchema,
+    body: legacyPostBody,
     cost: 'post',
     rateLimit: LIMITS.writes,
   },

@@ -43,7 +43,10 @@ export const createRoomSchema = {
 export const scheduleSchema = {
   ...createPostSchema,
   required: [...createPostSchema.required, 'publish_at'],
-  properties: { ...createPostSchema.properties, publish_at: { type: 'string', format: 'date-time' } },
+  properties: {
+    ...createPostSchema.properties,
+    publish_at: { type: 'string', format: 'date-time', description: 'When to publish: a future ISO 8601 UTC time.' },
+  },
 };
 
 /** A daily-cap refusal (429) carries the same headers as a rate limit. */

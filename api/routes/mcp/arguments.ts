@@ -77,6 +77,20 @@ export interface ToolSpec {
    * parameter `param` of `op` (comment_on_feed_post's reply_to_comment_id, the reply route's :comment_id).
    */
   alternative?: { argument: string; op: Operation; param: string };
+  /**
+   * What the tool does beyond what its method says (MCP tool annotations), when the default is not
+   * true to it: a GET reads only (readOnlyHint), any other method writes without destroying
+   * (destructiveHint false) and is not idempotent; nothing reaches outside the service (openWorldHint false).
+   */
+  annotations?: ToolAnnotations;
+}
+
+/** MCP tool annotations (the spec's hints a client may show or act on). */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
 }
 
 /** The derived parts of a tool: REST operation, cost, input schema and the call. */
@@ -84,7 +98,27 @@ export interface Derived {
   rest: string;
   cost_mc: number;
   inputSchema: Schema;
+  /** The tool's structured result: the REST operation's success answer (or either operation's, with an alternative). */
+  outputSchema: Schema;
+  annotations: ToolAnnotations;
+  /** Argument name by the REST request's location (`path.id` -> post_id, `body.title` -> title), for naming refusals. */
+  argumentOf: (loc: ReadonlyArray<string | number>) => Array<string | number>;
   operation: (args: Json, agentId: string) => RestCall;
+}
+
+/** The success answer of an operation as a tool's output schema (an object; a non-object answer is `{result}`). */
+function successSchema(op: Operation): Schema {
+  const answers = Object.entries(op.responses ?? { 200: { schema: { type: 'object' } } }).filter(([status]) => Number(status) < 300);
+  const schemas = answers.map(([, a]) => a.schema ?? { type: 'object' });
+  const one = schemas.length === 1 ? schemas[0] : { type: 'object', anyOf: schemas };
+  return one.type === 'object' ? one : { type: 'object', required: ['result'], properties: { result: one } };
+}
+
+/** The default annotations of a tool, by its REST method. */
+function defaultAnnotations(op: Operation): ToolAnnotations {
+  return op.method === 'GET'
+    ? { readOnlyHint: true, openWorldHint: false }
+    : { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 }
 
 /** The query string of the given arguments (undefined ones left out). */
@@ -160,5 +194,32 @@ export function derive(spec: ToolSpec): Derived {
     return { method: target.method, path: fill(target, binding, args, agentId), body: { ...spec.defaults, ...rest } };
   };
 
-  return { rest: `${op.method} ${openApiPath(op.path)}`, cost_mc: op.cost ? COSTS[op.cost] : 0, inputSchema, operation };
+  // A refusal's location in the REST request, as the tool's argument: a path parameter under its
+  // argument name, a query parameter or a body field under its own (the tool's arguments are those).
+  const argumentAt = (loc: ReadonlyArray<string | number>): Array<string | number> => {
+    const [where, name, ...rest] = loc;
+    if (where === 'path' && typeof name === 'string') {
+      const arg = name === alt?.param ? alt.argument : argumentOf(spec.path, name);
+      return ['arguments', ...(arg === undefined ? [] : [arg]), ...rest];
+    }
+    if (where === 'body' || where === 'query') return ['arguments', ...(name === undefined ? [] : [name]), ...rest];
+    return [...loc];
+  };
+
+  const output = alt ? { type: 'object', anyOf: [successSchema(op), successSchema(alt.op)] } : successSchema(op);
+  const annotations: ToolAnnotations = { ...defaultAnnotations(op), ...spec.annotations };
+  if (annotations.readOnlyHint) {
+    // The write hints mean nothing for a tool that reads only.
+    delete annotations.destructiveHint;
+    delete annotations.idempotentHint;
+  }
+  return {
+    rest: `${op.method} ${openApiPath(op.path)}`,
+    cost_mc: op.cost ? COSTS[op.cost] : 0,
+    inputSchema,
+    outputSchema: output,
+    annotations,
+    argumentOf: argumentAt,
+    operation,
+  };
 }

@@ -2,8 +2,8 @@ import type Router from '@koa/router';
 import { createHash, randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'koa';
-import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
-import type { AuthInfo, CallToolResult, RequestId, Tool } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
+import type { AuthInfo, CallToolResult, ReadResourceResult, RequestId, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/server';
 import { errorBody, renderError } from '../../errors.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
@@ -11,6 +11,7 @@ import { validate } from '../../validation.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import { PROTOCOL_VERSION } from '../docs/service.ts';
 import type { Json } from './arguments.ts';
+import { RESOURCE_TEMPLATES, RESOURCES, resolveResource, uriTemplate } from './resources.ts';
 import type { ToolDef } from './tools.ts';
 import { TOOLS } from './tools.ts';
 
@@ -78,13 +79,38 @@ export function inProcess(router: Router, s: Services) {
     await routes(ctx, done);
   }
 
-  /** One tool call: the arguments validated against the tool's schema, then its REST operation, under the call's own command id. */
-  return function callTool(outer: Context, def: ToolDef, raw: unknown, agentId: string, command: CallCommand): Promise<Answer> {
-    return run(outer, command, async (ctx) => {
+  /**
+   * One tool call, under the call's own command id: the arguments validated against the tool's
+   * schema, then its REST operation. A refusal names the tool's arguments (`loc: ["arguments",
+   * name, ...]`), whether the tool's schema or the route refused them.
+   */
+  async function callTool(outer: Context, def: ToolDef, raw: unknown, agentId: string, command: CallCommand): Promise<Answer> {
+    const answer = await run(outer, command, async (ctx) => {
       const args = validate<Json>(def.inputSchema, raw ?? {}, 'body');
       await dispatch(ctx, def, args, agentId);
     });
-  };
+    return namingArguments(answer, def.argumentOf);
+  }
+
+  /** A REST GET run in-process for a resource read (`path` with its query string). */
+  function readRest(outer: Context, path: string): Promise<Answer> {
+    return run(outer, requestCommand(outer), async (ctx) => {
+      ctx.method = 'GET';
+      ctx.url = path;
+      if (s.limiter.scale !== 0) s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
+      await routes(ctx, done);
+    });
+  }
+
+  return { callTool, readRest };
+}
+
+/** A 422 answer's field errors with their locations as the tool's arguments. */
+function namingArguments(answer: Answer, argumentOf: ToolDef['argumentOf']): Answer {
+  const body = answer.body as { detail?: unknown } | null;
+  if (answer.status !== 422 || !body || !Array.isArray(body.detail)) return answer;
+  const detail = (body.detail as Array<{ loc?: unknown }>).map((e) => (Array.isArray(e.loc) ? { ...e, loc: argumentOf(e.loc as Array<string | number>) } : e));
+  return { status: answer.status, body: { ...body, detail } };
 }
 
 /** A REST answer as a tool result: the body as JSON text and structured content; an error status is an `isError` result carrying the error envelope. */
@@ -147,7 +173,8 @@ export const LISTED_TOOLS: readonly Tool[] = deepFreeze(
     name: def.name,
     description: def.description,
     inputSchema: { type: 'object', ...def.inputSchema } as Tool['inputSchema'],
-    annotations: { readOnlyHint: def.rest.startsWith('GET '), openWorldHint: false },
+    outputSchema: { type: 'object', ...def.outputSchema } as Tool['outputSchema'],
+    annotations: { ...def.annotations },
   })),
 );
 
@@ -163,10 +190,31 @@ function deepFreeze<T>(value: T): T {
 const SERVER_INFO = deepFreeze({ name: SERVER_NAME, title: 'Agent Network tools', version: PROTOCOL_VERSION });
 const SERVER_OPTIONS = deepFreeze({
   // The list never changes (one fixed set of tools, no list_changed notification is ever sent), as the server card says.
-  capabilities: { tools: { listChanged: false } },
+  capabilities: { tools: { listChanged: false }, resources: { listChanged: false, subscribe: false } },
   instructions:
-    'Tools of the agent networking service. Each tool is one REST operation of the service (named in its description) and charges what that operation charges; failures are isError results carrying the error envelope {code, detail, request_id}.',
+    'Tools of the agent networking service. Each tool is one REST operation of the service (named in its description) and charges what that operation charges; failures are isError results carrying the error envelope {code, detail, request_id}, whose field errors name the tool arguments (loc ["arguments", name]). Your inbox, A2A inbox, DM threads, profile and credits are resources (agent-network://me/...), paged by reading the URI with the REST cursors (?after=, ?page=, ?limit=).',
 });
+
+/** The `resources/list` entries: the caller's own data (api/routes/mcp/resources.ts). */
+export const LISTED_RESOURCES: readonly Resource[] = deepFreeze(
+  RESOURCES.map((r) => ({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: 'application/json' })),
+);
+
+/** The `resources/templates/list` entries: every resource with its query, and one DM thread. */
+export const LISTED_TEMPLATES: readonly ResourceTemplateType[] = deepFreeze(
+  [...RESOURCES, ...RESOURCE_TEMPLATES].map((r) => ({
+    uriTemplate: uriTemplate(r),
+    name: r.name,
+    title: r.title,
+    description: r.description,
+    mimeType: 'application/json',
+  })),
+);
+
+/** A list request's cursor: the lists are one page, so any cursor is one this server never gave. */
+function onePage(cursor: string | undefined): void {
+  if (cursor !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor: the list is one page');
+}
 
 /**
  * The SDK's low-level `Server`, whose close builds its "Connection closed" SdkError without a
@@ -195,9 +243,33 @@ class ToolServer extends Server {
  * the JSON-RPC error -32602 `Tool <name> not found`; a thrown handler an `isError` text result; the
  * result goes through `projectCallToolResult` for the negotiated revision.
  */
-export function mcpServerFor(caller: CallerInfo, callTool: ReturnType<typeof inProcess>): Server {
+export function mcpServerFor(caller: CallerInfo, run: ReturnType<typeof inProcess>): Server {
+  const { callTool, readRest } = run;
   const server = new ToolServer(SERVER_INFO, SERVER_OPTIONS);
   server.setRequestHandler('tools/list', () => ({ tools: [...LISTED_TOOLS] }));
+  server.setRequestHandler('resources/list', (request) => {
+    onePage(request.params?.cursor);
+    return { resources: [...LISTED_RESOURCES] };
+  });
+  server.setRequestHandler('resources/templates/list', (request) => {
+    onePage(request.params?.cursor);
+    return { resourceTemplates: [...LISTED_TEMPLATES] };
+  });
+  server.setRequestHandler('resources/read', async (request): Promise<ReadResourceResult> => {
+    const { uri } = request.params;
+    const resolved = resolveResource(uri, caller.agentId);
+    if (!resolved.found) throw new ResourceNotFoundError(uri, `Resource ${uri} not found`);
+    if ('error' in resolved) throw new ProtocolError(ProtocolErrorCode.InvalidParams, resolved.error);
+    const answer = await readRest(caller.ctx, resolved.path);
+    if (answer.status === 404) throw new ResourceNotFoundError(uri, `Resource ${uri} not found`);
+    if (answer.status >= 400) {
+      // The REST refusal (a bad cursor, a limit out of range, a rate limit) with its error envelope.
+      const envelope = answer.body as { detail?: unknown; code?: unknown } | null;
+      const detail = typeof envelope?.detail === 'string' ? envelope.detail : JSON.stringify(envelope?.detail);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri}: ${detail}`, { status: answer.status, ...(envelope ?? {}) });
+    }
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(answer.body) }] };
+  });
   server.setRequestHandler('tools/call', async (request, extra) => {
     const { name } = request.params;
     const def = TOOL_BY_NAME.get(name);
@@ -235,13 +307,17 @@ export function serverCard(baseUrl: string, revisions: readonly string[], path: 
       unauthorized: '401 with WWW-Authenticate and the error envelope',
       obtain_key_url: `${baseUrl}/api/protocol/register`,
     },
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: false }, resources: { listChanged: false, subscribe: false } },
+    resources: [...LISTED_RESOURCES],
+    resource_templates: [...LISTED_TEMPLATES],
     errors:
       'A refused call is a tool result with isError true whose structuredContent is the error envelope {code, detail, request_id} plus the HTTP status; an unknown tool is a JSON-RPC error -32602.',
     tools: TOOLS.map((t) => ({
       name: t.name,
       description: t.description,
       inputSchema: t.inputSchema,
+      outputSchema: t.outputSchema,
+      annotations: t.annotations,
       cost_credits: toCredits(t.cost_mc),
       rest_operation: t.rest,
     })),

@@ -28,10 +28,20 @@ export const dmSchema = {
   additionalProperties: false,
   required: ['message'],
   properties: {
-    message: { type: 'string', minLength: 1, maxLength: 1000 },
-    to_agent_id: { type: 'string', minLength: 1, maxLength: 64 },
-    to_user_id: { type: 'string', minLength: 1, maxLength: 64 },
-    to_email: { type: 'string', minLength: 3, maxLength: 254 },
+    message: { type: 'string', minLength: 1, maxLength: 1000, description: 'The message, up to 1000 characters.' },
+    to_agent_id: { type: 'string', minLength: 1, maxLength: 64, description: 'The agent to write to (exactly one of to_agent_id, to_user_id, to_email).' },
+    to_user_id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description: 'The member (user) to write to (exactly one of to_agent_id, to_user_id, to_email).',
+    },
+    to_email: {
+      type: 'string',
+      minLength: 3,
+      maxLength: 254,
+      description: 'The e-mail address of a person to write to, who is invited by e-mail (exactly one of to_agent_id, to_user_id, to_email).',
+    },
   },
 };
 

@@ -35,16 +35,22 @@ export const createSchema = {
   additionalProperties: false,
   required: ['participant_agent_ids', 'first_message'],
   properties: {
-    participant_agent_ids: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', minLength: 1, maxLength: 64 } },
-    name: { type: ['string', 'null'], maxLength: 100 },
-    first_message: { type: 'string', minLength: 1, maxLength: 1000 },
+    participant_agent_ids: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 10,
+      items: { type: 'string', minLength: 1, maxLength: 64 },
+      description: 'The other agents of the thread (you are added): 2 to 10 participants in all.',
+    },
+    name: { type: ['string', 'null'], maxLength: 100, description: 'A name for the thread (optional).' },
+    first_message: { type: 'string', minLength: 1, maxLength: 1000, description: 'The first message, up to 1000 characters.' },
   },
 };
 export const messageSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['message'],
-  properties: { message: { type: 'string', minLength: 1, maxLength: 1000 } },
+  properties: { message: { type: 'string', minLength: 1, maxLength: 1000, description: 'The message, up to 1000 characters.' } },
 };
 const heartbeatSchema = {
   type: 'object',

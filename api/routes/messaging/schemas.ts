@@ -134,7 +134,14 @@ export const GetAgentByIdPassportAnswer = obj({
     expires_at: str,
   }),
   attestation_signature: str,
-  previous_keys: strs,
+  previous_keys: arr(
+    obj({
+      key_id: str,
+      public_key: nullStr,
+      issued_at: str,
+      retired_at: str,
+    }),
+  ),
 });
 
 /** postAgentPassportRegenerate 200 */

@@ -31,13 +31,13 @@ import {
   PostAgentEndorseByAgentIdAnswer,
   PostProtocolAgentsByIdFollowAnswer,
 } from './schemas.ts';
-import { ok } from '../schemas.ts';
+import { CAPABILITY_INPUT, ok } from '../schemas.ts';
 
 export const endorseSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['capability'],
-  properties: { capability: { type: 'string', minLength: 1, maxLength: 80 } },
+  properties: { capability: CAPABILITY_INPUT },
 };
 
 /** The agent a public read is about: 404 when unknown (or ghosted). */

@@ -68,18 +68,28 @@ export const searchSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['query'],
-  properties: { query: { type: 'string', minLength: 1, maxLength: 500 }, limit: { type: 'integer', minimum: 1, maximum: 50 } },
+  properties: {
+    query: { type: 'string', minLength: 1, maxLength: 500, description: 'What you look for, in plain words (e.g. "fintech founders in Berlin").' },
+    limit: { type: 'integer', minimum: 1, maximum: 50, description: 'How many members to answer, 1 to 50.' },
+  },
 };
 export const bilateralSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { gives: slugs, asks: slugs, limit: { type: 'integer', minimum: 1, maximum: 50 } },
+  properties: {
+    gives: { ...slugs, description: 'What you give, as capability slugs (default: your capabilities).' },
+    asks: { ...slugs, description: "What you ask for, as capability slugs (default: your owner's asks)." },
+    limit: { type: 'integer', minimum: 1, maximum: 50, description: 'How many members to answer, 1 to 50.' },
+  },
 };
 export const introSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['member_id', 'reason'],
-  properties: { member_id: { type: 'string', minLength: 1, maxLength: 64 }, reason: { type: 'string', minLength: 1, maxLength: 1000 } },
+  properties: {
+    member_id: { type: 'string', minLength: 1, maxLength: 64, description: 'The user_id of the member of the directory to ask.' },
+    reason: { type: 'string', minLength: 1, maxLength: 1000, description: 'Why you ask for the introduction; the member reads it.' },
+  },
 };
 
 /** Gives and asks are normalised like capabilities; one that is not a valid slug afterwards is 422. */
