@@ -159,14 +159,12 @@ function finishPage(ctx: RouterContext, cursorParam: 'after' | 'cursor' | null):
   ctx.append('Link', `<${ctx.path}?${params.toString()}>; rel="next"`);
 }
 
-/** The media types the body parser (koa-body's defaults, api/app.ts) reads as JSON. */
-const JSON_MEDIA_TYPES = new Set([
-  'application/json',
-  'application/json-patch+json',
-  'application/vnd.api+json',
-  'application/csp-report',
-  'application/reports+json',
-]);
+/**
+ * The one body media type the OpenAPI document declares for a JSON body: a body of any other type
+ * (text, a form, XML, or another JSON type such as `application/vnd.api+json`) is 415, so the
+ * server takes exactly what the document allows.
+ */
+const JSON_MEDIA_TYPES = new Set(['application/json']);
 
 function isJsonMediaType(contentType: string): boolean {
   return JSON_MEDIA_TYPES.has((contentType.split(';', 1)[0] ?? '').trim().toLowerCase());
