@@ -21,8 +21,10 @@ import {
   partnerLeadSubmitted,
   meshThreadCreated,
   meshThreadMessagePosted,
+  postFlagged,
   postPublished,
   postScheduled,
+  roomHidden,
   userRegistered,
   webhookDeliveryAttempted,
 } from '../fixtures/events.ts';
@@ -429,6 +431,34 @@ describe('api: client loops over every list route (cursor loop and page loop, wr
             }),
           ]),
       };
+    },
+    getAdminModerationQueue: async (tag) => {
+      const flagger = await svc.register();
+      return {
+        path: '/api/admin/moderation/queue?kind=post',
+        headers: admin,
+        items: (b) => b.items as Item[],
+        key: (i) => String(i.item_id),
+        // A flag by any agent queues the post (docs/MODERATION.md).
+        write: async (n) => {
+          const post = `pst_${tag}_${n}`;
+          await posts(tag)(n);
+          await append([postFlagged({ post_id: post, agent_id: flagger.agent_id, flagged_at: at() })]);
+        },
+      };
+    },
+    getAdminAuditLog: async (tag) => ({
+      path: '/api/admin/audit-log?action=RoomHidden',
+      headers: admin,
+      items: (b) => b.entries as Item[],
+      key: (i) => String(i.target),
+      write: (n) => append([roomHidden({ room_slug: `room-${tag}-${n}`, by: `admin:usr_${tag}`, hidden_at: at() })]),
+    }),
+    getAgentIntentRadar: async (tag) => {
+      // Signals of a room of the case's own (the lead-gen room grows with every walk of the cases above); the listings part is the same on every page.
+      const me = await svc.register();
+      const room = `cap-${tag}`;
+      return { ...postCase(tag, `/api/agent/intent-radar?capability=${room}`), write: posts(tag, room), apiKey: me.api_key };
     },
     getProtocolAgentsByIdFollowers: async (tag) => {
       const me = await svc.register();

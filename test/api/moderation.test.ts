@@ -282,6 +282,12 @@ describe('api: moderation (flags that carry weight, the queue, decisions, appeal
     expect(paged.body.has_more).to.equal(true);
     const next = await svc.req('GET', `/api/admin/audit-log?limit=2&after=${paged.body.next_after}`, { headers: bearer(admin) });
     expect(next.body.entries[0].position).to.equal(entries[2].position);
+    // next_cursor (docs/PAGING.md) continues at the same place, and the Link header carries it.
+    const byCursor = await svc.req('GET', `/api/admin/audit-log?limit=2&after=${paged.body.next_cursor}`, { headers: bearer(admin) });
+    expect(byCursor.body.entries).to.deep.equal(next.body.entries);
+    expect(String(paged.headers.link)).to.include(`after=${paged.body.next_cursor}`);
+    const forged = await svc.req('GET', '/api/admin/audit-log?after=not-a-cursor', { headers: bearer(admin) });
+    expect([forged.status, forged.body.code]).to.deep.equal([400, 'invalid_cursor']);
     const nobody = await svc.req('GET', '/api/admin/audit-log?actor=usr_nobody', { headers: bearer(admin) });
     expect(nobody.body.entries).to.deep.equal([]);
 

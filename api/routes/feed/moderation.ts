@@ -6,10 +6,10 @@ import { AUDIT_EVENT_TYPES, readAuditLog } from '../../../commands/audit/audit-l
 import { withdrawAgentFlag } from '../../../commands/feed/flag-agent.ts';
 import { appealModerationItem, decideModerationItem } from '../../../commands/feed/moderation.ts';
 import { withdrawPostFlag } from '../../../commands/feed/post.ts';
-import { notFound } from '../../../events/kernel/errors.ts';
+import { DomainError, notFound } from '../../../events/kernel/errors.ts';
 import type { ModerationDecision, ModerationKind } from '../../../events/moderation.ts';
 import { MODERATION_DECISIONS, MODERATION_KINDS } from '../../../events/moderation.ts';
-import { START } from '../../../queries/cursor.ts';
+import { decodeCursor, encodeCursor, START } from '../../../queries/cursor.ts';
 import type { ModerationState } from '../../../queries/feed/moderation.ts';
 import { getModerationItem, MODERATION_STATES, moderationItemView, moderationTarget, queuePage } from '../../../queries/feed/moderation.ts';
 import { getPost } from '../../../queries/feed/posts.ts';
@@ -46,7 +46,11 @@ const QueueQuery = queryOf('after', {
   state: { type: 'string', enum: [...MODERATION_STATES], description: 'Only items in this state (default: every open one: flagged, hidden, appealed).' },
 });
 const AuditQuery = queryOf({
-  after: { type: 'string', pattern: '^\\d+$', description: 'Log position to continue after (next_after of an earlier page; 0 for the beginning).' },
+  after: {
+    type: 'string',
+    maxLength: 512,
+    description: 'Where to continue: next_cursor of an earlier page (or its next_after, a log position); 0 for the beginning.',
+  },
   limit: limitQuery(500, 100),
   action: { type: 'string', enum: [...AUDIT_EVENT_TYPES], description: 'Only this action (event type).' },
   actor: { type: 'string', maxLength: 200, description: "Only this admin's actions (a user id)." },
@@ -160,7 +164,7 @@ export const moderationOperations = operations({
     tags: ['feed'],
     auth: 'admin',
     query: AuditQuery,
-    responses: { 200: { schema: obj({ entries: arr(AuditEntryView), next_after: int, has_more: bool }) } },
+    responses: { 200: { schema: obj({ entries: arr(AuditEntryView), next_cursor: str, next_after: int, has_more: bool }) } },
   },
   getAdminAuditLogExport: {
     method: 'GET',
@@ -177,10 +181,26 @@ export const AUDIT_CSV_COLUMNS = ['position', 'at', 'action', 'actor', 'role', '
 /** The most lines one export holds. */
 export const AUDIT_EXPORT_MAX = 100_000;
 
-/** The audit query's filters, checked (422 on a bad value). */
+/**
+ * The log position an audit page continues after: a `next_cursor` handed out (the shared cursor of
+ * queries/cursor.ts, oldest first) or a bare position (`next_after`, `0`); anything else 400 `invalid_cursor`.
+ */
+function auditAfter(raw: string): number {
+  if (/^\d{1,15}$/.test(raw)) return Number(raw);
+  const cursor = decodeCursor(raw);
+  if (!cursor || cursor.older || cursor.key !== '')
+    throw new DomainError(
+      400,
+      'invalid_cursor',
+      'after is not a cursor this service handed out (use next_cursor of an earlier answer, or 0 for the beginning)',
+    );
+  return cursor.position;
+}
+
+/** The audit query's filters, checked (422 on a bad value, 400 on a cursor not handed out). */
 export function auditFilters(query: Record<string, unknown>) {
   const limit = limitOnly(query, { limit: 100, max: 500 });
-  const after = typeof query.after === 'string' ? Number(query.after) : 0;
+  const after = typeof query.after === 'string' ? auditAfter(query.after) : 0;
   const action = typeof query.action === 'string' ? (query.action as AuditAction) : undefined;
   const actor = typeof query.actor === 'string' && query.actor !== '' ? query.actor : undefined;
   return { limit, after, actions: action ? [action] : undefined, actor };
@@ -291,7 +311,14 @@ export function moderationRoutes(router: Router, s: Services): void {
   mount(admin, moderationOperations.getAdminAuditLog, async (ctx) => {
     requireSuperAdmin(ctx);
     const f = auditFilters(ctx.query as Record<string, unknown>);
-    ctx.body = await readAuditLog(s.log, f);
+    const page = await readAuditLog(s.log, f);
+    // next_cursor continues oldest first after the page's last line (docs/PAGING.md); next_after is the same place as a log position.
+    ctx.body = {
+      entries: page.entries,
+      next_cursor: encodeCursor({ position: page.next_after, key: '' }),
+      next_after: page.next_after,
+      has_more: page.has_more,
+    };
   });
   mount(admin, moderationOperations.getAdminAuditLogExport, async (ctx) => {
     requireSuperAdmin(ctx);
