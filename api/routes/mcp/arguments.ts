@@ -206,7 +206,8 @@ export function derive(spec: ToolSpec): Derived {
     return [...loc];
   };
 
-  const output = alt ? { type: 'object', anyOf: [successSchema(op), successSchema(alt.op)] } : successSchema(op);
+  // Plain JSON, as tools/list sends it: a route schema built with TypeBox carries symbol keys.
+  const output = JSON.parse(JSON.stringify(alt ? { type: 'object', anyOf: [successSchema(op), successSchema(alt.op)] } : successSchema(op))) as Schema;
   const annotations: ToolAnnotations = { ...defaultAnnotations(op), ...spec.annotations };
   if (annotations.readOnlyHint) {
     // The write hints mean nothing for a tool that reads only.
