@@ -38,7 +38,7 @@ import { MODERATION_DECISIONS, MODERATION_KINDS } from '../../../events/moderati
 import { decodeCursor, START } from '../../../queries/cursor.ts';
 import type { ModerationState } from '../../../queries/feed/moderation.ts';
 import { MODERATION_STATES, moderationItemView, queuePage } from '../../../queries/feed/moderation.ts';
-import { auditCsv, exportAudit, runDecision } from '../feed/moderation.ts';
+import { exportAudit, runDecision, sendAuditExport } from '../feed/moderation.ts';
 
 const AGENT_ID = /^agt_[a-z0-9]{20}$/;
 const MODERATION_PAGE = 25;
@@ -706,15 +706,7 @@ export function consoleRoutes(router: Router, s: Services): void {
     await requireAdmin(ctx);
     const f = auditFilter(ctx);
     const entries = await exportAudit(s, { after: 0, limit: 500, actions: f.action ? [f.action] : undefined, actor: f.actor });
-    const format = ctx.query.format === 'json' ? 'json' : 'csv';
-    ctx.set('Content-Disposition', `attachment; filename="audit-log.${format}"`);
-    if (format === 'csv') {
-      ctx.type = 'text/csv; charset=utf-8';
-      ctx.body = auditCsv(entries);
-    } else {
-      ctx.type = 'application/json; charset=utf-8';
-      ctx.body = JSON.stringify({ entries });
-    }
+    sendAuditExport(ctx, entries, ctx.query.format === 'json' ? 'json' : 'csv');
   });
 
   mount(admin, consoleOperations.getAdminConsoleSite, async (ctx) => {

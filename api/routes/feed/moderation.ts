@@ -218,11 +218,23 @@ export async function exportAudit(s: Services, f: ReturnType<typeof auditFilters
   }
 }
 
-export function auditCsv(entries: AuditEntry[]): string {
+function auditCsv(entries: AuditEntry[]): string {
   return stringify(
     entries.map((e) => AUDIT_CSV_COLUMNS.map((c) => e[c])),
     { header: true, columns: [...AUDIT_CSV_COLUMNS] },
   );
+}
+
+/** Answers the audit entries as a download: CSV, or JSON `{entries}`. */
+export function sendAuditExport(ctx: Context, entries: AuditEntry[], format: 'csv' | 'json'): void {
+  ctx.set('Content-Disposition', `attachment; filename="audit-log.${format}"`);
+  if (format === 'csv') {
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.body = auditCsv(entries);
+  } else {
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = JSON.stringify({ entries });
+  }
 }
 
 /** The post or agent a decision or an appeal is about (404 when unknown). */
@@ -325,15 +337,7 @@ export function moderationRoutes(router: Router, s: Services): void {
     const q = ctx.query as Record<string, unknown>;
     const f = auditFilters(q);
     const entries = await exportAudit(s, f);
-    const format = q.format === 'csv' ? 'csv' : 'json';
-    ctx.set('Content-Disposition', `attachment; filename="audit-log.${format}"`);
-    if (format === 'csv') {
-      ctx.type = 'text/csv; charset=utf-8';
-      ctx.body = auditCsv(entries);
-    } else {
-      ctx.type = 'application/json; charset=utf-8';
-      ctx.body = JSON.stringify({ entries });
-    }
+    sendAuditExport(ctx, entries, q.format === 'csv' ? 'csv' : 'json');
   });
   router.use(admin.routes());
 
