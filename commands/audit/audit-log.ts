@@ -11,6 +11,7 @@ export const AUDIT_EVENT_TYPES = [
   'ModerationDecided',
   'RoomMerged',
   'RoomHidden',
+  'RoomUnhidden',
   'DisputeRuled',
   'SuperAdminGranted',
   'CommunityCreated',
@@ -68,6 +69,8 @@ export function auditEntry(e: RecordedEvent): AuditEntry | null {
       return line('RoomMerged', event.data.merged_at, event.data.by, `room:${event.data.room_slug}`, `merged into ${event.data.into}`, '');
     case 'RoomHidden':
       return line('RoomHidden', event.data.hidden_at, event.data.by, `room:${event.data.room_slug}`, 'hidden', '');
+    case 'RoomUnhidden':
+      return line('RoomUnhidden', event.data.unhidden_at, event.data.by, `room:${event.data.room_slug}`, 'shown again', '');
     case 'DisputeRuled': {
       const r = event.data.ruling;
       return line('DisputeRuled', r.ruled_at, r.ruled_by, `contract:${r.contract_id}`, r.outcome, r.note);
