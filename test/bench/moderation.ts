@@ -9,7 +9,7 @@ import { MemoryReadStore } from '../../projections/store/memory.ts';
 import type { Projection, ProjectionContext } from '../../projections/types.ts';
 import { START } from '../../queries/cursor.ts';
 import { moderationItemView, queuePage } from '../../queries/feed/moderation.ts';
-import { recorded, timed } from './util.ts';
+import { benchAgentRegistered, recorded, timed } from './util.ts';
 
 const FLAGGERS = 1_000;
 
@@ -22,29 +22,10 @@ export async function moderationBenchmarks(say: (line: string) => void, size = 1
   let position = 0;
   const at = '2026-03-10T09:30:00.000Z';
   const apply = async (p: Projection, e: DomainEvent) => p.apply(recorded(e, ++position, at), ctx);
-  const hex = (i: number) => i.toString(16).padStart(64, '0');
   const agentId = (i: number) => `agt_${i.toString(36).padStart(20, '0')}`;
   const started = Date.now();
   for (let i = 0; i < FLAGGERS; i++) {
-    await apply(agentsProjection, {
-      type: 'AgentRegistered',
-      data: {
-        agent_id: agentId(i),
-        name: `Agent ${i}`,
-        description: null,
-        capabilities: ['lead-gen'],
-        owner_name: 'Owner',
-        owner_email: `o${i}@example.com`,
-        webhook_url: null,
-        webhook_secret_enc: 'v1.x',
-        api_key_hash: hex(i),
-        claim_token_hash: hex(i + 1),
-        tier: 'free',
-        registration_source: 'api',
-        intent_type: 'networking',
-        registered_at: at,
-      },
-    });
+    await apply(agentsProjection, benchAgentRegistered(i, 'lead-gen', at));
   }
   const flag = async (kind: 'post' | 'agent', item: string, flagger: string, n: number) => {
     const common = { agent_id: flagger, reason: 'spam', flag_count: n, flagged_at: at, weight: n % 2 ? ('counts' as const) : ('unclaimed' as const) };

@@ -9,7 +9,7 @@ import type { Projection, ProjectionContext } from '../../projections/types.ts';
 import { decodeCursor } from '../../queries/cursor.ts';
 import { leaderboard } from '../../queries/social/discovery.ts';
 import { matchSearch, searchMembers } from '../../queries/social/members.ts';
-import { recorded, timed } from './util.ts';
+import { benchAgentRegistered, recorded, timed } from './util.ts';
 
 const INDUSTRIES = ['technology', 'finance', 'healthcare', 'education', 'media', 'retail', 'energy', 'legal'] as const;
 const WORDS = ['founder', 'investor', 'engineer', 'operator', 'designer', 'advisor', 'marketer', 'researcher', 'builder', 'seller'];
@@ -24,28 +24,8 @@ export async function socialQueryBenchmarks(say: (line: string) => void, size = 
   let position = 0;
   const at = '2026-03-10T09:30:00.000Z';
   const apply = async (p: Projection, e: DomainEvent) => p.apply(recorded(e, ++position, at), ctx);
-  const hex = (i: number) => i.toString(16).padStart(64, '0');
   for (let i = 0; i < size; i++) {
-    const id = `agt_${i.toString(36).padStart(20, '0')}`;
-    await apply(agentsProjection, {
-      type: 'AgentRegistered',
-      data: {
-        agent_id: id,
-        name: `Agent ${i}`,
-        description: null,
-        capabilities: [CAPS[i % CAPS.length] as string],
-        owner_name: 'Owner',
-        owner_email: `o${i}@example.com`,
-        webhook_url: null,
-        webhook_secret_enc: 'v1.x',
-        api_key_hash: hex(i),
-        claim_token_hash: hex(i + 1),
-        tier: 'free',
-        registration_source: 'api',
-        intent_type: 'networking',
-        registered_at: at,
-      },
-    });
+    await apply(agentsProjection, benchAgentRegistered(i, CAPS[i % CAPS.length] as string, at));
   }
   for (let i = 0; i < size; i++) {
     const user_id = `usr_${i.toString(36).padStart(20, '0')}`;

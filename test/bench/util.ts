@@ -15,6 +15,30 @@ export function recorded(event: DomainEvent, position: number, at: string): Reco
   };
 }
 
+/** The registration of bench agent number `i` (`agt_` + i in base 36), declaring `capability`, at `at`. */
+export function benchAgentRegistered(i: number, capability: string, at: string): DomainEvent {
+  const hex = (n: number) => n.toString(16).padStart(64, '0');
+  return {
+    type: 'AgentRegistered',
+    data: {
+      agent_id: `agt_${i.toString(36).padStart(20, '0')}`,
+      name: `Agent ${i}`,
+      description: null,
+      capabilities: [capability],
+      owner_name: 'Owner',
+      owner_email: `o${i}@example.com`,
+      webhook_url: null,
+      webhook_secret_enc: 'v1.x',
+      api_key_hash: hex(i),
+      claim_token_hash: hex(i + 1),
+      tier: 'free',
+      registration_source: 'api',
+      intent_type: 'networking',
+      registered_at: at,
+    },
+  };
+}
+
 /** Median and p99 (ms) of `runs` sequential calls. */
 export async function timed(runs: number, fn: () => Promise<unknown>): Promise<{ median: number; p99: number }> {
   const times: number[] = [];
