@@ -291,33 +291,24 @@ export const GetBrewCirclesUserCirclesAnswer = obj({
   count: int,
 });
 
+/** A circle as the community page lists it for the caller. */
+const CommunityCircle = obj({
+  circle_id: str,
+  community_id: str,
+  name: str,
+  description: nullStr,
+  visibility: str,
+  created_at: str,
+  is_member: bool,
+});
+
 /** getBrewCirclesCommunityByCommunityId 200 */
 export const GetBrewCirclesCommunityByCommunityIdAnswer = obj({
   community_id: str,
   name: str,
   // The first circle the caller may see; null when they see none.
-  circle: nullable(
-    obj({
-      circle_id: str,
-      community_id: str,
-      name: str,
-      description: nullStr,
-      visibility: str,
-      created_at: str,
-      is_member: bool,
-    }),
-  ),
-  circles: arr(
-    obj({
-      circle_id: str,
-      community_id: str,
-      name: str,
-      description: nullStr,
-      visibility: str,
-      created_at: str,
-      is_member: bool,
-    }),
-  ),
+  circle: nullable(CommunityCircle),
+  circles: arr(CommunityCircle),
 });
 
 /** queries/communities/circles.ts postView: a circle post. */
