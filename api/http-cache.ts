@@ -1,6 +1,7 @@
 import cors from '@koa/cors';
 import { createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
+import { BoundedCache } from '../events/kernel/cache.ts';
 
 /** A route whose anonymous answer depends on the read models only (not the clock, not the caller) says so. */
 export function cacheableByPosition(ctx: Context): void {
@@ -16,8 +17,6 @@ export interface Remembered {
   type: string;
 }
 
-const REMEMBERED_MAX = 1000;
-
 /**
  * Conditional GETs (docs/DECISIONS.md "Reads that cache"): every successful GET or HEAD answer
  * carries an `ETag`, a strong validator of its exact bytes (the route's own when it set one, as
@@ -30,7 +29,8 @@ const REMEMBERED_MAX = 1000;
  * same bytes (or its 304) without running the route again.
  */
 export class RememberedAnswers {
-  readonly #answers = new Map<string, Remembered>();
+  /** The last 1000 URLs answered (least recently used dropped first). */
+  readonly #answers = new BoundedCache<string, Remembered>({ max: 1000 });
   constructor(readonly position: () => number) {}
 
   /**
@@ -66,7 +66,6 @@ export class RememberedAnswers {
   }
 
   remember(url: string, answer: Remembered): void {
-    if (this.#answers.size >= REMEMBERED_MAX) this.#answers.clear();
     this.#answers.set(url, answer);
   }
 }

@@ -6,6 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Agenda, Job } from 'agenda';
 import type { Context, Next } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { BoundedCache } from '../events/kernel/cache.ts';
 import { chargeOf } from '../events/types.ts';
 import type { EventLog, EventLogObserver, NewEvent } from '../events/store/port.ts';
 import type { ProjectionLag } from '../projections/operations.ts';
@@ -21,7 +22,8 @@ interface Child {
 export class Metrics {
   readonly registry = new Registry();
   readonly #requests: Histogram<'method' | 'route' | 'status'>;
-  readonly #children = new Map<string, Child>();
+  /** Histogram children by method, status and route: bounded by the route table, capped should a bug make it grow. */
+  readonly #children = new BoundedCache<string, Child>({ max: 5000 });
   readonly #append: Histogram<'outcome'>;
   readonly #groupCommit: Histogram;
   readonly #webhooks: Counter<'outcome'>;
@@ -205,8 +207,6 @@ export class Metrics {
     let child = this.#children.get(key);
     if (child === undefined) {
       child = this.#requests.labels(method, route, String(status));
-      // Bounded by routes x methods x statuses; cleared should a bug ever make it grow.
-      if (this.#children.size >= 5000) this.#children.clear();
       this.#children.set(key, child);
     }
     child.observe(seconds);

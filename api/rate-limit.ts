@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { BoundedCache } from '../events/kernel/cache.ts';
 import type { Clock } from '../events/kernel/clock.ts';
 import { DomainError } from '../events/kernel/errors.ts';
 
@@ -22,8 +23,8 @@ export interface LimitStatus {
  */
 export class RateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
-  /** Marks with an expiry (e.g. the addresses an account signed in from), on the same clock. */
-  private readonly marks = new Map<string, number>();
+  /** Marks with an expiry (e.g. the addresses an account signed in from), on the same clock; the 100 000 most recent kept. */
+  private readonly marks = new BoundedCache<string, number>({ max: 100_000 });
   private sweeps = 0;
 
   constructor(
@@ -86,7 +87,6 @@ export class RateLimiter {
 
   /** Remembers `key` for `ttlMs`. */
   mark(key: string, ttlMs: number): void {
-    if (this.marks.size >= 100_000) this.marks.clear();
     this.marks.set(key, this.clock.now().getTime() + ttlMs);
   }
 

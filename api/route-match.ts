@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
+import { BoundedCache } from '../events/kernel/cache.ts';
 
 /** What this module reads of a @koa/router layer. */
 export interface RouteLayer {
@@ -128,14 +129,13 @@ export function indexedMatch(router: Router): Match {
  */
 export function memoizeMatches(router: Router): Match {
   const match = indexedMatch(router);
-  const memo = new Map<string, RouteMatch>();
+  const memo = new BoundedCache<string, RouteMatch>({ max: 2000 });
   const remembered = (path: string, method: string): RouteMatch => {
     if (path.length > 256) return match(path, method);
     const key = `${method} ${path}`;
     let found = memo.get(key);
     if (found === undefined) {
       found = match(path, method);
-      if (memo.size >= 2000) memo.clear();
       memo.set(key, found);
     }
     return found;

@@ -1,3 +1,4 @@
+import { BoundedCache } from '../events/kernel/cache.ts';
 import type { Clock } from '../events/kernel/clock.ts';
 import { DomainError } from '../events/kernel/errors.ts';
 import type { IdPrefix } from '../events/kernel/ids.ts';
@@ -145,7 +146,8 @@ const MAX_ATTEMPTS = 8;
  */
 export class CommandBus {
   private readonly tails = new Map<string, Promise<unknown>>();
-  private readonly cache = new Map<string, Cached<unknown>>();
+  /** The state and revision of recently used streams, the least recently used dropped first. */
+  private readonly cache: BoundedCache<string, Cached<unknown>>;
   /** The last append of each stream that is not durable yet (pipelined logs only). */
   private readonly inflight = new Map<string, Promise<AppendResult>>();
   private readonly pipelined: boolean;
@@ -153,8 +155,9 @@ export class CommandBus {
   constructor(
     readonly log: EventLog,
     readonly clock: Clock,
-    private readonly cacheSize = 100_000,
+    cacheSize = 100_000,
   ) {
+    this.cache = new BoundedCache({ max: cacheSize });
     this.pipelined = log.name === 'sqlite';
   }
 
@@ -200,7 +203,7 @@ export class CommandBus {
     decide: (state: S, revision: number | null) => R,
     ctx: CommandContext,
   ): Promise<CommandResult<R[number], S>> {
-    if (!this.cache.has(stream) && !this.tails.has(stream)) this.remember(stream, { state: aggregate.initialState(), revision: null });
+    if (!this.cache.has(stream) && !this.tails.has(stream)) this.cache.set(stream, { state: aggregate.initialState(), revision: null });
     return this.handle(stream, aggregate, decide, ctx);
   }
 
@@ -216,7 +219,7 @@ export class CommandBus {
       revision = e.revision;
     }
     const loaded = { state, revision };
-    this.remember(stream, loaded);
+    this.cache.set(stream, loaded);
     return loaded;
   }
 
@@ -252,7 +255,7 @@ export class CommandBus {
     );
     let next = state;
     for (const e of decided) next = aggregate.evolve(next, e);
-    this.remember(stream, { state: next, revision: (revision ?? -1) + events.length });
+    this.cache.set(stream, { state: next, revision: (revision ?? -1) + events.length });
     if (!this.pipelined) await append;
     else this.track(stream, append);
     return { events, state: next, append };
@@ -289,15 +292,6 @@ export class CommandBus {
     };
     // Appendable<E> is NewEvent narrowed to E's type/data pairs, which `e` supplied.
     return event as Appendable<E>;
-  }
-
-  private remember(stream: string, value: Cached<unknown>): void {
-    this.cache.delete(stream);
-    this.cache.set(stream, value);
-    if (this.cache.size > this.cacheSize) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
   }
 
   /** Runs `fn` after every earlier call for the same stream has finished its turn. */

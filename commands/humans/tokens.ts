@@ -1,6 +1,6 @@
 import { hkdfSync } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
-import { LRUCache } from 'lru-cache';
+import { BoundedCache } from '../../events/kernel/cache.ts';
 import { newId } from '../../events/kernel/ids.ts';
 
 export const ACCESS_TTL_S = 15 * 60;
@@ -32,7 +32,7 @@ export class TokenService {
    * request for its 15 minutes, so the signature is checked once. A hit is the exact token string
    * (signature included) and still has its expiry checked against the clock.
    */
-  private readonly verified = new LRUCache<string, Record<string, unknown>>({ max: 10_000 });
+  private readonly verified = new BoundedCache<string, Record<string, unknown>>({ max: 10_000 });
 
   constructor(
     serverSecret: string,

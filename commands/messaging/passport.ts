@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { createRequire } from 'node:module';
+import { BoundedCache } from '../../events/kernel/cache.ts';
 import { DAY } from '../../events/kernel/clock.ts';
 import { deriveId } from '../../events/kernel/ids.ts';
 import { isStackOverflow, stringifyIteratively } from '../../events/kernel/json.ts';
@@ -135,16 +136,11 @@ export async function regeneratePassport(bus: CommandBus, secrets: SecretBox, ag
   return { state: (await bus.load(passportStream(agentId), passportAggregate)).state, position: r.position };
 }
 
-const signingKeys = new Map<string, Uint8Array>();
+/** Decrypted signing keys by key id, so a passport's key is decrypted once while it signs. */
+const signingKeys = new BoundedCache<string, Uint8Array>({ max: 10_000 });
 
 function secretKeyOf(key: PassportKey, secrets: SecretBox): Uint8Array {
-  let sk = signingKeys.get(key.key_id);
-  if (!sk) {
-    sk = fromB64u(secrets.decrypt(key.private_key_enc));
-    if (signingKeys.size > 10_000) signingKeys.clear();
-    signingKeys.set(key.key_id, sk);
-  }
-  return sk;
+  return signingKeys.remember(key.key_id, () => fromB64u(secrets.decrypt(key.private_key_enc)));
 }
 
 /** Signs `document` (canonical JSON) with the key; the signature is base64url of the 64 raw bytes. */

@@ -35,6 +35,7 @@ import {
 import { startTsThread } from './ts-thread.ts';
 import { upcast } from '../upcasters.ts';
 import { stringifyAnyDepth } from '../kernel/json.ts';
+import { BoundedCache } from '../kernel/cache.ts';
 
 export interface SqliteEventLogOptions {
   path: string;
@@ -189,7 +190,7 @@ export class SqliteEventLog implements EventLog {
   readonly #readBackwards: Database.Statement;
   readonly #head: Database.Statement;
   readonly #ping: Database.Statement;
-  readonly #byTypes = new Map<string, Database.Statement>();
+  readonly #byTypes = new BoundedCache<string, Database.Statement>({ max: 64 });
 
   private constructor(options: SqliteEventLogOptions, db: Database.Database) {
     const checkpointIntervalMs = options.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS;
@@ -515,7 +516,6 @@ export class SqliteEventLog implements EventLog {
           `SELECT ${COLUMNS} FROM events WHERE position IN (SELECT position FROM events WHERE type IN (${marks}) AND position > ? ORDER BY position LIMIT ?) ORDER BY position`,
         )
         .raw();
-      if (this.#byTypes.size >= 64) this.#byTypes.clear();
       this.#byTypes.set(key, statement);
     }
     const out: RecordedEvent[] = [];

@@ -4,6 +4,7 @@
 // the rest. Also the BSON comparison order, its string encoding for index keys, and the value copy
 // shared with the memory adapter.
 import { update as mingoUpdate } from 'mingo';
+import { BoundedCache } from '../../events/kernel/cache.ts';
 import type { Update } from './port.ts';
 
 /** A malformed update, or one that does not fit the document (MongoDB rejects it as a write error). */
@@ -163,16 +164,13 @@ export function cloneValue<T>(v: T): T {
   return out as T;
 }
 
-const pathCache = new Map<string, string[]>();
-/** `a.b.c` -> ['a', 'b', 'c'], memoised (projections use a small set of paths). */
+// Projections and queries use a small set of paths; the bound only guards against a caller
+// that builds paths from data.
+const pathCache = new BoundedCache<string, string[]>({ max: 20_000 });
+const splitOnDots = (path: string) => path.split('.');
+/** `a.b.c` -> ['a', 'b', 'c'], memoised. */
 export function splitPath(path: string): string[] {
-  let segs = pathCache.get(path);
-  if (segs === undefined) {
-    segs = path.split('.');
-    if (pathCache.size >= 20_000) pathCache.clear();
-    pathCache.set(path, segs);
-  }
-  return segs;
+  return pathCache.remember(path, splitOnDots);
 }
 
 function arrayIndex(seg: string): number {
@@ -509,7 +507,7 @@ function checkConflicts(paths: string[], n: number): void {
 
 const PATH_FALLBACK = 1;
 const PATH_ID = 2;
-const pathFlags = new Map<string, number>();
+const pathFlags = new BoundedCache<string, number>({ max: 20_000 });
 
 /** Validates a path once: 1 = positional (mingo), 2 = touches _id; throws when it is malformed. */
 function flagsOf(path: string): number {
@@ -520,7 +518,6 @@ function flagsOf(path: string): number {
   }
   if (path.includes('__proto__')) throw new UpdateError(`An update path '${path}' is not allowed`);
   f = (path.includes('$') ? PATH_FALLBACK : 0) | (path === '_id' || path.startsWith('_id.') ? PATH_ID : 0);
-  if (pathFlags.size >= 20_000) pathFlags.clear();
   pathFlags.set(path, f);
   return f;
 }
@@ -572,17 +569,12 @@ function simpleOp(op: string): number {
   }
 }
 
-const simpleFields = new Map<string, boolean>();
+const simpleFields = new BoundedCache<string, boolean>({ max: 20_000 });
+const isSimpleFieldNow = (path: string) => path.length > 0 && !path.includes('.') && !path.includes('$') && path !== '_id' && path !== '__proto__';
 
 /** A top-level field name that needs none of the general path's checks (memoised). */
 function isSimpleField(path: string): boolean {
-  let simple = simpleFields.get(path);
-  if (simple === undefined) {
-    simple = path.length > 0 && !path.includes('.') && !path.includes('$') && path !== '_id' && path !== '__proto__';
-    if (simpleFields.size >= 20_000) simpleFields.clear();
-    simpleFields.set(path, simple);
-  }
-  return simple;
+  return simpleFields.remember(path, isSimpleFieldNow);
 }
 
 /** The stored value of a top-level field as the general path reads it (functions are absent). */

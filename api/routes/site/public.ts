@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import { acceptNda, recordPageView, submitPartnerLead, updatePitchDeck } from '../../../commands/site/site.ts';
+import { BoundedCache } from '../../../events/kernel/cache.ts';
 import { DAY } from '../../../events/kernel/clock.ts';
 import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import { pageViewStats, partnerLeads, pitchDeck, profileCounts } from '../../../queries/site/public.ts';
@@ -148,11 +149,11 @@ export const publicSiteOperations = operations({
 export function publicSiteRoutes(router: Router, s: Services): void {
   const limitIp = (ctx: Context) => s.limiter.hit(PUBLIC_WRITES, ctx.ip, ctx);
 
-  const cache = new Map<string, { at: number; body: unknown }>();
+  const cache = new BoundedCache<string, { at: number; body: unknown }>({ max: 2, ttlMs: STATS_CACHE_MS, now: () => s.clock.now().getTime() });
   const stats = (kind: 'region' | 'industry') => async (ctx: Context) => {
     const now = s.clock.now().getTime();
     let hit = cache.get(kind);
-    if (!hit || now - hit.at >= STATS_CACHE_MS) {
+    if (!hit) {
       const counts = await profileCounts(s.store, kind);
       hit = {
         at: now,

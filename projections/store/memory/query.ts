@@ -1,6 +1,7 @@
 // What a query of the in-memory read store does besides choosing an index: sorting and
 // projection with MongoDB semantics, and the filter test (mingo), compiled once per filter text.
 import { Query } from 'mingo';
+import { BoundedCache } from '../../../events/kernel/cache.ts';
 import type { Doc, Filter } from '../port.ts';
 import { cloneValue, compareValues, splitPath } from '../updates.ts';
 import { isScalar, Multi, pathKeyValue, type Obj, type Scalar } from './keys.ts';
@@ -90,9 +91,8 @@ interface CompiledProjection {
 
 // Compiled projections by their text: the projections a process uses are the few its code names.
 // Those the request paths pass are module constants, found first by identity.
-const projectionCache = new Map<string, CompiledProjection | null>();
+const projectionCache = new BoundedCache<string, CompiledProjection | null>({ max: 1000 });
 const projectionsByObject = new WeakMap<object, CompiledProjection | null>();
-const PROJECTION_CACHE_MAX = 1000;
 
 /** A projection's compiled form (memoised by its text; the object must not change once passed). */
 export function compileProjection(projection: Record<string, 0 | 1> | undefined): CompiledProjection | null {
@@ -105,13 +105,7 @@ export function compileProjection(projection: Record<string, 0 | 1> | undefined)
 }
 
 function compileByText(projection: Record<string, 0 | 1>): CompiledProjection | null {
-  const key = JSON.stringify(projection);
-  const known = projectionCache.get(key);
-  if (known !== undefined) return known;
-  const compiled = compileProjectionNow(projection);
-  if (projectionCache.size >= PROJECTION_CACHE_MAX) projectionCache.clear();
-  projectionCache.set(key, compiled);
-  return compiled;
+  return projectionCache.remember(JSON.stringify(projection), () => compileProjectionNow(projection));
 }
 
 function compileProjectionNow(projection: Record<string, 0 | 1>): CompiledProjection | null {
@@ -139,7 +133,7 @@ function compileProjectionNow(projection: Record<string, 0 | 1>): CompiledProjec
 // ---------------------------------------------------------------------------------------------
 // Compiled mingo queries, memoised by the filter's text (request paths repeat their filters).
 
-const queryCache = new Map<string, CompiledFilter>();
+const queryCache = new BoundedCache<string, CompiledFilter>({ max: 2000 });
 
 function filterKey(v: unknown): string | null {
   if (v === null) return 'null';
@@ -229,11 +223,5 @@ export function simpleFilter(filter: Filter): CompiledFilter | null {
 export function compileFilter(filter: Filter): CompiledFilter {
   const key = filterKey(filter);
   if (key === null) return simpleFilter(filter) ?? new Query(filter, {});
-  let q = queryCache.get(key);
-  if (q === undefined) {
-    q = simpleFilter(filter) ?? new Query(filter, {});
-    if (queryCache.size >= 2000) queryCache.delete(queryCache.keys().next().value as string);
-    queryCache.set(key, q);
-  }
-  return q;
+  return queryCache.remember(key, () => simpleFilter(filter) ?? new Query(filter, {}));
 }
