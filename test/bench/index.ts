@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { cpuMs, withCpu } from './util.ts';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventLog } from '../../events/store/sqlite.ts';
@@ -23,11 +23,13 @@ import { rebuildBenchmarks } from './rebuild.ts';
 
 import { circleBenchmarks } from './circles.ts';
 import { moderationBenchmarks } from './moderation.ts';
+import { writeReport, type SuiteReport } from './report.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
 const out: string[] = [];
+const suites: SuiteReport[] = [];
 const say = (line: string) => {
   process.stdout.write(`${line}\n`);
   out.push(line);
@@ -39,7 +41,7 @@ async function spawnServer(args: string[], env: Record<string, string>): Promise
     const port = await freePort();
     const child = spawn(
       process.execPath,
-      // BENCH_CPU_PROF=<folder>: the service writes a V8 CPU profile there when it stops (docs/PERFORMANCE.md).
+      // BENCH_CPU_PROF=<folder>: the service writes a V8 CPU profile there when it stops (README, Tests and benchmarks).
       [
         ...(args[0] === 'api/server.ts' && process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
         // BENCH_SERVICE_FLAGS="--flag ...": extra Node/V8 flags for the service alone (to try a runtime setting against the same ceiling).
@@ -812,9 +814,9 @@ async function storeBenchmarks(): Promise<void> {
 
 const verdict = (met: boolean) => (met ? 'met' : 'not met');
 
-/** The issue-2 targets, each with this run's figure and whether it is met. */
+/** The targets of the write path, the log, replay and queries, each with this run's figure and whether it is met. */
 function targets(http: HttpFigures, appendRatio: number, replay: ReplayFigures[], queries: Map<number, number>): string[] {
-  const out = ['## Targets (issue 2), from this run', ''];
+  const out = ['## Targets, from this run', ''];
   const httpMet = http.postsRatio >= 0.3 && http.postsP99 < 40;
   out.push(
     `- Charged write path >= 0.3 of a bare Koa + koa-body POST handler with p99 < 40 ms: ${verdict(httpMet)} (ratio ${http.postsRatio.toFixed(2)}, p99 ${http.postsP99} ms, worst round ${http.postsP99Worst} ms).`,
@@ -835,70 +837,19 @@ function targets(http: HttpFigures, appendRatio: number, replay: ReplayFigures[]
   return out;
 }
 
-const NOTES = [
-  '## Where the time goes',
-  '',
-  '- Write path: the service runs API, command, projections and the read models on one thread (the',
-  '  writer thread does the inserts, commits and fsync), and that thread is CPU bound under this load.',
-  '  Its profile is flat: the largest items are the read models that follow each post (the post',
-  '  document and its four indexes, one entry per search term in by_term, then feed counters, rooms,',
-  '  hashtags and daily usage; about a sixth of the thread), Node HTTP and Koa (what the bare handler',
-  '  also pays), garbage collection, handing the append to the writer thread, the command (aggregate,',
-  '  signal window, charge), and the API-key hash (about 3%).',
-  '- The write-path ratio moves with the state of the shared machine, more than the alternating',
-  '  rounds can even out: runs of 2026-11-22 to 2026-11-24 measured the bare handler between 8,000',
-  '  and 50,000 req/s and the ratio between 0.18 (machine fast) and 0.43 (machine slow), p99 between',
-  '  12 and 49 ms. A commit is not what limits it: a FULL commit took 0.29 ms here, and the main',
-  '  thread was measured at 95-97% CPU under the load, the writer thread at about 12%. The bare',
-  '  handler, almost all socket work, slows down more than the service when the machine does.',
-  "- Replay: reading and parsing the log (the ceiling's own work) is about a fifth of a mixed",
-  "  catch-up; garbage collection about a sixth; then the projections' writes and logic, and the",
-  '  index builds at the end (the share is in the targets above). The floors table shows what that',
-  "  leaves: the runner reads and parses at about the ceiling's own speed, and the projections'",
-  '  documents alone, with every secondary index taken out, already stay well under 0.6, so no',
-  '  work on the indexes can reach it; the document work itself would have to shrink about',
-  "  threefold (or run beside the ceiling's thread, not after it). Each deferred index is built from",
-  '  one sort of its keys; computing and holding the keys costs more than sorting them (grouping the',
-  '  keys by their first component to sort only short runs was measured on 2026-11-24 and was no',
-  '  faster). The posts-only log is the worst case: its by_term index holds one entry per search',
-  '  term of every post, and building it is about half of that catch-up.',
-  '- Start-up from a read-model snapshot (the embedded default after a clean stop): loading is',
-  '  mostly v8.deserialize of the documents and the young-generation collections that copy them',
-  '  (they all survive); index entries are read back, not rebuilt. The first version read each',
-  '  frame into a Buffer of its own and decoded index keys into strings of several MB (external',
-  '  strings in Node): that external memory made V8 mark the whole heap about once a second (posts',
-  '  only, 500,000 events: 25 s to load). One reused read buffer and key frames under 1 MB brought',
-  '  it to about 13 s. The posts-only snapshot is large (about 0.8 GB) because by_term holds one',
-  '  entry per search term of every post.',
-  '- Per-projection costs in the replay table are measured with indexes maintained write by write',
-  '  (each projection alone), the way live application runs.',
-  '- Tried and dropped because they did not make the full run faster: index trees partitioned on',
-  '  their first field, a read-ahead thread for catch-up reads, per-group insertion hints in the',
-  '  index trees (about 10% off each insert: the cost is memory latency, not the descent), a',
-  '  larger V8 young generation (within the noise of these machines; measured again on 2026-11-24:',
-  '  --max-semi-space-size=64 gave 0.32 against 0.30 mixed, 0.17 against 0.15 posts only, in one',
-  '  round each), and grouped index bulk loads.',
-  '- Measured reasons behind choices in DECISIONS.md: time-ordered event and stream ids (a random',
-  "  stream name cost a random page of the log's `(stream, revision)` index per append, about half",
-  "  the writer's work: a bare durable append ran at 6,000 to 6,800 a second with random stream names",
-  '  and 9,200 to 11,000 with time-ordered ones); contract lifecycle mails queued after the transition',
-  "  (they were half the cost of a mailed transition's request), their first attempt made in process",
-  '  rather than as a job (three times the throughput of a mailed transition) and outbox mails of one',
-  '  event-loop turn written at once; index trees that keep no value per entry (heap after a catch-up',
-  '  of the 500,000-event logs 524 to 438 MB mixed, 1,720 to 1,359 MB posts only); a prebuilt MCP tool',
-  '  table (36 `registerTool` calls per request cost about 1.2 ms); `Object.assign` instead of spreading',
-  "  parsed event data in projections (7 µs against 0.3 µs for a circle post's seven fields).",
-];
+/** Runs one suite, keeping the lines it says as its section of docs/PERFORMANCE.md. */
+async function suite<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const from = out.length;
+  const result = await run();
+  suites.push({ name, lines: out.splice(from) });
+  return result;
+}
 
 async function main() {
   const cpu = os.cpus()[0]?.model ?? 'unknown';
-  const header = [
-    '# Performance',
-    '',
-    `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench\` on ${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.version}.`,
-    'These machines are shared and noisy: every figure is compared with a ceiling measured in the same run.',
-    '',
-  ];
+  const machine = `${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
+  const today = new Date().toISOString().slice(0, 10);
+  const docPath = join(root, 'docs/PERFORMANCE.md');
   const only = process.argv[2];
   if (only) {
     const sections: Record<string, () => Promise<unknown>> = {
@@ -914,31 +865,40 @@ async function main() {
       marketplace: marketplaceBenchmarks,
       'marketplace-queries': () => marketplaceQueryBenchmarks(say),
       mcp: mcpBenchmarks,
-
       rebuild: () => rebuildBenchmarks(say),
-
       circles: () => circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION }),
       moderation: () => moderationBenchmarks(say),
     };
     const run = sections[only];
     if (!run) throw new Error(`unknown section ${only}: one of ${Object.keys(sections).join(', ')}`);
-    await run();
+    await suite(only, run);
+    // BENCH_WRITE=0: print the figures without writing them into the document.
+    if (process.env.BENCH_WRITE === '0') return;
+    const [measured] = suites;
+    while (measured.lines.at(-1) === '') measured.lines.pop();
+    measured.lines.push('', `Measured ${today} by \`npm run bench -- ${only}\` on ${machine}.`);
+    writeFileSync(docPath, writeReport(readFileSync(docPath, 'utf8'), { suites: [measured] }, { replaceAll: false }));
     return;
   }
-  const http = await httpBenchmarks();
-  const appendRatio = await logBenchmarks();
-  const replay = await replayBenchmarks(say);
-  const queries = await queryBenchmarks();
-  await storeBenchmarks();
-  await messagingBenchmarks(say);
-  await feedReadBenchmarks();
-  await socialBenchmarks();
-  await marketplaceBenchmarks();
-  await mcpBenchmarks();
-
-  await circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION });
-  await moderationBenchmarks(say);
-  writeFileSync(join(root, 'docs/PERFORMANCE.md'), [...header, ...out, ...targets(http, appendRatio, replay, queries), ...NOTES, ''].join('\n'));
+  const http = await suite('http', httpBenchmarks);
+  const appendRatio = await suite('log', logBenchmarks);
+  const replay = await suite('replay', () => replayBenchmarks(say));
+  const queries = await suite('query', queryBenchmarks);
+  await suite('store', storeBenchmarks);
+  await suite('messaging', () => messagingBenchmarks(say));
+  await suite('feed', feedReadBenchmarks);
+  await suite('social', socialBenchmarks);
+  await suite('marketplace', marketplaceBenchmarks);
+  await suite('mcp', mcpBenchmarks);
+  await suite('circles', () => circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION }));
+  await suite('moderation', () => moderationBenchmarks(say));
+  suites.push({ name: 'targets', lines: targets(http, appendRatio, replay, queries) });
+  const header = [
+    `Measured ${today} by \`npm run bench\` on ${machine}.`,
+    'These machines are shared and noisy: every figure is compared with a ceiling measured in the same run.',
+  ];
+  if (process.env.BENCH_WRITE === '0') return;
+  writeFileSync(docPath, writeReport(readFileSync(docPath, 'utf8'), { header, suites }, { replaceAll: true }));
 }
 
 main().then(
