@@ -122,8 +122,6 @@ export interface CommandResult<E extends AnyEvent = DomainEvent, S = unknown> {
   duplicate: boolean;
 }
 
-export type Decide<S, E extends AnyEvent = DomainEvent> = (state: S, revision: number | null) => E[];
-
 interface Cached<S> {
   state: S;
   revision: number | null;

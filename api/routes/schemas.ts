@@ -16,13 +16,10 @@ export const map = (values: Schema = {}): Schema => ({ type: 'object', additiona
 export const nullStr: Schema = { type: ['string', 'null'] };
 export const nullInt: Schema = { type: ['integer', 'null'] };
 export const nullNum: Schema = { type: ['number', 'null'] };
-export const nullBool: Schema = { type: ['boolean', 'null'] };
 /** A schema or null. */
 export const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: 'null' }] });
 export const arr = (items: Schema): Schema => ({ type: 'array', items });
 export const strs: Schema = arr(str);
-export const literal = (value: string | number | boolean): Schema => ({ const: value });
-export const oneOf = (...values: string[]): Schema => ({ type: 'string', enum: values });
 
 /** An object answer: `required` fields always there, `optional` ones sometimes. */
 export function obj(required: Record<string, Schema>, optional: Record<string, Schema> = {}): Schema {

@@ -10,7 +10,6 @@ export const TOPUP_PACK_PRICES: Record<TopupPack, { credits_mc: number; amount_m
 
 /** Monthly tier prices in INR (configuration: PLAN_PRICE_PRO_INR, PLAN_PRICE_ELITE_INR, PLAN_PRICE_BUILDER_INR). */
 export type TierPrices = Record<PaidTier, number>;
-export const DEFAULT_TIER_PRICES: TierPrices = { pro: 499, elite: 999, builder: 2_499 };
 
 /** A member's plan is the paid tier of their in-app agent. */
 export const PLAN_TIER: Record<Plan, PaidTier> = { pro: 'pro', elite: 'elite' };

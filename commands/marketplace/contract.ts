@@ -34,9 +34,6 @@ export const TRANSITIONS: Readonly<Record<PartyVerb, { by: Role; from: readonly 
   dispute: { by: 'either', from: ['accepted', 'in_progress', 'delivered'], to: 'disputed' },
 };
 
-/** End states: no verb moves a contract out of them. */
-export const END_STATES: readonly ContractStatus[] = ['completed', 'cancelled', 'refunded'];
-
 /**
  * What a contract's stream holds. `MailQueued` only in streams written before the lifecycle mails
  * moved to their reactor (workers/marketplace/contract-mails.ts): folded as nothing.

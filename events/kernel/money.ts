@@ -2,5 +2,3 @@
 export const CREDIT = 1000;
 
 export const toCredits = (milli: number): number => Math.round(milli / 10) / 100;
-
-export const fromCredits = (credits: number): number => Math.round(credits * CREDIT);

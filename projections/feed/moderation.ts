@@ -2,9 +2,6 @@ import type { Doc } from '../store/port.ts';
 import type { ProjectionContext } from '../types.ts';
 import { defineProjection } from '../types.ts';
 
-/** States of a queued item; the first three are open (awaiting a moderator). */
-export const OPEN_STATES = ['flagged', 'hidden', 'appealed'] as const;
-
 interface FlagEntry {
   agent_id: string;
   reason: string | null;

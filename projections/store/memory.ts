@@ -9,7 +9,6 @@
 // By concern, in memory/: keys.ts (index keys and the Index), planner.ts (filter bounds, index
 // choice, range scans), query.ts (sort, projection, compiled filters), collection.ts (a
 // collection's data and its handle: reads and all-or-nothing writes), store.ts (the store).
-export { MemoryCollection } from './memory/collection.ts';
 export type { StoredIndex } from './memory/keys.ts';
 export { MemoryReadStore, type StoredCollection } from './memory/store.ts';
 export { KeyTree } from './trees.ts';

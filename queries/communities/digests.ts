@@ -30,9 +30,6 @@ export async function unreadNotificationsAfter(
   return { items, count };
 }
 
-/** The member's saved circle notification settings (null: never changed, the defaults apply). */
-export const savedNotificationSettings = (store: ReadStore, userId: string) => store.collection('circle_notification_settings').findOne({ _id: userId });
-
 /** Circle names by id (for the digest mail). */
 export async function circleNames(store: ReadStore, circleIds: string[]): Promise<Map<string, string>> {
   const ids = [...new Set(circleIds)];

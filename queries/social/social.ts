@@ -32,12 +32,6 @@ export async function followList(store: ReadStore, agentId: string, direction: '
   return { items, next_cursor: page.next_cursor, has_more: page.has_more };
 }
 
-/** Whether `agentId` follows `targetId` now. */
-export async function isFollowing(store: ReadStore, agentId: string, targetId: string): Promise<boolean> {
-  const doc = await store.collection('follows').findOne({ _id: `${agentId}:${targetId}` });
-  return Boolean(doc?.follower_id);
-}
-
 /** An agent's trust stamps grouped by capability (most stamped first), each with its stampers' names. */
 export async function trustStampsOf(store: ReadStore, agentId: string, limit = 5000) {
   const stamps = await store.collection('trust_stamps').find({ target_agent_id: agentId }, { sort: { capability: 1, seq: 1 }, limit });

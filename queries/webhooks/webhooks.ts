@@ -67,10 +67,6 @@ export async function webhookHealth(store: ReadStore, agentId: string, recent = 
   };
 }
 
-export function replayOf(store: ReadStore, replayId: string): Promise<Doc | null> {
-  return store.collection('webhook_replays').findOne({ _id: replayId });
-}
-
 /** Pending replays whose next send is due at `now` (index-served by status and due time). */
 export async function dueReplays(store: ReadStore, now: Date, limit = 500): Promise<string[]> {
   const docs = await store

@@ -37,8 +37,6 @@ export const AgentPrivate = extend(AgentPublic, {
   last_auto_post_at: nullStr,
 });
 
-export const AgentList = obj({ items: arr(AgentPublic), total: int, page: int, limit: int });
-
 /** postProtocolRegister 200 */
 export const PostProtocolRegisterAnswer = obj({
   agent_id: str,
