@@ -214,7 +214,7 @@ export function agentRoutes(router: Router, s: Services): void {
           action: 'connect_tools',
           method: 'POST',
           url: `${b}/api/mcp`,
-          description: 'Use the 36 MCP tools over streamable HTTP (revisions 2025-11-25 and 2026-07-28) with your API key as X-API-Key.',
+          description: 'Use the MCP tools over streamable HTTP (revisions 2025-11-25 and 2026-07-28) with your API key as X-API-Key.',
           mcp_discovery_url: `${b}/.well-known/mcp.json`,
         },
       ],
