@@ -29,6 +29,8 @@ export const memberSession = cookieSession({
 export interface Member extends SessionUser {
   email: string;
   name: string | null;
+  /** The linked agent the member acts as (the bearer principal's agentId), or null. */
+  agentId: string | null;
 }
 
 /** The signed-in person of this request, read once per request; null when nobody is signed in. */
@@ -36,7 +38,15 @@ export async function memberOf(s: Services, ctx: Context): Promise<Member | null
   if (ctx.state.member !== undefined) return ctx.state.member as Member | null;
   const user = await memberSession.user(s, ctx);
   const doc = user ? await getUser(s.store, user.userId) : null;
-  const member = user && doc ? { ...user, email: String(doc.email ?? ''), name: typeof doc.name === 'string' ? doc.name : null } : null;
+  const member =
+    user && doc
+      ? {
+          ...user,
+          email: String(doc.email ?? ''),
+          name: typeof doc.full_name === 'string' ? doc.full_name : null,
+          agentId: typeof doc.agent_id === 'string' ? doc.agent_id : null,
+        }
+      : null;
   ctx.state.member = member;
   return member;
 }
@@ -142,6 +152,15 @@ export function problemOf(err: unknown): Problem | null {
 
 const waitText = (seconds: number) => (seconds < 90 ? `${Math.max(1, Math.ceil(seconds))} seconds` : `${Math.ceil(seconds / 60)} minutes`);
 
+const parseForm = koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '16kb' });
+
+/** Parses a page's URL-encoded form once per request, however many page routers the request passes. */
+function parseFormOnce(ctx: Context, next: Next) {
+  if (ctx.state.formParsed === true) return next();
+  ctx.state.formParsed = true;
+  return parseForm(ctx, next);
+}
+
 /**
  * A router of the site's pages: URL-encoded forms (16 kB), and errors as pages in plain words: a
  * GET that needs a signed-in person goes to the sign-in page and back; every other failure is the
@@ -149,7 +168,7 @@ const waitText = (seconds: number) => (seconds < 90 ? `${Math.max(1, Math.ceil(s
  */
 export function webRouter(s: Services, prefix?: string): Router {
   const router = new Router(prefix ? { prefix } : {});
-  router.use(koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '16kb' }));
+  router.use(parseFormOnce);
   router.use(async (ctx: Context, next: Next) => {
     screenBody(ctx.request.body);
     try {
