@@ -1,3 +1,7 @@
+import { assetOperations, assetRoutes } from './routes/web/assets.ts';
+import { accountOperations, accountRoutes } from './routes/web/account.ts';
+import { conversationOperations, conversationRoutes } from './routes/web/conversations.ts';
+import { agentPageOperations, agentPageRoutes } from './routes/web/agent.ts';
 import { circleModerationOperations, circleModerationRoutes } from './routes/communities/moderation.ts';
 import { moderationOperations, moderationRoutes } from './routes/feed/moderation.ts';
 import Router from '@koa/router';
@@ -379,6 +383,10 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/communities/circles.ts', circleRoutes, circleOperations],
   ['api/routes/site/pages.ts', pageRoutes, pageOperations],
   ['api/routes/site/public.ts', publicSiteRoutes, publicSiteOperations],
+  ['api/routes/web/assets.ts', assetRoutes, assetOperations],
+  ['api/routes/web/account.ts', accountRoutes, accountOperations],
+  ['api/routes/web/conversations.ts', conversationRoutes, conversationOperations],
+  ['api/routes/web/agent.ts', agentPageRoutes, agentPageOperations],
 ];
 
 /** The route table: every operation of every route module, in registration order. */

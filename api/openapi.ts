@@ -54,6 +54,7 @@ const SECURITY: Record<Operation['auth'], Array<Record<string, string[]>>> = {
   bearer: [{ Bearer: [] }],
   key_or_bearer: [{ ApiKey: [] }, { Bearer: [] }],
   admin: [{ Bearer: [] }],
+  member: [{ MemberSession: [] }],
 };
 
 const successCache = new WeakMap<Operation, Record<number, Answer>>();
@@ -256,6 +257,12 @@ export function openApiDocument(ops: readonly Operation[], o: DocumentOptions): 
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The agent key from registration.' },
         Bearer: { type: 'http', scheme: 'bearer', description: 'A signed-in user (POST /api/auth/verify-otp).' },
+        MemberSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'an_session',
+          description: "A person signed in to the site's pages (POST /signin): HttpOnly cookie; every form post carries the page's CSRF token (`_csrf`).",
+        },
       },
       schemas: { Error: ERROR_ENVELOPE },
       responses: errorResponses,

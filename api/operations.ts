@@ -13,9 +13,11 @@ import { MAX_PAGE, MAX_SKIP, validate, validateQuery } from './validation.ts';
  * so the two cannot drift (test/api/openapi.test.ts compares them).
  *
  * Auth: `key` X-API-Key (K), `bearer` a signed-in user (J), `key_or_bearer` either (K|J),
- * `admin` a bearer user with the admin role, `none` public (a credential, when sent, is still checked).
+ * `admin` a bearer user with the admin role, `member` a person signed in to the site (the member
+ * app's cookie session, api/web/member.ts; its forms carry a CSRF token), `none` public (a
+ * credential, when sent, is still checked).
  */
-export type Auth = 'none' | 'key' | 'bearer' | 'key_or_bearer' | 'admin';
+export type Auth = 'none' | 'key' | 'bearer' | 'key_or_bearer' | 'admin' | 'member';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** A documented answer: a JSON schema, or another media type (its schema, when it has one). */

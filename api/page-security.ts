@@ -54,6 +54,22 @@ export function scriptPolicy(inlineScripts: string[], extra: ScriptSources = {})
   return render(directives);
 }
 
+/**
+ * The policy of the site's and the member app's pages (api/web/render.ts): scripts and styles only
+ * from the service's own files (/assets), no inline script or style at all, forms and fetches to
+ * its own origin, never framed.
+ */
+export const APP_POLICY = render([
+  ['default-src', ["'none'"]],
+  ['script-src', ["'self'"]],
+  ['style-src', ["'self'"]],
+  ['img-src', ["'self'", 'data:']],
+  ['connect-src', ["'self'"]],
+  ['form-action', ["'self'"]],
+  ['base-uri', ["'none'"]],
+  ['frame-ancestors', ["'none'"]],
+]);
+
 const FRAME_ANCESTORS = /(^|;)\s*frame-ancestors\s/i;
 
 /** Every HTML answer: never framed (X-Frame-Options DENY and CSP frame-ancestors 'none'), and a CSP. */

@@ -91,6 +91,21 @@ export function matchMessages(store: ReadStore, matchId: string, limit = 200): P
   return store.collection('match_messages').find({ match_id: matchId, deleted: false }, { sort: { match_id: 1, sent_at: 1 }, limit });
 }
 
+/** A member's matches, the newest first (index-served: by_member). */
+export function matchesOf(store: ReadStore, userId: string, limit: number): Promise<Doc[]> {
+  return store.collection('matches').find({ members: userId }, { sort: { members: 1, created_at: -1 }, limit, hint: 'by_member' });
+}
+
+/** What a member has not read, by match (index-served: by_recipient_unread). */
+export async function unreadByMatch(store: ReadStore, userId: string): Promise<Map<string, number>> {
+  const unread = await store
+    .collection('match_messages')
+    .find({ recipient_id: userId, read: false, deleted: false }, { projection: { match_id: 1 }, limit: 10_000 });
+  const counts = new Map<string, number>();
+  for (const m of unread) counts.set(String(m.match_id), (counts.get(String(m.match_id)) ?? 0) + 1);
+  return counts;
+}
+
 export function unreadMatchMessages(store: ReadStore, userId: string): Promise<number> {
   return store.collection('match_messages').count({ recipient_id: userId, read: false, deleted: false });
 }

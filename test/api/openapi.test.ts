@@ -73,9 +73,9 @@ describe('OpenAPI document from the route table', function () {
     expect(served.size).to.be.greaterThan(150);
   });
 
-  it('carries the protocol version, both auth schemes, and each operation its auth, cost and rate limit', () => {
+  it('carries the protocol version, the auth schemes (key, bearer, the site session cookie), and each operation its auth, cost and rate limit', () => {
     expect(doc.info.version).to.equal(PROTOCOL_VERSION);
-    expect(doc.components.securitySchemes).to.have.keys('ApiKey', 'Bearer');
+    expect(doc.components.securitySchemes).to.have.keys('ApiKey', 'Bearer', 'MemberSession');
     const ids = new Set<string>();
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {

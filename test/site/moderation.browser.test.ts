@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, screenshot } from '../helpers/browser.ts';
@@ -6,17 +5,10 @@ import { A_DAY_AND_A_BIT, claimedAgents } from '../helpers/moderation.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
+import { seriousViolations } from '../helpers/web.ts';
 
 const ADMIN = 'moderation-admin@example.com';
 const PASSWORD = 'moderation admin password';
-
-/** axe-core's serious and critical violations on the page (WCAG 2.1 A and AA rules and best practices). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  // axe ran on the page (the console's CSP allows no page script; axe is injected by the driver).
-  expect(results.passes.length).to.be.greaterThan(10);
-  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.length})`);
-}
 
 // The moderation queue and the audit log of the admin console in headless Chromium, checked with axe-core.
 describe('console: the moderation queue and the audit log in a real browser', function () {

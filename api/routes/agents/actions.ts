@@ -134,12 +134,33 @@ export const actionOperations = operations({
   },
 });
 
+type Executor = (ctx: Context, agentId: string, type: string, parameters: Json) => Promise<Json>;
+const executors = new WeakMap<Services, Executor>();
+
+/**
+ * The in-app agent's confirmed actions, as `POST /api/agent/chat/execute-action` runs them: for the
+ * member app's pages, which run the same actions for a person signed in by cookie.
+ */
+export function executeInAppAction(s: Services, ctx: Context, agentId: string, type: string, parameters: Json): Promise<Json> {
+  const execute = executors.get(s);
+  if (!execute) throw new Error('the action routes are not registered on this service');
+  return execute(ctx, agentId, type, parameters);
+}
+
 export function actionRoutes(router: Router, s: Services): void {
   const routes = router.routes();
 
   /** Runs one direct endpoint inside this request, as the user's agent; errors surface as that endpoint's. */
   const run = async (ctx: Context, agentId: string, step: Step): Promise<Json> => {
-    const saved = { method: ctx.method, url: ctx.url, body: ctx.request.body as unknown, principal: ctx.state.principal as unknown };
+    const saved = {
+      method: ctx.method,
+      url: ctx.url,
+      body: ctx.request.body as unknown,
+      principal: ctx.state.principal as unknown,
+      type: ctx.req.headers['content-type'],
+    };
+    // The step's body is JSON whatever the outer request's was (a page's form).
+    ctx.req.headers['content-type'] = 'application/json';
     ctx.method = step.method;
     ctx.url = step.path;
     const request = ctx.request as { body: unknown };
@@ -155,6 +176,7 @@ export function actionRoutes(router: Router, s: Services): void {
       ctx.url = saved.url;
       request.body = saved.body;
       ctx.state.principal = saved.principal;
+      ctx.req.headers['content-type'] = saved.type;
     }
   };
 
@@ -164,6 +186,14 @@ export function actionRoutes(router: Router, s: Services): void {
     const raw = validate<{ action_type: string; parameters?: Json } & Json>(requestSchema, ctx.request.body);
     const { action_type: type, parameters, ...flat } = raw;
     checkFreeForm(parameters, 'parameters');
+    ctx.status = 200;
+    ctx.body = await execute(ctx, agentId, type, { ...flat, ...(parameters ?? {}) });
+  });
+  router.use(chat.routes());
+  executors.set(s, execute);
+
+  /** Runs one confirmed action of the in-app agent as `agentId` (the signed-in user's agent); the answer of execute-action. */
+  async function execute(ctx: Context, agentId: string, type: string, parameters: Json): Promise<Json> {
     const def = ACTIONS[type];
     if (!def) {
       const later = NOT_YET_AVAILABLE.includes(type);
@@ -175,7 +205,7 @@ export function actionRoutes(router: Router, s: Services): void {
         },
       ]);
     }
-    const p = validate<Json>(def.schema, { ...flat, ...(parameters ?? {}) });
+    const p = validate<Json>(def.schema, parameters);
     const text = (k: string) => (typeof p[k] === 'string' ? (p[k] as string) : undefined);
     let result: Json;
     switch (type) {
@@ -395,8 +425,6 @@ export function actionRoutes(router: Router, s: Services): void {
       default:
         throw new ValidationFailed([{ loc: ['body', 'action_type'], msg: `unknown action_type '${type}'`, type: 'value_error.action_type.unknown' }]);
     }
-    ctx.status = 200;
-    ctx.body = { success: true, action_type: type, free: def.free, agent_id: agentId, result };
-  });
-  router.use(chat.routes());
+    return { success: true, action_type: type, free: def.free, agent_id: agentId, result };
+  }
 }

@@ -92,6 +92,7 @@ const AUTH_TEXT: Record<Operation['auth'], string> = {
   bearer: 'bearer token',
   key_or_bearer: 'X-API-Key or bearer',
   admin: 'bearer (admin)',
+  member: 'signed-in browser session',
 };
 
 function operationLine(op: Operation): string {

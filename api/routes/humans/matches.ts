@@ -6,7 +6,16 @@ import { createMatch, deleteMatchMessage, markMatchRead, reportMatchMessage, sen
 import { forbidden, notFound } from '../../../events/kernel/errors.ts';
 import type { Doc } from '../../../projections/store/port.ts';
 import { getAgent } from '../../../queries/agents/agents.ts';
-import { getMatch, getMatchMessage, getUser, matchMessages, matchMessageView, unreadMatchMessages } from '../../../queries/humans/users.ts';
+import {
+  getMatch,
+  getMatchMessage,
+  getUser,
+  matchesOf,
+  matchMessages,
+  matchMessageView,
+  unreadByMatch,
+  unreadMatchMessages,
+} from '../../../queries/humans/users.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
@@ -35,6 +44,35 @@ const schemas = {
   report: body(['reason'], { reason: { type: 'string', minLength: 1, maxLength: 100 }, details: { type: ['string', 'null'], maxLength: 1000 } }),
 };
 
+/** The most recent matches `GET /api/matches` lists (a member has a handful; matches are made by admins, intros and matching runs). */
+export const MATCH_LIST_LIMIT = 100;
+
+const MatchSummary = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['match_id', 'other_member', 'reason', 'created_at', 'message_count', 'last_message_at', 'unread_count'],
+  properties: {
+    match_id: { type: 'string' },
+    other_member: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['user_id', 'full_name'],
+      properties: { user_id: { type: ['string', 'null'] }, full_name: { type: ['string', 'null'] } },
+    },
+    reason: { type: ['string', 'null'] },
+    created_at: { type: 'string', format: 'date-time' },
+    message_count: { type: 'integer', minimum: 0 },
+    last_message_at: { type: ['string', 'null'], format: 'date-time' },
+    unread_count: { type: 'integer', minimum: 0 },
+  },
+};
+const GetMatchesAnswer = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['matches', 'count'],
+  properties: { matches: { type: 'array', items: MatchSummary }, count: { type: 'integer', minimum: 0 } },
+};
+
 /** Super admin only. */
 export function requireSuperAdmin(ctx: Context): string {
   const user = requireUser(ctx);
@@ -61,6 +99,14 @@ export const matchOperations = operations({
     responses: ok(PostMessagesAnswer),
     body: schemas.message,
     rateLimit: LIMITS.writes,
+  },
+  getMatches: {
+    method: 'GET',
+    path: '/api/matches',
+    summary: `Your matches, the newest first (the ${MATCH_LIST_LIMIT} most recent), with the other member and your unread count`,
+    tags: ['humans'],
+    auth: 'bearer',
+    responses: ok(GetMatchesAnswer),
   },
   getMessagesUnreadCount: {
     method: 'GET',
@@ -117,14 +163,51 @@ export const matchOperations = operations({
   },
 });
 
+/** The match, if `user` is one of its two members (404 if it does not exist, 403 otherwise). */
+export async function matchOfMember(s: Services, matchId: string, user: string): Promise<Doc> {
+  const match = await getMatch(s.store, matchId);
+  if (!match) throw notFound('Match', 'match_not_found');
+  if (!(match.members as string[]).includes(user)) throw forbidden('Only the two members of a match can read or write it', 'not_match_member');
+  return match;
+}
+
+/** A match's conversation as one of its members reads it: reading marks what they received as read. */
+export async function readMatch(s: Services, ctx: Context, matchId: string, me: string): Promise<Doc[]> {
+  await matchOfMember(s, matchId, me);
+  const items = await matchMessages(s.store, matchId);
+  if (items.some((m) => m.recipient_id === me && m.read !== true)) {
+    const r = await markMatchRead(s.bus, me, matchId, commandContext(s, ctx, me));
+    await settled(s, r.position);
+  }
+  return items;
+}
+
+/** Reports a message of a match the member is in (the command checks membership and that it is not their own). */
+export async function reportMessage(s: Services, ctx: Context, me: string, messageId: string, input: { reason: string; details: string | null }) {
+  const msg = await getMatchMessage(s.store, messageId);
+  if (!msg) throw notFound('Message', 'message_not_found');
+  const r = await reportMatchMessage(s.bus, me, String(msg.match_id), msg._id, input, commandContext(s, ctx, me));
+  await settled(s, r.position);
+  return msg;
+}
+
+/** The member's matches, the newest first, each with the other member's name and what they have not read. */
+export async function memberMatchList(s: Services, me: string) {
+  const [matches, unread] = await Promise.all([matchesOf(s.store, me, MATCH_LIST_LIMIT), unreadByMatch(s.store, me)]);
+  const others = await Promise.all(matches.map((m) => getUser(s.store, (m.members as string[]).find((id) => id !== me) ?? me)));
+  return matches.map((m, i) => ({
+    match_id: m._id,
+    other_member: { user_id: others[i]?._id ?? null, full_name: typeof others[i]?.full_name === 'string' ? (others[i]?.full_name as string) : null },
+    reason: (m.reason as string | null) ?? null,
+    created_at: m.created_at as string,
+    message_count: typeof m.message_count === 'number' ? m.message_count : 0,
+    last_message_at: (m.last_message_at as string | undefined) ?? null,
+    unread_count: unread.get(m._id) ?? 0,
+  }));
+}
+
 export function matchRoutes(router: Router, s: Services): void {
-  /** The match, if the caller is one of its two members (404 if it does not exist, 403 otherwise). */
-  const memberMatch = async (matchId: string, user: string): Promise<Doc> => {
-    const match = await getMatch(s.store, matchId);
-    if (!match) throw notFound('Match', 'match_not_found');
-    if (!(match.members as string[]).includes(user)) throw forbidden('Only the two members of a match can read or write it', 'not_match_member');
-    return match;
-  };
+  const memberMatch = (matchId: string, user: string) => matchOfMember(s, matchId, user);
   const member = async (id: string): Promise<Member> => {
     const u = await getUser(s.store, id);
     const agent = typeof u?.agent_id === 'string' ? await getAgent(s.store, u.agent_id) : null;
@@ -146,6 +229,14 @@ export function matchRoutes(router: Router, s: Services): void {
 
   router.use(adminMatches.routes());
 
+  const list = new Router({ prefix: '/api/matches' });
+  mount(list, matchOperations.getMatches, async (ctx) => {
+    const { userId: me } = requireUser(ctx);
+    const matches = await memberMatchList(s, me);
+    ctx.body = { matches, count: matches.length };
+  });
+  router.use(list.routes());
+
   const messages = new Router({ prefix: '/api/messages' });
   mount(messages, matchOperations.postMessages, async (ctx) => {
     const { userId: me } = requireUser(ctx);
@@ -165,15 +256,7 @@ export function matchRoutes(router: Router, s: Services): void {
 
   mount(messages, matchOperations.getMessagesByMatchId, async (ctx) => {
     const { userId: me } = requireUser(ctx);
-    const matchId = ctx.params.id;
-    await memberMatch(matchId, me);
-    const items = await matchMessages(s.store, matchId);
-    // Reading the conversation marks what the caller received as read.
-    if (items.some((m) => m.recipient_id === me && m.read !== true)) {
-      const r = await markMatchRead(s.bus, me, matchId, commandContext(s, ctx, me));
-      await settled(s, r.position);
-    }
-    ctx.body = items.map(matchMessageView);
+    ctx.body = (await readMatch(s, ctx, ctx.params.id, me)).map(matchMessageView);
   });
 
   mount(messages, matchOperations.deleteMessagesByMessageId, async (ctx) => {
@@ -188,17 +271,7 @@ export function matchRoutes(router: Router, s: Services): void {
   mount(messages, matchOperations.postMessagesByMessageIdReport, async (ctx) => {
     const { userId: me } = requireUser(ctx);
     const input = validate<{ reason: string; details?: string | null }>(schemas.report, ctx.request.body);
-    const msg = await getMatchMessage(s.store, ctx.params.message_id);
-    if (!msg) throw notFound('Message', 'message_not_found');
-    const r = await reportMatchMessage(
-      s.bus,
-      me,
-      String(msg.match_id),
-      msg._id,
-      { reason: input.reason, details: input.details ?? null },
-      commandContext(s, ctx, me),
-    );
-    await settled(s, r.position);
+    const msg = await reportMessage(s, ctx, me, ctx.params.message_id, { reason: input.reason, details: input.details ?? null });
     ctx.body = { message_id: msg._id, reported: true };
   });
 

@@ -64,43 +64,94 @@ export const ownerInboxOperations = operations({
   },
 });
 
+/** The member's DMs: to their user id and to their address (also those sent before they joined). */
+export async function ownerDms(s: Services, userId: string): Promise<Doc[]> {
+  const doc = await getUser(s.store, userId);
+  const email = typeof doc?.email === 'string' ? doc.email : null;
+  const emails = email ? [...new Set([email.toLowerCase(), normaliseEmail(email)])] : [];
+  return memberDms(s.store, { user_id: userId, emails });
+}
+
+export interface InboxGroup {
+  agent_id: string;
+  agent_name: string;
+  message_count: number;
+  last_message: string;
+  last_message_at: string;
+}
+
+/** The inbox: inbound DMs grouped by the agent that sent them, the latest conversation first. */
+export function inboxGroups(dms: Doc[]): InboxGroup[] {
+  const groups = new Map<string, InboxGroup>();
+  for (const d of dms) {
+    if (d.direction === 'outbound') continue;
+    const id = d.from_agent_id as string;
+    const g = groups.get(id);
+    if (g) g.message_count++;
+    else
+      groups.set(id, {
+        agent_id: id,
+        agent_name: d.from_agent_name as string,
+        message_count: 1,
+        last_message: d.message as string,
+        last_message_at: d.created_at as string,
+      });
+  }
+  return [...groups.values()];
+}
+
+/** The thread with one agent, both directions, oldest first (404 when there is none). */
+export function threadWith(dms: Doc[], other: string) {
+  const thread = dms.filter((d) => (d.direction === 'outbound' ? d.to_agent_id === other : d.from_agent_id === other)).reverse();
+  if (thread.length === 0) throw notFound('Conversation', 'conversation_not_found');
+  return thread.map(messageView);
+}
+
+/** Replies as the member's linked agent to an agent that wrote to them (charged owner_dm_reply; 429 headers on a cap). */
+export async function replyAsOwner(s: Services, ctx: Context, user: { userId: string; agentId: string }, dms: Doc[], other: string, message: string) {
+  try {
+    const result = await replyFromInbox(
+      s.bus,
+      {
+        user_id: user.userId,
+        agent_id: user.agentId,
+        to_agent_id: other,
+        message,
+        conversation_exists: dms.some((d) => d.direction !== 'outbound' && d.from_agent_id === other),
+        daily_cap: scaledCap(s.limiter, DMS_PER_DAY),
+        pair_cap: scaledCap(s.limiter, DMS_PER_PAIR),
+      },
+      commandContext(s, ctx, user.userId),
+    );
+    await settled(s, result.position);
+    return result;
+  } catch (err) {
+    if (err instanceof DomainError && err.status === 429 && typeof err.extra.reset === 'number') {
+      setHeaders(ctx, { limit: err.extra.limit as number, remaining: 0, reset: err.extra.reset });
+      ctx.set('Retry-After', String(err.extra.reset));
+    }
+    throw err;
+  }
+}
+
 export function ownerInboxRoutes(router: Router, s: Services): void {
   const dmsOf = async (ctx: Context) => {
     const user = requireUser(ctx);
-    const doc = await getUser(s.store, user.userId);
-    const email = typeof doc?.email === 'string' ? doc.email : null;
-    const emails = email ? [...new Set([email.toLowerCase(), normaliseEmail(email)])] : [];
-    return { user, dms: await memberDms(s.store, { user_id: user.userId, emails }) };
+    return { user, dms: await ownerDms(s, user.userId) };
   };
 
   const inbox = new Router({ prefix: '/api/agent/my-inbox' });
   mount(inbox, ownerInboxOperations.getAgentMyInbox, async (ctx) => {
     const { dms } = await dmsOf(ctx);
-    const groups = new Map<string, { agent_id: string; agent_name: string; message_count: number; last_message: string; last_message_at: string }>();
-    for (const d of dms) {
-      if (d.direction === 'outbound') continue;
-      const id = d.from_agent_id as string;
-      const g = groups.get(id);
-      if (g) g.message_count++;
-      else
-        groups.set(id, {
-          agent_id: id,
-          agent_name: d.from_agent_name as string,
-          message_count: 1,
-          last_message: d.message as string,
-          last_message_at: d.created_at as string,
-        });
-    }
-    const items = [...groups.values()];
+    const items = inboxGroups(dms);
     ctx.body = { items, total: items.length };
   });
 
   mount(inbox, ownerInboxOperations.getAgentMyInboxByAgentIdThread, async (ctx) => {
     const { dms } = await dmsOf(ctx);
     const other = ctx.params.agent_id;
-    const thread = dms.filter((d) => (d.direction === 'outbound' ? d.to_agent_id === other : d.from_agent_id === other)).reverse();
-    if (thread.length === 0) throw notFound('Conversation', 'conversation_not_found');
-    ctx.body = { agent_id: other, messages: thread.map(messageView), total: thread.length };
+    const messages = threadWith(dms, other);
+    ctx.body = { agent_id: other, messages, total: messages.length };
   });
 
   mount(inbox, ownerInboxOperations.postAgentMyInboxByAgentIdReply, async (ctx) => {
@@ -110,29 +161,7 @@ export function ownerInboxRoutes(router: Router, s: Services): void {
     s.limiter.hit(LIMITS.writes, agentId, ctx);
     const { message } = validate<{ message: string }>(replySchema, ctx.request.body);
     const other = ctx.params.agent_id;
-    let result;
-    try {
-      result = await replyFromInbox(
-        s.bus,
-        {
-          user_id: user.userId,
-          agent_id: agentId,
-          to_agent_id: other,
-          message,
-          conversation_exists: dms.some((d) => d.direction !== 'outbound' && d.from_agent_id === other),
-          daily_cap: scaledCap(s.limiter, DMS_PER_DAY),
-          pair_cap: scaledCap(s.limiter, DMS_PER_PAIR),
-        },
-        commandContext(s, ctx, user.userId),
-      );
-    } catch (err) {
-      if (err instanceof DomainError && err.status === 429 && typeof err.extra.reset === 'number') {
-        setHeaders(ctx, { limit: err.extra.limit as number, remaining: 0, reset: err.extra.reset });
-        ctx.set('Retry-After', String(err.extra.reset));
-      }
-      throw err;
-    }
-    await settled(s, result.position);
+    const result = await replyAsOwner(s, ctx, { userId: user.userId, agentId }, dms, other, message);
     ctx.body = {
       dm_id: result.dm.dm_id,
       direction: 'outbound',

@@ -232,6 +232,24 @@ export const memberOperations = operations({
   },
 });
 
+/** The member approves or declines an introduction to them (the command checks it is theirs and still pending). */
+export async function answerIntroduction(s: Services, ctx: Context, userId: string, introId: string, approve: boolean) {
+  const doc = await getIntro(s.store, introId);
+  const request =
+    doc && typeof doc.member_id === 'string'
+      ? {
+          intro_id: doc._id,
+          agent_id: doc.agent_id as string,
+          owner_user_id: doc.owner_user_id as string,
+          member_id: doc.member_id,
+          expires_at: doc.expires_at as string,
+        }
+      : null;
+  const r = await answerIntro(s.bus, userId, request, approve, commandContext(s, ctx, userId));
+  await settled(s, r.position);
+  return r;
+}
+
 export function memberRoutes(router: Router, s: Services): void {
   const auth = new Router({ prefix: '/api/auth' });
   mount(auth, memberOperations.patchAuthMe, async (ctx) => {
@@ -363,19 +381,7 @@ export function memberRoutes(router: Router, s: Services): void {
   });
   const answer = (approve: boolean) => async (ctx: Context) => {
     const { userId } = requireUser(ctx);
-    const doc = await getIntro(s.store, ctx.params.intro_id);
-    const request =
-      doc && typeof doc.member_id === 'string'
-        ? {
-            intro_id: doc._id,
-            agent_id: doc.agent_id as string,
-            owner_user_id: doc.owner_user_id as string,
-            member_id: doc.member_id,
-            expires_at: doc.expires_at as string,
-          }
-        : null;
-    const r = await answerIntro(s.bus, userId, request, approve, commandContext(s, ctx, userId));
-    await settled(s, r.position);
+    const r = await answerIntroduction(s, ctx, userId, ctx.params.intro_id, approve);
     ctx.body = { intro_id: ctx.params.intro_id, status: r.status, match_id: r.match_id };
   };
   mount(svc, memberOperations.postSvcIntrosByIntroIdApprove, answer(true));
