@@ -1,5 +1,6 @@
 import { assetOperations, assetRoutes } from './routes/web/assets.ts';
 import { accountOperations, accountRoutes } from './routes/web/account.ts';
+import { siteOperations, siteRoutes } from './routes/web/site.ts';
 import { circleModerationOperations, circleModerationRoutes } from './routes/communities/moderation.ts';
 import { moderationOperations, moderationRoutes } from './routes/feed/moderation.ts';
 import Router from '@koa/router';
@@ -383,6 +384,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/site/public.ts', publicSiteRoutes, publicSiteOperations],
   ['api/routes/web/assets.ts', assetRoutes, assetOperations],
   ['api/routes/web/account.ts', accountRoutes, accountOperations],
+  ['api/routes/web/site.ts', siteRoutes, siteOperations],
 ];
 
 /** The route table: every operation of every route module, in registration order. */
