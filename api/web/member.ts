@@ -149,7 +149,9 @@ const waitText = (seconds: number) => (seconds < 90 ? `${Math.max(1, Math.ceil(s
  */
 export function webRouter(s: Services, prefix?: string): Router {
   const router = new Router(prefix ? { prefix } : {});
-  router.use(koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '16kb' }));
+  const parse = koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '16kb' });
+  // Every page router's middleware runs for any path (a router without a prefix): the form is read once.
+  router.use((ctx: Context, next: Next) => (ctx.request.body === undefined ? parse(ctx, next) : next()));
   router.use(async (ctx: Context, next: Next) => {
     screenBody(ctx.request.body);
     try {
