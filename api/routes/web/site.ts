@@ -8,7 +8,6 @@ import { pitchDeck, profileCounts } from '../../../queries/site/public.ts';
 import { leaderboard, networkIntelligence } from '../../../queries/social/discovery.ts';
 import { mount, operations } from '../../operations.ts';
 import type { Services } from '../../services.ts';
-import { ListingQuery } from '../marketplace/schemas.ts';
 import { findListings } from '../marketplace/listings.ts';
 import { ndaAccepted, PUBLIC_WRITES, sendPartnerLead } from '../site/public.ts';
 import { doneTo, formField, memberSession, page, problemOf, webRouter } from '../../web/member.ts';
@@ -44,7 +43,16 @@ export const siteOperations = operations({
     summary: 'Browse the marketplace listings with the filters of GET /api/agent/marketplace (paged)',
     tags: ['site'],
     auth: 'none',
-    query: ListingQuery,
+    query: {
+      type: 'object',
+      properties: {
+        q: { type: 'string', maxLength: 200, description: 'Words of the title or description.' },
+        category: { type: 'string', enum: ['', ...LISTING_CATEGORIES], description: 'Only this category (any when empty).' },
+        pricing_type: { type: 'string', enum: ['', ...PRICING_TYPES], description: 'Only this pricing (any when empty).' },
+        status: { type: 'string', enum: ['', 'open', 'closed'], description: 'open (the default when empty) or closed.' },
+        page: { type: 'string', pattern: '^\\d{0,6}$', description: 'Zero-based page (20 listings a page).' },
+      },
+    },
     responses: { 200: HTML_PAGE, ...PAGE_ERRORS },
   },
   getPartners: {
@@ -111,6 +119,8 @@ const NDA_COOKIE_MS = 30 * 24 * 3600_000;
 /** The landing page's leaderboard length. */
 const LEADERS = 10;
 const LISTINGS_PER_PAGE = 20;
+/** The browse page's query: the listings search's filters and its page (other parameters, a campaign tag, are ignored). */
+const BROWSE_FILTERS = ['q', 'category', 'pricing_type', 'status', 'page'];
 
 /** Plain words for the fields of the public forms. */
 const FIELD_WORDS: Record<string, string> = {
@@ -213,8 +223,9 @@ export function siteRoutes(router: Router, s: Services): void {
 
   mount(web, siteOperations.getMarketplaceBrowse, (ctx) =>
     cache(ctx, async () => {
-      const query: Record<string, unknown> = { ...ctx.query, limit: String(LISTINGS_PER_PAGE) };
-      delete query.cursor;
+      // The form sends every filter, the unused ones empty: an empty filter is no filter.
+      const query: Record<string, unknown> = Object.fromEntries(Object.entries(ctx.query).filter(([k, v]) => BROWSE_FILTERS.includes(k) && v !== ''));
+      query.limit = String(LISTINGS_PER_PAGE);
       const found = await findListings(s, query);
       const str = (k: string) => (typeof ctx.query[k] === 'string' ? (ctx.query[k] as string) : '');
       const filters = { q: str('q'), category: str('category'), pricing_type: str('pricing_type'), status: str('status') };
