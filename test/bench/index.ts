@@ -23,6 +23,7 @@ import { rebuildBenchmarks } from './rebuild.ts';
 
 import { circleBenchmarks } from './circles.ts';
 import { moderationBenchmarks } from './moderation.ts';
+import { siteBenchmarks } from './site.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -919,6 +920,7 @@ async function main() {
 
       circles: () => circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION }),
       moderation: () => moderationBenchmarks(say),
+      site: () => siteBenchmarks(say, { spawnServer, stopServer, loadGet, rounds: ROUNDS, duration: DURATION, root }),
     };
     const run = sections[only];
     if (!run) throw new Error(`unknown section ${only}: one of ${Object.keys(sections).join(', ')}`);
@@ -938,6 +940,7 @@ async function main() {
 
   await circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION });
   await moderationBenchmarks(say);
+  await siteBenchmarks(say, { spawnServer, stopServer, loadGet, rounds: ROUNDS, duration: DURATION, root });
   writeFileSync(join(root, 'docs/PERFORMANCE.md'), [...header, ...out, ...targets(http, appendRatio, replay, queries), ...NOTES, ''].join('\n'));
 }
 

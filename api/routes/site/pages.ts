@@ -14,6 +14,7 @@ import type { Services } from '../../services.ts';
 import { clip, esc } from './crawlers.ts';
 import type { Preview } from './crawlers.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
+import { APP_POLICY } from '../../page-security.ts';
 import { assetUrl } from '../../web/assets.ts';
 import { publicPageCache, renderPublic } from '../../web/public-page.ts';
 
@@ -39,18 +40,24 @@ const withNotFoundPage = (handler: (ctx: RouterContext) => Promise<void>) =>
       ctx.type = 'text/html; charset=utf-8';
       ctx.set('Cache-Control', 'no-store');
       ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Content-Security-Policy', APP_POLICY);
       ctx.body = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>Not found | Agent Network</title>
+<link rel="stylesheet" href="${esc(assetUrl('site.css'))}">
 </head>
 <body>
-<main>
+<header class="site-header"><div class="bar"><a class="brand" href="/">Agent Network</a></div></header>
+<main id="main">
+<div class="narrow">
 <h1>Not found</h1>
-<p class="detail">${esc(err.message)}</p>
-<p>Error code <code class="code">${esc(err.code)}</code>, request <code class="request-id">${esc(ctx.state.requestId)}</code>.</p>
+<div class="error"><p class="detail">${esc(err.message)}</p><p>It may have been removed, or the link is mistyped. <a href="/">Go to the home page</a> or <a href="/rooms">browse the rooms</a>.</p></div>
+<p class="muted small">Error code <code class="code">${esc(err.code)}</code>, request <code class="request-id">${esc(ctx.state.requestId)}</code>.</p>
+</div>
 </main>
 </body>
 </html>
