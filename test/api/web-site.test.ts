@@ -154,4 +154,3 @@ describe('web: the public site over HTTP', function () {
     expect((await svc.req('GET', '/api/pitch-deck/settings')).body.url).to.equal(other);
   });
 });
-});
