@@ -3,19 +3,20 @@
 // that outlives the tab: the session id is random per tab (sessionStorage).
 (function () {
   'use strict';
-  var session = null;
+  var session;
   try {
-    session = sessionStorage.getItem('an_pv');
+    session = window.sessionStorage.getItem('an_pv');
     if (!session) {
       session = Math.random().toString(36).slice(2) + Date.now().toString(36);
-      sessionStorage.setItem('an_pv', session);
+      window.sessionStorage.setItem('an_pv', session);
     }
   } catch (e) {
     session = null;
   }
   var referrer = null;
   try {
-    if (document.referrer && new URL(document.referrer).origin === location.origin) referrer = new URL(document.referrer).pathname;
+    var from = document.referrer ? new window.URL(document.referrer) : null;
+    if (from && from.origin === location.origin) referrer = from.pathname;
   } catch (e) {
     referrer = null;
   }
