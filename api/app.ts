@@ -2,6 +2,7 @@ import { assetOperations, assetRoutes } from './routes/web/assets.ts';
 import { accountOperations, accountRoutes } from './routes/web/account.ts';
 import { conversationOperations, conversationRoutes } from './routes/web/conversations.ts';
 import { agentPageOperations, agentPageRoutes } from './routes/web/agent.ts';
+import { siteOperations, siteRoutes } from './routes/web/site.ts';
 import { circleModerationOperations, circleModerationRoutes } from './routes/communities/moderation.ts';
 import { moderationOperations, moderationRoutes } from './routes/feed/moderation.ts';
 import Router from '@koa/router';
@@ -387,6 +388,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/web/account.ts', accountRoutes, accountOperations],
   ['api/routes/web/conversations.ts', conversationRoutes, conversationOperations],
   ['api/routes/web/agent.ts', agentPageRoutes, agentPageOperations],
+  ['api/routes/web/site.ts', siteRoutes, siteOperations],
 ];
 
 /** The route table: every operation of every route module, in registration order. */

@@ -83,6 +83,12 @@ describe('api: no page can be framed (CSP frame-ancestors and X-Frame-Options on
       ['GET /circles/:id', `/circles/${circle_id}`],
       ['GET /join/:code', `/join/${code}`],
       ['GET /marketplace/:intent_id', `/marketplace/${listing.body.intent_id}`],
+      ['GET /', '/'],
+      ['GET /rooms', '/rooms'],
+      ['GET /marketplace', '/marketplace?category=engineering'],
+      ['GET /partners', '/partners'],
+      ['GET /pitch-deck', '/pitch-deck'],
+      ['GET /signin', '/signin'],
       ['GET /api/credits/checkout/:order_id', checkout],
       ['GET /api/preview/bot/:id', `/api/preview/bot/${agent.agent_id}`],
       ['GET /api/preview/room/:id', '/api/preview/room/lead-gen'],
@@ -96,6 +102,19 @@ describe('api: no page can be framed (CSP frame-ancestors and X-Frame-Options on
       policies.set(path, unframeable(res, path));
       seen.add(route);
     }
+    // The site's forms posted without their CSRF token (or signed out): the refusal is a page too.
+    for (const route of ['POST /partners', 'POST /pitch-deck', 'POST /signin', 'POST /signout']) {
+      const res = await svc.req('POST', route.slice(5), {
+        headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'name=x',
+      });
+      expect(res.status, `${route}: ${res.text.slice(0, 200)}`).to.be.oneOf([401, 403]);
+      policies.set(route, unframeable(res, route));
+      seen.add(route);
+    }
+    const app = await svc.req('GET', '/app', { headers: { accept: 'text/html' } });
+    expect(app.status, 'GET /app signed out goes to sign in').to.equal(302);
+    seen.add('GET /app');
     // The console: every page it renders, and the answers of its forms when they render a page.
     const consolePages: Array<[route: string, path: string]> = [
       ['GET /admin', '/admin'],
@@ -140,12 +159,16 @@ describe('api: no page can be framed (CSP frame-ancestors and X-Frame-Options on
     seen.add('GET /admin/disputes/:contract_id/evidence.json');
     expect([...seen].sort(), 'every HTML route of the route table is asked here').to.include.members(htmlOperations());
 
-    // Pages without script get the scriptless policy; the claim and checkout pages run their own script, by hash, and nothing else.
+    // Pages without script get the scriptless policy; the site's pages (the claim page among them) run
+    // only the site's own files, never inline script or style; the checkout page runs its own script, by hash, and nothing else.
     expect(directives(PAGE_POLICY).get('script-src')).to.equal(undefined);
-    expect(policies.get(`/agents/${agent.agent_id}`)?.get('script-src')).to.equal(undefined);
+    for (const path of [`/agents/${agent.agent_id}`, `/claim/${agent.agent_id}`, '/', '/rooms', '/partners', '/pitch-deck']) {
+      expect(policies.get(path)?.get('script-src'), path).to.deep.equal(["'self'"]);
+      expect(policies.get(path)?.get('style-src'), path).to.deep.equal(["'self'"]);
+    }
     const claim = await svc.req('GET', `/claim/${agent.agent_id}`);
-    const inline = /<script>([\s\S]*?)<\/script>/.exec(claim.text)?.[1] ?? '';
-    expect(policies.get(`/claim/${agent.agent_id}`)?.get('script-src')).to.deep.equal([scriptHash(inline)]);
+    expect(claim.text, 'the claim page has no inline script').to.not.match(/<script>/);
+    expect(claim.text).to.match(/<script src="\/assets\/claim\.js\?v=[\w-]+" defer><\/script>/);
     const page = await svc.req('GET', checkout);
     const checkoutScript = /<script>([\s\S]*?)<\/script>/.exec(page.text)?.[1] ?? '';
     expect(policies.get(checkout)?.get('script-src')).to.deep.equal([scriptHash(checkoutScript)]);

@@ -4,6 +4,7 @@ import type { User } from '../helpers/communities.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
 import type { TestResponse, TestService } from '../helpers/service.ts';
 import { signUp } from '../helpers/users.ts';
+import { expectOwnScripts } from '../helpers/pages.ts';
 
 const BASE = 'https://net.example.com';
 const XSS_NAME = `Evil "Bot" <script>alert('x')</script>`;
@@ -50,7 +51,7 @@ describe('site: agent, claim, circle and invite pages (issue 18)', function () {
     expect(profile.headers['cache-control']).to.equal('public, max-age=300');
     expect(profile.text).to.contain(`<h1>${XSS_NAME_HTML}</h1>`);
     expect(profile.text).to.not.contain('<img');
-    expect(profile.text.match(/<script/g)).to.have.length(1);
+    expect(expectOwnScripts(profile.text, 1, 'profile')).to.deep.equal(['app.js', 'pageview.js']);
     expect(metaOf(profile, 'og:title')).to.equal(XSS_NAME_HTML.replace(/&amp;/g, '&'));
     expect(metaOf(profile, 'og:url')).to.equal(`${BASE}/agents/${agent.agent_id}`);
     expect(profile.text).to.contain(`<link rel="canonical" href="${BASE}/agents/${agent.agent_id}">`);
@@ -61,7 +62,8 @@ describe('site: agent, claim, circle and invite pages (issue 18)', function () {
     expect(claim.headers['cache-control']).to.equal('no-store');
     expect(claim.text).to.contain(`Claim ${XSS_NAME_HTML}`);
     expect(claim.text).to.not.contain(`<script>alert`);
-    expect(claim.text.match(/<script/g)).to.have.length(2); // the JSON-LD and the page's own claim script
+    // The JSON-LD and the site's own files, the claim script among them: no inline script.
+    expect(expectOwnScripts(claim.text, 1, 'claim')).to.deep.equal(['app.js', 'pageview.js', 'claim.js']);
     expect(jsonLdOf(claim)).to.include({ name: `Claim ${XSS_NAME}`, url: `${BASE}/claim/${agent.agent_id}` });
 
     for (const path of ['/agents/agt_nosuchagent', '/claim/agt_nosuchagent']) {
@@ -91,7 +93,7 @@ describe('site: agent, claim, circle and invite pages (issue 18)', function () {
     expect(page.text).to.contain(`<h1>${XSS_NAME_HTML}</h1>`);
     expect(page.text).to.contain('Hi &lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; bye');
     expect(page.text).to.not.contain('<img');
-    expect(page.text.match(/<script/g)).to.have.length(1);
+    expect(expectOwnScripts(page.text, 1)).to.deep.equal(['app.js', 'pageview.js']);
     expect(page.text).to.contain('<span class="members">1</span>');
     expect(page.text).to.contain('<span class="posts">1</span>');
     expect(metaOf(page, 'og:url')).to.equal(`${BASE}/circles/${pub.body.circle_id}`);
@@ -122,7 +124,7 @@ describe('site: agent, claim, circle and invite pages (issue 18)', function () {
     expect(page.headers['cache-control']).to.equal('no-store');
     expect(page.text).to.contain(`Join ${XSS_NAME_HTML}`);
     expect(page.text).to.contain(`<code class="invite">${code}</code>`);
-    expect(page.text.match(/<script/g)).to.have.length(1);
+    expect(expectOwnScripts(page.text, 1)).to.deep.equal(['app.js', 'pageview.js']);
     expect(jsonLdOf(page)).to.include({ name: `Join ${XSS_NAME}`, url: `${BASE}/join/${code}` });
     const codes = await svc.req('GET', `/api/admin/community-admin/invite-analytics/${community_id}`, { headers: bearer(admin.access_token) });
     await svc.req('PUT', `/api/admin/community-admin/codes/${codes.body.codes[0].code_id}`, {

@@ -1,5 +1,6 @@
 // The ceiling for the HTTP benchmarks: a bare Koa + koa-body POST handler, nothing else. With
-// BARE_BODY_FILE, a GET answers that file's bytes as JSON from memory (the read benchmarks' ceiling).
+// BARE_BODY_FILE, a GET answers that file's bytes from memory (the read benchmarks' ceiling), as
+// JSON or as BARE_BODY_TYPE.
 import { readFileSync } from 'node:fs';
 import { serveBare } from './bare-server.ts';
 
@@ -11,7 +12,7 @@ serveBare(
   },
   (ctx) => {
     if (served) {
-      ctx.type = 'application/json';
+      ctx.type = process.env.BARE_BODY_TYPE ?? 'application/json';
       ctx.body = served;
     } else ctx.body = { ok: true };
   },

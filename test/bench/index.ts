@@ -24,6 +24,7 @@ import { rebuildBenchmarks } from './rebuild.ts';
 import { circleBenchmarks } from './circles.ts';
 import { moderationBenchmarks } from './moderation.ts';
 import { writeReport, type SuiteReport } from './report.ts';
+import { siteBenchmarks } from './site.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -868,6 +869,7 @@ async function main() {
       rebuild: () => rebuildBenchmarks(say),
       circles: () => circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION }),
       moderation: () => moderationBenchmarks(say),
+      site: () => siteBenchmarks(say, { spawnServer, stopServer, loadGet, rounds: ROUNDS, duration: DURATION, root }),
     };
     const run = sections[only];
     if (!run) throw new Error(`unknown section ${only}: one of ${Object.keys(sections).join(', ')}`);
@@ -892,6 +894,7 @@ async function main() {
   await suite('mcp', mcpBenchmarks);
   await suite('circles', () => circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION }));
   await suite('moderation', () => moderationBenchmarks(say));
+  await suite('site', () => siteBenchmarks(say, { spawnServer, stopServer, loadGet, rounds: ROUNDS, duration: DURATION, root }));
   suites.push({ name: 'targets', lines: targets(http, appendRatio, replay, queries) });
   const header = [
     `Measured ${today} by \`npm run bench\` on ${machine}.`,

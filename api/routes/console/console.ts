@@ -9,7 +9,8 @@ import { buildEvidence, contractEvents } from '../../../commands/marketplace/evi
 import { RESOLVE_OUTCOMES } from '../../../events/marketplace.ts';
 import { projectionLags } from '../../../projections/operations.ts';
 import { disputeQueue, getContract } from '../../../queries/marketplace/marketplace.ts';
-import { pageViewStats, partnerLeads } from '../../../queries/site/public.ts';
+import { pageViewStats, partnerLeads, pitchDeck } from '../../../queries/site/public.ts';
+import { setPitchDeck } from '../site/public.ts';
 import { DAY } from '../../../events/kernel/clock.ts';
 import { contractView, trailEntry } from '../marketplace/views.ts';
 import { DomainError, forbidden, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
@@ -64,6 +65,11 @@ export const LoginForm = {
   type: 'object',
   required: ['email', 'password'],
   properties: { _csrf: csrf, email: { type: 'string', maxLength: 254 }, password: { type: 'string', maxLength: 200 } },
+};
+export const PitchDeckForm = {
+  type: 'object',
+  required: ['url'],
+  properties: { _csrf: csrf, url: { type: 'string', maxLength: 2000, description: 'An absolute https URL.' } },
 };
 export const BanForm = { type: 'object', required: ['reason'], properties: { _csrf: csrf, reason: { type: 'string', minLength: 1, maxLength: 500 } } };
 export const ReplayForm = {
@@ -335,10 +341,21 @@ export const consoleOperations = operations({
   getAdminConsoleSite: {
     method: 'GET',
     path: '/admin/site',
-    summary: 'Console: 30 days of page views and the partner leads',
+    summary: 'Console: 30 days of page views, the partner leads and the pitch deck link',
     tags: ['console'],
     auth: 'admin',
+    query: queryOf('done'),
     responses: { 200: HTML_PAGE, 302: REDIRECT, ...HTML_ERRORS },
+  },
+  postAdminConsoleSitePitchDeck: {
+    method: 'POST',
+    path: '/admin/site/pitch-deck',
+    summary: 'Console: set the pitch deck link (the command of PUT /api/pitch-deck/settings)',
+    tags: ['console'],
+    auth: 'admin',
+    bodyContentType: FORM,
+    body: PitchDeckForm,
+    responses: { 303: SEE_OTHER, 422: HTML_PAGE, ...HTML_ERRORS },
   },
 });
 
@@ -709,14 +726,39 @@ export function consoleRoutes(router: Router, s: Services): void {
     sendAuditExport(ctx, entries, ctx.query.format === 'json' ? 'json' : 'csv');
   });
 
-  mount(admin, consoleOperations.getAdminConsoleSite, async (ctx) => {
-    await requireAdmin(ctx);
+  const sitePage = async (ctx: Context, deckForm: { url: string; error: string | null } | null = null, status = 200) => {
     const now = s.clock.now();
     const since = new Date(now.getTime() - 29 * DAY).toISOString().slice(0, 10);
-    const [stats, leads] = await Promise.all([pageViewStats(s.store, since), partnerLeads(s.store, 0, 100)]);
+    const [stats, leads, deck] = await Promise.all([pageViewStats(s.store, since), partnerLeads(s.store, 0, 100), pitchDeck(s.store)]);
     const perDay = new Map(stats.views_per_day.map((d) => [d.date, d.views]));
     const days = Array.from({ length: 30 }, (_, i) => new Date(now.getTime() - (29 - i) * DAY).toISOString().slice(0, 10));
-    page(ctx, 'site', { title: 'Site', stats, leads, chart: spendChart(days.map((date) => ({ date, amount: perDay.get(date) ?? 0 }))) });
+    page(ctx, 'site', {
+      title: 'Site',
+      stats,
+      leads,
+      deck: { url: deck?.url ?? null, updated_at: deck?.updated_at ?? null },
+      deckForm: deckForm ?? { url: typeof deck?.url === 'string' ? deck.url : '', error: null },
+      chart: spendChart(days.map((date) => ({ date, amount: perDay.get(date) ?? 0 }))),
+    });
+    ctx.status = status;
+  };
+
+  mount(admin, consoleOperations.getAdminConsoleSite, async (ctx) => {
+    await requireAdmin(ctx);
+    await sitePage(ctx);
+  });
+
+  mount(admin, consoleOperations.postAdminConsoleSitePitchDeck, async (ctx) => {
+    const user = await requireAdmin(ctx);
+    const url = formField(ctx, 'url').trim();
+    try {
+      await setPitchDeck(s, ctx, user.userId, { url });
+    } catch (err) {
+      if (!(err instanceof ValidationFailed)) throw err;
+      return sitePage(ctx, { url, error: 'The link must be a full address starting with https:// (for example https://example.com/deck.pdf).' }, 422);
+    }
+    ctx.status = 303;
+    ctx.redirect(`/admin/site?done=${encodeURIComponent('Pitch deck link saved.')}`);
   });
 
   router.use(admin.routes());

@@ -37,7 +37,7 @@ import {
 import { ok } from '../schemas.ts';
 import type { Family } from './views.ts';
 import { caller, contractView, listingView, responseView, writerOf } from './views.ts';
-import { html } from '../site/crawlers.ts';
+import { publicPageCache, renderPublic } from '../../web/public-page.ts';
 
 const Charged = { credits_charged: { type: 'number' }, balance: { type: 'number' } };
 const ListingPage = {
@@ -173,33 +173,42 @@ async function recentContracts(s: Services, agentId: string) {
   return docs.map((d) => ({ title: d.title, state: d.status, rating: d.rating ?? null, opened_at: d.opened_at, updated_at: d.updated_at }));
 }
 
+/**
+ * A page of the listings search (GET /api/marketplace, /api/agent/marketplace and the /marketplace
+ * browse page): the query's filters (category, pricing_type, q, status) checked, paged by page or
+ * cursor.
+ */
+export async function findListings(s: Services, query: Record<string, unknown>) {
+  const q = validate<ListingQuery>(QuerySchema, query, 'query');
+  const { limit, page, skip } = paging(query, { limit: 20, max: 100 });
+  const cursor = cursorParam({ cursor: q.cursor === '' ? undefined : q.cursor }, 'cursor') ?? null;
+  const found = await searchListings(s.store, {
+    category: q.category,
+    pricing_type: q.pricing_type,
+    q: q.q?.trim() || undefined,
+    status: q.status ?? 'open',
+    skip,
+    cursor,
+    limit,
+  });
+  return {
+    items: found.docs.map((d) => listingView(d, s.config.publicBaseUrl)),
+    total: found.total,
+    total_capped: found.total_capped,
+    page,
+    limit,
+    next_cursor: found.next_cursor,
+    has_more: found.has_more,
+  };
+}
+
 /** Marketplace listings (shared DECISIONS "Marketplace and contracts"), under both auth families, and the public page. */
 export function marketplaceRoutes(router: Router, s: Services): void {
   const base = () => s.config.publicBaseUrl;
 
   const list = (family: Family) => async (ctx: Context) => {
     caller(family, ctx);
-    const q = validate<ListingQuery>(QuerySchema, ctx.query, 'query');
-    const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 100 });
-    const cursor = cursorParam({ cursor: q.cursor === '' ? undefined : q.cursor }, 'cursor') ?? null;
-    const found = await searchListings(s.store, {
-      category: q.category,
-      pricing_type: q.pricing_type,
-      q: q.q?.trim() || undefined,
-      status: q.status ?? 'open',
-      skip,
-      cursor,
-      limit,
-    });
-    ctx.body = {
-      items: found.docs.map((d) => listingView(d, base())),
-      total: found.total,
-      total_capped: found.total_capped,
-      page,
-      limit,
-      next_cursor: found.next_cursor,
-      has_more: found.has_more,
-    };
+    ctx.body = await findListings(s, ctx.query);
   };
 
   const create = (family: Family) => async (ctx: Context) => {
@@ -346,41 +355,46 @@ export function marketplaceRoutes(router: Router, s: Services): void {
 
   // The public detail page (no auth): what a shared link opens.
   const page = new Router({ prefix: '/marketplace' });
-  mount(page, marketplaceOperations.getMarketplacePageByIntentId, async (ctx) => {
-    const doc = await getListing(s.store, ctx.params.intent_id);
-    if (!doc) throw notFound('Listing', 'listing_not_found');
-    const v = listingView(doc, base());
-    const esc = (x: unknown) => escapeHtml(String(x ?? ''));
-    const price = v.pricing_type === 'free' ? 'free' : `${v.price} (${v.pricing_type})`;
-    const budget = v.budget_min !== null || v.budget_max !== null ? `<dt>Budget</dt><dd>${esc(v.budget_min ?? '')} to ${esc(v.budget_max ?? '')}</dd>\n` : '';
-    const delivery = v.delivery_window ? `<dt>Delivery</dt><dd>${esc(v.delivery_window)}</dd>\n` : '';
-    const ownerUrl = agentPageUrl(base(), String(v.owner.agent_id));
-    // The shared preview page (api/routes/site/crawlers.ts): every string escaped, Open Graph,
-    // Twitter and JSON-LD (a schema.org Demand: a listing asks for a service) as crawlers read them.
-    html(ctx, {
-      title: v.title,
-      description: v.description.slice(0, 300),
-      url: v.url,
-      ogType: 'website',
-      jsonLd: {
-        '@type': 'Demand',
-        name: v.title,
-        description: v.description,
+  const cached = publicPageCache(s);
+  mount(page, marketplaceOperations.getMarketplacePageByIntentId, (ctx) =>
+    cached(ctx, async () => {
+      const doc = await getListing(s.store, ctx.params.intent_id);
+      if (!doc) throw notFound('Listing', 'listing_not_found');
+      const v = listingView(doc, base());
+      const esc = (x: unknown) => escapeHtml(String(x ?? ''));
+      const price = v.pricing_type === 'free' ? 'free' : `${v.price} (${v.pricing_type})`;
+      const budget = v.budget_min !== null || v.budget_max !== null ? `<dt>Budget</dt><dd>${esc(v.budget_min ?? '')} to ${esc(v.budget_max ?? '')}</dd>\n` : '';
+      const delivery = v.delivery_window ? `<dt>Delivery</dt><dd>${esc(v.delivery_window)}</dd>\n` : '';
+      const ownerUrl = agentPageUrl(base(), String(v.owner.agent_id));
+      // The shared preview page (api/routes/site/crawlers.ts): every string escaped, Open Graph,
+      // Twitter and JSON-LD (a schema.org Demand: a listing asks for a service) as crawlers read them.
+      const meta = {
+        title: v.title,
+        description: v.description.slice(0, 300),
         url: v.url,
-        category: v.category,
-        itemOffered: { '@type': 'Service', name: v.title, category: v.category },
-        ...(v.delivery_window ? { deliveryLeadTime: v.delivery_window } : {}),
-        author: { '@type': 'Person', name: v.owner.name, url: ownerUrl },
-      },
-      body: `<p>${esc(v.description)}</p>
-<dl>
+        ogType: 'website',
+        jsonLd: {
+          '@type': 'Demand',
+          name: v.title,
+          description: v.description,
+          url: v.url,
+          category: v.category,
+          itemOffered: { '@type': 'Service', name: v.title, category: v.category },
+          ...(v.delivery_window ? { deliveryLeadTime: v.delivery_window } : {}),
+          author: { '@type': 'Person', name: v.owner.name, url: ownerUrl },
+        },
+      };
+      const body = `<p class="description">${esc(v.description)}</p>
+<dl class="card facts">
 <dt>Category</dt><dd>${esc(v.category)}</dd>
 <dt>Price</dt><dd>${esc(price)}</dd>
 ${budget}${delivery}<dt>Status</dt><dd>${esc(v.status)}</dd>
 <dt>Responses</dt><dd>${esc(v.response_count)}</dd>
 <dt>Posted by</dt><dd><a href="${esc(ownerUrl)}">${esc(v.owner.name)}</a></dd>
-</dl>`,
-    });
-  });
+</dl>
+<p class="muted">Agents respond to a listing through the API (<code>POST /api/agent/marketplace/${esc(encodeURIComponent(v.intent_id))}/respond</code>); see <a href="/llms.txt">llms.txt</a>.</p>`;
+      renderPublic(ctx, 'site/page', meta, { title: v.title, content: body, crumbs: [['/marketplace', 'Marketplace']] });
+    }),
+  );
   router.use(page.routes());
 }

@@ -11,41 +11,12 @@ import { afterCursor, paging } from '../../validation.ts';
 import { circleActivity, circleMemberCount, circlePosts, visibleCircle } from '../../../queries/communities/circles.ts';
 import { codeByValue, getCommunity } from '../../../queries/communities/communities.ts';
 import type { Services } from '../../services.ts';
-import { clip, esc, html } from './crawlers.ts';
+import { clip, esc } from './crawlers.ts';
+import type { Preview } from './crawlers.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
-import { scriptPolicy } from '../../page-security.ts';
-
-/**
- * The lite claim in the browser: ask for a code to the owner's address, type it, claim. Plain DOM
- * and fetch against the same origin's API; the agent id comes from a data attribute, never
- * interpolated into the script.
- */
-const CLAIM_SCRIPT = `(function () {
-  var form = document.getElementById('claim');
-  var id = form.getAttribute('data-agent');
-  var status = document.getElementById('status');
-  function call(path, body) {
-    return fetch('/api/protocol/agents/' + encodeURIComponent(id) + path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body || {})
-    }).then(function (r) { return r.json().then(function (j) { return { ok: r.ok, body: j }; }); });
-  }
-  function say(text, state) { status.textContent = text; status.setAttribute('data-state', state); }
-  document.getElementById('send').addEventListener('click', function () {
-    call('/claim/lite/request-otp').then(function (r) {
-      say(r.ok ? (r.body.message || 'A code is on its way to the owner address.') : String(r.body.detail || 'Could not send a code'), r.ok ? 'sent' : 'error');
-    });
-  });
-  form.addEventListener('submit', function (e) {
-    e.preventDefault();
-    call('/claim/lite/verify', { otp: document.getElementById('otp').value.trim() }).then(function (r) {
-      say(r.ok ? 'Claimed: ' + r.body.name + ' is now email-verified.' : String(r.body.detail || 'That code did not work'), r.ok ? 'claimed' : 'error');
-    });
-  });
-})();`;
-/** The claim page runs CLAIM_SCRIPT and nothing else. */
-const CLAIM_POLICY = scriptPolicy([CLAIM_SCRIPT]);
+import { APP_POLICY } from '../../page-security.ts';
+import { assetUrl } from '../../web/assets.ts';
+import { publicPageCache, renderPublic } from '../../web/public-page.ts';
 
 /**
  * A page that is not there: a browser (one that prefers HTML) gets a small 404 page, every other
@@ -69,24 +40,39 @@ const withNotFoundPage = (handler: (ctx: RouterContext) => Promise<void>) =>
       ctx.type = 'text/html; charset=utf-8';
       ctx.set('Cache-Control', 'no-store');
       ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Content-Security-Policy', APP_POLICY);
       ctx.body = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>Not found | Agent Network</title>
+<link rel="stylesheet" href="${esc(assetUrl('site.css'))}">
 </head>
 <body>
-<main>
+<header class="site-header"><div class="bar"><a class="brand" href="/">Agent Network</a></div></header>
+<main id="main">
+<div class="narrow">
 <h1>Not found</h1>
-<p class="detail">${esc(err.message)}</p>
-<p>Error code <code class="code">${esc(err.code)}</code>, request <code class="request-id">${esc(ctx.state.requestId)}</code>.</p>
+<div class="error"><p class="detail">${esc(err.message)}</p><p>It may have been removed, or the link is mistyped. <a href="/">Go to the home page</a> or <a href="/rooms">browse the rooms</a>.</p></div>
+<p class="muted small">Error code <code class="code">${esc(err.code)}</code>, request <code class="request-id">${esc(ctx.state.requestId)}</code>.</p>
+</div>
 </main>
 </body>
 </html>
 `;
     }
   };
+
+/**
+ * A public page in the site's design (api/web/views/site/page.eta): the body fragment the handler
+ * built from escaped parts under the page's heading, with what crawlers read in the head.
+ */
+function sitePage(ctx: RouterContext, p: Preview & { crumbs?: Array<[href: string, label: string]>; scripts?: string[] }): void {
+  const { body, crumbs, scripts, ...meta } = p;
+  renderPublic(ctx, 'site/page', meta, { title: p.title, content: body, crumbs: crumbs ?? [], scripts: scripts ?? [] });
+}
 
 const POSTS_PER_ROOM_PAGE = 20;
 const COMMENTS_PER_POST_PAGE = 50;
@@ -154,107 +140,117 @@ export const pageOperations = operations({
 
 export function pageRoutes(router: Router, s: Services): void {
   const base = () => s.config.publicBaseUrl;
+  /** The anonymous pages are kept rendered while the read models stand still (api/web/public-page.ts). */
+  const cache = publicPageCache(s);
+  const cached = (handler: (ctx: RouterContext) => Promise<void>) => (ctx: RouterContext) => cache(ctx, () => handler(ctx));
 
   const agents = new Router({ prefix: '/agents' });
-  mount(agents, pageOperations.getAgentsPageById, async (ctx) => {
-    const a = await getPublicAgent(s.store, ctx.params.id);
-    if (!a) throw notFound('Agent', 'agent_not_found');
-    const caps = (a.capabilities as string[]) ?? [];
-    const description = clip(String(a.description ?? `${String(a.name)}: an agent working on ${caps.join(', ')}.`), 300);
-    const url = `${base()}/agents/${encodeURIComponent(a._id)}`;
-    const claimed = a.is_claimed === true;
-    html(ctx, {
-      title: String(a.name),
-      description,
-      url,
-      ogType: 'profile',
-      jsonLd: {
-        '@type': 'SoftwareApplication',
-        name: a.name,
+  mount(
+    agents,
+    pageOperations.getAgentsPageById,
+    cached(async (ctx) => {
+      const a = await getPublicAgent(s.store, ctx.params.id);
+      if (!a) throw notFound('Agent', 'agent_not_found');
+      const caps = (a.capabilities as string[]) ?? [];
+      const description = clip(String(a.description ?? `${String(a.name)}: an agent working on ${caps.join(', ')}.`), 300);
+      const url = `${base()}/agents/${encodeURIComponent(a._id)}`;
+      const claimed = a.is_claimed === true;
+      sitePage(ctx, {
+        title: String(a.name),
         description,
         url,
-        applicationCategory: 'AI agent',
-        keywords: caps.join(', '),
-        dateCreated: a.created_at,
-      },
-      body: [
-        `<p class="description">${esc(description)}</p>`,
-        `<h2>Capabilities</h2>\n<ul class="capabilities">${caps.map((c) => `<li>${esc(c)}</li>`).join('')}</ul>`,
-        `<p>Trust score: <span class="trust">${esc(a.trust_score ?? 0)}</span></p>`,
-        claimed ? '<p class="badge">Owner verified</p>' : `<p><a href="/claim/${esc(encodeURIComponent(a._id))}">Own this agent? Claim it</a></p>`,
-      ].join('\n'),
-    });
-  });
+        ogType: 'profile',
+        jsonLd: {
+          '@type': 'SoftwareApplication',
+          name: a.name,
+          description,
+          url,
+          applicationCategory: 'AI agent',
+          keywords: caps.join(', '),
+          dateCreated: a.created_at,
+        },
+        body: [
+          `<p class="description">${esc(description)}</p>`,
+          `<h2>Capabilities</h2>\n<ul class="capabilities tags">${caps.map((c) => `<li>${esc(c)}</li>`).join('')}</ul>`,
+          `<p class="figure-line">Trust score: <span class="trust">${esc(a.trust_score ?? 0)}</span></p>`,
+          claimed ? '<p class="badge">Owner verified</p>' : `<p><a href="/claim/${esc(encodeURIComponent(a._id))}">Own this agent? Claim it</a></p>`,
+        ].join('\n'),
+      });
+    }),
+  );
   router.use(agents.routes());
 
   const rooms = new Router({ prefix: '/rooms' });
   mount(
     rooms,
     pageOperations.getRoomsPageBySlug,
-    withNotFoundPage(async (ctx) => {
-      const room = await findRoom(s.store, ctx.params.slug);
-      if (!room) throw notFound('Room', 'room_not_found');
-      const { skip, page } = paging(ctx.query, { limit: POSTS_PER_ROOM_PAGE, max: POSTS_PER_ROOM_PAGE });
-      const after = afterCursor(ctx.query);
-      const slug = room._id;
-      // The first page leads with the pinned posts; later pages and cursor pages are the plain feed.
-      const first = page === 0 && !after;
-      const [feed, pinned] = await Promise.all([
-        listPosts(s.store, { roomSlug: slug, skip, limit: POSTS_PER_ROOM_PAGE, after }),
-        first ? pinnedPosts(s.store, slug) : Promise.resolve([]),
-      ]);
-      const pinnedIds = new Set(pinned.map((p) => p._id));
-      const latest = feed.items.filter((p) => !pinnedIds.has(p._id));
-      const url = roomPageUrl(base(), slug);
-      const label = String(room.label ?? slug);
-      const description = clip(String(room.description || `${label}: posts and agents of the ${label} room.`), 300);
-      const here = `/rooms/${encodeURIComponent(slug)}`;
-      const nav: string[] = [];
-      // Newer: after the newest item shown (the API's poll_cursor; on an oldest-first page, its next_cursor); older: the next page.
-      const newer = after && !after.older ? (feed.has_more ? feed.next_cursor : null) : page > 0 ? feed.poll_cursor : null;
-      if (newer) nav.push(`<a rel="prev" class="newer" href="${esc(`${here}?after=${encodeURIComponent(newer)}`)}">Newer posts</a>`);
-      if (!after && skip + feed.items.length < feed.total) nav.push(`<a rel="next" class="older" href="${esc(`${here}?page=${page + 1}`)}">Older posts</a>`);
-      const item = (p: Doc, isPinned: boolean) =>
-        `<li${isPinned ? ' class="pinned"' : ''}><article data-post="${esc(p._id)}">${isPinned ? '<p class="pin">Pinned</p>' : ''}<h2><a class="post-link" href="/posts/${esc(
-          encodeURIComponent(p._id),
-        )}">${esc(p.title)}</a></h2><p class="byline">by <a class="author" href="/agents/${esc(encodeURIComponent(String(p.agent_id)))}">${esc(p.agent_name)}</a>, ${time(
-          p.published_at,
-        )}</p><p class="excerpt">${esc(clip(String(p.body ?? ''), 300))}</p><p class="stats"><span class="upvotes">${esc(p.upvote_count ?? 0)}</span> upvotes, <span class="comments">${esc(
-          p.comment_count ?? 0,
-        )}</span> comments</p></article></li>`;
-      const shown = [...pinned.map((p) => ({ p, pin: true })), ...latest.map((p) => ({ p, pin: false }))];
-      html(ctx, {
-        title: `${label} room`,
-        description,
-        url,
-        ogType: 'website',
-        jsonLd: {
-          '@type': 'CollectionPage',
-          name: label,
+    withNotFoundPage(
+      cached(async (ctx) => {
+        const room = await findRoom(s.store, ctx.params.slug);
+        if (!room) throw notFound('Room', 'room_not_found');
+        const { skip, page } = paging(ctx.query, { limit: POSTS_PER_ROOM_PAGE, max: POSTS_PER_ROOM_PAGE });
+        const after = afterCursor(ctx.query);
+        const slug = room._id;
+        // The first page leads with the pinned posts; later pages and cursor pages are the plain feed.
+        const first = page === 0 && !after;
+        const [feed, pinned] = await Promise.all([
+          listPosts(s.store, { roomSlug: slug, skip, limit: POSTS_PER_ROOM_PAGE, after }),
+          first ? pinnedPosts(s.store, slug) : Promise.resolve([]),
+        ]);
+        const pinnedIds = new Set(pinned.map((p) => p._id));
+        const latest = feed.items.filter((p) => !pinnedIds.has(p._id));
+        const url = roomPageUrl(base(), slug);
+        const label = String(room.label ?? slug);
+        const description = clip(String(room.description || `${label}: posts and agents of the ${label} room.`), 300);
+        const here = `/rooms/${encodeURIComponent(slug)}`;
+        const nav: string[] = [];
+        // Newer: after the newest item shown (the API's poll_cursor; on an oldest-first page, its next_cursor); older: the next page.
+        const newer = after && !after.older ? (feed.has_more ? feed.next_cursor : null) : page > 0 ? feed.poll_cursor : null;
+        if (newer) nav.push(`<a rel="prev" class="newer" href="${esc(`${here}?after=${encodeURIComponent(newer)}`)}">Newer posts</a>`);
+        if (!after && skip + feed.items.length < feed.total) nav.push(`<a rel="next" class="older" href="${esc(`${here}?page=${page + 1}`)}">Older posts</a>`);
+        const item = (p: Doc, isPinned: boolean) =>
+          `<li${isPinned ? ' class="pinned"' : ''}><article data-post="${esc(p._id)}">${isPinned ? '<p class="pin">Pinned</p>' : ''}<h2><a class="post-link" href="/posts/${esc(
+            encodeURIComponent(p._id),
+          )}">${esc(p.title)}</a></h2><p class="byline">by <a class="author" href="/agents/${esc(encodeURIComponent(String(p.agent_id)))}">${esc(p.agent_name)}</a>, ${time(
+            p.published_at,
+          )}</p><p class="excerpt">${esc(clip(String(p.body ?? ''), 300))}</p><p class="stats"><span class="upvotes">${esc(p.upvote_count ?? 0)}</span> upvotes, <span class="comments">${esc(
+            p.comment_count ?? 0,
+          )}</span> comments</p></article></li>`;
+        const shown = [...pinned.map((p) => ({ p, pin: true })), ...latest.map((p) => ({ p, pin: false }))];
+        sitePage(ctx, {
+          title: `${label} room`,
+          crumbs: [['/rooms', 'Rooms']],
           description,
           url,
-          about: slug,
-          interactionStatistic: [
-            { '@type': 'InteractionCounter', interactionType: 'https://schema.org/JoinAction', userInteractionCount: room.agent_count ?? 0 },
-            { '@type': 'InteractionCounter', interactionType: 'https://schema.org/WriteAction', userInteractionCount: feed.total },
-          ],
-          mainEntity: {
-            '@type': 'ItemList',
-            itemListElement: shown.map(({ p }, i) => ({
-              '@type': 'ListItem',
-              position: i + 1,
-              item: { '@type': 'DiscussionForumPosting', headline: p.title, url: postPageUrl(base(), p._id), datePublished: p.published_at },
-            })),
+          ogType: 'website',
+          jsonLd: {
+            '@type': 'CollectionPage',
+            name: label,
+            description,
+            url,
+            about: slug,
+            interactionStatistic: [
+              { '@type': 'InteractionCounter', interactionType: 'https://schema.org/JoinAction', userInteractionCount: room.agent_count ?? 0 },
+              { '@type': 'InteractionCounter', interactionType: 'https://schema.org/WriteAction', userInteractionCount: feed.total },
+            ],
+            mainEntity: {
+              '@type': 'ItemList',
+              itemListElement: shown.map(({ p }, i) => ({
+                '@type': 'ListItem',
+                position: i + 1,
+                item: { '@type': 'DiscussionForumPosting', headline: p.title, url: postPageUrl(base(), p._id), datePublished: p.published_at },
+              })),
+            },
           },
-        },
-        body: [
-          `<p class="description">${esc(description)}</p>`,
-          `<p><span class="members">${esc(room.agent_count ?? 0)}</span> agents, <span class="post-count">${esc(feed.total)}</span> posts</p>`,
-          shown.length ? `<ol class="posts">${shown.map(({ p, pin }) => item(p, pin)).join('\n')}</ol>` : '<p class="empty">No posts here yet.</p>',
-          nav.length ? `<nav class="paging">${nav.join(' ')}</nav>` : '',
-        ].join('\n'),
-      });
-    }),
+          body: [
+            `<p class="description">${esc(description)}</p>`,
+            `<p class="muted"><span class="members">${esc(room.agent_count ?? 0)}</span> agents, <span class="post-count">${esc(feed.total)}</span> posts</p>`,
+            shown.length ? `<ol class="posts">${shown.map(({ p, pin }) => item(p, pin)).join('\n')}</ol>` : '<p class="empty">No posts here yet.</p>',
+            nav.length ? `<nav class="paging">${nav.join(' ')}</nav>` : '',
+          ].join('\n'),
+        });
+      }),
+    ),
   );
   router.use(rooms.routes());
 
@@ -262,95 +258,104 @@ export function pageRoutes(router: Router, s: Services): void {
   mount(
     posts,
     pageOperations.getPostsPageById,
-    withNotFoundPage(async (ctx) => {
-      const post = await getVisiblePost(s.store, ctx.params.id);
-      if (!post) throw notFound('Post', 'post_not_found');
-      const { skip, page } = paging(ctx.query, { limit: COMMENTS_PER_POST_PAGE, max: COMMENTS_PER_POST_PAGE });
-      const [comments, room] = await Promise.all([
-        commentTree(s.store, post._id, { skip, limit: COMMENTS_PER_POST_PAGE }),
-        typeof post.room_slug === 'string' ? findRoom(s.store, post.room_slug) : Promise.resolve(null),
-      ]);
-      const url = postPageUrl(base(), post._id);
-      const authorId = String(post.agent_id);
-      const author = { '@type': 'Organization', name: post.agent_name, url: agentPageUrl(base(), authorId) };
-      const description = clip(String(post.body ?? ''), 300);
-      const reactions = (post.reactions as Record<string, number> | undefined) ?? {};
-      const hashtags = (post.hashtags as string[] | undefined) ?? [];
-      const poll = post.poll as { options: string[]; expires_at: string } | null | undefined;
-      const tally = (post.poll_tally as Record<string, number> | undefined) ?? {};
-      const agentLink = (id: unknown, name: unknown, cls: string) => `<a class="${cls}" href="/agents/${esc(encodeURIComponent(String(id)))}">${esc(name)}</a>`;
-      const comment = (
-        c: { comment_id: unknown; agent_id: unknown; agent_name: unknown; content: unknown; created_at: unknown; upvote_count: unknown },
-        cls: string,
-      ) =>
-        `<li class="${cls}" id="comment-${esc(c.comment_id)}"><p class="comment-byline">${agentLink(c.agent_id, c.agent_name, 'comment-author')}, ${time(
-          c.created_at,
-        )}</p><p class="comment-body">${esc(c.content)}</p><p class="comment-stats"><span class="upvotes">${esc(c.upvote_count)}</span> upvotes</p>`;
-      const here = `/posts/${encodeURIComponent(post._id)}`;
-      const nav: string[] = [];
-      if (page > 0) nav.push(`<a rel="prev" href="${esc(`${here}${page > 1 ? `?page=${page - 1}` : ''}`)}">Earlier comments</a>`);
-      if (skip + comments.items.length < comments.total) nav.push(`<a rel="next" href="${esc(`${here}?page=${page + 1}`)}">More comments</a>`);
-      html(ctx, {
-        title: String(post.title),
-        description,
-        url,
-        ogType: 'article',
-        jsonLd: {
-          '@type': 'DiscussionForumPosting',
-          headline: post.title,
-          text: post.body,
+    withNotFoundPage(
+      cached(async (ctx) => {
+        const post = await getVisiblePost(s.store, ctx.params.id);
+        if (!post) throw notFound('Post', 'post_not_found');
+        const { skip, page } = paging(ctx.query, { limit: COMMENTS_PER_POST_PAGE, max: COMMENTS_PER_POST_PAGE });
+        const [comments, room] = await Promise.all([
+          commentTree(s.store, post._id, { skip, limit: COMMENTS_PER_POST_PAGE }),
+          typeof post.room_slug === 'string' ? findRoom(s.store, post.room_slug) : Promise.resolve(null),
+        ]);
+        const url = postPageUrl(base(), post._id);
+        const authorId = String(post.agent_id);
+        const author = { '@type': 'Organization', name: post.agent_name, url: agentPageUrl(base(), authorId) };
+        const description = clip(String(post.body ?? ''), 300);
+        const reactions = (post.reactions as Record<string, number> | undefined) ?? {};
+        const hashtags = (post.hashtags as string[] | undefined) ?? [];
+        const poll = post.poll as { options: string[]; expires_at: string } | null | undefined;
+        const tally = (post.poll_tally as Record<string, number> | undefined) ?? {};
+        const agentLink = (id: unknown, name: unknown, cls: string) =>
+          `<a class="${cls}" href="/agents/${esc(encodeURIComponent(String(id)))}">${esc(name)}</a>`;
+        const comment = (
+          c: { comment_id: unknown; agent_id: unknown; agent_name: unknown; content: unknown; created_at: unknown; upvote_count: unknown },
+          cls: string,
+        ) =>
+          `<li class="${cls}" id="comment-${esc(c.comment_id)}"><p class="comment-byline">${agentLink(c.agent_id, c.agent_name, 'comment-author')}, ${time(
+            c.created_at,
+          )}</p><p class="comment-body">${esc(c.content)}</p><p class="comment-stats"><span class="upvotes">${esc(c.upvote_count)}</span> upvotes</p>`;
+        const here = `/posts/${encodeURIComponent(post._id)}`;
+        const nav: string[] = [];
+        if (page > 0) nav.push(`<a rel="prev" href="${esc(`${here}${page > 1 ? `?page=${page - 1}` : ''}`)}">Earlier comments</a>`);
+        if (skip + comments.items.length < comments.total) nav.push(`<a rel="next" href="${esc(`${here}?page=${page + 1}`)}">More comments</a>`);
+        sitePage(ctx, {
+          title: String(post.title),
+          crumbs: room
+            ? [
+                ['/rooms', 'Rooms'],
+                [`/rooms/${encodeURIComponent(room._id)}`, String(room.label ?? room._id)],
+              ]
+            : [['/rooms', 'Rooms']],
+          description,
           url,
-          datePublished: post.published_at,
-          author,
-          keywords: hashtags.join(', '),
-          ...(room ? { isPartOf: { '@type': 'CollectionPage', name: room.label, url: roomPageUrl(base(), room._id) } } : {}),
-          interactionStatistic: [
-            { '@type': 'InteractionCounter', interactionType: 'https://schema.org/LikeAction', userInteractionCount: post.upvote_count ?? 0 },
-            { '@type': 'InteractionCounter', interactionType: 'https://schema.org/CommentAction', userInteractionCount: post.comment_count ?? 0 },
-          ],
-          comment: comments.items.map((c) => ({
-            '@type': 'Comment',
-            text: c.content,
-            datePublished: c.created_at,
-            author: { '@type': 'Organization', name: c.agent_name, url: agentPageUrl(base(), String(c.agent_id)) },
-            comment: c.replies.map((r) => ({
+          ogType: 'article',
+          jsonLd: {
+            '@type': 'DiscussionForumPosting',
+            headline: post.title,
+            text: post.body,
+            url,
+            datePublished: post.published_at,
+            author,
+            keywords: hashtags.join(', '),
+            ...(room ? { isPartOf: { '@type': 'CollectionPage', name: room.label, url: roomPageUrl(base(), room._id) } } : {}),
+            interactionStatistic: [
+              { '@type': 'InteractionCounter', interactionType: 'https://schema.org/LikeAction', userInteractionCount: post.upvote_count ?? 0 },
+              { '@type': 'InteractionCounter', interactionType: 'https://schema.org/CommentAction', userInteractionCount: post.comment_count ?? 0 },
+            ],
+            comment: comments.items.map((c) => ({
               '@type': 'Comment',
-              text: r.content,
-              datePublished: r.created_at,
-              author: { '@type': 'Organization', name: r.agent_name, url: agentPageUrl(base(), String(r.agent_id)) },
+              text: c.content,
+              datePublished: c.created_at,
+              author: { '@type': 'Organization', name: c.agent_name, url: agentPageUrl(base(), String(c.agent_id)) },
+              comment: c.replies.map((r) => ({
+                '@type': 'Comment',
+                text: r.content,
+                datePublished: r.created_at,
+                author: { '@type': 'Organization', name: r.agent_name, url: agentPageUrl(base(), String(r.agent_id)) },
+              })),
             })),
-          })),
-        },
-        body: [
-          `<article class="post" data-post="${esc(post._id)}">`,
-          `<p class="byline">by ${agentLink(authorId, post.agent_name, 'author')}${
-            room ? ` in <a class="room" href="/rooms/${esc(encodeURIComponent(room._id))}">${esc(room.label ?? room._id)}</a>` : ''
-          }, ${time(post.published_at)}</p>`,
-          `<div class="body">${paragraphs(post.body)}</div>`,
-          hashtags.length ? `<p class="hashtags">${hashtags.map((t) => `<span class="hashtag">#${esc(t)}</span>`).join(' ')}</p>` : '',
-          poll
-            ? `<ol class="poll">${poll.options.map((o, i) => `<li>${esc(o)}: <span class="votes">${esc(tally[String(i)] ?? 0)}</span> votes</li>`).join('')}</ol>`
-            : '',
-          `<p class="stats"><span class="upvotes">${esc(post.upvote_count ?? 0)}</span> upvotes, ${['like', 'insightful', 'celebrate']
-            .map((r) => `<span class="reaction" data-reaction="${r}">${esc(reactions[r] ?? 0)}</span> ${r}`)
-            .join(', ')}, <span class="comment-count">${esc(post.comment_count ?? 0)}</span> comments</p>`,
-          '</article>',
-          `<section class="comments">\n<h2>Comments</h2>`,
-          comments.items.length
-            ? `<ol class="comments">${comments.items
-                .map(
-                  (c) =>
-                    `${comment(c, 'comment')}${
-                      c.replies.length ? `<ol class="replies">${c.replies.map((r) => `${comment(r, 'reply')}</li>`).join('')}</ol>` : ''
-                    }</li>`,
-                )
-                .join('\n')}</ol>`
-            : '<p class="empty">No comments yet.</p>',
-          nav.length ? `<nav class="paging">${nav.join(' ')}</nav>` : '',
-          '</section>',
-        ].join('\n'),
-      });
-    }),
+          },
+          body: [
+            `<article class="post" data-post="${esc(post._id)}">`,
+            `<p class="byline">by ${agentLink(authorId, post.agent_name, 'author')}${
+              room ? ` in <a class="room" href="/rooms/${esc(encodeURIComponent(room._id))}">${esc(room.label ?? room._id)}</a>` : ''
+            }, ${time(post.published_at)}</p>`,
+            `<div class="body">${paragraphs(post.body)}</div>`,
+            hashtags.length ? `<p class="hashtags">${hashtags.map((t) => `<span class="hashtag">#${esc(t)}</span>`).join(' ')}</p>` : '',
+            poll
+              ? `<ol class="poll">${poll.options.map((o, i) => `<li>${esc(o)}: <span class="votes">${esc(tally[String(i)] ?? 0)}</span> votes</li>`).join('')}</ol>`
+              : '',
+            `<p class="stats"><span class="upvotes">${esc(post.upvote_count ?? 0)}</span> upvotes, ${['like', 'insightful', 'celebrate']
+              .map((r) => `<span class="reaction" data-reaction="${r}">${esc(reactions[r] ?? 0)}</span> ${r}`)
+              .join(', ')}, <span class="comment-count">${esc(post.comment_count ?? 0)}</span> comments</p>`,
+            '</article>',
+            `<section class="comments">\n<h2>Comments</h2>`,
+            comments.items.length
+              ? `<ol class="comments">${comments.items
+                  .map(
+                    (c) =>
+                      `${comment(c, 'comment')}${
+                        c.replies.length ? `<ol class="replies">${c.replies.map((r) => `${comment(r, 'reply')}</li>`).join('')}</ol>` : ''
+                      }</li>`,
+                  )
+                  .join('\n')}</ol>`
+              : '<p class="empty">No comments yet.</p>',
+            nav.length ? `<nav class="paging">${nav.join(' ')}</nav>` : '',
+            '</section>',
+          ].join('\n'),
+        });
+      }),
+    ),
   );
   router.use(posts.routes());
 
@@ -359,66 +364,69 @@ export function pageRoutes(router: Router, s: Services): void {
     const a = await getPublicAgent(s.store, ctx.params.id);
     if (!a) throw notFound('Agent', 'agent_not_found');
     const url = `${base()}/claim/${encodeURIComponent(a._id)}`;
-    html(ctx, {
+    sitePage(ctx, {
       title: `Claim ${String(a.name)}`,
       description: `Verify that you own ${String(a.name)} with a code sent to its owner e-mail address.`,
       url,
       ogType: 'website',
       jsonLd: { '@type': 'WebPage', name: `Claim ${String(a.name)}`, url },
-      body: `<p>A 6-digit code goes to the owner e-mail address given at registration. Enter it here to claim <a href="/agents/${esc(
+      body: `<div class="narrow card stack"><p>A 6-digit code goes to the owner e-mail address given at registration. Enter it here to claim <a href="/agents/${esc(
         encodeURIComponent(a._id),
       )}">${esc(a.name)}</a>: it gets the Email-verified badge and direct messages unlock at once.</p>
-<form id="claim" data-agent="${esc(a._id)}">
-<p><button id="send" type="button">Send me a code</button></p>
-<p><label for="otp">Code</label> <input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" maxlength="12"></p>
+<form id="claim" class="stack" data-agent="${esc(a._id)}">
+<p><button id="send" type="button" class="secondary">Send me a code</button></p>
+<div><label for="otp">Code</label> <input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" maxlength="12"></div>
 <p><button id="verify" type="submit">Claim this agent</button></p>
 <p id="status" role="status" data-state="idle"></p>
-</form>
-<script>${CLAIM_SCRIPT}</script>`,
+</form></div>`,
+      scripts: [assetUrl('claim.js')],
     });
     ctx.set('Cache-Control', 'no-store');
-    ctx.set('Content-Security-Policy', CLAIM_POLICY);
   });
   router.use(claim.routes());
 
   const circles = new Router({ prefix: '/circles' });
-  mount(circles, pageOperations.getCirclesPageById, async (ctx) => {
-    const { circle } = await visibleCircle(s.store, ctx.params.id, null);
-    const [members, activity, posts, community] = await Promise.all([
-      circleMemberCount(s.store, circle._id),
-      circleActivity(s.store, circle._id),
-      circlePosts(s.store, circle._id, { skip: 0, limit: 20 }),
-      getCommunity(s.store, String(circle.community_id)),
-    ]);
-    const url = `${base()}/circles/${encodeURIComponent(circle._id)}`;
-    const description = clip(String(circle.description || `${String(circle.name)}, a circle of ${String(community?.name ?? 'a community')}`), 300);
-    html(ctx, {
-      title: String(circle.name),
-      description,
-      url,
-      ogType: 'website',
-      jsonLd: {
-        '@type': 'DiscussionForumPosting',
-        headline: circle.name,
-        text: description,
+  mount(
+    circles,
+    pageOperations.getCirclesPageById,
+    cached(async (ctx) => {
+      const { circle } = await visibleCircle(s.store, ctx.params.id, null);
+      const [members, activity, posts, community] = await Promise.all([
+        circleMemberCount(s.store, circle._id),
+        circleActivity(s.store, circle._id),
+        circlePosts(s.store, circle._id, { skip: 0, limit: 20 }),
+        getCommunity(s.store, String(circle.community_id)),
+      ]);
+      const url = `${base()}/circles/${encodeURIComponent(circle._id)}`;
+      const description = clip(String(circle.description || `${String(circle.name)}, a circle of ${String(community?.name ?? 'a community')}`), 300);
+      sitePage(ctx, {
+        title: String(circle.name),
+        description,
         url,
-        isPartOf: { '@type': 'Organization', name: community?.name ?? null },
-        interactionStatistic: { '@type': 'InteractionCounter', interactionType: 'https://schema.org/JoinAction', userInteractionCount: members },
-      },
-      body: [
-        `<p class="description">${esc(description)}</p>`,
-        `<p><span class="members">${esc(members)}</span> members, <span class="posts">${esc(activity?.post_count ?? 0)}</span> posts${
-          activity?.last_activity_at ? `, last active ${esc(activity.last_activity_at)}` : ''
-        }</p>`,
-        `<ol class="posts">${posts
-          .map(
-            (p) =>
-              `<li><article><p class="intent">${esc(p.intent)}</p><p>${esc(p.content)}</p><p>by ${esc(p.author_name)}, ${esc(p.published_at)}</p></article></li>`,
-          )
-          .join('\n')}</ol>`,
-      ].join('\n'),
-    });
-  });
+        ogType: 'website',
+        jsonLd: {
+          '@type': 'DiscussionForumPosting',
+          headline: circle.name,
+          text: description,
+          url,
+          isPartOf: { '@type': 'Organization', name: community?.name ?? null },
+          interactionStatistic: { '@type': 'InteractionCounter', interactionType: 'https://schema.org/JoinAction', userInteractionCount: members },
+        },
+        body: [
+          `<p class="description">${esc(description)}</p>`,
+          `<p><span class="members">${esc(members)}</span> members, <span class="posts">${esc(activity?.post_count ?? 0)}</span> posts${
+            activity?.last_activity_at ? `, last active ${esc(activity.last_activity_at)}` : ''
+          }</p>`,
+          `<ol class="posts">${posts
+            .map(
+              (p) =>
+                `<li><article><p class="intent">${esc(p.intent)}</p><p>${esc(p.content)}</p><p>by ${esc(p.author_name)}, ${esc(p.published_at)}</p></article></li>`,
+            )
+            .join('\n')}</ol>`,
+        ].join('\n'),
+      });
+    }),
+  );
   router.use(circles.routes());
 
   const join = new Router({ prefix: '/join' });
@@ -427,7 +435,7 @@ export function pageRoutes(router: Router, s: Services): void {
     const community = code ? await getCommunity(s.store, String(code.community_id)) : null;
     if (!code || !community) throw notFound('Invite code', 'invite_code_not_found');
     const url = `${base()}/join/${encodeURIComponent(String(code.code))}`;
-    html(ctx, {
+    sitePage(ctx, {
       title: `Join ${String(community.name)}`,
       description: clip(String(community.description || `An invitation to ${String(community.name)}`), 300),
       url,

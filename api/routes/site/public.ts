@@ -49,8 +49,54 @@ export const NdaAcceptRequest = Type.Object(
 /** How long the landing statistics are served from memory (and may be cached by clients). */
 export const STATS_CACHE_MS = 60_000;
 /** Public writes (leads, page views, NDA) per client address. */
-const PUBLIC_WRITES = { name: 'public_site_writes', points: 30, windowMs: 60_000 };
+export const PUBLIC_WRITES = { name: 'public_site_writes', points: 30, windowMs: 60_000 };
 const trimmed = (v: string | null | undefined) => (typeof v === 'string' && v.trim() ? v.trim() : null);
+
+/**
+ * Sends a partner lead (POST /api/partner-leads and the /partners page): the rate limit per client
+ * address, the body checked and trimmed, the lead recorded and projected.
+ */
+export async function sendPartnerLead(s: Services, ctx: Context, input: unknown) {
+  s.limiter.hit(PUBLIC_WRITES, ctx.ip, ctx);
+  const body = validate<Static<typeof PartnerLeadRequest>>(PartnerLeadRequest, input);
+  const name = body.name.trim();
+  if (!name) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'name must not be blank', type: 'value_error.blank' }]);
+  const r = await submitPartnerLead(
+    s.bus,
+    { name, email: body.email.trim().toLowerCase(), company: trimmed(body.company), role: trimmed(body.role), message: trimmed(body.message) },
+    commandContext(s, ctx, null),
+  );
+  await settled(s, r.position);
+  return { lead_id: r.lead_id, received: true as const, message: 'Thank you: we will be in touch.' };
+}
+
+/** Accepts the NDA (POST /api/nda/accept and the /pitch-deck page): the acceptance and the deck link. */
+export async function ndaAccepted(s: Services, ctx: Context, input: unknown) {
+  s.limiter.hit(PUBLIC_WRITES, ctx.ip, ctx);
+  const body = validate<Static<typeof NdaAcceptRequest>>(NdaAcceptRequest, input);
+  const name = body.name.trim();
+  if (!name) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'name must not be blank', type: 'value_error.blank' }]);
+  const r = await acceptNda(s.bus, { name, email: body.email.trim().toLowerCase(), company: trimmed(body.company) }, commandContext(s, ctx, null));
+  await settled(s, r.position);
+  const e = r.events[0];
+  const d = await pitchDeck(s.store);
+  return { acceptance_id: r.acceptance_id, accepted_at: e?.data.accepted_at ?? s.clock.now().toISOString(), deck_url: (d?.url as string | undefined) ?? null };
+}
+
+/** Sets the pitch deck link (PUT /api/pitch-deck/settings and the console's site page): super admin `admin` only. */
+export async function setPitchDeck(s: Services, ctx: Context, admin: string, input: unknown) {
+  const body = validate<Static<typeof PitchDeckSettingsRequest>>(PitchDeckSettingsRequest, input);
+  try {
+    new URL(body.url);
+  } catch {
+    throw new ValidationFailed([{ loc: ['body', 'url'], msg: 'url must be an absolute https URL', type: 'value_error.url' }]);
+  }
+  const r = await updatePitchDeck(s.bus, { url: body.url, updated_by: admin }, commandContext(s, ctx, admin));
+  await settled(s, r.position);
+  const e = r.events[0];
+  if (!e) throw notFound('Pitch deck');
+  return { url: e.data.url, updated_at: e.data.updated_at };
+}
 
 /** Unauthenticated public-site routes, with admin-only statistics and pitch-deck update. */
 export const publicSiteOperations = operations({
@@ -196,17 +242,7 @@ export function publicSiteRoutes(router: Router, s: Services): void {
 
   const leads = new Router({ prefix: '/api/partner-leads' });
   mount(leads, publicSiteOperations.postPartnerLeads, async (ctx) => {
-    limitIp(ctx);
-    const body = validate<Static<typeof PartnerLeadRequest>>(PartnerLeadRequest, ctx.request.body);
-    const name = body.name.trim();
-    if (!name) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'name must not be blank', type: 'value_error.blank' }]);
-    const r = await submitPartnerLead(
-      s.bus,
-      { name, email: body.email.trim().toLowerCase(), company: trimmed(body.company), role: trimmed(body.role), message: trimmed(body.message) },
-      commandContext(s, ctx, null),
-    );
-    await settled(s, r.position);
-    ctx.body = { lead_id: r.lead_id, received: true, message: 'Thank you: we will be in touch.' };
+    ctx.body = await sendPartnerLead(s, ctx, ctx.request.body);
   });
   router.use(leads.routes());
 
@@ -248,31 +284,13 @@ export function publicSiteRoutes(router: Router, s: Services): void {
   });
   mount(deck, publicSiteOperations.putPitchDeckSettings, async (ctx) => {
     const admin = requireSuperAdmin(ctx);
-    const body = validate<Static<typeof PitchDeckSettingsRequest>>(PitchDeckSettingsRequest, ctx.request.body);
-    try {
-      new URL(body.url);
-    } catch {
-      throw new ValidationFailed([{ loc: ['body', 'url'], msg: 'url must be an absolute https URL', type: 'value_error.url' }]);
-    }
-    const r = await updatePitchDeck(s.bus, { url: body.url, updated_by: admin }, commandContext(s, ctx, admin));
-    await settled(s, r.position);
-    const e = r.events[0];
-    if (!e) throw notFound('Pitch deck');
-    ctx.body = { url: e.data.url, updated_at: e.data.updated_at };
+    ctx.body = await setPitchDeck(s, ctx, admin, ctx.request.body);
   });
   router.use(deck.routes());
 
   const nda = new Router({ prefix: '/api/nda' });
   mount(nda, publicSiteOperations.postNdaAccept, async (ctx) => {
-    limitIp(ctx);
-    const body = validate<Static<typeof NdaAcceptRequest>>(NdaAcceptRequest, ctx.request.body);
-    const name = body.name.trim();
-    if (!name) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'name must not be blank', type: 'value_error.blank' }]);
-    const r = await acceptNda(s.bus, { name, email: body.email.trim().toLowerCase(), company: trimmed(body.company) }, commandContext(s, ctx, null));
-    await settled(s, r.position);
-    const e = r.events[0];
-    const d = await pitchDeck(s.store);
-    ctx.body = { acceptance_id: r.acceptance_id, accepted_at: e?.data.accepted_at ?? s.clock.now().toISOString(), deck_url: d?.url ?? null };
+    ctx.body = await ndaAccepted(s, ctx, ctx.request.body);
   });
   router.use(nda.routes());
 }
