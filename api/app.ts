@@ -1,4 +1,5 @@
 import { assetOperations, assetRoutes } from './routes/web/assets.ts';
+import { communityPageOperations, communityPageRoutes } from './routes/web/communities.ts';
 import { accountOperations, accountRoutes } from './routes/web/account.ts';
 import { circleModerationOperations, circleModerationRoutes } from './routes/communities/moderation.ts';
 import { moderationOperations, moderationRoutes } from './routes/feed/moderation.ts';
@@ -383,6 +384,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/site/public.ts', publicSiteRoutes, publicSiteOperations],
   ['api/routes/web/assets.ts', assetRoutes, assetOperations],
   ['api/routes/web/account.ts', accountRoutes, accountOperations],
+  ['api/routes/web/communities.ts', communityPageRoutes, communityPageOperations],
 ];
 
 /** The route table: every operation of every route module, in registration order. */
