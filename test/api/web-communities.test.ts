@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { communityPageOperations } from '../../api/routes/web/communities.ts';
 import { bearer, communityWith, ROOT_EMAIL } from '../helpers/communities.ts';
 import type { User } from '../helpers/communities.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
@@ -220,5 +221,37 @@ describe('web: the communities pages over HTTP (sign-in, CSRF, admin role, escap
     expect(ok.headers.location).to.equal(`/app/communities/${ids.community_id}`);
     const list = await web.get('/app/communities');
     expect(list.text).to.include('Founders');
+  });
+
+  it('answers every communities page and form (its page, or the form again with a problem) with a page no other site may frame', async () => {
+    const web = await new WebClient(svc).signIn(admin);
+    const _csrf = await web.token('/app/communities');
+    const post = (
+      await svc.req('POST', '/api/brew-circles/posts', {
+        headers: bearer(admin.access_token),
+        body: { circle_id: ids.circle_id, content: 'framed', intent: 'update', link_url: 'http://10.0.0.1/x' },
+      })
+    ).body.post_id as string;
+    const paths: Record<string, string> = {
+      ':community_id': ids.community_id,
+      ':circle_id': ids.circle_id,
+      ':post_id': post,
+      ':user_id': 'usr_nobody',
+      ':code_id': code_id,
+      ':request_id': 'cjr_nobody',
+    };
+    const seen = new Set<string>();
+    for (const o of Object.values(communityPageOperations)) {
+      const path = o.path.replace(/:[a-z_]+/g, (p) => paths[p] ?? p);
+      const res = o.method === 'GET' ? await web.get(path) : await web.post(path, { _csrf });
+      if (res.status === 303) continue;
+      expect(res.headers['content-type'], `${o.method} ${path}: ${res.status}`).to.match(/^text\/html/);
+      expect(res.headers['x-frame-options'], path).to.equal('DENY');
+      expect(res.headers['content-security-policy'], path).to.include("frame-ancestors 'none'").and.not.include('unsafe-inline');
+      expect(res.headers['cache-control'], path).to.equal('no-store');
+      seen.add(`${o.method} ${o.path}`);
+    }
+    // Every GET page rendered, and most forms answered with a page (the rest redirected).
+    for (const o of Object.values(communityPageOperations)) if (o.method === 'GET') expect(seen.has(`GET ${o.path}`), o.path).to.equal(true);
   });
 });
