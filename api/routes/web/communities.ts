@@ -35,6 +35,7 @@ import {
 } from '../../../queries/communities/communities.ts';
 import { mount, operations } from '../../operations.ts';
 import type { Services } from '../../services.ts';
+import { assetUrl } from '../../web/assets.ts';
 import { validate } from '../../validation.ts';
 import type { Schema } from '../../validation.ts';
 import type { Member, Problem } from '../../web/member.ts';
@@ -607,6 +608,7 @@ export function communityPageRoutes(router: Router, s: Services): void {
       ctx,
       'app/communities/admin',
       {
+        scripts: [assetUrl('communities.js')],
         title: `Manage ${String(community.name)}`,
         community: { community_id: community._id, name: String(community.name) },
         stats,
