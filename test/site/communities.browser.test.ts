@@ -30,7 +30,7 @@ async function checkPage(page: Page, name: string): Promise<void> {
 async function shoot(page: Page, name: string): Promise<void> {
   await screenshot(page, name);
   // The main pages go in the docs (docs/WEB.md "Communities").
-  if (process.env.UPDATE_SCREENSHOTS === '1' && /-(list|community|circle|admin)-/.test(name)) {
+  if (process.env.UPDATE_SCREENSHOTS === '1' && /-(list|community|circle|admin)-(desktop|phone)$/.test(name)) {
     const dir = join(process.cwd(), 'docs', 'screenshots');
     mkdirSync(dir, { recursive: true });
     await page.screenshot({ path: join(dir, `${name}.png`) });
