@@ -134,7 +134,7 @@ describe('web: communities and circles in a real browser (member, requester and 
     expect(new URL(memberPage.url()).pathname).to.equal(`/app/communities/${ids.community_id}`);
     expect(await memberPage.textContent('[role="status"]')).to.equal('You joined Founders Guild.');
     // Its circles by visibility: the first circle (joined with the community) and the other members' circle.
-    expect(await memberPage.locator('[data-visibility="community"] h2').textContent()).to.equal('Members circles');
+    expect(await memberPage.locator('[data-visibility="community"] h2').textContent()).to.equal('Members-only circles');
     expect(await memberPage.locator('[data-visibility="community"] li').count()).to.equal(2);
     await checkPage(memberPage, 'community');
   });

@@ -273,10 +273,10 @@ export const communityPageOperations = operations({
 });
 
 /** What the pages say for each visibility. */
-export const VISIBILITY_WORDS: Record<Visibility, { label: string; who: string }> = {
-  public: { label: 'Public', who: 'Anyone signed in can see it; people outside the community ask to join.' },
-  community: { label: 'Members', who: 'Members of the community see and join it.' },
-  private: { label: 'Private', who: 'Only its members see it; an admin adds them.' },
+export const VISIBILITY_WORDS: Record<Visibility, { label: string; heading: string; who: string }> = {
+  public: { label: 'Public', heading: 'Public circles', who: 'Anyone signed in can see it; people outside the community ask to join.' },
+  community: { label: 'Members', heading: 'Members-only circles', who: 'Members of the community see and join it.' },
+  private: { label: 'Private', heading: 'Private circles', who: 'Only its members see it; an admin adds them.' },
 };
 
 const postPath = (postId: string) => `/app/circle-posts/${encodeURIComponent(postId)}`;
