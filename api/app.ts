@@ -1,4 +1,5 @@
 import { assetOperations, assetRoutes } from './routes/web/assets.ts';
+import { communityPageOperations, communityPageRoutes } from './routes/web/communities.ts';
 import { accountOperations, accountRoutes } from './routes/web/account.ts';
 import { conversationOperations, conversationRoutes } from './routes/web/conversations.ts';
 import { agentPageOperations, agentPageRoutes } from './routes/web/agent.ts';
@@ -389,6 +390,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/web/conversations.ts', conversationRoutes, conversationOperations],
   ['api/routes/web/agent.ts', agentPageRoutes, agentPageOperations],
   ['api/routes/web/site.ts', siteRoutes, siteOperations],
+  ['api/routes/web/communities.ts', communityPageRoutes, communityPageOperations],
 ];
 
 /** The route table: every operation of every route module, in registration order. */

@@ -17,7 +17,7 @@ export interface Asset {
 const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.svg': 'image/svg+xml' };
 
 /** Every file the site serves under /assets; a new file is listed here. */
-export const ASSET_FILES = ['site.css', 'app.js', 'claim.js', 'pageview.js'] as const;
+export const ASSET_FILES = ['site.css', 'app.js', 'claim.js', 'pageview.js', 'communities.js'] as const;
 
 const assets = new Map<string, Asset>(
   ASSET_FILES.map((file) => {

@@ -220,3 +220,21 @@ export async function joinRequests(store: ReadStore, communityIds: string[], sta
   }
   return out.sort((a, b) => Number(b.seq) - Number(a.seq)).slice(0, limit);
 }
+
+/** The communities the user is a member of, newest membership first (index `by_user`, bounded). */
+export async function memberCommunities(store: ReadStore, userId: string, limit = 200): Promise<Doc[]> {
+  const memberships = await store.collection('community_members').find({ live_user: userId }, { sort: { live_user: 1, seq: -1 }, limit, hint: 'by_user' });
+  const out: Doc[] = [];
+  for (const m of memberships) {
+    const c = await getCommunity(store, String(m.community_id));
+    if (c) out.push(c);
+  }
+  return out;
+}
+
+/** The user's own requests to join circles of one community, newest first (the community's range of index `by_community`). */
+export function memberJoinRequests(store: ReadStore, communityId: string, userId: string, limit = 100): Promise<Doc[]> {
+  return store
+    .collection('circle_join_requests')
+    .find({ community_id: communityId, user_id: userId }, { sort: { community_id: 1, seq: -1 }, limit, hint: 'by_community' });
+}

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { allOperations } from '../../api/app.ts';
+import { communityPageOperations } from '../../api/routes/web/communities.ts';
 import { PAGE_POLICY, scriptHash } from '../../api/page-security.ts';
 import { bearer, communityWith, ROOT_EMAIL } from '../helpers/communities.ts';
 import { ConsoleClient } from '../helpers/console.ts';
@@ -157,6 +158,8 @@ describe('api: no page can be framed (CSP frame-ancestors and X-Frame-Options on
     seen.add('GET /admin/audit/export');
     seen.add('GET /admin/disputes/:contract_id');
     seen.add('GET /admin/disputes/:contract_id/evidence.json');
+    // The member app's community pages and forms: asked signed in by test/api/web-communities.test.ts.
+    for (const o of Object.values(communityPageOperations)) seen.add(`${o.method} ${o.path}`);
     expect([...seen].sort(), 'every HTML route of the route table is asked here').to.include.members(htmlOperations());
 
     // Pages without script get the scriptless policy; the site's pages (the claim page among them) run

@@ -149,6 +149,153 @@ async function circleOfTarget(s: Services, circleId: string, caller: Caller, tar
   }
 }
 
+/**
+ * The actions of `/api/brew-circles/*` shared with the member app's pages (api/routes/web/communities.ts):
+ * each takes the signed-in caller (bearer token or browser session) and runs the same commands.
+ */
+
+/** A circle write: the caller, counted against the write limit (429 past it). */
+export function circleWriter<C extends Caller>(s: Services, ctx: Context, caller: C): C {
+  s.limiter.hit(LIMITS.writes, caller.userId, ctx);
+  return caller;
+}
+
+const nameOf = async (s: Services, userId: string) => (await memberName(s.store, userId)) ?? 'Member';
+
+/** `@name` handles in a text, resolved against the circle's members by name prefix. */
+async function mentionsIn(s: Services, circleId: string, content: string, author: string) {
+  if (!content.includes('@')) return [];
+  const handles = [...new Set([...content.matchAll(/@([\p{L}\p{N}_.-]{2,64})/gu)].map((m) => m[1].toLowerCase()))].slice(0, 10);
+  if (handles.length === 0) return [];
+  const candidates = await mentionCandidates(s.store, circleId, handles);
+  return resolveMentions(
+    content,
+    candidates.map((c) => ({ user_id: String(c.user_id), full_name: String(c.full_name) })),
+    author,
+  );
+}
+
+/** A community with the circles the caller can see (404 when there is no such community). */
+export async function communityCircles(s: Services, communityId: string, caller: Caller) {
+  const community = await getCommunity(s.store, communityId);
+  if (!community) throw notFound('Community', 'community_not_found');
+  const circles = [];
+  for (const c of await circlesOf(s.store, community._id)) {
+    try {
+      circles.push({ circle: c, access: await visibleCircle(s.store, c._id, caller) });
+    } catch {
+      // Not visible to the caller: left out.
+    }
+  }
+  return { community, circles };
+}
+
+/** Toggles the caller's reaction on a post or reply of a circle they can see. */
+export async function toggleReaction(s: Services, ctx: Context, caller: Caller, body: Static<typeof ToggleReactionRequest>) {
+  const postId = body.target_type === 'post' ? body.target_id : String((await getCircleReply(s.store, body.target_id))?.post_id ?? '');
+  const post = postId ? await getCirclePost(s.store, postId) : null;
+  if (!post)
+    throw notFound(body.target_type === 'post' ? 'Circle post' : 'Reply', body.target_type === 'post' ? 'circle_post_not_found' : 'circle_reply_not_found');
+  const access = await circleOfTarget(s, String(post.circle_id), caller, body.target_type);
+  const res = await toggleCircleReaction(
+    s.bus,
+    post._id,
+    { ...body, user_id: caller.userId, user_name: await nameOf(s, caller.userId), is_member: access.member },
+    commandContext(s, ctx, caller.userId),
+  );
+  await settled(s, res.position);
+  const e = res.events[0];
+  const target = body.target_type === 'post' ? await getCirclePost(s.store, post._id) : await getCircleReply(s.store, body.target_id);
+  return {
+    target_type: body.target_type,
+    target_id: body.target_id,
+    reaction: body.reaction,
+    active: e?.data.on ?? false,
+    reactions: target?.reactions ?? {},
+  };
+}
+
+/** Publishes the caller's post in a circle they can see; `created` false: the same command already ran. */
+export async function publishInCircle(s: Services, ctx: Context, caller: Caller, body: Static<typeof CreatePostRequest>) {
+  const access = await visibleCircle(s.store, body.circle_id, caller);
+  const content = body.content.trim();
+  if (!content) throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'content must not be blank', type: 'value_error.blank' }]);
+  const res = await publishCirclePost(
+    s.bus,
+    {
+      circle_id: access.circle._id,
+      community_id: String(access.circle.community_id),
+      author_id: caller.userId,
+      author_name: await nameOf(s, caller.userId),
+      is_member: access.member,
+      content,
+      intent: body.intent,
+      link_url: body.link_url ?? null,
+      mentions: await mentionsIn(s, access.circle._id, content, caller.userId),
+    },
+    commandContext(s, ctx, caller.userId),
+  );
+  await settled(s, res.position);
+  const e = res.events[0];
+  if (!e) {
+    const existing = await getCirclePost(s.store, res.post_id);
+    if (!existing) throw notFound('Circle post', 'circle_post_not_found');
+    return { created: false, post: postView(existing) };
+  }
+  return { created: true, post: postView(Object.assign({ _id: e.data.post_id }, e.data, { reply_count: 0, reactions: {} })) };
+}
+
+/** Adds the caller's reply to a post of a circle they can see. */
+export async function replyToPost(s: Services, ctx: Context, caller: Caller, body: Static<typeof CreateReplyRequest>) {
+  const post = await getCirclePost(s.store, body.post_id);
+  if (!post) throw notFound('Circle post', 'circle_post_not_found');
+  const access = await circleOfTarget(s, String(post.circle_id), caller, 'post');
+  const content = body.content.trim();
+  if (!content) throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'content must not be blank', type: 'value_error.blank' }]);
+  const res = await addCircleReply(
+    s.bus,
+    post._id,
+    {
+      author_id: caller.userId,
+      author_name: await nameOf(s, caller.userId),
+      is_member: access.member,
+      content,
+      parent_reply_id: body.parent_reply_id ?? null,
+      mentions: await mentionsIn(s, access.circle._id, content, caller.userId),
+    },
+    commandContext(s, ctx, caller.userId),
+  );
+  await settled(s, res.position);
+  const reply = await getCircleReply(s.store, res.reply_id);
+  if (!reply) throw notFound('Reply', 'circle_reply_not_found');
+  return replyView(reply);
+}
+
+/** A link's preview through the SSRF guard (422 `url` for a refused target). */
+export async function previewLink(s: Services, raw: string) {
+  const url = raw.trim();
+  const refuse = (msg: string) => new ValidationFailed([{ loc: ['body', 'url'], msg, type: 'value_error.url' }]);
+  const problem = linkUrlProblem(url, s.config.webhookAllowLoopback);
+  if (problem) throw refuse(problem);
+  try {
+    return await linkPreview(url, { resolver: s.resolver, allowLoopback: s.config.webhookAllowLoopback });
+  } catch (err) {
+    if (err instanceof RefusedTarget) throw refuse(err.message.replace('webhook_url', 'url'));
+    throw err;
+  }
+}
+
+/** Joins a circle the caller can see, or asks to (private circles): `pending` with the request's id. */
+export async function joinCircleAs(s: Services, ctx: Context, caller: Caller, circleId: string) {
+  const access = await visibleCircle(s.store, circleId, caller);
+  const res = await joinCircle(s.bus, String(access.circle.community_id), access.circle._id, caller.userId, commandContext(s, ctx, caller.userId));
+  await settled(s, res.position);
+  const e = res.events[0];
+  if (e?.type === 'CircleJoinRequested') return { circle_id: access.circle._id, status: 'pending' as const, request_id: String(e.data.request_id) };
+  if (!e && !access.member) return { circle_id: access.circle._id, status: 'pending' as const };
+  return { circle_id: access.circle._id, status: 'joined' as const };
+}
+
 export const circleOperations = operations({
   getBrewCirclesIntents: {
     method: 'GET',
@@ -388,26 +535,7 @@ export const circleOperations = operations({
 export function circleRoutes(router: Router, s: Services): void {
   const r = new Router({ prefix: '/api/brew-circles' });
   const ctxOf = (ctx: Context, userId: string) => commandContext(s, ctx, userId);
-  const write = (ctx: Context) => {
-    const caller = callerOf(ctx);
-    s.limiter.hit(LIMITS.writes, caller.userId, ctx);
-    return caller;
-  };
-  const name = async (userId: string) => {
-    return (await memberName(s.store, userId)) ?? 'Member';
-  };
-  /** `@name` handles in a text, resolved against the circle's members by name prefix. */
-  const mentionsIn = async (circleId: string, content: string, author: string) => {
-    if (!content.includes('@')) return [];
-    const handles = [...new Set([...content.matchAll(/@([\p{L}\p{N}_.-]{2,64})/gu)].map((m) => m[1].toLowerCase()))].slice(0, 10);
-    if (handles.length === 0) return [];
-    const candidates = await mentionCandidates(s.store, circleId, handles);
-    return resolveMentions(
-      content,
-      candidates.map((c) => ({ user_id: String(c.user_id), full_name: String(c.full_name) })),
-      author,
-    );
-  };
+  const write = (ctx: Context) => circleWriter(s, ctx, callerOf(ctx));
 
   mount(r, circleOperations.getBrewCirclesIntents, (ctx) => {
     ctx.body = { intents: INTENTS };
@@ -422,27 +550,7 @@ export function circleRoutes(router: Router, s: Services): void {
   mount(r, circleOperations.postBrewCirclesReactions, async (ctx) => {
     const caller = write(ctx);
     const body = validate<Static<typeof ToggleReactionRequest>>(ToggleReactionRequest, ctx.request.body);
-    const postId = body.target_type === 'post' ? body.target_id : String((await getCircleReply(s.store, body.target_id))?.post_id ?? '');
-    const post = postId ? await getCirclePost(s.store, postId) : null;
-    if (!post)
-      throw notFound(body.target_type === 'post' ? 'Circle post' : 'Reply', body.target_type === 'post' ? 'circle_post_not_found' : 'circle_reply_not_found');
-    const access = await circleOfTarget(s, String(post.circle_id), caller, body.target_type);
-    const res = await toggleCircleReaction(
-      s.bus,
-      post._id,
-      { ...body, user_id: caller.userId, user_name: await name(caller.userId), is_member: access.member },
-      ctxOf(ctx, caller.userId),
-    );
-    await settled(s, res.position);
-    const e = res.events[0];
-    const target = body.target_type === 'post' ? await getCirclePost(s.store, post._id) : await getCircleReply(s.store, body.target_id);
-    ctx.body = {
-      target_type: body.target_type,
-      target_id: body.target_id,
-      reaction: body.reaction,
-      active: e?.data.on ?? false,
-      reactions: target?.reactions ?? {},
-    };
+    ctx.body = await toggleReaction(s, ctx, caller, body);
   });
 
   mount(r, circleOperations.getBrewCirclesNotifications, async (ctx) => {
@@ -500,51 +608,17 @@ export function circleRoutes(router: Router, s: Services): void {
 
   mount(r, circleOperations.getBrewCirclesCommunityByCommunityId, async (ctx) => {
     const caller = callerOf(ctx);
-    const community = await getCommunity(s.store, ctx.params.community_id);
-    if (!community) throw notFound('Community', 'community_not_found');
-    const visible = [];
-    for (const c of await circlesOf(s.store, community._id)) {
-      try {
-        const access = await visibleCircle(s.store, c._id, caller);
-        visible.push(circleView(c, { is_member: access.member }));
-      } catch {
-        // Not visible to the caller: left out.
-      }
-    }
+    const { community, circles } = await communityCircles(s, ctx.params.community_id, caller);
+    const visible = circles.map(({ circle, access }) => circleView(circle, { is_member: access.member }));
     ctx.body = { community_id: community._id, name: community.name, circle: visible[0] ?? null, circles: visible };
   });
 
   mount(r, circleOperations.postBrewCirclesPosts, async (ctx) => {
     const caller = write(ctx);
     const body = validate<Static<typeof CreatePostRequest>>(CreatePostRequest, ctx.request.body);
-    const access = await visibleCircle(s.store, body.circle_id, caller);
-    const content = body.content.trim();
-    if (!content) throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'content must not be blank', type: 'value_error.blank' }]);
-    const res = await publishCirclePost(
-      s.bus,
-      {
-        circle_id: access.circle._id,
-        community_id: String(access.circle.community_id),
-        author_id: caller.userId,
-        author_name: await name(caller.userId),
-        is_member: access.member,
-        content,
-        intent: body.intent,
-        link_url: body.link_url ?? null,
-        mentions: await mentionsIn(access.circle._id, content, caller.userId),
-      },
-      ctxOf(ctx, caller.userId),
-    );
-    await settled(s, res.position);
-    const e = res.events[0];
-    if (!e) {
-      const existing = await getCirclePost(s.store, res.post_id);
-      if (!existing) throw notFound('Circle post', 'circle_post_not_found');
-      ctx.body = postView(existing);
-      return;
-    }
-    ctx.status = 201;
-    ctx.body = postView(Object.assign({ _id: e.data.post_id }, e.data, { reply_count: 0, reactions: {} }));
+    const res = await publishInCircle(s, ctx, caller, body);
+    if (res.created) ctx.status = 201;
+    ctx.body = res.post;
   });
 
   /** The post, if its circle is visible to the caller (404 otherwise). */
@@ -590,43 +664,14 @@ export function circleRoutes(router: Router, s: Services): void {
   mount(r, circleOperations.postBrewCirclesReplies, async (ctx) => {
     const caller = write(ctx);
     const body = validate<Static<typeof CreateReplyRequest>>(CreateReplyRequest, ctx.request.body);
-    const post = await getCirclePost(s.store, body.post_id);
-    if (!post) throw notFound('Circle post', 'circle_post_not_found');
-    const access = await circleOfTarget(s, String(post.circle_id), caller, 'post');
-    const content = body.content.trim();
-    if (!content) throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'content must not be blank', type: 'value_error.blank' }]);
-    const res = await addCircleReply(
-      s.bus,
-      post._id,
-      {
-        author_id: caller.userId,
-        author_name: await name(caller.userId),
-        is_member: access.member,
-        content,
-        parent_reply_id: body.parent_reply_id ?? null,
-        mentions: await mentionsIn(access.circle._id, content, caller.userId),
-      },
-      ctxOf(ctx, caller.userId),
-    );
-    await settled(s, res.position);
-    const reply = await getCircleReply(s.store, res.reply_id);
-    if (!reply) throw notFound('Reply', 'circle_reply_not_found');
     ctx.status = 201;
-    ctx.body = replyView(reply);
+    ctx.body = await replyToPost(s, ctx, caller, body);
   });
 
   mount(r, circleOperations.postBrewCirclesLinkPreview, async (ctx) => {
     write(ctx);
     const body = validate<Static<typeof LinkPreviewRequest>>(LinkPreviewRequest, ctx.request.body);
-    const refuse = (msg: string) => new ValidationFailed([{ loc: ['body', 'url'], msg, type: 'value_error.url' }]);
-    const problem = linkUrlProblem(body.url.trim(), s.config.webhookAllowLoopback);
-    if (problem) throw refuse(problem);
-    try {
-      ctx.body = await linkPreview(body.url.trim(), { resolver: s.resolver, allowLoopback: s.config.webhookAllowLoopback });
-    } catch (err) {
-      if (err instanceof RefusedTarget) throw refuse(err.message.replace('webhook_url', 'url'));
-      throw err;
-    }
+    ctx.body = await previewLink(s, body.url);
   });
 
   mount(r, circleOperations.getBrewCirclesCirclesByCircleIdMembersSearch, async (ctx) => {
@@ -662,19 +707,7 @@ export function circleRoutes(router: Router, s: Services): void {
   });
   mount(r, circleOperations.postBrewCirclesByCircleIdJoin, async (ctx) => {
     const caller = write(ctx);
-    const access = await visibleCircle(s.store, ctx.params.circle_id, caller);
-    const res = await joinCircle(s.bus, String(access.circle.community_id), access.circle._id, caller.userId, ctxOf(ctx, caller.userId));
-    await settled(s, res.position);
-    const e = res.events[0];
-    if (e?.type === 'CircleJoinRequested') {
-      ctx.body = { circle_id: access.circle._id, status: 'pending', request_id: e.data.request_id };
-      return;
-    }
-    if (!e && !access.member) {
-      ctx.body = { circle_id: access.circle._id, status: 'pending' };
-      return;
-    }
-    ctx.body = { circle_id: access.circle._id, status: 'joined' };
+    ctx.body = await joinCircleAs(s, ctx, caller, ctx.params.circle_id);
   });
   mount(r, circleOperations.getBrewCirclesByCircleIdMembers, async (ctx) => {
     const { circle } = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));

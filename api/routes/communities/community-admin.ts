@@ -16,6 +16,7 @@ import {
 } from '../../../commands/communities/actions.ts';
 import type { Actor } from '../../../commands/communities/community.ts';
 import { CODE_STATUSES, VISIBILITIES } from '../../../events/communities.ts';
+import type { CodeStatus, Visibility as VisibilityName } from '../../../events/communities.ts';
 import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import type { Caller } from '../../../queries/communities/communities.ts';
 import {
@@ -104,6 +105,131 @@ function oneOf<T extends string>(values: readonly T[], raw: unknown, name: strin
   if (typeof raw !== 'string' || !(values as readonly string[]).includes(raw))
     throw new ValidationFailed([{ loc: ['query', name], msg: `value must be one of: ${values.join(', ')}`, type: 'type_error.enum' }]);
   return raw as T;
+}
+
+/**
+ * The actions of the community-admin routes and of joining by code, shared with the member app's
+ * pages (api/routes/web/communities.ts): each checks the caller's role on the object's community
+ * (adminScope: 403 `community_admin_required` for a member who does not administer it) and runs
+ * the same command.
+ */
+
+/** Joins the community of an invite code (404 for an unknown code). */
+export async function joinByCode(s: Services, ctx: Context, userId: string, raw: string) {
+  const code = await codeByValue(s.store, raw.trim());
+  const r = await joinWithCode(s.bus, code ? { code_id: code._id, community_id: String(code.community_id) } : null, userId, commandContext(s, ctx, userId));
+  await settled(s, r.position);
+  const c = code ? await getCommunity(s.store, String(code.community_id)) : null;
+  if (!c) throw notFound('Community', 'community_not_found');
+  return { community: communityView(c), joined: r.events.length > 0, circles: (await circlesOf(s.store, c._id)).map((x) => circleView(x)) };
+}
+
+/** Removes a member from a community the caller administers (without `communityId`: the one they share). */
+export async function removeMember(s: Services, ctx: Context, caller: Caller, memberId: string, communityId?: string) {
+  const scope = await adminScope(s.store, caller, communityId);
+  if (scope.length !== 1 && !communityId) {
+    // Without community_id: the one community the caller administers that the member is in.
+    const inside = [];
+    for (const c of scope) if (await isCommunityMember(s.store, c._id, memberId)) inside.push(c);
+    scope.splice(0, scope.length, ...inside);
+  }
+  const community = scope[0];
+  if (!community) throw notFound('Member', 'not_community_member');
+  const res = await removeCommunityMember(s.bus, community._id, { actor: actorOf(caller), user_id: memberId }, commandContext(s, ctx, caller.userId));
+  await settled(s, res.position);
+  return { removed: true, user_id: memberId, community_id: community._id };
+}
+
+/** Creates an invite code of a community the caller administers. */
+export async function createCode(s: Services, ctx: Context, caller: Caller, body: Static<typeof CreateCodeRequest>) {
+  const [community] = await adminScope(s.store, caller, body.community_id);
+  const res = await createInviteCode(
+    s.bus,
+    community._id,
+    {
+      actor: actorOf(caller),
+      label: body.label?.trim() || null,
+      max_uses: body.max_uses ?? null,
+      expires_at: body.expires_at ? new Date(body.expires_at).toISOString() : null,
+    },
+    commandContext(s, ctx, caller.userId),
+  );
+  await settled(s, res.position);
+  const code = await getCode(s.store, res.code_id);
+  if (!code) throw notFound('Invite code', 'invite_code_not_found');
+  return codeView(code, s.config.publicBaseUrl);
+}
+
+/** Activates, pauses or revokes an invite code of a community the caller administers. */
+export async function setCodeStatus(s: Services, ctx: Context, caller: Caller, codeId: string, status: CodeStatus) {
+  const code = await getCode(s.store, codeId);
+  if (!code) {
+    await adminScope(s.store, caller);
+    throw notFound('Invite code', 'invite_code_not_found');
+  }
+  await adminScope(s.store, caller, String(code.community_id));
+  const res = await updateInviteCodeStatus(
+    s.bus,
+    String(code.community_id),
+    { actor: actorOf(caller), code_id: code._id, status },
+    commandContext(s, ctx, caller.userId),
+  );
+  await settled(s, res.position);
+  const after = await getCode(s.store, code._id);
+  return codeView(after ?? code, s.config.publicBaseUrl);
+}
+
+/** The QR code of an invite code's join link: PNG bytes, or SVG text. */
+export async function inviteQr(s: Services, code: string, format: 'png' | 'svg'): Promise<Buffer | string> {
+  const url = joinUrl(s.config.publicBaseUrl, code);
+  if (format === 'svg') return QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  return QRCode.toBuffer(url, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 320 });
+}
+
+/** A circle of a community the caller administers (404 before 403 only for admins). */
+export async function circleToAdminister(s: Services, caller: Caller, circleId: string, communityId?: string) {
+  const circle = await getCircle(s.store, circleId);
+  if (!circle) {
+    await adminScope(s.store, caller, communityId);
+    throw notFound('Circle', 'circle_not_found');
+  }
+  await adminScope(s.store, caller, String(circle.community_id));
+  return circle;
+}
+
+/** Sets the visibility of a circle of a community the caller administers. */
+export async function setVisibility(s: Services, ctx: Context, caller: Caller, circleId: string, visibility: VisibilityName, communityId?: string) {
+  const circle = await circleToAdminister(s, caller, circleId, communityId);
+  const res = await setCircleVisibility(
+    s.bus,
+    String(circle.community_id),
+    { actor: actorOf(caller), circle_id: circle._id, visibility },
+    commandContext(s, ctx, caller.userId),
+  );
+  await settled(s, res.position);
+  const after = await getCircle(s.store, circle._id);
+  return circleView(after ?? circle);
+}
+
+/** Approves or declines a circle join request of a community the caller administers, with the admin's note (at most 500 characters). */
+export async function decideRequest(s: Services, ctx: Context, caller: Caller, requestId: string, approve: boolean, rawNote: string, noteIn: 'query' | 'body') {
+  const note = rawNote.trim();
+  if (note.length > 500) throw new ValidationFailed([{ loc: [noteIn, 'admin_note'], msg: 'at most 500 characters', type: 'value_error.any_str.max_length' }]);
+  const request = await getJoinRequest(s.store, requestId);
+  if (!request) {
+    await adminScope(s.store, caller);
+    throw notFound('Join request', 'join_request_not_found');
+  }
+  await adminScope(s.store, caller, String(request.community_id));
+  const res = await answerJoinRequest(
+    s.bus,
+    { community_id: String(request.community_id), user_id: String(request.user_id) },
+    { actor: actorOf(caller), request_id: request._id, approve, admin_note: note },
+    commandContext(s, ctx, caller.userId),
+  );
+  await settled(s, res.position);
+  const after = await getJoinRequest(s.store, request._id);
+  return requestView(after ?? request);
 }
 
 export const communityAdminOperations = operations({
@@ -288,12 +414,7 @@ function communityRoutes(router: Router, s: Services): void {
   mount(join, communityAdminOperations.postCommunitiesJoin, async (ctx) => {
     const { userId } = requireUser(ctx);
     const body = validate<Static<typeof JoinCommunityRequest>>(JoinCommunityRequest, ctx.request.body);
-    const code = await codeByValue(s.store, body.code.trim());
-    const r = await joinWithCode(s.bus, code ? { code_id: code._id, community_id: String(code.community_id) } : null, userId, commandContext(s, ctx, userId));
-    await settled(s, r.position);
-    const c = code ? await getCommunity(s.store, String(code.community_id)) : null;
-    if (!c) throw notFound('Community', 'community_not_found');
-    ctx.body = { community: communityView(c), joined: r.events.length > 0, circles: (await circlesOf(s.store, c._id)).map((x) => circleView(x)) };
+    ctx.body = await joinByCode(s, ctx, userId, body.code);
   });
   router.use(join.routes());
 }
@@ -337,65 +458,20 @@ export function communityAdminRoutes(router: Router, s: Services): void {
 
   mount(r, communityAdminOperations.deleteAdminCommunityAdminMembersByMemberId, async (ctx) => {
     const caller = await adminCaller(ctx);
-    const scope = await adminScope(s.store, caller, str(ctx.query.community_id));
-    if (scope.length !== 1 && !str(ctx.query.community_id)) {
-      // Without community_id: the one community the caller administers that the member is in.
-      const inside = [];
-      for (const c of scope) if (await isCommunityMember(s.store, c._id, ctx.params.member_id)) inside.push(c);
-      scope.splice(0, scope.length, ...inside);
-    }
-    const community = scope[0];
-    if (!community) throw notFound('Member', 'not_community_member');
-    const res = await removeCommunityMember(
-      s.bus,
-      community._id,
-      { actor: actorOf(caller), user_id: ctx.params.member_id },
-      commandContext(s, ctx, caller.userId),
-    );
-    await settled(s, res.position);
-    ctx.body = { removed: true, user_id: ctx.params.member_id, community_id: community._id };
+    ctx.body = await removeMember(s, ctx, caller, ctx.params.member_id, str(ctx.query.community_id));
   });
 
   mount(r, communityAdminOperations.postAdminCommunityAdminCodes, async (ctx) => {
     const caller = await adminCaller(ctx);
     const body = validate<Static<typeof CreateCodeRequest>>(CreateCodeRequest, ctx.request.body);
-    const [community] = await adminScope(s.store, caller, body.community_id);
-    const res = await createInviteCode(
-      s.bus,
-      community._id,
-      {
-        actor: actorOf(caller),
-        label: body.label?.trim() || null,
-        max_uses: body.max_uses ?? null,
-        expires_at: body.expires_at ? new Date(body.expires_at).toISOString() : null,
-      },
-      commandContext(s, ctx, caller.userId),
-    );
-    await settled(s, res.position);
-    const code = await getCode(s.store, res.code_id);
-    if (!code) throw notFound('Invite code', 'invite_code_not_found');
     ctx.status = 201;
-    ctx.body = codeView(code, s.config.publicBaseUrl);
+    ctx.body = await createCode(s, ctx, caller, body);
   });
 
   mount(r, communityAdminOperations.putAdminCommunityAdminCodesByCodeId, async (ctx) => {
     const caller = await adminCaller(ctx);
     const body = validate<Static<typeof UpdateCodeStatusRequest>>(UpdateCodeStatusRequest, ctx.request.body);
-    const code = await getCode(s.store, ctx.params.code_id);
-    if (!code) {
-      await adminScope(s.store, caller);
-      throw notFound('Invite code', 'invite_code_not_found');
-    }
-    await adminScope(s.store, caller, String(code.community_id));
-    const res = await updateInviteCodeStatus(
-      s.bus,
-      String(code.community_id),
-      { actor: actorOf(caller), code_id: code._id, status: body.status },
-      commandContext(s, ctx, caller.userId),
-    );
-    await settled(s, res.position);
-    const after = await getCode(s.store, code._id);
-    ctx.body = codeView(after ?? code, s.config.publicBaseUrl);
+    ctx.body = await setCodeStatus(s, ctx, caller, ctx.params.code_id, body.status);
   });
 
   mount(r, communityAdminOperations.getAdminCommunityAdminCodeQrByCode, async (ctx) => {
@@ -406,16 +482,10 @@ export function communityAdminRoutes(router: Router, s: Services): void {
       throw notFound('Invite code', 'invite_code_not_found');
     }
     await adminScope(s.store, caller, String(code.community_id));
-    const url = joinUrl(s.config.publicBaseUrl, String(code.code));
     const format = oneOf(['png', 'svg'] as const, ctx.query.format, 'format', false) ?? 'png';
     ctx.set('Cache-Control', 'private, max-age=3600');
-    if (format === 'svg') {
-      ctx.type = 'image/svg+xml';
-      ctx.body = await QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-    } else {
-      ctx.type = 'image/png';
-      ctx.body = await QRCode.toBuffer(url, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 320 });
-    }
+    ctx.type = format === 'svg' ? 'image/svg+xml' : 'image/png';
+    ctx.body = await inviteQr(s, String(code.code), format);
   });
 
   mount(r, communityAdminOperations.getAdminCommunityAdminInviteAnalyticsByCommunityId, async (ctx) => {
@@ -442,29 +512,12 @@ export function communityAdminRoutes(router: Router, s: Services): void {
   });
 
   /** The circle named in the path, for an admin of its community (404 before 403 only for admins). */
-  const adminCircle = async (ctx: Context, caller: Caller) => {
-    const circle = await getCircle(s.store, ctx.params.circle_id);
-    if (!circle) {
-      await adminScope(s.store, caller, str(ctx.query.community_id));
-      throw notFound('Circle', 'circle_not_found');
-    }
-    await adminScope(s.store, caller, String(circle.community_id));
-    return circle;
-  };
+  const adminCircle = (ctx: Context, caller: Caller) => circleToAdminister(s, caller, ctx.params.circle_id, str(ctx.query.community_id));
 
   mount(r, communityAdminOperations.putAdminCommunityAdminCirclesByCircleIdVisibility, async (ctx) => {
     const caller = await adminCaller(ctx);
     const visibility = oneOf(VISIBILITIES, ctx.query.visibility, 'visibility', true) ?? 'community';
-    const circle = await adminCircle(ctx, caller);
-    const res = await setCircleVisibility(
-      s.bus,
-      String(circle.community_id),
-      { actor: actorOf(caller), circle_id: circle._id, visibility },
-      commandContext(s, ctx, caller.userId),
-    );
-    await settled(s, res.position);
-    const after = await getCircle(s.store, circle._id);
-    ctx.body = circleView(after ?? circle);
+    ctx.body = await setVisibility(s, ctx, caller, ctx.params.circle_id, visibility, str(ctx.query.community_id));
   });
 
   mount(r, communityAdminOperations.postAdminCommunityAdminCirclesByCircleIdMembers, async (ctx) => {
@@ -497,24 +550,8 @@ export function communityAdminRoutes(router: Router, s: Services): void {
 
   const decide = (approve: boolean) => async (ctx: Context) => {
     const caller = await adminCaller(ctx);
-    const note = typeof ctx.query.admin_note === 'string' ? ctx.query.admin_note.trim() : '';
-    if (note.length > 500)
-      throw new ValidationFailed([{ loc: ['query', 'admin_note'], msg: 'at most 500 characters', type: 'value_error.any_str.max_length' }]);
-    const request = await getJoinRequest(s.store, ctx.params.request_id);
-    if (!request) {
-      await adminScope(s.store, caller);
-      throw notFound('Join request', 'join_request_not_found');
-    }
-    await adminScope(s.store, caller, String(request.community_id));
-    const res = await answerJoinRequest(
-      s.bus,
-      { community_id: String(request.community_id), user_id: String(request.user_id) },
-      { actor: actorOf(caller), request_id: request._id, approve, admin_note: note },
-      commandContext(s, ctx, caller.userId),
-    );
-    await settled(s, res.position);
-    const after = await getJoinRequest(s.store, request._id);
-    ctx.body = requestView(after ?? request);
+    const note = typeof ctx.query.admin_note === 'string' ? ctx.query.admin_note : '';
+    ctx.body = await decideRequest(s, ctx, caller, ctx.params.request_id, approve, note, 'query');
   };
   mount(r, communityAdminOperations.postAdminCommunityAdminCircleRequestsByRequestIdApprove, decide(true));
   mount(r, communityAdminOperations.postAdminCommunityAdminCircleRequestsByRequestIdReject, decide(false));

@@ -443,7 +443,8 @@ export function pageRoutes(router: Router, s: Services): void {
       jsonLd: { '@type': 'WebPage', name: `Join ${String(community.name)}`, url },
       body: `<p>${esc(community.description)}</p>
 <p>Your invite code: <code class="invite">${esc(code.code)}</code>${code.status === 'active' ? '' : ` (${esc(code.status)})`}</p>
-<p>Sign in, then join with <code>POST /api/communities/join {"code": "${esc(code.code)}"}</code>.</p>`,
+<p><a href="/app/communities?code=${esc(encodeURIComponent(String(code.code)))}">Join ${esc(community.name)} in the app</a> (you sign in first if you are not signed in).</p>
+<p>An API client joins with <code>POST /api/communities/join {"code": "${esc(code.code)}"}</code>.</p>`,
     });
     ctx.set('Cache-Control', 'no-store');
   });

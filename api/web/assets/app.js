@@ -5,8 +5,16 @@
   document.addEventListener('submit', function (event) {
     var form = event.target;
     if (!(form instanceof HTMLFormElement) || event.defaultPrevented) return;
-    var button = form.querySelector('button[type="submit"], button:not([type])');
+    var button = event.submitter || form.querySelector('button[type="submit"], button:not([type])');
     if (!button) return;
+    // A disabled button sends no value: the pressed button's name and value go in a hidden field.
+    if (button.name) {
+      var field = document.createElement('input');
+      field.type = 'hidden';
+      field.name = button.name;
+      field.value = button.value;
+      form.appendChild(field);
+    }
     button.setAttribute('aria-busy', 'true');
     button.disabled = true;
     if (button.dataset.busy) button.textContent = button.dataset.busy;
