@@ -23,6 +23,7 @@ import { rebuildBenchmarks } from './rebuild.ts';
 
 import { circleBenchmarks } from './circles.ts';
 import { moderationBenchmarks } from './moderation.ts';
+import { scaleBenchmarks, scaleSectionOf, scaleSizes } from './scale.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -34,7 +35,7 @@ const say = (line: string) => {
 };
 
 /** Starts a server on a port free when picked; one that finds it taken meanwhile (EADDRINUSE) is started again on another. */
-async function spawnServer(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+async function spawnServer(args: string[], env: Record<string, string>, startTimeoutMs = 60_000): Promise<{ child: ChildProcess; url: string }> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const child = spawn(
@@ -62,7 +63,7 @@ async function spawnServer(args: string[], env: Record<string, string>): Promise
     let exited = false;
     child.once('exit', () => (exited = true));
     const url = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + startTimeoutMs;
     while (!exited) {
       const r = await request(url, 'GET', '/health').catch(() => null);
       if (r?.status === 200 && !exited) return { child, url };
@@ -919,6 +920,13 @@ async function main() {
 
       circles: () => circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION }),
       moderation: () => moderationBenchmarks(say),
+      scale: () =>
+        scaleBenchmarks(
+          say,
+          { spawnServer, stopServer, load, loadGet, rounds: ROUNDS, duration: DURATION },
+          scaleSizes(process.argv.slice(3)),
+          join(root, 'docs/PERFORMANCE.md'),
+        ),
     };
     const run = sections[only];
     if (!run) throw new Error(`unknown section ${only}: one of ${Object.keys(sections).join(', ')}`);
@@ -938,7 +946,9 @@ async function main() {
 
   await circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION });
   await moderationBenchmarks(say);
-  writeFileSync(join(root, 'docs/PERFORMANCE.md'), [...header, ...out, ...targets(http, appendRatio, replay, queries), ...NOTES, ''].join('\n'));
+  // The scale benchmark runs only when asked for (`npm run bench -- scale`): its part is kept.
+  const scale = scaleSectionOf(join(root, 'docs/PERFORMANCE.md'));
+  writeFileSync(join(root, 'docs/PERFORMANCE.md'), [...header, ...out, ...targets(http, appendRatio, replay, queries), ...NOTES, ...scale, ''].join('\n'));
 }
 
 main().then(
