@@ -67,7 +67,7 @@ export class AsOfIndex {
   #waiters: Array<{ position: number; resolve: () => void }> = [];
   readonly #cache: LRUCache<string, AsOfState>;
   /** Counters (tests, bench, metrics). */
-  readonly stats = { reads: 0, cacheHits: 0, folded: 0, lastFolded: 0, maxFolded: 0, lastFrom: 0 };
+  readonly stats = { reads: 0, cacheHits: 0, folded: 0, lastFolded: 0, maxFolded: 0, lastFrom: 0, indexed: 0 };
 
   constructor(
     private readonly log: EventLog,
@@ -238,6 +238,7 @@ export class AsOfIndex {
       const pending = db.prepare('INSERT OR IGNORE INTO versions (subject, pos, state) VALUES (?, ?, NULL)');
       const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
       const last = events[events.length - 1];
+      this.stats.indexed += events.length;
       // Mentions, and the versions due, in one transaction with the position; the versions' states
       // are folded after it (they read the log) and a start finishes any left pending.
       db.transaction(() => {

@@ -152,3 +152,33 @@ describe('as-of reads: who may ask, and how often', () => {
     expect((await svc.req('GET', path, { apiKey: a.api_key })).status).to.equal(200);
   });
 });
+
+describe('as-of reads: the index is kept across restarts', () => {
+  it('reads only the events it lacks after a restart, and answers the same', async function () {
+    this.timeout(300_000);
+    let svc = await startTestService({}, { workers: false });
+    const dataDir = svc.dataDir;
+    const a = await svc.register();
+    for (let i = 0; i < 20; i++) await svc.req('PATCH', '/api/protocol/me', { apiKey: a.api_key, body: { description: `before ${i}` } });
+    const head = (await svc.req('GET', '/api/health')).body.projection_position as number;
+    const path = `/api/protocol/agents/${a.agent_id}?as_of=${head}`;
+    const first = await svc.req('GET', path, { apiKey: a.api_key });
+    expect(first.status, first.text).to.equal(200);
+    expect(svc.running.services.asOf.stats.indexed).to.be.at.least(head - 5);
+    await svc.stop({ keepData: true });
+
+    svc = await startTestService({}, { workers: false, dataDir });
+    try {
+      await svc.req('PATCH', '/api/protocol/me', { apiKey: a.api_key, body: { description: 'after' } });
+      const again = await svc.req('GET', path, { apiKey: a.api_key });
+      expect(again.status, again.text).to.equal(200);
+      expect(again.body).to.deep.equal(first.body);
+      // The tail since the stop (the PATCH and whatever the start appended), not the whole log again.
+      expect(svc.running.services.asOf.stats.indexed)
+        .to.be.above(0)
+        .and.below(head / 2);
+    } finally {
+      await svc.stop();
+    }
+  });
+});

@@ -4,6 +4,7 @@
 // (a replay of the whole log), the heap and resident memory held, the write path and the feed read
 // against bare Koa on that data, as-of reads, a clean stop and the start after it, and the start
 // after a kill -9. The figures replace the generated "Scale" part of docs/PERFORMANCE.md.
+import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,6 +46,9 @@ export interface ScaleFigures {
   asOfIndexSeconds: number;
   asOfMedianMs: number;
   asOfMaxMs: number;
+  /** p99 of ordinary profile reads (10 connections) alone, and beside 20 connections of anonymous as-of reads. */
+  readP99Alone: number;
+  readP99BesideAnonymousAsOf: number;
   stopSeconds: number;
   cleanStartSeconds: number;
   cleanHeapMb: number;
@@ -160,6 +164,11 @@ async function oneSize(millions: number, h: ScaleHelpers, say: (line: string) =>
       if (r.status !== 200 && r.status !== 404) throw new Error(`as-of read at ${p}: ${r.status} ${r.text}`);
     }
 
+    // Ordinary reads alone, then beside 20 connections of anonymous as-of reads of the same profile.
+    const ordinary = () => autocannon({ url: `${svc.url}/api/protocol/agents/${subject}`, connections: 10, duration: h.duration });
+    const alone = await ordinary();
+    const [beside] = await Promise.all([ordinary(), autocannon({ url: svc.url + asOfPath(head), connections: 20, duration: h.duration })]);
+
     // A clean stop (the snapshot written), the start after it, then a kill -9 and the start after that.
     t = performance.now();
     await h.stopServer(svc.child);
@@ -196,6 +205,8 @@ async function oneSize(millions: number, h: ScaleHelpers, say: (line: string) =>
       asOfIndexSeconds,
       asOfMedianMs: median(asOfTimes),
       asOfMaxMs: Math.max(...asOfTimes),
+      readP99Alone: alone.latency.p99,
+      readP99BesideAnonymousAsOf: beside.latency.p99,
       stopSeconds,
       cleanStartSeconds,
       cleanHeapMb: mb(clean.heap),
@@ -240,13 +251,13 @@ export async function scaleBenchmarks(say: (line: string) => void, h: ScaleHelpe
   const lines = [
     `## Scale, \`npm run bench -- scale --sizes=${sizes.join(',')}\` (${when} UTC, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}, ${mb(os.totalmem())} MB)`,
     '',
-    `A generated network: min(100,000, events / 10) agents registered first, then the scale mix per 100 events (14 posts, 12 comments, 17 reactions, 5 comment upvotes, 2 boosts, 10 DMs, 17 heartbeats, 14 webhook deliveries, 5 follows, 1 contract opened and 2 of its transitions, 1 top-up), written into the event log's table in bulk; then the service (embedded default) started on it. Write path and feed read: autocannon, 50 connections, ${h.duration} s, ${h.rounds} rounds alternating with bare Koa (the median per-round ratio, and the service's median p99). As-of: the index built by the first read, then 50 reads of the first agent's profile at positions spread over the log. Starts: from spawning the process to \`/health\` 200.`,
+    `A generated network: min(100,000, events / 10) agents registered first, then the scale mix per 100 events (14 posts, 12 comments, 17 reactions, 5 comment upvotes, 2 boosts, 10 DMs, 17 heartbeats, 14 webhook deliveries, 5 follows, 1 contract opened and 2 of its transitions, 1 top-up), written into the event log's table in bulk; then the service (embedded default) started on it. Write path and feed read: autocannon, 50 connections, ${h.duration} s, ${h.rounds} rounds alternating with bare Koa (the median per-round ratio, and the service's median p99). As-of: the index built by the first read, then 50 reads of the first agent's profile at positions spread over the log, one at a time; then that profile read live by 10 connections for ${h.duration} s, alone and beside 20 connections asking for it anonymously with \`as_of\` (refused 401). Starts: from spawning the process to \`/health\` 200.`,
     '',
-    '| events | agents | fill s | first start s | heap MB | RSS MB (peak) | write ratio (p99 ms) | feed ratio (p99 ms) | as-of index s | as-of ms median (max) | clean stop s | start after clean stop s (heap, RSS MB) | start after kill -9 s |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| events | agents | fill s | first start s | heap MB | RSS MB (peak) | write ratio (p99 ms) | feed ratio (p99 ms) | as-of index s | as-of ms median (max) | profile read p99 ms alone / beside 20 anonymous as-of | clean stop s | start after clean stop s (heap, RSS MB) | start after kill -9 s |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...all.map(
       (f) =>
-        `| ${f.events.toLocaleString('en')} | ${f.agents.toLocaleString('en')} | ${f1(f.fillSeconds)} | ${f1(f.firstStartSeconds)} | ${f.heapMb} | ${f.rssMb} (${f.peakRssMb}) | ${f.writeRatio.toFixed(2)} (${f.writeP99}) | ${f.feedRatio.toFixed(2)} (${f.feedP99}) | ${f1(f.asOfIndexSeconds)} | ${f.asOfMedianMs.toFixed(1)} (${f.asOfMaxMs.toFixed(1)}) | ${f1(f.stopSeconds)} | ${f1(f.cleanStartSeconds)} (${f.cleanHeapMb}, ${f.cleanRssMb}) | ${f1(f.crashStartSeconds)} |`,
+        `| ${f.events.toLocaleString('en')} | ${f.agents.toLocaleString('en')} | ${f1(f.fillSeconds)} | ${f1(f.firstStartSeconds)} | ${f.heapMb} | ${f.rssMb} (${f.peakRssMb}) | ${f.writeRatio.toFixed(2)} (${f.writeP99}) | ${f.feedRatio.toFixed(2)} (${f.feedP99}) | ${f1(f.asOfIndexSeconds)} | ${f.asOfMedianMs.toFixed(1)} (${f.asOfMaxMs.toFixed(1)}) | ${f.readP99Alone} / ${f.readP99BesideAnonymousAsOf} | ${f1(f.stopSeconds)} | ${f1(f.cleanStartSeconds)} (${f.cleanHeapMb}, ${f.cleanRssMb}) | ${f1(f.crashStartSeconds)} |`,
     ),
   ];
   for (const line of lines) say(line);
