@@ -245,7 +245,11 @@ export async function scaleBenchmarks(say: (line: string) => void, h: ScaleHelpe
   checkAgainstSchemas(generateLog('scale', 20_000, 1_000));
   const progress = (line: string) => process.stdout.write(`${line}\n`);
   const all: ScaleFigures[] = [];
-  for (const millions of sizes) all.push(await oneSize(millions, h, progress));
+  const loads = [os.loadavg()[0]];
+  for (const millions of sizes) {
+    all.push(await oneSize(millions, h, progress));
+    loads.push(os.loadavg()[0]);
+  }
   const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
   const f1 = (x: number) => x.toFixed(1);
   const lines = [
@@ -260,6 +264,10 @@ export async function scaleBenchmarks(say: (line: string) => void, h: ScaleHelpe
         `| ${f.events.toLocaleString('en')} | ${f.agents.toLocaleString('en')} | ${f1(f.fillSeconds)} | ${f1(f.firstStartSeconds)} | ${f.heapMb} | ${f.rssMb} (${f.peakRssMb}) | ${f.writeRatio.toFixed(2)} (${f.writeP99}) | ${f.feedRatio.toFixed(2)} (${f.feedP99}) | ${f1(f.asOfIndexSeconds)} | ${f.asOfMedianMs.toFixed(1)} (${f.asOfMaxMs.toFixed(1)}) | ${f.readP99Alone} / ${f.readP99BesideAnonymousAsOf} | ${f1(f.stopSeconds)} | ${f1(f.cleanStartSeconds)} (${f.cleanHeapMb}, ${f.cleanRssMb}) | ${f1(f.crashStartSeconds)} |`,
     ),
   ];
+  lines.push(
+    '',
+    `The machine's load average (1 minute) before and after each size: ${loads.map((l) => l.toFixed(1)).join(', ')}, on ${os.cpus().length} cores shared with other work; times and ratios move with it.`,
+  );
   for (const line of lines) say(line);
   writeScaleSection(file, lines);
   return all;
