@@ -1,18 +1,38 @@
-// `?as_of=<position or ISO time>` on the reads that support it: the read models those reads use,
-// folded from the log up to that position (projections/as-of.ts). Without the parameter: the live store.
+// `?as_of=<position or ISO time>` on the reads that support it: the read models those reads use, as
+// they were at that position, for one subject (the agent or contract read). Authenticated callers
+// only, counted against LIMITS.as_of_reads; each read folds at most the index's `every` events from
+// the subject's nearest stored version (projections/as-of-index.ts). Without the parameter: the live store.
 import type { Context } from 'koa';
-import { ValidationFailed } from '../events/kernel/errors.ts';
-import { foldAsOf, positionAt } from '../projections/as-of.ts';
+import { DomainError, ValidationFailed } from '../events/kernel/errors.ts';
+import { AsOfUnavailable } from '../projections/as-of-index.ts';
+import { positionAt } from '../projections/as-of.ts';
 import { allProjections } from '../projections/index.ts';
 import type { ReadStore } from '../projections/store/port.ts';
+import { principalOf } from './auth.ts';
+import { LIMITS } from './rate-limit.ts';
 import type { Services } from './services.ts';
 
 const invalid = (msg: string) => new ValidationFailed([{ loc: ['query', 'as_of'], msg, type: 'value_error.as_of' }]);
 
-/** The position `as_of` names (a position, or the last event at or before an ISO time), or null when absent. */
+/** How long a read waits for the as-of index to reach its position before answering 503. */
+export const AS_OF_WAIT_MS = 5_000;
+
+/**
+ * The position `as_of` names (a position, or the last event at or before an ISO time), or null
+ * when absent. An anonymous caller is refused (401) and every as-of read is counted against the
+ * caller's budget (429 with Retry-After when spent), before the value is looked at.
+ */
 export async function asOfPosition(s: Services, ctx: Context): Promise<number | null> {
   const raw = ctx.query.as_of;
   if (raw === undefined) return null;
+  const principal = principalOf(ctx);
+  if (!principal)
+    throw new DomainError(
+      401,
+      'as_of_requires_auth',
+      'as_of needs an API key (X-API-Key) or a bearer token: as-of reads are for authenticated callers, counted against a read budget',
+    );
+  s.limiter.hit(LIMITS.as_of_reads, principal.kind === 'agent' ? principal.agentId : `user:${principal.userId}`, ctx);
   if (typeof raw !== 'string' || raw === '') throw invalid('as_of must be a log position or an ISO 8601 time');
   const head = await s.log.headPosition();
   if (/^\d{1,16}$/.test(raw)) {
@@ -26,17 +46,33 @@ export async function asOfPosition(s: Services, ctx: Context): Promise<number | 
 }
 
 /**
- * The store to answer from: the live one, or (with `as_of`) the named projections folded up to
- * that position. The answer then carries `X-As-Of-Position`.
+ * The store to answer from: the live one, or (with `as_of`) the documents of `subject` in the named
+ * projections as they were at that position. The answer then carries `X-As-Of-Position`. Only the
+ * subject's documents are exact in it: the read must read no other, or name the others with
+ * `related` (given the subject's state, the further subjects whose documents the read reads).
  */
-export async function storeAsOf(s: Services, ctx: Context, projections: string[]): Promise<ReadStore> {
+export async function storeAsOf(
+  s: Services,
+  ctx: Context,
+  projections: string[],
+  subject: string,
+  related?: (store: ReadStore) => Promise<string[]>,
+): Promise<ReadStore> {
   const position = await asOfPosition(s, ctx);
   if (position === null) return s.store;
+  if (!(await s.asOf.reach(position, AS_OF_WAIT_MS))) {
+    ctx.set('Retry-After', String(AS_OF_WAIT_MS / 1000));
+    throw new DomainError(503, 'as_of_unavailable', 'The as-of index is still reading the log up to that position; retry shortly');
+  }
   ctx.set('X-As-Of-Position', String(position));
   ctx.set('Cache-Control', 'no-store');
-  return foldAsOf(
-    s.log,
-    allProjections.filter((p) => projections.includes(p.name)),
-    position,
-  );
+  try {
+    const chosen = allProjections.filter((p) => projections.includes(p.name));
+    const state = await s.asOf.stateAt(chosen, [subject], position);
+    const more = related ? await related(state.store) : [];
+    return more.length === 0 ? state.store : (await s.asOf.stateAt(chosen, [subject, ...more], position)).store;
+  } catch (err) {
+    if (err instanceof AsOfUnavailable) throw new DomainError(503, 'as_of_unavailable', err.message);
+    throw err;
+  }
 }

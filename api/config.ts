@@ -32,6 +32,8 @@ export interface Config {
   sqliteSynchronous: 'FULL' | 'NORMAL';
   /** How often a background thread checkpoints the SQLite WAL (ms); 0: the writer does it inside commits. */
   sqliteCheckpointIntervalMs: number;
+  /** As-of reads: a stored version of a subject every this many of its events, the most one as-of read folds. */
+  asOfEvery: number;
   /** Server secret for keyed hashes and secret encryption; generated into DATA_DIR when unset. */
   secretKey: string | null;
   /** HS256 key for access and refresh tokens; derived from the server secret when unset. */
@@ -188,6 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     sqliteSynchronous: sync,
     sqliteCheckpointIntervalMs: integer(env, 'SQLITE_CHECKPOINT_INTERVAL_MS', 10, 0, 60_000),
+    asOfEvery: integer(env, 'AS_OF_EVERY', 500, 2, 100_000),
     secretKey,
     jwtSecret,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

@@ -297,7 +297,11 @@ const QUERY_PARAMS: Record<string, Schema> = {
   skip: integerQuery(`How many items to skip, from 0 to ${MAX_SKIP} (default 0).`, { minimum: 0, maximum: MAX_SKIP, default: 0 }),
   after: { type: 'string', description: 'Resume after this cursor (next_cursor of an earlier answer; 0 for the beginning).' },
   cursor: { type: 'string', description: 'The next_cursor of an earlier answer (newest-first lists).' },
-  as_of: { type: 'string', description: 'Answer as of a log position or an ISO 8601 time (the read models folded up to it; X-As-Of-Position).' },
+  as_of: {
+    type: 'string',
+    description:
+      'Answer as of a log position or an ISO 8601 time (X-As-Of-Position). Authenticated callers only (anonymous: 401 as_of_requires_auth), 30 per minute per caller (429 with Retry-After). Cost bounded whatever the log\'s length: the subject\'s nearest stored version plus at most AS_OF_EVERY (default 500) of its events folded; answers cached per position (docs/OPERATIONS.md "As-of reads").',
+  },
   since: { type: 'string', description: 'Only items created at or after this instant (ISO 8601).' },
 };
 

@@ -123,6 +123,8 @@ export function setHeaders(ctx: Context, s: LimitStatus): void {
 export const LIMITS = {
   writes: { name: 'writes', points: 60, windowMs: 60_000 },
   reads: { name: 'reads', points: 600, windowMs: 60_000 },
+  /** `?as_of=` reads per caller (each folds at most AS_OF_EVERY events, docs/OPERATIONS.md "As-of reads"). */
+  as_of_reads: { name: 'as_of_reads', points: 30, windowMs: 60_000 },
   registrations: { name: 'registrations', points: 5, windowMs: 3600_000 },
   refused_registrations: { name: 'refused_registrations', points: 30, windowMs: 3600_000 },
   /** Registrations refused because the owner e-mail holds an agent: the answer says the address is in use, so asking is rationed. */

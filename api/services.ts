@@ -41,6 +41,7 @@ import { paymentMode, resolveServerSecret } from './config.ts';
 import type { IdempotencyStore } from './idempotency.ts';
 import { MongoIdempotencyStore, SqliteIdempotencyStore } from './idempotency.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { AsOfIndex } from '../projections/as-of-index.ts';
 import { Foreground } from '../events/kernel/foreground.ts';
 
 export interface Services {
@@ -82,6 +83,8 @@ export interface Services {
   metrics: Metrics;
   /** The requests in flight (the front middleware counts them); background work yields to them. */
   foreground: Foreground;
+  /** The as-of index (DATA_DIR/as-of.sqlite), opened by the first as-of read. */
+  asOf: AsOfIndex;
   /** One-projection rebuilds of the running read models (admin routes). */
   rebuilds: ProjectionRebuilds;
   closers: Array<() => Promise<void>>;
@@ -206,6 +209,11 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   const secrets = new SecretBox(serverSecret);
   const tokens = new TokenService(serverSecret, config.jwtSecret, () => clock.now());
   const bus = new CommandBus(log, clock);
+  const asOfPath = join(config.dataDir, 'as-of.sqlite');
+  const asOf = new AsOfIndex(log, asOfPath, { every: config.asOfEvery, beforeOpen: () => ensurePrivateFile(asOfPath) }, (err) =>
+    logger.error({ err }, 'as-of index: a batch failed'),
+  );
+  closers.unshift(() => asOf.close());
   const rest = () => {
     const mode = paymentMode(config);
     const sandbox = mode === 'sandbox' ? new SandboxPaymentProvider(serverSecret) : null;
@@ -239,6 +247,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
       sqlitePath,
       resolver: systemResolver,
       blobs: new LocalBlobStore(join(config.dataDir, 'blobs')),
+      asOf,
       closers,
     };
   };

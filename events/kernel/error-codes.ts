@@ -31,6 +31,10 @@ export const ERROR_CODES = {
   unauthorized: { status: 401, meaning: 'Missing, malformed, revoked or wrong API key or bearer token (or the route needs the other kind).' },
   invalid_credentials: { status: 401, meaning: 'Wrong e-mail or password.' },
   refresh_token_reused: { status: 401, meaning: 'A refresh token was presented twice; the session is revoked, sign in again.' },
+  as_of_requires_auth: {
+    status: 401,
+    meaning: "An `as_of` read was asked anonymously: as-of reads need an API key or a bearer token and count against the caller's as-of read budget.",
+  },
   no_linked_agent: { status: 401, meaning: 'The signed-in user has no active agent linked, and the route acts as an agent.' },
   invalid_payment_signature: { status: 401, meaning: "The payment signature is not the provider's HMAC-SHA256 of `order_id|payment_id`; nothing was granted." },
   // 402
@@ -219,6 +223,10 @@ export const ERROR_CODES = {
   internal_error: { status: 500, meaning: 'An unexpected failure; the body carries no internals, quote `request_id` when reporting it.' },
   method_not_supported: { status: 501, meaning: 'The HTTP method is not supported by the service.' },
   service_unavailable: { status: 503, meaning: 'A data store is unavailable; retry shortly.' },
+  as_of_unavailable: {
+    status: 503,
+    meaning: 'The as-of index has not yet read the log up to the position asked for (it is catching up); `Retry-After` says when to retry.',
+  },
   payments_unavailable: {
     status: 503,
     meaning: 'No payment provider is configured and the sandbox is off (NODE_ENV=production without PAYMENTS_SANDBOX=1): nothing can be ordered or paid.',

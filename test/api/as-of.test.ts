@@ -91,7 +91,8 @@ describe('as-of reads (?as_of=<position or ISO time>)', () => {
     for (const step of recorded) {
       svc.clock.set(step.at); // fields computed from the clock are those of the recording
       for (const [name, r] of Object.entries(reads())) {
-        const asOf = await svc.req('GET', `${r.path}?as_of=${step.position}`, { apiKey: r.key });
+        // as_of needs a caller: the public reads are asked with a's key (their answers do not depend on it).
+        const asOf = await svc.req('GET', `${r.path}?as_of=${step.position}`, { apiKey: r.key ?? a.api_key });
         same(asOf, step.answers[name], `${name} at ${step.position}`);
         expect(asOf.headers['x-as-of-position']).to.equal(String(step.position));
       }
@@ -103,17 +104,17 @@ describe('as-of reads (?as_of=<position or ISO time>)', () => {
     for (const step of recorded.slice(1)) {
       svc.clock.set(step.at);
       // Each step's events occurred at its clock, one minute after the previous recording.
-      const asOf = await svc.req('GET', `/api/protocol/agents/${a.agent_id}?as_of=${encodeURIComponent(step.at)}`);
+      const asOf = await svc.req('GET', `/api/protocol/agents/${a.agent_id}?as_of=${encodeURIComponent(step.at)}`, { apiKey: b.api_key });
       same(asOf, step.answers.profile, `profile at ${step.at}`);
     }
   });
 
   it('refuses a position past the head and a value that is neither (422)', async () => {
     const head = await svc.running.services.log.headPosition();
-    const past = await svc.req('GET', `/api/protocol/agents/${a.agent_id}?as_of=${head + 1}`);
+    const past = await svc.req('GET', `/api/protocol/agents/${a.agent_id}?as_of=${head + 1}`, { apiKey: a.api_key });
     expect(past.status).to.equal(422);
     expect(past.body.code).to.equal('validation_failed');
-    expect((await svc.req('GET', `/api/protocol/agents/${a.agent_id}?as_of=yesterday`)).status).to.equal(422);
+    expect((await svc.req('GET', `/api/protocol/agents/${a.agent_id}?as_of=yesterday`, { apiKey: a.api_key })).status).to.equal(422);
   });
 });
 

@@ -25,6 +25,7 @@ import { circleBenchmarks } from './circles.ts';
 import { moderationBenchmarks } from './moderation.ts';
 import { writeReport, type SuiteReport } from './report.ts';
 import { siteBenchmarks } from './site.ts';
+import { scaleBenchmarks, scaleSizes } from './scale.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -37,7 +38,7 @@ const say = (line: string) => {
 };
 
 /** Starts a server on a port free when picked; one that finds it taken meanwhile (EADDRINUSE) is started again on another. */
-async function spawnServer(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+async function spawnServer(args: string[], env: Record<string, string>, startTimeoutMs = 60_000): Promise<{ child: ChildProcess; url: string }> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const child = spawn(
@@ -65,7 +66,7 @@ async function spawnServer(args: string[], env: Record<string, string>): Promise
     let exited = false;
     child.once('exit', () => (exited = true));
     const url = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + startTimeoutMs;
     while (!exited) {
       const r = await request(url, 'GET', '/health').catch(() => null);
       if (r?.status === 200 && !exited) return { child, url };
@@ -870,9 +871,18 @@ async function main() {
       circles: () => circleBenchmarks(say, { spawnServer, stopServer, load, rounds: ROUNDS, duration: DURATION }),
       moderation: () => moderationBenchmarks(say),
       site: () => siteBenchmarks(say, { spawnServer, stopServer, loadGet, rounds: ROUNDS, duration: DURATION, root }),
+      scale: () =>
+        scaleBenchmarks(
+          say,
+          { spawnServer, stopServer, load, loadGet, rounds: ROUNDS, duration: DURATION },
+          scaleSizes(process.argv.slice(3)),
+          join(root, 'docs/PERFORMANCE.md'),
+        ),
     };
     const run = sections[only];
     if (!run) throw new Error(`unknown section ${only}: one of ${Object.keys(sections).join(', ')}`);
+    // The scale benchmark writes its own part of the document (after the bench markers), which a full run keeps.
+    if (only === 'scale') return void (await run());
     await suite(only, run);
     // BENCH_WRITE=0: print the figures without writing them into the document.
     if (process.env.BENCH_WRITE === '0') return;

@@ -24,11 +24,32 @@ export const MIX: Array<[type: string, per100: number]> = [
   ['WebhookDeliveryAttempted', 8],
 ];
 
+/**
+ * The scale benchmark's mix (test/bench/scale.ts), per 100 events after its agents are registered:
+ * the replay mix's everyday writes (its registrations given to posts) with follows, contracts (each
+ * opened, then accepted, started, delivered and completed) and credit top-ups.
+ */
+export const SCALE_MIX: Array<[type: string, per100: number]> = [
+  ['PostPublished', 14],
+  ['CommentAdded', 12],
+  ['PostReactionToggled', 17],
+  ['CommentUpvoteToggled', 5],
+  ['SignalBoosted', 2],
+  ['DirectMessageSent', 10],
+  ['AgentHeartbeatReceived', 17],
+  ['WebhookDeliveryQueued', 7],
+  ['WebhookDeliveryAttempted', 7],
+  ['AgentFollowed', 5],
+  ['ContractOpened', 1],
+  ['ContractTransitioned', 2],
+  ['CreditsToppedUp', 1],
+];
+
 const ROOMS = ['lead-gen', 'investor-connect', 'b2b-sales', 'talent-matching', 'founder-matching', null];
 const hex = (n: number) => n.toString(16).padStart(64, '0');
 const BASE32 = '0123456789abcdefghjkmnpqrstvwxyz';
 /** Ids shaped like the service's (prefix and 20 random-looking base32 chars), deterministic per n. */
-const id = (prefix: string, n: number) => {
+export const id = (prefix: string, n: number) => {
   const digest = createHash('sha1').update(`${prefix}${n}`).digest();
   let out = `${prefix}_`;
   for (let i = 0; i < 20; i++) out += BASE32[digest[i] & 31];
@@ -40,7 +61,7 @@ export interface GeneratedEvent extends NewEvent {
 }
 
 /** A deterministic generator of `count` events (the same log for the same arguments). */
-export function* generateLog(kind: 'mix' | 'posts', count: number): Generator<GeneratedEvent> {
+export function* generateLog(kind: 'mix' | 'posts' | 'scale', count: number, scaleAgents = 100_000): Generator<GeneratedEvent> {
   let seed = 42;
   const random = () => {
     seed = (seed * 1103515245 + 12345) % 2147483648;
@@ -51,6 +72,10 @@ export function* generateLog(kind: 'mix' | 'posts', count: number): Generator<Ge
   const posts: Array<{ id: string; author: string; room: string | null }> = [];
   const comments: Array<{ id: string; post: string }> = [];
   const deliveries: Array<{ id: string; agent: string }> = [];
+  const contracts: Array<{ id: string; requester: string; provider: string; state: number }> = [];
+  let openContract = 0; // the first contract not yet completed
+  let follows = 0;
+  let topups = 0;
   let n = 0;
   const t0 = 1_780_000_000_000;
   const at = () => new Date(t0 + n * 1000).toISOString();
@@ -66,7 +91,7 @@ export function* generateLog(kind: 'mix' | 'posts', count: number): Generator<Ge
     metadata: { actor: null, request_id: null, correlation_id: null, causation_id: randomUUID(), occurred_at: at(), schema_version: schemaVersionOf(type) },
   });
   const wheel: string[] = [];
-  for (const [type, k] of MIX) for (let i = 0; i < k; i++) wheel.push(type);
+  for (const [type, k] of kind === 'scale' ? SCALE_MIX : MIX) for (let i = 0; i < k; i++) wheel.push(type);
 
   const register = (): GeneratedEvent => {
     const agent = { id: id('agt', agents.length), name: `Agent ${agents.length}`, balance: 1_000_000_000 };
@@ -106,7 +131,7 @@ export function* generateLog(kind: 'mix' | 'posts', count: number): Generator<Ge
     });
   };
 
-  const startAgents = kind === 'posts' ? 5000 : 2000;
+  const startAgents = kind === 'posts' ? 5000 : kind === 'scale' ? scaleAgents : 2000;
   while (n < count) {
     let e: GeneratedEvent;
     if (agents.length < startAgents) e = register();
@@ -183,6 +208,77 @@ export function* generateLog(kind: 'mix' | 'posts', count: number): Generator<Ge
             sent_at: at(),
             charge: charge(actor, 'dm', 250),
             owner_user_id: null,
+          });
+          break;
+        }
+        case 'AgentFollowed': {
+          // Distinct pairs: the i-th follow is agent i's follow of the agent a fixed stride away.
+          const follower = agents[follows % agents.length];
+          const followed = agents[(follows + 1 + Math.floor(follows / agents.length) * 7919) % agents.length];
+          follows++;
+          e = event('AgentFollowed', `follow-${follower.id}:${followed.id}`, { agent_id: follower.id, followed_agent_id: followed.id, followed_at: at() });
+          break;
+        }
+        case 'ContractOpened': {
+          const provider = pick(agents);
+          const c = { id: id('ctr', contracts.length), requester: actor.id, provider: provider.id, state: 0 };
+          contracts.push(c);
+          e = event('ContractOpened', `contract-${c.id}`, {
+            contract_id: c.id,
+            intent_id: id('lst', contracts.length),
+            response_id: id('rsp', contracts.length),
+            requester_id: c.requester,
+            provider_id: c.provider,
+            title: `Contract number ${contracts.length}`,
+            price: 250,
+            pricing_type: 'fixed',
+            proposed_price: null,
+            listing_position: 1,
+            response_position: 1,
+            opened_at: at(),
+          });
+          break;
+        }
+        case 'ContractTransitioned': {
+          const c = contracts[openContract];
+          if (c === undefined) {
+            e = post();
+            break;
+          }
+          const steps = [
+            ['accept', 'open', 'accepted', 'provider'],
+            ['start', 'accepted', 'in_progress', 'provider'],
+            ['deliver', 'in_progress', 'delivered', 'provider'],
+            ['complete', 'delivered', 'completed', 'requester'],
+          ] as const;
+          const [action, from, to, role] = steps[c.state];
+          c.state++;
+          if (c.state === steps.length) openContract++;
+          e = event('ContractTransitioned', `contract-${c.id}`, {
+            contract_id: c.id,
+            requester_id: c.requester,
+            provider_id: c.provider,
+            action,
+            from,
+            to,
+            actor_id: role === 'provider' ? c.provider : c.requester,
+            actor_role: role,
+            note: null,
+            rating: action === 'complete' ? 5 : null,
+            at: at(),
+          });
+          break;
+        }
+        case 'CreditsToppedUp': {
+          actor.balance += 50_000;
+          topups++;
+          e = event('CreditsToppedUp', `payment-order-ord_${topups}`, {
+            agent_id: actor.id,
+            order_id: `ord_${topups}`,
+            payment_id: `pay_${topups}`,
+            amount_mc: 50_000,
+            balance_after_mc: actor.balance,
+            granted_at: at(),
           });
           break;
         }

@@ -19,14 +19,14 @@ const REPLAY_N = Number(process.env.BENCH_REPLAY_EVENTS ?? 500_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 /** Writes `count` generated events into a new SQLite log file (raw inserts, one transaction per 50k). */
-export async function fill(path: string, kind: 'mix' | 'posts', count: number): Promise<void> {
+export async function fill(path: string, kind: 'mix' | 'posts' | 'scale', count: number, scaleAgents?: number): Promise<void> {
   const log = SqliteEventLog.open({ path });
   await log.close(); // creates the schema
   const db = new Database(path);
   const ins = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
   const revisions = new Map<string, number>();
-  const it = generateLog(kind, count);
-  checkAgainstSchemas(generateLog(kind, Math.min(count, 20_000)));
+  const it = generateLog(kind, count, scaleAgents);
+  checkAgainstSchemas(generateLog(kind, Math.min(count, 20_000), scaleAgents));
   const batch = db.transaction((n: number) => {
     for (let i = 0; i < n; i++) {
       const r = it.next();

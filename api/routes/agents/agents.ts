@@ -294,7 +294,7 @@ export function agentRoutes(router: Router, s: Services): void {
   });
 
   mount(agents, agentOperations.getProtocolAgentsById, async (ctx) => {
-    const store = await storeAsOf(s, ctx, ['agents', 'presence']);
+    const store = await storeAsOf(s, ctx, ['agents', 'presence'], ctx.params.id);
     const agent = await getPublicAgent(store, ctx.params.id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     ctx.body = { ...publicAgent(agent, base()), status: (await agentStatus(store, agent, s.clock.now())).status };

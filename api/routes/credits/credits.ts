@@ -81,7 +81,7 @@ export function creditRoutes(router: Router, s: Services): void {
   mount(account, creditOperations.getProtocolAgentsByAgentIdCredits, async (ctx) => {
     const requester = requireApiKey(ctx);
     requireSelf(ctx, ctx.params.agent_id, requester);
-    const agent = await getAgent(await storeAsOf(s, ctx, ['agents']), requester);
+    const agent = await getAgent(await storeAsOf(s, ctx, ['agents'], requester), requester);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     ctx.body = creditAccount(agent);
   });

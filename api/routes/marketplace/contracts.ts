@@ -106,7 +106,7 @@ export function contractRoutes(router: Router, s: Services): void {
   const detail = (family: Family) => async (ctx: Context) => {
     const agentId = caller(family, ctx);
     const live = await visible(ctx.params.id, agentId);
-    const store = await storeAsOf(s, ctx, ['contracts']);
+    const store = await storeAsOf(s, ctx, ['contracts'], ctx.params.id);
     const doc = store === s.store ? live : await getContract(store, ctx.params.id);
     if (!doc) throw notFound('Contract', 'contract_not_found');
     ctx.body = contractView(doc);

@@ -13,6 +13,7 @@ import { requireAgent, requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { storeAsOf } from '../../as-of.ts';
+import type { ReadStore } from '../../../projections/store/port.ts';
 import { validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
@@ -203,8 +204,12 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   mount(protocolAgents, socialGraphOperations.deleteProtocolAgentsByIdFollow, follow(false));
   mount(protocolAgents, socialGraphOperations.getProtocolAgentsByIdFollowers, list('followers'));
   mount(protocolAgents, socialGraphOperations.getProtocolAgentsByIdFollowing, list('following'));
+  /** The agents who stamped an agent: whether each is public decides whether its stamp is shown. */
+  const stampers = (agentId: string) => async (store: ReadStore) => [
+    ...new Set((await store.collection('trust_stamps').find({ target_agent_id: agentId })).map((d) => d.agent_id as string)),
+  ];
   mount(protocolAgents, socialGraphOperations.getProtocolAgentsByIdTrustStamps, async (ctx) => {
-    const store = await storeAsOf(s, ctx, ['agents', 'trust_stamps']);
+    const store = await storeAsOf(s, ctx, ['agents', 'trust_stamps'], ctx.params.id, stampers(ctx.params.id));
     const agent = await getPublicAgent(store, ctx.params.id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     ctx.body = { agent_id: agent._id, ...(await trustStampsOf(store, agent._id)) };
@@ -278,7 +283,7 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   });
   mount(bonds, socialGraphOperations.getAgentBondsByAgentId, async (ctx) => {
     const agentId = requireAgent(ctx);
-    const doc = await bondOf(await storeAsOf(s, ctx, ['bonds']), agentId, ctx.params.agent_id);
+    const doc = await bondOf(await storeAsOf(s, ctx, ['bonds'], agentId), agentId, ctx.params.agent_id);
     if (!doc) throw notFound('Bond', 'bond_not_found');
     ctx.body = { agent_id: ctx.params.agent_id, status: doc.state, bonded_at: doc.bonded_at ?? null, cooldown_until: doc.cooldown_until ?? null };
   });
