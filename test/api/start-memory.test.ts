@@ -99,6 +99,12 @@ describe('start memory check (embedded read store)', () => {
     });
   });
 
+  it('is on unless START_MEMORY_CHECK=0', () => {
+    expect(loadConfig({}).startMemoryCheck).to.equal(true);
+    expect(loadConfig({ START_MEMORY_CHECK: '0' }).startMemoryCheck).to.equal(false);
+    expect(() => loadConfig({ START_MEMORY_CHECK: 'maybe' })).to.throw(/START_MEMORY_CHECK/);
+  });
+
   describe('a start', function () {
     this.timeout(300_000);
     const EVENTS = 150_000;
