@@ -2,7 +2,7 @@
 // before it loads anything, with the figure and what to do; and the heap the start is given is
 // sized from the machine.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -10,6 +10,7 @@ import { loadConfig } from '../../api/config.ts';
 import { cgroupMemoryLimit, heapLimitFlag, machineMemory } from '../../api/heap-limit.ts';
 import { closeServices, openServices } from '../../api/services.ts';
 import { DEFAULT_BYTES_PER_EVENT, estimateStartMemory, HEAP_PER_SNAPSHOT_BYTE, StartRefused } from '../../api/start-memory.ts';
+import { peekSnapshot, writeSnapshot } from '../../projections/store/snapshot.ts';
 import { fill } from '../bench/replay.ts';
 import { bootServerProcess, startServerProcess } from '../helpers/process.ts';
 
@@ -97,6 +98,23 @@ describe('start memory check (embedded read store)', () => {
       expect(machineMemory(24 * GiB, null)).to.equal(24 * GiB);
       expect(machineMemory(24 * GiB, 64 * GiB)).to.equal(24 * GiB);
     });
+  });
+
+  it("reads a snapshot's size and position without loading it", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-network-peek-'));
+    try {
+      const path = join(dir, 'read-models.snapshot');
+      expect(peekSnapshot(path)).to.equal(null);
+      const docs = Array.from({ length: 100 }, (_, i) => ({ _id: `d${i}`, n: i }));
+      writeSnapshot(path, { fingerprint: 'f'.repeat(64), position: 4242, eventId: 'e1', createdAt: '2026-03-10T09:30:00.000Z' }, [
+        { name: 'things', indexes: [], docs, entries: [] },
+      ]);
+      expect(peekSnapshot(path)).to.deep.equal({ bytes: statSync(path).size, position: 4242 });
+      writeFileSync(path, 'not a snapshot at all');
+      expect(peekSnapshot(path)).to.equal(null);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('is on unless START_MEMORY_CHECK=0', () => {
