@@ -44,7 +44,7 @@ describe('events: keyword search terms', () => {
 });
 
 describe('events: search terms kept in read models', () => {
-  it('hold no view into the text they were cut from (a long word would keep the whole text alive)', function () {
+  it('hold no view into the text they were cut from (a long word, or an excerpt, would keep the whole text alive)', function () {
     this.timeout(60_000);
     const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/helpers/retained.ts'], { cwd: projectRoot, encoding: 'utf8' });
     expect(run.status, run.stderr).to.equal(0);

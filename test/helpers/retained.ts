@@ -1,6 +1,7 @@
 // Run by test/events/search-terms.test.ts in a child node with --expose-gc: the heap held by the
-// search terms of many long texts, per text, in bytes (printed as one JSON line).
+// search terms (and excerpts) of many long texts, per text, in bytes (printed as one JSON line).
 import { searchTerms as postTerms } from '../../events/feed.ts';
+import { ownCopy } from '../../events/kernel/text.ts';
 import { searchTerms as listingTerms } from '../../events/marketplace.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -16,6 +17,8 @@ const tokenisers: Record<string, (text: string) => string[]> = {
   ascii: (text) => postTerms(text),
   unicode: (text) => postTerms(`Café ${text}`),
   listing: (text) => listingTerms(text),
+  // A preview as notifications and thread lists keep one.
+  excerpt: (text) => [ownCopy(`${text.slice(0, 199)}…`)],
 };
 const out: Record<string, number> = {};
 /** Every tokeniser's terms stay alive to the end, so each measure counts only its own. */
