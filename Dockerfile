@@ -12,4 +12,6 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "--import", "tsx", "api/server.ts"]
+# The heap is sized from the container's memory limit (api/heap-limit.ts) unless NODE_OPTIONS sets
+# --max-old-space-size; the shell execs node, which stays PID 1 and gets the stop signal itself.
+CMD ["sh", "-c", "exec node $(node --import tsx api/heap-limit.ts) --import tsx api/server.ts"]

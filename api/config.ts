@@ -49,6 +49,11 @@ export interface Config {
    * that a crash soon after does not replay them again; 0: only clean stops write one.
    */
   readModelSnapshotAfterEvents: number;
+  /**
+   * Embedded read store only: before it loads anything, a start estimates the heap its read models
+   * will hold and refuses when the heap limit leaves too little (api/start-memory.ts); false skips it.
+   */
+  startMemoryCheck: boolean;
   /** Browser origins allowed by CORS (`CORS_ORIGINS`, comma-separated; `*` for any); empty: no CORS headers. */
   corsOrigins: string[];
   /** TRUST_PROXY=1: the client address comes from X-Forwarded-For (only behind a proxy that sets it). */
@@ -197,6 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
     readModelSnapshots: flag('READ_MODEL_SNAPSHOTS', true),
     trustProxy: flag('TRUST_PROXY'),
     readModelSnapshotAfterEvents: integer(env, 'READ_MODEL_SNAPSHOT_AFTER_EVENTS', 100_000, 0, Number.MAX_SAFE_INTEGER),
+    startMemoryCheck: flag('START_MEMORY_CHECK', true),
     corsOrigins,
     metricsToken,
     readyMaxLagEvents: integer(env, 'READY_MAX_LAG_EVENTS', 1000, 0, Number.MAX_SAFE_INTEGER),

@@ -12,6 +12,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import type { ServiceOverrides, Services } from './services.ts';
 import { StartAborted, closeServices, openServices } from './services.ts';
 import { StoreAlreadyServedError } from '../projections/store/remote.ts';
+import { StartRefused } from './start-memory.ts';
 
 /** The answer to every request before the service is ready (the body is drained first). */
 function answerStarting(req: IncomingMessage, res: ServerResponse): void {
@@ -187,6 +188,10 @@ async function main(): Promise<void> {
     if (err instanceof StartAborted) process.exit(0);
     if (err instanceof StoreAlreadyServedError) {
       process.stderr.write(`start refused: ${err.message}\n`);
+      process.exit(1);
+    }
+    if (err instanceof StartRefused) {
+      process.stderr.write(`${err.message}\n`);
       process.exit(1);
     }
     throw err;

@@ -30,6 +30,7 @@ import { StoreUnavailableError } from '../events/store/port.ts';
 import { ProjectionRebuilds, projectionLags } from '../projections/operations.ts';
 import { Metrics } from './metrics.ts';
 import { restoreReadModels, saveReadModels } from '../projections/snapshots.ts';
+import { peekSnapshot } from '../projections/store/snapshot.ts';
 import { openReadStore } from '../projections/store/index.ts';
 import { MemoryReadStore } from '../projections/store/memory.ts';
 import type { ReadStore } from '../projections/store/port.ts';
@@ -43,6 +44,8 @@ import { MongoIdempotencyStore, SqliteIdempotencyStore } from './idempotency.ts'
 import { RateLimiter } from './rate-limit.ts';
 import { AsOfIndex } from '../projections/as-of-index.ts';
 import { Foreground } from '../events/kernel/foreground.ts';
+import { machineMemory } from './heap-limit.ts';
+import { estimateStartMemory, StartRefused } from './start-memory.ts';
 
 export interface Services {
   config: Config;
@@ -105,6 +108,10 @@ export interface ServiceOverrides {
    * by default it logs and exits (status 1) so that its supervisor starts it again as a standby.
    */
   onLeaseLost?: () => void;
+  /** The start memory check's figures (tests): the heap's, by default v8.getHeapStatistics(). */
+  heapStatistics?: () => { heap_size_limit: number; used_heap_size: number };
+  /** The start memory check's figures (tests): the machine's memory, bytes. */
+  machineMemory?: number;
 }
 
 /** The Unix socket in DATA_DIR on which an embedded projector serves its read store to api and worker processes. */
@@ -292,6 +299,23 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     config.readModelSnapshots && store instanceof MemoryReadStore && log instanceof SqliteEventLog
       ? { store, path: join(config.dataDir, SNAPSHOT_FILE), from: 0 }
       : null;
+  if (store instanceof MemoryReadStore && config.startMemoryCheck) {
+    // Before anything loads: a start the heap cannot hold is refused now, not dead half-way.
+    const heap = (overrides.heapStatistics ?? getHeapStatistics)();
+    const estimate = estimateStartMemory({
+      heapLimit: heap.heap_size_limit,
+      heapUsed: heap.used_heap_size,
+      head: await log.headPosition(),
+      snapshot: config.readModelSnapshots ? peekSnapshot(join(config.dataDir, SNAPSHOT_FILE)) : null,
+      machineMemory: overrides.machineMemory ?? machineMemory(),
+    });
+    if (estimate.message !== null) {
+      logger.fatal(estimate.fields, estimate.message);
+      await closeClosers(closers, logger);
+      throw new StartRefused(estimate.message);
+    }
+    logger.info(estimate.fields, 'start memory estimate');
+  }
   if (snapshots) {
     const outcome = await restoreReadModels(snapshots.store, log, snapshots.path);
     if (outcome.kind === 'restored') {

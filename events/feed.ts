@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { sha256Hex } from './kernel/ids.ts';
+import { ownCopy } from './kernel/text.ts';
 import { AUTO_POST_SOURCES } from './matching.ts';
 import { FLAG_WEIGHTS } from './moderation.ts';
 import type { Event } from './types.ts';
@@ -347,6 +348,7 @@ export function extractHashtags(body: string): string[] {
 /**
  * Search terms of a text: NFKD without accents, lower case, runs of letters and digits of 2-40
  * characters, de-duplicated in order, at most `max`. Posts and queries are tokenised the same way.
+ * Each term is a string of its own (ownCopy): the read models keep them, not the text.
  */
 export function searchTerms(text: string, max = 32): string[] {
   const ascii = asciiSearchTerms(text, max);
@@ -357,7 +359,7 @@ export function searchTerms(text: string, max = 32): string[] {
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase();
   for (const m of plain.matchAll(/[\p{L}\p{N}]{2,40}/gu)) {
-    out.add(m[0]);
+    out.add(ownCopy(m[0]));
     if (out.size >= max) break;
   }
   return [...out];
@@ -380,14 +382,14 @@ function asciiSearchTerms(text: string, max: number): string[] | null {
     if (word) {
       if (start < 0) start = i;
       if (i - start + 1 === 40) {
-        out.add(lower.slice(start, i + 1));
+        out.add(ownCopy(lower.slice(start, i + 1)));
         if (out.size >= max) break;
         start = -1;
       }
       continue;
     }
     if (start >= 0 && i - start >= 2) {
-      out.add(lower.slice(start, i));
+      out.add(ownCopy(lower.slice(start, i)));
       if (out.size >= max) break;
     }
     start = -1;

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ownCopy } from './kernel/text.ts';
 import type { Event } from './types.ts';
 import { AgentId, Charge, Data, Hex64, IsoDate, Literals, Nullable } from './types.ts';
 
@@ -189,6 +190,7 @@ export const trustRunStream = (runId: string) => `trust-run-${runId}`;
 /**
  * The search terms of a listing (and of a query `q`): lower-case words of 2 to 40 letters or
  * digits, each once. The listings read model indexes them (multikey), so a search is an index range.
+ * Each is a string of its own (ownCopy), not a view into the text the read model would then keep.
  */
 export function searchTerms(text: string, max = 200): string[] {
   const terms = new Set<string>();
@@ -197,7 +199,7 @@ export function searchTerms(text: string, max = 200): string[] {
     .normalize('NFKC')
     .split(/[^\p{L}\p{N}]+/u)) {
     if (word.length < 2 || word.length > 40) continue;
-    terms.add(word);
+    terms.add(ownCopy(word));
     if (terms.size >= max) break;
   }
   return [...terms];

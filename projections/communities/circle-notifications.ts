@@ -1,6 +1,7 @@
 import { DEFAULT_SETTINGS_VALUES } from './settings.ts';
 import type { Doc } from '../store/port.ts';
 import { defineProjection } from '../types.ts';
+import { ownCopy } from '../../events/kernel/text.ts';
 
 type Kind = 'mention' | 'reply' | 'reaction' | 'join_request' | 'join_request_approved' | 'join_request_rejected';
 /** Which setting lets each kind through. */
@@ -75,7 +76,7 @@ export const circleNotificationsProjection = defineProjection({
           await notify(
             u,
             'mention',
-            { circle_id: d.circle_id, post_id: d.post_id, actor_id: d.author_id, actor_name: d.author_name, text: d.content.slice(0, 200) },
+            { circle_id: d.circle_id, post_id: d.post_id, actor_id: d.author_id, actor_name: d.author_name, text: ownCopy(d.content.slice(0, 200)) },
             d.published_at,
           );
         return;
@@ -88,7 +89,7 @@ export const circleNotificationsProjection = defineProjection({
           reply_id: d.reply_id,
           actor_id: d.author_id,
           actor_name: d.author_name,
-          text: d.content.slice(0, 200),
+          text: ownCopy(d.content.slice(0, 200)),
         };
         const told = new Set<string>([d.author_id]);
         const tell = async (u: string | null, kind: Kind) => {

@@ -1,4 +1,5 @@
 import { defineProjection } from '../types.ts';
+import { ownCopy } from '../../events/kernel/text.ts';
 
 /**
  * Group DMs: threads (`mesh_threads`), one membership document per participant ordered by the
@@ -28,7 +29,7 @@ export const meshThreadsProjection = defineProjection({
             participant_agent_ids: d.participant_agent_ids,
             created_at: d.created_at,
             last_message_at: d.created_at,
-            last_message_preview: d.first_message.slice(0, 140),
+            last_message_preview: ownCopy(d.first_message.slice(0, 140)),
             message_count: 1,
           },
         });
@@ -51,7 +52,7 @@ export const meshThreadsProjection = defineProjection({
       case 'MeshThreadMessagePosted': {
         const d = event.data;
         await threads.applyAt(d.thread_id, event.position, {
-          $set: { last_message_at: d.posted_at, last_message_preview: d.message.slice(0, 140) },
+          $set: { last_message_at: d.posted_at, last_message_preview: ownCopy(d.message.slice(0, 140)) },
           $inc: { message_count: 1 },
         });
         for (const p of d.participant_agent_ids) {

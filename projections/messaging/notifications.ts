@@ -1,5 +1,6 @@
 import type { Collection } from '../store/port.ts';
 import { defineProjection } from '../types.ts';
+import { ownCopy } from '../../events/kernel/text.ts';
 
 /** Notifications live 90 days (shared DECISIONS); the expiry is kept on each document. */
 export const NOTIFICATION_TTL_MS = 90 * 24 * 3600_000;
@@ -41,8 +42,8 @@ async function notify(
   });
 }
 
-/** The first 200 characters of the mentioning text, for the notification. */
-const excerpt = (text: string) => (text.length > 200 ? `${text.slice(0, 199)}…` : text);
+/** The first 200 characters of the mentioning text, for the notification: a string of its own (ownCopy), not a view holding the whole text. */
+const excerpt = (text: string) => (text.length > 200 ? ownCopy(`${text.slice(0, 199)}…`) : text);
 
 /**
  * The signal inbox: one document per notification, newest first per agent. Nobody is notified of

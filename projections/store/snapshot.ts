@@ -260,6 +260,36 @@ function isAlive(pid: number): boolean {
 }
 
 /**
+ * The size of a snapshot file and the position its header names, read without checking the rest
+ * (what a start's memory estimate needs before it loads anything). Null when there is no file or
+ * it does not begin like a snapshot of this format.
+ */
+export function peekSnapshot(path: string): { bytes: number; position: number } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const bytes = fstatSync(fd).size;
+    const head = Buffer.alloc(MAGIC.length + 4);
+    if (readSync(fd, head, 0, head.length, 0) !== head.length || !head.subarray(0, MAGIC.length).equals(MAGIC)) return null;
+    const len = head.readUInt32LE(MAGIC.length);
+    if (len > 1 << 20 || MAGIC.length + 4 + len > bytes) return null;
+    const body = Buffer.alloc(len);
+    if (readSync(fd, body, 0, len, head.length) !== len) return null;
+    const header = deserialize(body) as Partial<SnapshotHeader> | null;
+    const position = header?.position;
+    return header?.format === FORMAT && Number.isSafeInteger(position) && (position as number) > 0 ? { bytes, position: position as number } : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * Reads a snapshot file. Null when there is none; SnapshotRejected when it is damaged, of another
  * format, or made by other projection code (`fingerprint`). Nothing of a damaged file is returned:
  * the digest is checked before the collections are handed over.

@@ -1,6 +1,8 @@
 // Keyword search terms: the ASCII fast path must give exactly what the Unicode tokeniser gives.
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
 import { searchTerms } from '../../events/feed.ts';
+import { projectRoot } from '../helpers/process.ts';
 
 /** The general tokeniser, as searchTerms applies it to text with non-ASCII characters. */
 function unicodeTerms(text: string, max = 32): string[] {
@@ -38,5 +40,16 @@ describe('events: keyword search terms', () => {
 
   it('folds accents and keeps non-Latin letters (the Unicode path)', () => {
     expect(searchTerms('Café naïve Über 東京 Δelta')).to.deep.equal(['cafe', 'naive', 'uber', '東京', 'δelta']);
+  });
+});
+
+describe('events: search terms kept in read models', () => {
+  it('hold no view into the text they were cut from (a long word, or an excerpt, would keep the whole text alive)', function () {
+    this.timeout(60_000);
+    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/helpers/retained.ts'], { cwd: projectRoot, encoding: 'utf8' });
+    expect(run.status, run.stderr).to.equal(0);
+    const { textLength, bytesPerText } = JSON.parse(run.stdout) as { textLength: number; bytesPerText: Record<string, number> };
+    // The terms themselves take a few hundred bytes; a text kept with them would add its length.
+    for (const [tokeniser, bytes] of Object.entries(bytesPerText)) expect(bytes, tokeniser).to.be.lessThan(textLength / 2);
   });
 });
