@@ -1,5 +1,7 @@
 import { assetOperations, assetRoutes } from './routes/web/assets.ts';
 import { accountOperations, accountRoutes } from './routes/web/account.ts';
+import { myAgentOperations, myAgentRoutes } from './routes/web/my-agents.ts';
+import { myProfileOperations, myProfileRoutes } from './routes/web/my-profile.ts';
 import { circleModerationOperations, circleModerationRoutes } from './routes/communities/moderation.ts';
 import { moderationOperations, moderationRoutes } from './routes/feed/moderation.ts';
 import Router from '@koa/router';
@@ -383,6 +385,8 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/site/public.ts', publicSiteRoutes, publicSiteOperations],
   ['api/routes/web/assets.ts', assetRoutes, assetOperations],
   ['api/routes/web/account.ts', accountRoutes, accountOperations],
+  ['api/routes/web/my-agents.ts', myAgentRoutes, myAgentOperations],
+  ['api/routes/web/my-profile.ts', myProfileRoutes, myProfileOperations],
 ];
 
 /** The route table: every operation of every route module, in registration order. */

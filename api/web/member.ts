@@ -149,7 +149,14 @@ const waitText = (seconds: number) => (seconds < 90 ? `${Math.max(1, Math.ceil(s
  */
 export function webRouter(s: Services, prefix?: string): Router {
   const router = new Router(prefix ? { prefix } : {});
-  router.use(koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '16kb' }));
+  // Every page module's router is merged into the one app router, so its middleware also runs for
+  // the other modules' pages: the form is parsed once per request.
+  const parseForm = koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '16kb' });
+  router.use((ctx: Context, next: Next) => {
+    if (ctx.state.webFormParsed === true) return next();
+    ctx.state.webFormParsed = true;
+    return parseForm(ctx, next);
+  });
   router.use(async (ctx: Context, next: Next) => {
     screenBody(ctx.request.body);
     try {
