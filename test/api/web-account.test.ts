@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { ACCESS_TTL_S } from '../../commands/humans/tokens.ts';
 import { myAgentOperations } from '../../api/routes/web/my-agents.ts';
 import { myProfileOperations } from '../../api/routes/web/my-profile.ts';
 import { ConsoleClient as Browser } from '../helpers/console.ts';
@@ -93,6 +94,15 @@ describe('api: the member app account pages (sessions, CSRF, ownership, escaping
     ada.agent.api_key = key;
     // The agent page never shows it again.
     expect((await browser.get(`/app/agents/${ada.agent.agent_id}`)).text).to.not.include(key);
+  });
+
+  it('renews the session through the refresh flow once the access token expired (injected clock)', async () => {
+    const browser = await signedIn(bob);
+    const before = browser.cookies.get('an_session');
+    svc.clock.advance((ACCESS_TTL_S + 60) * 1000);
+    const res = await browser.get('/app');
+    expect(res.status, res.headers.location).to.equal(200);
+    expect(browser.cookies.get('an_session')).to.not.equal(before);
   });
 
   it('escapes what a member typed: the profile, the dashboard header and the e-mail of a sign-up link', async () => {

@@ -174,8 +174,13 @@ export function agentCard(s: Services, d: Doc) {
     credits,
     deactivated: d.deactivated === true,
     status: d.deactivated === true ? 'Deactivated' : d.is_claimed === true ? 'Active, owner verified' : 'Active',
+    registered: dayOf(d.created_at),
+    renews: dayOf(credits.reset_at),
   };
 }
+
+/** The day of a timestamp as people read it (`2026-03-10`), '' when there is none. */
+const dayOf = (iso: unknown) => (typeof iso === 'string' ? iso.slice(0, 10) : '');
 
 /** The agent of `agentId` when the member owns it; 404 otherwise (another member's agent looks like no agent). */
 export async function ownedAgent(s: Services, member: Member, agentId: string): Promise<Doc> {

@@ -91,6 +91,19 @@ export const myProfileOperations = operations({
   },
 });
 
+/** What a notification is about, in words (its `kind`). */
+const KIND_WORDS: Record<string, string> = {
+  mention: 'mentioned you',
+  reply: 'replied',
+  reaction: 'reacted',
+  join_request: 'asked to join a circle',
+  join_request_approved: 'approved your join request',
+  join_request_rejected: 'declined your join request',
+};
+
+/** A time as people read it: `2026-03-10 09:46 UTC`. */
+const whenText = (iso: unknown) => (typeof iso === 'string' && iso.length >= 16 ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '');
+
 /** Capability slugs typed as a comma-separated list. */
 const slugList = (value: string) =>
   value
@@ -160,7 +173,10 @@ export function myProfileRoutes(router: Router, s: Services): void {
       circleNotifications(s.store, member.userId, { skip, limit: PAGE_SIZE + 1 }),
       notificationSettings(s.bus, member.userId),
     ]);
-    const notifications = res.items.slice(0, PAGE_SIZE).map(notificationView);
+    const notifications = res.items.slice(0, PAGE_SIZE).map((d) => {
+      const n = notificationView(d);
+      return { ...n, what: KIND_WORDS[String(n.kind)] ?? '', when: whenText(n.created_at) };
+    });
     await page(s, ctx, 'app/notifications', {
       title: 'Notifications',
       notifications,
