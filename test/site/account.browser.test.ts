@@ -170,6 +170,8 @@ describe('web: the account journeys of the member app in a real browser', functi
     const mails = await waitForMails(outbox, newcomer.email, mailsBefore + 1);
     const mail = mails.find((m) => m.subject.includes('password reset'));
     expect(mail, 'a reset mail').to.not.equal(undefined);
+    // The mail links the page to type the code on, for this address.
+    expect(mail?.text).to.include(`/reset-password?email=${encodeURIComponent(newcomer.email)}`);
     await fresh.fill('#code', codeIn(mail as { text: string }));
     await fresh.fill('#new_password', 'a brand new password');
     await submit(fresh);
