@@ -4,6 +4,8 @@ import { accountOperations, accountRoutes } from './routes/web/account.ts';
 import { conversationOperations, conversationRoutes } from './routes/web/conversations.ts';
 import { agentPageOperations, agentPageRoutes } from './routes/web/agent.ts';
 import { siteOperations, siteRoutes } from './routes/web/site.ts';
+import { myAgentOperations, myAgentRoutes } from './routes/web/my-agents.ts';
+import { myProfileOperations, myProfileRoutes } from './routes/web/my-profile.ts';
 import { circleModerationOperations, circleModerationRoutes } from './routes/communities/moderation.ts';
 import { moderationOperations, moderationRoutes } from './routes/feed/moderation.ts';
 import Router from '@koa/router';
@@ -391,6 +393,8 @@ export const ROUTE_MODULES: ReadonlyArray<readonly [file: string, register: (rou
   ['api/routes/web/agent.ts', agentPageRoutes, agentPageOperations],
   ['api/routes/web/site.ts', siteRoutes, siteOperations],
   ['api/routes/web/communities.ts', communityPageRoutes, communityPageOperations],
+  ['api/routes/web/my-agents.ts', myAgentRoutes, myAgentOperations],
+  ['api/routes/web/my-profile.ts', myProfileRoutes, myProfileOperations],
 ];
 
 /** The route table: every operation of every route module, in registration order. */

@@ -278,7 +278,13 @@ export async function forgotPassword(d: AuthDeps, email: string, ctx: CommandCon
   const key = emailKey(d.secrets, email);
   const known = (await userIdForEmail(d.bus.log, key)) !== null;
   return issueOtp(d.bus, d.secrets, 'password_reset', key, ctx, (code) =>
-    known ? sealMail(d.secrets, ctx, 'mail', 'password_reset_otp', cleanEmail(email), { code, minutes: OTP_MINUTES }) : null,
+    known
+      ? sealMail(d.secrets, ctx, 'mail', 'password_reset_otp', cleanEmail(email), {
+          code,
+          minutes: OTP_MINUTES,
+          reset_url: `${d.publicBaseUrl}/reset-password?email=${encodeURIComponent(cleanEmail(email))}`,
+        })
+      : null,
   );
 }
 

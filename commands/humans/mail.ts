@@ -8,7 +8,8 @@ import { entityId } from '../handler.ts';
 export interface MailTemplates {
   signup_otp: { code: string; minutes: number };
   account_exists: { login_url: string };
-  password_reset_otp: { code: string; minutes: number };
+  /** `reset_url`: the site's page to type the code on (absent in mails sealed before it was added). */
+  password_reset_otp: { code: string; minutes: number; reset_url?: string };
   password_changed: { full_name: string };
   claim_otp: { code: string; minutes: number; agent_name: string; agent_id: string };
   agent_claimed: { agent_name: string; agent_id: string };

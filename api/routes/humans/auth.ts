@@ -44,7 +44,8 @@ const password = { type: 'string', minLength: 8, maxLength: 128 };
 const otp = { type: 'string', minLength: 1, maxLength: 12 };
 const body = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required, properties });
 
-const schemas = {
+/** The bodies of the auth endpoints (the site's forms validate against the same schemas). */
+export const authSchemas = {
   sendOtp: body(['email'], { email }),
   verify: body(['email', 'otp', 'password', 'full_name'], { email, otp, password, full_name: { type: 'string', minLength: 1, maxLength: 100 } }),
   login: body(['email', 'password'], { email, password: { type: 'string', minLength: 1, maxLength: 128 } }),
@@ -64,7 +65,7 @@ export function authDeps(s: Services): AuthDeps {
   return { bus: s.bus, secrets: s.secrets, tokens: s.tokens, publicBaseUrl: s.config.publicBaseUrl };
 }
 
-const CODE_SENT = `If the address can receive mail, a 6-digit code is on its way. It is valid for ${OTP_MINUTES} minutes.`;
+export const CODE_SENT = `If the address can receive mail, a 6-digit code is on its way. It is valid for ${OTP_MINUTES} minutes.`;
 
 /**
  * Password sign-in with its throttles (the API and the admin console; the caller counts the request
@@ -92,6 +93,20 @@ export async function throttledLogin(s: Services, ctx: Context, input: { email: 
   }
 }
 
+/** Sign-up's second step (the API and the site): the mailed code, the password and the name; signs in. */
+export async function completeSignup(s: Services, ctx: Context, input: { email: string; otp: string; password: string; full_name: string }) {
+  const tokens = await verifySignup(authDeps(s), input, commandContext(s, ctx, null));
+  s.limiter.mark(knownAddress(input.email.trim().toLowerCase(), ctx.ip), KNOWN_ADDRESS_MS);
+  await settled(s, tokens.position);
+  return tokens;
+}
+
+/** A new password with the mailed reset code (the API and the site); every session is signed out. */
+export async function resetWithCode(s: Services, ctx: Context, input: { email: string; code: string; new_password: string }): Promise<void> {
+  const result = await resetPassword(authDeps(s), input, commandContext(s, ctx, null));
+  await settled(s, result.position);
+}
+
 export const authOperations = operations({
   postAuthSendVerificationOtp: {
     method: 'POST',
@@ -100,7 +115,7 @@ export const authOperations = operations({
     tags: ['humans'],
     auth: 'none',
     responses: ok(PostAuthSendVerificationOtpAnswer),
-    body: schemas.sendOtp,
+    body: authSchemas.sendOtp,
     rateLimit: AUTH_LIMITS.auth,
   },
   postAuthVerifyEmailOtp: {
@@ -110,7 +125,7 @@ export const authOperations = operations({
     tags: ['humans'],
     auth: 'none',
     responses: ok(PostAuthVerifyEmailOtpAnswer),
-    body: schemas.verify,
+    body: authSchemas.verify,
     rateLimit: AUTH_LIMITS.auth,
   },
   postAuthLogin: {
@@ -120,7 +135,7 @@ export const authOperations = operations({
     tags: ['humans'],
     auth: 'none',
     responses: ok(PostAuthLoginAnswer),
-    body: schemas.login,
+    body: authSchemas.login,
     rateLimit: AUTH_LIMITS.loginFailures,
   },
   postAuthRefresh: {
@@ -130,7 +145,7 @@ export const authOperations = operations({
     tags: ['humans'],
     auth: 'none',
     responses: ok(PostAuthRefreshAnswer),
-    body: schemas.refresh,
+    body: authSchemas.refresh,
     rateLimit: AUTH_LIMITS.auth,
   },
   postAuthForgotPassword: {
@@ -140,7 +155,7 @@ export const authOperations = operations({
     tags: ['humans'],
     auth: 'none',
     responses: ok(PostAuthForgotPasswordAnswer),
-    body: schemas.forgot,
+    body: authSchemas.forgot,
     rateLimit: AUTH_LIMITS.auth,
   },
   postAuthResetPassword: {
@@ -150,7 +165,7 @@ export const authOperations = operations({
     tags: ['humans'],
     auth: 'none',
     responses: ok(PostAuthResetPasswordAnswer),
-    body: schemas.reset,
+    body: authSchemas.reset,
     rateLimit: AUTH_LIMITS.auth,
   },
   getAuthMe: { method: 'GET', path: '/api/auth/me', summary: 'The signed-in user', tags: ['humans'], auth: 'bearer', responses: ok(GetAuthMeAnswer) },
@@ -170,29 +185,26 @@ export function authRoutes(router: Router, s: Services): void {
   const auth = new Router({ prefix: '/api/auth' });
   mount(auth, authOperations.postAuthSendVerificationOtp, async (ctx) => {
     limitIp(ctx);
-    const input = validate<{ email: string }>(schemas.sendOtp, ctx.request.body);
+    const input = validate<{ email: string }>(authSchemas.sendOtp, ctx.request.body);
     await requestSignupOtp(deps, input.email, commandContext(s, ctx, null));
     ctx.body = { message: CODE_SENT, expires_in_minutes: OTP_MINUTES };
   });
 
   mount(auth, authOperations.postAuthVerifyEmailOtp, async (ctx) => {
     limitIp(ctx);
-    const input = validate<{ email: string; otp: string; password: string; full_name: string }>(schemas.verify, ctx.request.body);
-    const tokens = await verifySignup(deps, input, commandContext(s, ctx, null));
-    s.limiter.mark(knownAddress(input.email.trim().toLowerCase(), ctx.ip), KNOWN_ADDRESS_MS);
-    await settled(s, tokens.position);
-    ctx.body = tokenBody(tokens);
+    const input = validate<{ email: string; otp: string; password: string; full_name: string }>(authSchemas.verify, ctx.request.body);
+    ctx.body = tokenBody(await completeSignup(s, ctx, input));
   });
 
   mount(auth, authOperations.postAuthLogin, async (ctx) => {
     limitIp(ctx);
-    const input = validate<{ email: string; password: string }>(schemas.login, ctx.request.body);
+    const input = validate<{ email: string; password: string }>(authSchemas.login, ctx.request.body);
     ctx.body = tokenBody(await throttledLogin(s, ctx, input));
   });
 
   mount(auth, authOperations.postAuthRefresh, async (ctx) => {
     limitIp(ctx);
-    const input = validate<{ refresh_token: string }>(schemas.refresh, ctx.request.body);
+    const input = validate<{ refresh_token: string }>(authSchemas.refresh, ctx.request.body);
     const tokens = await refreshSession(deps, input.refresh_token, commandContext(s, ctx, null));
     await settled(s, tokens.position);
     ctx.body = tokenBody(tokens);
@@ -200,16 +212,15 @@ export function authRoutes(router: Router, s: Services): void {
 
   mount(auth, authOperations.postAuthForgotPassword, async (ctx) => {
     limitIp(ctx);
-    const input = validate<{ email: string }>(schemas.forgot, ctx.request.body);
+    const input = validate<{ email: string }>(authSchemas.forgot, ctx.request.body);
     await forgotPassword(deps, input.email, commandContext(s, ctx, null));
     ctx.body = { message: CODE_SENT, expires_in_minutes: OTP_MINUTES };
   });
 
   mount(auth, authOperations.postAuthResetPassword, async (ctx) => {
     limitIp(ctx);
-    const input = validate<{ email: string; code: string; new_password: string }>(schemas.reset, ctx.request.body);
-    const result = await resetPassword(deps, input, commandContext(s, ctx, null));
-    await settled(s, result.position);
+    const input = validate<{ email: string; code: string; new_password: string }>(authSchemas.reset, ctx.request.body);
+    await resetWithCode(s, ctx, input);
     ctx.body = { message: 'Password changed. Every session was signed out; sign in with the new password.' };
   });
 

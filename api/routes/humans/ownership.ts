@@ -43,7 +43,8 @@ import { ok } from '../schemas.ts';
 const body = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required, properties });
 const otp = { type: 'string', minLength: 1, maxLength: 12 };
 const claimToken = { type: 'string', minLength: 1, maxLength: 200 };
-const schemas = {
+/** The bodies of the claim and key endpoints (the site's forms validate against the same schemas). */
+export const ownershipSchemas = {
   empty: body([], {}),
   otp: body(['otp'], { otp }),
   claimToken: body(['claim_token'], { claim_token: claimToken }),
@@ -65,7 +66,7 @@ export const ownershipOperations = operations({
     tags: ['humans'],
     auth: 'none',
     responses: ok(PostProtocolAgentsByIdClaimLiteRequestOtpAnswer),
-    body: schemas.empty,
+    body: ownershipSchemas.empty,
     bodyOptional: true,
     rateLimit: LITE_CLAIM_LIMITS.perAddress,
   },
@@ -76,7 +77,7 @@ export const ownershipOperations = operations({
     tags: ['humans'],
     auth: 'none',
     responses: ok(PostProtocolAgentsByIdClaimLiteVerifyAnswer),
-    body: schemas.otp,
+    body: ownershipSchemas.otp,
     rateLimit: AUTH_LIMITS.auth,
   },
   postProtocolAgentsByIdRotateKey: {
@@ -86,7 +87,7 @@ export const ownershipOperations = operations({
     tags: ['humans'],
     auth: 'bearer',
     responses: ok(PostProtocolAgentsByIdRotateKeyAnswer),
-    body: schemas.empty,
+    body: ownershipSchemas.empty,
     bodyOptional: true,
   },
   postProtocolAgentsByIdRegenerateKeyRequestOtp: {
@@ -96,7 +97,7 @@ export const ownershipOperations = operations({
     tags: ['humans'],
     auth: 'bearer',
     responses: ok(PostProtocolAgentsByIdRegenerateKeyRequestOtpAnswer),
-    body: schemas.empty,
+    body: ownershipSchemas.empty,
     bodyOptional: true,
     rateLimit: AUTH_LIMITS.auth,
   },
@@ -107,7 +108,7 @@ export const ownershipOperations = operations({
     tags: ['humans'],
     auth: 'bearer',
     responses: ok(PostProtocolAgentsByIdRegenerateKeyAnswer),
-    body: schemas.otp,
+    body: ownershipSchemas.otp,
     rateLimit: AUTH_LIMITS.auth,
   },
   postProtocolClaimRequestOtp: {
@@ -117,7 +118,7 @@ export const ownershipOperations = operations({
     tags: ['humans'],
     auth: 'none',
     responses: ok(PostProtocolClaimRequestOtpAnswer),
-    body: schemas.claimToken,
+    body: ownershipSchemas.claimToken,
     rateLimit: AUTH_LIMITS.auth,
   },
   postProtocolClaim: {
@@ -127,7 +128,7 @@ export const ownershipOperations = operations({
     tags: ['humans'],
     auth: 'bearer',
     responses: ok(PostProtocolClaimAnswer),
-    body: schemas.claim,
+    body: ownershipSchemas.claim,
     rateLimit: AUTH_LIMITS.auth,
   },
   getProtocolEliteKey: {
@@ -146,36 +147,104 @@ export const ownershipOperations = operations({
     tags: ['humans'],
     auth: 'bearer',
     responses: ok(PostProtocolEliteKeyRegenerateAnswer),
-    body: schemas.empty,
+    body: ownershipSchemas.empty,
     bodyOptional: true,
   },
+});
+
+/** The agent of a claim token (400 invalid_claim_token when it names none). */
+async function claimedAgent(s: Services, token: string): Promise<string> {
+  if (!token.startsWith(CLAIM_TOKEN_PREFIX)) throw invalidClaimToken();
+  const agentId = await agentIdForClaimTokenHash(s.store, s.secrets.hash(token));
+  if (!agentId) throw invalidClaimToken();
+  return agentId;
+}
+
+/** An agent's read model: 404 when unknown, 410 when deactivated. */
+async function agentView(s: Services, agentId: string) {
+  const agent = await getAgent(s.store, agentId);
+  if (!agent) throw notFound('Agent', 'agent_not_found');
+  if (agent.deactivated === true) throw agentDeactivated();
+  return agent;
+}
+
+const ownershipDeps = (s: Services): OwnershipDeps => ({ bus: s.bus, secrets: s.secrets });
+
+/** Full claim, step one (the API and the site): e-mails a code to the owner address of the claim token's agent. */
+export async function requestClaimCode(s: Services, ctx: Context, claimToken: string) {
+  const agentId = await claimedAgent(s, claimToken);
+  const agent = await agentView(s, agentId);
+  await requestFullClaimOtp(ownershipDeps(s), agentId, claimToken, commandContext(s, ctx, null));
+  return { agent_id: agentId, ...codeSent(String(agent.owner_email)) };
+}
+
+/** Full claim, step two (the API and the site): links the agent to the user; answers the agent's read model. */
+export async function claimWithCode(s: Services, ctx: Context, userId: string, claimToken: string, otp: string) {
+  const agentId = await claimedAgent(s, claimToken);
+  const r = await fullClaim(ownershipDeps(s), userId, agentId, claimToken, otp, commandContext(s, ctx, userId));
+  await settled(s, r.position);
+  return agentView(s, agentId);
+}
+
+/** A new API key for an agent the user owns (the API and the site): the old key stops working. */
+export async function rotateAgentKey(s: Services, ctx: Context, userId: string, agentId: string): Promise<string> {
+  const r = await rotateKey(ownershipDeps(s), userId, agentId, commandContext(s, ctx, userId));
+  await settled(s, r.position);
+  return r.api_key;
+}
+
+/**
+ * The user's in-app (Elite/Pro) agent (the API and the site): provisioned on first ask when the
+ * user has a paid plan, with its key shown that once; 402 plan_required without a plan.
+ */
+export async function eliteKeyOf(s: Services, ctx: Context, userId: string) {
+  // The in-app agent follows the member's paid plan (docs/BILLING.md); without one, 402 with the way to buy it.
+  const plan = await planOf(s.bus, userId, s.clock.now(), (id) => eliteAgentOf(s.bus, id));
+  if (!plan)
+    throw new DomainError(402, 'plan_required', 'The in-app agent comes with a paid plan (Pro or Elite): buy one at upgrade_url, then ask again', {
+      ...billingLinks(null),
+      plans: ['pro', 'elite'],
+    });
+  const r = await provisionEliteAgent(ownershipDeps(s), userId, commandContext(s, ctx, userId), plan);
+  if (r.position) await settled(s, r.position);
+  const agent = await agentView(s, r.agent_id);
+  return {
+    agent_id: r.agent_id,
+    api_key: r.api_key,
+    key_shown: r.api_key !== null,
+    tier: agent.tier,
+    registration_source: agent.registration_source,
+    created_at: agent.created_at,
+    message: r.api_key
+      ? `Your ${plan === 'elite' ? 'Elite' : 'Pro'} agent was provisioned. Save this key now: it is shown once.`
+      : 'The key was shown when the agent was provisioned; POST /api/protocol/elite-key/regenerate issues a new one.',
+  };
+}
+
+/** A new key for the user's in-app agent (the API and the site). */
+export async function regenerateEliteKeyOf(s: Services, ctx: Context, userId: string) {
+  const r = await regenerateEliteKey(ownershipDeps(s), userId, commandContext(s, ctx, userId));
+  await settled(s, r.position);
+  // The label the agent carries (`pro_auto` / `elite_auto`, following the plan), never a fixed one.
+  const agent = await agentView(s, r.agent_id);
+  return { agent_id: r.agent_id, api_key: r.api_key, registration_source: agent.registration_source, message: KEY_NOTICE };
+}
+
+const codeSent = (email: string) => ({
+  message: `A 6-digit code was sent to the owner e-mail (${maskEmail(email)}). It is valid for ${OTP_MINUTES} minutes.`,
+  expires_in_minutes: OTP_MINUTES,
 });
 
 export function ownershipRoutes(router: Router, s: Services): void {
   const deps: OwnershipDeps = { bus: s.bus, secrets: s.secrets };
   const limitIp = (ctx: Context) => s.limiter.hit(AUTH_LIMITS.auth, ctx.ip, ctx);
-  const sent = (email: string) => ({
-    message: `A 6-digit code was sent to the owner e-mail (${maskEmail(email)}). It is valid for ${OTP_MINUTES} minutes.`,
-    expires_in_minutes: OTP_MINUTES,
-  });
-  const agentView = async (agentId: string) => {
-    const agent = await getAgent(s.store, agentId);
-    if (!agent) throw notFound('Agent', 'agent_not_found');
-    if (agent.deactivated === true) throw agentDeactivated();
-    return agent;
-  };
-  const claimedAgent = async (token: string) => {
-    if (!token.startsWith(CLAIM_TOKEN_PREFIX)) throw invalidClaimToken();
-    const agentId = await agentIdForClaimTokenHash(s.store, s.secrets.hash(token));
-    if (!agentId) throw invalidClaimToken();
-    return agentId;
-  };
+  const sent = codeSent;
 
   const agents = new Router({ prefix: '/api/protocol/agents' });
   mount(agents, ownershipOperations.postProtocolAgentsByIdClaimLiteRequestOtp, async (ctx) => {
     limitIp(ctx);
-    validate(schemas.empty, ctx.request.body ?? {});
-    const agent = await agentView(ctx.params.id);
+    validate(ownershipSchemas.empty, ctx.request.body ?? {});
+    const agent = await agentView(s, ctx.params.id);
     s.limiter.hit(LITE_CLAIM_LIMITS.perAddress, `${ctx.params.id}\n${ctx.ip}`, ctx);
     await requestLiteClaimOtp(deps, ctx.params.id, commandContext(s, ctx, null));
     ctx.body = { agent_id: ctx.params.id, ...sent(String(agent.owner_email)) };
@@ -183,10 +252,10 @@ export function ownershipRoutes(router: Router, s: Services): void {
 
   mount(agents, ownershipOperations.postProtocolAgentsByIdClaimLiteVerify, async (ctx) => {
     limitIp(ctx);
-    const input = validate<{ otp: string }>(schemas.otp, ctx.request.body);
+    const input = validate<{ otp: string }>(ownershipSchemas.otp, ctx.request.body);
     const r = await verifyLiteClaim(deps, ctx.params.id, input.otp, commandContext(s, ctx, null));
     await settled(s, r.position);
-    const agent = await agentView(ctx.params.id);
+    const agent = await agentView(s, ctx.params.id);
     ctx.body = {
       ...publicAgent(agent, s.config.publicBaseUrl),
       message: 'Agent claimed: Email-verified badge added, direct messages unlocked, key rotation enabled.',
@@ -195,17 +264,16 @@ export function ownershipRoutes(router: Router, s: Services): void {
 
   mount(agents, ownershipOperations.postProtocolAgentsByIdRotateKey, async (ctx) => {
     const user = requireUser(ctx);
-    validate(schemas.empty, ctx.request.body ?? {});
-    const r = await rotateKey(deps, user.userId, ctx.params.id, commandContext(s, ctx, user.userId));
-    await settled(s, r.position);
-    ctx.body = { agent_id: ctx.params.id, api_key: r.api_key, message: KEY_NOTICE };
+    validate(ownershipSchemas.empty, ctx.request.body ?? {});
+    const apiKey = await rotateAgentKey(s, ctx, user.userId, ctx.params.id);
+    ctx.body = { agent_id: ctx.params.id, api_key: apiKey, message: KEY_NOTICE };
   });
 
   mount(agents, ownershipOperations.postProtocolAgentsByIdRegenerateKeyRequestOtp, async (ctx) => {
     const user = requireUser(ctx);
     limitIp(ctx);
-    validate(schemas.empty, ctx.request.body ?? {});
-    const agent = await agentView(ctx.params.id);
+    validate(ownershipSchemas.empty, ctx.request.body ?? {});
+    const agent = await agentView(s, ctx.params.id);
     await requestKeyRecoveryOtp(deps, user.userId, ctx.params.id, commandContext(s, ctx, user.userId));
     ctx.body = { agent_id: ctx.params.id, ...sent(String(agent.owner_email)) };
   });
@@ -213,7 +281,7 @@ export function ownershipRoutes(router: Router, s: Services): void {
   mount(agents, ownershipOperations.postProtocolAgentsByIdRegenerateKey, async (ctx) => {
     const user = requireUser(ctx);
     limitIp(ctx);
-    const input = validate<{ otp: string }>(schemas.otp, ctx.request.body);
+    const input = validate<{ otp: string }>(ownershipSchemas.otp, ctx.request.body);
     const r = await recoverKey(deps, user.userId, ctx.params.id, input.otp, commandContext(s, ctx, user.userId));
     await settled(s, r.position);
     ctx.body = { agent_id: ctx.params.id, api_key: r.api_key, message: KEY_NOTICE };
@@ -224,21 +292,15 @@ export function ownershipRoutes(router: Router, s: Services): void {
   const claim = new Router({ prefix: '/api/protocol/claim' });
   mount(claim, ownershipOperations.postProtocolClaimRequestOtp, async (ctx) => {
     limitIp(ctx);
-    const input = validate<{ claim_token: string }>(schemas.claimToken, ctx.request.body);
-    const agentId = await claimedAgent(input.claim_token);
-    const agent = await agentView(agentId);
-    await requestFullClaimOtp(deps, agentId, input.claim_token, commandContext(s, ctx, null));
-    ctx.body = { agent_id: agentId, ...sent(String(agent.owner_email)) };
+    const input = validate<{ claim_token: string }>(ownershipSchemas.claimToken, ctx.request.body);
+    ctx.body = await requestClaimCode(s, ctx, input.claim_token);
   });
 
   mount(claim, ownershipOperations.postProtocolClaim, async (ctx) => {
     const user = requireUser(ctx);
     limitIp(ctx);
-    const input = validate<{ claim_token: string; otp: string }>(schemas.claim, ctx.request.body);
-    const agentId = await claimedAgent(input.claim_token);
-    const r = await fullClaim(deps, user.userId, agentId, input.claim_token, input.otp, commandContext(s, ctx, user.userId));
-    await settled(s, r.position);
-    const agent = await agentView(agentId);
+    const input = validate<{ claim_token: string; otp: string }>(ownershipSchemas.claim, ctx.request.body);
+    const agent = await claimWithCode(s, ctx, user.userId, input.claim_token, input.otp);
     ctx.body = {
       ...publicAgent(agent, s.config.publicBaseUrl),
       owner_user_id: user.userId,
@@ -251,37 +313,13 @@ export function ownershipRoutes(router: Router, s: Services): void {
   const eliteKey = new Router({ prefix: '/api/protocol/elite-key' });
   mount(eliteKey, ownershipOperations.getProtocolEliteKey, async (ctx) => {
     const user = requireUser(ctx);
-    // The in-app agent follows the member's paid plan (docs/BILLING.md); without one, 402 with the way to buy it.
-    const plan = await planOf(s.bus, user.userId, s.clock.now(), (userId) => eliteAgentOf(s.bus, userId));
-    if (!plan)
-      throw new DomainError(402, 'plan_required', 'The in-app agent comes with a paid plan (Pro or Elite): buy one at upgrade_url, then ask again', {
-        ...billingLinks(null),
-        plans: ['pro', 'elite'],
-      });
-    const r = await provisionEliteAgent(deps, user.userId, commandContext(s, ctx, user.userId), plan);
-    if (r.position) await settled(s, r.position);
-    const agent = await agentView(r.agent_id);
-    ctx.body = {
-      agent_id: r.agent_id,
-      api_key: r.api_key,
-      key_shown: r.api_key !== null,
-      tier: agent.tier,
-      registration_source: agent.registration_source,
-      created_at: agent.created_at,
-      message: r.api_key
-        ? `Your ${plan === 'elite' ? 'Elite' : 'Pro'} agent was provisioned. Save this key now: it is shown once.`
-        : 'The key was shown when the agent was provisioned; POST /api/protocol/elite-key/regenerate issues a new one.',
-    };
+    ctx.body = await eliteKeyOf(s, ctx, user.userId);
   });
 
   mount(eliteKey, ownershipOperations.postProtocolEliteKeyRegenerate, async (ctx) => {
     const user = requireUser(ctx);
-    validate(schemas.empty, ctx.request.body ?? {});
-    const r = await regenerateEliteKey(deps, user.userId, commandContext(s, ctx, user.userId));
-    await settled(s, r.position);
-    // The label the agent carries (`pro_auto` / `elite_auto`, following the plan), never a fixed one.
-    const agent = await agentView(r.agent_id);
-    ctx.body = { agent_id: r.agent_id, api_key: r.api_key, registration_source: agent.registration_source, message: KEY_NOTICE };
+    validate(ownershipSchemas.empty, ctx.request.body ?? {});
+    ctx.body = await regenerateEliteKeyOf(s, ctx, user.userId);
   });
 
   router.use(eliteKey.routes());

@@ -250,24 +250,32 @@ export async function answerIntroduction(s: Services, ctx: Context, userId: stri
   return r;
 }
 
+/**
+ * The signed-in member's changes to their own profile (PATCH /api/auth/me and the site's profile
+ * page): validated against the API's schema, gives and asks normalised; answers the profile.
+ */
+export async function updateOwnProfile(s: Services, ctx: Context, userId: string, raw: unknown) {
+  const body = validate<Partial<MemberProfile> & { region?: string | null }>(profileSchema, raw);
+  const changes: Partial<MemberProfile> = { ...body };
+  if (typeof body.region === 'string') changes.region = body.region.toUpperCase();
+  if (typeof body.headline === 'string') changes.headline = body.headline.trim() || null;
+  if (typeof body.bio === 'string') changes.bio = body.bio.trim() || null;
+  const gives = normaliseSlugs(body.gives, 'gives');
+  const asks = normaliseSlugs(body.asks, 'asks');
+  if (gives) changes.gives = gives;
+  if (asks) changes.asks = asks;
+  const r = await updateMemberProfile(s.bus, userId, changes, commandContext(s, ctx, userId));
+  await settled(s, r.position);
+  const member = await getMember(s.store, userId);
+  if (!member) throw notFound('User', 'user_not_found');
+  return { ...memberView(member), discoverable: member.discoverable === true };
+}
+
 export function memberRoutes(router: Router, s: Services): void {
   const auth = new Router({ prefix: '/api/auth' });
   mount(auth, memberOperations.patchAuthMe, async (ctx) => {
     const { userId } = requireUser(ctx);
-    const body = validate<Partial<MemberProfile> & { region?: string | null }>(profileSchema, ctx.request.body);
-    const changes: Partial<MemberProfile> = { ...body };
-    if (typeof body.region === 'string') changes.region = body.region.toUpperCase();
-    if (typeof body.headline === 'string') changes.headline = body.headline.trim() || null;
-    if (typeof body.bio === 'string') changes.bio = body.bio.trim() || null;
-    const gives = normaliseSlugs(body.gives, 'gives');
-    const asks = normaliseSlugs(body.asks, 'asks');
-    if (gives) changes.gives = gives;
-    if (asks) changes.asks = asks;
-    const r = await updateMemberProfile(s.bus, userId, changes, commandContext(s, ctx, userId));
-    await settled(s, r.position);
-    const member = await getMember(s.store, userId);
-    if (!member) throw notFound('User', 'user_not_found');
-    ctx.body = { ...memberView(member), discoverable: member.discoverable === true };
+    ctx.body = await updateOwnProfile(s, ctx, userId, ctx.request.body);
   });
   router.use(auth.routes());
 

@@ -128,7 +128,7 @@ export function agentPageRoutes(router: Router, s: Services): void {
     const member = await requireMember(s, ctx);
     const agent = member.agentId ? await getAgent(s.store, member.agentId) : null;
     const ideas = agent ? await suggestions(s, ctx, member, agent) : [];
-    await page(s, ctx, 'app/agent', { title: 'Your in-app agent', agent, ideas, actions: PAGE_ACTIONS.map((a) => ({ ...a, credits: creditsOf(a) })) });
+    await page(s, ctx, 'app/in-app-agent', { title: 'Your in-app agent', agent, ideas, actions: PAGE_ACTIONS.map((a) => ({ ...a, credits: creditsOf(a) })) });
   });
 
   mount(web, ops.getAppAgentConfirm, async (ctx) => {

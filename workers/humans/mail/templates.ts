@@ -46,7 +46,12 @@ const renderers: Renderers = {
       IGNORE,
     ]),
   password_reset_otp: (p) =>
-    mail('Your Agent Network password reset code', [`Your password reset code is: ${p.code}`, `It is valid for ${p.minutes} minutes and works once.`, IGNORE]),
+    mail('Your Agent Network password reset code', [
+      `Your password reset code is: ${p.code}`,
+      `It is valid for ${p.minutes} minutes and works once.`,
+      ...(p.reset_url ? [`Type it with your new password at: ${p.reset_url}`] : []),
+      IGNORE,
+    ]),
   password_changed: (p) =>
     mail('Your Agent Network password was changed', [
       `Hello ${p.full_name},`,
