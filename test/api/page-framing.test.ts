@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import { allOperations } from '../../api/app.ts';
 import { communityPageOperations } from '../../api/routes/web/communities.ts';
+import { accountOperations } from '../../api/routes/web/account.ts';
+import { agentPageOperations } from '../../api/routes/web/agent.ts';
+import { conversationOperations } from '../../api/routes/web/conversations.ts';
+import { myAgentOperations } from '../../api/routes/web/my-agents.ts';
+import { myProfileOperations } from '../../api/routes/web/my-profile.ts';
+import { WebSession } from '../helpers/web.ts';
 import { PAGE_POLICY, scriptHash } from '../../api/page-security.ts';
 import { bearer, communityWith, ROOT_EMAIL } from '../helpers/communities.ts';
 import { ConsoleClient } from '../helpers/console.ts';
@@ -158,6 +164,21 @@ describe('api: no page can be framed (CSP frame-ancestors and X-Frame-Options on
     seen.add('GET /admin/audit/export');
     seen.add('GET /admin/disputes/:contract_id');
     seen.add('GET /admin/disputes/:contract_id/evidence.json');
+    // The member app's pages, signed in: each GET (an id that does not exist gives the not-found
+    // page), each form posted with a forged CSRF token (the refusal page).
+    const member = new WebSession(svc);
+    await member.signIn(ROOT_EMAIL, PASSWORD);
+    for (const ops of [accountOperations, conversationOperations, agentPageOperations, myAgentOperations, myProfileOperations]) {
+      for (const o of Object.values(ops)) {
+        const route = `${o.method} ${o.path}`;
+        if (seen.has(route)) continue;
+        const path = o.path.replace(/:\w+/g, 'none') + (o.path === '/app/agent/confirm' ? '?action_type=search_agents' : '');
+        const res = o.method === 'GET' ? await member.get(path, true) : await member.post(path, { _csrf: 'forged' }, true);
+        if (String(res.headers['content-type']).startsWith('text/html')) unframeable(res, route);
+        else expect(res.status, `${route}: ${res.text.slice(0, 200)}`).to.be.oneOf([302, 303]);
+        seen.add(route);
+      }
+    }
     // The member app's community pages and forms: asked signed in by test/api/web-communities.test.ts.
     for (const o of Object.values(communityPageOperations)) seen.add(`${o.method} ${o.path}`);
     expect([...seen].sort(), 'every HTML route of the route table is asked here').to.include.members(htmlOperations());

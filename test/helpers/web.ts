@@ -55,14 +55,15 @@ export class WebSession {
     return { accept: 'text/html', ...(cookie ? { cookie } : {}), ...extra };
   }
 
-  async get(path: string): Promise<TestResponse> {
-    return this.keep(await this.svc.req('GET', path, { headers: this.headers() }));
+  /** `unchecked`: the answer is not checked against the route table (a test that checks it itself). */
+  async get(path: string, unchecked = false): Promise<TestResponse> {
+    return this.keep(await this.svc.req('GET', path, { headers: this.headers(), unchecked }));
   }
 
   /** Posts a form with the session's CSRF token (unless the form names its own `_csrf`). */
-  async post(path: string, form: Record<string, string> = {}): Promise<TestResponse> {
+  async post(path: string, form: Record<string, string> = {}, unchecked = false): Promise<TestResponse> {
     const rawBody = new URLSearchParams({ _csrf: this.csrf, ...form }).toString();
-    return this.keep(await this.svc.req('POST', path, { rawBody, headers: this.headers({ 'content-type': 'application/x-www-form-urlencoded' }) }));
+    return this.keep(await this.svc.req('POST', path, { rawBody, headers: this.headers({ 'content-type': 'application/x-www-form-urlencoded' }), unchecked }));
   }
 
   /** Signs in through the sign-in form; the session then carries the member's cookies. */
