@@ -9,6 +9,9 @@ export interface ProjectionContext {
   collection<N extends string>(name: N): Collection<DocOf<N>>;
 }
 
+/** The data of an event of type `T` (what a document copies from it). */
+export type DataOf<T extends DomainEventType> = EventOfType<T>['data'];
+
 /** A recorded event of one of the types `T`: a `switch` on `type` narrows `data`. */
 export type RecordedOf<T extends DomainEventType> = Recorded<EventOfType<T>>;
 

@@ -25,6 +25,9 @@ export interface ReadModels {}
 /** The name of a registered read model. */
 export type ReadModelName = keyof ReadModels & string;
 
+/** The document type of registered read model `N` (what queries name it by: they do not import projections). */
+export type ReadModel<N extends ReadModelName> = ReadModels[N];
+
 /** The document type of collection `N`: its registered read model's, or Doc for any other name. */
 export type DocOf<N extends string> = N extends ReadModelName ? ReadModels[N] : Doc;
 

@@ -544,7 +544,7 @@ export function circleRoutes(router: Router, s: Services): void {
       return;
     }
     ctx.status = 201;
-    ctx.body = postView(Object.assign({ _id: e.data.post_id }, e.data, { reply_count: 0, reactions: {} }));
+    ctx.body = postView({ _id: e.data.post_id, ...e.data, reply_count: 0 });
   });
 
   /** The post, if its circle is visible to the caller (404 otherwise). */

@@ -154,7 +154,7 @@ function factsOf(doc: Doc | null): ListingFacts | null {
 /** The owner agent's trust signals shown with a listing. */
 async function ownerSignals(s: Services, agentId: string) {
   const a = await getPublicAgent(s.store, agentId);
-  const n = (k: string) => (typeof a?.[k] === 'number' ? (a[k] as number) : 0);
+  const n = (k: keyof NonNullable<typeof a>) => (typeof a?.[k] === 'number' ? a[k] : 0);
   return {
     agent_id: agentId,
     name: a ? String(a.name) : null,
