@@ -5,7 +5,6 @@ import { openContract } from '../../../commands/marketplace/contract.ts';
 import type { ListingFacts } from '../../../commands/marketplace/listings.ts';
 import { closeListing, createListing, respondToListing } from '../../../commands/marketplace/listings.ts';
 import { forbidden, notFound } from '../../../events/kernel/errors.ts';
-import type { PricingType } from '../../../events/marketplace.ts';
 import type { Doc } from '../../../projections/store/port.ts';
 import { agentPageUrl, getPublicAgent } from '../../../queries/agents/agents.ts';
 import {
@@ -289,7 +288,7 @@ export function marketplaceRoutes(router: Router, s: Services): void {
               owner_id: String(listing.agent_id),
               title: String(listing.title),
               price: typeof listing.price === 'number' ? listing.price : 0,
-              pricing_type: listing.pricing_type as PricingType,
+              pricing_type: listing.pricing_type,
               deleted: listing.status === 'deleted',
               position: Number(listing.position),
             }
