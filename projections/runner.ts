@@ -1,5 +1,5 @@
 import type { EventLog, RecordedEvent, Subscription } from '../events/store/port.ts';
-import { REBUILD_PREFIX, type Collection, type ReadStore } from './store/port.ts';
+import { REBUILD_PREFIX, typedCollection, type Collection, type ReadStore } from './store/port.ts';
 import type { Projection, ProjectionContext } from './types.ts';
 import { CHECKPOINTS } from './types.ts';
 
@@ -70,7 +70,7 @@ function contextFor(store: ReadStore, prefix = ''): ProjectionContext {
         c = store.collection(prefix + name);
         cache.set(name, c);
       }
-      return c;
+      return typedCollection(c);
     },
   };
 }

@@ -1,12 +1,16 @@
 import type { DomainEvent, DomainEventType, EventOfType } from '../events/catalogue.ts';
 import type { RecordedEvent } from '../events/store/port.ts';
 import type { Recorded } from '../events/types.ts';
-import type { Collection, CollectionSpec } from './store/port.ts';
+import type { Collection, CollectionSpec, DocOf } from './store/port.ts';
 
 /** Resolves a projection's logical collection names (live ones, or fresh ones during a rebuild). */
 export interface ProjectionContext {
-  collection(name: string): Collection;
+  /** The collection `name`, typed by its registered read model (see ReadModels in store/port.ts). */
+  collection<N extends string>(name: N): Collection<DocOf<N>>;
 }
+
+/** The data of an event of type `T` (what a document copies from it). */
+export type DataOf<T extends DomainEventType> = EventOfType<T>['data'];
 
 /** A recorded event of one of the types `T`: a `switch` on `type` narrows `data`. */
 export type RecordedOf<T extends DomainEventType> = Recorded<EventOfType<T>>;

@@ -1,4 +1,4 @@
-import type { Collection, Doc, Filter } from '../projections/store/port.ts';
+import type { Collection, Filter } from '../projections/store/port.ts';
 
 /**
  * The one paging cursor of the API (docs/DECISIONS.md "One cursor", docs/PAGING.md). A cursor names
@@ -59,8 +59,11 @@ export function olderCursorOf(doc: { _id: string; seq?: unknown }): string {
 }
 
 /** One page of a list in cursor order, where the next page continues, and where a poll for newer items resumes. */
-export interface CursorPage {
-  docs: Doc[];
+/** A document a cursor can page: ordered by its log position `seq` (and `created_at` for `since`). */
+export type Pageable = { _id: string; seq?: unknown; created_at?: unknown };
+
+export interface CursorPage<T extends Pageable = Pageable> {
+  docs: T[];
   /**
    * Pass as `after` to continue in this page's order: on an oldest-first page the last item's
    * cursor (the request's when the page is empty), on a newest-first page the cursor to the items
@@ -91,7 +94,13 @@ export function beforeFilter(filter: Filter, before: Cursor): Filter {
  * `{...equality fields, seq: 1, _id: 1}` (the lower bound on `seq` is a range on it; the tie
  * condition is tested on the few items of the cursor's own position only).
  */
-export async function pageAfter(collection: Collection, filter: Filter, after: Cursor, limit: number, hint?: string): Promise<CursorPage> {
+export async function pageAfter<T extends Pageable>(
+  collection: Collection<T>,
+  filter: Filter,
+  after: Cursor,
+  limit: number,
+  hint?: string,
+): Promise<CursorPage<T>> {
   const docs = await collection.find(afterFilter(filter, after), { sort: CURSOR_ORDER, limit: limit + 1, ...(hint ? { hint } : {}) });
   const has_more = docs.length > limit;
   if (has_more) docs.length = limit;
@@ -101,7 +110,7 @@ export async function pageAfter(collection: Collection, filter: Filter, after: C
 }
 
 /** The items of `filter` before `before`, newest first: the continuation of a newest-first page. */
-export async function pageBefore(collection: Collection, filter: Filter, before: Cursor, limit: number): Promise<CursorPage> {
+export async function pageBefore<T extends Pageable>(collection: Collection<T>, filter: Filter, before: Cursor, limit: number): Promise<CursorPage<T>> {
   const docs = await collection.find(beforeFilter(filter, before), { sort: NEWEST_FIRST, limit: limit + 1 });
   const has_more = docs.length > limit;
   if (has_more) docs.length = limit;
@@ -115,7 +124,7 @@ export async function pageBefore(collection: Collection, filter: Filter, before:
  * follow it, `next_cursor` continues towards them, `poll_cursor` is where a poll for newer items
  * resumes (the newest item of the page; on an empty page, the newest item of the list or its start).
  */
-export async function newestPage(collection: Collection, filter: Filter, skip: number, limit: number): Promise<CursorPage> {
+export async function newestPage<T extends Pageable>(collection: Collection<T>, filter: Filter, skip: number, limit: number): Promise<CursorPage<T>> {
   const docs = await collection.find(filter, { sort: NEWEST_FIRST, skip, limit: limit + 1 });
   const has_more = docs.length > limit;
   if (has_more) docs.length = limit;
@@ -131,7 +140,13 @@ export async function newestPage(collection: Collection, filter: Filter, skip: n
  * with the next one, the page takes the whole millisecond, so the next poll with `since` = the
  * last `created_at` seen misses nothing (a page may then exceed `limit` by one burst).
  */
-export async function pageSince(collection: Collection, filter: Filter, since: string, limit: number, hint?: string): Promise<CursorPage> {
+export async function pageSince<T extends Pageable>(
+  collection: Collection<T>,
+  filter: Filter,
+  since: string,
+  limit: number,
+  hint?: string,
+): Promise<CursorPage<T>> {
   const sort = { created_at: 1, seq: 1, _id: 1 } as const;
   const opts = hint ? { hint } : {};
   let docs = await collection.find({ ...filter, created_at: { $gt: since } }, { sort, limit: limit + 1, ...opts });
@@ -159,11 +174,11 @@ export async function pageSince(collection: Collection, filter: Filter, since: s
  * (newest first, older items), `since` (oldest first, tie-safe), else the newest page (newest
  * first, `skip` items skipped). `next_cursor` always continues in the page's own order.
  */
-export async function listPage(
-  collection: Collection,
+export async function listPage<T extends Pageable>(
+  collection: Collection<T>,
   filter: Filter,
   opts: { since?: string; after?: Cursor; limit: number; skip?: number },
-): Promise<CursorPage> {
+): Promise<CursorPage<T>> {
   if (opts.after?.older) return pageBefore(collection, filter, opts.after, opts.limit);
   if (opts.after) return pageAfter(collection, filter, opts.after, opts.limit);
   if (opts.since) return pageSince(collection, filter, opts.since, opts.limit);

@@ -1,3 +1,4 @@
+import type { Tier } from '../../events/agents.ts';
 import type { Charge } from '../../events/types.ts';
 import type { Collection } from '../store/port.ts';
 import { CHARGED_EVENTS } from '../credits/charged.ts';
@@ -25,6 +26,78 @@ function paidMonth(paidUntil: string | null) {
     paid_until: paidUntil,
     renewal_due_at: paidUntil === null ? null : new Date(Date.parse(paidUntil) - RENEWAL_NOTICE_MS).toISOString(),
   };
+}
+
+/** An agent's profile, credit account summary, activity and reputation; `_id` is the agent id. */
+export type AgentDoc = {
+  _id: string;
+  _pos: number;
+  agent_id: string;
+  name: string;
+  /** agentHandle(name): what `@handle` mentions resolve by. */
+  handle: string;
+  description: string | null;
+  capabilities: string[];
+  owner_name: string;
+  owner_email: string;
+  webhook_url: string | null;
+  tier: Tier;
+  is_claimed: boolean;
+  claimed_via: string | null;
+  claimed_at?: string;
+  owner_user_id?: string;
+  registration_source: string;
+  intent_type: string;
+  auto_post_on_scout: boolean;
+  auto_post_on_mixer: boolean;
+  last_auto_post_at: string | null;
+  created_at: string;
+  last_active_at: string;
+  /** The registration's log position: the directory's newest-first order. */
+  seq: number;
+  balance_mc: number;
+  used_mc: number;
+  /** The credit cycle granted last (-1 before the first grant). */
+  cycle: number;
+  next_grant_at: string | null;
+  cycle_start: string | null;
+  paid_until: string | null;
+  renewal_due_at: string | null;
+  renewal_order_id?: string;
+  tier_lapsed_at?: string;
+  post_count: number;
+  follower_count: number;
+  following_count: number;
+  trust_score: number;
+  response_rate: number;
+  deal_close_rate: number;
+  completion_rate?: number;
+  average_rating?: number;
+  contracts_rated?: number;
+  contracts_completed: number;
+  contracts_ended?: number;
+  /** contracts_ended under the name the profile shows. */
+  contracts?: number;
+  marketplace_responses?: number;
+  trust_computed_at?: string;
+  /** leaderboardKey(): the leaderboard's order as one ascending string. */
+  rank_key: string;
+  key_replaced_at?: string;
+  ghosted?: boolean;
+  ghosted_at?: string | null;
+  deactivated?: boolean;
+  deactivated_at?: string;
+  owner_email_released_at?: string | null;
+  banned?: boolean;
+  banned_at?: string;
+  ban_reason?: string;
+  banned_by?: string;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    agents: AgentDoc;
+  }
 }
 
 /** Agents: profiles, credit account summary, activity. One document per agent. */
@@ -302,11 +375,11 @@ export const agentsProjection = defineProjection({
 });
 
 /** A charged event: the balance after it, the cycle's usage, activity (and a post counts as one). */
-async function applyCharge(agents: Collection, agentId: string, c: Charge, position: number, at: string, post: boolean): Promise<void> {
+async function applyCharge(agents: Collection<AgentDoc>, agentId: string, c: Charge, position: number, at: string, post: boolean): Promise<void> {
   if (c.amount_mc < 0) {
     // A refund: the cycle's usage never goes below zero (the charge may be from an earlier cycle).
     const doc = await agents.findOne({ _id: agentId }, { projection: { used_mc: 1 } });
-    const used = Math.max(0, ((doc?.used_mc as number | undefined) ?? 0) + c.amount_mc);
+    const used = Math.max(0, (doc?.used_mc ?? 0) + c.amount_mc);
     await agents.applyAt(agentId, position, { $set: { balance_mc: c.balance_after_mc, used_mc: used, last_active_at: at } });
     return;
   }

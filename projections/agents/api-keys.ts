@@ -1,5 +1,21 @@
 import { defineProjection } from '../types.ts';
 
+/** An API key; `_id` is its keyed hash. */
+export type ApiKeyDoc = {
+  _id: string;
+  _pos: number;
+  agent_id: string;
+  created_at?: string;
+  revoked?: boolean;
+  revoked_at?: string;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    api_keys: ApiKeyDoc;
+  }
+}
+
 /** API keys by keyed hash: the authentication lookup. */
 export const apiKeysProjection = defineProjection({
   name: 'api_keys',

@@ -1,9 +1,54 @@
 import { DEFAULT_SETTINGS_VALUES } from './settings.ts';
-import type { Doc } from '../store/port.ts';
-import { defineProjection } from '../types.ts';
+import { defineProjection, type DataOf } from '../types.ts';
 import { ownCopy } from '../../events/kernel/text.ts';
 
-type Kind = 'mention' | 'reply' | 'reaction' | 'join_request' | 'join_request_approved' | 'join_request_rejected';
+/** A circle notification of a user; `_id` is `cnt_<position>_<n>`. */
+export type CircleNotificationDoc = NotificationFields & {
+  _id: string;
+  _pos: number;
+  notification_id: string;
+  user_id: string;
+  kind: Kind;
+  read: boolean;
+  read_at: string | null;
+  created_at: string;
+  seq: number;
+};
+
+/** What a notification shows, by kind: the circle, what it is about and who acted. */
+type NotificationFields = {
+  circle_id: string;
+  post_id?: string;
+  reply_id?: string | null;
+  request_id?: string;
+  actor_id: string;
+  actor_name?: string;
+  admin_note?: string;
+  text: string;
+};
+
+/** A user's notification settings; `_id` is the user id. Absent: DEFAULT_SETTINGS_VALUES. */
+export type CircleNotificationSettingsDoc = Omit<DataOf<'CircleNotificationSettingsChanged'>, 'user_id'> & {
+  _id: string;
+  _pos: number;
+};
+
+/** A community's admins, for join-request notifications; `_id` is the community id. */
+export type CircleCommunityAdminsDoc = {
+  _id: string;
+  _pos: number;
+  admins: string[];
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    circle_notifications: CircleNotificationDoc;
+    circle_notification_settings: CircleNotificationSettingsDoc;
+    circle_community_admins: CircleCommunityAdminsDoc;
+  }
+}
+
+export type Kind = 'mention' | 'reply' | 'reaction' | 'join_request' | 'join_request_approved' | 'join_request_rejected';
 /** Which setting lets each kind through. */
 const SETTING: Record<Kind, 'mentions' | 'replies' | 'reactions' | 'join_requests'> = {
   mention: 'mentions',
@@ -58,8 +103,8 @@ export const circleNotificationsProjection = defineProjection({
     // later position mean this event is a redelivery: what it notified was decided when it was
     // first applied, under the settings of that time. Deciding again under today's would add the
     // notices a member had turned off then.
-    const changedSince = (doc: Doc | null) => typeof doc?._pos === 'number' && doc._pos > event.position;
-    const notify = async (userId: string, kind: Kind, fields: Record<string, unknown>, at: string) => {
+    const changedSince = (doc: { _pos: number } | null) => typeof doc?._pos === 'number' && doc._pos > event.position;
+    const notify = async (userId: string, kind: Kind, fields: NotificationFields, at: string) => {
       const id = `cnt_${event.position.toString(36)}_${n++}`;
       const current = await settings.findOne({ _id: userId });
       if (changedSince(current)) return;
@@ -123,7 +168,7 @@ export const circleNotificationsProjection = defineProjection({
         const d = event.data;
         const doc = await admins.findOne({ _id: d.community_id });
         if (changedSince(doc)) return;
-        for (const a of (doc?.admins as string[] | undefined) ?? [])
+        for (const a of doc?.admins ?? [])
           await notify(
             a,
             'join_request',

@@ -1,11 +1,63 @@
-import type { Collection, Doc } from '../store/port.ts';
-import { defineProjection } from '../types.ts';
+import type { CircleReaction } from '../../events/communities.ts';
+import type { Collection } from '../store/port.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+/** A post in a circle; `_id` is the post id. Deleted or hidden: `live_circle` null (out of every list). */
+export type CirclePostDoc = DataOf<'CirclePostPublished'> & {
+  _id: string;
+  _pos: number;
+  live_circle: string | null;
+  /** `<circle>|<tag>` per hashtag, for the by-tag list. */
+  tag_keys: string[];
+  reply_count: number;
+  reactions: Record<CircleReaction, number>;
+  edited_at: string | null;
+  deleted_at?: string;
+  hidden?: boolean;
+  hidden_at?: string | null;
+  seq: number;
+};
+
+/** A reply to a circle post; `_id` is the reply id. */
+export type CircleReplyDoc = DataOf<'CircleReplyAdded'> & {
+  _id: string;
+  _pos: number;
+  reactions: Record<CircleReaction, number>;
+  hidden?: boolean;
+  seq: number;
+};
+
+/** A circle's activity; `_id` is the circle id. */
+export type CircleActivityDoc = {
+  _id: string;
+  _pos: number;
+  last_activity_at: string;
+  post_count: number;
+};
+
+/** A hashtag's uses in a circle on one UTC day; `_id` is `<circle>|<tag>|<day>`. */
+export type CircleTagDayDoc = {
+  _id: string;
+  circle_id: string;
+  tag: string;
+  day: string;
+  count: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    circle_posts: CirclePostDoc;
+    circle_replies: CircleReplyDoc;
+    circle_activity: CircleActivityDoc;
+    circle_tag_days: CircleTagDayDoc;
+  }
+}
 
 const tagKeys = (circleId: string, tags: readonly string[]) => tags.map((t) => `${circleId}|${t}`);
 const NO_REACTIONS = { like: 0, insightful: 0, celebrate: 0, support: 0, curious: 0 };
 
 /** Moves a circle's per-day hashtag counters by `by`. */
-async function countTags(tagDays: Collection, circleId: string, tags: readonly string[], day: string, by: number): Promise<void> {
+async function countTags(tagDays: Collection<CircleTagDayDoc>, circleId: string, tags: readonly string[], day: string, by: number): Promise<void> {
   for (const tag of tags)
     await tagDays.updateOne({ _id: `${circleId}|${tag}|${day}` }, { $set: { circle_id: circleId, tag, day }, $inc: { count: by } }, { upsert: true });
 }
@@ -57,10 +109,10 @@ export const circlePostsProjection = defineProjection({
       }
       case 'CirclePostEdited': {
         const d = event.data;
-        const before: Doc | null = await posts.findOne({ _id: d.post_id });
-        if (!before || (before._pos as number) >= event.position) return;
-        const day = String(before.published_at).slice(0, 10);
-        await countTags(tagDays, d.circle_id, (before.hashtags as string[]) ?? [], day, -1);
+        const before = await posts.findOne({ _id: d.post_id });
+        if (!before || before._pos >= event.position) return;
+        const day = before.published_at.slice(0, 10);
+        await countTags(tagDays, d.circle_id, before.hashtags ?? [], day, -1);
         await countTags(tagDays, d.circle_id, d.hashtags, day, 1);
         await posts.applyAt(d.post_id, event.position, {
           $set: { content: d.content, intent: d.intent, hashtags: d.hashtags, tag_keys: tagKeys(d.circle_id, d.hashtags), edited_at: d.edited_at },
@@ -69,9 +121,9 @@ export const circlePostsProjection = defineProjection({
       }
       case 'CirclePostDeleted': {
         const d = event.data;
-        const before: Doc | null = await posts.findOne({ _id: d.post_id });
-        if (!before || (before._pos as number) >= event.position) return;
-        await countTags(tagDays, d.circle_id, (before.hashtags as string[]) ?? [], String(before.published_at).slice(0, 10), -1);
+        const before = await posts.findOne({ _id: d.post_id });
+        if (!before || before._pos >= event.position) return;
+        await countTags(tagDays, d.circle_id, before.hashtags ?? [], before.published_at.slice(0, 10), -1);
         await posts.applyAt(d.post_id, event.position, { $set: { live_circle: null, tag_keys: [], deleted_at: d.deleted_at } });
         await activity.applyAt(d.circle_id, event.position, { $inc: { post_count: -1 } });
         return;
@@ -89,16 +141,16 @@ export const circlePostsProjection = defineProjection({
         const d = event.data;
         const hide = d.action === 'hide';
         if (d.target_type === 'reply') {
-          const reply: Doc | null = await replies.findOne({ _id: d.target_id });
-          if (!reply || (reply._pos as number) >= event.position) return;
+          const reply = await replies.findOne({ _id: d.target_id });
+          if (!reply || reply._pos >= event.position) return;
           await replies.applyAt(d.target_id, event.position, { $set: { hidden: hide } });
           await posts.applyAt(d.post_id, event.position, { $inc: { reply_count: hide ? -1 : 1 } });
           return;
         }
-        const before: Doc | null = await posts.findOne({ _id: d.post_id });
-        if (!before || (before._pos as number) >= event.position || typeof before.deleted_at === 'string') return;
-        const day = String(before.published_at).slice(0, 10);
-        const tags = (before.hashtags as string[] | undefined) ?? [];
+        const before = await posts.findOne({ _id: d.post_id });
+        if (!before || before._pos >= event.position || typeof before.deleted_at === 'string') return;
+        const day = before.published_at.slice(0, 10);
+        const tags = before.hashtags ?? [];
         await countTags(tagDays, d.circle_id, tags, day, hide ? -1 : 1);
         await posts.applyAt(
           d.post_id,

@@ -1,4 +1,83 @@
-import { defineProjection } from '../types.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+/** A community; `_id` is the community id. `all` (always true) keys the list of every community. */
+export type CommunityDoc = {
+  _id: string;
+  _pos: number;
+  all: true;
+  community_id: string;
+  name: string;
+  description: string;
+  open: boolean;
+  admins: string[];
+  created_by: string;
+  created_at: string;
+};
+
+/** A circle of a community; `_id` is the circle id. Deleted: `live_community` and `public_listed` null. */
+export type CircleDoc = {
+  _id: string;
+  _pos: number;
+  circle_id: string;
+  community_id: string;
+  live_community: string | null;
+  name: string;
+  description: string;
+  visibility: DataOf<'CircleCreated'>['visibility'];
+  /** True while public in an open community (the public list's key), else null. */
+  public_listed: true | null;
+  created_by: string;
+  created_at: string;
+  deleted: boolean;
+  deleted_at?: string;
+  seq: number;
+};
+
+/** An invite code of a community; `_id` is the code id. */
+export type InviteCodeDoc = {
+  _id: string;
+  _pos: number;
+  code_id: string;
+  community_id: string;
+  code: string;
+  label: string | null;
+  max_uses: number | null;
+  expires_at: string | null;
+  status: DataOf<'InviteCodeStatusChanged'>['status'];
+  status_changed_at?: string;
+  uses: number;
+  /** Members who joined with it and have not left. */
+  active_members: number;
+  created_by: string;
+  created_at: string;
+  seq: number;
+};
+
+/** Joins of a community on one UTC day; `_id` is `<community>:<day>`. */
+export type InviteDayDoc = {
+  _id: string;
+  _pos: number;
+  community_id: string;
+  day: string;
+  joins: number;
+};
+
+/** The code a member joined with; `_id` is `<community>:<user>`. */
+export type MemberCodeDoc = {
+  _id: string;
+  _pos: number;
+  code_id: string | null;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    communities: CommunityDoc;
+    circles: CircleDoc;
+    invite_codes: InviteCodeDoc;
+    invite_days: InviteDayDoc;
+    member_codes: MemberCodeDoc;
+  }
+}
 
 /**
  * Communities (with their admins), their circles and invite codes, and joins per day per

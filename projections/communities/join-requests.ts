@@ -1,4 +1,21 @@
-import { defineProjection } from '../types.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+/** A request to join a circle; `_id` is the request id. */
+export type CircleJoinRequestDoc = DataOf<'CircleJoinRequested'> & {
+  _id: string;
+  _pos: number;
+  status: 'pending' | 'approved' | 'rejected';
+  admin_note: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  seq: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    circle_join_requests: CircleJoinRequestDoc;
+  }
+}
 
 /** Circle join requests, per community and status (the admins' queue), newest first. */
 export const joinRequestsProjection = defineProjection({
@@ -21,7 +38,7 @@ export const joinRequestsProjection = defineProjection({
       case 'CircleJoinRequested': {
         const d = event.data;
         await requests.applyAt(d.request_id, event.position, {
-          $set: Object.assign({}, d, { status: 'pending', admin_note: '', decided_at: null, decided_by: null, seq: event.position }),
+          $set: Object.assign({}, d, { status: 'pending' as const, admin_note: '', decided_at: null, decided_by: null, seq: event.position }),
         });
         return;
       }

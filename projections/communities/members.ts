@@ -1,5 +1,45 @@
-import type { Doc } from '../store/port.ts';
-import { defineProjection } from '../types.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+/** A member of a community; `_id` is `<community>:<user>`. Removed: the `live_` keys null. */
+export type CommunityMemberDoc = {
+  _id: string;
+  _pos: number;
+  community_id: string;
+  user_id: string;
+  live_community: string | null;
+  live_user: string | null;
+  full_name: string;
+  name_lower: string;
+  code_id: string | null;
+  /** The circles of the community the member is in. */
+  circles: string[];
+  joined_at: string;
+  removed_at?: string;
+  seq: number;
+};
+
+/** A member of a circle; `_id` is `<circle>:<user>`. Left or removed: the `live_` keys null. */
+export type CircleMemberDoc = {
+  _id: string;
+  _pos: number;
+  circle_id: string;
+  community_id: string;
+  user_id: string;
+  live_circle: string | null;
+  live_user: string | null;
+  full_name: string;
+  name_lower: string;
+  via: DataOf<'CircleMemberJoined'>['via'];
+  joined_at: string;
+  seq: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    community_members: CommunityMemberDoc;
+    circle_members: CircleMemberDoc;
+  }
+}
 
 /**
  * Who is in which community and circle. `community_members` (`<community>:<user>`) lists the
@@ -55,7 +95,7 @@ export const communityMembersProjection = defineProjection({
         await members.applyAt(`${d.community_id}:${d.user_id}`, event.position, {
           $set: { live_community: null, live_user: null, circles: [], removed_at: d.removed_at },
         });
-        const theirs: Doc[] = await circleMembers.find({ live_user: d.user_id }, { hint: 'by_user' });
+        const theirs = await circleMembers.find({ live_user: d.user_id }, { hint: 'by_user' });
         for (const m of theirs)
           if (m.community_id === d.community_id) await circleMembers.applyAt(m._id, event.position, { $set: { live_circle: null, live_user: null } });
         return;
@@ -81,10 +121,10 @@ export const communityMembersProjection = defineProjection({
       }
       case 'CircleDeleted': {
         const d = event.data;
-        const inside: Doc[] = await circleMembers.find({ live_circle: d.circle_id }, { hint: 'by_circle' });
+        const inside = await circleMembers.find({ live_circle: d.circle_id }, { hint: 'by_circle' });
         for (const m of inside) {
           await circleMembers.applyAt(m._id, event.position, { $set: { live_circle: null, live_user: null } });
-          await members.applyAt(`${d.community_id}:${String(m.user_id)}`, event.position, { $pull: { circles: d.circle_id } });
+          await members.applyAt(`${d.community_id}:${m.user_id}`, event.position, { $pull: { circles: d.circle_id } });
         }
         return;
       }

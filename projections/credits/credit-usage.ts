@@ -1,6 +1,22 @@
 import { defineProjection } from '../types.ts';
 import { CHARGED_EVENTS } from './charged.ts';
 
+/** An agent's credit spending on one UTC day; `_id` is `<agent>:<date>`. */
+export type CreditUsageDailyDoc = {
+  _id: string;
+  _pos: number;
+  agent_id: string;
+  date: string;
+  spent_mc: number;
+  count: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    credit_usage_daily: CreditUsageDailyDoc;
+  }
+}
+
 /** Daily spend per agent (the 7-day usage view). Counts every event that carries a charge. */
 export const creditUsageProjection = defineProjection({
   name: 'credit_usage',

@@ -1,4 +1,20 @@
-import { defineProjection } from '../types.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+/** A federation peer; `_id` is the peer id. */
+export type FederationPeerDoc = DataOf<'FederationPeerRegistered'> & {
+  _id: string;
+  _pos: number;
+  status: 'pending' | DataOf<'FederationPeerDecided'>['status'];
+  decided_at: string | null;
+  decided_by: string | null;
+  seq: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    federation_peers: FederationPeerDoc;
+  }
+}
 
 /** Federation peers for the super admins' list, newest first. */
 export const federationPeersProjection = defineProjection({
@@ -10,7 +26,7 @@ export const federationPeersProjection = defineProjection({
     switch (event.type) {
       case 'FederationPeerRegistered':
         await peers.applyAt(event.data.peer_id, event.position, {
-          $set: Object.assign({}, event.data, { status: 'pending', decided_at: null, decided_by: null, seq: event.position }),
+          $set: Object.assign({}, event.data, { status: 'pending' as const, decided_at: null, decided_by: null, seq: event.position }),
         });
         return;
       case 'FederationPeerDecided': {

@@ -1,5 +1,32 @@
 import { defineProjection } from '../types.ts';
-import { markerHides } from './posts.ts';
+import { markerHides, type PostsGhostedAgentDoc } from './posts.ts';
+
+/** A comment or a reply; `_id` is the comment id. */
+export type CommentDoc = {
+  _id: string;
+  _pos: number;
+  comment_id: string;
+  post_id: string;
+  agent_id: string;
+  agent_name: string;
+  /** The top-level comment a reply is under; null on a top-level comment. */
+  parent_comment_id: string | null;
+  reply_to_comment_id: string | null;
+  top_level: boolean;
+  hidden: boolean;
+  content: string;
+  created_at: string;
+  seq: number;
+  upvote_count: number;
+  reply_count: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    comments: CommentDoc;
+    comments_ghosted_agents: PostsGhostedAgentDoc;
+  }
+}
 
 /** Comments and replies (two levels), with upvote and reply counts; a ghosted agent's comments are hidden. */
 export const commentsProjection = defineProjection({

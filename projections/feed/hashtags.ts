@@ -1,5 +1,20 @@
 import { defineProjection } from '../types.ts';
 
+/** A hashtag's uses on one UTC day; `_id` is `<date>:<tag>`. */
+export type HashtagDailyDoc = {
+  _id: string;
+  _pos: number;
+  tag: string;
+  date: string;
+  count: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    hashtag_daily: HashtagDailyDoc;
+  }
+}
+
 /** Hashtag use per UTC day: the trending read sums the last 7 days. */
 export const hashtagsProjection = defineProjection({
   name: 'hashtags',

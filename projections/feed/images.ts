@@ -1,5 +1,25 @@
 import { defineProjection } from '../types.ts';
 
+/** An uploaded image; `_id` is the image id. */
+export type ImageDoc = {
+  _id: string;
+  _pos: number;
+  agent_id: string;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  created_at: string;
+  /** Whether a post or a comment names it. */
+  referenced: boolean;
+  expired_at?: string;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    images: ImageDoc;
+  }
+}
+
 /** An image's id as its URL (or markdown) names it inside a post or comment. */
 const IMAGE_ID = /img_[a-z0-9]{8,40}/g;
 

@@ -1,21 +1,81 @@
-import type { Doc } from '../store/port.ts';
+import type { ModerationDecision, ModerationKind } from '../../events/moderation.ts';
 import type { ProjectionContext } from '../types.ts';
 import { defineProjection } from '../types.ts';
 
-interface FlagEntry {
+/** States of a queued item; the first three are open (awaiting a moderator). */
+export const OPEN_STATES = ['flagged', 'hidden', 'appealed'] as const;
+
+export type FlagEntry = {
   agent_id: string;
   reason: string | null;
   weight: string;
   flagged_at: string;
   withdrawn_at: string | null;
+};
+
+export type ModerationDecisionEntry = {
+  decision: ModerationDecision;
+  admin_user_id: string;
+  note: string | null;
+  decided_at: string;
+  appeal: boolean;
+  position: number;
+};
+
+export type AppealEntry = {
+  message: string;
+  by_agent_id: string | null;
+  by_user_id: string | null;
+  appealed_at: string;
+  decision: ModerationDecision | null;
+  decided_at: string | null;
+};
+
+export type ModerationItemState = (typeof OPEN_STATES)[number] | 'restored' | 'upheld' | 'dismissed' | 'banned' | 'withdrawn';
+
+/** A queued item's fields (a decider of this projection changes them in memory, then writes them back). */
+type ModerationItem = {
+  _id: string;
+  /** Absent only on an item not written yet. */
+  _pos?: number;
+  item_kind: ModerationKind;
+  item_id: string;
+  state: ModerationItemState;
+  /** Awaiting a moderator: flagged, hidden or appealed. */
+  open: boolean;
+  hidden: boolean;
+  flags: FlagEntry[];
+  /** Flaggers whose flags a decision spent: they no longer count. */
+  spent: string[];
+  flag_count: number;
+  counting_count: number;
+  hidden_at: string | null;
+  appeal: AppealEntry | null;
+  decisions: ModerationDecisionEntry[];
+  author_agent_id?: string;
+  /** The position at which the item (re-)entered the queue: oldest-waiting first. */
+  seq: number;
+  entered_at: string;
+  updated_at?: string;
+};
+
+/** A flagged or hidden post or agent; `_id` is `<kind>:<id>`. */
+export type ModerationItemDoc = ModerationItem & {
+  _pos: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    moderation_items: ModerationItemDoc;
+  }
 }
 
 interface ItemChange {
-  kind: 'post' | 'agent';
+  kind: ModerationKind;
   itemId: string;
   position: number;
   at: string;
-  change: (doc: Doc) => Doc;
+  change: (doc: ModerationItem) => ModerationItem;
 }
 
 const key = (kind: string, id: string) => `${kind}:${id}`;
@@ -30,7 +90,7 @@ function tally(flags: FlagEntry[], spent: string[]): { flag_count: number; count
 async function applyItem(ctx: ProjectionContext, c: ItemChange): Promise<void> {
   const items = ctx.collection('moderation_items');
   const id = key(c.kind, c.itemId);
-  const before = (await items.findOne({ _id: id })) ?? {
+  const before: ModerationItem = (await items.findOne({ _id: id })) ?? {
     _id: id,
     item_kind: c.kind,
     item_id: c.itemId,
@@ -49,7 +109,7 @@ async function applyItem(ctx: ProjectionContext, c: ItemChange): Promise<void> {
   };
   if (typeof before._pos === 'number' && before._pos >= c.position) return;
   const wasOpen = before.open === true;
-  const next = c.change(Object.assign({}, before));
+  const next = c.change({ ...before });
   // An item (re-)entering the queue takes its place at the back: the queue is oldest-waiting first.
   if (next.open === true && !wasOpen) {
     next.seq = c.position;
@@ -59,20 +119,18 @@ async function applyItem(ctx: ProjectionContext, c: ItemChange): Promise<void> {
   await items.applyAt(id, c.position, { $set: Object.assign({}, fields, { updated_at: c.at }) });
 }
 
-function flagged(doc: Doc, flag: FlagEntry): Doc {
-  const flags = [...((doc.flags as FlagEntry[]) ?? []).filter((f) => !(f.agent_id === flag.agent_id && f.withdrawn_at === null)), flag];
+function flagged(doc: ModerationItem, flag: FlagEntry): ModerationItem {
+  const flags = [...(doc.flags ?? []).filter((f) => !(f.agent_id === flag.agent_id && f.withdrawn_at === null)), flag];
   const state = doc.open === true ? doc.state : doc.hidden === true ? 'hidden' : 'flagged';
-  return Object.assign({}, doc, tally(flags, doc.spent as string[]), { flags, open: true, state });
+  return { ...doc, ...tally(flags, doc.spent), flags, open: true, state };
 }
 
-function withdrawn(doc: Doc, agentId: string, at: string): Doc {
-  const flags = ((doc.flags as FlagEntry[]) ?? []).map((f) =>
-    f.agent_id === agentId && f.withdrawn_at === null ? Object.assign({}, f, { withdrawn_at: at }) : f,
-  );
-  const t = tally(flags, doc.spent as string[]);
+function withdrawn(doc: ModerationItem, agentId: string, at: string): ModerationItem {
+  const flags = (doc.flags ?? []).map((f) => (f.agent_id === agentId && f.withdrawn_at === null ? Object.assign({}, f, { withdrawn_at: at }) : f));
+  const t = tally(flags, doc.spent);
   // A visible item whose flags are all withdrawn leaves the queue.
-  if (doc.open === true && doc.state === 'flagged' && t.flag_count === 0) return Object.assign({}, doc, t, { flags, open: false, state: 'withdrawn' });
-  return Object.assign({}, doc, t, { flags });
+  if (doc.open === true && doc.state === 'flagged' && t.flag_count === 0) return { ...doc, ...t, flags, open: false, state: 'withdrawn' };
+  return { ...doc, ...t, flags };
 }
 
 /**
@@ -127,15 +185,15 @@ export const moderationProjection = defineProjection({
       }
       case 'ModerationDecided': {
         const d = event.data;
-        const state = { restore: 'restored', uphold: 'upheld', ban_author: 'banned', dismiss: 'dismissed' }[d.decision];
+        const state = ({ restore: 'restored', uphold: 'upheld', ban_author: 'banned', dismiss: 'dismissed' } as const)[d.decision];
         return applyItem(ctx, {
           kind: d.item_kind,
           itemId: d.item_id,
           position: event.position,
           at: d.decided_at,
           change: (doc) => {
-            const spent = [...new Set([...((doc.spent as string[]) ?? []), ...d.spent])];
-            const decision = {
+            const spent = [...new Set([...(doc.spent ?? []), ...d.spent])];
+            const decision: ModerationDecisionEntry = {
               decision: d.decision,
               admin_user_id: d.admin_user_id,
               note: d.note,
@@ -143,22 +201,24 @@ export const moderationProjection = defineProjection({
               appeal: d.appeal,
               position: event.position,
             };
-            return Object.assign({}, doc, tally(doc.flags as FlagEntry[], spent), {
+            return {
+              ...doc,
+              ...tally(doc.flags, spent),
               author_agent_id: d.author_agent_id,
               hidden: d.hidden,
               hidden_at: d.hidden ? (doc.hidden_at ?? d.decided_at) : null,
               spent,
-              decisions: [...((doc.decisions as unknown[]) ?? []), decision],
-              appeal: doc.appeal && d.appeal ? Object.assign({}, doc.appeal as Doc, { decision: d.decision, decided_at: d.decided_at }) : doc.appeal,
+              decisions: [...(doc.decisions ?? []), decision],
+              appeal: doc.appeal && d.appeal ? Object.assign({}, doc.appeal, { decision: d.decision, decided_at: d.decided_at }) : doc.appeal,
               state,
               open: false,
-            });
+            };
           },
         });
       }
       case 'ModerationAppealed': {
         const d = event.data;
-        const appeal = {
+        const appeal: AppealEntry = {
           message: d.message,
           by_agent_id: d.by_agent_id,
           by_user_id: d.by_user_id,

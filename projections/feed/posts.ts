@@ -1,10 +1,68 @@
-import { searchTerms } from '../../events/feed.ts';
-import type { Doc } from '../store/port.ts';
-import type { ProjectionContext, RecordedOf } from '../types.ts';
+import { searchTerms, type PostPoll, type Reaction } from '../../events/feed.ts';
+import type { DataOf, ProjectionContext, RecordedOf } from '../types.ts';
 import { defineProjection } from '../types.ts';
 
+type Published = DataOf<'PostPublished'>;
+
+/** A post; `_id` is the post id. `hidden` takes it out of every public read (its own hide or its author's). */
+export type PostDoc = {
+  _id: string;
+  _pos: number;
+  post_id: string;
+  agent_id: string;
+  agent_name: string;
+  title: string;
+  body: string;
+  post_type: Published['post_type'];
+  room_slug: string | null;
+  hashtags: string[];
+  published: boolean;
+  hidden: boolean;
+  /** Hidden by its own flags or a moderator (not by its author's hide). */
+  ghosted?: boolean;
+  /** When it was scheduled (a scheduled post) or published. */
+  created_at: string;
+  published_at: string;
+  seq: number;
+  comment_count: number;
+  upvote_count: number;
+  reactions: Record<Reaction, number>;
+  flag_count: number;
+  boost_count: number;
+  poll: PostPoll | null;
+  /** Votes per option index. */
+  poll_tally: Record<string, number>;
+  auto: boolean;
+  source: Published['source'] | null;
+  /** The search terms: title first, then hashtags, then the body (at most 32). */
+  terms: string[];
+};
+
+/** Visible posts: `all`, and `room:<slug>` per room. */
+export type FeedCounterDoc = {
+  _id: string;
+  _pos: number;
+  visible: number;
+};
+
+/** An agent whose posts are hidden, and why; `_id` is the agent id. */
+export type PostsGhostedAgentDoc = {
+  _id: string;
+  _pos: number;
+  ghosted_at: string;
+  reasons?: Partial<Record<'ghosted' | 'banned' | 'deactivated', true>>;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    posts: PostDoc;
+    feed_counters: FeedCounterDoc;
+    posts_ghosted_agents: PostsGhostedAgentDoc;
+  }
+}
+
 /** Takes posts out of the visible feed counters (one position-guarded update per counter). */
-async function hideFromCounters(ctx: ProjectionContext, position: number, hidden: Doc[]): Promise<void> {
+async function hideFromCounters(ctx: ProjectionContext, position: number, hidden: Array<Pick<PostDoc, 'room_slug'>>): Promise<void> {
   if (hidden.length === 0) return;
   const counters = ctx.collection('feed_counters');
   await counters.applyAt('all', position, { $inc: { visible: -hidden.length } });
@@ -14,7 +72,7 @@ async function hideFromCounters(ctx: ProjectionContext, position: number, hidden
 }
 
 /** Puts posts back into the visible feed counters (a restore). */
-async function showInCounters(ctx: ProjectionContext, position: number, shown: Doc[]): Promise<void> {
+async function showInCounters(ctx: ProjectionContext, position: number, shown: Array<Pick<PostDoc, 'room_slug'>>): Promise<void> {
   if (shown.length === 0) return;
   const counters = ctx.collection('feed_counters');
   await counters.applyAt('all', position, { $inc: { visible: shown.length } });
@@ -24,9 +82,9 @@ async function showInCounters(ctx: ProjectionContext, position: number, shown: D
 }
 
 /** Why an agent's content is hidden: `reasons` lists ghosted (flags or a moderator), banned, deactivated; a restore removes `ghosted` only. */
-export function markerHides(marker: Doc | null): boolean {
+export function markerHides(marker: Pick<PostsGhostedAgentDoc, 'reasons'> | null): boolean {
   if (!marker) return false;
-  const reasons = marker.reasons as Record<string, unknown> | undefined;
+  const reasons = marker.reasons;
   return reasons === undefined ? true : Object.keys(reasons).length > 0;
 }
 
@@ -123,7 +181,7 @@ async function decidePost(event: RecordedOf<'ModerationDecided'>, ctx: Projectio
     }
     return;
   }
-  const show = post.hidden === true && !(await authorHidden(ctx, post.agent_id as string));
+  const show = post.hidden === true && !(await authorHidden(ctx, post.agent_id));
   if (await posts.applyAt(d.item_id, event.position, { $set: { ghosted: false, ...(show ? { hidden: false } : {}) } })) {
     if (show) await showInCounters(ctx, event.position, [post]);
   }
@@ -133,7 +191,7 @@ async function mergeRoom(event: RecordedOf<'RoomMerged'>, ctx: ProjectionContext
   const d = event.data;
   const counters = ctx.collection('feed_counters');
   const moved = await counters.findOne({ _id: `room:${d.room_slug}` });
-  const n = (moved?.visible as number | undefined) ?? 0;
+  const n = moved?.visible ?? 0;
   await ctx.collection('posts').updateMany({ room_slug: d.room_slug }, { $set: { room_slug: d.into } });
   if (await counters.applyAt(`room:${d.room_slug}`, event.position, { $set: { visible: 0 } })) {
     await counters.applyAt(`room:${d.into}`, event.position, { $inc: { visible: n } });

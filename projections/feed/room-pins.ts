@@ -1,5 +1,18 @@
 import { defineProjection } from '../types.ts';
 
+/** A room's pinned posts in pin order; `_id` is the room slug. */
+export type RoomPinsDoc = {
+  _id: string;
+  _pos: number;
+  post_ids: string[];
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    room_pins: RoomPinsDoc;
+  }
+}
+
 /** Pinned (anchor) posts per room, in pin order. */
 export const roomPinsProjection = defineProjection({
   name: 'room_pins',

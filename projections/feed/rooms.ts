@@ -3,6 +3,38 @@ import type { Collection } from '../store/port.ts';
 import type { RecordedOf } from '../types.ts';
 import { defineProjection } from '../types.ts';
 
+/** A room; `_id` is its slug. Curated rooms always exist; a custom one is public while enough agents declare it. */
+export type RoomDoc = Omit<ReturnType<typeof roomDefaults>, 'created_by'> & {
+  _id: string;
+  _pos: number;
+  created_by: string | null;
+  curated: boolean;
+  public: boolean;
+  agent_count: number;
+  post_count: number;
+  created_at?: string;
+  last_post_at?: string;
+  hidden_at?: string | null;
+  merged_into?: string;
+  merged_at?: string;
+  merged_from?: string[];
+};
+
+/** The rooms an agent counts in, and whether it still counts; `_id` is the agent id. */
+export type RoomAgentDoc = {
+  _id: string;
+  _pos: number;
+  slugs: string[];
+  active: boolean;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    rooms: RoomDoc;
+    room_agents: RoomAgentDoc;
+  }
+}
+
 const ICONS = ['🧭', '🔗', '📈', '🤝', '🛰️', '💡', '🧩', '🚀', '🎯', '📣'];
 const iconFor = (slug: string) => ICONS[[...slug].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7) % ICONS.length];
 
@@ -28,7 +60,7 @@ const isCurated = (slug: string) => (CURATED_CAPABILITIES as readonly string[]).
  * One more (`by` 1) or one fewer (`by` -1) active agent declares the room. A custom room is public
  * exactly while at least ROOM_PROMOTION_AGENTS active agents declare it; curated rooms always are.
  */
-async function countAgent(rooms: Collection, slug: string, by: 1 | -1, position: number, onInsert: Record<string, unknown> | null): Promise<void> {
+async function countAgent(rooms: Collection<RoomDoc>, slug: string, by: 1 | -1, position: number, onInsert: Partial<RoomDoc> | null): Promise<void> {
   if (isCurated(slug)) {
     // Always public, so the new count need not be known: one write, no read.
     await rooms.applyAt(slug, position, { $inc: { agent_count: by }, $set: { public: true }, ...(onInsert ? { $setOnInsert: onInsert } : {}) });
@@ -36,14 +68,14 @@ async function countAgent(rooms: Collection, slug: string, by: 1 | -1, position:
   }
   const current = await rooms.findOne({ _id: slug }, { projection: { agent_count: 1 } });
   if (!current && !onInsert) return;
-  const count = Math.max(0, ((current?.agent_count as number | undefined) ?? 0) + by);
+  const count = Math.max(0, (current?.agent_count ?? 0) + by);
   await rooms.applyAt(slug, position, {
     $set: { agent_count: count, public: count >= ROOM_PROMOTION_AGENTS },
     ...(onInsert ? { $setOnInsert: onInsert } : {}),
   });
 }
 
-async function declareCapabilities(rooms: Collection, roomAgents: Collection, event: RecordedOf<'AgentRegistered'>): Promise<void> {
+async function declareCapabilities(rooms: Collection<RoomDoc>, roomAgents: Collection<RoomAgentDoc>, event: RecordedOf<'AgentRegistered'>): Promise<void> {
   const d = event.data;
   await roomAgents.applyAt(d.agent_id, event.position, { $set: { slugs: d.capabilities, active: true } });
   for (const slug of d.capabilities) {
@@ -55,11 +87,11 @@ async function declareCapabilities(rooms: Collection, roomAgents: Collection, ev
 }
 
 /** A deactivated, banned or ghosted agent stops counting toward its rooms (once: these states have no way back). */
-async function leaveRooms(rooms: Collection, roomAgents: Collection, agentId: string, position: number): Promise<void> {
+async function leaveRooms(rooms: Collection<RoomDoc>, roomAgents: Collection<RoomAgentDoc>, agentId: string, position: number): Promise<void> {
   const member = await roomAgents.findOne({ _id: agentId });
   if (!member || member.active !== true) return;
   if (!(await roomAgents.applyAt(agentId, position, { $set: { active: false } }))) return;
-  for (const slug of (member.slugs as string[] | undefined) ?? []) await countAgent(rooms, slug, -1, position, null);
+  for (const slug of member.slugs ?? []) await countAgent(rooms, slug, -1, position, null);
 }
 
 /**
@@ -136,7 +168,7 @@ export const roomsProjection = defineProjection({
         if (await rooms.applyAt(d.room_slug, event.position, { $set: { merged_into: d.into, merged_at: d.merged_at } })) {
           await rooms.applyAt(d.into, event.position, {
             $addToSet: { merged_from: d.room_slug },
-            $inc: { post_count: (source?.post_count as number | undefined) ?? 0 },
+            $inc: { post_count: source?.post_count ?? 0 },
           });
         }
         return;

@@ -1,4 +1,34 @@
-import { defineProjection } from '../types.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+type Scheduled = DataOf<'PostScheduled'>;
+
+/** A scheduled post; `_id` is the post id it will publish as. */
+export type ScheduledPostDoc = {
+  _id: string;
+  _pos: number;
+  post_id: string;
+  agent_id: string;
+  agent_name: string;
+  title: string;
+  body: string;
+  post_type: Scheduled['post_type'];
+  room_slug: Scheduled['room_slug'];
+  hashtags: string[];
+  poll: Scheduled['poll'];
+  signal_hash: Scheduled['signal_hash'];
+  mentions: string[];
+  publish_at: string;
+  scheduled_at: string;
+  status: 'scheduled' | 'published' | 'cancelled' | 'withdrawn';
+  published_at: string | null;
+  cancelled_at: string | null;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    scheduled_posts: ScheduledPostDoc;
+  }
+}
 
 /**
  * Scheduled posts with their status (scheduled -> published | cancelled). The author's upcoming

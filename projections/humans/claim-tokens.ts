@@ -1,5 +1,18 @@
 import { defineProjection } from '../types.ts';
 
+/** An unused claim token; `_id` is its hash. */
+export type ClaimTokenDoc = {
+  _id: string;
+  _pos: number;
+  agent_id: string;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    claim_tokens: ClaimTokenDoc;
+  }
+}
+
 /** Claim tokens by keyed hash: the full claim finds its agent from the token alone. */
 export const claimTokensProjection = defineProjection({
   name: 'claim_tokens',

@@ -1,4 +1,24 @@
-import { defineProjection } from '../types.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+/** A digest produced for a user; `_id` is the digest id. */
+export type DigestDoc = {
+  _id: string;
+  _pos: number;
+  user_id: string;
+  agent_id: string;
+  items: DataOf<'DigestProduced'>['items'];
+  since: string;
+  produced_at: string;
+  read: boolean;
+  read_at: string | null;
+  seq: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    digests: DigestDoc;
+  }
+}
 
 /** Passive match digests per user (the owner's `/api/svc/digests`). */
 export const digestsProjection = defineProjection({

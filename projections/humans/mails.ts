@@ -1,5 +1,29 @@
 import { defineProjection } from '../types.ts';
 
+/** A queued e-mail; `_id` is the mail id. `params_enc` is encrypted (only the sender decrypts it). */
+export type MailDoc = {
+  _id: string;
+  _pos: number;
+  template: string;
+  to: string;
+  params_enc: string;
+  queued_at: string;
+  /** The stream the MailQueued event is on. */
+  stream: string;
+  status: 'queued' | 'sent' | 'retrying' | 'failed';
+  attempts: number;
+  sent_at?: string;
+  transport?: string;
+  last_error?: string;
+  failed_at?: string;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    mails: MailDoc;
+  }
+}
+
 /** Mail delivery state: what the mail worker still has to send (parameters stay encrypted). */
 export const mailsProjection = defineProjection({
   name: 'mails',

@@ -1,5 +1,41 @@
 import { defineProjection } from '../types.ts';
 
+/** A match between two members; `_id` is the match id. */
+export type MatchDoc = {
+  _id: string;
+  _pos: number;
+  /** The two members' user ids. */
+  members: string[];
+  reason: string | null;
+  created_by: string;
+  created_at: string;
+  message_count: number;
+  last_message_at?: string;
+};
+
+/** A message between a match's members; `_id` is the message id. */
+export type MatchMessageDoc = {
+  _id: string;
+  _pos: number;
+  match_id: string;
+  sender_id: string;
+  recipient_id: string;
+  content: string;
+  sent_at: string;
+  read: boolean;
+  read_at?: string;
+  deleted: boolean;
+  deleted_at?: string;
+  report_count: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    matches: MatchDoc;
+    match_messages: MatchMessageDoc;
+  }
+}
+
 /** Member matches and the messages exchanged in them. */
 export const matchesProjection = defineProjection({
   name: 'matches',

@@ -1,5 +1,23 @@
 import { defineProjection } from '../types.ts';
 
+/** A signed-up user; `_id` is the user id. `agent_id` is the agent the user acts as (the last linked). */
+export type UserDoc = {
+  _id: string;
+  _pos: number;
+  user_id: string;
+  email: string;
+  full_name: string;
+  created_at: string;
+  agent_ids: string[];
+  agent_id: string | null;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    users: UserDoc;
+  }
+}
+
 /** Users: the account and the agents linked to it (the dashboard). Never a password hash. */
 export const usersProjection = defineProjection({
   name: 'users',

@@ -1,4 +1,30 @@
-import { defineProjection } from '../types.ts';
+import type { ContractStatus } from '../../events/marketplace.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+/** A contract; `_id` is the contract id. `<state>_at` is when it entered each state it went through. */
+export type ContractDoc = DataOf<'ContractOpened'> &
+  Partial<Record<`${Exclude<ContractStatus, 'disputed'>}_at`, string>> & {
+    _id: string;
+    _pos: number;
+    status: ContractStatus;
+    rating: number | null;
+    updated_at: string;
+    disputed_at: string | null;
+    disputed_by: string | null;
+    dispute_note?: string | null;
+    outcome: ContractStatus | null;
+    resolved_at?: string;
+    resolved_by?: string;
+    resolution_note?: string | null;
+    has_ruling?: boolean;
+    seq: number;
+  };
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    contracts: ContractDoc;
+  }
+}
 
 /**
  * Contracts, one document per contract: the parties' lists, a listing's recent contracts and the
@@ -28,7 +54,7 @@ export const contractsProjection = defineProjection({
         const d = event.data;
         await contracts.applyAt(d.contract_id, event.position, {
           $set: Object.assign({}, d, {
-            status: 'open',
+            status: 'open' as const,
             rating: null,
             updated_at: d.opened_at,
             disputed_at: null,
@@ -41,7 +67,7 @@ export const contractsProjection = defineProjection({
       }
       case 'ContractTransitioned': {
         const d = event.data;
-        const set: Record<string, unknown> = { status: d.to, updated_at: d.at, [`${d.to}_at`]: d.at };
+        const set: Partial<ContractDoc> = { status: d.to, updated_at: d.at, [`${d.to}_at`]: d.at };
         if (d.rating !== null) set.rating = d.rating;
         if (d.action === 'dispute') Object.assign(set, { disputed_at: d.at, disputed_by: d.actor_id, dispute_note: d.note });
         if (d.action === 'resolve') Object.assign(set, { outcome: d.to, resolved_at: d.at, resolved_by: d.actor_id, resolution_note: d.note });

@@ -1,6 +1,37 @@
 import { searchTerms } from '../../events/marketplace.ts';
-import type { Collection, Doc } from '../store/port.ts';
-import { defineProjection } from '../types.ts';
+import type { Collection } from '../store/port.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+/** A listing; `_id` is its intent id. */
+export type ListingDoc = Omit<DataOf<'ListingCreated'>, 'charge'> & {
+  _id: string;
+  _pos: number;
+  status: 'open' | 'closed' | 'deleted';
+  response_count: number;
+  closed_at: string | null;
+  deleted_at?: string;
+  seq: number;
+  /** The listing's log position (contracts record it). */
+  position: number;
+  /** Search terms of the title, description and category. */
+  terms: string[];
+  /** `<status>:<term>` per term while listed (empty once deleted). */
+  search_keys: string[];
+};
+
+/** Listings per status, category, pricing and term (the list totals); `_id` is a countKeys key. */
+export type ListingCountDoc = {
+  _id: string;
+  _pos: number;
+  n: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    listings: ListingDoc;
+    listing_counts: ListingCountDoc;
+  }
+}
 
 /** The search keys of a listing: its terms under its status, so a search of open listings is one index range. */
 export const searchKeys = (status: string, terms: readonly string[]) => terms.map((t) => `${status}:${t}`);
@@ -14,9 +45,15 @@ export function countKeys(status: string, category: string, pricing: string, ter
   return [`s:${status}`, `c:${status}:${category}`, `p:${status}:${pricing}`, `cp:${status}:${category}:${pricing}`, ...terms.map((t) => `t:${status}:${t}`)];
 }
 
-async function count(counts: Collection, d: Doc, status: string, by: number, position: number): Promise<void> {
-  const terms = (d.terms as string[] | undefined) ?? [];
-  for (const key of countKeys(status, String(d.category), String(d.pricing_type), terms)) await counts.applyAt(key, position, { $inc: { n: by } });
+async function count(
+  counts: Collection<ListingCountDoc>,
+  d: Pick<ListingDoc, 'terms' | 'category' | 'pricing_type'>,
+  status: string,
+  by: number,
+  position: number,
+): Promise<void> {
+  const terms = d.terms ?? [];
+  for (const key of countKeys(status, d.category, d.pricing_type, terms)) await counts.applyAt(key, position, { $inc: { n: by } });
 }
 
 /**
@@ -48,9 +85,9 @@ export const listingsProjection = defineProjection({
       case 'ListingCreated': {
         const { charge: _charge, ...d } = event.data;
         const terms = searchTerms(`${d.title} ${d.description} ${d.category}`);
-        const doc = Object.assign({}, d, { status: 'open', response_count: 0, closed_at: null, seq: event.position, position: event.position, terms });
+        const doc = Object.assign({}, d, { status: 'open' as const, response_count: 0, closed_at: null, seq: event.position, position: event.position, terms });
         if (await listings.applyAt(d.intent_id, event.position, { $set: Object.assign({}, doc, { search_keys: searchKeys('open', terms) }) }))
-          await count(counts, { _id: d.intent_id, ...doc }, 'open', 1, event.position);
+          await count(counts, doc, 'open', 1, event.position);
         return;
       }
       case 'ListingResponded':
@@ -61,14 +98,14 @@ export const listingsProjection = defineProjection({
         const d = event.data;
         const before = await listings.findOne({ _id: d.intent_id });
         if (!before || (typeof before._pos === 'number' && before._pos >= event.position)) return;
-        const status = event.type === 'ListingClosed' ? 'closed' : 'deleted';
+        const status = event.type === 'ListingClosed' ? ('closed' as const) : ('deleted' as const);
         const set =
           event.type === 'ListingClosed'
-            ? { status, closed_at: event.data.closed_at, search_keys: searchKeys('closed', (before.terms as string[] | undefined) ?? []) }
+            ? { status, closed_at: event.data.closed_at, search_keys: searchKeys('closed', before.terms ?? []) }
             : // Out of the term index and the counts as well: a deleted listing is never listed again.
               { status, deleted_at: event.data.deleted_at, search_keys: [] };
         await listings.applyAt(d.intent_id, event.position, { $set: set });
-        if (before.status !== 'deleted') await count(counts, before, String(before.status), -1, event.position);
+        if (before.status !== 'deleted') await count(counts, before, before.status, -1, event.position);
         if (status === 'closed') await count(counts, before, 'closed', 1, event.position);
         return;
       }

@@ -1,4 +1,21 @@
-import { defineProjection } from '../types.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+/** A response to a listing; `_id` is the response id. Accepted: the contract it opened. */
+export type ListingResponseDoc = Omit<DataOf<'ListingResponded'>, 'charge'> & {
+  _id: string;
+  _pos: number;
+  status: 'pending' | 'accepted';
+  contract_id: string | null;
+  seq: number;
+  /** The response's log position (contracts record it). */
+  position: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    listing_responses: ListingResponseDoc;
+  }
+}
 
 /** Responses to listings, one document per response: the owner's list, and the contract an accepted one opened. */
 export const listingResponsesProjection = defineProjection({
@@ -19,7 +36,7 @@ export const listingResponsesProjection = defineProjection({
       case 'ListingResponded': {
         const { charge: _charge, ...d } = event.data;
         await responses.applyAt(d.response_id, event.position, {
-          $set: Object.assign({}, d, { status: 'pending', contract_id: null, seq: event.position, position: event.position }),
+          $set: Object.assign({}, d, { status: 'pending' as const, contract_id: null, seq: event.position, position: event.position }),
         });
         return;
       }

@@ -1,4 +1,17 @@
-import { defineProjection } from '../types.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+/** A finished trust run; `_id` is the run id. */
+export type TrustRunDoc = DataOf<'TrustRecomputeCompleted'> & {
+  _id: string;
+  _pos: number;
+  seq: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    trust_runs: TrustRunDoc;
+  }
+}
 
 /** Completed trust recomputations (nightly and on demand): the nightly job's "already ran tonight" check and the time shown with scores. */
 export const trustRunsProjection = defineProjection({

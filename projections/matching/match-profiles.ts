@@ -1,12 +1,41 @@
 import type { ProjectionContext, RecordedOf } from '../types.ts';
 import { defineProjection } from '../types.ts';
 
+/** An agent's standing matching profile; `_id` is the agent id. */
+export type MatchProfileDoc = {
+  _id: string;
+  _pos: number;
+  agent_id: string;
+  name: string;
+  capabilities: string[];
+  /** What the last matching run said the agent gives and asks. */
+  gives: string[];
+  asks: string[];
+  /** What matching offers of it: its gives, then its other capabilities. */
+  offers: string[];
+  needs: string[];
+  last_run_id: string | null;
+  last_run_at: string | null;
+  registered_at: string;
+  registered_event_id: string;
+  registered_position: number;
+  /** Out of matching: ghosted, or gone (deactivated or banned). */
+  hidden: boolean;
+  hidden_reasons?: Partial<Record<'ghosted' | 'gone', true>>;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    match_profiles: MatchProfileDoc;
+  }
+}
+
 async function applyRun(event: RecordedOf<'MatchingRunCompleted'>, ctx: ProjectionContext): Promise<void> {
   const d = event.data;
   const profiles = ctx.collection('match_profiles');
   // Capabilities never change after registration (AgentRegistered comes first on the same stream).
   const doc = await profiles.findOne({ _id: d.agent_id }, { projection: { capabilities: 1 } });
-  const capabilities = (doc?.capabilities as string[] | undefined) ?? [];
+  const capabilities = doc?.capabilities ?? [];
   const offers = [...d.gives, ...capabilities.filter((c) => !d.gives.includes(c))];
   await profiles.applyAt(d.agent_id, event.position, {
     $set: { gives: d.gives, asks: d.asks, offers, needs: d.asks, last_run_id: d.run_id, last_run_at: d.completed_at },
@@ -80,7 +109,7 @@ export const matchProfilesProjection = defineProjection({
         }
         const profile = await profiles.findOne({ _id: d.item_id });
         if (!profile) return;
-        const gone = (profile.hidden_reasons as Record<string, unknown> | undefined)?.gone === true;
+        const gone = profile.hidden_reasons?.gone === true;
         await profiles.applyAt(d.item_id, event.position, { $set: { hidden: gone }, $unset: { 'hidden_reasons.ghosted': '' } });
         return;
       }

@@ -1,5 +1,22 @@
 import { defineProjection } from '../types.ts';
 
+/** A block; `_id` is `<blocker>:<blocked>`. An unblock keeps the document with `agent_id` null. */
+export type BlockDoc = {
+  _id: string;
+  _pos: number;
+  agent_id: string | null;
+  blocked_agent_id: string;
+  blocked_at: string;
+  unblocked_at?: string;
+  seq: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    blocks: BlockDoc;
+  }
+}
+
 /** Blocks per blocker (GET /api/agent/blocks); an unblock keeps the document with `agent_id: null`. */
 export const blocksProjection = defineProjection({
   name: 'blocks',

@@ -1,12 +1,35 @@
-import type { Collection } from '../store/port.ts';
+import type { Collection, Update } from '../store/port.ts';
 import type { RecordedOf } from '../types.ts';
 import { defineProjection } from '../types.ts';
+
+/** An inbox entry of an agent; `_id` names the entry by its kind and source (`new_dm:<dm_id>`, ...). */
+export type InboxEventDoc = {
+  _id: string;
+  _pos: number;
+  agent_id: string;
+  /** The entry's kind: new_comment, new_dm, new_match, mention, a2a_message, svc_ping, moderation_decision. */
+  event: string;
+  /** Older names of the kind that filters accept too. */
+  aliases: string[];
+  /** The entry's fields as its kind defines them. */
+  payload: Record<string, unknown>;
+  created_at: string;
+  delivered_via: 'inbox' | 'webhook';
+  seq: number;
+  source_event_id: string;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    inbox_events: InboxEventDoc;
+  }
+}
 
 /**
  * Each bilateral match of a run is a `new_match` for both agents, each seeing the other as
  * `match_agent_*`, with `they_give` / `they_ask` from its own point of view.
  */
-async function applyNewMatches(inbox: Collection, event: RecordedOf<'MatchingRunCompleted'>): Promise<void> {
+async function applyNewMatches(inbox: Collection<InboxEventDoc>, event: RecordedOf<'MatchingRunCompleted'>): Promise<void> {
   const d = event.data;
   for (const m of d.matches) {
     // The counterpart: the runner gives what it asked for (m.they_ask) and asks what it offers (m.they_give).
@@ -60,7 +83,7 @@ function entry(
   payload: Record<string, unknown>,
   createdAt: string,
   aliases: string[] = [],
-) {
+): Update<InboxEventDoc> {
   return {
     $set: {
       agent_id: recipient,

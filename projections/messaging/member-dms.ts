@@ -1,5 +1,29 @@
 import { defineProjection } from '../types.ts';
 
+/** A DM to or from a member (a human, by e-mail or user id); `_id` is the DM id. */
+export type MemberDmDoc = {
+  _id: string;
+  _pos: number;
+  dm_id: string;
+  /** Outbound: a signed-in owner replied as their agent. */
+  direction: 'inbound' | 'outbound';
+  owner_user_id: string | null;
+  to_agent_id: string | null;
+  from_agent_id: string;
+  from_agent_name: string;
+  to_user_id: string | null;
+  to_email: string | null;
+  message: string;
+  created_at: string;
+  seq: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    member_dms: MemberDmDoc;
+  }
+}
+
 /**
  * DMs addressed to a member (human) by user id or by e-mail address, whether or not the address
  * belongs to a member yet (`inbound`), and the owners' replies sent as their linked agents

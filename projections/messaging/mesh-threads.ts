@@ -1,6 +1,50 @@
 import { defineProjection } from '../types.ts';
 import { ownCopy } from '../../events/kernel/text.ts';
 
+/** A mesh thread; `_id` is the thread id. */
+export type MeshThreadDoc = {
+  _id: string;
+  _pos: number;
+  thread_id: string;
+  name: string | null;
+  created_by: string;
+  participant_agent_ids: string[];
+  created_at: string;
+  last_message_at: string;
+  last_message_preview: string;
+  message_count: number;
+};
+
+/** A participant's place in a thread; `_id` is `<thread>:<agent>`. */
+export type MeshThreadMemberDoc = {
+  _id: string;
+  _pos: number;
+  thread_id: string;
+  agent_id: string;
+  last_message_at: string;
+};
+
+/** A message of a thread; `_id` is the message id. */
+export type MeshMessageDoc = {
+  _id: string;
+  _pos: number;
+  message_id: string;
+  thread_id: string;
+  agent_id: string;
+  agent_name: string;
+  message: string;
+  created_at: string;
+  seq: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    mesh_threads: MeshThreadDoc;
+    mesh_thread_members: MeshThreadMemberDoc;
+    mesh_messages: MeshMessageDoc;
+  }
+}
+
 /**
  * Group DMs: threads (`mesh_threads`), one membership document per participant ordered by the
  * thread's last message (`mesh_thread_members`, the "own threads" list), and messages

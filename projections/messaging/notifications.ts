@@ -5,7 +5,7 @@ import { ownCopy } from '../../events/kernel/text.ts';
 /** Notifications live 90 days (shared DECISIONS); the expiry is kept on each document. */
 export const NOTIFICATION_TTL_MS = 90 * 24 * 3600_000;
 
-type NotificationType =
+export type NotificationType =
   | 'poll_vote'
   | 'signal_boost'
   | 'anchor_pin'
@@ -17,8 +17,31 @@ type NotificationType =
   | 'mention'
   | 'moderation_decision';
 
+/** A notification of an agent; `_id` is the notification id. */
+export type NotificationDoc = {
+  _id: string;
+  _pos: number;
+  notification_id: string;
+  agent_id: string;
+  type: NotificationType;
+  from_agent_id: string | null;
+  /** The notification's fields as its type defines them. */
+  data: Record<string, unknown>;
+  read: boolean;
+  read_at?: string;
+  created_at: string;
+  expires_at: string;
+  seq: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    notifications: NotificationDoc;
+  }
+}
+
 async function notify(
-  notifications: Collection,
+  notifications: Collection<NotificationDoc>,
   id: string,
   position: number,
   agentId: string,

@@ -1,4 +1,20 @@
-import { defineProjection } from '../types.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+/** An agent's last heartbeat; `_id` is the agent id. */
+export type AgentPresenceDoc = {
+  _id: string;
+  _pos: number;
+  agent_id: string;
+  status: DataOf<'AgentHeartbeatReceived'>['status'];
+  capacity: number | null;
+  heartbeat_at: string;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    agent_presence: AgentPresenceDoc;
+  }
+}
 
 /** The last heartbeat per agent (status derivation). */
 export const presenceProjection = defineProjection({

@@ -1,5 +1,29 @@
-import type { Doc } from '../store/port.ts';
 import { defineProjection } from '../types.ts';
+
+/** A member's counted facets (while discoverable); `_id` is the user id. */
+export type ProfileFacetDoc = {
+  _id: string;
+  _pos: number;
+  region: string | null;
+  industry: string | null;
+  /** Counted in profile_stats (the member is discoverable). */
+  active: boolean;
+};
+
+/** Discoverable members per region or industry; `_id` is `<kind>|<key>`. */
+export type ProfileStatDoc = {
+  _id: string;
+  kind: string;
+  key: string;
+  count: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    profile_facets: ProfileFacetDoc;
+    profile_stats: ProfileStatDoc;
+  }
+}
 
 /**
  * Active-profile counts by region and by industry for the landing page: a member counts while
@@ -19,8 +43,8 @@ export const profileStatsProjection = defineProjection({
     switch (event.type) {
       case 'MemberProfileUpdated': {
         const d = event.data;
-        const before: Doc | null = await facets.findOne({ _id: d.user_id });
-        if (before && (before._pos as number) >= event.position) return;
+        const before = await facets.findOne({ _id: d.user_id });
+        if (before && before._pos >= event.position) return;
         const keys = (region: unknown, industry: unknown) => [
           ...(typeof region === 'string' ? [['region', region]] : []),
           ...(typeof industry === 'string' ? [['industry', industry]] : []),

@@ -1,4 +1,55 @@
-import { defineProjection } from '../types.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+/** A partner lead; `_id` is the lead id. `all` (always true) keys the list of every lead. */
+export type PartnerLeadDoc = DataOf<'PartnerLeadSubmitted'> & {
+  _id: string;
+  _pos: number;
+  all: true;
+  seq: number;
+};
+
+/** Views of a path on one UTC day; `_id` is `<day>|<path>`. */
+export type PageViewDayDoc = {
+  _id: string;
+  _pos: number;
+  all: true;
+  day: string;
+  path: string;
+  views: number;
+};
+
+/** A session seen on one UTC day; `_id` is `<day>|<session>`. */
+export type PageViewSessionDoc = {
+  _id: string;
+  _pos: number;
+  day: string;
+};
+
+/** A site setting; `_id` is its name (`pitch_deck`). */
+export type SiteSettingDoc = {
+  _id: string;
+  _pos: number;
+  url: string;
+  updated_at: string;
+};
+
+/** An NDA acceptance; `_id` is the acceptance id. */
+export type NdaAcceptanceDoc = DataOf<'NdaAccepted'> & {
+  _id: string;
+  _pos: number;
+  all: true;
+  seq: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    partner_leads: PartnerLeadDoc;
+    page_view_days: PageViewDayDoc;
+    page_view_sessions: PageViewSessionDoc;
+    site_settings: SiteSettingDoc;
+    nda_acceptances: NdaAcceptanceDoc;
+  }
+}
 
 /**
  * The public site's records: partner leads (newest first), page views per day and path, unique
@@ -19,7 +70,7 @@ export const siteProjection = defineProjection({
       case 'PartnerLeadSubmitted':
         await ctx
           .collection('partner_leads')
-          .applyAt(event.data.lead_id, event.position, { $set: Object.assign({}, event.data, { all: true, seq: event.position }) });
+          .applyAt(event.data.lead_id, event.position, { $set: Object.assign({}, event.data, { all: true as const, seq: event.position }) });
         return;
       case 'PageViewed': {
         const d = event.data;
@@ -34,7 +85,7 @@ export const siteProjection = defineProjection({
       case 'NdaAccepted':
         await ctx
           .collection('nda_acceptances')
-          .applyAt(event.data.acceptance_id, event.position, { $set: Object.assign({}, event.data, { all: true, seq: event.position }) });
+          .applyAt(event.data.acceptance_id, event.position, { $set: Object.assign({}, event.data, { all: true as const, seq: event.position }) });
         return;
       default: {
         const _exhaustive: never = event;

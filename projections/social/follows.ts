@@ -1,5 +1,24 @@
 import { defineProjection } from '../types.ts';
 
+/** A follow edge; `_id` is `<follower>:<followed>`. Unfollowed: both list keys null, `unfollowed_at` set. */
+export type FollowDoc = {
+  _id: string;
+  _pos: number;
+  follower_id: string | null;
+  followed_id: string | null;
+  agent_id: string;
+  followed_agent_id: string;
+  followed_at: string;
+  unfollowed_at?: string;
+  seq: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    follows: FollowDoc;
+  }
+}
+
 /**
  * Follow edges, one document per (follower, followed) pair, `seq` the position of the follow, so
  * both lists are index-served newest first. An unfollow keeps the document with both list keys

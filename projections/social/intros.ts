@@ -1,4 +1,20 @@
-import { defineProjection } from '../types.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+/** An introduction request; `_id` is its intro id. */
+export type IntroDoc = Omit<DataOf<'IntroRequested'>, 'charge'> & {
+  _id: string;
+  _pos: number;
+  status: 'pending' | 'approved' | 'declined';
+  match_id: string | null;
+  decided_at: string | null;
+  seq: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    intros: IntroDoc;
+  }
+}
 
 /** Introductions: one document per request, read by the member (pending, newest first) and by the requesting agent. */
 export const introsProjection = defineProjection({
@@ -19,7 +35,7 @@ export const introsProjection = defineProjection({
       case 'IntroRequested': {
         const { charge: _c, ...d } = event.data;
         await intros.applyAt(d.intro_id, event.position, {
-          $set: Object.assign({}, d, { status: 'pending', match_id: null, decided_at: null, seq: event.position }),
+          $set: Object.assign({}, d, { status: 'pending' as const, match_id: null, decided_at: null, seq: event.position }),
         });
         return;
       }

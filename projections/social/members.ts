@@ -1,6 +1,52 @@
 import { searchTerms } from '../../events/feed.ts';
-import type { Doc } from '../store/port.ts';
-import { defineProjection } from '../types.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+type Profile = Omit<DataOf<'MemberProfileUpdated'>, 'user_id' | 'updated_at'>;
+
+/** A member's own fields: the profile, and the agents linked to the user (claims). */
+type MemberFields = Partial<Omit<Profile, 'full_name'>> & {
+  _id: string;
+  user_id: string;
+  full_name: string;
+  agent_ids?: string[];
+  agent_capabilities?: string[];
+  created_at?: string;
+  updated_at?: string;
+  /** The position of the last profile change (lists are newest first). */
+  seq: number;
+};
+
+/** The directory fields, derived from the profile (see `directory`). */
+type DirectoryFields = {
+  dir_listed: true | null;
+  dir_industry: string | null;
+  dir_terms: string[];
+  dir_gives: string[];
+  dir_asks: string[];
+  builder_listed: true | null;
+  builder_industry: string | null;
+  builder_caps: string[];
+};
+
+/** A member (human user) as the directory shows them; `_id` is the user id. Never an e-mail. */
+export type MemberDoc = MemberFields &
+  DirectoryFields & {
+    _pos: number;
+  };
+
+/** An agent's capabilities, for the builder directory; `_id` is the agent id. */
+export type MemberAgentDoc = {
+  _id: string;
+  _pos: number;
+  capabilities: string[];
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    members: MemberDoc;
+    member_agents: MemberAgentDoc;
+  }
+}
 
 const PROFILE_DEFAULTS = { headline: null, bio: null, industry: null, region: null, gives: [], asks: [], discoverable: true };
 
@@ -9,22 +55,22 @@ const PROFILE_DEFAULTS = { headline: null, bio: null, industry: null, region: nu
  * is discoverable, so every directory index holds discoverable members alone (a member who hides
  * leaves every index range; nothing needs filtering after the index).
  */
-function directory(doc: Doc): Record<string, unknown> {
+function directory(doc: Partial<MemberFields>): DirectoryFields {
   const listed = doc.discoverable === true;
-  const gives = (doc.gives as string[] | undefined) ?? [];
-  const asks = (doc.asks as string[] | undefined) ?? [];
-  const agents = (doc.agent_ids as string[] | undefined) ?? [];
+  const gives = doc.gives ?? [];
+  const asks = doc.asks ?? [];
+  const agents = doc.agent_ids ?? [];
   const text = [doc.full_name, doc.headline, doc.bio, doc.industry, ...gives, ...asks].filter((x) => typeof x === 'string').join(' ');
   const builder = listed && agents.length > 0;
   return {
     dir_listed: listed ? true : null,
-    dir_industry: listed ? ((doc.industry as string | null) ?? '') : null,
+    dir_industry: listed ? (doc.industry ?? '') : null,
     dir_terms: listed ? searchTerms(text, 64) : [],
     dir_gives: listed ? gives : [],
     dir_asks: listed ? asks : [],
     builder_listed: builder ? true : null,
-    builder_industry: builder ? ((doc.industry as string | null) ?? '') : null,
-    builder_caps: builder ? ((doc.agent_capabilities as string[] | undefined) ?? []) : [],
+    builder_industry: builder ? (doc.industry ?? '') : null,
+    builder_caps: builder ? (doc.agent_capabilities ?? []) : [],
   };
 }
 
@@ -56,10 +102,10 @@ export const membersProjection = defineProjection({
   async apply(event, ctx) {
     const members = ctx.collection('members');
     const agents = ctx.collection('member_agents');
-    const write = async (userId: string, set: Record<string, unknown>) => {
+    const write = async (userId: string, set: Partial<MemberFields>) => {
       const doc = await members.findOne({ _id: userId });
-      if (doc && (doc._pos as number) >= event.position) return;
-      const next = { ...(doc ?? { _id: userId }), ...set } as Doc;
+      if (doc && doc._pos >= event.position) return;
+      const next = { ...doc, ...set };
       await members.applyAt(userId, event.position, { $set: { ...set, ...directory(next) } });
     };
     switch (event.type) {
@@ -92,10 +138,10 @@ export const membersProjection = defineProjection({
         const doc = await members.findOne({ _id: d.user_id });
         if (!doc) return;
         const agent = await agents.findOne({ _id: d.agent_id });
-        const ids = new Set((doc.agent_ids as string[] | undefined) ?? []);
+        const ids = new Set(doc.agent_ids ?? []);
         if (ids.has(d.agent_id)) return;
         ids.add(d.agent_id);
-        const caps = new Set([...((doc.agent_capabilities as string[] | undefined) ?? []), ...((agent?.capabilities as string[] | undefined) ?? [])]);
+        const caps = new Set([...(doc.agent_capabilities ?? []), ...(agent?.capabilities ?? [])]);
         await write(d.user_id, { agent_ids: [...ids], agent_capabilities: [...caps] });
         return;
       }

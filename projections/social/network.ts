@@ -1,5 +1,31 @@
 import { defineProjection } from '../types.ts';
 
+/** Agents per capability; `_id` is the capability. */
+export type CapabilityStatDoc = {
+  _id: string;
+  _pos: number;
+  capability: string;
+  agent_count: number;
+};
+
+/** The network's running totals: one document, `all`. */
+export type NetworkTotalsDoc = {
+  _id: string;
+  _pos: number;
+  agents?: number;
+  posts?: number;
+  follows?: number;
+  trust_stamps?: number;
+  bonds?: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    capability_stats: CapabilityStatDoc;
+    network_totals: NetworkTotalsDoc;
+  }
+}
+
 /**
  * Network-wide figures for `/api/network/intelligence` and `/api/mesh/pulse`: agents per
  * capability (`capability_stats`, index-served top list) and running totals (`network_totals`,

@@ -3,6 +3,52 @@ import { CHARGED_EVENTS } from '../credits/charged.ts';
 import type { Collection } from '../store/port.ts';
 import { defineProjection } from '../types.ts';
 
+/** An agent's counters of one UTC day; `_id` is `<agent>:<day>`. A counter is absent until it moves. */
+export type AgentDailyDoc = Partial<Record<AgentDailyCounter, number>> & {
+  _id: string;
+  _pos: number;
+  agent_id: string;
+  day: string;
+};
+
+export type AgentDailyCounter =
+  | 'posts'
+  | 'credits_spent_mc'
+  | 'comments_made'
+  | 'comments_received'
+  | 'upvotes_received'
+  | 'reactions_received'
+  | 'dms_sent'
+  | 'dms_received'
+  | 'a2a_sent'
+  | 'a2a_received'
+  | 'followers_gained'
+  | 'followers_lost'
+  | 'stamps_received';
+
+/** The network's counters of one UTC day; `_id` is the day. `posts_<type>` counts posts of each type. */
+export type NetworkDailyDoc = Partial<Record<'posts' | 'comments' | 'dms' | 'follows' | 'agents_registered' | 'trust_stamps' | 'bonds', number>> & {
+  _id: string;
+  _pos: number;
+  day: string;
+  [postsOfType: `posts_${string}`]: number;
+};
+
+/** The author of a post or comment; `_id` is the post or comment id. */
+export type PulseAuthorDoc = {
+  _id: string;
+  _pos: number;
+  agent_id: string;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    agent_daily: AgentDailyDoc;
+    network_daily: NetworkDailyDoc;
+    pulse_authors: PulseAuthorDoc;
+  }
+}
+
 /** The UTC day of an ISO instant. */
 const dayOf = (iso: string) => iso.slice(0, 10);
 
@@ -13,12 +59,18 @@ const dayOf = (iso: string) => iso.slice(0, 10);
  * need the author of the comment or post, which their events do not carry, so this projection
  * keeps its own `pulse_authors` (post or comment id -> author). Toggles count +1 on and -1 off.
  */
-async function bump(daily: Collection, agentId: string, at: string, position: number, inc: Record<string, number>): Promise<void> {
+async function bump(
+  daily: Collection<AgentDailyDoc>,
+  agentId: string,
+  at: string,
+  position: number,
+  inc: Partial<Record<AgentDailyCounter, number>>,
+): Promise<void> {
   const day = dayOf(at);
   await daily.applyAt(`${agentId}:${day}`, position, { $set: { agent_id: agentId, day }, $inc: inc });
 }
 
-async function bumpNetwork(network: Collection, at: string, position: number, inc: Record<string, number>): Promise<void> {
+async function bumpNetwork(network: Collection<NetworkDailyDoc>, at: string, position: number, inc: Record<string, number>): Promise<void> {
   const day = dayOf(at);
   await network.applyAt(day, position, { $set: { day }, $inc: inc });
 }
@@ -47,7 +99,7 @@ export const pulseProjection = defineProjection({
     const p = event.position;
     const at = event.metadata.occurred_at;
     const charge = chargeOf(event.data);
-    const spent: Record<string, number> = charge ? { credits_spent_mc: charge.amount_mc } : {};
+    const spent: { credits_spent_mc?: number } = charge ? { credits_spent_mc: charge.amount_mc } : {};
     switch (event.type) {
       case 'PostPublished': {
         const d = event.data;
@@ -67,13 +119,13 @@ export const pulseProjection = defineProjection({
       case 'CommentUpvoteToggled': {
         const d = event.data;
         const author = await authors.findOne({ _id: d.comment_id });
-        if (author && author.agent_id !== d.agent_id) await bump(daily, author.agent_id as string, d.toggled_at, p, { upvotes_received: d.upvoted ? 1 : -1 });
+        if (author && author.agent_id !== d.agent_id) await bump(daily, author.agent_id, d.toggled_at, p, { upvotes_received: d.upvoted ? 1 : -1 });
         return;
       }
       case 'PostReactionToggled': {
         const d = event.data;
         const author = await authors.findOne({ _id: d.post_id });
-        if (author && author.agent_id !== d.agent_id) await bump(daily, author.agent_id as string, d.toggled_at, p, { reactions_received: d.active ? 1 : -1 });
+        if (author && author.agent_id !== d.agent_id) await bump(daily, author.agent_id, d.toggled_at, p, { reactions_received: d.active ? 1 : -1 });
         return;
       }
       case 'DirectMessageSent': {

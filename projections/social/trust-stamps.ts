@@ -1,5 +1,23 @@
 import { defineProjection } from '../types.ts';
 
+/** A trust stamp; `_id` is `<endorser>:<target>:<capability>`. */
+export type TrustStampDoc = {
+  _id: string;
+  _pos: number;
+  target_agent_id: string;
+  capability: string;
+  agent_id: string;
+  agent_name: string;
+  stamped_at: string;
+  seq: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    trust_stamps: TrustStampDoc;
+  }
+}
+
 /** Trust stamps, one document per (endorser, target, capability), read per target (index-served), grouped by capability. */
 export const trustStampsProjection = defineProjection({
   name: 'trust_stamps',

@@ -12,11 +12,13 @@ import {
   type UpdateResult as MongoUpdateResult,
 } from 'mongodb';
 import {
+  typedCollection,
   DuplicateKeyError,
   type Collection,
   type CountOptions,
   type CollectionSpec,
   type Doc,
+  type DocOf,
   type Filter,
   type FindOptions,
   type QueryPlan,
@@ -115,11 +117,11 @@ export class MongoCollection implements Collection {
   ) {}
 
   async findOne(filter: Filter, options?: FindOptions): Promise<Doc | null> {
-    return (await this.coll.findOne(asFilter(filter), findOptions(options))) as Doc | null;
+    return this.coll.findOne(asFilter(filter), findOptions(options));
   }
 
   async find(filter: Filter, options?: FindOptions): Promise<Doc[]> {
-    return (await this.coll.find(asFilter(filter), findOptions(options)).toArray()) as Doc[];
+    return this.coll.find(asFilter(filter), findOptions(options)).toArray();
   }
 
   async count(filter: Filter = {}, options?: CountOptions): Promise<number> {
@@ -231,7 +233,11 @@ export class MongoReadStore implements ReadStore {
     return new MongoReadStore(client, client.db(dbName), timeoutMs);
   }
 
-  collection(name: string): MongoCollection {
+  collection<N extends string>(name: N): Collection<DocOf<N>> {
+    return typedCollection(this.handle(name));
+  }
+
+  private handle(name: string): MongoCollection {
     let h = this.handles.get(name);
     if (h === undefined) {
       h = new MongoCollection(this.db.collection<Doc>(name), name);

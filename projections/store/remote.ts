@@ -13,10 +13,12 @@ import { deserialize, serialize } from 'node:v8';
 import { StoreUnavailableError } from '../../events/store/port.ts';
 import {
   DuplicateKeyError,
+  typedCollection,
   type Collection,
   type CollectionSpec,
   type CountOptions,
   type Doc,
+  type DocOf,
   type Filter,
   type FindOptions,
   type QueryPlan,
@@ -129,6 +131,29 @@ export async function assertNotServed(path: string): Promise<void> {
   if (existsSync(path) && (await answering(path))) throw new StoreAlreadyServedError(path);
 }
 
+/** The port's calls as the serving process answers them: a method name, its arguments, its answer. */
+function portCalls(store: ReadStore) {
+  return {
+    ping: () => store.ping(),
+    ensureCollection: (spec: CollectionSpec) => store.ensureCollection(spec),
+    dropCollection: (name: string) => store.dropCollection(name),
+    swapCollections: (pairs: Array<[string, string]>) => store.swapCollections(pairs),
+    listCollections: () => store.listCollections(),
+    findOne: (name: string, filter: Filter, options?: FindOptions) => store.collection(name).findOne(filter, options),
+    find: (name: string, filter: Filter, options?: FindOptions) => store.collection(name).find(filter, options),
+    count: (name: string, filter?: Filter, options?: CountOptions) => store.collection(name).count(filter, options),
+    insertOne: (name: string, doc: Doc) => store.collection(name).insertOne(doc),
+    updateOne: (name: string, filter: Filter, update: Update, options?: { upsert?: boolean }) => store.collection(name).updateOne(filter, update, options),
+    updateMany: (name: string, filter: Filter, update: Update) => store.collection(name).updateMany(filter, update),
+    deleteOne: (name: string, filter: Filter) => store.collection(name).deleteOne(filter),
+    deleteMany: (name: string, filter: Filter) => store.collection(name).deleteMany(filter),
+    applyAt: (name: string, id: string, position: number, update: Update) => store.collection(name).applyAt(id, position, update),
+    explain: (name: string, filter: Filter, options?: FindOptions) => store.collection(name).explain(filter, options),
+  };
+}
+type PortCalls = ReturnType<typeof portCalls>;
+type PortMethod = keyof PortCalls;
+
 /**
  * Serves `store` on the Unix socket at `path`. A socket file left by a crashed process is replaced;
  * one that a live process answers on is not (StoreAlreadyServedError): one projector per data
@@ -138,43 +163,14 @@ export async function serveReadStore(store: ReadStore, path: string, extra: Extr
   await assertNotServed(path);
   if (existsSync(path)) unlinkSync(path);
   const sockets = new Set<Socket>();
+  const calls = portCalls(store);
   const call = async (method: string, args: unknown[]): Promise<unknown> => {
     const extraCall = extra[method];
     if (extraCall !== undefined) return extraCall(...args);
-    switch (method) {
-      case 'ping':
-        return store.ping();
-      case 'ensureCollection':
-        return store.ensureCollection(args[0] as CollectionSpec);
-      case 'dropCollection':
-        return store.dropCollection(args[0] as string);
-      case 'swapCollections':
-        return store.swapCollections(args[0] as Array<[string, string]>);
-      case 'listCollections':
-        return store.listCollections();
-      case 'findOne':
-        return store.collection(args[0] as string).findOne(args[1] as Filter, args[2] as FindOptions | undefined);
-      case 'find':
-        return store.collection(args[0] as string).find(args[1] as Filter, args[2] as FindOptions | undefined);
-      case 'count':
-        return store.collection(args[0] as string).count(args[1] as Filter | undefined, args[2] as CountOptions | undefined);
-      case 'insertOne':
-        return store.collection(args[0] as string).insertOne(args[1] as Doc);
-      case 'updateOne':
-        return store.collection(args[0] as string).updateOne(args[1] as Filter, args[2] as Update, args[3] as { upsert?: boolean } | undefined);
-      case 'updateMany':
-        return store.collection(args[0] as string).updateMany(args[1] as Filter, args[2] as Update);
-      case 'deleteOne':
-        return store.collection(args[0] as string).deleteOne(args[1] as Filter);
-      case 'deleteMany':
-        return store.collection(args[0] as string).deleteMany(args[1] as Filter);
-      case 'applyAt':
-        return store.collection(args[0] as string).applyAt(args[1] as string, args[2] as number, args[3] as Update);
-      case 'explain':
-        return store.collection(args[0] as string).explain(args[1] as Filter, args[2] as FindOptions | undefined);
-      default:
-        throw new Error(`unknown read store call ${method}`);
-    }
+    if (!Object.hasOwn(calls, method)) throw new Error(`unknown read store call ${method}`);
+    // The wire carries the arguments the client's typed `port` call sent (RemoteReadStore.port).
+    const portCall = calls[method as PortMethod] as (...wire: unknown[]) => Promise<unknown>;
+    return portCall(...args);
   };
   const server: Server = createServer((socket) => {
     sockets.add(socket);
@@ -272,6 +268,12 @@ export class RemoteReadStore implements ReadStore {
     return this.#connecting;
   }
 
+  /** Calls the port's `method` in the serving process, typed by its signature there (portCalls). */
+  async port<M extends PortMethod>(method: M, ...args: Parameters<PortCalls[M]>): Promise<Awaited<ReturnType<PortCalls[M]>>> {
+    // The serving process answers with what the same method returned there.
+    return (await this.call(method, ...args)) as Awaited<ReturnType<PortCalls[M]>>;
+  }
+
   /** Calls `method` in the serving process (a port method or one of its extra calls). */
   async call(method: string, ...args: unknown[]): Promise<unknown> {
     if (this.#closed) throw new StoreUnavailableError('read store closed');
@@ -283,28 +285,28 @@ export class RemoteReadStore implements ReadStore {
     });
   }
 
-  collection(name: string): Collection {
-    return new RemoteCollection(this, name);
+  collection<N extends string>(name: N): Collection<DocOf<N>> {
+    return typedCollection(new RemoteCollection(this, name));
   }
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
-    await this.call('ensureCollection', spec);
+    await this.port('ensureCollection', spec);
   }
 
   async dropCollection(name: string): Promise<void> {
-    await this.call('dropCollection', name);
+    await this.port('dropCollection', name);
   }
 
   async swapCollections(pairs: Array<[from: string, to: string]>): Promise<void> {
-    await this.call('swapCollections', pairs);
+    await this.port('swapCollections', pairs);
   }
 
   async listCollections(): Promise<string[]> {
-    return (await this.call('listCollections')) as string[];
+    return this.port('listCollections');
   }
 
   async ping(): Promise<void> {
-    await this.call('ping');
+    await this.port('ping');
   }
 
   async close(): Promise<void> {
@@ -321,42 +323,42 @@ class RemoteCollection implements Collection {
   ) {}
 
   async findOne(filter: Filter, options?: FindOptions): Promise<Doc | null> {
-    return (await this.store.call('findOne', this.name, filter, options)) as Doc | null;
+    return this.store.port('findOne', this.name, filter, options);
   }
 
   async find(filter: Filter, options?: FindOptions): Promise<Doc[]> {
-    return (await this.store.call('find', this.name, filter, options)) as Doc[];
+    return this.store.port('find', this.name, filter, options);
   }
 
   async count(filter?: Filter, options?: CountOptions): Promise<number> {
-    return (await this.store.call('count', this.name, filter, options)) as number;
+    return this.store.port('count', this.name, filter, options);
   }
 
   async insertOne(doc: Doc): Promise<void> {
-    await this.store.call('insertOne', this.name, doc);
+    await this.store.port('insertOne', this.name, doc);
   }
 
   async updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult> {
-    return (await this.store.call('updateOne', this.name, filter, update, options)) as UpdateResult;
+    return this.store.port('updateOne', this.name, filter, update, options);
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
-    return (await this.store.call('updateMany', this.name, filter, update)) as UpdateResult;
+    return this.store.port('updateMany', this.name, filter, update);
   }
 
   async deleteOne(filter: Filter): Promise<number> {
-    return (await this.store.call('deleteOne', this.name, filter)) as number;
+    return this.store.port('deleteOne', this.name, filter);
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    return (await this.store.call('deleteMany', this.name, filter)) as number;
+    return this.store.port('deleteMany', this.name, filter);
   }
 
   async applyAt(id: string, position: number, update: Update): Promise<boolean> {
-    return (await this.store.call('applyAt', this.name, id, position, update)) as boolean;
+    return this.store.port('applyAt', this.name, id, position, update);
   }
 
   async explain(filter: Filter, options?: FindOptions): Promise<QueryPlan> {
-    return (await this.store.call('explain', this.name, filter, options)) as QueryPlan;
+    return this.store.port('explain', this.name, filter, options);
   }
 }

@@ -1,5 +1,83 @@
 import { LEGACY_SIGNATURE_SCHEME } from '../../events/webhooks.ts';
-import { defineProjection } from '../types.ts';
+import { defineProjection, type DataOf } from '../types.ts';
+
+/** An agent's webhook; `_id` is the agent id. The secrets are encrypted (AES-256-GCM). */
+export type WebhookDoc = {
+  _id: string;
+  _pos: number;
+  agent_id: string;
+  webhook_url: string | null;
+  /** The event names delivered; null: all. */
+  events: string[] | null;
+  signature_scheme: DataOf<'WebhookConfigured'>['signature_scheme'] | null;
+  secret_enc: string;
+  secret_regenerated_at?: string;
+  /** Rotated: the previous secret also signs until `previous_valid_until`. */
+  previous_secret_enc: string | null;
+  previous_valid_until: string | null;
+  disabled: boolean;
+  disabled_reason: string | null;
+  disabled_at?: string;
+  configured_at: string;
+};
+
+/** A webhook delivery of an inbox entry; `_id` is the delivery id. */
+export type WebhookDeliveryDoc = {
+  _id: string;
+  _pos: number;
+  delivery_id: string;
+  agent_id: string;
+  inbox_id: string;
+  event: string;
+  url: string;
+  status: 'pending' | 'delivered' | 'gone' | 'given_up';
+  attempts: number;
+  next_attempt_at: string | null;
+  queued_at: string;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_attempt_at?: string;
+  seq: number;
+};
+
+/** A replay of past deliveries; `_id` is the replay id. */
+export type WebhookReplayDoc = {
+  _id: string;
+  _pos: number;
+  replay_id: string;
+  agent_id: string;
+  requested_by: string;
+  requested_by_role: DataOf<'WebhookReplayRequested'>['requested_by_role'];
+  /** How many deliveries it replays, and their ids. */
+  deliveries: number;
+  delivery_ids: string[];
+  sent: number;
+  status: 'pending' | 'completed' | 'stopped';
+  next_attempt_at: string | null;
+  requested_at: string;
+  last_outcome?: DataOf<'WebhookReplayAttempted'>['outcome'];
+  last_error?: string | null;
+  last_attempt_at?: string;
+  seq: number;
+};
+
+/** One attempt of a delivery or of a replay's delivery (`replay_id` set); `_id` names delivery, replay and attempt. */
+export type WebhookAttemptDoc = DataOf<'WebhookDeliveryAttempted'> & {
+  _id: string;
+  _pos: number;
+  replay_id?: string;
+  index?: number;
+  seq: number;
+};
+
+declare module '../store/port.ts' {
+  interface ReadModels {
+    webhooks: WebhookDoc;
+    webhook_deliveries: WebhookDeliveryDoc;
+    webhook_replays: WebhookReplayDoc;
+    webhook_attempts: WebhookAttemptDoc;
+  }
+}
 
 /**
  * Webhook configuration per agent (`webhooks`, with the secret still encrypted), deliveries

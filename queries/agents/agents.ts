@@ -1,6 +1,8 @@
 import type { Cursor } from '../cursor.ts';
 import { listPage } from '../cursor.ts';
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
+
+export type AgentDoc = ReadModel<'agents'>;
 
 const TIER_NAMES: Record<string, string> = {
   free: 'Dev Sandbox',
@@ -11,14 +13,14 @@ const TIER_NAMES: Record<string, string> = {
 };
 
 /** The public face of an agent: never the owner's e-mail, webhook or credit account. */
-export function publicAgent(d: Doc, baseUrl: string) {
+export function publicAgent(d: AgentDoc, baseUrl: string) {
   return {
     agent_id: d._id,
     name: d.name,
     description: d.description ?? null,
     capabilities: d.capabilities,
     tier: d.tier,
-    tier_name: TIER_NAMES[d.tier as string] ?? d.tier,
+    tier_name: TIER_NAMES[d.tier] ?? d.tier,
     is_claimed: d.is_claimed,
     claimed_via: d.claimed_via ?? null,
     badges: d.is_claimed ? ['email_verified'] : [],
@@ -40,7 +42,7 @@ export function publicAgent(d: Doc, baseUrl: string) {
 export const agentPageUrl = (baseUrl: string, agentId: string) => `${baseUrl}/agents/${encodeURIComponent(agentId)}`;
 
 /** The agent's own view (GET /api/protocol/me). */
-export function privateAgent(d: Doc, baseUrl: string) {
+export function privateAgent(d: AgentDoc, baseUrl: string) {
   return {
     ...publicAgent(d, baseUrl),
     owner_name: d.owner_name,
@@ -52,19 +54,19 @@ export function privateAgent(d: Doc, baseUrl: string) {
   };
 }
 
-export function getAgent(store: ReadStore, agentId: string): Promise<Doc | null> {
+export function getAgent(store: ReadStore, agentId: string): Promise<AgentDoc | null> {
   return store.collection('agents').findOne({ _id: agentId });
 }
 
 /** The agents every public read may show: not ghosted by flags, not deactivated (they are few, so index scans stay short). */
 export const PUBLIC_AGENTS = { ghosted: { $ne: true }, deactivated: { $ne: true } } as const;
 
-export function isPublicAgent(agent: Doc): boolean {
+export function isPublicAgent(agent: Pick<AgentDoc, 'ghosted' | 'deactivated'>): boolean {
   return agent.ghosted !== true && agent.deactivated !== true;
 }
 
 /** An agent every public read may show: not ghosted by flags, not deactivated. */
-export async function getPublicAgent(store: ReadStore, agentId: string): Promise<Doc | null> {
+export async function getPublicAgent(store: ReadStore, agentId: string): Promise<AgentDoc | null> {
   const agent = await store.collection('agents').findOne({ _id: agentId });
   return agent && isPublicAgent(agent) ? agent : null;
 }
@@ -80,7 +82,7 @@ export async function listAgents(store: ReadStore, opts: { skip: number; limit: 
 
 export async function agentIdForKeyHash(store: ReadStore, keyHash: string): Promise<string | null> {
   const doc = await store.collection('api_keys').findOne({ _id: keyHash });
-  return doc && !doc.revoked ? (doc.agent_id as string) : null;
+  return doc && !doc.revoked ? doc.agent_id : null;
 }
 
 /** Agents whose next monthly grant is due at `now` (index-served). */

@@ -1,10 +1,10 @@
 import { notFound } from '../../events/kernel/errors.ts';
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
 import type { Caller } from './communities.ts';
 import { communityAdmins, getCircle, isCircleMember, isCommunityMember, isSuper } from './communities.ts';
 
 export interface CircleAccess {
-  circle: Doc;
+  circle: ReadModel<'circles'>;
   member: boolean;
   community_member: boolean;
   admin: boolean;
@@ -36,13 +36,13 @@ export async function visibleCircle(store: ReadStore, circleId: string, caller: 
 }
 
 /** A circle's posts, newest first (skip/limit), optionally of one hashtag: one index range. */
-export function circlePosts(store: ReadStore, circleId: string, opts: { skip: number; limit: number; tag?: string }): Promise<Doc[]> {
+export function circlePosts(store: ReadStore, circleId: string, opts: { skip: number; limit: number; tag?: string }) {
   const col = store.collection('circle_posts');
   if (opts.tag) return col.find({ tag_keys: `${circleId}|${opts.tag}` }, { sort: { seq: -1 }, skip: opts.skip, limit: opts.limit, hint: 'by_tag' });
   return col.find({ live_circle: circleId }, { sort: { live_circle: 1, seq: -1 }, skip: opts.skip, limit: opts.limit, hint: 'by_circle' });
 }
 
-export async function getCirclePost(store: ReadStore, postId: string): Promise<Doc | null> {
+export async function getCirclePost(store: ReadStore, postId: string) {
   const p = await store.collection('circle_posts').findOne({ _id: postId });
   return p && typeof p.live_circle === 'string' ? p : null;
 }
@@ -72,14 +72,14 @@ export async function trendingTags(store: ReadStore, circleId: string, sinceDay:
     .map(([tag, count]) => ({ tag, count }));
 }
 
-export function postReplies(store: ReadStore, postId: string, opts: { skip: number; limit: number }): Promise<Doc[]> {
+export function postReplies(store: ReadStore, postId: string, opts: { skip: number; limit: number }) {
   // A reply a community admin hid is left out (docs/MODERATION.md).
   return store
     .collection('circle_replies')
     .find({ post_id: postId, hidden: { $ne: true } }, { sort: { post_id: 1, seq: 1 }, skip: opts.skip, limit: opts.limit, hint: 'by_post' });
 }
 
-export function circleMembers(store: ReadStore, circleId: string, opts: { skip: number; limit: number }): Promise<Doc[]> {
+export function circleMembers(store: ReadStore, circleId: string, opts: { skip: number; limit: number }) {
   return store
     .collection('circle_members')
     .find({ live_circle: circleId }, { sort: { live_circle: 1, seq: 1 }, skip: opts.skip, limit: opts.limit, hint: 'by_circle' });
@@ -88,7 +88,7 @@ export const circleMemberCount = (store: ReadStore, circleId: string) =>
   store.collection('circle_members').count({ live_circle: circleId }, { hint: 'by_circle' });
 
 /** Mention autocomplete: members of the circle whose name starts with `q` (index range on the lower-cased name). */
-export function searchCircleMembers(store: ReadStore, circleId: string, q: string, limit: number): Promise<Doc[]> {
+export function searchCircleMembers(store: ReadStore, circleId: string, q: string, limit: number) {
   const prefix = q.toLowerCase();
   const filter = prefix ? { live_circle: circleId, name_lower: { $gte: prefix, $lt: `${prefix}\uffff` } } : { live_circle: circleId };
   return store.collection('circle_members').find(filter, { sort: { live_circle: 1, name_lower: 1 }, limit, hint: 'by_circle_name' });
@@ -97,7 +97,7 @@ export function searchCircleMembers(store: ReadStore, circleId: string, q: strin
 export const mentionCandidates = (store: ReadStore, circleId: string, names: string[]) =>
   Promise.all(names.map((n) => searchCircleMembers(store, circleId, n, 20))).then((lists) => lists.flat());
 
-export async function userCircles(store: ReadStore, userId: string): Promise<Doc[]> {
+export async function userCircles(store: ReadStore, userId: string) {
   return store.collection('circle_members').find({ live_user: userId }, { sort: { live_user: 1, seq: -1 }, limit: 200, hint: 'by_user' });
 }
 export const circleActivity = (store: ReadStore, circleId: string) => store.collection('circle_activity').findOne({ _id: circleId });
@@ -115,7 +115,11 @@ export async function circleNotifications(store: ReadStore, userId: string, opts
 export const unreadCount = (store: ReadStore, userId: string) =>
   store.collection('circle_notifications').count({ user_id: userId, read: false }, { hint: 'unread' });
 
-export function postView(p: Doc) {
+/** A circle post as responses show it (a just-published post has no stored fields beyond its event's yet). */
+export function postView(
+  p: Omit<ReadModel<'circle_posts'>, '_pos' | 'live_circle' | 'tag_keys' | 'seq' | 'edited_at' | 'reactions'> &
+    Partial<Pick<ReadModel<'circle_posts'>, 'edited_at' | 'reactions'>>,
+) {
   return {
     post_id: p._id,
     circle_id: p.circle_id,
@@ -133,7 +137,7 @@ export function postView(p: Doc) {
     edited_at: p.edited_at ?? null,
   };
 }
-export function replyView(r: Doc) {
+export function replyView(r: ReadModel<'circle_replies'>) {
   return {
     reply_id: r._id,
     post_id: r.post_id,
@@ -146,7 +150,7 @@ export function replyView(r: Doc) {
     replied_at: r.replied_at,
   };
 }
-export function notificationView(n: Doc) {
+export function notificationView(n: ReadModel<'circle_notifications'>) {
   return {
     notification_id: n._id,
     kind: n.kind,

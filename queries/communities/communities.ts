@@ -1,5 +1,5 @@
 import { forbidden, notFound } from '../../events/kernel/errors.ts';
-import type { Doc, Filter, ReadStore } from '../../projections/store/port.ts';
+import type { Filter, ReadModel, ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
 import { listPage } from '../cursor.ts';
 
@@ -11,7 +11,7 @@ export interface Caller {
 export const isSuper = (c: Caller) => c.roles.includes('super_admin');
 
 export const getCommunity = (store: ReadStore, id: string) => store.collection('communities').findOne({ _id: id });
-export const getCircle = async (store: ReadStore, id: string): Promise<Doc | null> => {
+export const getCircle = async (store: ReadStore, id: string) => {
   const c = await store.collection('circles').findOne({ _id: id });
   return c && c.deleted !== true ? c : null;
 };
@@ -20,11 +20,11 @@ export const codeByValue = (store: ReadStore, code: string) => store.collection(
 export const getJoinRequest = (store: ReadStore, id: string) => store.collection('circle_join_requests').findOne({ _id: id });
 
 /** Communities the user administers (index `by_admin`). */
-export async function administered(store: ReadStore, userId: string): Promise<Doc[]> {
+export async function administered(store: ReadStore, userId: string) {
   return store.collection('communities').find({ admins: userId }, { hint: 'by_admin' });
 }
 
-export async function allCommunities(store: ReadStore): Promise<Doc[]> {
+export async function allCommunities(store: ReadStore) {
   return store.collection('communities').find({ all: true }, { sort: { all: 1, created_at: 1 }, hint: 'all' });
 }
 
@@ -33,7 +33,7 @@ export async function allCommunities(store: ReadStore): Promise<Doc[]> {
  * administers it or is a super admin), or without one every community the caller administers
  * (all for a super admin; 403 when there is none).
  */
-export async function adminScope(store: ReadStore, caller: Caller, communityId?: string): Promise<Doc[]> {
+export async function adminScope(store: ReadStore, caller: Caller, communityId?: string) {
   if (communityId) {
     const c = await getCommunity(store, communityId);
     if (!c) {
@@ -41,7 +41,7 @@ export async function adminScope(store: ReadStore, caller: Caller, communityId?:
         throw forbidden('This needs a community admin (or a super admin)', 'community_admin_required');
       throw notFound('Community', 'community_not_found');
     }
-    if (!isSuper(caller) && !((c.admins as string[] | undefined) ?? []).includes(caller.userId))
+    if (!isSuper(caller) && !(c.admins ?? []).includes(caller.userId))
       throw forbidden('This needs a community admin of this community', 'community_admin_required');
     return [c];
   }
@@ -51,18 +51,18 @@ export async function adminScope(store: ReadStore, caller: Caller, communityId?:
   return mine;
 }
 
-export function communityView(c: Doc) {
+export function communityView(c: ReadModel<'communities'>) {
   return {
     community_id: c._id,
     name: c.name,
     description: c.description,
     open: c.open === true,
-    admins: (c.admins as string[] | undefined) ?? [],
+    admins: c.admins ?? [],
     created_at: c.created_at,
   };
 }
 
-export function circleView(c: Doc, extra: Record<string, unknown> = {}) {
+export function circleView(c: ReadModel<'circles'>, extra: Record<string, unknown> = {}) {
   return {
     circle_id: c._id,
     community_id: c.community_id,
@@ -74,7 +74,7 @@ export function circleView(c: Doc, extra: Record<string, unknown> = {}) {
   };
 }
 
-export function codeView(c: Doc, publicBaseUrl: string) {
+export function codeView(c: ReadModel<'invite_codes'>, publicBaseUrl: string) {
   return {
     code_id: c._id,
     community_id: c.community_id,
@@ -92,7 +92,7 @@ export function codeView(c: Doc, publicBaseUrl: string) {
 
 export const joinUrl = (publicBaseUrl: string, code: string) => `${publicBaseUrl}/join/${encodeURIComponent(code)}`;
 
-export function requestView(r: Doc) {
+export function requestView(r: ReadModel<'circle_join_requests'>) {
   return {
     request_id: r._id,
     circle_id: r.circle_id,
@@ -113,7 +113,7 @@ const ADMINS = { admins: 1 } as const;
 /** A community's admins (user ids), or null when there is no such community. */
 export async function communityAdmins(store: ReadStore, communityId: string): Promise<string[] | null> {
   const c = await store.collection('communities').findOne({ _id: communityId }, { projection: ADMINS });
-  return c === null ? null : ((c.admins as string[] | undefined) ?? []);
+  return c === null ? null : (c.admins ?? []);
 }
 
 /** Whether the user is (still) a member of the community / circle. */
@@ -130,12 +130,12 @@ export async function isCircleMember(store: ReadStore, circleId: string, userId:
  * The public circles of open communities, newest first (index `public_circles`): what a homepage
  * lists (spec: "public is visible on the homepage if the community is open").
  */
-export function publicCircles(store: ReadStore, skip: number, limit: number): Promise<Doc[]> {
+export function publicCircles(store: ReadStore, skip: number, limit: number) {
   return store.collection('circles').find({ public_listed: true }, { sort: { public_listed: 1, seq: -1 }, skip, limit, hint: 'public_circles' });
 }
 
 /** Circles of a community, oldest first (index `by_community`). */
-export function circlesOf(store: ReadStore, communityId: string): Promise<Doc[]> {
+export function circlesOf(store: ReadStore, communityId: string) {
   return store.collection('circles').find({ live_community: communityId }, { sort: { live_community: 1, seq: 1 }, hint: 'by_community' });
 }
 
@@ -177,7 +177,7 @@ export async function communityMembers(
 
 export const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-export function memberView(m: Doc) {
+export function memberView(m: ReadModel<'community_members'>) {
   return {
     user_id: m.user_id,
     community_id: m.community_id,
@@ -211,9 +211,9 @@ export async function inviteAnalytics(store: ReadStore, communityId: string) {
 }
 
 /** Join requests of the given communities, newest first, optionally of one status. */
-export async function joinRequests(store: ReadStore, communityIds: string[], status: string | undefined, limit: number): Promise<Doc[]> {
+export async function joinRequests(store: ReadStore, communityIds: string[], status: string | undefined, limit: number) {
   const col = store.collection('circle_join_requests');
-  const out: Doc[] = [];
+  const out: Array<ReadModel<'circle_join_requests'>> = [];
   for (const id of communityIds) {
     const filter: Filter = status ? { community_id: id, status } : { community_id: id };
     out.push(...(await col.find(filter, { sort: { seq: -1 }, limit, hint: status ? 'by_community_status' : 'by_community' })));
@@ -222,9 +222,9 @@ export async function joinRequests(store: ReadStore, communityIds: string[], sta
 }
 
 /** The communities the user is a member of, newest membership first (index `by_user`, bounded). */
-export async function memberCommunities(store: ReadStore, userId: string, limit = 200): Promise<Doc[]> {
+export async function memberCommunities(store: ReadStore, userId: string, limit = 200) {
   const memberships = await store.collection('community_members').find({ live_user: userId }, { sort: { live_user: 1, seq: -1 }, limit, hint: 'by_user' });
-  const out: Doc[] = [];
+  const out: Array<NonNullable<Awaited<ReturnType<typeof getCommunity>>>> = [];
   for (const m of memberships) {
     const c = await getCommunity(store, String(m.community_id));
     if (c) out.push(c);
@@ -233,7 +233,7 @@ export async function memberCommunities(store: ReadStore, userId: string, limit 
 }
 
 /** The user's own requests to join circles of one community, newest first (the community's range of index `by_community`). */
-export function memberJoinRequests(store: ReadStore, communityId: string, userId: string, limit = 100): Promise<Doc[]> {
+export function memberJoinRequests(store: ReadStore, communityId: string, userId: string, limit = 100) {
   return store
     .collection('circle_join_requests')
     .find({ community_id: communityId, user_id: userId }, { sort: { community_id: 1, seq: -1 }, limit, hint: 'by_community' });

@@ -1,4 +1,4 @@
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
 
 /**
  * The next member, in user id order after `afterUserId`, who has an unread circle notification
@@ -20,7 +20,7 @@ export async function unreadNotificationsAfter(
   userId: string,
   afterPosition: number,
   limit: number,
-): Promise<{ items: Doc[]; count: number }> {
+): Promise<{ items: Array<ReadModel<'circle_notifications'>>; count: number }> {
   const col = store.collection('circle_notifications');
   const filter = { read: false, user_id: userId, seq: { $gt: afterPosition } };
   const [items, count] = await Promise.all([
@@ -34,5 +34,5 @@ export async function unreadNotificationsAfter(
 export async function circleNames(store: ReadStore, circleIds: string[]): Promise<Map<string, string>> {
   const ids = [...new Set(circleIds)];
   const docs = await Promise.all(ids.map((id) => store.collection('circles').findOne({ _id: id }, { projection: { name: 1 } })));
-  return new Map(docs.filter((d): d is Doc => d !== null).map((d) => [d._id, String(d.name)]));
+  return new Map(docs.filter((d) => d !== null).map((d) => [d._id, String(d.name)]));
 }

@@ -1,15 +1,15 @@
 import { toCredits } from '../../events/kernel/money.ts';
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
 
 const MONTHLY_MC: Record<string, number | null> = { free: 50_000, pro: 200_000, elite: 500_000, builder: 2_000_000, enterprise: null };
 
-export function creditAccount(agent: Doc) {
-  const monthly = MONTHLY_MC[agent.tier as string] ?? null;
-  const used = agent.used_mc as number;
+export function creditAccount(agent: ReadModel<'agents'>) {
+  const monthly = MONTHLY_MC[agent.tier] ?? null;
+  const used = agent.used_mc;
   return {
     agent_id: agent._id,
     tier: agent.tier,
-    balance: monthly === null ? null : toCredits(agent.balance_mc as number),
+    balance: monthly === null ? null : toCredits(agent.balance_mc),
     used: toCredits(used),
     monthly_credits: monthly === null ? null : toCredits(monthly),
     unlimited: monthly === null,
@@ -29,7 +29,7 @@ export async function dailySpend(store: ReadStore, agentId: string, now: Date, d
   const dates: string[] = [];
   for (let i = days - 1; i >= 0; i--) dates.push(new Date(now.getTime() - i * 86_400_000).toISOString().slice(0, 10));
   const docs = await store.collection('credit_usage_daily').find({ agent_id: agentId, date: { $gte: dates[0] } }, { sort: { date: -1 }, limit: days });
-  const byDate = new Map(docs.map((d) => [d.date as string, d.spent_mc as number]));
+  const byDate = new Map(docs.map((d) => [d.date, d.spent_mc]));
   let total = 0;
   const out = dates.map((date) => {
     const mc = byDate.get(date) ?? 0;

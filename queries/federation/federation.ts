@@ -1,4 +1,4 @@
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
 import { PUBLIC_AGENTS } from '../agents/agents.ts';
 import { cursorOf } from '../cursor.ts';
@@ -18,8 +18,8 @@ export async function federatedAgents(store: ReadStore, baseUrl: string, opts: {
   return { items: items.map((d) => agentCard(d, baseUrl)), has_more, next_cursor: has_more && last ? cursorOf(last) : null };
 }
 
-export function agentCard(d: Doc, baseUrl: string) {
-  const caps = (d.capabilities as string[] | undefined) ?? [];
+export function agentCard(d: ReadModel<'agents'>, baseUrl: string) {
+  const caps = d.capabilities ?? [];
   return {
     id: d._id,
     name: d.name,

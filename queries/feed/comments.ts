@@ -1,6 +1,6 @@
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
 
-export function commentView(d: Doc) {
+export function commentView(d: ReadModel<'comments'>) {
   return {
     comment_id: d._id,
     post_id: d.post_id,
@@ -28,9 +28,10 @@ export async function commentTree(store: ReadStore, postId: string, opts: { skip
   const filter = { post_id: postId, top_level: true, hidden: false };
   const [top, total] = await Promise.all([comments.find(filter, { sort: { seq: 1 }, skip: opts.skip, limit: opts.limit }), comments.count(filter)]);
   const replies = top.length ? await comments.find({ parent_comment_id: { $in: top.map((c) => c._id) }, hidden: false }, { sort: { seq: 1 } }) : [];
-  const byParent = new Map<string, Doc[]>();
+  const byParent = new Map<string, Array<ReadModel<'comments'>>>();
   for (const r of replies) {
-    const parent = r.parent_comment_id as string;
+    const parent = r.parent_comment_id;
+    if (parent === null) continue;
     const list = byParent.get(parent) ?? [];
     list.push(r);
     byParent.set(parent, list);

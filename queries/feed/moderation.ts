@@ -1,4 +1,4 @@
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
 import { pageAfter } from '../cursor.ts';
 
@@ -35,20 +35,17 @@ export function queuePage(store: ReadStore, f: QueueFilter) {
 const MAX_FLAGGERS_SHOWN = 50;
 
 /** A flagger as a moderator sees it: claimed or not, its age at the time of reading, trust score, standing. */
-async function flaggerView(store: ReadStore, flag: Doc, now: Date): Promise<Record<string, unknown>> {
+async function flaggerView(store: ReadStore, flag: ReadModel<'moderation_items'>['flags'][number], now: Date): Promise<Record<string, unknown>> {
   const a = await store
     .collection('agents')
-    .findOne(
-      { _id: flag.agent_id as string },
-      { projection: { name: 1, is_claimed: 1, created_at: 1, trust_score: 1, ghosted: 1, deactivated: 1, banned: 1 } },
-    );
+    .findOne({ _id: flag.agent_id }, { projection: { name: 1, is_claimed: 1, created_at: 1, trust_score: 1, ghosted: 1, deactivated: 1, banned: 1 } });
   const created = typeof a?.created_at === 'string' ? Date.parse(a.created_at) : NaN;
   return {
     agent_id: flag.agent_id,
-    name: (a?.name as string | undefined) ?? null,
+    name: a?.name ?? null,
     claimed: a?.is_claimed === true,
     age_hours: Number.isFinite(created) ? Math.floor((now.getTime() - created) / 3600_000) : null,
-    trust_score: (a?.trust_score as number | undefined) ?? 0,
+    trust_score: a?.trust_score ?? 0,
     status: !a ? 'unknown' : a.banned === true ? 'banned' : a.deactivated === true ? 'deactivated' : a.ghosted === true ? 'ghosted' : 'active',
     reason: flag.reason ?? null,
     flagged_at: flag.flagged_at,
@@ -58,28 +55,28 @@ async function flaggerView(store: ReadStore, flag: Doc, now: Date): Promise<Reco
 }
 
 /** One queued item as the API and the console show it: the item (title or name, author), its flags and flaggers, appeal and decisions. */
-export async function moderationItemView(store: ReadStore, doc: Doc, now: Date): Promise<Record<string, unknown>> {
-  const kind = doc.item_kind as 'post' | 'agent';
-  const id = doc.item_id as string;
+export async function moderationItemView(store: ReadStore, doc: ReadModel<'moderation_items'>, now: Date): Promise<Record<string, unknown>> {
+  const kind = doc.item_kind;
+  const id = doc.item_id;
   let title: string | null;
-  let author: string | null = (doc.author_agent_id as string | undefined) ?? null;
+  let author: string | null = doc.author_agent_id ?? null;
   if (kind === 'post') {
     const p = await store.collection('posts').findOne({ _id: id }, { projection: { title: 1, agent_id: 1 } });
-    title = (p?.title as string | undefined) ?? null;
-    author = (p?.agent_id as string | undefined) ?? author;
+    title = p?.title ?? null;
+    author = p?.agent_id ?? author;
   } else {
     const a = await store.collection('agents').findOne({ _id: id }, { projection: { name: 1 } });
-    title = (a?.name as string | undefined) ?? null;
+    title = a?.name ?? null;
     author = id;
   }
   const authorDoc = author ? await store.collection('agents').findOne({ _id: author }, { projection: { name: 1 } }) : null;
-  const flags = ((doc.flags as Doc[] | undefined) ?? []).slice(-MAX_FLAGGERS_SHOWN);
+  const flags = (doc.flags ?? []).slice(-MAX_FLAGGERS_SHOWN);
   return {
     item_kind: kind,
     item_id: id,
     title,
     author_agent_id: author,
-    author_name: (authorDoc?.name as string | undefined) ?? null,
+    author_name: authorDoc?.name ?? null,
     state: doc.state,
     open: doc.open === true,
     hidden: doc.hidden === true,
@@ -94,7 +91,7 @@ export async function moderationItemView(store: ReadStore, doc: Doc, now: Date):
   };
 }
 
-export function getModerationItem(store: ReadStore, kind: 'post' | 'agent', id: string): Promise<Doc | null> {
+export function getModerationItem(store: ReadStore, kind: 'post' | 'agent', id: string) {
   return store.collection('moderation_items').findOne({ _id: `${kind}:${id}` });
 }
 
@@ -104,10 +101,9 @@ export async function moderationTarget(
   kind: 'post' | 'agent',
   id: string,
 ): Promise<{ author_agent_id: string; owner_user_id: string | null } | null> {
-  const agentId =
-    kind === 'post' ? ((await store.collection('posts').findOne({ _id: id }, { projection: { agent_id: 1 } }))?.agent_id as string | undefined) : id;
+  const agentId = kind === 'post' ? (await store.collection('posts').findOne({ _id: id }, { projection: { agent_id: 1 } }))?.agent_id : id;
   if (!agentId) return null;
   const agent = await store.collection('agents').findOne({ _id: agentId }, { projection: { owner_user_id: 1 } });
   if (!agent) return null;
-  return { author_agent_id: agentId, owner_user_id: (agent.owner_user_id as string | undefined) ?? null };
+  return { author_agent_id: agentId, owner_user_id: agent.owner_user_id ?? null };
 }

@@ -1,10 +1,10 @@
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
 import { listPage } from '../cursor.ts';
 import { listRooms, resolveRoom } from './rooms.ts';
 
 /** A post as the API shows it; `url` is its public page (`baseUrl` is the service's public base URL). */
-export function postView(d: Doc, baseUrl: string) {
+export function postView(d: ReadModel<'posts'>, baseUrl: string) {
   return {
     post_id: d._id,
     url: postPageUrl(baseUrl, d._id),
@@ -25,17 +25,17 @@ export function postView(d: Doc, baseUrl: string) {
     poll: pollView(d),
     /** Autonomous posts (the scout's signal_found, the mixer's activity_summary) are free and marked. */
     auto: d.auto === true,
-    source: (d.source as string | null | undefined) ?? null,
+    source: d.source ?? null,
   };
 }
 
 /** The public page of a post (api/routes/site/pages.ts). */
 export const postPageUrl = (baseUrl: string, postId: string) => `${baseUrl}/posts/${encodeURIComponent(postId)}`;
 
-function pollView(d: Doc) {
-  const poll = d.poll as { options: string[]; expires_at: string } | null | undefined;
+function pollView(d: ReadModel<'posts'>) {
+  const poll = d.poll;
   if (!poll) return null;
-  const tally = (d.poll_tally as Record<string, number> | undefined) ?? {};
+  const tally = d.poll_tally ?? {};
   const options = poll.options.map((text, index) => ({ index, text, votes: tally[String(index)] ?? 0 }));
   return {
     options,
@@ -54,7 +54,7 @@ export async function listPosts(store: ReadStore, opts: { roomSlug?: string; ski
   ]);
   return {
     items: page.docs,
-    total: (counter?.visible as number | undefined) ?? 0,
+    total: counter?.visible ?? 0,
     next_cursor: page.next_cursor,
     has_more: page.has_more,
     poll_cursor: page.poll_cursor,
@@ -77,10 +77,10 @@ export const findRoom = resolveRoom;
 export const publicRooms = listRooms;
 
 /** A room's pinned posts that every public read may show, in pin order (one read per pin; a room has few). */
-export async function pinnedPosts(store: ReadStore, roomSlug: string): Promise<Doc[]> {
+export async function pinnedPosts(store: ReadStore, roomSlug: string) {
   const pins = await store.collection('room_pins').findOne({ _id: roomSlug });
-  const ids = (pins?.post_ids as string[] | undefined) ?? [];
-  return (await Promise.all(ids.map((id) => getVisiblePost(store, id)))).filter((p): p is Doc => p !== null);
+  const ids = pins?.post_ids ?? [];
+  return (await Promise.all(ids.map((id) => getVisiblePost(store, id)))).filter((p) => p !== null);
 }
 
 /**
@@ -102,13 +102,13 @@ export async function searchPosts(store: ReadStore, terms: string[], opts: { roo
 }
 
 /** Post detail companions: the latest other posts of its room and of its author (index-served). */
-export async function relatedPosts(store: ReadStore, post: Doc, limit = 5) {
+export async function relatedPosts(store: ReadStore, post: ReadModel<'posts'>, limit = 5) {
   const posts = store.collection('posts');
   const [room, author] = await Promise.all([
     post.room_slug ? posts.find({ room_slug: post.room_slug, hidden: false }, { sort: { seq: -1 }, limit: limit + 1 }) : Promise.resolve([]),
     posts.find({ agent_id: post.agent_id, hidden: false }, { sort: { seq: -1 }, limit: limit + 1 }),
   ]);
-  const others = (list: Doc[]) => list.filter((p) => p._id !== post._id).slice(0, limit);
+  const others = (list: Array<ReadModel<'posts'>>) => list.filter((p) => p._id !== post._id).slice(0, limit);
   return { related_in_room: others(room), more_by_author: others(author) };
 }
 
@@ -117,7 +117,7 @@ export async function trendingHashtags(store: ReadStore, now: Date, days: number
   const from = new Date(now.getTime() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
   const rows = await store.collection('hashtag_daily').find({ date: { $gte: from, $lte: now.toISOString().slice(0, 10) } });
   const counts = new Map<string, number>();
-  for (const r of rows) counts.set(r.tag as string, (counts.get(r.tag as string) ?? 0) + (r.count as number));
+  for (const r of rows) counts.set(r.tag, (counts.get(r.tag) ?? 0) + r.count);
   return [...counts.entries()]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, limit)

@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
 
 /** How many of the latest room posts the relevant-posts read ranks, and how many it returns (the spec's Limits). */
 export const RELEVANT_WINDOW = 40;
@@ -14,7 +14,7 @@ const STOPWORDS = new Set(
 const FIELD_NAMES: Record<string, string> = { title: 'the title', body: 'the body', hashtags: 'the hashtags', room: 'the room' };
 
 export interface RelevantPost {
-  post: Doc;
+  post: ReadModel<'posts'>;
   score: number;
   relevance_reason: string;
 }
@@ -56,13 +56,11 @@ export async function relevantRoomPosts(store: ReadStore, query: string, window 
     .search(query)
     .sort((a, b) => b.score - a.score || (rank.get(String(a.id)) ?? 0) - (rank.get(String(b.id)) ?? 0))
     .slice(0, top)
-    .map((h) => {
+    .flatMap((h) => {
+      const post = byId.get(String(h.id));
+      if (post === undefined) return [];
       const fields = [...new Set(Object.values(h.match).flat())].map((f) => FIELD_NAMES[f] ?? f);
       const words = h.queryTerms.map((t) => `"${t}"`).join(', ');
-      return {
-        post: byId.get(String(h.id)) as Doc,
-        score: Math.round(h.score * 100) / 100,
-        relevance_reason: `Matches ${words} in ${fields.join(' and ')}`,
-      };
+      return [{ post, score: Math.round(h.score * 100) / 100, relevance_reason: `Matches ${words} in ${fields.join(' and ')}` }];
     });
 }

@@ -1,13 +1,13 @@
 import { PUBLIC_AGENTS } from '../agents/agents.ts';
 import type { Cursor } from '../cursor.ts';
 import { listPage } from '../cursor.ts';
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
 
 /** The public page of a room (api/routes/site/pages.ts). */
 export const roomPageUrl = (baseUrl: string, slug: string) => `${baseUrl}/rooms/${encodeURIComponent(slug)}`;
 
 /** A room as the API shows it; `url` is its public page. */
-export function roomView(d: Doc, baseUrl: string) {
+export function roomView(d: ReadModel<'rooms'>, baseUrl: string) {
   return {
     slug: d._id,
     url: roomPageUrl(baseUrl, d._id),
@@ -23,16 +23,16 @@ export function roomView(d: Doc, baseUrl: string) {
   };
 }
 
-const shown = (d: Doc | null) => Boolean(d && d.public && !d.hidden && !d.merged_into);
+const shown = (d: ReadModel<'rooms'> | null) => Boolean(d && d.public && !d.hidden && !d.merged_into);
 
 /**
  * A room every public read may show: curated, or a custom room that has turned public, not hidden.
  * A custom room merged into a curated one resolves to that room (its slug stays an alias).
  */
-export async function resolveRoom(store: ReadStore, slug: string): Promise<Doc | null> {
+export async function resolveRoom(store: ReadStore, slug: string) {
   const rooms = store.collection('rooms');
   let room = await rooms.findOne({ _id: slug });
-  if (room?.merged_into) room = await rooms.findOne({ _id: room.merged_into as string });
+  if (room?.merged_into) room = await rooms.findOne({ _id: room.merged_into });
   return room && shown(room) ? room : null;
 }
 
@@ -44,8 +44,8 @@ export async function listRooms(store: ReadStore) {
 
 /** Agents active in a room: those declaring its capability (or a capability merged into it), most recent first. */
 /** A room's agents, newest first, paged by the one cursor (queries/cursor.ts listPage). */
-export async function roomAgents(store: ReadStore, room: Doc, opts: { skip: number; limit: number; after?: Cursor }) {
-  const slugs = [room._id, ...((room.merged_from as string[] | undefined) ?? [])];
+export async function roomAgents(store: ReadStore, room: ReadModel<'rooms'>, opts: { skip: number; limit: number; after?: Cursor }) {
+  const slugs = [room._id, ...(room.merged_from ?? [])];
   const filter = { capabilities: slugs.length === 1 ? slugs[0] : { $in: slugs }, ...PUBLIC_AGENTS };
   const agents = store.collection('agents');
   const [page, total] = await Promise.all([listPage(agents, filter, opts), agents.count(filter)]);

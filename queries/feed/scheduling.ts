@@ -1,6 +1,6 @@
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
 
-export function scheduledView(d: Doc) {
+export function scheduledView(d: ReadModel<'scheduled_posts'>) {
   return {
     post_id: d._id,
     agent_id: d.agent_id,

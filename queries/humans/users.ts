@@ -1,29 +1,29 @@
 import { PUBLIC_AGENTS } from '../agents/agents.ts';
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
 import { listPage } from '../cursor.ts';
 
-export function getUser(store: ReadStore, userId: string): Promise<Doc | null> {
+export function getUser(store: ReadStore, userId: string) {
   return store.collection('users').findOne({ _id: userId });
 }
 
 const SIGNED_IN_FIELDS = { email: 1, agent_id: 1 } as const;
 /** What every signed-in request needs of its user (the bearer check): the email and the linked agent. */
-export function signedInUser(store: ReadStore, userId: string): Promise<Doc | null> {
+export function signedInUser(store: ReadStore, userId: string) {
   return store.collection('users').findOne({ _id: userId }, { projection: SIGNED_IN_FIELDS });
 }
 
-export function mailById(store: ReadStore, mailId: string): Promise<Doc | null> {
+export function mailById(store: ReadStore, mailId: string) {
   return store.collection('mails').findOne({ _id: mailId });
 }
 
 /** Mails neither sent nor given up, oldest first (index-served). */
-export function pendingMails(store: ReadStore, limit: number): Promise<Doc[]> {
+export function pendingMails(store: ReadStore, limit: number) {
   return store.collection('mails').find({ status: { $in: ['queued', 'retrying'] } }, { sort: { status: 1, queued_at: 1 }, limit });
 }
 
 /** Agents linked to a user (the dashboard). */
-export function agentsOf(store: ReadStore, agentIds: string[]): Promise<Doc[]> {
+export function agentsOf(store: ReadStore, agentIds: string[]) {
   if (agentIds.length === 0) return Promise.resolve([]);
   return store.collection('agents').find({ _id: { $in: agentIds } });
 }
@@ -51,7 +51,7 @@ export async function digestsOf(store: ReadStore, userId: string, opts: { skip: 
   return { items: page.docs, total, unread, next_cursor: page.next_cursor, has_more: page.has_more, poll_cursor: page.poll_cursor };
 }
 
-export function digestView(d: Doc) {
+export function digestView(d: ReadModel<'digests'>) {
   return {
     digest_id: d._id,
     agent_id: d.agent_id,
@@ -64,35 +64,35 @@ export function digestView(d: Doc) {
 }
 
 /** Users with a linked agent (the digest worker's input). */
-export function usersWithAgents(store: ReadStore, limit: number): Promise<Doc[]> {
+export function usersWithAgents(store: ReadStore, limit: number) {
   return store.collection('users').find({ agent_id: { $type: 'string' } }, { limit });
 }
 
 /** Agents sharing a capability with the given ones, newest first (index by_capability). */
-export function agentsWithCapabilities(store: ReadStore, capabilities: string[], limit: number): Promise<Doc[]> {
+export function agentsWithCapabilities(store: ReadStore, capabilities: string[], limit: number) {
   return store.collection('agents').find({ capabilities: { $in: capabilities }, ...PUBLIC_AGENTS }, { sort: { seq: -1 }, limit });
 }
 
 /** The latest digest of a user (its time bounds the next one). */
-export function latestDigest(store: ReadStore, userId: string): Promise<Doc | null> {
+export function latestDigest(store: ReadStore, userId: string) {
   return store.collection('digests').findOne({ user_id: userId }, { sort: { user_id: 1, produced_at: -1 } });
 }
 
-export function getMatch(store: ReadStore, matchId: string): Promise<Doc | null> {
+export function getMatch(store: ReadStore, matchId: string) {
   return store.collection('matches').findOne({ _id: matchId });
 }
 
-export function getMatchMessage(store: ReadStore, messageId: string): Promise<Doc | null> {
+export function getMatchMessage(store: ReadStore, messageId: string) {
   return store.collection('match_messages').findOne({ _id: messageId });
 }
 
 /** A conversation, oldest first, without deleted messages. */
-export function matchMessages(store: ReadStore, matchId: string, limit = 200): Promise<Doc[]> {
+export function matchMessages(store: ReadStore, matchId: string, limit = 200) {
   return store.collection('match_messages').find({ match_id: matchId, deleted: false }, { sort: { match_id: 1, sent_at: 1 }, limit });
 }
 
 /** A member's matches, the newest first (index-served: by_member). */
-export function matchesOf(store: ReadStore, userId: string, limit: number): Promise<Doc[]> {
+export function matchesOf(store: ReadStore, userId: string, limit: number) {
   return store.collection('matches').find({ members: userId }, { sort: { members: 1, created_at: -1 }, limit, hint: 'by_member' });
 }
 
@@ -110,7 +110,7 @@ export function unreadMatchMessages(store: ReadStore, userId: string): Promise<n
   return store.collection('match_messages').count({ recipient_id: userId, read: false, deleted: false });
 }
 
-export function matchMessageView(d: Doc) {
+export function matchMessageView(d: ReadModel<'match_messages'>) {
   return {
     message_id: d._id,
     match_id: d.match_id,

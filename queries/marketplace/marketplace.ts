@@ -1,6 +1,6 @@
 import type { ListingCategory, PricingType } from '../../events/marketplace.ts';
 import { searchTerms } from '../../events/marketplace.ts';
-import type { Doc, Filter, ReadStore } from '../../projections/store/port.ts';
+import type { Filter, ReadModel, ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
 import { cursorOf } from '../cursor.ts';
 
@@ -48,7 +48,7 @@ export async function searchListings(store: ReadStore, s: ListingSearch) {
     // side and reads only the listings in each); one word: its range.
     filter.search_keys = words.length === 1 ? `${s.status}:${words[0]}` : { $all: words.map((w) => `${s.status}:${w}`) };
     hint = 'by_term';
-    if (words.length === 1 && !s.category && !s.pricing_type) total = counts[0] as number;
+    if (words.length === 1 && !s.category && !s.pricing_type) total = counts[0];
   } else {
     filter.status = s.status;
     hint = s.category && s.pricing_type ? 'by_category_pricing' : s.category ? 'by_category' : s.pricing_type ? 'by_pricing' : 'by_status';
@@ -67,7 +67,7 @@ export async function searchListings(store: ReadStore, s: ListingSearch) {
   const page: Filter = s.cursor ? { ...filter, seq: { $lt: s.cursor.position } } : filter;
   const skip = s.cursor ? 0 : s.skip;
   const pageOf = () => listings.find(page, { sort: { seq: -1 }, skip, limit: s.limit + 1, hint });
-  let docs: Doc[];
+  let docs: Array<ReadModel<'listings'>>;
   let counted: number;
   if (total === null && counter === null) {
     // A capped count: a first page that is not full already holds every match (after `skip`), so
@@ -89,13 +89,13 @@ export async function searchListings(store: ReadStore, s: ListingSearch) {
 }
 
 /** A listing that was not deleted, or null. */
-export async function getListing(store: ReadStore, intentId: string): Promise<Doc | null> {
+export async function getListing(store: ReadStore, intentId: string) {
   const doc = await store.collection('listings').findOne({ _id: intentId });
   return doc && doc.status !== 'deleted' ? doc : null;
 }
 
 /** A listing as stored (deleted ones too): what the commands' facts and the evidence need. */
-export async function getListingDoc(store: ReadStore, intentId: string): Promise<Doc | null> {
+export async function getListingDoc(store: ReadStore, intentId: string) {
   return store.collection('listings').findOne({ _id: intentId });
 }
 
@@ -108,7 +108,7 @@ export async function responsesTo(store: ReadStore, intentId: string, skip: numb
   return { docs, total };
 }
 
-export async function getResponse(store: ReadStore, responseId: string): Promise<Doc | null> {
+export async function getResponse(store: ReadStore, responseId: string) {
   return store.collection('listing_responses').findOne({ _id: responseId });
 }
 
@@ -116,7 +116,7 @@ export async function hasResponded(store: ReadStore, intentId: string, agentId: 
   return (await store.collection('listing_responses').count({ intent_id: intentId, agent_id: agentId }, { hint: 'by_listing_agent' })) > 0;
 }
 
-export async function getContract(store: ReadStore, contractId: string): Promise<Doc | null> {
+export async function getContract(store: ReadStore, contractId: string) {
   return store.collection('contracts').findOne({ _id: contractId });
 }
 
@@ -139,7 +139,7 @@ const CONTRACT_VIEW_FIELDS = {
 } as const;
 
 /** A contract with only the fields its view shows (what a transition answers). */
-export async function contractForView(store: ReadStore, contractId: string): Promise<Doc | null> {
+export async function contractForView(store: ReadStore, contractId: string) {
   return store.collection('contracts').findOne({ _id: contractId }, { projection: CONTRACT_VIEW_FIELDS });
 }
 
@@ -162,7 +162,7 @@ export async function contractsOf(
       : role === 'provider'
         ? await side('provider_id')
         : [...(await side('requester_id')), ...(await side('provider_id'))];
-  docs.sort((a, b) => (b.seq as number) - (a.seq as number));
+  docs.sort((a, b) => b.seq - a.seq);
   const count = async (field: 'requester_id' | 'provider_id') => contracts.count({ [field]: agentId, ...extra });
   const total =
     role === 'requester'
@@ -184,17 +184,17 @@ export async function disputeQueue(store: ReadStore, skip: number, limit: number
 }
 
 /** A page of the contracts changed at or after `since` (an ISO time), oldest first: the contract-mail reactor's resume at start. */
-export async function recentlyUpdatedContracts(store: ReadStore, since: string, skip: number, limit: number): Promise<Doc[]> {
+export async function recentlyUpdatedContracts(store: ReadStore, since: string, skip: number, limit: number) {
   return store.collection('contracts').find({ updated_at: { $gte: since } }, { sort: { updated_at: 1, _id: 1 }, skip, limit, hint: 'by_updated' });
 }
 
 /** Every agent's record as provider (the trust job's input). */
-export async function providerRecords(store: ReadStore): Promise<Doc[]> {
+export async function providerRecords(store: ReadStore) {
   return store.collection('contract_stats').find({}, { sort: { _id: 1 } });
 }
 
 /** The latest completed nightly run, or null. */
-export async function latestNightlyRun(store: ReadStore): Promise<Doc | null> {
+export async function latestNightlyRun(store: ReadStore) {
   const [run] = await store.collection('trust_runs').find({ night: { $ne: null } }, { sort: { night: -1 }, limit: 1, hint: 'by_night' });
   return run ?? null;
 }
@@ -250,9 +250,9 @@ export async function listingsMatching(
   capabilities: string[],
   exclude: string,
   limit: number,
-): Promise<Array<{ doc: Doc; matched: string }>> {
+): Promise<Array<{ doc: ReadModel<'listings'>; matched: string }>> {
   const listings = store.collection('listings');
-  const found = new Map<string, { doc: Doc; matched: string }>();
+  const found = new Map<string, { doc: ReadModel<'listings'>; matched: string }>();
   for (const cap of capabilities.slice(0, 20)) {
     const words = searchTerms(cap.replace(/-/g, ' '), 8);
     if (words.length === 0) continue;

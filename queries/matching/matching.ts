@@ -1,4 +1,4 @@
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
 
 /** Candidates examined per matching run or scout signal at most (index-served, never a scan). */
 export const MATCH_CANDIDATES_MAX = 5_000;
@@ -17,14 +17,14 @@ export interface StandingProfileView {
   hidden: boolean;
 }
 
-function view(d: Doc): StandingProfileView {
+function view(d: ReadModel<'match_profiles'>): StandingProfileView {
   return {
     agent_id: d._id,
     name: String(d.name ?? ''),
-    capabilities: (d.capabilities as string[] | undefined) ?? [],
-    offers: (d.offers as string[] | undefined) ?? [],
-    needs: (d.needs as string[] | undefined) ?? [],
-    last_run_at: (d.last_run_at as string | null | undefined) ?? null,
+    capabilities: d.capabilities ?? [],
+    offers: d.offers ?? [],
+    needs: d.needs ?? [],
+    last_run_at: d.last_run_at ?? null,
     hidden: d.hidden === true,
   };
 }

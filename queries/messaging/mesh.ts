@@ -1,12 +1,12 @@
-import type { Doc, Filter, ReadStore } from '../../projections/store/port.ts';
+import type { Filter, ReadModel, ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
 import { cursorOf, encodeCursor, listPage } from '../cursor.ts';
 
-export function getThread(store: ReadStore, threadId: string): Promise<Doc | null> {
+export function getThread(store: ReadStore, threadId: string) {
   return store.collection('mesh_threads').findOne({ _id: threadId });
 }
 
-export function threadView(t: Doc) {
+export function threadView(t: ReadModel<'mesh_threads'>) {
   return {
     thread_id: t._id,
     name: t.name ?? null,
@@ -45,11 +45,11 @@ export async function threadsOf(store: ReadStore, agentId: string, opts: { skip:
     : opts.after
       ? encodeCursor(opts.after)
       : null;
-  const threads = await Promise.all(rows.map((r) => getThread(store, r.thread_id as string)));
-  return { items: threads.filter((t): t is Doc => t !== null).map(threadView), total, next_cursor, has_more };
+  const threads = await Promise.all(rows.map((r) => getThread(store, r.thread_id)));
+  return { items: threads.filter((t) => t !== null).map(threadView), total, next_cursor, has_more };
 }
 
-function messageView(m: Doc) {
+function messageView(m: ReadModel<'mesh_messages'>) {
   return { message_id: m._id, agent_id: m.agent_id, agent_name: m.agent_name, message: m.message, created_at: m.created_at, cursor: cursorOf(m) };
 }
 
@@ -70,7 +70,7 @@ export const HEARTBEAT_TTL_MS = 15 * 60_000;
 export const ONLINE_WINDOW_MS = 15 * 60_000;
 export const DEGRADED_WINDOW_MS = 24 * 3600_000;
 
-export async function agentStatus(store: ReadStore, agent: Doc, now: Date) {
+export async function agentStatus(store: ReadStore, agent: ReadModel<'agents'>, now: Date) {
   const presence = await store.collection('agent_presence').findOne({ _id: agent._id });
   const t = now.getTime();
   const heartbeatAt = typeof presence?.heartbeat_at === 'string' ? presence.heartbeat_at : null;
@@ -78,13 +78,13 @@ export async function agentStatus(store: ReadStore, agent: Doc, now: Date) {
   const base = {
     agent_id: agent._id,
     last_heartbeat_at: heartbeatAt,
-    capacity: (presence?.capacity as number | null | undefined) ?? null,
+    capacity: presence?.capacity ?? null,
     last_active_at: lastActive,
   };
   if (heartbeatAt && t - Date.parse(heartbeatAt) < HEARTBEAT_TTL_MS) {
     return {
       ...base,
-      status: presence?.status as string,
+      status: presence?.status,
       source: 'heartbeat',
       valid_until: new Date(Date.parse(heartbeatAt) + HEARTBEAT_TTL_MS).toISOString(),
     };

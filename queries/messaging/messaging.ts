@@ -1,15 +1,15 @@
-import type { Doc, Filter, ReadStore } from '../../projections/store/port.ts';
+import type { Filter, ReadModel, ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
 import { cursorOf, listPage } from '../cursor.ts';
 
 /** One inbox entry as the spec shows it: `{event, payload, created_at, delivered_via}`. */
-export function inboxView(d: Doc) {
+export function inboxView(d: ReadModel<'inbox_events'>) {
   return {
     id: d._id,
     event: d.event,
     payload: d.payload,
     created_at: d.created_at,
-    delivered_via: (d.delivered_via as string | undefined) ?? 'inbox',
+    delivered_via: d.delivered_via ?? 'inbox',
     cursor: cursorOf(d),
   };
 }
@@ -64,7 +64,7 @@ export async function memberDms(store: ReadStore, user: { user_id: string; email
     ...user.emails.map((e) => dms.find({ to_email: e }, { sort: { seq: -1 }, limit })),
     dms.find({ owner_user_id: user.user_id }, { sort: { seq: -1 }, limit }),
   ]);
-  const byId = new Map<string, Doc>();
+  const byId = new Map<string, ReadModel<'member_dms'>>();
   for (const list of lists) for (const d of list) byId.set(d._id, d);
-  return [...byId.values()].sort((a, b) => (b.seq as number) - (a.seq as number));
+  return [...byId.values()].sort((a, b) => b.seq - a.seq);
 }

@@ -1,8 +1,8 @@
-import type { Doc, Filter, ReadStore } from '../../projections/store/port.ts';
+import type { Filter, ReadModel, ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
 import { cursorOf, listPage } from '../cursor.ts';
 
-export function notificationView(d: Doc) {
+export function notificationView(d: ReadModel<'notifications'>) {
   return {
     notification_id: d._id,
     type: d.type,
@@ -41,9 +41,9 @@ export async function expiredNotifications(store: ReadStore, now: Date, limit = 
     .find({ expires_at: { $lte: now.toISOString() } }, { sort: { expires_at: 1 }, limit, projection: { _id: 1, agent_id: 1 } });
   const byAgent = new Map<string, string[]>();
   for (const d of docs) {
-    const list = byAgent.get(d.agent_id as string) ?? [];
+    const list = byAgent.get(d.agent_id) ?? [];
     list.push(d._id);
-    byAgent.set(d.agent_id as string, list);
+    byAgent.set(d.agent_id, list);
   }
   return byAgent;
 }

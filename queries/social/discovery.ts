@@ -1,7 +1,7 @@
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
 import { encodeCursor } from '../cursor.ts';
-import { isPublicAgent, PUBLIC_AGENTS } from '../agents/agents.ts';
+import { isPublicAgent, PUBLIC_AGENTS, type AgentDoc } from '../agents/agents.ts';
 import { listRooms } from '../feed/rooms.ts';
 
 const DAY_MS = 24 * 3600_000;
@@ -35,25 +35,24 @@ export async function responseRate(store: ReadStore, agentId: string, now: Date)
  * responses (the nightly trust job of the marketplace): until there are any they read 0 with
  * `contracts: 0`. The response rate is computed at the time of the request.
  */
-export async function reputationOf(store: ReadStore, agent: Doc, now: Date) {
+export async function reputationOf(store: ReadStore, agent: AgentDoc, now: Date) {
   const response = await responseRate(store, agent._id, now);
-  const num = (k: string) => (typeof agent[k] === 'number' ? (agent[k] as number) : 0);
   return {
     agent_id: agent._id,
     name: agent.name,
-    trust_score: num('trust_score'),
-    completion_rate: num('completion_rate'),
-    contracts: num('contracts'),
-    contracts_completed: num('contracts_completed'),
-    contracts_rated: num('contracts_rated'),
-    average_rating: num('average_rating'),
+    trust_score: agent.trust_score ?? 0,
+    completion_rate: agent.completion_rate ?? 0,
+    contracts: agent.contracts ?? 0,
+    contracts_completed: agent.contracts_completed ?? 0,
+    contracts_rated: agent.contracts_rated ?? 0,
+    average_rating: agent.average_rating ?? 0,
     response_rate: response.rate,
     response_senders: response.senders,
     responses_within_24h: response.answered,
-    deal_close_rate: num('deal_close_rate'),
-    marketplace_responses: num('marketplace_responses'),
-    follower_count: num('follower_count'),
-    trust_computed_at: (agent.trust_computed_at as string | undefined) ?? null,
+    deal_close_rate: agent.deal_close_rate ?? 0,
+    marketplace_responses: agent.marketplace_responses ?? 0,
+    follower_count: agent.follower_count ?? 0,
+    trust_computed_at: agent.trust_computed_at ?? null,
     as_of: now.toISOString(),
   };
 }
@@ -63,16 +62,16 @@ export async function reputationOf(store: ReadStore, agent: Doc, now: Date) {
  * then trust score, then id; at most 10. Candidates come from the capability index, at most
  * `perCapability` newest per capability, so the read stays bounded however popular a capability is.
  */
-export async function similarAgents(store: ReadStore, agent: Doc, limit = 10, perCapability = 200) {
-  const mine = new Set((agent.capabilities as string[] | undefined) ?? []);
+export async function similarAgents(store: ReadStore, agent: AgentDoc, limit = 10, perCapability = 200) {
+  const mine = new Set(agent.capabilities ?? []);
   const agents = store.collection('agents');
-  const candidates = new Map<string, Doc>();
+  const candidates = new Map<string, AgentDoc>();
   for (const cap of mine) {
     const docs = await agents.find({ capabilities: cap }, { sort: { seq: -1 }, limit: perCapability, hint: 'by_capability' });
     for (const d of docs) if (d._id !== agent._id && isPublicAgent(d)) candidates.set(d._id, d);
   }
   const scored = [...candidates.values()].map((d) => {
-    const theirs = new Set((d.capabilities as string[] | undefined) ?? []);
+    const theirs = new Set(d.capabilities ?? []);
     const shared = [...mine].filter((c) => theirs.has(c));
     const union = new Set([...mine, ...theirs]).size;
     return { doc: d, shared, similarity: union === 0 ? 0 : shared.length / union, trust: typeof d.trust_score === 'number' ? d.trust_score : 0 };
@@ -88,7 +87,7 @@ export async function leaderboard(store: ReadStore, opts: { cursor: Cursor | nul
   const has_more = docs.length > opts.limit;
   const items = has_more ? docs.slice(0, opts.limit) : docs;
   const last = items[items.length - 1];
-  return { items, has_more, next_cursor: has_more && last ? encodeCursor({ position: 0, key: last.rank_key as string }) : null };
+  return { items, has_more, next_cursor: has_more && last ? encodeCursor({ position: 0, key: last.rank_key }) : null };
 }
 
 /** Network intelligence: trending rooms (most posts, then agents), top capabilities (index-served) and running totals. */
@@ -99,16 +98,19 @@ export async function networkIntelligence(store: ReadStore) {
     store.collection('network_totals').findOne({ _id: 'all' }),
   ]);
   const trending = [...rooms]
-    .sort((a, b) => ((b.post_count as number) ?? 0) - ((a.post_count as number) ?? 0) || ((b.agent_count as number) ?? 0) - ((a.agent_count as number) ?? 0))
+    .sort((a, b) => (b.post_count ?? 0) - (a.post_count ?? 0) || (b.agent_count ?? 0) - (a.agent_count ?? 0))
     .slice(0, 5)
     .map((r) => ({ slug: r._id, label: r.label, post_count: r.post_count ?? 0, agent_count: r.agent_count ?? 0, last_post_at: r.last_post_at ?? null }));
-  const n = (k: string) => (typeof totals?.[k] === 'number' ? (totals[k] as number) : 0);
+  const n = (k: Exclude<keyof NetworkTotals, '_id' | '_pos'>) => totals?.[k] ?? 0;
   return {
     trending_rooms: trending,
     top_capabilities: caps.map((c) => ({ capability: c._id, agent_count: c.agent_count })),
     counts: { agents: n('agents'), posts: n('posts'), rooms: rooms.length, follows: n('follows'), bonds: n('bonds'), trust_stamps: n('trust_stamps') },
   };
 }
+
+type NetworkTotals = ReadModel<'network_totals'>;
+type NetworkDaily = ReadModel<'network_daily'>;
 
 const dayOf = (d: Date) => d.toISOString().slice(0, 10);
 const PULSE_FIELDS = [
@@ -138,14 +140,18 @@ function windowDays(now: Date, days: number): string[] {
  * ((comments received + reactions + upvotes received) / posts, 0 without posts), follower growth
  * and a daily series with every day present.
  */
-export async function agentPulse(store: ReadStore, agent: Doc, now: Date, days: number) {
+export async function agentPulse(store: ReadStore, agent: AgentDoc, now: Date, days: number) {
   const series = windowDays(now, days);
   const docs = await store.collection('agent_daily').find({ agent_id: agent._id, day: { $gte: series[0] } }, { sort: { day: 1 }, limit: days });
-  const byDay = new Map(docs.map((d) => [d.day as string, d]));
-  const totals = Object.fromEntries(PULSE_FIELDS.map((f) => [f, 0])) as Record<PulseField, number>;
+  const byDay = new Map(docs.map((d) => [d.day, d]));
+  const counters = (d?: Partial<Record<PulseField, number>>) => {
+    const row = {} as Record<PulseField, number>;
+    for (const f of PULSE_FIELDS) row[f] = d?.[f] ?? 0;
+    return row;
+  };
+  const totals = counters();
   const daily = series.map((day) => {
-    const d = byDay.get(day);
-    const row = Object.fromEntries(PULSE_FIELDS.map((f) => [f, typeof d?.[f] === 'number' ? (d[f] as number) : 0])) as Record<PulseField, number>;
+    const row = counters(byDay.get(day));
     for (const f of PULSE_FIELDS) totals[f] += row[f];
     const { credits_spent_mc, ...rest } = row;
     return { date: day, ...rest, credits_spent: credits_spent_mc / 1000 };
@@ -180,7 +186,7 @@ export async function agentPulse(store: ReadStore, agent: Doc, now: Date, days: 
 export async function meshPulse(store: ReadStore, now: Date, days: number) {
   const series = windowDays(now, days);
   const docs = await store.collection('network_daily').find({ day: { $gte: series[0] } }, { sort: { day: 1 }, limit: days });
-  const sum = (k: string) => docs.reduce((acc, d) => acc + (typeof d[k] === 'number' ? (d[k] as number) : 0), 0);
+  const sum = (k: Exclude<keyof NetworkDaily, '_id' | '_pos' | 'day'>) => docs.reduce((acc, d) => acc + (d[k] ?? 0), 0);
   const types = ['activity_summary', 'intro_sent', 'deal_opened', 'signal_found'];
   return {
     days,
@@ -209,5 +215,5 @@ export async function meshSignals(store: ReadStore, opts: { postType?: string; c
   const has_more = docs.length > opts.limit;
   const items = has_more ? docs.slice(0, opts.limit) : docs;
   const last = items[items.length - 1];
-  return { items, has_more, next_cursor: has_more && last ? encodeCursor({ position: last.seq as number, key: last._id }) : null };
+  return { items, has_more, next_cursor: has_more && last ? encodeCursor({ position: last.seq, key: last._id }) : null };
 }

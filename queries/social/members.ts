@@ -1,12 +1,15 @@
 import MiniSearch from 'minisearch';
 import { searchTerms } from '../../events/feed.ts';
-import type { Doc, Filter, ReadStore } from '../../projections/store/port.ts';
+import type { Filter, ReadModel, ReadStore } from '../../projections/store/port.ts';
+
+export type MemberDoc = ReadModel<'members'>;
+export type IntroDoc = ReadModel<'intros'>;
 import type { Cursor } from '../cursor.ts';
 import { encodeCursor } from '../cursor.ts';
 import { pageBySeq } from './paging.ts';
 
 /** A member as any response shows them: the profile, never an e-mail address. */
-export function memberView(d: Doc) {
+export function memberView(d: MemberDoc) {
   return {
     user_id: d._id,
     full_name: d.full_name,
@@ -14,14 +17,14 @@ export function memberView(d: Doc) {
     bio: d.bio ?? null,
     industry: d.industry ?? null,
     region: d.region ?? null,
-    gives: (d.gives as string[] | undefined) ?? [],
-    asks: (d.asks as string[] | undefined) ?? [],
-    agent_count: ((d.agent_ids as string[] | undefined) ?? []).length,
+    gives: d.gives ?? [],
+    asks: d.asks ?? [],
+    agent_count: (d.agent_ids ?? []).length,
     updated_at: d.updated_at ?? null,
   };
 }
 
-export async function getMember(store: ReadStore, userId: string): Promise<Doc | null> {
+export async function getMember(store: ReadStore, userId: string): Promise<MemberDoc | null> {
   return store.collection('members').findOne({ _id: userId });
 }
 
@@ -33,7 +36,7 @@ export async function memberName(store: ReadStore, userId: string): Promise<stri
 }
 
 /** A member the directory may show: discoverable. */
-export async function getListedMember(store: ReadStore, userId: string): Promise<Doc | null> {
+export async function getListedMember(store: ReadStore, userId: string): Promise<MemberDoc | null> {
   const m = await getMember(store, userId);
   return m && m.dir_listed === true ? m : null;
 }
@@ -68,7 +71,7 @@ export async function searchMembers(store: ReadStore, opts: { q?: string; indust
   const has_more = docs.length > opts.limit;
   const items = has_more ? docs.slice(0, opts.limit) : docs;
   const last = items[items.length - 1];
-  const next_cursor = last ? encodeCursor({ position: last.seq as number, key: last._id, older: true }) : null;
+  const next_cursor = last ? encodeCursor({ position: last.seq, key: last._id, older: true }) : null;
   return { items: items.map(memberView), has_more, next_cursor, filter, hint };
 }
 
@@ -87,7 +90,7 @@ const STOPWORDS = new Set(
 export async function matchSearch(store: ReadStore, query: string, limit: number, perTerm = 200) {
   const terms = searchTerms(query, 16).filter((t) => !STOPWORDS.has(t));
   const members = store.collection('members');
-  const candidates = new Map<string, Doc>();
+  const candidates = new Map<string, MemberDoc>();
   for (const t of terms.slice(0, 8)) {
     for (const d of await members.find({ dir_terms: t }, { sort: { seq: -1 }, limit: perTerm, hint: 'dir_terms' })) candidates.set(d._id, d);
   }
@@ -114,14 +117,17 @@ export async function matchSearch(store: ReadStore, query: string, limit: number
   const results = index
     .search(query)
     .slice(0, limit)
-    .map((h) => {
-      const d = candidates.get(String(h.id)) as Doc;
-      return {
-        ...memberView(d),
-        score: Math.round(h.score * 100) / 100,
-        matched_terms: h.terms,
-        matched_fields: [...new Set(Object.values(h.match).flat())].sort(),
-      };
+    .flatMap((h) => {
+      const d = candidates.get(String(h.id));
+      if (d === undefined) return [];
+      return [
+        {
+          ...memberView(d),
+          score: Math.round(h.score * 100) / 100,
+          matched_terms: h.terms,
+          matched_fields: [...new Set(Object.values(h.match).flat())].sort(),
+        },
+      ];
     });
   return { terms, results };
 }
@@ -133,7 +139,7 @@ export async function matchSearch(store: ReadStore, query: string, limit: number
  */
 export async function bilateralMembers(store: ReadStore, input: { gives: string[]; asks: string[]; exclude?: string }, limit: number, perTerm = 200) {
   const members = store.collection('members');
-  const found = new Map<string, Doc>();
+  const found = new Map<string, MemberDoc>();
   for (const g of input.gives)
     for (const d of await members.find({ dir_asks: g }, { sort: { seq: -1 }, limit: perTerm, hint: 'dir_asks' })) found.set(d._id, d);
   for (const a of input.asks)
@@ -141,8 +147,8 @@ export async function bilateralMembers(store: ReadStore, input: { gives: string[
   const scored = [...found.values()]
     .filter((d) => d._id !== input.exclude)
     .map((d) => {
-      const theyAsk = ((d.asks as string[] | undefined) ?? []).filter((x) => input.gives.includes(x));
-      const theyGive = ((d.gives as string[] | undefined) ?? []).filter((x) => input.asks.includes(x));
+      const theyAsk = (d.asks ?? []).filter((x) => input.gives.includes(x));
+      const theyGive = (d.gives ?? []).filter((x) => input.asks.includes(x));
       const bilateral = theyAsk.length > 0 && theyGive.length > 0;
       return {
         member: memberView(d),
@@ -174,20 +180,20 @@ export async function listBuilders(store: ReadStore, opts: { capability?: string
 /** A member's pending introductions (not expired), newest first. */
 export async function pendingIntros(store: ReadStore, userId: string, now: Date, limit = 50) {
   const docs = await store.collection('intros').find({ member_id: userId, status: 'pending' }, { sort: { seq: -1 }, limit: limit * 2 });
-  return docs.filter((d) => (d.expires_at as string) > now.toISOString()).slice(0, limit);
+  return docs.filter((d) => d.expires_at > now.toISOString()).slice(0, limit);
 }
 
-export async function getIntro(store: ReadStore, introId: string): Promise<Doc | null> {
+export async function getIntro(store: ReadStore, introId: string): Promise<IntroDoc | null> {
   return store.collection('intros').findOne({ _id: introId });
 }
 
 /** Whether the agent already has a live pending request to the member. */
 export async function hasPendingIntro(store: ReadStore, agentId: string, memberId: string, now: Date): Promise<boolean> {
   const docs = await store.collection('intros').find({ agent_id: agentId, member_id: memberId, status: 'pending' }, { limit: 5 });
-  return docs.some((d) => (d.expires_at as string) > now.toISOString());
+  return docs.some((d) => d.expires_at > now.toISOString());
 }
 
-export function introView(d: Doc) {
+export function introView(d: IntroDoc) {
   return {
     intro_id: d._id,
     agent_id: d.agent_id,

@@ -1,4 +1,4 @@
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
 import { isPublicAgent } from '../agents/agents.ts';
 import { pageBySeq } from './paging.ts';
@@ -13,7 +13,7 @@ export async function agentNames(store: ReadStore, ids: string[]): Promise<Map<s
   const docs = await Promise.all(unique.map((id) => agents.findOne({ _id: id }, { projection: { name: 1, ghosted: 1, deactivated: 1 } })));
   const names = new Map<string, string>();
   docs.forEach((d, i) => {
-    if (d && isPublicAgent(d)) names.set(unique[i] as string, typeof d.name === 'string' ? d.name : '');
+    if (d && isPublicAgent(d)) names.set(unique[i], typeof d.name === 'string' ? d.name : '');
   });
   return names;
 }
@@ -22,10 +22,10 @@ export async function agentNames(store: ReadStore, ids: string[]): Promise<Map<s
 export async function followList(store: ReadStore, agentId: string, direction: 'followers' | 'following', opts: { cursor: Cursor | null; limit: number }) {
   const filter = direction === 'followers' ? { followed_id: agentId } : { follower_id: agentId };
   const page = await pageBySeq(store.collection('follows'), filter, opts);
-  const ids = page.items.map((d) => (direction === 'followers' ? d.agent_id : d.followed_agent_id) as string);
+  const ids = page.items.map((d) => (direction === 'followers' ? d.agent_id : d.followed_agent_id));
   const names = await agentNames(store, ids);
   const items = page.items.flatMap((d, i) => {
-    const id = ids[i] as string;
+    const id = ids[i];
     const name = names.get(id);
     return name === undefined ? [] : [{ agent_id: id, name, followed_at: d.followed_at }];
   });
@@ -37,16 +37,16 @@ export async function trustStampsOf(store: ReadStore, agentId: string, limit = 5
   const stamps = await store.collection('trust_stamps').find({ target_agent_id: agentId }, { sort: { capability: 1, seq: 1 }, limit });
   const shown = await agentNames(
     store,
-    stamps.map((d) => d.agent_id as string),
+    stamps.map((d) => d.agent_id),
   );
-  const docs = stamps.filter((d) => shown.has(d.agent_id as string));
+  const docs = stamps.filter((d) => shown.has(d.agent_id));
   const groups = new Map<string, { capability: string; count: number; stampers: Array<{ agent_id: string; name: string; stamped_at: unknown }> }>();
   for (const d of docs) {
-    const cap = d.capability as string;
+    const cap = d.capability;
     let g = groups.get(cap);
     if (!g) groups.set(cap, (g = { capability: cap, count: 0, stampers: [] }));
     g.count++;
-    g.stampers.push({ agent_id: d.agent_id as string, name: d.agent_name as string, stamped_at: d.stamped_at });
+    g.stampers.push({ agent_id: d.agent_id, name: d.agent_name, stamped_at: d.stamped_at });
   }
   const capabilities = [...groups.values()].sort((a, b) => b.count - a.count || (a.capability < b.capability ? -1 : 1));
   return { total: docs.length, capabilities };
@@ -70,13 +70,13 @@ export async function bondList(store: ReadStore, agentId: string, state: BondLis
   const page = await pageBySeq(store.collection('bonds'), { agent_id: agentId, state }, opts);
   const names = await agentNames(
     store,
-    page.items.map((d) => d.other_agent_id as string),
+    page.items.map((d) => d.other_agent_id),
   );
   const items = page.items
-    .filter((d: Doc) => names.has(d.other_agent_id as string))
-    .map((d: Doc) => ({
+    .filter((d) => names.has(d.other_agent_id))
+    .map((d) => ({
       agent_id: d.other_agent_id,
-      name: names.get(d.other_agent_id as string) ?? '',
+      name: names.get(d.other_agent_id) ?? '',
       state: d.state,
       requested_by: d.requested_by ?? null,
       requested_at: d.requested_at ?? null,

@@ -1,4 +1,4 @@
-import type { Doc } from '../../projections/store/port.ts';
+import type { ReadModel } from '../../projections/store/port.ts';
 
 // Person research and meeting rationale (shared DECISIONS "Generated text"): from profile data
 // only, by templates and ranking, offline and deterministic (same profiles, same text).
@@ -9,7 +9,7 @@ const strs = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => ty
 const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
 /** A short research brief on a member: who they are, what they offer and seek, and openers to use. */
-export function researchPerson(member: Doc, agents: Doc[]) {
+export function researchPerson(member: ReadModel<'members'>, agents: Array<ReadModel<'agents'>>) {
   const name = str(member.full_name) ?? 'This member';
   const headline = str(member.headline);
   const industry = str(member.industry);
@@ -46,7 +46,7 @@ export function researchPerson(member: Doc, agents: Doc[]) {
  * member: complementary terms first (what one offers that the other seeks), then shared interests
  * and industry, each a reason; the score counts them (2 per complementary term, 1 per shared one).
  */
-export function whyMeet(me: { name: string; gives: string[]; asks: string[]; industry: string | null }, member: Doc) {
+export function whyMeet(me: { name: string; gives: string[]; asks: string[]; industry: string | null }, member: ReadModel<'members'>) {
   const theirGives = strs(member.gives);
   const theirAsks = strs(member.asks);
   const youHelp = theirAsks.filter((a) => me.gives.includes(a));

@@ -1,12 +1,12 @@
-import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import type { ReadModel, ReadStore } from '../../projections/store/port.ts';
 import type { Cursor } from '../cursor.ts';
 import { cursorOf, listPage } from '../cursor.ts';
 
-export function webhookOf(store: ReadStore, agentId: string): Promise<Doc | null> {
+export function webhookOf(store: ReadStore, agentId: string) {
   return store.collection('webhooks').findOne({ _id: agentId });
 }
 
-export function deliveryOf(store: ReadStore, deliveryId: string): Promise<Doc | null> {
+export function deliveryOf(store: ReadStore, deliveryId: string) {
   return store.collection('webhook_deliveries').findOne({ _id: deliveryId });
 }
 
@@ -18,7 +18,7 @@ export async function dueDeliveries(store: ReadStore, now: Date, limit = 500): P
   return docs.map((d) => d._id);
 }
 
-function attemptView(a: Doc) {
+function attemptView(a: ReadModel<'webhook_attempts'>) {
   return {
     delivery_id: a.delivery_id,
     attempt: a.attempt,
@@ -56,7 +56,7 @@ export async function webhookHealth(store: ReadStore, agentId: string, recent = 
   const lastError = attempts.find((a) => a.outcome !== 'delivered');
   const next = pending
     .filter((d) => d.status === 'pending' && typeof d.next_attempt_at === 'string')
-    .map((d) => d.next_attempt_at as string)
+    .map((d) => d.next_attempt_at)
     .sort()[0];
   return {
     attempts: attempts.map(attemptView),

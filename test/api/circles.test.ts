@@ -438,7 +438,7 @@ describe('api: circles (/api/brew-circles)', function () {
     const first = await build();
     expect(await checksums(first)).to.deep.equal(live);
     const events = await svc.running.services.log.readAll({ after: 0, maxCount: 1_000_000 });
-    const ctx = { collection: (n: string) => first.collection(n) };
+    const ctx = { collection: <N extends string>(n: N) => first.collection(n) };
     for (const e of events) for (const p of allProjections) if (p.handles.has(e.type)) await p.apply(e, ctx);
     expect(await checksums(first)).to.deep.equal(live);
   });

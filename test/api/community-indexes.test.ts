@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Collection, Filter, FindOptions, ReadStore } from '../../projections/store/port.ts';
+import type { Collection, DocOf, Filter, FindOptions, ReadStore } from '../../projections/store/port.ts';
 import { bearer, communityWith, ROOT_EMAIL } from '../helpers/communities.ts';
 import type { User } from '../helpers/communities.ts';
 import { startWithOutbox, stopWithOutbox } from '../helpers/service.ts';
@@ -23,7 +23,7 @@ function recordRequestPathQueries(store: ReadStore) {
   const original = store.collection.bind(store);
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 60;
-  store.collection = (name: string): Collection => {
+  store.collection = <N extends string>(name: N): Collection<DocOf<N>> => {
     const c = original(name);
     return new Proxy(c, {
       get(target, prop, receiver) {

@@ -801,7 +801,7 @@ async function storeBenchmarks(): Promise<void> {
       { name: 'karma', keys: { karma: -1 } },
     ],
   });
-  const agents = store.collection('agents');
+  const agents = store.collection<string>('agents');
   for (let i = 0; i < 1000; i++) await agents.applyAt(`a${i}`, i + 1, { $set: { handle: `h${i}`, karma: 0 } });
   let position = 2000;
   const applyAt = await perOp(100_000, (i) => agents.applyAt(`a${i % 1000}`, position++, { $set: { last_seen: 'x' }, $inc: { posts: 1 } }));

@@ -100,7 +100,7 @@ describe('projections: humans read models', function () {
     const mine = allProjections.filter((p) => HUMAN_PROJECTIONS.includes(p.name));
     const names = mine.flatMap((p) => p.collections.map((c) => c.name));
     const before = await Promise.all(names.map((n) => collectionChecksum(store, n)));
-    const ctx = { collection: (n: string) => store.collection(n) };
+    const ctx = { collection: <N extends string>(n: N) => store.collection(n) };
     for (const e of await log.readAll({ after: 0, maxCount: 100_000 })) for (const p of mine) if (p.handles.has(e.type)) await p.apply(e, ctx);
     expect(await Promise.all(names.map((n) => collectionChecksum(store, n)))).to.deep.equal(before);
   });

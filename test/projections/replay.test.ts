@@ -213,7 +213,7 @@ describe('projections: replay', () => {
     await runner.stop();
     const once = await checksums(store);
     const events = await svc.running.services.log.readAll({ after: 0, maxCount: 1_000_000 });
-    const ctx = { collection: (n: string) => store.collection(n) };
+    const ctx = { collection: <N extends string>(n: N) => store.collection(n) };
     for (const e of events) for (const p of allProjections) if (p.handles.has(e.type)) await p.apply(e, ctx);
     expect(await checksums(store)).to.deep.equal(once);
   });

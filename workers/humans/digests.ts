@@ -28,7 +28,7 @@ export async function produceDigests(s: DigestDeps): Promise<number> {
     const capabilities = (agent.capabilities as string[] | undefined) ?? [];
     const items: DigestItem[] = [];
     for (const other of await agentsWithCapabilities(s.store, capabilities, 500)) {
-      if (own.has(other._id) || other.hidden === true || String(other.created_at) <= since) continue;
+      if (own.has(other._id) || String(other.created_at) <= since) continue;
       const shared = ((other.capabilities as string[] | undefined) ?? []).filter((c) => capabilities.includes(c));
       items.push({
         agent_id: other._id,

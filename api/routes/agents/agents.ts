@@ -13,7 +13,6 @@ import { suggestCapabilities } from '../../../queries/agents/capabilities.ts';
 import { creditAccount } from '../../../queries/credits/credits.ts';
 import { agentStatus } from '../../../queries/messaging/mesh.ts';
 import { webhookOf } from '../../../queries/webhooks/webhooks.ts';
-import type { SignatureScheme } from '../../../events/webhooks.ts';
 import { principalOf, requireAgent, requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
@@ -249,9 +248,9 @@ export function agentRoutes(router: Router, s: Services): void {
     const input = validate<ProfileChanges>(patchMeSchema, ctx.request.body);
     const hook = input.webhook_url !== undefined ? await webhookOf(s.store, agentId) : null;
     const current = {
-      webhook_url: (hook?.webhook_url as string | null | undefined) ?? null,
-      signature_scheme: (hook?.signature_scheme as SignatureScheme | null | undefined) ?? null,
-      events: (hook?.events as string[] | null | undefined) ?? null,
+      webhook_url: hook?.webhook_url ?? null,
+      signature_scheme: hook?.signature_scheme ?? null,
+      events: hook?.events ?? null,
     };
     const target = { resolver: s.resolver, allowLoopback: s.config.webhookAllowLoopback };
     const result = await updateProfile(s.bus, agentId, input, { current, target }, commandContext(s, ctx, agentId));

@@ -242,7 +242,7 @@ export async function publishInCircle(s: Services, ctx: Context, caller: Caller,
     if (!existing) throw notFound('Circle post', 'circle_post_not_found');
     return { created: false, post: postView(existing) };
   }
-  return { created: true, post: postView(Object.assign({ _id: e.data.post_id }, e.data, { reply_count: 0, reactions: {} })) };
+  return { created: true, post: postView(Object.assign({ _id: e.data.post_id }, e.data, { reply_count: 0 })) };
 }
 
 /** Adds the caller's reply to a post of a circle they can see. */

@@ -57,11 +57,11 @@ export function circleModerationRoutes(router: Router, s: Services): void {
     if (body.target_type === 'reply') {
       const reply = await s.store.collection('circle_replies').findOne({ _id: body.target_id }, { projection: { post_id: 1 } });
       if (!reply) throw notFound('Reply', 'circle_reply_not_found');
-      postId = reply.post_id as string;
+      postId = reply.post_id;
     }
     const post = await s.store.collection('circle_posts').findOne({ _id: postId }, { projection: { community_id: 1 } });
     if (!post) throw notFound('Circle post', 'circle_post_not_found');
-    const communityId = post.community_id as string;
+    const communityId = post.community_id;
     const admins = (await communityAdmins(s.store, communityId)) ?? [];
     const res = await moderateCircleContent(
       s.bus,

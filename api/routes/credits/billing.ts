@@ -164,7 +164,7 @@ export function billingRoutes(router: Router, s: Services): void {
       already_verified: !r.newly_verified,
       agent_id: r.agent_id,
       applied: r.applied,
-      ...(agent ? { tier: agent.tier, balance: toCredits(agent.balance_mc as number), reset_at: agent.next_grant_at ?? null } : {}),
+      ...(agent ? { tier: agent.tier, balance: toCredits(agent.balance_mc), reset_at: agent.next_grant_at ?? null } : {}),
     };
   });
   router.use(topup.routes());

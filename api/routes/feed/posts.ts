@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Doc } from '../../../projections/store/port.ts';
 import { publishPost } from '../../../commands/feed/publish-post.ts';
 import type { PostDraft } from '../../../commands/feed/publish-post.ts';
 import type { PostType } from '../../../events/feed.ts';
@@ -234,7 +233,7 @@ export const feedOperations = operations({
 });
 
 export function feedRoutes(router: Router, s: Services): void {
-  const view = (d: Doc) => postView(d, s.config.publicBaseUrl);
+  const view = (d: Parameters<typeof postView>[0]) => postView(d, s.config.publicBaseUrl);
   /** Publishes the post `read` takes from the body, read after the credential is checked (401 before 415/422). */
   const create = async (ctx: Context, read: () => PostInput) => {
     const agentId = writer(s, ctx);

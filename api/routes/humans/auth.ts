@@ -228,7 +228,7 @@ export function authRoutes(router: Router, s: Services): void {
     const who = requireUser(ctx);
     const user = await getUser(s.store, who.userId);
     if (!user) throw new DomainError(401, 'unauthorized', 'Invalid or expired token');
-    const agents = await agentsOf(s.store, (user.agent_ids as string[] | undefined) ?? []);
+    const agents = await agentsOf(s.store, user.agent_ids ?? []);
     ctx.body = {
       user_id: who.userId,
       email: user.email,

@@ -172,7 +172,7 @@ export async function matchOfMember(s: Services, matchId: string, user: string):
 }
 
 /** A match's conversation as one of its members reads it: reading marks what they received as read. */
-export async function readMatch(s: Services, ctx: Context, matchId: string, me: string): Promise<Doc[]> {
+export async function readMatch(s: Services, ctx: Context, matchId: string, me: string) {
   await matchOfMember(s, matchId, me);
   const items = await matchMessages(s.store, matchId);
   if (items.some((m) => m.recipient_id === me && m.read !== true)) {

@@ -148,10 +148,10 @@ export function ownerRoutes(router: Router, s: Services): void {
         title: String(post.title ?? ''),
         body: String(post.body ?? ''),
         agent_name: String(post.agent_name ?? 'there'),
-        hashtags: (post.hashtags as string[] | undefined) ?? [],
-        room_slug: (post.room_slug as string | null | undefined) ?? null,
+        hashtags: post.hashtags ?? [],
+        room_slug: post.room_slug ?? null,
       },
-      agent: { agent_id: agentId, name: String(agent.name), capabilities: (agent.capabilities as string[] | undefined) ?? [] },
+      agent: { agent_id: agentId, name: String(agent.name), capabilities: agent.capabilities ?? [] },
       brief: input.brief,
     });
     ctx.body = { post_id: post._id, agent_id: agentId, draft, generated_by: 'template', cost: 0 };

@@ -5,7 +5,6 @@ import { openContract } from '../../../commands/marketplace/contract.ts';
 import type { ListingFacts } from '../../../commands/marketplace/listings.ts';
 import { closeListing, createListing, respondToListing } from '../../../commands/marketplace/listings.ts';
 import { forbidden, notFound } from '../../../events/kernel/errors.ts';
-import type { PricingType } from '../../../events/marketplace.ts';
 import type { Doc } from '../../../projections/store/port.ts';
 import { agentPageUrl, getPublicAgent } from '../../../queries/agents/agents.ts';
 import {
@@ -154,7 +153,7 @@ function factsOf(doc: Doc | null): ListingFacts | null {
 /** The owner agent's trust signals shown with a listing. */
 async function ownerSignals(s: Services, agentId: string) {
   const a = await getPublicAgent(s.store, agentId);
-  const n = (k: string) => (typeof a?.[k] === 'number' ? (a[k] as number) : 0);
+  const n = (k: keyof NonNullable<typeof a>) => (typeof a?.[k] === 'number' ? a[k] : 0);
   return {
     agent_id: agentId,
     name: a ? String(a.name) : null,
@@ -298,7 +297,7 @@ export function marketplaceRoutes(router: Router, s: Services): void {
               owner_id: String(listing.agent_id),
               title: String(listing.title),
               price: typeof listing.price === 'number' ? listing.price : 0,
-              pricing_type: listing.pricing_type as PricingType,
+              pricing_type: listing.pricing_type,
               deleted: listing.status === 'deleted',
               position: Number(listing.position),
             }

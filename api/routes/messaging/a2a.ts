@@ -75,7 +75,7 @@ export function a2aRoutes(router: Router, s: Services): void {
     if (!agent) throw notFound('Agent', 'agent_not_found');
     const now = s.clock.now();
     const state = await ensurePassport(s.bus, s.secrets, agentId, now);
-    return publicPassport(state, { agent_id: agentId, name: agent.name as string, capabilities: agent.capabilities as string[] }, s.secrets, now);
+    return publicPassport(state, { agent_id: agentId, name: agent.name, capabilities: agent.capabilities }, s.secrets, now);
   };
 
   const a2a = new Router({ prefix: '/api/agent/a2a' });
@@ -111,7 +111,7 @@ export function a2aRoutes(router: Router, s: Services): void {
     const after = afterCursor(ctx.query);
     const { items, total, next_cursor, has_more, poll_cursor } = await inboxPage(s.store, agentId, 'a2a_message', { skip, limit, after });
     ctx.body = {
-      items: items.map((d) => ({ ...(d.payload as Record<string, unknown>), delivered_via: d.delivered_via ?? 'inbox', cursor: cursorOf(d) })),
+      items: items.map((d) => ({ ...d.payload, delivered_via: d.delivered_via ?? 'inbox', cursor: cursorOf(d) })),
       total,
       page,
       limit,

@@ -166,10 +166,15 @@ export function crawlerRoutes(router: Router, s: Services): void {
   /** One sitemap file of a kind (paged past SITEMAP_URLS_PER_FILE). */
   const sitemapOf = (kind: SitemapKind) => async (ctx: Context) => {
     const page = pageOf(ctx);
-    const docs = await sitemapPage(s.store, kind, (page - 1) * SITEMAP_URLS_PER_FILE, SITEMAP_URLS_PER_FILE);
+    const docs: Array<{ _id: string; last_active_at?: string; published_at?: string; last_post_at?: string; created_at?: string }> = await sitemapPage(
+      s.store,
+      kind,
+      (page - 1) * SITEMAP_URLS_PER_FILE,
+      SITEMAP_URLS_PER_FILE,
+    );
     if (docs.length === 0 && page > 1) throw notFound('Sitemap page', 'sitemap_page_not_found');
     const urls = docs.map((d) => {
-      const lastmod = (d.last_active_at ?? d.published_at ?? d.last_post_at ?? d.created_at) as string | null | undefined;
+      const lastmod = d.last_active_at ?? d.published_at ?? d.last_post_at ?? d.created_at;
       return `  <url><loc>${esc(pageUrl(kind, d._id))}</loc>${lastmod ? `<lastmod>${esc(lastmod)}</lastmod>` : ''}</url>`;
     });
     xml(ctx, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}${urls.length ? '\n' : ''}</urlset>\n`);

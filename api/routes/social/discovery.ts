@@ -212,7 +212,7 @@ export function discoveryRoutes(router: Router, s: Services): void {
     const capability = typeof q.capability === 'string' && q.capability ? q.capability : undefined;
     const agent = await getAgent(s.store, agentId);
     if (!agent) throw notFound('Agent', 'agent_not_found');
-    const capabilities = capability ? [capability] : ((agent.capabilities as string[] | undefined) ?? []);
+    const capabilities = capability ? [capability] : (agent.capabilities ?? []);
     const [page, listings] = await Promise.all([
       meshSignals(s.store, { postType, capability, ...cursorPaging(q, { limit: 20, max: 100 }) }),
       listingsMatching(s.store, capabilities, agentId, RADAR_LISTINGS),

@@ -300,8 +300,8 @@ export function memberRoutes(router: Router, s: Services): void {
       // Default: the agent's capabilities are what it gives; its owner's asks what it seeks.
       const agent = await getAgent(s.store, agentId);
       const owner = typeof agent?.owner_user_id === 'string' ? await getMember(s.store, agent.owner_user_id) : null;
-      gives = (agent?.capabilities as string[] | undefined) ?? [];
-      asks = (owner?.asks as string[] | undefined) ?? [];
+      gives = agent?.capabilities ?? [];
+      asks = owner?.asks ?? [];
     }
     const agent = await getAgent(s.store, agentId);
     const exclude = typeof agent?.owner_user_id === 'string' ? agent.owner_user_id : undefined;
@@ -325,7 +325,7 @@ export function memberRoutes(router: Router, s: Services): void {
     const member = await getListedMember(s.store, ctx.params.user_id);
     if (!member) throw notFound('Member', 'member_not_found');
     if (kind === 'research') {
-      const agents = await agentsOf(s.store, (member.agent_ids as string[] | undefined) ?? []);
+      const agents = await agentsOf(s.store, member.agent_ids ?? []);
       ctx.body = researchPerson(member, agents);
       return;
     }
@@ -333,8 +333,8 @@ export function memberRoutes(router: Router, s: Services): void {
     const owner = typeof agent?.owner_user_id === 'string' ? await getMember(s.store, agent.owner_user_id) : null;
     const me = {
       name: typeof agent?.name === 'string' ? agent.name : 'your agent',
-      gives: [...new Set([...((agent?.capabilities as string[] | undefined) ?? []), ...((owner?.gives as string[] | undefined) ?? [])])],
-      asks: (owner?.asks as string[] | undefined) ?? [],
+      gives: [...new Set([...(agent?.capabilities ?? []), ...(owner?.gives ?? [])])],
+      asks: owner?.asks ?? [],
       industry: typeof owner?.industry === 'string' ? owner.industry : null,
     };
     ctx.body = { agent_id: agentId, ...whyMeet(me, member) };
@@ -406,7 +406,7 @@ export function memberRoutes(router: Router, s: Services): void {
   mount(builders, memberOperations.getProtocolBuildersByUserId, async (ctx) => {
     const member = await getListedMember(s.store, ctx.params.user_id);
     if (!member || member.builder_listed !== true) throw notFound('Builder', 'builder_not_found');
-    const agents = (await agentsOf(s.store, (member.agent_ids as string[] | undefined) ?? [])).filter(isPublicAgent);
+    const agents = (await agentsOf(s.store, member.agent_ids ?? [])).filter(isPublicAgent);
     const trust = agents.map((a) => (typeof a.trust_score === 'number' ? a.trust_score : 0));
     ctx.body = {
       ...memberView(member),

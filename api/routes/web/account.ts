@@ -7,7 +7,7 @@ import { getAgent, publicAgent } from '../../../queries/agents/agents.ts';
 import { unreadCount } from '../../../queries/communities/circles.ts';
 import { creditAccount } from '../../../queries/credits/credits.ts';
 import { agentsOf, getUser } from '../../../queries/humans/users.ts';
-import type { Doc } from '../../../projections/store/port.ts';
+import type { ReadModel } from '../../../projections/store/port.ts';
 import { mount, operations } from '../../operations.ts';
 import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
@@ -167,7 +167,7 @@ export async function memberAgents(s: Services, member: Member) {
 }
 
 /** One agent's summary: its public profile, its credit account and its status in words. */
-export function agentCard(s: Services, d: Doc) {
+export function agentCard(s: Services, d: ReadModel<'agents'>) {
   const credits = creditAccount(d);
   return {
     ...publicAgent(d, s.config.publicBaseUrl),
@@ -183,7 +183,7 @@ export function agentCard(s: Services, d: Doc) {
 const dayOf = (iso: unknown) => (typeof iso === 'string' ? iso.slice(0, 10) : '');
 
 /** The agent of `agentId` when the member owns it; 404 otherwise (another member's agent looks like no agent). */
-export async function ownedAgent(s: Services, member: Member, agentId: string): Promise<Doc> {
+export async function ownedAgent(s: Services, member: Member, agentId: string) {
   const user = await getUser(s.store, member.userId);
   const ids = Array.isArray(user?.agent_ids) ? (user.agent_ids as string[]) : [];
   const agent = ids.includes(agentId) ? await getAgent(s.store, agentId) : null;

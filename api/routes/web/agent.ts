@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { DomainError } from '../../../events/kernel/errors.ts';
 import { creditAccount } from '../../../queries/credits/credits.ts';
-import type { Doc } from '../../../projections/store/port.ts';
+import type { ReadModel } from '../../../projections/store/port.ts';
 import { getAgent } from '../../../queries/agents/agents.ts';
 import { pendingIntros } from '../../../queries/social/members.ts';
 import type { Principal } from '../../auth.ts';
@@ -54,7 +54,7 @@ export const agentPageOperations = operations({
 });
 
 /** What the in-app agent suggests now: introductions to answer, a description to write, posts worth a comment. */
-async function suggestions(s: Services, ctx: Context, member: Member, agent: Doc) {
+async function suggestions(s: Services, ctx: Context, member: Member, agent: ReadModel<'agents'>) {
   const out: Array<{ title: string; detail: string; action: string; parameters: Record<string, string> }> = [];
   for (const intro of await pendingIntros(s.store, member.userId, s.clock.now(), 5)) {
     out.push({
@@ -95,7 +95,7 @@ async function asMember<T>(s: Services, ctx: Context, member: Member, fn: () => 
 }
 
 /** The member's linked agent, or 401 in plain words (a GET goes to sign-in first). */
-async function linkedAgent(s: Services, member: Member): Promise<Doc> {
+async function linkedAgent(s: Services, member: Member) {
   const agent = member.agentId ? await getAgent(s.store, member.agentId) : null;
   if (!agent) throw new DomainError(401, 'no_linked_agent', 'Your account has no active agent yet. Claim an agent on your dashboard first.');
   return agent;
@@ -105,7 +105,14 @@ export function agentPageRoutes(router: Router, s: Services): void {
   const web = webRouter(s);
   const ops = agentPageOperations;
 
-  const confirmPage = async (ctx: Context, agent: Doc, action: PageAction, parameters: Record<string, string>, problem: unknown = null, status = 200) =>
+  const confirmPage = async (
+    ctx: Context,
+    agent: ReadModel<'agents'>,
+    action: PageAction,
+    parameters: Record<string, string>,
+    problem: unknown = null,
+    status = 200,
+  ) =>
     page(
       s,
       ctx,

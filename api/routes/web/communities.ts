@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { CIRCLE_REACTIONS, CODE_STATUSES, INTENTS, VISIBILITIES } from '../../../events/communities.ts';
 import type { CodeStatus, Visibility } from '../../../events/communities.ts';
 import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
-import type { Doc } from '../../../projections/store/port.ts';
+import type { Doc, ReadModel } from '../../../projections/store/port.ts';
 import {
   circleActivity,
   circleMemberCount,
@@ -346,7 +346,8 @@ export function communityPageRoutes(router: Router, s: Services): void {
     // Someone outside the community who sees no circle learns nothing about it.
     if (!isMember && !isAdmin && circles.length === 0) throw notFound('Community', 'community_not_found');
     const names = new Map(circles.map((c) => [c.circle._id, String(c.circle.name)]));
-    const latest = new Map<string, Doc>();
+    const latest = new Map<string, ReadModel<'circle_join_requests'>>();
+    const requestOf = (r: ReadModel<'circle_join_requests'> | undefined) => (r ? requestView(r) : null);
     for (const r of requests) if (!latest.has(String(r.circle_id))) latest.set(String(r.circle_id), r);
     const groups = VISIBILITIES.map((visibility) => ({
       visibility,
@@ -358,7 +359,7 @@ export function communityPageRoutes(router: Router, s: Services): void {
           name: String(circle.name),
           description: String(circle.description ?? ''),
           member: access.member,
-          request: latest.get(circle._id) ? requestView(latest.get(circle._id) as Doc) : null,
+          request: requestOf(latest.get(circle._id)),
         })),
     })).filter((g) => g.circles.length > 0);
     await page(s, ctx, 'app/communities/community', {

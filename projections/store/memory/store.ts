@@ -1,6 +1,6 @@
 // The in-memory read store: its collections by name, their handles, and what read-model snapshots
 // and bulk loads (a replay from far behind) need beyond the ReadStore port.
-import { REBUILD_PREFIX, type CollectionSpec, type Doc, type IndexSpec, type ReadStore } from '../port.ts';
+import { REBUILD_PREFIX, typedCollection, type Collection, type CollectionSpec, type Doc, type DocOf, type IndexSpec, type ReadStore } from '../port.ts';
 import { CollectionData, MemoryCollection, type CollectionSource } from './collection.ts';
 import { Index, type StoredIndex } from './keys.ts';
 
@@ -18,7 +18,11 @@ export class MemoryReadStore implements ReadStore, CollectionSource {
   private collections = new Map<string, CollectionData>();
   private handles = new Map<string, MemoryCollection>();
 
-  collection(name: string): MemoryCollection {
+  collection<N extends string>(name: N): Collection<DocOf<N>> {
+    return typedCollection(this.handle(name));
+  }
+
+  private handle(name: string): MemoryCollection {
     let h = this.handles.get(name);
     if (h === undefined) {
       h = new MemoryCollection(this, name);

@@ -33,7 +33,7 @@ describe('memory read store: index-served queries on 100,000 documents', functio
   this.timeout(600_000);
   const N = 100_000;
   const store = new MemoryReadStore();
-  const c = store.collection('posts');
+  const c = store.collection<string>('posts');
   const all: Doc[] = [];
 
   before(async () => {
@@ -140,7 +140,7 @@ describe('memory read store: index maintenance', () => {
   async function setup() {
     const store = new MemoryReadStore();
     await store.ensureCollection({ name: 'posts', indexes: POST_INDEXES });
-    const c = store.collection('posts');
+    const c = store.collection<string>('posts');
     for (let i = 0; i < 200; i++) await c.insertOne(post(i));
     return { store, c };
   }
@@ -203,7 +203,7 @@ describe('memory read store: index maintenance', () => {
 
   it('builds a declared index over documents already stored, and refuses duplicates there', async () => {
     const store = new MemoryReadStore();
-    const c = store.collection('agents');
+    const c = store.collection<string>('agents');
     await c.insertOne({ _id: 'a', handle: 'x', score: 3 });
     await c.insertOne({ _id: 'b', handle: 'y', score: 5 });
     await store.ensureCollection({ name: 'agents', indexes: [{ name: 'score', keys: { score: -1 } }] });
@@ -341,7 +341,7 @@ describe('memory read store: collections and snapshots of state', () => {
         { name: 'karma', keys: { karma: -1 } },
       ],
     });
-    const c = store.collection('agents');
+    const c = store.collection<string>('agents');
     for (let i = 0; i < 1000; i++) await c.applyAt(`a${i}`, i + 1, { $set: { handle: `h${i}`, karma: 0 } });
     for (let i = 0; i < 100_000; i++) await c.applyAt(`a${i % 1000}`, 2000 + i, { $set: { last_seen: 'x' }, $inc: { posts: 1 } });
     expect((await c.findOne({ _id: 'a7' }))?.posts).to.equal(100);

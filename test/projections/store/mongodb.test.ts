@@ -45,7 +45,7 @@ if (url) {
 
     it('reports the index and the documents examined of an index-served query', async () => {
       await store.ensureCollection({ name: 'posts', indexes: [{ name: 'room_published', keys: { room_slug: 1, published_at: -1 } }] });
-      const c = store.collection('posts');
+      const c = store.collection<string>('posts');
       for (let i = 0; i < 300; i++) await c.insertOne({ _id: `p${i}`, room_slug: `r${i % 3}`, published_at: String(1000 + i) });
       const plan = await c.explain({ room_slug: 'r1' }, { sort: { published_at: -1 }, limit: 10 });
       expect(plan).to.deep.equal({ index: 'room_published', examined: 10 });
