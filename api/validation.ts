@@ -172,6 +172,14 @@ function textError(loc: Array<string | number>, text: string, name: boolean): Fi
  * surrogate in any string or key, and every name or title field (`name`, `title`, `*_name`,
  * `*_title`) normalised to NFC (in place) and free of bidirectional controls. Throws the 422 list.
  */
+/** The body of a write that takes no fields (OpenAPI: none, or a JSON object it does not read): anything else is 422. */
+export const NO_FIELDS_BODY: Schema = { type: 'object' };
+
+/** Refuses a body that is not a JSON object on a write that takes no fields (after the caller's checks: authorisation first). */
+export function checkNoFields(body: unknown): void {
+  validate(NO_FIELDS_BODY, body ?? {});
+}
+
 export function screenBody(body: unknown): void {
   const errors: FieldError[] = [];
   const stack: Array<{ value: unknown; loc: Array<string | number> }> = [{ value: body, loc: ['body'] }];

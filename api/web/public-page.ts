@@ -1,3 +1,4 @@
+import { BoundedCache } from '../../events/kernel/cache.ts';
 import { createHash } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { esc, jsonForScript } from '../routes/site/crawlers.ts';
@@ -81,15 +82,14 @@ const MAX_CACHED = 500;
  * than a fresh render would. Every 200 answer gets a strong ETag; a matching If-None-Match is 304.
  */
 export function publicPageCache(s: Services) {
-  const cache = new Map<string, Cached>();
+  // The most recently used pages, MAX_CACHED of them.
+  const cache = new BoundedCache<string, Cached>({ max: MAX_CACHED });
   return async function cachedPublicPage(ctx: Context, next: Next): Promise<void> {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     const key = ctx.url;
     const position = s.runner.position;
     let hit = cache.get(key);
     if (hit && hit.position === position) {
-      cache.delete(key);
-      cache.set(key, hit);
       for (const [name, value] of hit.headers) ctx.set(name, value);
     } else {
       await next();
@@ -102,7 +102,6 @@ export function publicPageCache(s: Services) {
         headers: KEPT.map((h): [string, string] => [h, ctx.response.get(h)]).filter(([, v]) => v !== ''),
       };
       cache.set(key, hit);
-      if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string);
     }
     ctx.set('ETag', hit.etag);
     if (ctx.get('If-None-Match') === hit.etag) {

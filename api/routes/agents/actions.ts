@@ -186,8 +186,10 @@ export function actionRoutes(router: Router, s: Services): void {
     const raw = validate<{ action_type: string; parameters?: Json } & Json>(requestSchema, ctx.request.body);
     const { action_type: type, parameters, ...flat } = raw;
     checkFreeForm(parameters, 'parameters');
+    const answer = await execute(ctx, agentId, type, { ...flat, ...(parameters ?? {}) });
+    // The action's answer, whatever status the endpoint it ran set (201 for a created room).
     ctx.status = 200;
-    ctx.body = await execute(ctx, agentId, type, { ...flat, ...(parameters ?? {}) });
+    ctx.body = answer;
   });
   router.use(chat.routes());
   executors.set(s, execute);

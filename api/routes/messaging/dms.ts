@@ -10,7 +10,7 @@ import { blocksOf, getUser, inboxFor } from '../../../queries/messaging/messagin
 import { requireAgent, requireApiKey, requireSelf } from '../../auth.ts';
 import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { afterCursor, paging, validate } from '../../validation.ts';
+import { afterCursor, checkNoFields, paging, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
@@ -200,6 +200,7 @@ export function messagingRoutes(router: Router, s: Services): void {
 
   const block = (blocked: boolean) => async (ctx: Context) => {
     const agentId = writer(s, ctx);
+    checkNoFields(ctx.request.body);
     const r = await setBlock(s.bus, agentId, ctx.params.agent_id, blocked, commandContext(s, ctx, agentId));
     await settled(s, r.position);
     ctx.body = { agent_id: ctx.params.agent_id, blocked };

@@ -14,7 +14,7 @@ import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { storeAsOf } from '../../as-of.ts';
 import type { ReadStore } from '../../../projections/store/port.ts';
-import { validate } from '../../validation.ts';
+import { checkNoFields, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
 import { idParam, limitQuery, mount, operations, queryOf } from '../../operations.ts';
@@ -260,6 +260,7 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   };
   const bond = (action: BondAction) => async (ctx: Context) => {
     const agentId = writer(s, ctx);
+    checkNoFields(ctx.request.body);
     const otherId = ctx.params.agent_id;
     const decide = async () => {
       const res = await bondAction(s.bus, action, agentId, otherId, commandContext(s, ctx, agentId), () => bondCounts(s.store, agentId, otherId));
