@@ -1,4 +1,6 @@
 // npm run bench: every figure is a ratio to a ceiling measured in the same run on the same machine.
+import { getHeapStatistics } from 'node:v8';
+import { heapLimitFlag, machineMemory } from '../../api/heap-limit.ts';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
@@ -48,6 +50,10 @@ async function spawnServer(args: string[], env: Record<string, string>, startTim
         ...(args[0] === 'api/server.ts' && process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
         // BENCH_SERVICE_FLAGS="--flag ...": extra Node/V8 flags for the service alone (to try a runtime setting against the same ceiling).
         ...(args[0] === 'api/server.ts' && process.env.BENCH_SERVICE_FLAGS ? process.env.BENCH_SERVICE_FLAGS.split(/\s+/).filter(Boolean) : []),
+        // The heap `npm start` gives the service: sized from the machine (api/heap-limit.ts).
+        ...(args[0] === 'api/server.ts'
+          ? [heapLimitFlag(machineMemory(), process.env.NODE_OPTIONS, getHeapStatistics().heap_size_limit)].filter((f) => f !== null)
+          : []),
         '--import',
         'tsx',
         ...args,
