@@ -1,10 +1,10 @@
 // Public site benchmarks for `npm run bench -- site`: the landing page and a room page, anonymous
 // and served from the page cache, against a bare Koa handler serving the same bytes with the same
-// content type, 50 connections, alternating rounds in the same run. The section is written into
-// docs/PERFORMANCE.md (replacing its previous figures).
+// content type, 50 connections, alternating rounds in the same run. The figures go into the
+// bench's `site` block of docs/PERFORMANCE.md.
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { rawRequest as request } from '../helpers/service.ts';
@@ -27,29 +27,9 @@ export interface SiteBenchTools {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
-export const SITE_SECTION = '## Public site pages, `npm run bench -- site`';
-
-/** Replaces (or appends) the site section of docs/PERFORMANCE.md with `lines`. */
-export function writeSiteSection(root: string, lines: string[]): void {
-  const file = join(root, 'docs/PERFORMANCE.md');
-  const doc = readFileSync(file, 'utf8');
-  const start = doc.indexOf(SITE_SECTION);
-  const section = `${lines.join('\n')}\n`;
-  if (start < 0) {
-    writeFileSync(file, `${doc.trimEnd()}\n\n${section}`);
-    return;
-  }
-  const next = doc.indexOf('\n## ', start + SITE_SECTION.length);
-  writeFileSync(file, `${doc.slice(0, start)}${section}${next < 0 ? '' : doc.slice(next)}`);
-}
-
 /** Returns each page's median ratio to the ceiling. */
 export async function siteBenchmarks(say: (line: string) => void, t: SiteBenchTools): Promise<Record<string, number>> {
-  const lines: string[] = [];
-  const note = (line: string) => {
-    say(line);
-    lines.push(line);
-  };
+  const note = say;
   const dataDir = mkdtempSync(join(os.tmpdir(), 'agent-network-bench-site-'));
   const svc = await t.spawnServer(['api/server.ts'], { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '0' });
   // A small live network: agents in a few rooms, each with posts.
@@ -74,7 +54,7 @@ export async function siteBenchmarks(say: (line: string) => void, t: SiteBenchTo
     ['GET / (landing)', '/'],
     ['GET /rooms/lead-gen (room page)', '/rooms/lead-gen'],
   ];
-  note(`${SITE_SECTION}`);
+  note('## Public site pages (autocannon, 50 connections, alternating the ceiling and the service)');
   note('');
   note(
     `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}: autocannon, 50 connections, ${t.duration} s each, ${t.rounds} rounds alternating the ceiling (a bare Koa handler answering the page's bytes from memory with the same content type) and the service (anonymous, no cookie, the page cache warm: api/web/public-page.ts). Ratio: the median of the per-round ratios of requests per second.`,
@@ -112,6 +92,5 @@ export async function siteBenchmarks(say: (line: string) => void, t: SiteBenchTo
       .join(', ')}: ${met ? 'met' : 'NOT met'}.`,
   );
   note('');
-  writeSiteSection(t.root, lines);
   return ratios;
 }
