@@ -150,6 +150,13 @@ export function problemOf(err: unknown): Problem | null {
   return { status: err.status, code: err.code, message: err.message, next, fields: {} };
 }
 
+/** The problem a form is shown again with (a 4xx in plain words); anything else is thrown on. */
+export function formProblem(err: unknown): Problem {
+  const problem = problemOf(err);
+  if (!problem || problem.status >= 500) throw err;
+  return problem;
+}
+
 const waitText = (seconds: number) => (seconds < 90 ? `${Math.max(1, Math.ceil(seconds))} seconds` : `${Math.ceil(seconds / 60)} minutes`);
 
 const parseForm = koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '16kb' });

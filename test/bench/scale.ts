@@ -253,7 +253,9 @@ export async function scaleBenchmarks(say: (line: string) => void, h: ScaleHelpe
   const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
   const f1 = (x: number) => x.toFixed(1);
   const lines = [
-    `## Scale, \`npm run bench -- scale --sizes=${sizes.join(',')}\` (${when} UTC, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}, ${mb(os.totalmem())} MB)`,
+    '## Scale: a generated network of millions of events',
+    '',
+    `Measured ${when} UTC by \`npm run bench -- scale --sizes=${sizes.join(',')}\` on ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}, ${mb(os.totalmem())} MB.`,
     '',
     `A generated network: min(100,000, events / 10) agents registered first, then the scale mix per 100 events (14 posts, 12 comments, 17 reactions, 5 comment upvotes, 2 boosts, 10 DMs, 17 heartbeats, 14 webhook deliveries, 5 follows, 1 contract opened and 2 of its transitions, 1 top-up), written into the event log's table in bulk; then the service (embedded default) started on it. Write path and feed read: autocannon, 50 connections, ${h.duration} s, ${h.rounds} rounds alternating with bare Koa (the median per-round ratio, and the service's median p99). As-of: the index built by the first read, then 50 reads of the first agent's profile at positions spread over the log, one at a time; then that profile read live by 10 connections for ${h.duration} s, alone and beside 20 connections asking for it anonymously with \`as_of\` (refused 401). Starts: from spawning the process to \`/health\` 200.`,
     '',

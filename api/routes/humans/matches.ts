@@ -4,7 +4,6 @@ import { openers, quickReplies } from '../../../commands/humans/generated-text.t
 import type { Member } from '../../../commands/humans/generated-text.ts';
 import { createMatch, deleteMatchMessage, markMatchRead, reportMatchMessage, sendMatchMessage } from '../../../commands/humans/matches.ts';
 import { forbidden, notFound } from '../../../events/kernel/errors.ts';
-import type { Doc } from '../../../projections/store/port.ts';
 import { getAgent } from '../../../queries/agents/agents.ts';
 import {
   getMatch,
@@ -164,7 +163,7 @@ export const matchOperations = operations({
 });
 
 /** The match, if `user` is one of its two members (404 if it does not exist, 403 otherwise). */
-export async function matchOfMember(s: Services, matchId: string, user: string): Promise<Doc> {
+export async function matchOfMember(s: Services, matchId: string, user: string) {
   const match = await getMatch(s.store, matchId);
   if (!match) throw notFound('Match', 'match_not_found');
   if (!(match.members as string[]).includes(user)) throw forbidden('Only the two members of a match can read or write it', 'not_match_member');
@@ -194,16 +193,21 @@ export async function reportMessage(s: Services, ctx: Context, me: string, messa
 /** The member's matches, the newest first, each with the other member's name and what they have not read. */
 export async function memberMatchList(s: Services, me: string) {
   const [matches, unread] = await Promise.all([matchesOf(s.store, me, MATCH_LIST_LIMIT), unreadByMatch(s.store, me)]);
-  const others = await Promise.all(matches.map((m) => getUser(s.store, (m.members as string[]).find((id) => id !== me) ?? me)));
-  return matches.map((m, i) => ({
+  return Promise.all(matches.map((m) => matchSummary(s, me, m, unread.get(m._id) ?? 0)));
+}
+
+/** One match as its member `me` sees it listed: the other member's name, and `unread` messages. */
+export async function matchSummary(s: Services, me: string, m: NonNullable<Awaited<ReturnType<typeof getMatch>>>, unread: number) {
+  const other = await getUser(s.store, (m.members as string[]).find((id) => id !== me) ?? me);
+  return {
     match_id: m._id,
-    other_member: { user_id: others[i]?._id ?? null, full_name: typeof others[i]?.full_name === 'string' ? (others[i]?.full_name as string) : null },
+    other_member: { user_id: other?._id ?? null, full_name: typeof other?.full_name === 'string' ? other.full_name : null },
     reason: (m.reason as string | null) ?? null,
     created_at: m.created_at as string,
     message_count: typeof m.message_count === 'number' ? m.message_count : 0,
     last_message_at: (m.last_message_at as string | undefined) ?? null,
-    unread_count: unread.get(m._id) ?? 0,
-  }));
+    unread_count: unread,
+  };
 }
 
 export function matchRoutes(router: Router, s: Services): void {

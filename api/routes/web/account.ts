@@ -14,7 +14,7 @@ import { validate } from '../../validation.ts';
 import type { Member } from '../../web/member.ts';
 import { AUTH_LIMITS, authDeps, authSchemas, completeSignup, resetWithCode, throttledLogin } from '../humans/auth.ts';
 import { commandContext } from '../util.ts';
-import { doneTo, formField, memberOf, memberSession, page, problemOf, requireMember, webRouter } from '../../web/member.ts';
+import { doneTo, formField, formProblem, memberOf, memberSession, page, problemOf, requireMember, webRouter } from '../../web/member.ts';
 import { FORM, formOf, HTML_PAGE, MEMBER_FORM, MEMBER_PAGE, PAGE_ERRORS, SEE_OTHER } from '../../web/page-operations.ts';
 
 const EMAIL_QUERY = {
@@ -246,12 +246,6 @@ export function accountRoutes(router: Router, s: Services): void {
   const publicForm = (ctx: Context) => {
     s.limiter.hit(AUTH_LIMITS.auth, ctx.ip, ctx);
     memberSession.checkCsrf(ctx, formField(ctx, '_csrf'));
-  };
-  /** A form again with its problem (4xx), or the error itself (5xx and unexpected ones). */
-  const formProblem = (err: unknown) => {
-    const problem = problemOf(err);
-    if (!problem || problem.status >= 500) throw err;
-    return problem;
   };
   const emailOf = (ctx: Context, from: 'query' | 'form') =>
     (from === 'query' ? (typeof ctx.query.email === 'string' ? ctx.query.email : '') : formField(ctx, 'email')).trim().slice(0, 254);

@@ -11,7 +11,7 @@ import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { inboxGroups, ownerDms, replyAsOwner, threadWith } from '../humans/owner-inbox.ts';
-import { matchOfMember, memberMatchList, readMatch, reportMessage } from '../humans/matches.ts';
+import { matchOfMember, matchSummary, memberMatchList, readMatch, reportMessage } from '../humans/matches.ts';
 import { answerIntroduction } from '../social/members.ts';
 import { commandContext, settled } from '../util.ts';
 import type { Member } from '../../web/member.ts';
@@ -201,7 +201,8 @@ export function conversationRoutes(router: Router, s: Services): void {
   /** The match page, with the message form (and the problem of a failed message or report). */
   const matchPage = async (ctx: Context, member: Member, matchId: string, form: { content?: string; problem?: unknown } = {}, status = 200) => {
     const messages = await readMatch(s, ctx, matchId, member.userId);
-    const match = (await memberMatchList(s, member.userId)).find((m) => m.match_id === matchId) ?? null;
+    // Reading the conversation marked it read: nothing of it is unread now.
+    const match = await matchSummary(s, member.userId, await matchOfMember(s, matchId, member.userId), 0);
     await page(
       s,
       ctx,

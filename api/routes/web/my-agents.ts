@@ -7,7 +7,7 @@ import { getAgent } from '../../../queries/agents/agents.ts';
 import { idParam, mount, operations } from '../../operations.ts';
 import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
-import { formField, page, problemOf, requireMember, doneTo, webRouter } from '../../web/member.ts';
+import { formField, formProblem, page, requireMember, doneTo, webRouter } from '../../web/member.ts';
 import { FORM, formOf, MEMBER_FORM, MEMBER_PAGE } from '../../web/page-operations.ts';
 import { AUTH_LIMITS } from '../humans/auth.ts';
 import { claimWithCode, eliteKeyOf, ownershipSchemas, regenerateEliteKeyOf, requestClaimCode, rotateAgentKey } from '../humans/ownership.ts';
@@ -101,12 +101,6 @@ export const myAgentOperations = operations({
 export function myAgentRoutes(router: Router, s: Services): void {
   const web = webRouter(s);
 
-  /** A form again with its problem (4xx), or the error itself. */
-  const formProblem = (err: unknown) => {
-    const problem = problemOf(err);
-    if (!problem || problem.status >= 500) throw err;
-    return problem;
-  };
   /** A new key, on the answer to the post itself (never in a redirect or a cookie): shown once. */
   const keyPage = (ctx: Context, data: { agentName: string; agentId: string; apiKey: string; back: string }) =>
     page(s, ctx, 'app/new-key', { title: 'Your new key', ...data });
