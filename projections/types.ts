@@ -45,7 +45,7 @@ export function defineProjection<const T extends DomainEventType>(definition: Pr
     handles: new Set<string>(definition.handles),
     ...(definition.init ? { init: definition.init } : {}),
     // The runner calls `apply` only for types in `handles` (see handlerIndex in runner.ts).
-    apply: definition.apply as Projection['apply'],
+    apply: definition.apply,
   };
 }
 

@@ -72,11 +72,11 @@ function findOptions(options: FindOptions | undefined): MongoFindOptions {
 }
 
 function asFilter(filter: Filter): MongoFilter<Doc> {
-  return filter as MongoFilter<Doc>;
+  return filter;
 }
 
 function asUpdate(update: Update): UpdateFilter<Doc> {
-  return update as UpdateFilter<Doc>;
+  return update;
 }
 
 function result(r: MongoUpdateResult<Doc>): UpdateResult {
@@ -134,7 +134,7 @@ export class MongoCollection implements Collection {
   async insertOne(doc: Doc): Promise<void> {
     const copy = { ...doc, _id: doc._id ?? newId() };
     try {
-      await this.coll.insertOne(copy as OptionalUnlessRequiredId<Doc>);
+      await this.coll.insertOne(copy);
     } catch (err) {
       throw translate(err);
     }
@@ -145,7 +145,7 @@ export class MongoCollection implements Collection {
     try {
       if (isReplacement(update)) {
         const replacement = upsert && !('_id' in filter) && !('_id' in update) ? { _id: newId(), ...update } : update;
-        return result(await this.coll.replaceOne(asFilter(filter), replacement as Doc, { upsert }));
+        return result(await this.coll.replaceOne(asFilter(filter), replacement, { upsert }));
       }
       let u = update;
       if (upsert && !('_id' in filter) && !hasIdWrite(update)) {

@@ -366,7 +366,7 @@ export class KeyTree implements IndexTree {
 
   /** @internal The value of entry `i` of a leaf (for cursors). */
   _valueAt(leaf: Leaf, i: number): string {
-    return this.derive === null ? (leaf.vals[i] as string) : this.derive(leaf.keys[i] as string);
+    return this.derive === null ? leaf.vals[i] : this.derive(leaf.keys[i]);
   }
 
   /** The first entry whose key is >= `key` (or > `key` when `strict`). */
@@ -423,7 +423,7 @@ class TreeCursor implements KeyCursor {
     if (!this.reverse) {
       if (key >= target) return;
       // Within this leaf when its last key reaches the target, else from the root.
-      if ((keys[keys.length - 1] as string) >= target) {
+      if (keys[keys.length - 1] >= target) {
         this.i = lowerBound(keys, target);
       } else {
         this.leaf = this.tree._leafFor(target);
@@ -431,7 +431,7 @@ class TreeCursor implements KeyCursor {
       }
     } else {
       if (key <= target) return;
-      if ((keys[0] as string) <= target) {
+      if (keys[0] <= target) {
         this.i = upperBound(keys, target) - 1;
       } else {
         this.leaf = this.tree._leafFor(target);
@@ -450,7 +450,7 @@ class TreeCursor implements KeyCursor {
         this.i = 0;
       }
       this.leaf = leaf;
-      const key = leaf === null ? undefined : (leaf.keys[this.i] as string);
+      const key = leaf === null ? undefined : leaf.keys[this.i];
       this.key = key !== undefined && key <= this.hi ? key : undefined;
     } else {
       while (leaf !== null && this.i < 0) {
@@ -458,7 +458,7 @@ class TreeCursor implements KeyCursor {
         if (leaf !== null) this.i = leaf.keys.length - 1;
       }
       this.leaf = leaf;
-      const key = leaf === null ? undefined : (leaf.keys[this.i] as string);
+      const key = leaf === null ? undefined : leaf.keys[this.i];
       this.key = key !== undefined && key >= this.lo ? key : undefined;
     }
   }

@@ -6,6 +6,7 @@
 import { update as mingoUpdate } from 'mingo';
 import { BoundedCache } from '../../events/kernel/cache.ts';
 import type { Update } from './port.ts';
+import { NO_FIELDS, hasFields, isRecord, type Obj } from './records.ts';
 
 /** A malformed update, or one that does not fit the document (MongoDB rejects it as a write error). */
 export class UpdateError extends Error {
@@ -25,8 +26,6 @@ export const MIN_KEY = new KeyBound(0, 'MinKey');
 export const EMPTY_ARRAY_KEY = new KeyBound(0.5, 'EmptyArray');
 export const STRING_END = new KeyBound(3.5, 'StringEnd');
 export const MAX_KEY = new KeyBound(13, 'MaxKey');
-
-type Obj = Record<string, unknown>;
 
 // BSON type order: MinKey, null (and missing), numbers, strings, objects, arrays, binary,
 // ObjectId, booleans, dates, timestamps, regular expressions, MaxKey.
@@ -79,15 +78,16 @@ export function compareValues(a: unknown, b: unknown): number {
     case 2:
       return compareNumbers(Number(a), Number(b));
     case 4:
-      return compareObjects(a as Obj, b as Obj);
+      // Objects; functions and symbols too, as the objects of their own fields.
+      return compareObjects(hasFields(a) ? a : NO_FIELDS, hasFields(b) ? b : NO_FIELDS);
     case 5:
-      return compareArrays(a as unknown[], b as unknown[]);
+      return Array.isArray(a) && Array.isArray(b) ? compareArrays(a, b) : 0;
     case 6:
-      return compareBytes(a as Uint8Array, b as Uint8Array);
+      return a instanceof Uint8Array && b instanceof Uint8Array ? compareBytes(a, b) : 0;
     case 8:
       return a === b ? 0 : a ? 1 : -1;
     case 9:
-      return compareNumbers((a as Date).getTime(), (b as Date).getTime());
+      return a instanceof Date && b instanceof Date ? compareNumbers(a.getTime(), b.getTime()) : 0;
     case 11:
       return compareValues(String(a), String(b));
     default:
@@ -131,10 +131,14 @@ export function valuesEqual(a: unknown, b: unknown): boolean {
   return a === b || compareValues(a, b) === 0;
 }
 
-function isPlainObject(v: unknown): v is Obj {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+/** An object of the plain prototype (or none): a document or a sub-document, not a class instance. */
+function hasPlainPrototype(v: object): v is Obj {
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
+}
+
+function isPlainObject(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && hasPlainPrototype(v);
 }
 
 /**
@@ -142,26 +146,31 @@ function isPlainObject(v: unknown): v is Obj {
  * MongoDB driver serialises it; class instances other than Date are shared (treated as immutable).
  */
 export function cloneValue<T>(v: T): T {
+  // The copy has the original's shape: the one place the store takes a value's type on trust
+  // (undefined fields inside come back as null, as they do from MongoDB).
+  return cloneUnknown(v) as T;
+}
+
+function cloneUnknown(v: unknown): unknown {
   if (typeof v !== 'object' || v === null) return v;
   if (Array.isArray(v)) {
-    const out = new Array(v.length);
+    const out = new Array<unknown>(v.length);
     for (let i = 0; i < v.length; i++) {
-      const e = v[i];
-      out[i] = e === undefined ? null : typeof e === 'object' && e !== null ? cloneValue(e) : e;
+      const e: unknown = v[i];
+      out[i] = e === undefined ? null : typeof e === 'object' && e !== null ? cloneUnknown(e) : e;
     }
-    return out as T;
+    return out;
   }
-  if (v instanceof Date) return new Date(v.getTime()) as T;
-  const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return v;
+  if (v instanceof Date) return new Date(v.getTime());
+  if (!hasPlainPrototype(v)) return v;
   const out: Obj = {};
   for (const k in v) {
-    const e = (v as Obj)[k];
-    const c = e === undefined ? null : typeof e === 'object' && e !== null ? cloneValue(e) : e;
+    const e = v[k];
+    const c = e === undefined ? null : typeof e === 'object' && e !== null ? cloneUnknown(e) : e;
     if (k === '__proto__') Object.defineProperty(out, k, { value: c, enumerable: true, writable: true, configurable: true });
     else out[k] = c;
   }
-  return out as T;
+  return out;
 }
 
 // Projections and queries use a small set of paths; the bound only guards against a caller
@@ -191,41 +200,62 @@ function describe(v: unknown): string {
 
 // ---- undo log: every mutation records how to revert it, so a failing update leaves the
 // document as it was (MongoDB applies an update atomically or not at all).
+// The log is four parallel arrays (one entry per mutation at the same index), reused across updates.
 const LENGTH = Symbol('length');
-const undoLog: unknown[] = [];
+/** What a path's parent is: a (sub-)document or an array. */
+type Container = Obj | unknown[];
+const undoContainers: Container[] = [];
+const undoKeys: Array<string | number | typeof LENGTH> = [];
+const undoHad: boolean[] = [];
+const undoOld: unknown[] = [];
 let undoTop = 0;
 
-function record(container: object, key: string | number | typeof LENGTH, had: boolean, old: unknown): void {
+function record(container: Container, key: string | number | typeof LENGTH, had: boolean, old: unknown): void {
   const i = undoTop;
-  undoLog[i] = container;
-  undoLog[i + 1] = key;
-  undoLog[i + 2] = had;
-  undoLog[i + 3] = old;
-  undoTop = i + 4;
+  undoContainers[i] = container;
+  undoKeys[i] = key;
+  undoHad[i] = had;
+  undoOld[i] = old;
+  undoTop = i + 1;
 }
 
 function rollback(): void {
-  for (let i = undoTop - 4; i >= 0; i -= 4) {
-    const c = undoLog[i] as Obj & unknown[];
-    const k = undoLog[i + 1] as string | typeof LENGTH;
-    if (k === LENGTH) c.length = undoLog[i + 3] as number;
-    else if (undoLog[i + 2]) c[k] = undoLog[i + 3];
-    else delete c[k];
+  for (let i = undoTop - 1; i >= 0; i--) {
+    const c = undoContainers[i];
+    const k = undoKeys[i];
+    const old = undoOld[i];
+    if (k === LENGTH) {
+      if (Array.isArray(c) && typeof old === 'number') c.length = old;
+    } else if (undoHad[i]) Reflect.set(c, k, old);
+    else Reflect.deleteProperty(c, k);
   }
-  undoLog.length = 0;
+  clearUndoLog();
+}
+
+/** Drops the log's references to replaced values (and containers). */
+function clearUndoLog(): void {
+  undoContainers.length = 0;
+  undoKeys.length = 0;
+  undoHad.length = 0;
+  undoOld.length = 0;
   undoTop = 0;
 }
 
-function getAt(parent: object, key: string): unknown {
+/** A value a path can descend into (Dates are leaves; any other object is read by its fields). */
+function isContainer(v: unknown): v is Container {
+  return typeof v === 'object' && v !== null && !(v instanceof Date);
+}
+
+function getAt(parent: Container, key: string): unknown {
   if (Array.isArray(parent)) {
     const i = arrayIndex(key);
     return i < 0 ? undefined : parent[i];
   }
-  const v = (parent as Obj)[key];
+  const v = parent[key];
   return typeof v === 'function' ? undefined : v;
 }
 
-function setAt(parent: object, key: string, value: unknown, path: string): void {
+function setAt(parent: Container, key: string, value: unknown, path: string): void {
   if (Array.isArray(parent)) {
     const i = arrayIndex(key);
     if (i < 0) throw new UpdateError(`Cannot create field '${key}' in an array (path '${path}')`);
@@ -239,14 +269,14 @@ function setAt(parent: object, key: string, value: unknown, path: string): void 
     parent[i] = value;
     return;
   }
-  const old = (parent as Obj)[key];
+  const old = parent[key];
   record(parent, key, old !== undefined && typeof old !== 'function', old);
-  (parent as Obj)[key] = value;
+  parent[key] = value;
 }
 
 /** The object holding the last segment of `segs`, creating missing intermediate objects. */
-function parentForWrite(doc: Obj, segs: string[], path: string): object {
-  let cur: object = doc;
+function parentForWrite(doc: Obj, segs: string[], path: string): Container {
+  let cur: Container = doc;
   for (let i = 0; i < segs.length - 1; i++) {
     const seg = segs[i];
     const next = getAt(cur, seg);
@@ -254,7 +284,7 @@ function parentForWrite(doc: Obj, segs: string[], path: string): object {
       const created = {};
       setAt(cur, seg, created, path);
       cur = created;
-    } else if (typeof next !== 'object' || next === null || next instanceof Date) {
+    } else if (!isContainer(next)) {
       throw new UpdateError(`Cannot create field '${segs[i + 1]}' in element {${seg}: ${describe(next)}} (path '${path}')`);
     } else {
       cur = next;
@@ -264,11 +294,11 @@ function parentForWrite(doc: Obj, segs: string[], path: string): object {
 }
 
 /** The object holding the last segment of `segs`, or undefined when the path does not exist. */
-function parentForRead(doc: Obj, segs: string[]): object | undefined {
-  let cur: object = doc;
+function parentForRead(doc: Obj, segs: string[]): Container | undefined {
+  let cur: Container = doc;
   for (let i = 0; i < segs.length - 1; i++) {
     const next = getAt(cur, segs[i]);
-    if (typeof next !== 'object' || next === null || next instanceof Date) return undefined;
+    if (!isContainer(next)) return undefined;
     cur = next;
   }
   return cur;
@@ -300,7 +330,7 @@ function opUnset(doc: Obj, path: string): boolean {
   const old = getAt(parent, key);
   if (old === undefined) return false;
   record(parent, key, true, old);
-  delete (parent as Obj)[key];
+  delete parent[key];
   return true;
 }
 
@@ -330,7 +360,7 @@ function opMinMax(doc: Obj, path: string, value: unknown, sign: 1 | -1): boolean
   return true;
 }
 
-function arrayTarget(doc: Obj, path: string, op: string): { parent: object; key: string; arr: unknown[] | undefined } {
+function arrayTarget(doc: Obj, path: string, op: string): { parent: Container; key: string; arr: unknown[] | undefined } {
   const segs = splitPath(path);
   const parent = parentForWrite(doc, segs, path);
   const key = segs[segs.length - 1];
@@ -379,12 +409,12 @@ function opPush(doc: Obj, path: string, spec: unknown): boolean {
     if (!Array.isArray(spec.$each)) throw new UpdateError('The argument to $each in $push must be an array');
     items = spec.$each;
     if (spec.$slice !== undefined) {
-      if (!Number.isInteger(spec.$slice)) throw new UpdateError('The value for $slice must be an integer');
-      slice = spec.$slice as number;
+      if (typeof spec.$slice !== 'number' || !Number.isInteger(spec.$slice)) throw new UpdateError('The value for $slice must be an integer');
+      slice = spec.$slice;
     }
     if (spec.$position !== undefined) {
-      if (!Number.isInteger(spec.$position)) throw new UpdateError('The value for $position must be an integer');
-      position = spec.$position as number;
+      if (typeof spec.$position !== 'number' || !Number.isInteger(spec.$position)) throw new UpdateError('The value for $position must be an integer');
+      position = spec.$position;
     }
     sort = spec.$sort;
   } else {
@@ -593,14 +623,12 @@ function isSimpleUpdate(update: Update, doc: Obj | null): boolean {
     const kind = simpleOp(op);
     if (kind === 0) return false;
     const spec = update[op];
-    if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) return false;
-    const proto = Object.getPrototypeOf(spec);
-    if (proto !== Object.prototype && proto !== null) return false;
-    for (const path in spec as Obj) {
+    if (!isPlainObject(spec)) return false;
+    for (const path in spec) {
       if (!isSimpleField(path)) return false;
       if (ops > 0 && hasSameField(update, op, path)) return false;
       if (kind === OP_INC) {
-        if (typeof (spec as Obj)[path] !== 'number') return false;
+        if (typeof spec[path] !== 'number') return false;
         if (doc !== null) {
           const old = ownValue(doc, path);
           if (old !== undefined && typeof old !== 'number') return false;
@@ -622,7 +650,8 @@ export function applySimpleUpdate(doc: Obj, update: Update, isInsert: boolean): 
   // Application: in operator order, then field order (the order the general path writes in).
   let changed = false;
   for (const op in update) {
-    const spec = update[op] as Obj;
+    const spec = update[op];
+    if (!isRecord(spec)) continue; // checked by isSimpleUpdate
     switch (simpleOp(op)) {
       case OP_SET_ON_INSERT:
         if (!isInsert) break;
@@ -639,9 +668,11 @@ export function applySimpleUpdate(doc: Obj, update: Update, isInsert: boolean): 
         break;
       case OP_INC:
         for (const k in spec) {
-          const by = spec[k] as number;
-          const old = ownValue(doc, k) as number | undefined;
-          if (old === undefined) doc[k] = by;
+          const by = spec[k];
+          if (typeof by !== 'number') continue; // checked by isSimpleUpdate
+          // isSimpleUpdate checked the field is a number or absent (a function reads as absent).
+          const old = doc[k];
+          if (typeof old !== 'number') doc[k] = by;
           else if (by === 0) continue;
           else doc[k] = old + by;
           changed = true;
@@ -668,7 +699,8 @@ export function simpleInsert(id: unknown, update: Update): Obj | typeof NOT_SIMP
   if (!isSimpleUpdate(update, null)) return NOT_SIMPLE;
   let doc: Obj | undefined;
   for (const op in update) {
-    const spec = update[op] as Obj;
+    const spec = update[op];
+    if (!isRecord(spec)) continue; // checked by isSimpleUpdate
     const kind = simpleOp(op);
     if (kind === OP_UNSET) continue;
     if (doc === undefined) {
@@ -733,7 +765,8 @@ export function applyUpdateGeneral(doc: Record<string, unknown>, update: Update,
   let changed = false;
   try {
     for (const op in update) {
-      const spec = update[op] as Obj;
+      const spec = update[op];
+      if (!isRecord(spec)) continue; // checked above
       switch (op) {
         case '$set':
           for (const p in spec) changed = opSet(doc, p, spec[p]) || changed;
@@ -760,7 +793,10 @@ export function applyUpdateGeneral(doc: Record<string, unknown>, update: Update,
           for (const p in spec) changed = opAddToSet(doc, p, spec[p]) || changed;
           break;
         case '$pull':
-          for (const p in spec) changed = opPull(doc, p, pullPredicate(spec[p]) as (x: unknown) => boolean) || changed;
+          for (const p in spec) {
+            const pred = pullPredicate(spec[p]); // not null: checked above
+            if (pred !== null) changed = opPull(doc, p, pred) || changed;
+          }
           break;
       }
     }
@@ -769,7 +805,7 @@ export function applyUpdateGeneral(doc: Record<string, unknown>, update: Update,
     throw err;
   }
   // Drop references to replaced values unless the log is small (then they are overwritten soon).
-  if (undoTop > 64) undoLog.length = 0;
+  if (undoTop > 16) clearUndoLog();
   undoTop = 0;
   return changed;
 }
@@ -960,12 +996,12 @@ function keyOf(v: unknown): string {
         const units = Array.from(v);
         return numberKey(0x1c, v.length, 0) + fromUnits(units);
       }
-      return objectKey(v as Obj);
+      return objectKey(hasFields(v) ? v : NO_FIELDS);
     }
     case 'function':
     case 'symbol':
       // compareValues treats them as objects (of their own keys).
-      return objectKey(Object(v) as Obj);
+      return objectKey(hasFields(v) ? v : NO_FIELDS);
   }
 }
 

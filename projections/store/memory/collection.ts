@@ -9,12 +9,12 @@ import {
   type Filter,
   type FindOptions,
   type QueryPlan,
-  type SortSpec,
   type Update,
   type UpdateResult,
 } from '../port.ts';
-import { NOT_SIMPLE, applySimpleUpdate, applyUpdate, cloneValue, simpleInsert, type ApplyOptions } from '../updates.ts';
-import { sameKeys, type Index, type IndexKeys, type Obj } from './keys.ts';
+import { NOT_SIMPLE, UpdateError, applySimpleUpdate, applyUpdate, cloneValue, simpleInsert, type ApplyOptions } from '../updates.ts';
+import { isRecord } from '../records.ts';
+import { Index, sameKeys, type IndexKeys, type Obj } from './keys.ts';
 import {
   analyze,
   intersectIds,
@@ -34,6 +34,8 @@ export interface CollectionSource {
   readonly _generation: number;
   /** The state of a collection; created on first write, as MongoDB does. */
   _data(name: string, create: boolean): CollectionData | undefined;
+  /** The state of a collection, created if it does not exist yet. */
+  _writable(name: string): CollectionData;
 }
 
 export class CollectionData {
@@ -113,6 +115,11 @@ interface Selection {
 
 const NO_INDEXES: Index[] = [];
 
+/** A document of the store: its _id is a string (simpleInsert's is the one it was given). */
+function isDoc(v: Obj): v is Doc {
+  return typeof v._id === 'string';
+}
+
 /** The _id of a filter that is exactly `{ _id: <string> }`, else undefined. */
 function idOnly(filter: Filter): string | undefined {
   let id: unknown;
@@ -140,7 +147,7 @@ function seedFromFilter(filter: Filter, into: Obj): void {
   for (const k of Object.keys(filter)) {
     const v = filter[k];
     if (k === '$and' && Array.isArray(v)) {
-      for (const sub of v) if (sub !== null && typeof sub === 'object') seedFromFilter(sub as Filter, into);
+      for (const sub of v) if (isRecord(sub)) seedFromFilter(sub, into);
       continue;
     }
     if (k.charCodeAt(0) === 36) continue;
@@ -154,6 +161,13 @@ function seedFromFilter(filter: Filter, into: Obj): void {
   }
 }
 
+/** The _id of an upserted document: the filter's, or a new one. */
+function upsertId(seeded: unknown): string {
+  if (seeded === undefined || seeded === null) return newObjectId();
+  if (typeof seeded === 'string') return seeded;
+  throw new UpdateError(`An upsert's _id must be a string, as every document's is (got ${typeof seeded})`);
+}
+
 const ABSENT = Symbol('absent');
 /** Copies of the top-level fields an update may change: [name, value or ABSENT, ...]. */
 type Snapshot = { whole: Doc } | { fields: unknown[] };
@@ -162,7 +176,8 @@ function snapshotFields(doc: Doc, update: Update, withPos: boolean): Snapshot {
   const fields: unknown[] = [];
   for (const op in update) {
     if (op.charCodeAt(0) !== 36 || op === '$rename') return { whole: cloneValue(doc) };
-    const spec = update[op] as Obj;
+    const spec = update[op];
+    if (!isRecord(spec)) continue; // a malformed update: applyUpdate refuses it before any write
     for (const path in spec) {
       const dot = path.indexOf('.');
       keepField(doc, dot < 0 ? path : path.slice(0, dot), fields);
@@ -201,7 +216,8 @@ function snapshotRefs(doc: Doc, update: Update, withPos: boolean): unknown[] {
 
 function restoreRefs(doc: Doc, saved: unknown[]): void {
   for (let i = saved.length - 2; i >= 0; i -= 2) {
-    const k = saved[i] as string;
+    const k = saved[i];
+    if (typeof k !== 'string') continue; // [name, value, ...]
     if (saved[i + 1] === ABSENT) delete doc[k];
     else doc[k] = saved[i + 1];
   }
@@ -244,7 +260,8 @@ function restoreFields(doc: Doc, saved: Snapshot): void {
   }
   const f = saved.fields;
   for (let i = 0; i < f.length; i += 2) {
-    const k = f[i] as string;
+    const k = f[i];
+    if (typeof k !== 'string') continue; // [name, value, ...]
     if (f[i + 1] === ABSENT) delete doc[k];
     else doc[k] = f[i + 1];
   }
@@ -269,7 +286,7 @@ export class MemoryCollection implements Collection {
   }
 
   private writable(): CollectionData {
-    return this.data() ?? (this.store._data(this.name, true) as CollectionData);
+    return this.data() ?? this.store._writable(this.name);
   }
 
   async findOne(filter: Filter, options?: FindOptions): Promise<Doc | null> {
@@ -327,7 +344,7 @@ export class MemoryCollection implements Collection {
     const seed: Obj = {};
     seedFromFilter(filter, seed);
     const { _id, ...rest } = seed;
-    const fresh: Doc = { _id: (_id as string | undefined) ?? newObjectId(), ...rest };
+    const fresh: Doc = { _id: upsertId(_id), ...rest };
     applyUpdate(fresh, update, { isInsert: true, filter });
     this.insertDoc(this.writable(), fresh);
     return { matched: 0, modified: 0, upserted: true };
@@ -378,8 +395,10 @@ export class MemoryCollection implements Collection {
       this.updateDoc(data, doc, update, undefined, position);
       return true;
     }
-    let fresh = simpleInsert(id, update) as Doc | typeof NOT_SIMPLE;
-    if (fresh === NOT_SIMPLE) {
+    const inserted = simpleInsert(id, update);
+    let fresh: Doc;
+    if (inserted !== NOT_SIMPLE && isDoc(inserted)) fresh = inserted;
+    else {
       fresh = { _id: id };
       applyUpdate(fresh, update, INSERT_OPTS);
     }
@@ -426,7 +445,8 @@ export class MemoryCollection implements Collection {
       if (op.charCodeAt(0) !== 36 || op === '$rename') return indexes;
       // A stored document is never being inserted: $setOnInsert does not apply to it.
       if (op === '$setOnInsert') continue;
-      const spec = update[op] as Obj;
+      const spec = update[op];
+      if (!isRecord(spec)) continue; // a malformed update: applyUpdate refuses it
       for (const path in spec) {
         const dot = path.indexOf('.');
         const root = dot < 0 ? path : path.slice(0, dot);
@@ -485,10 +505,14 @@ export class MemoryCollection implements Collection {
       throw err;
     }
     if (moves !== undefined) {
+      // [index, old keys, new keys, ...]
       for (let i = 0; i < moves.length; i += 3) {
-        const ix = moves[i] as Index;
-        ix.remove(moves[i + 1] as IndexKeys);
-        ix.insert(moves[i + 2] as IndexKeys, doc._id);
+        const ix = moves[i];
+        const oldKeys = moves[i + 1];
+        const newKeys = moves[i + 2];
+        if (!(ix instanceof Index) || oldKeys instanceof Index || newKeys instanceof Index) continue;
+        ix.remove(oldKeys);
+        ix.insert(newKeys, doc._id);
       }
     }
     return true;
@@ -539,8 +563,7 @@ export class MemoryCollection implements Collection {
   private select(filter: Filter, options: FindOptions | undefined, countOnly = false): Selection {
     const data = this.data();
     if (data === undefined) return { docs: [], plan: { index: null, examined: 0 } };
-    const sort: SortKey[] =
-      options?.sort === undefined ? [] : Object.entries(options.sort as SortSpec).map(([field, dir]) => ({ field, dir: dir === -1 ? -1 : 1 }));
+    const sort: SortKey[] = options?.sort === undefined ? [] : Object.entries(options.sort).map(([field, dir]) => ({ field, dir: dir === -1 ? -1 : 1 }));
     const skip = Math.max(0, options?.skip ?? 0);
     const limit = options?.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
     const a = analyze(filter);
@@ -556,7 +579,8 @@ export class MemoryCollection implements Collection {
       for (const id of idc.points) {
         if (seen.has(id)) continue;
         seen.add(id);
-        const doc = data.docs.get(id as string);
+        if (typeof id !== 'string') continue; // no such _id: the documents' are strings
+        const doc = data.docs.get(id);
         if (doc === undefined) continue;
         examined++;
         if (test === null || test.test(doc)) docs.push(doc);
@@ -616,7 +640,8 @@ export class MemoryCollection implements Collection {
           if (dedupe.has(id)) return true;
           dedupe.add(id);
         }
-        const doc = data.docs.get(id) as Doc;
+        const doc = data.docs.get(id);
+        if (doc === undefined) return true; // (an index entry always has its document)
         examined++;
         if (test !== null && !test.test(doc)) return true;
         if (++matched > skip || !ordered) out.push(doc);
@@ -661,7 +686,8 @@ export class MemoryCollection implements Collection {
       };
     }
     keysExamined = intersectIds(plan, (id) => {
-      const doc = data.docs.get(id) as Doc;
+      const doc = data.docs.get(id);
+      if (doc === undefined) return true; // (an index entry always has its document)
       examined++;
       if (test !== null && !test.test(doc)) return true;
       if (++matched > skip) out.push(doc);

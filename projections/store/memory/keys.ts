@@ -4,6 +4,7 @@
 // B-tree (trees.ts).
 import { DuplicateKeyError, type Doc, type IndexSpec } from '../port.ts';
 import { KeyTree, type IndexTree } from '../trees.ts';
+import { isRecord } from '../records.ts';
 import { EMPTY_ARRAY_KEY, keyComponent, valuesEqual } from '../updates.ts';
 
 export type Obj = Record<string, unknown>;
@@ -36,32 +37,32 @@ function collectPathValues(cur: unknown, segs: string[], i: number, out: unknown
     if (idx >= 0 && idx < cur.length) collectPathValues(cur[idx], segs, i + 1, out);
     let any = false;
     for (const e of cur) {
-      if (e !== null && typeof e === 'object' && !Array.isArray(e)) {
-        collectPathValues((e as Obj)[segs[i]], segs, i + 1, out);
+      if (isRecord(e) && !Array.isArray(e)) {
+        collectPathValues(e[segs[i]], segs, i + 1, out);
         any = true;
       }
     }
     if (!any && idx < 0) pushDistinct(out, null);
     return;
   }
-  if (cur === null || typeof cur !== 'object') {
+  if (!isRecord(cur)) {
     pushDistinct(out, null);
     return;
   }
-  collectPathValues((cur as Obj)[segs[i]], segs, i + 1, out);
+  collectPathValues(cur[segs[i]], segs, i + 1, out);
 }
 
 /** The key value of a path: missing -> null, [] -> EMPTY_ARRAY_KEY, arrays -> Multi. */
 export function pathKeyValue(doc: Obj, segs: string[]): unknown {
   let cur: unknown = doc;
   for (let i = 0; i < segs.length; i++) {
-    if (cur === null || typeof cur !== 'object') return null;
+    if (!isRecord(cur)) return null;
     if (Array.isArray(cur)) {
       const out: unknown[] = [];
       collectPathValues(cur, segs, i, out);
       return out.length === 1 ? out[0] : new Multi(out);
     }
-    cur = (cur as Obj)[segs[i]];
+    cur = cur[segs[i]];
   }
   if (cur === undefined) return null;
   if (Array.isArray(cur)) {
@@ -129,6 +130,13 @@ function allPlainIds(docs: Map<string, Doc>): boolean {
 
 /** The _id at the end of a key, when that _id is plain (PLAIN_ID). */
 const plainIdOfKey = (key: string): string => key.slice(key.lastIndexOf('\u0016') + 1, -1);
+
+/** The _id `load` noted for an entry's key (it notes one for every key it sorts). */
+function idOfKey(idOf: Map<string, string>, key: string): string {
+  const id = idOf.get(key);
+  if (id === undefined) throw new Error(`Index entry ${JSON.stringify(key)} has no _id`);
+  return id;
+}
 
 /** The key component of an _id (always the last component, ascending). */
 function idComponent(id: unknown): string {
@@ -270,7 +278,7 @@ export class Index {
         ? KeyTree.fromSorted(keys, null, plainIdOfKey)
         : KeyTree.fromSorted(
             keys,
-            keys.map((k) => idOf.get(k) as string),
+            keys.map((k) => idOfKey(idOf, k)),
           );
   }
 

@@ -3,6 +3,7 @@
 import type { Filter } from '../port.ts';
 import type { IndexTree, KeyCursor } from '../trees.ts';
 import { KEY_LAST, MAX_KEY, MIN_KEY, STRING_END, compareValues, keyComponent } from '../updates.ts';
+import { isRecord } from '../records.ts';
 import { compareKeys, isScalar, pushDistinct, type Index, type Obj } from './keys.ts';
 
 interface Constraint {
@@ -16,6 +17,10 @@ interface Constraint {
   /** The bounds alone decide the condition (for documents without arrays in the field). */
   exact: boolean;
 }
+
+/** A field's constraint that holds equality values. */
+type PointConstraint = Constraint & { points: unknown[] };
+const hasPoints = (c: Constraint | undefined): c is PointConstraint => c !== undefined && c.points !== null;
 
 export interface FilterAnalysis {
   fields: Map<string, Constraint>;
@@ -84,7 +89,7 @@ function analyzeInto(filter: Filter, out: FilterAnalysis): void {
     const cond = filter[field];
     if (field.charCodeAt(0) === 36) {
       if (field === '$and' && Array.isArray(cond)) {
-        for (const sub of cond) if (sub !== null && typeof sub === 'object') analyzeInto(sub as Filter, out);
+        for (const sub of cond) if (isRecord(sub)) analyzeInto(sub, out);
       } else if (field !== '$comment') {
         out.opaque = true;
       }
@@ -194,7 +199,7 @@ export function planIndex(index: Index, a: FilterAnalysis, sort: SortKey[], filt
     prefix.push(c.points[0]);
   }
   const next = e < n ? a.fields.get(fields[e]) : undefined;
-  const nextIn = next !== undefined && next.points !== null ? next : undefined;
+  const nextIn = hasPoints(next) ? next : undefined;
   const nextRange = next !== undefined && next.points === null && next.hasRange ? next : undefined;
   const pinned = (f: string) => {
     const c = a.fields.get(f);
@@ -222,7 +227,7 @@ export function planIndex(index: Index, a: FilterAnalysis, sort: SortKey[], filt
 
   const usedFields = e + (next !== undefined ? 1 : 0);
   let exact = !a.opaque && !index.multikey && usedFields === filterFields;
-  for (let i = 0; i < usedFields && exact; i++) exact = (a.fields.get(fields[i]) as Constraint).exact;
+  for (let i = 0; i < usedFields && exact; i++) exact = a.fields.get(fields[i])?.exact === true;
 
   // Range bounds as encoded keys: a prefix alone sorts before every key extending it, and the
   // prefix plus KEY_LAST after every one of them.
@@ -232,7 +237,7 @@ export function planIndex(index: Index, a: FilterAnalysis, sort: SortKey[], filt
   const ranges: KeyRange[] = [];
   if (nextIn !== undefined) {
     const points: unknown[] = [];
-    for (const p of nextIn.points as unknown[]) pushDistinct(points, p);
+    for (const p of nextIn.points) pushDistinct(points, p);
     const d = dirs[e];
     points.sort((x, y) => compareValues(x, y) * d);
     for (const p of points) {
@@ -293,9 +298,13 @@ export function* planIds(plan: IndexPlan): Generator<string> {
   for (let i = 0; i < iters.length; i++) advance(i);
   for (;;) {
     let best = -1;
+    let bestHead = '';
     for (let i = 0; i < heads.length; i++) {
       const h = heads[i];
-      if (h !== undefined && (best < 0 || compareKeys(h, heads[best] as string) * sign < 0)) best = i;
+      if (h !== undefined && (best < 0 || compareKeys(h, bestHead) * sign < 0)) {
+        best = i;
+        bestHead = h;
+      }
     }
     if (best < 0) return;
     yield ids[best];
@@ -327,7 +336,7 @@ export interface IntersectionPlan {
  * distinct values), or null when it cannot give the requested order in one range per value.
  */
 export function planIntersection(index: Index, a: FilterAnalysis, sort: SortKey[], filter: Filter): IntersectionPlan | null {
-  const field = index.fields[0] as string;
+  const field = index.fields[0];
   const values = a.alls?.get(field);
   if (values === undefined || values.length < 2 || a.fields.has(field)) return null;
   const ranges: KeyRange[] = [];
@@ -341,8 +350,8 @@ export function planIntersection(index: Index, a: FilterAnalysis, sort: SortKey[
     fields.set(field, { ...newConstraint(), points: [v] });
     const p = planIndex(index, { fields, opaque: a.opaque, alls: null }, sort, a.fields.size + 1);
     if (p === null || !p.ordered || p.ranges.length !== 1) return null;
-    ranges.push(p.ranges[0] as KeyRange);
-    heads.push(keyComponent(v, index.dirs[0] as number).length);
+    ranges.push(p.ranges[0]);
+    heads.push(keyComponent(v, index.dirs[0]).length);
     reverse = p.reverse;
     score = p.score;
   }
@@ -383,7 +392,7 @@ export function intersectIds(plan: IntersectionPlan, visit: (id: string) => bool
   const n = ranges.length;
   const cursors: KeyCursor[] = [];
   for (let i = 0; i < n; i++) {
-    const range = ranges[i] as KeyRange;
+    const range = ranges[i];
     const c = tree.cursor(range.start, range.end, plan.reverse);
     if (c.key === undefined) return i;
     cursors.push(c);
@@ -391,15 +400,18 @@ export function intersectIds(plan: IntersectionPlan, visit: (id: string) => bool
   let read = n;
   // Leapfrog: the target is the furthest suffix seen (the key `target` from `targetAt` on); each
   // cursor in turn moves to it or past it, and when all agree, their entry is in every range.
-  let target = cursors[0]?.key as string;
-  let targetAt = heads[0] as number;
+  // Every cursor holds an entry here (an empty range returned above).
+  let target = cursors[0]?.key;
+  if (target === undefined) return read;
+  let targetAt = heads[0];
   let agreed = 1;
   let i = 0;
   for (;;) {
     i = i + 1 === n ? 0 : i + 1;
-    const c = cursors[i] as KeyCursor;
-    const head = heads[i] as number;
-    let key = c.key as string;
+    const c = cursors[i];
+    const head = heads[i];
+    let key = c.key;
+    if (key === undefined) return read;
     let cmp = compareFrom(key, head, target, targetAt) * sign;
     let steps = 0;
     while (cmp < 0) {

@@ -4,6 +4,7 @@ import { Query } from 'mingo';
 import { BoundedCache } from '../../../events/kernel/cache.ts';
 import type { Doc, Filter } from '../port.ts';
 import { cloneValue, compareValues, splitPath } from '../updates.ts';
+import { isRecord } from '../records.ts';
 import { isScalar, Multi, pathKeyValue, type Obj, type Scalar } from './keys.ts';
 import type { SortKey } from './planner.ts';
 
@@ -149,6 +150,7 @@ function filterKey(v: unknown): string | null {
     case 'bigint':
       return `${v}n`;
     case 'object': {
+      if (!isRecord(v)) return null; // (not null: answered above)
       if (v instanceof RegExp) return `/${v.source}/${v.flags}`;
       if (v instanceof Date) return `D${v.getTime()}`;
       const isArray = Array.isArray(v);
@@ -156,7 +158,7 @@ function filterKey(v: unknown): string | null {
       if (!isArray && proto !== Object.prototype && proto !== null) return null;
       let s = isArray ? '[' : '{';
       for (const k of Object.keys(v)) {
-        const part = filterKey((v as Obj)[k]);
+        const part = filterKey(v[k]);
         if (part === null) return null;
         s += isArray ? `${part},` : `${JSON.stringify(k)}:${part},`;
       }
@@ -195,13 +197,13 @@ export function simpleFilter(filter: Filter): CompiledFilter | null {
   const arrays: boolean[] = [];
   for (const key of Object.keys(filter)) {
     if (key.startsWith('$') || key.includes('.')) return null;
-    const v = (filter as Obj)[key];
+    const v = filter[key];
     if (isScalar(v)) {
       wanted.push([v]);
       arrays.push(false);
-    } else if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    } else if (isRecord(v) && Object.getPrototypeOf(v) === Object.prototype) {
       const ops = Object.keys(v);
-      const all = (v as Obj).$all;
+      const all = v.$all;
       if (ops.length !== 1 || !Array.isArray(all) || all.length === 0 || !all.every(isScalar)) return null;
       wanted.push(all);
       arrays.push(true);
@@ -211,9 +213,9 @@ export function simpleFilter(filter: Filter): CompiledFilter | null {
   return {
     test(doc: Doc): boolean {
       for (let i = 0; i < fields.length; i++) {
-        const value = doc[fields[i] as string];
+        const value = doc[fields[i]];
         if (arrays[i] && !Array.isArray(value)) return false;
-        for (const x of wanted[i] as Scalar[]) if (!holds(value, x)) return false;
+        for (const x of wanted[i]) if (!holds(value, x)) return false;
       }
       return true;
     },

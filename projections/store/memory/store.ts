@@ -36,8 +36,13 @@ export class MemoryReadStore implements ReadStore, CollectionSource {
 
   /** @internal The state of a collection; created on first write, as MongoDB does. */
   _data(name: string, create: boolean): CollectionData | undefined {
+    return create ? this._writable(name) : this.collections.get(name);
+  }
+
+  /** @internal The state of a collection, created if it does not exist yet. */
+  _writable(name: string): CollectionData {
     let data = this.collections.get(name);
-    if (data === undefined && create) {
+    if (data === undefined) {
       data = new CollectionData();
       this.collections.set(name, data);
       this._generation++;
@@ -50,7 +55,7 @@ export class MemoryReadStore implements ReadStore, CollectionSource {
   }
 
   private createIndexes(spec: CollectionSpec): void {
-    const data = this._data(spec.name, true) as CollectionData;
+    const data = this._writable(spec.name);
     for (const ixSpec of spec.indexes) {
       if (ixSpec.name === '_id_') continue;
       const byName = data.indexes.find((ix) => ix.name === ixSpec.name);
@@ -102,7 +107,7 @@ export class MemoryReadStore implements ReadStore, CollectionSource {
     const { name, docs } = stored;
     if (this.collections.has(name)) throw new Error(`Cannot restore ${name}: the collection exists`);
     this.createIndexes({ name, indexes: stored.indexes });
-    const data = this._data(name, true) as CollectionData;
+    const data = this._writable(name);
     for (const doc of docs) {
       if (typeof doc._id !== 'string' || data.docs.has(doc._id)) throw new Error(`Cannot restore ${name}: missing or repeated _id`);
       data.docs.set(doc._id, doc);
@@ -126,7 +131,7 @@ export class MemoryReadStore implements ReadStore, CollectionSource {
    * an index builds its collection's at once, so reads stay correct meanwhile.
    */
   deferIndexes(names: string[]): void {
-    for (const name of names) (this._data(name, true) as CollectionData).defer();
+    for (const name of names) this._writable(name).defer();
   }
 
   buildIndexes(names: string[]): void {

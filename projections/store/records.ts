@@ -1,0 +1,21 @@
+// Type guards for the read store's untyped values (documents, filters, update specs, wire and
+// snapshot data): a `typeof` check that lets the code read a value's fields without asserting.
+
+/** A value read by its string-keyed fields: a document, a filter, an operator's spec. */
+export type Obj = Record<string, unknown>;
+
+/** Any non-null object (an array too), read by its own string-keyed fields. */
+export function isRecord(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null;
+}
+
+/**
+ * A value BSON order treats as an object of its own enumerable fields: a non-null object, or a
+ * function (compareValues and the index keys rank both as objects).
+ */
+export function hasFields(v: unknown): v is Obj {
+  return (typeof v === 'object' && v !== null) || typeof v === 'function';
+}
+
+/** The fields of a value BSON order ranks as an object: none for a symbol. */
+export const NO_FIELDS: Readonly<Obj> = Object.freeze({});
