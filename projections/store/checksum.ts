@@ -2,6 +2,7 @@
 // rebuilt collection can be proven equal to the live one.
 import { createHash } from 'node:crypto';
 import type { ReadStore } from './port.ts';
+import { isRecord } from './records.ts';
 
 /** JSON with object keys sorted recursively (dates as ISO strings, undefined fields dropped). */
 export function canonicalJson(value: unknown): string {
@@ -18,9 +19,10 @@ export function canonicalJson(value: unknown): string {
     case 'object': {
       if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
       if (value instanceof Date) return JSON.stringify(value.toISOString());
-      const maybeJson = value as { toJSON?: () => unknown };
-      if (typeof maybeJson.toJSON === 'function') return canonicalJson(maybeJson.toJSON());
-      const obj = value as Record<string, unknown>;
+      if (!isRecord(value)) return 'null'; // (not null: answered above)
+      const toJSON = value.toJSON;
+      if (typeof toJSON === 'function') return canonicalJson(toJSON.call(value));
+      const obj = value;
       const parts: string[] = [];
       for (const k of Object.keys(obj).sort()) {
         if (obj[k] === undefined) continue;
@@ -43,8 +45,9 @@ function compareIds(a: unknown, b: unknown): number {
   if (x === y) return 0;
   const n = Math.min(x.length, y.length);
   for (let i = 0; i < n;) {
-    const cx = x.codePointAt(i) as number;
-    const cy = y.codePointAt(i) as number;
+    // i < n, so both strings have a code point there.
+    const cx = x.codePointAt(i) ?? 0;
+    const cy = y.codePointAt(i) ?? 0;
     if (cx !== cy) return cx < cy ? -1 : 1;
     i += cx > 0xffff ? 2 : 1;
   }

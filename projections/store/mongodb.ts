@@ -4,11 +4,7 @@ import {
   ObjectId,
   type Collection as MongoCollectionHandle,
   type Db,
-  type Document,
-  type Filter as MongoFilter,
   type FindOptions as MongoFindOptions,
-  type OptionalUnlessRequiredId,
-  type UpdateFilter,
   type UpdateResult as MongoUpdateResult,
 } from 'mongodb';
 import {
@@ -26,14 +22,11 @@ import {
   type Update,
   type UpdateResult,
 } from './port.ts';
+import { errorCode, isRecord } from './records.ts';
 
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_NOT_FOUND = 26;
 const NAMESPACE_EXISTS = 48;
-
-function errorCode(err: unknown): unknown {
-  return err !== null && typeof err === 'object' ? (err as { code?: unknown }).code : undefined;
-}
 
 function isDuplicateKey(err: unknown): boolean {
   const code = errorCode(err);
@@ -42,12 +35,12 @@ function isDuplicateKey(err: unknown): boolean {
 
 /** Is this duplicate-key error about the _id (not about a secondary unique index)? */
 function isIdDuplicate(err: unknown): boolean {
-  const e = err as { keyPattern?: Record<string, unknown>; message?: string };
-  if (e.keyPattern !== undefined) {
-    const keys = Object.keys(e.keyPattern);
+  if (!isRecord(err)) return false;
+  if (isRecord(err.keyPattern)) {
+    const keys = Object.keys(err.keyPattern);
     return keys.length === 1 && keys[0] === '_id';
   }
-  return typeof e.message === 'string' && / index: _id_ /.test(e.message);
+  return typeof err.message === 'string' && / index: _id_ /.test(err.message);
 }
 
 function translate(err: unknown): unknown {
@@ -71,14 +64,6 @@ function findOptions(options: FindOptions | undefined): MongoFindOptions {
   return out;
 }
 
-function asFilter(filter: Filter): MongoFilter<Doc> {
-  return filter;
-}
-
-function asUpdate(update: Update): UpdateFilter<Doc> {
-  return update;
-}
-
 function result(r: MongoUpdateResult<Doc>): UpdateResult {
   return { matched: r.matchedCount, modified: r.modifiedCount, upserted: r.upsertedCount > 0 };
 }
@@ -93,7 +78,8 @@ function planIndexName(node: unknown): string | null {
     }
     return null;
   }
-  const n = node as Document;
+  if (!isRecord(node)) return null; // (not null: answered above)
+  const n = node;
   if (typeof n.indexName === 'string') return n.indexName;
   if (n.stage === 'IDHACK' || n.stage === 'EXPRESS_IDHACK' || n.stage === 'CLUSTERED_IXSCAN') return '_id_';
   for (const key of ['queryPlan', 'inputStage', 'inputStages', 'shards', 'winningPlan', 'thenStage', 'elseStage', 'outerStage', 'innerStage']) {
@@ -117,15 +103,15 @@ export class MongoCollection implements Collection {
   ) {}
 
   async findOne(filter: Filter, options?: FindOptions): Promise<Doc | null> {
-    return this.coll.findOne(asFilter(filter), findOptions(options));
+    return this.coll.findOne(filter, findOptions(options));
   }
 
   async find(filter: Filter, options?: FindOptions): Promise<Doc[]> {
-    return this.coll.find(asFilter(filter), findOptions(options)).toArray();
+    return this.coll.find(filter, findOptions(options)).toArray();
   }
 
   async count(filter: Filter = {}, options?: CountOptions): Promise<number> {
-    return this.coll.countDocuments(asFilter(filter), {
+    return this.coll.countDocuments(filter, {
       ...(options?.hint === undefined ? {} : { hint: options.hint }),
       ...(options?.limit === undefined ? {} : { limit: options.limit }),
     });
@@ -145,13 +131,13 @@ export class MongoCollection implements Collection {
     try {
       if (isReplacement(update)) {
         const replacement = upsert && !('_id' in filter) && !('_id' in update) ? { _id: newId(), ...update } : update;
-        return result(await this.coll.replaceOne(asFilter(filter), replacement, { upsert }));
+        return result(await this.coll.replaceOne(filter, replacement, { upsert }));
       }
       let u = update;
       if (upsert && !('_id' in filter) && !hasIdWrite(update)) {
-        u = { ...update, $setOnInsert: { ...(update.$setOnInsert as Document | undefined), _id: newId() } };
+        u = { ...update, $setOnInsert: { ...fieldsOf(update.$setOnInsert), _id: newId() } };
       }
-      return result(await this.coll.updateOne(asFilter(filter), asUpdate(u), { upsert }));
+      return result(await this.coll.updateOne(filter, u, { upsert }));
     } catch (err) {
       throw translate(err);
     }
@@ -159,28 +145,28 @@ export class MongoCollection implements Collection {
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     try {
-      return result(await this.coll.updateMany(asFilter(filter), asUpdate(update)));
+      return result(await this.coll.updateMany(filter, update));
     } catch (err) {
       throw translate(err);
     }
   }
 
   async deleteOne(filter: Filter): Promise<number> {
-    return (await this.coll.deleteOne(asFilter(filter))).deletedCount;
+    return (await this.coll.deleteOne(filter)).deletedCount;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    return (await this.coll.deleteMany(asFilter(filter))).deletedCount;
+    return (await this.coll.deleteMany(filter)).deletedCount;
   }
 
   async applyAt(id: string, position: number, update: Update): Promise<boolean> {
     const filter = { _id: id, $or: [{ _pos: { $lt: position } }, { _pos: { $exists: false } }] };
     try {
       if (isReplacement(update)) {
-        await this.coll.replaceOne(asFilter(filter), { ...update, _id: id, _pos: position }, { upsert: true });
+        await this.coll.replaceOne(filter, { ...update, _id: id, _pos: position }, { upsert: true });
       } else {
-        const set = { ...(update.$set as Document | undefined), _pos: position };
-        await this.coll.updateOne(asFilter(filter), asUpdate({ ...update, $set: set }), { upsert: true });
+        const set = { ...fieldsOf(update.$set), _pos: position };
+        await this.coll.updateOne(filter, { ...update, $set: set }, { upsert: true });
       }
       return true;
     } catch (err) {
@@ -192,14 +178,19 @@ export class MongoCollection implements Collection {
   }
 
   async explain(filter: Filter, options?: FindOptions): Promise<QueryPlan> {
-    const doc = await this.coll.find(asFilter(filter), findOptions(options)).explain('executionStats');
-    const planner = doc.queryPlanner as Document | undefined;
-    const stats = doc.executionStats as Document | undefined;
+    const doc = await this.coll.find(filter, findOptions(options)).explain('executionStats');
+    const planner: unknown = doc.queryPlanner;
+    const stats: unknown = doc.executionStats;
     return {
-      index: planIndexName(planner?.winningPlan ?? null),
-      examined: Number(stats?.totalDocsExamined ?? 0),
+      index: planIndexName(isRecord(planner) ? (planner.winningPlan ?? null) : null),
+      examined: Number((isRecord(stats) ? stats.totalDocsExamined : undefined) ?? 0),
     };
   }
+}
+
+/** An operator's fields to copy into a new spec (none when it is absent). */
+function fieldsOf(spec: unknown): Record<string, unknown> | undefined {
+  return isRecord(spec) ? spec : undefined;
 }
 
 function hasIdWrite(update: Update): boolean {

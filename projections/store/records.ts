@@ -19,3 +19,8 @@ export function hasFields(v: unknown): v is Obj {
 
 /** The fields of a value BSON order ranks as an object: none for a symbol. */
 export const NO_FIELDS: Readonly<Obj> = Object.freeze({});
+
+/** The `code` of a thrown value (a Node.js system error's, a driver's), if it has one. */
+export function errorCode(err: unknown): unknown {
+  return isRecord(err) ? err.code : undefined;
+}

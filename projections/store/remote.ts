@@ -26,6 +26,7 @@ import {
   type Update,
   type UpdateResult,
 } from './port.ts';
+import { isRecord } from './records.ts';
 
 type Request = [id: number, method: string, args: unknown[]];
 type Answer = [id: number, ok: boolean, value: unknown];
@@ -34,6 +35,14 @@ interface WireError {
   message: string;
   code?: unknown;
   status?: unknown;
+}
+
+function isRequest(value: unknown): value is Request {
+  return Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'string' && Array.isArray(value[2]);
+}
+
+function isAnswer(value: unknown): value is Answer {
+  return Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'boolean';
 }
 
 /** The largest frame either side accepts (a find over a large collection can be big). */
@@ -75,8 +84,7 @@ function send(socket: Socket, value: unknown): void {
 
 function toWire(err: unknown): WireError {
   if (err instanceof Error) {
-    const e = err as Error & { code?: unknown; status?: unknown };
-    return { name: e.name, message: e.message, code: e.code, status: e.status };
+    return { name: err.name, message: err.message, code: 'code' in err ? err.code : undefined, status: 'status' in err ? err.status : undefined };
   }
   return { name: 'Error', message: String(err) };
 }
@@ -93,7 +101,10 @@ export class RemoteStoreError extends Error {
   }
 }
 
-function fromWire(wire: WireError): Error {
+function fromWire(value: unknown): Error {
+  const wire: WireError = isRecord(value)
+    ? { name: String(value.name), message: String(value.message), code: value.code, status: value.status }
+    : { name: 'Error', message: String(value) };
   if (wire.code === 'duplicate_key') return new DuplicateKeyError(wire.message);
   return new RemoteStoreError(wire);
 }
@@ -154,6 +165,10 @@ function portCalls(store: ReadStore) {
 type PortCalls = ReturnType<typeof portCalls>;
 type PortMethod = keyof PortCalls;
 
+function isPortMethod(calls: PortCalls, method: string): method is PortMethod {
+  return Object.hasOwn(calls, method);
+}
+
 /**
  * Serves `store` on the Unix socket at `path`. A socket file left by a crashed process is replaced;
  * one that a live process answers on is not (StoreAlreadyServedError): one projector per data
@@ -167,9 +182,10 @@ export async function serveReadStore(store: ReadStore, path: string, extra: Extr
   const call = async (method: string, args: unknown[]): Promise<unknown> => {
     const extraCall = extra[method];
     if (extraCall !== undefined) return extraCall(...args);
-    if (!Object.hasOwn(calls, method)) throw new Error(`unknown read store call ${method}`);
-    // The wire carries the arguments the client's typed `port` call sent (RemoteReadStore.port).
-    const portCall = calls[method as PortMethod] as (...wire: unknown[]) => Promise<unknown>;
+    if (!isPortMethod(calls, method)) throw new Error(`unknown read store call ${method}`);
+    // The wire carries the arguments the client's typed `port` call sent (RemoteReadStore.port):
+    // the serving side takes them on trust, as the client takes the answers.
+    const portCall = calls[method] as (...wire: unknown[]) => Promise<unknown>;
     return portCall(...args);
   };
   const server: Server = createServer((socket) => {
@@ -177,11 +193,11 @@ export async function serveReadStore(store: ReadStore, path: string, extra: Extr
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     frames(socket, (value) => {
-      if (!Array.isArray(value) || typeof value[0] !== 'number' || typeof value[1] !== 'string' || !Array.isArray(value[2])) {
+      if (!isRequest(value)) {
         socket.destroy();
         return;
       }
-      const [id, method, args] = value as Request;
+      const [id, method, args] = value;
       call(method, args).then(
         (result) => {
           if (!socket.destroyed) send(socket, [id, true, result] satisfies Answer);
@@ -257,12 +273,13 @@ export class RemoteReadStore implements ReadStore {
         }
       });
       frames(socket, (value) => {
-        const [id, ok, result] = value as Answer;
+        if (!isAnswer(value)) return;
+        const [id, ok, result] = value;
         const p = this.#pending.get(id);
         if (p === undefined) return;
         this.#pending.delete(id);
         if (ok) p.resolve(result);
-        else p.reject(fromWire(result as WireError));
+        else p.reject(fromWire(result));
       });
     });
     return this.#connecting;

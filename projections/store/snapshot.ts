@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { isStackOverflow, stringifyIteratively } from '../../events/kernel/json.ts';
 import type { StoredCollection, StoredIndex } from './memory.ts';
-import type { Doc, IndexSpec } from './port.ts';
+import type { Doc, IndexSpec, SortSpec } from './port.ts';
+import { errorCode, isRecord } from './records.ts';
 
 const MAGIC = Buffer.from('agent-network read models v1\n');
 const FORMAT = 1;
@@ -56,9 +57,86 @@ function serializeDocs(docs: Doc[]): Buffer {
   }
 }
 
-function unwrapDoc(doc: Doc): Doc {
-  const text = (doc as Record<string, unknown>)[DEEP_DOC];
-  return typeof text === 'string' ? (JSON.parse(text) as Doc) : doc;
+/** A document read back from a frame (unwrapping one written as JSON); null when it is not one. */
+function readDoc(value: unknown): Doc | null {
+  if (!isRecord(value)) return null;
+  const text = value[DEEP_DOC];
+  const doc: unknown = typeof text === 'string' ? JSON.parse(text) : value;
+  return isDoc(doc) ? doc : null;
+}
+
+function isDoc(v: unknown): v is Doc {
+  return isRecord(v) && typeof v._id === 'string';
+}
+
+function isSortSpec(v: unknown): v is SortSpec {
+  if (!isRecord(v)) return false;
+  for (const k in v) if (v[k] !== 1 && v[k] !== -1) return false;
+  return true;
+}
+
+function isIndexSpec(v: unknown): v is IndexSpec {
+  return isRecord(v) && typeof v.name === 'string' && isSortSpec(v.keys) && (v.unique === undefined || typeof v.unique === 'boolean');
+}
+
+/** What a collection's frame says of it (see writeSnapshot). */
+interface CollectionHead {
+  name: string;
+  indexes: IndexSpec[];
+  count: number;
+  entries: EntriesHead[];
+}
+
+interface EntriesHead {
+  name: string;
+  multikeyFields: boolean[];
+  count: number;
+  plainIds: boolean;
+}
+
+function isEntriesHead(v: unknown): v is EntriesHead {
+  return (
+    isRecord(v) &&
+    typeof v.name === 'string' &&
+    Array.isArray(v.multikeyFields) &&
+    v.multikeyFields.every((b) => typeof b === 'boolean') &&
+    Number.isSafeInteger(v.count) &&
+    typeof v.plainIds === 'boolean'
+  );
+}
+
+function readCollectionHead(v: unknown): CollectionHead {
+  if (
+    !isRecord(v) ||
+    typeof v.name !== 'string' ||
+    !Array.isArray(v.indexes) ||
+    !v.indexes.every(isIndexSpec) ||
+    typeof v.count !== 'number' ||
+    !Number.isSafeInteger(v.count) ||
+    !Array.isArray(v.entries) ||
+    !v.entries.every(isEntriesHead)
+  ) {
+    throw new SnapshotRejected('a collection header is malformed');
+  }
+  return { name: v.name, indexes: v.indexes, count: v.count, entries: v.entries };
+}
+
+function readHeader(v: unknown, fingerprint: string): SnapshotHeader {
+  const format = isRecord(v) ? v.format : undefined;
+  if (!isRecord(v) || format !== FORMAT) throw new SnapshotRejected(`format ${String(format)} is not ${FORMAT}`);
+  if (v.fingerprint !== fingerprint) throw new SnapshotRejected('it was made by other projection code');
+  const { position, eventId, createdAt, collections, documents } = v;
+  if (
+    typeof position !== 'number' ||
+    !Number.isSafeInteger(position) ||
+    position <= 0 ||
+    typeof eventId !== 'string' ||
+    typeof createdAt !== 'string' ||
+    typeof collections !== 'number' ||
+    typeof documents !== 'number'
+  )
+    throw new SnapshotRejected('the header is malformed');
+  return { format, fingerprint, position, eventId, createdAt, collections, documents };
 }
 
 export type SnapshotCollection = StoredCollection;
@@ -139,13 +217,18 @@ function unpackEntries(meta: unknown, joined: string, into: StoredIndex): void {
     throw new SnapshotRejected('an index frame is malformed');
   }
   let at = 0;
-  for (const n of lengths as number[]) {
-    if (!Number.isSafeInteger(n) || n <= 0) throw new SnapshotRejected('an index frame is malformed');
+  for (const n of lengths) {
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n <= 0) throw new SnapshotRejected('an index frame is malformed');
     into.keys.push(joined.slice(at, at + n));
     at += n;
   }
   if (at !== joined.length) throw new SnapshotRejected('an index frame is malformed');
-  if (into.ids !== null) for (const id of ids as string[]) into.ids.push(id);
+  if (into.ids !== null && Array.isArray(ids)) {
+    for (const id of ids) {
+      if (typeof id !== 'string') throw new SnapshotRejected('an index frame is malformed');
+      into.ids.push(id);
+    }
+  }
 }
 
 /**
@@ -178,11 +261,11 @@ export function writeSnapshot(path: string, header: Omit<SnapshotHeader, 'format
     len.writeUInt32LE(n);
     put(len);
   };
-  const frame = (value: unknown, docs = false) => {
-    const payload = docs ? serializeDocs(value as Doc[]) : serialize(value);
+  const framed = (payload: Buffer) => {
     length(payload.length);
     put(payload);
   };
+  const frame = (value: unknown) => framed(serialize(value));
   // A raw frame goes from the string to the file (no Buffer of its own).
   const rawFrame = (latin1: string) => {
     length(latin1.length);
@@ -198,7 +281,7 @@ export function writeSnapshot(path: string, header: Omit<SnapshotHeader, 'format
     for (const c of collections) {
       const entries = c.entries.map((e) => ({ name: e.name, multikeyFields: e.multikeyFields, count: e.keys.length, plainIds: e.ids === null }));
       frame({ name: c.name, indexes: c.indexes, count: c.docs.length, entries });
-      for (let i = 0; i < c.docs.length; i += CHUNK) frame(c.docs.slice(i, i + CHUNK), true);
+      for (let i = 0; i < c.docs.length; i += CHUNK) framed(serializeDocs(c.docs.slice(i, i + CHUNK)));
       for (const e of c.entries) {
         for (let i = 0; i < e.keys.length;) {
           let to = i + 1;
@@ -255,7 +338,7 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(err) === 'EPERM';
   }
 }
 
@@ -279,9 +362,11 @@ export function peekSnapshot(path: string): { bytes: number; position: number } 
     if (len > 1 << 20 || MAGIC.length + 4 + len > bytes) return null;
     const body = Buffer.alloc(len);
     if (readSync(fd, body, 0, len, head.length) !== len) return null;
-    const header = deserialize(body) as Partial<SnapshotHeader> | null;
-    const position = header?.position;
-    return header?.format === FORMAT && Number.isSafeInteger(position) && (position as number) > 0 ? { bytes, position: position as number } : null;
+    const header: unknown = deserialize(body);
+    const position = isRecord(header) ? header.position : undefined;
+    return isRecord(header) && header.format === FORMAT && typeof position === 'number' && Number.isSafeInteger(position) && position > 0
+      ? { bytes, position }
+      : null;
   } catch {
     return null;
   } finally {
@@ -299,7 +384,7 @@ export function readSnapshot(path: string, fingerprint: string): Snapshot | null
   try {
     fd = openSync(path, 'r');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (errorCode(err) === 'ENOENT') return null;
     throw err;
   }
   try {
@@ -335,27 +420,19 @@ export function readSnapshot(path: string, fingerprint: string): Snapshot | null
     };
     const rawFrame = (): string => read(read(4).readUInt32LE(0)).toString('latin1');
     if (!read(MAGIC.length).equals(MAGIC)) throw new SnapshotRejected('not a read-model snapshot of this format');
-    const header = frame() as SnapshotHeader;
-    if (header?.format !== FORMAT) throw new SnapshotRejected(`format ${String(header?.format)} is not ${FORMAT}`);
-    if (header.fingerprint !== fingerprint) throw new SnapshotRejected('it was made by other projection code');
-    if (!Number.isSafeInteger(header.position) || header.position <= 0 || typeof header.eventId !== 'string')
-      throw new SnapshotRejected('the header is malformed');
+    const header = readHeader(frame(), fingerprint);
     const collections: SnapshotCollection[] = [];
     for (let c = 0; c < header.collections; c++) {
-      const head = frame() as {
-        name: string;
-        indexes: IndexSpec[];
-        count: number;
-        entries: Array<{ name: string; multikeyFields: boolean[]; count: number; plainIds: boolean }>;
-      };
-      if (typeof head?.name !== 'string' || !Array.isArray(head.indexes) || !Number.isSafeInteger(head.count) || !Array.isArray(head.entries)) {
-        throw new SnapshotRejected('a collection header is malformed');
-      }
+      const head = readCollectionHead(frame());
       const docs: Doc[] = [];
       while (docs.length < head.count) {
         const chunk = frame();
         if (!Array.isArray(chunk) || chunk.length === 0) throw new SnapshotRejected('a document frame is malformed');
-        for (const doc of chunk as Doc[]) docs.push(unwrapDoc(doc));
+        for (const item of chunk) {
+          const doc = readDoc(item);
+          if (doc === null) throw new SnapshotRejected('a document frame is malformed');
+          docs.push(doc);
+        }
       }
       if (docs.length !== head.count) throw new SnapshotRejected(`collection ${head.name} holds more documents than its header says`);
       const entries: StoredIndex[] = [];

@@ -60,7 +60,8 @@ export interface KeyCursor {
 
 const NODE_MAX = 32;
 /** The values of every leaf of a tree that derives its values from its keys (never written). */
-const DERIVED: string[] = Object.freeze([]) as unknown as string[];
+const DERIVED: string[] = [];
+Object.freeze(DERIVED);
 
 class Leaf {
   prev: Leaf | null = null;
@@ -146,19 +147,20 @@ export class KeyTree implements IndexTree {
     const tree = new KeyTree(vals === null ? derive : null);
     const n = keys.length;
     if (n === 0) return tree;
-    let level: Array<Leaf | Branch> = [];
+    const leaves: Leaf[] = [];
     let prev: Leaf | null = null;
     for (const [from, to] of chunks(n)) {
       const leaf = new Leaf(keys.slice(from, to), vals === null ? DERIVED : vals.slice(from, to));
       leaf.prev = prev;
       if (prev !== null) prev.next = leaf;
       prev = leaf;
-      level.push(leaf);
+      leaves.push(leaf);
     }
-    tree.first = level[0] as Leaf;
-    tree.last = prev as Leaf;
+    tree.first = leaves[0];
+    tree.last = leaves[leaves.length - 1];
     // Each node's smallest key: the separator in front of it in its parent.
-    let lows = level.map((node) => (node as Leaf).keys[0]);
+    let lows = leaves.map((leaf) => leaf.keys[0]);
+    let level: Array<Leaf | Branch> = leaves;
     while (level.length > 1) {
       const up: Branch[] = [];
       const upLows: string[] = [];
@@ -259,7 +261,9 @@ export class KeyTree implements IndexTree {
     const cut = added === n - 1 ? n - 1 : added === 1 ? 1 : n >> 1;
     const kids = node.kids.splice(cut);
     const seps = node.seps.splice(cut);
-    const sep = node.seps.pop() as string;
+    // The separator before the moved kids goes up to the parent.
+    const sep = node.seps[cut - 1];
+    node.seps.length = cut - 1;
     return { sep, right: new Branch(seps, kids) };
   }
 
@@ -406,7 +410,8 @@ class TreeCursor implements KeyCursor {
   }
 
   value(): string {
-    return this.tree._valueAt(this.leaf as Leaf, this.i);
+    if (this.leaf === null) throw new Error('The cursor is past its range');
+    return this.tree._valueAt(this.leaf, this.i);
   }
 
   next(): void {
@@ -417,8 +422,8 @@ class TreeCursor implements KeyCursor {
 
   seek(target: string): void {
     const key = this.key;
-    if (key === undefined) return;
-    const leaf = this.leaf as Leaf;
+    const leaf = this.leaf;
+    if (key === undefined || leaf === null) return; // (a cursor with a key is on a leaf)
     const keys = leaf.keys;
     if (!this.reverse) {
       if (key >= target) return;

@@ -124,11 +124,19 @@ function compileProjectionNow(projection: Record<string, 0 | 1>): CompiledProjec
     const tree = projectionTree(included);
     if (!dropId) tree._id = true;
     const fields = Object.keys(tree).length;
-    return { apply: (doc) => include(doc, tree, fields) as Doc };
+    return { apply: (doc) => projected(include(doc, tree, fields)) };
   }
   const tree = projectionTree(excluded);
   if (dropId) tree._id = true;
-  return { apply: (doc) => exclude(doc, tree) as Doc };
+  return { apply: (doc) => projected(exclude(doc, tree)) };
+}
+
+/**
+ * A projected document, typed as the collection's documents: a `projection` option leaves fields
+ * out (the port says so, and MongoDB's driver types it the same way).
+ */
+function projected(fields: Obj): Doc {
+  return fields as Doc;
 }
 
 // ---------------------------------------------------------------------------------------------
