@@ -15,6 +15,7 @@ import type { EventLog, RecordedEvent, Subscription } from '../events/store/port
 import { allProjections } from './index.ts';
 import { MemoryReadStore } from './store/memory.ts';
 import type { Doc } from './store/port.ts';
+import { isDoc, isRecord } from './store/records.ts';
 import { projectionCodeFingerprint } from './store/snapshot.ts';
 import type { Projection, ProjectionContext } from './types.ts';
 
@@ -33,8 +34,8 @@ const SUBJECT_ID = /^(agt|ctr)_[A-Za-z0-9_-]+$/;
 
 /** The subjects an event names: string values of its top-level `id` and `*_id` fields that are agent or contract ids. */
 export function subjectsOf(event: RecordedEvent): string[] {
-  const data = event.data as Record<string, unknown> | null;
-  if (data === null || typeof data !== 'object') return [];
+  const data = event.data;
+  if (!isRecord(data)) return [];
   const out = new Set<string>();
   for (const [k, v] of Object.entries(data)) if ((k === 'id' || k.endsWith('_id')) && typeof v === 'string' && SUBJECT_ID.test(v)) out.add(v);
   return [...out];
@@ -104,7 +105,7 @@ export class AsOfIndex {
       CREATE TABLE IF NOT EXISTS mentions (subject TEXT NOT NULL, pos INTEGER NOT NULL, PRIMARY KEY (subject, pos)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS subjects (subject TEXT PRIMARY KEY, since INTEGER NOT NULL) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS versions (subject TEXT NOT NULL, pos INTEGER NOT NULL, state TEXT, PRIMARY KEY (subject, pos)) WITHOUT ROWID;`);
-    const meta = (key: string) => (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+    const meta = (key: string) => db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(key)?.value;
     const fingerprint = `${projectionCodeFingerprint()}:${this.every}`;
     let position = Number(meta('position') ?? 0);
     // Made by other projection code, or the log at its position is another event: start again.
@@ -186,18 +187,25 @@ export class AsOfIndex {
       for (const spec of p.collections) await store.ensureCollection(spec);
       await p.init?.(ctx);
     }
-    const latest = db.prepare('SELECT pos, state FROM versions WHERE subject = ? AND pos <= ? AND state IS NOT NULL ORDER BY pos DESC LIMIT 1');
-    const after = db.prepare('SELECT pos FROM mentions WHERE subject = ? AND pos > ? AND pos <= ? ORDER BY pos').pluck();
+    const latest = db.prepare<[string, number], { pos: number; state: string }>(
+      'SELECT pos, state FROM versions WHERE subject = ? AND pos <= ? AND state IS NOT NULL ORDER BY pos DESC LIMIT 1',
+    );
+    const after = db.prepare<[string, number, number], number>('SELECT pos FROM mentions WHERE subject = ? AND pos > ? AND pos <= ? ORDER BY pos').pluck();
     const all = new Set<number>();
     let from = 0;
     for (const subject of subjects) {
-      const version = latest.get(subject, position) as { pos: number; state: string } | undefined;
+      const version = latest.get(subject, position);
       if (version) {
         from = Math.max(from, version.pos);
-        const docs = JSON.parse(version.state) as Record<string, Doc[]>;
-        for (const p of projections) for (const c of p.collections) for (const doc of docs[c.name] ?? []) await store.collection(c.name).insertOne(doc);
+        const docs: unknown = JSON.parse(version.state); // #versionState's { collection: documents }
+        for (const p of projections) {
+          for (const c of p.collections) {
+            const saved = isRecord(docs) ? docs[c.name] : undefined;
+            if (Array.isArray(saved)) for (const doc of saved) if (isDoc(doc)) await store.collection(c.name).insertOne(doc);
+          }
+        }
       }
-      for (const pos of after.all(subject, version?.pos ?? 0, position) as number[]) all.add(pos);
+      for (const pos of after.all(subject, version?.pos ?? 0, position)) all.add(pos);
     }
     const positions = [...all].sort((a, b) => a - b);
     for (const pos of positions) {
@@ -221,7 +229,7 @@ export class AsOfIndex {
 
   async #finishPendingVersions(): Promise<void> {
     const db = this.#opened();
-    const pending = db.prepare('SELECT subject, pos FROM versions WHERE state IS NULL ORDER BY pos').all() as Array<{ subject: string; pos: number }>;
+    const pending = db.prepare<[], { subject: string; pos: number }>('SELECT subject, pos FROM versions WHERE state IS NULL ORDER BY pos').all();
     for (const v of pending)
       db.prepare('UPDATE versions SET state = ? WHERE subject = ? AND pos = ?').run(await this.#versionState(v.subject, v.pos), v.subject, v.pos);
   }
@@ -232,7 +240,7 @@ export class AsOfIndex {
     try {
       const mention = db.prepare('INSERT OR IGNORE INTO mentions (subject, pos) VALUES (?, ?)');
       const count = db
-        .prepare('INSERT INTO subjects (subject, since) VALUES (?, 1) ON CONFLICT (subject) DO UPDATE SET since = since + 1 RETURNING since')
+        .prepare<[string], number>('INSERT INTO subjects (subject, since) VALUES (?, 1) ON CONFLICT (subject) DO UPDATE SET since = since + 1 RETURNING since')
         .pluck();
       const reset = db.prepare('UPDATE subjects SET since = 0 WHERE subject = ?');
       const pending = db.prepare('INSERT OR IGNORE INTO versions (subject, pos, state) VALUES (?, ?, NULL)');
@@ -246,7 +254,7 @@ export class AsOfIndex {
           if (!AS_OF_TYPES.has(e.type)) continue;
           for (const s of subjectsOf(e)) {
             if (mention.run(s, e.position).changes === 0) continue; // already indexed (a redelivery)
-            if ((count.get(s) as number) >= this.every) {
+            if ((count.get(s) ?? 0) >= this.every) {
               reset.run(s);
               pending.run(s, e.position);
             }

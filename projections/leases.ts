@@ -6,11 +6,12 @@
 // continues from the checkpoints in the store.
 import type { Clock } from '../events/kernel/clock.ts';
 import type { ReadStore } from './store/port.ts';
+import { errorCode } from './store/records.ts';
 
 export const LEASES = '_leases';
 
 function isDuplicate(err: unknown): boolean {
-  return err !== null && typeof err === 'object' && (err as { code?: unknown }).code === 'duplicate_key';
+  return errorCode(err) === 'duplicate_key';
 }
 
 export class Lease {

@@ -38,7 +38,7 @@ export function decodeCursor(raw: string): Cursor | null {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
     if (!Array.isArray(parsed) || parsed.length < 2 || parsed.length > 3) return null;
-    const [position, key, direction] = parsed as unknown[];
+    const [position, key, direction]: unknown[] = parsed;
     if (typeof position !== 'number' || !Number.isSafeInteger(position) || position < 0) return null;
     if (typeof key !== 'string' || key.length > 256) return null;
     if (parsed.length === 3 && direction !== -1) return null;

@@ -54,7 +54,8 @@ export function roomDefaults(slug: string) {
   };
 }
 
-const isCurated = (slug: string) => (CURATED_CAPABILITIES as readonly string[]).includes(slug);
+const CURATED = new Set<string>(CURATED_CAPABILITIES);
+const isCurated = (slug: string) => CURATED.has(slug);
 
 /**
  * One more (`by` 1) or one fewer (`by` -1) active agent declares the room. A custom room is public

@@ -1,5 +1,6 @@
 // Type guards for the read store's untyped values (documents, filters, update specs, wire and
 // snapshot data): a `typeof` check that lets the code read a value's fields without asserting.
+import type { Doc } from './port.ts';
 
 /** A value read by its string-keyed fields: a document, a filter, an operator's spec. */
 export type Obj = Record<string, unknown>;
@@ -23,4 +24,9 @@ export const NO_FIELDS: Readonly<Obj> = Object.freeze({});
 /** The `code` of a thrown value (a Node.js system error's, a driver's), if it has one. */
 export function errorCode(err: unknown): unknown {
   return isRecord(err) ? err.code : undefined;
+}
+
+/** A document as the store keeps it: a record with a string _id. */
+export function isDoc(v: unknown): v is Doc {
+  return isRecord(v) && typeof v._id === 'string';
 }

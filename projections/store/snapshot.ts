@@ -18,7 +18,7 @@ import { deserialize, serialize } from 'node:v8';
 import { isStackOverflow, stringifyIteratively } from '../../events/kernel/json.ts';
 import type { StoredCollection, StoredIndex } from './memory.ts';
 import type { Doc, IndexSpec, SortSpec } from './port.ts';
-import { errorCode, isRecord } from './records.ts';
+import { errorCode, isDoc, isRecord } from './records.ts';
 
 const MAGIC = Buffer.from('agent-network read models v1\n');
 const FORMAT = 1;
@@ -63,10 +63,6 @@ function readDoc(value: unknown): Doc | null {
   const text = value[DEEP_DOC];
   const doc: unknown = typeof text === 'string' ? JSON.parse(text) : value;
   return isDoc(doc) ? doc : null;
-}
-
-function isDoc(v: unknown): v is Doc {
-  return isRecord(v) && typeof v._id === 'string';
 }
 
 function isSortSpec(v: unknown): v is SortSpec {

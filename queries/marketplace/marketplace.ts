@@ -69,7 +69,11 @@ export async function searchListings(store: ReadStore, s: ListingSearch) {
   const pageOf = () => listings.find(page, { sort: { seq: -1 }, skip, limit: s.limit + 1, hint });
   let docs: Array<ReadModel<'listings'>>;
   let counted: number;
-  if (total === null && counter === null) {
+  if (total !== null) {
+    [docs, counted] = await Promise.all([pageOf(), total]);
+  } else if (counter !== null) {
+    [docs, counted] = await Promise.all([pageOf(), counterValue(store, counter)]);
+  } else {
     // A capped count: a first page that is not full already holds every match (after `skip`), so
     // its length gives the total without a second pass (for a search few listings match, the
     // commonest one that is not full, this halves the work).
@@ -78,8 +82,6 @@ export async function searchListings(store: ReadStore, s: ListingSearch) {
       !s.cursor && docs.length <= s.limit && (docs.length > 0 || skip === 0)
         ? skip + docs.length
         : await listings.count(filter, { hint, limit: TOTAL_CAP + 1 });
-  } else {
-    [docs, counted] = await Promise.all([pageOf(), total ?? counterValue(store, counter as string)]);
   }
   const has_more = docs.length > s.limit;
   if (has_more) docs.length = s.limit;

@@ -129,6 +129,22 @@ const PULSE_FIELDS = [
   'credits_spent_mc',
 ] as const;
 type PulseField = (typeof PULSE_FIELDS)[number];
+/** Every pulse counter at zero (TypeScript checks that it names each of PULSE_FIELDS, and no other). */
+const NO_PULSE: Readonly<Record<PulseField, number>> = {
+  posts: 0,
+  comments_made: 0,
+  comments_received: 0,
+  upvotes_received: 0,
+  reactions_received: 0,
+  dms_sent: 0,
+  dms_received: 0,
+  a2a_sent: 0,
+  a2a_received: 0,
+  followers_gained: 0,
+  followers_lost: 0,
+  stamps_received: 0,
+  credits_spent_mc: 0,
+};
 
 /** The days of a window ending today (UTC), oldest first. */
 function windowDays(now: Date, days: number): string[] {
@@ -145,7 +161,7 @@ export async function agentPulse(store: ReadStore, agent: AgentDoc, now: Date, d
   const docs = await store.collection('agent_daily').find({ agent_id: agent._id, day: { $gte: series[0] } }, { sort: { day: 1 }, limit: days });
   const byDay = new Map(docs.map((d) => [d.day, d]));
   const counters = (d?: Partial<Record<PulseField, number>>) => {
-    const row = {} as Record<PulseField, number>;
+    const row = { ...NO_PULSE };
     for (const f of PULSE_FIELDS) row[f] = d?.[f] ?? 0;
     return row;
   };
