@@ -201,6 +201,26 @@ describe('memory read store: index maintenance', () => {
     expect((await c.find({ room_slug: 'room-3' }, page)).map((d) => d._id)).to.include('p000003');
   });
 
+  it('refuses an upsert whose filter names a non-string _id (its documents have string ids), storing nothing', async () => {
+    const { c } = await setup();
+    for (const _id of [5, true, { k: 1 }]) {
+      let failed: unknown;
+      try {
+        await c.updateOne({ _id }, { $set: { room_slug: 'room-1' } }, { upsert: true });
+      } catch (err) {
+        failed = err;
+      }
+      expect(failed).to.be.instanceOf(UpdateError);
+      expect(await c.count({ _id })).to.equal(0);
+    }
+    expect(await c.count()).to.equal(200);
+    // A filter's string _id, or none at all (a new ObjectId), is upserted as before.
+    await c.updateOne({ _id: 'fresh' }, { $set: { room_slug: 'room-1' } }, { upsert: true });
+    await c.updateOne({ room_slug: 'nowhere' }, { $set: { seq: -1 } }, { upsert: true });
+    expect(await c.findOne({ _id: 'fresh' })).to.deep.equal({ _id: 'fresh', room_slug: 'room-1' });
+    expect((await c.findOne({ room_slug: 'nowhere' }))?._id).to.match(/^[0-9a-f]{24}$/);
+  });
+
   it('builds a declared index over documents already stored, and refuses duplicates there', async () => {
     const store = new MemoryReadStore();
     const c = store.collection<string>('agents');
