@@ -85,7 +85,7 @@ async function suggestions(s: Services, ctx: Context, member: Member, agent: Rea
 
 /** Runs `fn` with the request's caller set to the signed-in member, as a bearer request of theirs would be. */
 async function asMember<T>(s: Services, ctx: Context, member: Member, fn: () => Promise<T>): Promise<T> {
-  const saved = ctx.state.principal as unknown;
+  const saved = ctx.state.principal;
   ctx.state.principal = { kind: 'user', userId: member.userId, agentId: member.agentId, roles: member.roles, via: 'bearer' } satisfies Principal;
   try {
     return await fn();
