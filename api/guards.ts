@@ -13,3 +13,14 @@ export function bodyField(body: unknown, name: string): string {
   const value = isRecord(body) ? body[name] : undefined;
   return typeof value === 'string' ? value : '';
 }
+
+/** A JSON value: what a parsed JSON body holds. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** Whether `value` is plain JSON all the way down (what JSON.parse could have made). */
+export function isJsonValue(value: unknown): value is JsonValue {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(isJsonValue);
+  return isRecord(value) && Object.values(value).every(isJsonValue);
+}
