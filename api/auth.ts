@@ -50,7 +50,7 @@ function headerValue(value: string | string[] | undefined): string {
 }
 
 export function principalOf(ctx: Context): Principal | null {
-  return (ctx.state.principal as Principal | undefined) ?? null;
+  return ctx.state.principal ?? null;
 }
 
 /** K: an API key is required. */

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { isOneOf } from './guards.ts';
 
 /** Which part of the service this process runs (ROLE). */
 export type Role = 'all' | 'api' | 'projector' | 'worker';
@@ -111,7 +112,7 @@ function url(env: Env, name: string, protocols: string[]): string | null {
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const role = (env.ROLE || 'all').trim().toLowerCase();
-  if (!(ROLES as readonly string[]).includes(role)) throw new ConfigError(`ROLE must be one of ${ROLES.join(', ')} (got "${env.ROLE}")`);
+  if (!isOneOf(ROLES, role)) throw new ConfigError(`ROLE must be one of ${ROLES.join(', ')} (got "${env.ROLE}")`);
   const dataDir = resolve(env.DATA_DIR || './data');
   const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/$/, '');
   const scaleRaw = env.RATE_LIMIT_SCALE;
@@ -170,7 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (razorpayKeyId !== null && !/^rzp_(test|live)_\w+$/.test(razorpayKeyId))
     throw new ConfigError(`RAZORPAY_KEY_ID must look like rzp_test_... or rzp_live_... (got "${razorpayKeyId}")`);
   return {
-    role: role as Role,
+    role,
     projectorLeaseMs: integer(env, 'PROJECTOR_LEASE_MS', 15_000, 1_000, 600_000),
     port,
     razorpayKeyId,

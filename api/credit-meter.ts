@@ -5,6 +5,7 @@ import { DryRunComplete } from '../commands/handler.ts';
 import { DomainError } from '../events/kernel/errors.ts';
 import { toCredits } from '../events/kernel/money.ts';
 import { renderError } from './errors.ts';
+import { isRecord } from './guards.ts';
 import { DRY_RUN_STATUS } from './openapi.ts';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -81,9 +82,10 @@ export function creditMeter(logger: Logger) {
       if (!dryRun) throw err;
       // A dry run that would fail: the same status and error body, marked as a dry run.
       renderError(ctx, err, logger);
-      if (ctx.body && typeof ctx.body === 'object' && !Array.isArray(ctx.body)) {
+      const body: unknown = ctx.body;
+      if (isRecord(body)) {
         const extra = err instanceof DomainError && typeof err.extra.required === 'number' ? { cost: err.extra.required } : {};
-        ctx.body = { ...(ctx.body as Record<string, unknown>), dry_run: true, would_pass: false, ...extra };
+        ctx.body = { ...body, dry_run: true, would_pass: false, ...extra };
       }
     }
   };

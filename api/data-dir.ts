@@ -61,6 +61,6 @@ export function ensurePrivateFile(path: string): void {
   try {
     closeSync(openSync(path, 'wx', DATA_FILE_MODE));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    if (!(err instanceof Error && 'code' in err && err.code === 'EEXIST')) throw err;
   }
 }

@@ -2,6 +2,7 @@ import cors from '@koa/cors';
 import { createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { BoundedCache } from '../events/kernel/cache.ts';
+import { matchedRoute } from './metrics.ts';
 
 /** A route whose anonymous answer depends on the read models only (not the clock, not the caller) says so. */
 export function cacheableByPosition(ctx: Context): void {
@@ -51,7 +52,7 @@ export class RememberedAnswers {
   }
 
   answer(ctx: Context, hit: Remembered): void {
-    (ctx as Context & { _matchedRoute?: string })._matchedRoute = hit.route;
+    ctx.state.route = hit.route;
     ctx.status = 200;
     ctx.type = hit.type;
     ctx.body = hit.bytes;
@@ -89,7 +90,7 @@ export function conditionalGet(answers: RememberedAnswers): Middleware {
       const body: unknown = ctx.body;
       let bytes: string | Buffer;
       if (typeof body === 'string' || Buffer.isBuffer(body)) bytes = body;
-      else if (body !== null && typeof body === 'object' && typeof (body as { pipe?: unknown }).pipe !== 'function') {
+      else if (body !== null && typeof body === 'object' && !('pipe' in body && typeof body.pipe === 'function')) {
         // Serialised once here, as Koa would; the type (application/json) is already set.
         bytes = JSON.stringify(body);
         ctx.body = bytes;
@@ -99,7 +100,7 @@ export function conditionalGet(answers: RememberedAnswers): Middleware {
       if (anonymous && ctx.state.cacheableByPosition === true && answers.position() === at) {
         answers.remember(ctx.url, {
           position: at,
-          route: (ctx as Context & { _matchedRoute?: string })._matchedRoute,
+          route: matchedRoute(ctx),
           etag,
           bytes,
           type: ctx.response.get('Content-Type'),

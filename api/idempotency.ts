@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { Context, Next } from 'koa';
+import { MongoServerError } from 'mongodb';
 import type { Collection, Db } from 'mongodb';
 import type { Clock } from '../events/kernel/clock.ts';
 import { DomainError } from '../events/kernel/errors.ts';
@@ -32,7 +33,7 @@ const BUSY_TIMEOUT_MS = 5000;
  */
 export class SqliteIdempotencyStore implements IdempotencyStore {
   private readonly db: Database.Database;
-  private readonly getStmt: Database.Statement;
+  private readonly getStmt: Database.Statement<[string], IdempotencyRecord>;
   private readonly putStmt: Database.Statement;
   private readonly purgeStmt: Database.Statement;
   private puts = 0;
@@ -46,7 +47,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       'CREATE TABLE IF NOT EXISTS idempotency_keys (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, created_at INTEGER NOT NULL)',
     );
     this.db.pragma('busy_timeout = 0');
-    this.getStmt = this.db.prepare('SELECT key, fingerprint, status, body, created_at FROM idempotency_keys WHERE key = ?');
+    this.getStmt = this.db.prepare<[string], IdempotencyRecord>('SELECT key, fingerprint, status, body, created_at FROM idempotency_keys WHERE key = ?');
     this.putStmt = this.db.prepare(
       'INSERT OR IGNORE INTO idempotency_keys (key, fingerprint, status, body, created_at) VALUES (@key, @fingerprint, @status, @body, @created_at)',
     );
@@ -55,7 +56,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
 
   async get(key: string) {
     let row: IdempotencyRecord | undefined;
-    await this.whenUnlocked(() => (row = this.getStmt.get(key) as IdempotencyRecord | undefined));
+    await this.whenUnlocked(() => (row = this.getStmt.get(key)));
     return row ?? null;
   }
 
@@ -102,7 +103,7 @@ export class MongoIdempotencyStore implements IdempotencyStore {
     try {
       await this.coll.insertOne({ _id: record.key, ...record, expires_at: new Date(record.created_at + IDEMPOTENCY_TTL_MS) });
     } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err;
+      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
     }
   }
 
@@ -120,10 +121,10 @@ export function idempotency(store: IdempotencyStore, secrets: SecretBox, clock: 
   const inFlight = new Map<string, Promise<void>>();
   const keyed = async (ctx: Context, next: Next, header: string) => {
     if (header.length > 255) throw new DomainError(400, 'invalid_idempotency_key', 'Idempotency-Key must be at most 255 characters');
-    const p = ctx.state.principal as { agentId?: string; userId?: string } | undefined;
+    const p = ctx.state.principal;
     // Unauthenticated keys are scoped to the client address: only the caller that made the
     // request can replay it (a registration's answer holds secrets shown once).
-    const scope = p?.agentId ?? p?.userId ?? `anonymous ${ctx.ip}`;
+    const scope = p?.agentId ?? (p?.kind === 'user' ? p.userId : undefined) ?? `anonymous ${ctx.ip}`;
     const key = createHash('sha256').update(`${scope}\n${ctx.method} ${ctx.path}\n${header}`).digest('hex');
     const fingerprint = createHash('sha256')
       .update(JSON.stringify(ctx.request.body ?? null))

@@ -87,7 +87,7 @@ function get(
   type: RegExp = /html/i,
 ): Promise<{ location: string | null; html: string | null }> {
   const pinned: LookupFunction = (_host, options, callback) => {
-    if (options.all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [target]);
+    if (options.all) callback(null, [target]);
     else callback(null, target.address, target.family);
   };
   const client = url.protocol === 'https:' ? https : http;
@@ -142,13 +142,13 @@ const text = (v: unknown, max: number) => (typeof v === 'string' && v.trim() ? v
 export async function parsePreview(pageUrl: string, html: string | null): Promise<LinkPreview> {
   const empty = { url: pageUrl, title: null, description: null, image: null, site_name: null };
   if (!html) return empty;
-  let result: Record<string, unknown>;
+  let result: Awaited<ReturnType<typeof ogs>>['result'];
   try {
-    result = (await ogs({ html })).result as unknown as Record<string, unknown>;
+    result = (await ogs({ html })).result;
   } catch {
     return empty;
   }
-  const images = Array.isArray(result.ogImage) ? (result.ogImage as Array<{ url?: string }>) : [];
+  const images = Array.isArray(result.ogImage) ? result.ogImage : [];
   let image: string | null = null;
   if (images[0]?.url) {
     try {

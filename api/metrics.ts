@@ -11,6 +11,7 @@ import { chargeOf } from '../events/types.ts';
 import type { EventLog, EventLogObserver, NewEvent } from '../events/store/port.ts';
 import type { ProjectionLag } from '../projections/operations.ts';
 import { errorBody } from './errors.ts';
+import { isRecord } from './guards.ts';
 
 /** Label of requests no route matched (the raw path is never a label: unbounded cardinality). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -83,110 +84,14 @@ export class Metrics {
       labelNames: ['job'],
       registers,
     });
-    const agenda = () => this.#agenda;
-    new Gauge({
-      name: 'agenda_jobs',
-      help: "Agenda jobs of this process's scheduler by state: queued (due, waiting for a slot), running, locked",
-      labelNames: ['state'],
-      registers,
-      async collect() {
-        const a = agenda();
-        if (!a) return;
-        const stats = await a.getRunningStats();
-        const n = (v: number | unknown[]) => (Array.isArray(v) ? v.length : v);
-        this.set({ state: 'queued' }, n(stats.queuedJobs));
-        this.set({ state: 'running' }, n(stats.runningJobs));
-        this.set({ state: 'locked' }, n(stats.lockedJobs));
-      },
+    scrapedGauges(registers, { agenda: () => this.#agenda, backlog: () => this.#backlog, lags });
+    this.logObserver = logObserverOf({
+      append: this.#append,
+      groupCommit: this.#groupCommit,
+      webhooks: this.#webhooks,
+      credits: this.#credits,
+      refunds: this.#refunds,
     });
-    const backlog = () => this.#backlog;
-    new Gauge({
-      name: 'worker_backlog',
-      help: "In-process work this process's workers were handed and have not finished, by worker: contract_mails (transitions whose lifecycle mails are being queued), mail (first delivery attempts)",
-      labelNames: ['worker'],
-      registers,
-      collect() {
-        const b = backlog();
-        if (!b) return;
-        for (const [worker, n] of Object.entries(b())) this.set({ worker }, n);
-      },
-    });
-    // One read of the lags per scrape, shared by the gauges below.
-    let pending: Promise<ProjectionLag[]> | null = null;
-    const lagsOnce = () => {
-      pending ??= lags().finally(() => setImmediate(() => (pending = null)));
-      return pending;
-    };
-    new Gauge({
-      name: 'projection_lag_events',
-      help: 'Events in the log after the projection checkpoint (head minus checkpoint)',
-      labelNames: ['projection'],
-      registers,
-      async collect() {
-        this.reset();
-        for (const l of await lagsOnce()) this.set({ projection: l.name }, l.lag_events);
-      },
-    });
-    new Gauge({
-      name: 'projection_lag_seconds',
-      help: 'Age of the oldest event the projection has not applied yet (0 when caught up)',
-      labelNames: ['projection'],
-      registers,
-      async collect() {
-        this.reset();
-        for (const l of await lagsOnce()) this.set({ projection: l.name }, l.lag_seconds);
-      },
-    });
-    new Gauge({
-      name: 'projection_checkpoint_position',
-      help: 'Log position up to which the projection has applied events',
-      labelNames: ['projection'],
-      registers,
-      async collect() {
-        this.reset();
-        for (const l of await lagsOnce()) this.set({ projection: l.name }, l.checkpoint);
-      },
-    });
-    new Gauge({
-      name: 'event_log_head_position',
-      help: 'Position of the last event in the log',
-      registers,
-      async collect() {
-        const [first] = await lagsOnce();
-        if (first) this.set(first.head);
-      },
-    });
-
-    const append = this.#append;
-    const groupCommit = this.#groupCommit;
-    const webhooks = this.#webhooks;
-    const credits = this.#credits;
-    const refunds = this.#refunds;
-    this.logObserver = {
-      // Called inside the log's settling of a commit: it must never throw.
-      appended(seconds: number, outcome, events: readonly NewEvent[]) {
-        try {
-          append.labels(outcome).observe(seconds);
-          if (outcome !== 'written') return;
-          for (const e of events) {
-            const charge = chargeOf(e.data);
-            if (charge && charge.amount_mc > 0) credits.labels(charge.action).inc(charge.amount_mc / 1000);
-            else if (charge && charge.amount_mc < 0) refunds.labels(charge.action).inc(-charge.amount_mc / 1000);
-            if (e.type === 'WebhookDeliveryAttempted' || e.type === 'WebhookReplayAttempted')
-              webhooks.labels(String((e.data as { outcome?: unknown }).outcome)).inc();
-          }
-        } catch {
-          // A metric is not worth a failed append.
-        }
-      },
-      committed(appends: number) {
-        try {
-          groupCommit.observe(appends);
-        } catch {
-          // as above
-        }
-      },
-    };
   }
 
   /** Watches a log's writes. */
@@ -213,10 +118,134 @@ export class Metrics {
   }
 }
 
-/** The route template of the answered request: the path of the router layer that matched. */
+/** The gauges read when /metrics is scraped: the job queue, the workers' backlog, projection lag and the log's head. */
+function scrapedGauges(
+  registers: Registry[],
+  sources: { agenda: () => Agenda | null; backlog: () => (() => Record<string, number>) | null; lags: () => Promise<ProjectionLag[]> },
+): void {
+  new Gauge({
+    name: 'agenda_jobs',
+    help: "Agenda jobs of this process's scheduler by state: queued (due, waiting for a slot), running, locked",
+    labelNames: ['state'],
+    registers,
+    async collect() {
+      const a = sources.agenda();
+      if (!a) return;
+      const stats = await a.getRunningStats();
+      const n = (v: number | unknown[]) => (Array.isArray(v) ? v.length : v);
+      this.set({ state: 'queued' }, n(stats.queuedJobs));
+      this.set({ state: 'running' }, n(stats.runningJobs));
+      this.set({ state: 'locked' }, n(stats.lockedJobs));
+    },
+  });
+  new Gauge({
+    name: 'worker_backlog',
+    help: "In-process work this process's workers were handed and have not finished, by worker: contract_mails (transitions whose lifecycle mails are being queued), mail (first delivery attempts)",
+    labelNames: ['worker'],
+    registers,
+    collect() {
+      const b = sources.backlog();
+      if (!b) return;
+      for (const [worker, n] of Object.entries(b())) this.set({ worker }, n);
+    },
+  });
+  // One read of the lags per scrape, shared by the gauges below.
+  let pending: Promise<ProjectionLag[]> | null = null;
+  const lagsOnce = () => {
+    pending ??= sources.lags().finally(() => setImmediate(() => (pending = null)));
+    return pending;
+  };
+  new Gauge({
+    name: 'projection_lag_events',
+    help: 'Events in the log after the projection checkpoint (head minus checkpoint)',
+    labelNames: ['projection'],
+    registers,
+    async collect() {
+      this.reset();
+      for (const l of await lagsOnce()) this.set({ projection: l.name }, l.lag_events);
+    },
+  });
+  new Gauge({
+    name: 'projection_lag_seconds',
+    help: 'Age of the oldest event the projection has not applied yet (0 when caught up)',
+    labelNames: ['projection'],
+    registers,
+    async collect() {
+      this.reset();
+      for (const l of await lagsOnce()) this.set({ projection: l.name }, l.lag_seconds);
+    },
+  });
+  new Gauge({
+    name: 'projection_checkpoint_position',
+    help: 'Log position up to which the projection has applied events',
+    labelNames: ['projection'],
+    registers,
+    async collect() {
+      this.reset();
+      for (const l of await lagsOnce()) this.set({ projection: l.name }, l.checkpoint);
+    },
+  });
+  new Gauge({
+    name: 'event_log_head_position',
+    help: 'Position of the last event in the log',
+    registers,
+    async collect() {
+      const [first] = await lagsOnce();
+      if (first) this.set(first.head);
+    },
+  });
+}
+
+/** The log's write observer: append latency, group-commit sizes, and what the written events say (credits, webhook outcomes). */
+function logObserverOf(m: {
+  append: Histogram<'outcome'>;
+  groupCommit: Histogram;
+  webhooks: Counter<'outcome'>;
+  credits: Counter<'action'>;
+  refunds: Counter<'action'>;
+}): EventLogObserver {
+  const { append, groupCommit, webhooks, credits, refunds } = m;
+  return {
+    // Called inside the log's settling of a commit: it must never throw.
+    appended(seconds: number, outcome, events: readonly NewEvent[]) {
+      try {
+        append.labels(outcome).observe(seconds);
+        if (outcome !== 'written') return;
+        for (const e of events) {
+          const charge = chargeOf(e.data);
+          if (charge && charge.amount_mc > 0) credits.labels(charge.action).inc(charge.amount_mc / 1000);
+          else if (charge && charge.amount_mc < 0) refunds.labels(charge.action).inc(-charge.amount_mc / 1000);
+          if (e.type === 'WebhookDeliveryAttempted' || e.type === 'WebhookReplayAttempted')
+            webhooks.labels(String(isRecord(e.data) ? e.data.outcome : undefined)).inc();
+        }
+      } catch {
+        // A metric is not worth a failed append.
+      }
+    },
+    committed(appends: number) {
+      try {
+        groupCommit.observe(appends);
+      } catch {
+        // as above
+      }
+    },
+  };
+}
+
+/**
+ * The route template of the answered request: the one its answer was given for (ctx.state.route,
+ * set by a remembered answer and the metrics endpoint), else the path of the router layer that
+ * matched; undefined when no route matched.
+ */
+export function matchedRoute(ctx: Context): string | undefined {
+  if (ctx.state.route !== undefined) return ctx.state.route;
+  const matched = '_matchedRoute' in ctx ? ctx._matchedRoute : undefined;
+  return typeof matched === 'string' ? matched : undefined;
+}
+
+/** The route label of the answered request's metrics: its template, or UNMATCHED_ROUTE. */
 export function routeOf(ctx: Context): string {
-  const matched = (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
-  return typeof matched === 'string' ? matched : UNMATCHED_ROUTE;
+  return matchedRoute(ctx) ?? UNMATCHED_ROUTE;
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -235,9 +264,9 @@ function carriesToken(authorization: string | undefined, expected: Buffer): bool
 export function metricsEndpoint(metrics: Metrics, token: string | null) {
   const scrape = plainMetricsEndpoint(metrics, token);
   return async function serveMetrics(ctx: Context, next: Next) {
-    const answer = await scrape(ctx.method, ctx.path, ctx.get('authorization'), ctx.state.requestId as string);
+    const answer = await scrape(ctx.method, ctx.path, ctx.get('authorization'), ctx.state.requestId);
     if (answer === null) return next();
-    if (answer.status === 200) (ctx as Context & { _matchedRoute?: string })._matchedRoute = '/metrics';
+    if (answer.status === 200) ctx.state.route = '/metrics';
     ctx.status = answer.status;
     ctx.set(answer.headers);
     ctx.body = answer.body;

@@ -3,6 +3,8 @@ import { toCredits } from '../events/kernel/money.ts';
 import type { Answer, Operation } from './operations.ts';
 import { errorStatuses, listOf, openApiPath, operationId, pathParams } from './operations.ts';
 import type { Schema } from './validation.ts';
+import { isRecord } from './guards.ts';
+import { propertiesOf, requiredOf } from './schema-parts.ts';
 
 /** The one error envelope every error answer carries (api/errors.ts). */
 export const ERROR_ENVELOPE: Schema = {
@@ -126,7 +128,7 @@ const DRY_RUN_PARAMETER = {
  */
 function parameterSchema(schema: Schema): Schema {
   const { contentMediaType, contentSchema, ...rest } = schema;
-  const inner = contentSchema as Schema | undefined;
+  const inner = isRecord(contentSchema) ? contentSchema : undefined;
   if (contentMediaType === 'application/json' && inner?.type === 'integer') {
     // Without the digits pattern the handler also takes an empty value (`?days=`) as the default.
     const described = rest.description ? { description: rest.description } : {};
@@ -154,12 +156,13 @@ function parameters(op: Operation): unknown[] {
     required: true,
     schema: op.params?.[name] ?? { type: 'string' },
   }));
-  const q = op.query as { properties?: Record<string, Schema & { description?: string }>; required?: string[] } | undefined;
-  for (const [name, schema] of Object.entries(q?.properties ?? {})) {
-    const { description, ...rest } = parameterSchema(schema) as Schema & { description?: string };
-    out.push({ name, in: 'query', required: q?.required?.includes(name) ?? false, ...(description ? { description } : {}), schema: rest });
+  const properties = propertiesOf(op.query);
+  const required = requiredOf(op.query);
+  for (const [name, schema] of Object.entries(properties)) {
+    const { description, ...rest } = parameterSchema(schema);
+    out.push({ name, in: 'query', required: required.includes(name), ...(description ? { description } : {}), schema: rest });
   }
-  if (op.method !== 'GET' && !q?.properties?.dry_run) out.push(DRY_RUN_PARAMETER);
+  if (op.method !== 'GET' && !properties.dry_run) out.push(DRY_RUN_PARAMETER);
   return out;
 }
 

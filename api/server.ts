@@ -1,6 +1,5 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startWorkers } from '../workers/index.ts';
 import type { Workers } from '../workers/index.ts';
 import { createApp, requestIdOf } from './app.ts';
@@ -103,6 +102,13 @@ export async function startService(config: Config, overrides: ServiceOverrides &
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  // Listening on a port, the address is an AddressInfo (a string is a pipe's, null a closed server's).
+  const address = server.address();
+  if (address === null || typeof address === 'string') {
+    server.close();
+    throw new Error(`the server does not listen on a port (${String(address)})`);
+  }
+  const { port } = address;
   let services: Services;
   let workers: Workers | null;
   try {
@@ -126,7 +132,6 @@ export async function startService(config: Config, overrides: ServiceOverrides &
     throw err;
   }
   handle = config.role === 'all' || config.role === 'api' ? createApp(services).callback() : roleHealth(services);
-  const { port } = server.address() as AddressInfo;
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {

@@ -163,10 +163,41 @@ export function heapReport(stats: { used_heap_size: number; heap_size_limit: num
 /** The read-model snapshot of the embedded store, in DATA_DIR. */
 export const SNAPSHOT_FILE = 'read-models.snapshot';
 
+/** What every role opens before the read models catch up (openStores). */
+interface Opened {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  log: EventLog;
+  store: ReadStore;
+  metrics: Metrics;
+  /** Tells the metrics whose read-model progress to report (the runner or the follower). */
+  reportProgress: (progress: ReadModelProgress) => void;
+  idempotency: IdempotencyStore;
+  sqlitePath: string;
+  /** The Unix socket on which an embedded projector serves its read store. */
+  socketPath: string;
+  serverSecret: string;
+  tokens: TokenService;
+  bus: CommandBus;
+  asOf: AsOfIndex;
+  closers: Array<() => Promise<void>>;
+}
+
+/** The services without the read models' progress (which runner or follower, and its rebuilds). */
+type BaseServices = Omit<Services, 'runner' | 'projector' | 'rebuilds'>;
+
 /** Opens the stores and catches the read models up with the log. */
 export async function openServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const logger = overrides.logger ?? pino({ level: config.logLevel });
   const clock = overrides.clock ?? systemClock;
+  const opened = await openStores(config, logger, clock);
+  const runsProjections = config.role === 'all' || config.role === 'projector';
+  return runsProjections ? runProjections(opened, overrides) : followProjector(opened, overrides);
+}
+
+/** The event log, the read store (or the projector's, over its socket), the idempotency store, metrics, tokens and the as-of index. */
+async function openStores(config: Config, logger: Logger, clock: Clock): Promise<Opened> {
   secureDataDir(config.dataDir, logger);
   const sqlitePath = join(config.dataDir, 'events.sqlite');
   if (!config.eventstoreUrl || !config.mongodbUrl) ensurePrivateFile(sqlitePath);
@@ -179,9 +210,9 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     checkpointIntervalMs: config.sqliteCheckpointIntervalMs,
   });
   closers.push(() => log.close());
-  const metricsRef: { runner: ReadModelProgress | null } = { runner: null };
+  let progress: ReadModelProgress | null = null;
   // The process metrics (event-loop delay monitor, GC observer) run only where /metrics is served.
-  const metrics = new Metrics(async () => (metricsRef.runner ? projectionLags(log, metricsRef.runner, clock.now()) : []), {
+  const metrics = new Metrics(async () => (progress ? projectionLags(log, progress, clock.now()) : []), {
     defaultMetrics: Boolean(config.metricsToken),
   });
   metrics.watchLog(log);
@@ -201,7 +232,37 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
       ? new RemoteReadStore(socketPath)
       : await openReadStore({ mongodbUrl: config.mongodbUrl ?? undefined, dbName: config.mongodbDb });
   closers.push(() => store.close());
+  const idempotency = await openIdempotency(config, sqlitePath, closers);
 
+  const serverSecret = resolveServerSecret(config);
+  const tokens = new TokenService(serverSecret, config.jwtSecret, () => clock.now());
+  const bus = new CommandBus(log, clock);
+  const asOfPath = join(config.dataDir, 'as-of.sqlite');
+  const asOf = new AsOfIndex(log, asOfPath, { every: config.asOfEvery, beforeOpen: () => ensurePrivateFile(asOfPath) }, (err) =>
+    logger.error({ err }, 'as-of index: a batch failed'),
+  );
+  closers.unshift(() => asOf.close());
+  return {
+    config,
+    logger,
+    clock,
+    log,
+    store,
+    metrics,
+    reportProgress: (p) => (progress = p),
+    idempotency,
+    sqlitePath,
+    socketPath,
+    serverSecret,
+    tokens,
+    bus,
+    asOf,
+    closers,
+  };
+}
+
+/** The idempotency records: beside the read models in MongoDB, else in the SQLite file of the log. */
+async function openIdempotency(config: Config, sqlitePath: string, closers: Array<() => Promise<void>>): Promise<IdempotencyStore> {
   let idempotency: IdempotencyStore;
   if (config.mongodbUrl) {
     const client = await MongoClient.connect(config.mongodbUrl);
@@ -211,87 +272,96 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     idempotency = new SqliteIdempotencyStore(sqlitePath);
   }
   closers.push(() => idempotency.close());
+  return idempotency;
+}
 
-  const serverSecret = resolveServerSecret(config);
-  const secrets = new SecretBox(serverSecret);
-  const tokens = new TokenService(serverSecret, config.jwtSecret, () => clock.now());
-  const bus = new CommandBus(log, clock);
-  const asOfPath = join(config.dataDir, 'as-of.sqlite');
-  const asOf = new AsOfIndex(log, asOfPath, { every: config.asOfEvery, beforeOpen: () => ensurePrivateFile(asOfPath) }, (err) =>
-    logger.error({ err }, 'as-of index: a batch failed'),
-  );
-  closers.unshift(() => asOf.close());
-  const rest = () => {
-    const mode = paymentMode(config);
-    const sandbox = mode === 'sandbox' ? new SandboxPaymentProvider(serverSecret) : null;
-    const payments: PaymentProvider | null =
-      mode === 'razorpay' ? new RazorpayPaymentProvider(config.razorpayKeyId ?? '', config.razorpayKeySecret ?? '') : sandbox;
-    if (mode === 'disabled')
-      logger.warn(
-        { payment_mode: mode },
-        'payments: disabled (no RAZORPAY_KEY_ID / RAZORPAY_KEY_SECRET, and the sandbox is off under NODE_ENV=production); orders answer 503 payments_unavailable',
-      );
-    else if (mode === 'sandbox')
-      logger.info({ payment_mode: mode }, 'payments: sandbox (test payments, no real money: anyone may pay any order; PAYMENTS_SANDBOX=0 turns it off)');
-    else logger.info({ payment_mode: mode, key_id: config.razorpayKeyId }, 'payments: razorpay');
-    return {
-      config,
-      payments,
-      sandbox,
-      clock,
-      logger,
-      log,
-      store,
-      bus,
-      secrets,
-      serviceKey: ServiceKey.fromServerSecret(serverSecret),
-      metrics,
-      foreground: new Foreground(),
-      limiter: new RateLimiter(clock, config.rateLimitScale),
-      idempotency,
-      bearer: userBearer(store, tokens, config.adminEmails),
-      tokens,
-      sqlitePath,
-      resolver: systemResolver,
-      blobs: new LocalBlobStore(join(config.dataDir, 'blobs')),
-      asOf,
-      closers,
-    };
+/** The payment provider of the configured mode (logged): Razorpay, the sandbox, or none. */
+function paymentsOf(config: Config, serverSecret: string, logger: Logger): Pick<Services, 'payments' | 'sandbox'> {
+  const mode = paymentMode(config);
+  const sandbox = mode === 'sandbox' ? new SandboxPaymentProvider(serverSecret) : null;
+  const payments: PaymentProvider | null =
+    mode === 'razorpay' ? new RazorpayPaymentProvider(config.razorpayKeyId ?? '', config.razorpayKeySecret ?? '') : sandbox;
+  if (mode === 'disabled')
+    logger.warn(
+      { payment_mode: mode },
+      'payments: disabled (no RAZORPAY_KEY_ID / RAZORPAY_KEY_SECRET, and the sandbox is off under NODE_ENV=production); orders answer 503 payments_unavailable',
+    );
+  else if (mode === 'sandbox')
+    logger.info({ payment_mode: mode }, 'payments: sandbox (test payments, no real money: anyone may pay any order; PAYMENTS_SANDBOX=0 turns it off)');
+  else logger.info({ payment_mode: mode, key_id: config.razorpayKeyId }, 'payments: razorpay');
+  return { payments, sandbox };
+}
+
+/** The services of the opened stores, once the read models have caught up. */
+function baseServices(o: Opened): BaseServices {
+  const { config, clock, store, serverSecret } = o;
+  return {
+    config,
+    ...paymentsOf(config, serverSecret, o.logger),
+    clock,
+    logger: o.logger,
+    log: o.log,
+    store,
+    bus: o.bus,
+    secrets: new SecretBox(serverSecret),
+    serviceKey: ServiceKey.fromServerSecret(serverSecret),
+    metrics: o.metrics,
+    foreground: new Foreground(),
+    limiter: new RateLimiter(clock, config.rateLimitScale),
+    idempotency: o.idempotency,
+    bearer: userBearer(store, o.tokens, config.adminEmails),
+    tokens: o.tokens,
+    sqlitePath: o.sqlitePath,
+    resolver: systemResolver,
+    blobs: new LocalBlobStore(join(config.dataDir, 'blobs')),
+    asOf: o.asOf,
+    closers: o.closers,
   };
+}
 
-  if (!runsProjections) {
-    // ROLE=api or worker: the projector runs the projections; this process follows its checkpoints.
-    const remote = store instanceof RemoteReadStore ? store : null;
-    const follower = new CheckpointFollower(store, allProjections, {
-      remoteWait: remote ? async (position, timeoutMs) => (await remote.call('waitFor', position, timeoutMs)) as number : undefined,
-    });
-    metricsRef.runner = follower;
-    logger.info({ role: config.role }, 'read models catching up');
-    // The embedded projector serves its store once it has caught up: until then this process waits (503).
-    for (let attempt = 0; ; attempt++) {
-      if (overrides.signal?.aborted) {
-        await closeClosers(closers, logger);
-        throw new StartAborted();
-      }
-      try {
-        await follower.start();
-        break;
-      } catch (err) {
-        if (!(err instanceof StoreUnavailableError)) {
-          await closeClosers(closers, logger);
-          throw err;
+/** ROLE=api or worker: the projector runs the projections; this process follows its checkpoints. */
+async function followProjector(o: Opened, overrides: ServiceOverrides): Promise<Services> {
+  const { config, logger, store, closers } = o;
+  const remote = store instanceof RemoteReadStore ? store : null;
+  const follower = new CheckpointFollower(store, allProjections, {
+    remoteWait: remote
+      ? async (position, timeoutMs) => {
+          const reached = await remote.call('waitFor', position, timeoutMs);
+          if (typeof reached !== 'number') throw new Error(`the projector's waitFor answered ${typeof reached}, not a position`);
+          return reached;
         }
-        if (attempt === 0) logger.info({ socket: socketPath }, 'waiting for the projector');
-        await abortableSleep(200, overrides.signal);
-      }
+      : undefined,
+  });
+  o.reportProgress(follower);
+  logger.info({ role: config.role }, 'read models catching up');
+  // The embedded projector serves its store once it has caught up: until then this process waits (503).
+  for (let attempt = 0; ; attempt++) {
+    if (overrides.signal?.aborted) {
+      await closeClosers(closers, logger);
+      throw new StartAborted();
     }
-    closers.unshift(() => follower.stop());
-    logger.info({ role: config.role, position: follower.position, log: log.name, store: store.name }, 'read models caught up');
-    return { ...rest(), runner: follower, projector: null, rebuilds: new ProjectionRebuilds(follower, store, () => clock.now()) };
+    try {
+      await follower.start();
+      break;
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) {
+        await closeClosers(closers, logger);
+        throw err;
+      }
+      if (attempt === 0) logger.info({ socket: o.socketPath }, 'waiting for the projector');
+      await abortableSleep(200, overrides.signal);
+    }
   }
+  closers.unshift(() => follower.stop());
+  logger.info({ role: config.role, position: follower.position, log: o.log.name, store: store.name }, 'read models caught up');
+  return { ...baseServices(o), runner: follower, projector: null, rebuilds: new ProjectionRebuilds(follower, store, () => o.clock.now()) };
+}
 
+/** ROLE=all or projector: this process runs the projections, from a snapshot when there is one, and keeps them running. */
+async function runProjections(o: Opened, overrides: ServiceOverrides): Promise<Services> {
+  const { config, logger, log, store, closers, clock } = o;
   const runner = new ProjectionRunner(log, store, allProjections, (err) => logger.fatal({ err }, 'projection failed'));
-  metricsRef.runner = runner;
+  o.reportProgress(runner);
   const started = Date.now();
   // The embedded default keeps its read models in memory: a snapshot written at the last clean
   // stop saves replaying the whole log at every start.
@@ -299,23 +369,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     config.readModelSnapshots && store instanceof MemoryReadStore && log instanceof SqliteEventLog
       ? { store, path: join(config.dataDir, SNAPSHOT_FILE), from: 0 }
       : null;
-  if (store instanceof MemoryReadStore && config.startMemoryCheck) {
-    // Before anything loads: a start the heap cannot hold is refused now, not dead half-way.
-    const heap = (overrides.heapStatistics ?? getHeapStatistics)();
-    const estimate = estimateStartMemory({
-      heapLimit: heap.heap_size_limit,
-      heapUsed: heap.used_heap_size,
-      head: await log.headPosition(),
-      snapshot: config.readModelSnapshots ? peekSnapshot(join(config.dataDir, SNAPSHOT_FILE)) : null,
-      machineMemory: overrides.machineMemory ?? machineMemory(),
-    });
-    if (estimate.message !== null) {
-      logger.fatal(estimate.fields, estimate.message);
-      await closeClosers(closers, logger);
-      throw new StartRefused(estimate.message);
-    }
-    logger.info(estimate.fields, 'start memory estimate');
-  }
+  if (store instanceof MemoryReadStore && config.startMemoryCheck) await checkStartMemory(o, overrides);
   if (snapshots) {
     const outcome = await restoreReadModels(snapshots.store, log, snapshots.path);
     if (outcome.kind === 'restored') {
@@ -340,43 +394,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   const stopCatchUp = () => void runner.stop();
   signal?.addEventListener('abort', stopCatchUp, { once: true });
   // ROLE=projector on a shared (MongoDB) read store: one active projector, through a lease.
-  if (config.role === 'projector' && config.mongodbUrl) {
-    const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-    let acquired = false;
-    const onLeaseLost =
-      overrides.onLeaseLost ??
-      (() => {
-        logger.fatal({ owner }, 'projection lease lost to another projector: exiting to restart as a standby');
-        process.exit(1);
-      });
-    const keeper = new LeaseKeeper(
-      new Lease(store, PROJECTIONS_LEASE, owner, config.projectorLeaseMs, clock),
-      {
-        onAcquired: async () => {
-          acquired = true;
-        },
-        onLost: async () => {
-          await runner.stop();
-          onLeaseLost();
-        },
-      },
-      clock,
-    );
-    logger.info({ owner, lease_ms: config.projectorLeaseMs }, 'waiting for the projection lease');
-    while (!acquired) {
-      await keeper.tick().catch((err: unknown) => logger.warn({ err }, 'projection lease: store unavailable'));
-      if (acquired) break;
-      if (signal?.aborted) {
-        await closeClosers(closers, logger);
-        throw new StartAborted();
-      }
-      await abortableSleep(Math.max(100, Math.floor(config.projectorLeaseMs / 3)), signal);
-    }
-    logger.info({ owner }, 'projection lease taken');
-    keeper.run((err) => logger.warn({ err }, 'projection lease: renewal failed'));
-    // Before the stores close (and after the runner stops: see the unshift below), so the lease is released.
-    closers.unshift(() => keeper.stop());
-  }
+  if (config.role === 'projector' && config.mongodbUrl) await takeProjectionLease(o, runner, overrides);
   // The server already listens (503 until caught up); a signal from here on stops the catch-up at a batch boundary.
   logger.info('read models catching up');
   let caughtUp: boolean;
@@ -416,23 +434,88 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     await runner.stop();
     await saveSnapshot('clean stop');
   });
-  if (config.role === 'projector' && !config.mongodbUrl) {
-    // ROLE=projector on the embedded store: api and worker processes of this data directory read
-    // the read models over a Unix socket, served from here on (only once caught up), and their
-    // read-your-writes waits end here. Closed first at stop, so they fail fast rather than hang.
-    const served = await serveReadStore(store, socketPath, {
-      waitFor: async (position, timeoutMs) => {
-        // The writer is another process: look for its commits now rather than at the next poll.
-        if (log instanceof SqliteEventLog) log.poke();
-        await runner.waitFor(position as number, timeoutMs as number);
-        return runner.position;
-      },
-    });
-    closers.unshift(() => served.close());
-    logger.info({ socket: socketPath }, 'serving the read models to api and worker processes');
-  }
+  if (config.role === 'projector' && !config.mongodbUrl) await serveToOtherRoles(o, runner);
+  return { ...baseServices(o), runner, projector: runner, rebuilds: new ProjectionRebuilds(runner, store, () => clock.now()) };
+}
 
-  return { ...rest(), runner, projector: runner, rebuilds: new ProjectionRebuilds(runner, store, () => clock.now()) };
+/** Before anything loads: a start the heap cannot hold is refused now, not dead half-way. */
+async function checkStartMemory(o: Opened, overrides: ServiceOverrides): Promise<void> {
+  const { config, logger } = o;
+  const heap = (overrides.heapStatistics ?? getHeapStatistics)();
+  const estimate = estimateStartMemory({
+    heapLimit: heap.heap_size_limit,
+    heapUsed: heap.used_heap_size,
+    head: await o.log.headPosition(),
+    snapshot: config.readModelSnapshots ? peekSnapshot(join(config.dataDir, SNAPSHOT_FILE)) : null,
+    machineMemory: overrides.machineMemory ?? machineMemory(),
+  });
+  if (estimate.message !== null) {
+    logger.fatal(estimate.fields, estimate.message);
+    await closeClosers(o.closers, logger);
+    throw new StartRefused(estimate.message);
+  }
+  logger.info(estimate.fields, 'start memory estimate');
+}
+
+/** ROLE=projector on a shared (MongoDB) read store: waits for the projection lease, then keeps renewing it. */
+async function takeProjectionLease(o: Opened, runner: ProjectionRunner, overrides: ServiceOverrides): Promise<void> {
+  const { config, logger, closers } = o;
+  const signal = overrides.signal;
+  const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  let acquired = false;
+  const onLeaseLost =
+    overrides.onLeaseLost ??
+    (() => {
+      logger.fatal({ owner }, 'projection lease lost to another projector: exiting to restart as a standby');
+      process.exit(1);
+    });
+  const keeper = new LeaseKeeper(
+    new Lease(o.store, PROJECTIONS_LEASE, owner, config.projectorLeaseMs, o.clock),
+    {
+      onAcquired: async () => {
+        acquired = true;
+      },
+      onLost: async () => {
+        await runner.stop();
+        onLeaseLost();
+      },
+    },
+    o.clock,
+  );
+  logger.info({ owner, lease_ms: config.projectorLeaseMs }, 'waiting for the projection lease');
+  while (!acquired) {
+    await keeper.tick().catch((err: unknown) => logger.warn({ err }, 'projection lease: store unavailable'));
+    if (acquired) break;
+    if (signal?.aborted) {
+      await closeClosers(closers, logger);
+      throw new StartAborted();
+    }
+    await abortableSleep(Math.max(100, Math.floor(config.projectorLeaseMs / 3)), signal);
+  }
+  logger.info({ owner }, 'projection lease taken');
+  keeper.run((err) => logger.warn({ err }, 'projection lease: renewal failed'));
+  // Before the stores close (and after the runner stops: see the unshift in runProjections), so the lease is released.
+  closers.unshift(() => keeper.stop());
+}
+
+/**
+ * ROLE=projector on the embedded store: api and worker processes of this data directory read the
+ * read models over a Unix socket, served from here on (only once caught up), and their
+ * read-your-writes waits end here. Closed first at stop, so they fail fast rather than hang.
+ */
+async function serveToOtherRoles(o: Opened, runner: ProjectionRunner): Promise<void> {
+  const { log } = o;
+  const served = await serveReadStore(o.store, o.socketPath, {
+    waitFor: async (position, timeoutMs) => {
+      if (typeof position !== 'number' || typeof timeoutMs !== 'number') throw new TypeError('waitFor takes a position and a timeout (numbers)');
+      // The writer is another process: look for its commits now rather than at the next poll.
+      if (log instanceof SqliteEventLog) log.poke();
+      await runner.waitFor(position, timeoutMs);
+      return runner.position;
+    },
+  });
+  o.closers.unshift(() => served.close());
+  o.logger.info({ socket: o.socketPath }, 'serving the read models to api and worker processes');
 }
 
 async function closeClosers(closers: Array<() => Promise<void>>, logger: Logger): Promise<void> {

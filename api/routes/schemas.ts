@@ -1,5 +1,6 @@
 import type { Answer } from '../operations.ts';
 import type { Schema } from '../validation.ts';
+import { propertiesOf, requiredOf } from '../schema-parts.ts';
 
 // Building blocks of the documented answer schemas (docs/OPENAPI.md "Response schemas"). Answers
 // stay open (`additionalProperties` is not set): a new field is not a breaking change; `required`
@@ -28,11 +29,10 @@ export function obj(required: Record<string, Schema>, optional: Record<string, S
 
 /** The same object with more fields. */
 export function extend(base: Schema, required: Record<string, Schema>, optional: Record<string, Schema> = {}): Schema {
-  const b = base as { required?: string[]; properties?: Record<string, Schema> };
   return {
     type: 'object',
-    required: [...new Set([...(b.required ?? []), ...Object.keys(required)])],
-    properties: { ...(b.properties ?? {}), ...required, ...optional },
+    required: [...new Set([...requiredOf(base), ...Object.keys(required)])],
+    properties: { ...propertiesOf(base), ...required, ...optional },
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { CommandContext, CreditMeter } from '../../commands/handler.ts';
+import type { CommandContext } from '../../commands/handler.ts';
 import { requireAgent } from '../auth.ts';
 import { LIMITS } from '../rate-limit.ts';
 import type { Services } from '../services.ts';
@@ -7,13 +7,20 @@ import type { Services } from '../services.ts';
 /** The command context of a request: command id from the Idempotency-Key, time from the clock. */
 export function commandContext(s: Services, ctx: Context, actor: string | null): CommandContext {
   return {
-    commandId: ctx.state.commandId as string,
+    commandId: commandIdOf(ctx),
     actor,
-    requestId: ctx.state.requestId as string,
+    requestId: ctx.state.requestId,
     now: s.clock.now(),
     fresh: ctx.state.freshCommand === true,
-    meter: ctx.state.creditMeter as CreditMeter | undefined,
+    meter: ctx.state.creditMeter,
   };
+}
+
+/** The request's command id, set by the idempotency middleware (api/idempotency.ts) before every route. */
+export function commandIdOf(ctx: Context): string {
+  const commandId = ctx.state.commandId;
+  if (commandId === undefined) throw new Error('no command id: the idempotency middleware runs before every route');
+  return commandId;
 }
 
 /** K|J writer with the default write limit (60 per minute per agent). */

@@ -3,6 +3,7 @@ import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import { DomainError, ValidationFailed } from '../../events/kernel/errors.ts';
 import { getUser } from '../../queries/humans/users.ts';
+import { bodyField } from '../guards.ts';
 import type { Services } from '../services.ts';
 import { screenBody } from '../validation.ts';
 import { cookieSession } from './cookie-session.ts';
@@ -35,7 +36,7 @@ export interface Member extends SessionUser {
 
 /** The signed-in person of this request, read once per request; null when nobody is signed in. */
 export async function memberOf(s: Services, ctx: Context): Promise<Member | null> {
-  if (ctx.state.member !== undefined) return ctx.state.member as Member | null;
+  if (ctx.state.member !== undefined) return ctx.state.member;
   const user = await memberSession.user(s, ctx);
   const doc = user ? await getUser(s.store, user.userId) : null;
   const member =
@@ -64,8 +65,7 @@ export async function requireMember(s: Services, ctx: Context): Promise<Member> 
 
 /** A form field as a string ('' when missing or not a string). */
 export function formField(ctx: Context, name: string): string {
-  const value = (ctx.request.body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
+  return bodyField(ctx.request.body, name);
 }
 
 const FLASH = 'an_flash';

@@ -156,7 +156,7 @@ export function actionRoutes(router: Router, s: Services): void {
       method: ctx.method,
       url: ctx.url,
       body: ctx.request.body as unknown,
-      principal: ctx.state.principal as unknown,
+      principal: ctx.state.principal,
       type: ctx.req.headers['content-type'],
     };
     // The step's body is JSON whatever the outer request's was (a page's form).

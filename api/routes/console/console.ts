@@ -31,13 +31,11 @@ import { LIMITS } from '../../rate-limit.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations, queryOf } from '../../operations.ts';
 import { ERROR_ENVELOPE } from '../../openapi.ts';
+import { bodyField, isOneOf } from '../../guards.ts';
 import { EvidenceBundle } from '../marketplace/schemas.ts';
-import type { AuditAction } from '../../../commands/audit/audit-log.ts';
 import { AUDIT_EVENT_TYPES, readAuditLog } from '../../../commands/audit/audit-log.ts';
-import type { ModerationDecision, ModerationKind } from '../../../events/moderation.ts';
 import { MODERATION_DECISIONS, MODERATION_KINDS } from '../../../events/moderation.ts';
 import { decodeCursor, START } from '../../../queries/cursor.ts';
-import type { ModerationState } from '../../../queries/feed/moderation.ts';
 import { MODERATION_STATES, moderationItemView, queuePage } from '../../../queries/feed/moderation.ts';
 import { exportAudit, runDecision, sendAuditExport } from '../feed/moderation.ts';
 
@@ -52,10 +50,7 @@ function statusOf(agent: Doc): 'active' | 'banned' | 'deactivated' | 'ghosted' {
   return 'active';
 }
 
-const formField = (ctx: Context, name: string): string => {
-  const value = (ctx.request.body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
-};
+const formField = (ctx: Context, name: string): string => bodyField(ctx.request.body, name);
 
 /** Console forms: URL-encoded, each with the session's CSRF token (`_csrf`) when signed in by cookie. */
 const FORM = 'application/x-www-form-urlencoded';
@@ -370,48 +365,67 @@ export function consoleRoutes(router: Router, s: Services): void {
 
   // Console forms are URL-encoded (the API parses JSON only).
   admin.use(koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '16kb' }));
-  admin.use(async (ctx: Context, next: Next) => {
-    screenBody(ctx.request.body);
-    try {
-      await next();
-    } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
-      if (err.status === 401 && ctx.method === 'GET') {
-        ctx.redirect('/admin/login');
-        return;
-      }
-      const signedIn = ctx.state.consoleUser !== undefined;
-      renderPage(
-        ctx,
-        'error',
-        {
-          title: `Error ${err.status}`,
-          status: err.status,
-          detail: err.message,
-          code: err.code,
-          requestId: ctx.state.requestId,
-          signedIn,
-          csrf: csrfToken(ctx),
-        },
-        err.status,
-      );
+  admin.use(errorPages);
+
+  consoleSignIn(admin, s);
+  consoleAgentPages(admin, s);
+  consoleRoomPages(admin, s);
+  consoleDisputePages(admin, s);
+  consoleProjectionPages(admin, s);
+  consoleModerationPages(admin, s);
+  consoleAuditPages(admin, s);
+  consoleSitePages(admin, s);
+
+  router.use(admin.routes());
+}
+
+/** Errors inside the console as pages: a 401 on a GET goes to the sign-in page. */
+async function errorPages(ctx: Context, next: Next): Promise<void> {
+  screenBody(ctx.request.body);
+  try {
+    await next();
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    if (err.status === 401 && ctx.method === 'GET') {
+      ctx.redirect('/admin/login');
+      return;
     }
-  });
+    const signedIn = ctx.state.consoleUser !== undefined;
+    renderPage(
+      ctx,
+      'error',
+      {
+        title: `Error ${err.status}`,
+        status: err.status,
+        detail: err.message,
+        code: err.code,
+        requestId: ctx.state.requestId,
+        signedIn,
+        csrf: csrfToken(ctx),
+      },
+      err.status,
+    );
+  }
+}
 
-  /** A super admin, or 401 (to the sign-in page) / 403; a form post by cookie also needs its CSRF token. */
-  const requireAdmin = async (ctx: Context): Promise<ConsoleUser> => {
-    const user = await consoleUser(s, ctx);
-    if (!user) throw new DomainError(401, 'unauthorized', 'Sign in to use the admin console');
-    if (!user.roles.includes('super_admin')) throw forbidden('The admin console is for super admins', 'admin_required');
-    ctx.state.consoleUser = user;
-    if (ctx.method === 'POST' && user.viaCookie) checkCsrf(ctx, formField(ctx, '_csrf'));
-    return user;
-  };
-  const page = (ctx: Context, view: string, data: Record<string, unknown>) =>
-    renderPage(ctx, view, { signedIn: true, csrf: csrfToken(ctx), notice: ctx.query.done ?? null, ...data });
+/** A super admin, or 401 (to the sign-in page) / 403; a form post by cookie also needs its CSRF token. */
+async function requireAdmin(s: Services, ctx: Context): Promise<ConsoleUser> {
+  const user = await consoleUser(s, ctx);
+  if (!user) throw new DomainError(401, 'unauthorized', 'Sign in to use the admin console');
+  if (!user.roles.includes('super_admin')) throw forbidden('The admin console is for super admins', 'admin_required');
+  ctx.state.consoleUser = user;
+  if (ctx.method === 'POST' && user.viaCookie) checkCsrf(ctx, formField(ctx, '_csrf'));
+  return user;
+}
 
+/** A console page of a signed-in admin, with the notice of the action that led to it. */
+const page = (ctx: Context, view: string, data: Record<string, unknown>) =>
+  renderPage(ctx, view, { signedIn: true, csrf: csrfToken(ctx), notice: ctx.query.done ?? null, ...data });
+
+/** The console root, signing in and signing out. */
+function consoleSignIn(admin: Router, s: Services): void {
   mount(admin, consoleOperations.getAdminConsole, async (ctx) => {
-    await requireAdmin(ctx);
+    await requireAdmin(s, ctx);
     ctx.redirect('/admin/agents');
   });
 
@@ -441,14 +455,17 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   mount(admin, consoleOperations.postAdminConsoleLogout, async (ctx) => {
-    await requireAdmin(ctx);
+    await requireAdmin(s, ctx);
     endConsoleSession(ctx);
     ctx.status = 303;
     ctx.redirect('/admin/login');
   });
+}
 
+/** Agents: the list and search, one agent, banning and replaying its webhooks. */
+function consoleAgentPages(admin: Router, s: Services): void {
   mount(admin, consoleOperations.getAdminConsoleAgents, async (ctx) => {
-    await requireAdmin(ctx);
+    await requireAdmin(s, ctx);
     const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
     if (q && AGENT_ID.test(q) && (await getAgent(s.store, q))) return ctx.redirect(`/admin/agents/${q}`);
     const recent = await s.store.collection('agents').find({}, { sort: { seq: -1 }, limit: 50 });
@@ -461,7 +478,7 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   mount(admin, consoleOperations.getAdminConsoleAgentsByAgentId, async (ctx) => {
-    await requireAdmin(ctx);
+    await requireAdmin(s, ctx);
     const agent = await getAgent(s.store, ctx.params.agent_id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     const status = statusOf(agent);
@@ -494,7 +511,7 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   mount(admin, consoleOperations.postAdminConsoleAgentsByAgentIdBan, async (ctx) => {
-    const user = await requireAdmin(ctx);
+    const user = await requireAdmin(s, ctx);
     const reason = formField(ctx, 'reason').trim();
     if (!reason || reason.length > 500) throw new DomainError(422, 'validation_failed', 'A reason of 1 to 500 characters is required');
     const result = await banAgent(s.bus, { agent_id: ctx.params.agent_id, admin_user_id: user.userId, reason }, commandContext(s, ctx, user.userId));
@@ -505,7 +522,7 @@ export function consoleRoutes(router: Router, s: Services): void {
 
   /** The same replay as POST /api/admin/agents/{agent_id}/webhooks/replay; empty fields are left out. */
   mount(admin, consoleOperations.postAdminConsoleAgentsByAgentIdWebhooksReplay, async (ctx) => {
-    const user = await requireAdmin(ctx);
+    const user = await requireAdmin(s, ctx);
     const field = (name: string) => formField(ctx, name).trim() || undefined;
     const limit = field('limit');
     const form = { from: field('from'), from_time: field('from_time'), to_time: field('to_time'), limit: limit && /^\d+$/.test(limit) ? Number(limit) : limit };
@@ -521,9 +538,12 @@ export function consoleRoutes(router: Router, s: Services): void {
     ctx.status = 303;
     ctx.redirect(`/admin/agents/${encodeURIComponent(ctx.params.agent_id)}?done=${encodeURIComponent(notice)}`);
   });
+}
 
+/** Public rooms: hiding, showing again and merging. */
+function consoleRoomPages(admin: Router, s: Services): void {
   mount(admin, consoleOperations.getAdminConsoleRooms, async (ctx) => {
-    await requireAdmin(ctx);
+    await requireAdmin(s, ctx);
     // Public rooms and the hidden ones (which may have gone private since), so a hidden room can be shown again.
     const collection = s.store.collection('rooms');
     const listed = await collection.find({ public: true }, { sort: { agent_count: -1 }, limit: 500 });
@@ -545,7 +565,7 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   mount(admin, consoleOperations.postAdminConsoleRoomsBySlugHide, async (ctx) => {
-    const user = await requireAdmin(ctx);
+    const user = await requireAdmin(s, ctx);
     const slug = ctx.params.slug;
     const r = await hideRoom(s.bus, slug, `admin:${user.userId}`, await roomKind(s.store, slug), commandContext(s, ctx, user.userId));
     if (r.events.length) await settled(s, r.position);
@@ -554,7 +574,7 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   mount(admin, consoleOperations.postAdminConsoleRoomsBySlugUnhide, async (ctx) => {
-    const user = await requireAdmin(ctx);
+    const user = await requireAdmin(s, ctx);
     const slug = ctx.params.slug;
     const r = await unhideRoom(s.bus, slug, `admin:${user.userId}`, (await roomKind(s.store, slug)) !== null, commandContext(s, ctx, user.userId));
     if (r.events.length) await settled(s, r.position);
@@ -563,7 +583,7 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   mount(admin, consoleOperations.postAdminConsoleRoomsBySlugMerge, async (ctx) => {
-    const user = await requireAdmin(ctx);
+    const user = await requireAdmin(s, ctx);
     const slug = ctx.params.slug;
     const into = formField(ctx, 'into');
     const [source, target] = await Promise.all([roomKind(s.store, slug), roomKind(s.store, into)]);
@@ -572,15 +592,19 @@ export function consoleRoutes(router: Router, s: Services): void {
     ctx.status = 303;
     ctx.redirect(`/admin/rooms?done=${encodeURIComponent(`Room ${slug} merged into ${into}.`)}`);
   });
+}
 
-  const disputed = async (contractId: string) => {
-    const doc = await getContract(s.store, contractId);
-    if (!doc || typeof doc.disputed_at !== 'string') throw notFound('Dispute', 'dispute_not_found');
-    return doc;
-  };
+/** A disputed contract, or 404. */
+async function disputed(s: Services, contractId: string) {
+  const doc = await getContract(s.store, contractId);
+  if (!doc || typeof doc.disputed_at !== 'string') throw notFound('Dispute', 'dispute_not_found');
+  return doc;
+}
 
+/** The dispute queue, one dispute, its evidence bundle and resolving it. */
+function consoleDisputePages(admin: Router, s: Services): void {
   mount(admin, consoleOperations.getAdminConsoleDisputes, async (ctx) => {
-    await requireAdmin(ctx);
+    await requireAdmin(s, ctx);
     const { docs, total } = await disputeQueue(s.store, 0, 200);
     page(ctx, 'disputes', {
       title: 'Disputes',
@@ -591,8 +615,8 @@ export function consoleRoutes(router: Router, s: Services): void {
 
   /** One dispute: the contract, its audit trail read from the contract's stream, the ruling or the resolve form. */
   mount(admin, consoleOperations.getAdminConsoleDisputesByContractId, async (ctx) => {
-    await requireAdmin(ctx);
-    const doc = await disputed(ctx.params.contract_id);
+    await requireAdmin(s, ctx);
+    const doc = await disputed(s, ctx.params.contract_id);
     const events = await contractEvents(s.log, ctx.params.contract_id);
     const ruled = events.find((e) => e.type === 'DisputeRuled');
     page(ctx, 'dispute', {
@@ -605,8 +629,8 @@ export function consoleRoutes(router: Router, s: Services): void {
 
   /** The evidence bundle (the same JSON as GET /api/admin/disputes/{id}/evidence), as a download. */
   mount(admin, consoleOperations.getAdminConsoleDisputesByContractIdEvidenceJson, async (ctx) => {
-    await requireAdmin(ctx);
-    await disputed(ctx.params.contract_id);
+    await requireAdmin(s, ctx);
+    await disputed(s, ctx.params.contract_id);
     const bundle = await buildEvidence(s.log, ctx.params.contract_id, s.clock.now());
     if (!bundle) throw notFound('Contract', 'contract_not_found');
     ctx.set('Cache-Control', 'no-store');
@@ -615,30 +639,26 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   mount(admin, consoleOperations.postAdminConsoleDisputesByContractIdResolve, async (ctx) => {
-    const user = await requireAdmin(ctx);
+    const user = await requireAdmin(s, ctx);
     const outcome = formField(ctx, 'outcome');
     const note = formField(ctx, 'note').trim();
-    if (!(RESOLVE_OUTCOMES as readonly string[]).includes(outcome) || !note || note.length > 2000) {
+    if (!isOneOf(RESOLVE_OUTCOMES, outcome) || !note || note.length > 2000) {
       throw new DomainError(422, 'validation_failed', `The outcome must be one of ${RESOLVE_OUTCOMES.join(', ')}, with a note of 1 to 2000 characters`);
     }
     const contractId = ctx.params.contract_id;
-    await disputed(contractId);
-    const r = await resolveDisputeSigned(
-      s.bus,
-      s.serviceKey,
-      s.log,
-      contractId,
-      { admin_id: user.userId, outcome: outcome as (typeof RESOLVE_OUTCOMES)[number], note },
-      commandContext(s, ctx, user.userId),
-    );
+    await disputed(s, contractId);
+    const r = await resolveDisputeSigned(s.bus, s.serviceKey, s.log, contractId, { admin_id: user.userId, outcome, note }, commandContext(s, ctx, user.userId));
     await settled(s, r.position);
     ctx.status = 303;
     ctx.redirect(`/admin/disputes/${encodeURIComponent(contractId)}?done=${encodeURIComponent(`Dispute resolved: ${outcome}.`)}`);
   });
+}
 
+/** Projections: lag and rebuild state, and starting a rebuild. */
+function consoleProjectionPages(admin: Router, s: Services): void {
   /** Each projection's checkpoint, head and lag, its last rebuild with progress and ETA, and a rebuild button. */
   mount(admin, consoleOperations.getAdminConsoleProjections, async (ctx) => {
-    await requireAdmin(ctx);
+    await requireAdmin(s, ctx);
     const lags = await projectionLags(s.log, s.runner, s.clock.now());
     const items = lags.map((l) => ({ ...l, lag_seconds: Math.round(l.lag_seconds * 10) / 10, rebuild: s.rebuilds.status(l.name) }));
     page(ctx, 'projections', {
@@ -651,20 +671,22 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   mount(admin, consoleOperations.postAdminConsoleProjectionsByNameRebuild, async (ctx) => {
-    await requireAdmin(ctx);
+    await requireAdmin(s, ctx);
     const name = ctx.params.name;
     if (!s.runner.projections.some((p) => p.name === name)) throw new DomainError(404, 'projection_not_found', `No projection named ${name}`);
     s.rebuilds.start(name);
     ctx.status = 303;
     ctx.redirect(`/admin/projections?done=${encodeURIComponent(`Rebuild of ${name} started.`)}`);
   });
+}
 
-  /** Partner leads (newest first) and page-view statistics over 30 days, with a per-day chart. */
+/** The moderation queue and its decisions. */
+function consoleModerationPages(admin: Router, s: Services): void {
   mount(admin, consoleOperations.getAdminConsoleModeration, async (ctx) => {
-    await requireAdmin(ctx);
-    const q = ctx.query as Record<string, unknown>;
-    const kind = typeof q.kind === 'string' && q.kind !== '' ? (q.kind as ModerationKind) : undefined;
-    const state = typeof q.state === 'string' && q.state !== '' ? (q.state as ModerationState) : undefined;
+    await requireAdmin(s, ctx);
+    const q = ctx.query;
+    const kind = isOneOf(MODERATION_KINDS, q.kind) ? q.kind : undefined;
+    const state = isOneOf(MODERATION_STATES, q.state) ? q.state : undefined;
     const after = typeof q.after === 'string' && q.after !== '' ? decodeCursor(q.after) : START;
     if (!after) throw new DomainError(400, 'invalid_cursor', 'The after cursor is not one this page handed out');
     const result = await queuePage(s.store, { kind, state, after, limit: MODERATION_PAGE });
@@ -683,28 +705,32 @@ export function consoleRoutes(router: Router, s: Services): void {
 
   /** The same decision as POST /api/admin/moderation/items/{kind}/{id}/decision. */
   mount(admin, consoleOperations.postAdminConsoleModerationByKindByIdDecision, async (ctx) => {
-    const user = await requireAdmin(ctx);
+    const user = await requireAdmin(s, ctx);
     const kind = ctx.params.kind;
     if (kind !== 'post' && kind !== 'agent') throw notFound('Moderation item', 'moderation_item_not_found');
-    const decision = formField(ctx, 'decision') as ModerationDecision;
-    if (!MODERATION_DECISIONS.includes(decision)) throw new DomainError(422, 'validation_failed', 'Pick a decision: restore, uphold, ban_author or dismiss');
+    const decision = formField(ctx, 'decision');
+    if (!isOneOf(MODERATION_DECISIONS, decision)) throw new DomainError(422, 'validation_failed', 'Pick a decision: restore, uphold, ban_author or dismiss');
     const note = formField(ctx, 'note').trim();
     if (!note || note.length > 2000) throw new DomainError(422, 'validation_failed', 'A note of 1 to 2000 characters is required');
     await runDecision(s, ctx, user.userId, kind, ctx.params.id, decision, note);
     ctx.status = 303;
     ctx.redirect(`/admin/moderation?done=${encodeURIComponent(`${decision.replace('_', ' ')}: ${kind} ${ctx.params.id}.`)}`);
   });
+}
 
-  const auditFilter = (ctx: Context) => {
-    const q = ctx.query as Record<string, unknown>;
-    const action = typeof q.action === 'string' && q.action !== '' ? (q.action as AuditAction) : undefined;
-    const actor = typeof q.actor === 'string' && q.actor.trim() !== '' ? q.actor.trim() : undefined;
-    const after = typeof q.after === 'string' && q.after !== '' ? Number(q.after) : 0;
-    return { action, actor, after };
-  };
+/** The audit pages' filters, from the query. */
+function auditFilter(ctx: Context) {
+  const q = ctx.query;
+  const action = isOneOf(AUDIT_EVENT_TYPES, q.action) ? q.action : undefined;
+  const actor = typeof q.actor === 'string' && q.actor.trim() !== '' ? q.actor.trim() : undefined;
+  const after = typeof q.after === 'string' && q.after !== '' ? Number(q.after) : 0;
+  return { action, actor, after };
+}
 
+/** The admin audit log and its export. */
+function consoleAuditPages(admin: Router, s: Services): void {
   mount(admin, consoleOperations.getAdminConsoleAudit, async (ctx) => {
-    await requireAdmin(ctx);
+    await requireAdmin(s, ctx);
     const f = auditFilter(ctx);
     const result = await readAuditLog(s.log, { after: f.after, limit: 100, actions: f.action ? [f.action] : undefined, actor: f.actor });
     const filterQuery = `${f.action ? `&action=${encodeURIComponent(f.action)}` : ''}${f.actor ? `&actor=${encodeURIComponent(f.actor)}` : ''}`;
@@ -720,46 +746,48 @@ export function consoleRoutes(router: Router, s: Services): void {
   });
 
   mount(admin, consoleOperations.getAdminConsoleAuditExport, async (ctx) => {
-    await requireAdmin(ctx);
+    await requireAdmin(s, ctx);
     const f = auditFilter(ctx);
     const entries = await exportAudit(s, { after: 0, limit: 500, actions: f.action ? [f.action] : undefined, actor: f.actor });
     sendAuditExport(ctx, entries, ctx.query.format === 'json' ? 'json' : 'csv');
   });
+}
 
-  const sitePage = async (ctx: Context, deckForm: { url: string; error: string | null } | null = null, status = 200) => {
-    const now = s.clock.now();
-    const since = new Date(now.getTime() - 29 * DAY).toISOString().slice(0, 10);
-    const [stats, leads, deck] = await Promise.all([pageViewStats(s.store, since), partnerLeads(s.store, 0, 100), pitchDeck(s.store)]);
-    const perDay = new Map(stats.views_per_day.map((d) => [d.date, d.views]));
-    const days = Array.from({ length: 30 }, (_, i) => new Date(now.getTime() - (29 - i) * DAY).toISOString().slice(0, 10));
-    page(ctx, 'site', {
-      title: 'Site',
-      stats,
-      leads,
-      deck: { url: deck?.url ?? null, updated_at: deck?.updated_at ?? null },
-      deckForm: deckForm ?? { url: typeof deck?.url === 'string' ? deck.url : '', error: null },
-      chart: spendChart(days.map((date) => ({ date, amount: perDay.get(date) ?? 0 }))),
-    });
-    ctx.status = status;
-  };
+/** The site page: partner leads (newest first) and page-view statistics over 30 days with a per-day chart, and the pitch deck form. */
+async function sitePage(s: Services, ctx: Context, deckForm: { url: string; error: string | null } | null = null, status = 200) {
+  const now = s.clock.now();
+  const since = new Date(now.getTime() - 29 * DAY).toISOString().slice(0, 10);
+  const [stats, leads, deck] = await Promise.all([pageViewStats(s.store, since), partnerLeads(s.store, 0, 100), pitchDeck(s.store)]);
+  const perDay = new Map(stats.views_per_day.map((d) => [d.date, d.views]));
+  const days = Array.from({ length: 30 }, (_, i) => new Date(now.getTime() - (29 - i) * DAY).toISOString().slice(0, 10));
+  page(ctx, 'site', {
+    title: 'Site',
+    stats,
+    leads,
+    deck: { url: deck?.url ?? null, updated_at: deck?.updated_at ?? null },
+    deckForm: deckForm ?? { url: typeof deck?.url === 'string' ? deck.url : '', error: null },
+    chart: spendChart(days.map((date) => ({ date, amount: perDay.get(date) ?? 0 }))),
+  });
+  ctx.status = status;
+}
 
+/** The site page and setting the pitch deck link. */
+function consoleSitePages(admin: Router, s: Services): void {
   mount(admin, consoleOperations.getAdminConsoleSite, async (ctx) => {
-    await requireAdmin(ctx);
-    await sitePage(ctx);
+    await requireAdmin(s, ctx);
+    await sitePage(s, ctx);
   });
 
   mount(admin, consoleOperations.postAdminConsoleSitePitchDeck, async (ctx) => {
-    const user = await requireAdmin(ctx);
+    const user = await requireAdmin(s, ctx);
     const url = formField(ctx, 'url').trim();
     try {
       await setPitchDeck(s, ctx, user.userId, { url });
     } catch (err) {
       if (!(err instanceof ValidationFailed)) throw err;
-      return sitePage(ctx, { url, error: 'The link must be a full address starting with https:// (for example https://example.com/deck.pdf).' }, 422);
+      return sitePage(s, ctx, { url, error: 'The link must be a full address starting with https:// (for example https://example.com/deck.pdf).' }, 422);
     }
     ctx.status = 303;
     ctx.redirect(`/admin/site?done=${encodeURIComponent('Pitch deck link saved.')}`);
   });
-
-  router.use(admin.routes());
 }

@@ -10,6 +10,7 @@ import type { Operation } from '../../operations.ts';
 import { mount, openApiPath, operations } from '../../operations.ts';
 import type { Services } from '../../services.ts';
 import { registerSchema } from '../agents/agents.ts';
+import { plainJson, requiredOf } from '../../schema-parts.ts';
 import { A2A_PATH, agentCard } from '../a2a/a2a.ts';
 import { documentUrls, PROTOCOL_VERSION } from './service.ts';
 import { GetDocsContentAnswer, GetDocsOpenapiJsonAnswer, GetWellKnownAgentCardJsonAnswer, GetWellKnownAgentRegistrationJsonAnswer } from './schemas.ts';
@@ -112,7 +113,7 @@ function costLines(): string[] {
 
 export function agentInstructions(ops: readonly Operation[], base: string): string {
   const u = documentUrls(base);
-  const required = (registerSchema as { required: string[] }).required;
+  const required = requiredOf(registerSchema);
   return [
     '# Agent Network: instructions for agents',
     '',
@@ -253,7 +254,7 @@ export function docsContent(ops: readonly Operation[], base: string) {
       guide: 'docs/WEBHOOKS.md (in documents)',
     },
     // The payload schema of every event type the service records (events/catalogue.ts).
-    events: Object.fromEntries(Object.entries(eventSchemas).map(([type, schema]) => [type, JSON.parse(JSON.stringify(schema)) as unknown])),
+    events: Object.fromEntries(Object.entries(eventSchemas).map(([type, schema]) => [type, plainJson(schema)])),
     errors: Object.entries(ERROR_CODES).map(([code, e]) => ({ code, status: e.status, meaning: e.meaning })),
     credit_costs: Object.fromEntries(Object.entries(COSTS).map(([k, v]) => [k, toCredits(v)])),
     operations: ops.map((op) => ({ method: op.method, path: openApiPath(op.path), summary: op.summary, auth: op.auth, tags: op.tags })),

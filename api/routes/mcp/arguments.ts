@@ -1,6 +1,8 @@
 import { COSTS } from '../../../commands/credits/tiers.ts';
 import type { Operation } from '../../operations.ts';
 import { openApiPath, pathParams } from '../../operations.ts';
+import { isRecord } from '../../guards.ts';
+import { plainSchema, propertiesOf, requiredOf } from '../../schema-parts.ts';
 import type { Schema } from '../../validation.ts';
 
 // A tool's arguments derived from its REST operation (the route table's `Operation` object): the
@@ -40,9 +42,8 @@ const DIGITS = '^\\d+$';
 export function queryArgument(param: Schema): Schema {
   const { contentMediaType, contentSchema, ...rest } = param;
   const description = typeof param.description === 'string' ? { description: param.description } : {};
-  if (contentMediaType === 'application/json' && contentSchema && typeof contentSchema === 'object') {
-    return { ...(contentSchema as Schema), ...description };
-  }
+  const content = isRecord(contentSchema) ? contentSchema : undefined;
+  if (contentMediaType === 'application/json' && content) return { ...content, ...description };
   if (rest.pattern === DIGITS) return { type: 'integer', minimum: 0, ...description };
   if (Array.isArray(rest.enum)) return { ...rest, enum: rest.enum.filter((v) => v !== '') };
   return { ...rest };
@@ -55,7 +56,7 @@ function pathArgument(op: Operation, name: string): Schema {
 
 /** The query parameters of an operation, by name (its `query` schema's properties). */
 function queryParams(op: Operation): Record<string, Schema> {
-  return ((op.query as { properties?: Record<string, Schema> } | undefined)?.properties ?? {}) as Record<string, Schema>;
+  return propertiesOf(op.query);
 }
 
 /** What a tool says about its REST operation (tools.ts); the rest is derived by `derive`. */
@@ -123,9 +124,7 @@ function defaultAnnotations(op: Operation): ToolAnnotations {
 
 /** The query string of the given arguments (undefined ones left out). */
 function qs(args: Json, names: string[]): string {
-  const parts = names
-    .filter((k) => args[k] !== undefined && args[k] !== null)
-    .map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(String(args[k] as string | number | boolean))}`);
+  const parts = names.filter((k) => args[k] !== undefined && args[k] !== null).map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(String(args[k]))}`);
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
@@ -139,7 +138,7 @@ function argumentOf(binding: PathBinding | undefined, param: string): string | u
 function fill(op: Operation, binding: PathBinding | undefined, args: Json, agentId: string): string {
   return op.path.replace(/:(\w+)/g, (_m, p: string) => {
     const name = argumentOf(binding, p);
-    return encodeURIComponent(String(name === undefined ? agentId : (args[name] as string)));
+    return encodeURIComponent(String(name === undefined ? agentId : args[name]));
   });
 }
 
@@ -164,7 +163,7 @@ export function derive(spec: ToolSpec): Derived {
   const queryNames: string[] = [];
   if (op.method === 'GET') {
     const declared = queryParams(op);
-    const requiredQuery = ((op.query as { required?: string[] } | undefined)?.required ?? []) as string[];
+    const requiredQuery = requiredOf(op.query);
     for (const k of Object.keys(spec.omit ?? {})) if (!(k in declared)) throw new Error(`${spec.name}: omits ${k}, which ${op.id ?? op.path} does not take`);
     for (const [k, schema] of Object.entries(declared)) {
       if (spec.omit && k in spec.omit) continue;
@@ -181,15 +180,15 @@ export function derive(spec: ToolSpec): Derived {
       ? body
       : {
           ...body,
-          required: [...required, ...((body.required as string[] | undefined) ?? [])],
-          properties: { ...properties, ...(body.properties as Record<string, Schema>) },
+          required: [...required, ...requiredOf(body)],
+          properties: { ...properties, ...propertiesOf(body) },
         };
 
   const operation = (args: Json, agentId: string): RestCall => {
     const method = op.method;
     if (method === 'GET') return { method, path: `${fill(op, spec.path, args, agentId)}${qs(args, queryNames)}` };
     const target = alt && args[alt.argument] !== undefined ? alt.op : op;
-    const binding = target === op ? spec.path : { ...spec.path, [alt?.param as string]: alt?.argument as string };
+    const binding = target !== op && alt ? { ...spec.path, [alt.param]: alt.argument } : spec.path;
     const rest = Object.fromEntries(Object.entries(args).filter(([k]) => !pathArgs.includes(k)));
     return { method: target.method, path: fill(target, binding, args, agentId), body: { ...spec.defaults, ...rest } };
   };
@@ -207,7 +206,7 @@ export function derive(spec: ToolSpec): Derived {
   };
 
   // Plain JSON, as tools/list sends it: a route schema built with TypeBox carries symbol keys.
-  const output = JSON.parse(JSON.stringify(alt ? { type: 'object', anyOf: [successSchema(op), successSchema(alt.op)] } : successSchema(op))) as Schema;
+  const output = plainSchema(alt ? { type: 'object', anyOf: [successSchema(op), successSchema(alt.op)] } : successSchema(op));
   const annotations: ToolAnnotations = { ...defaultAnnotations(op), ...spec.annotations };
   if (annotations.readOnlyHint) {
     // The write hints mean nothing for a tool that reads only.

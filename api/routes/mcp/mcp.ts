@@ -16,6 +16,7 @@ import { requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { screenBody } from '../../validation.ts';
+import { isRecord } from '../../guards.ts';
 import { mount, operations } from '../../operations.ts';
 import { ERROR_ENVELOPE } from '../../openapi.ts';
 import { callerOf, inProcess, mcpServerFor, serverCard } from './server.ts';
@@ -35,7 +36,7 @@ const parseJson = koaBody({ jsonLimit: MCP_JSON_LIMIT, jsonStrict: true, multipa
 export async function parsedBody(ctx: Context): Promise<unknown> {
   if (!isJsonContentType(ctx.get('content-type'))) throw new DomainError(415, 'unsupported_media_type', 'Send the JSON-RPC message as application/json');
   await parseJson(ctx, async () => undefined);
-  const body = (ctx.request as { body?: unknown }).body;
+  const body: unknown = ctx.request.body;
   screenBody(body);
   return body;
 }
@@ -51,11 +52,10 @@ const PASSED_HEADER = /^(accept|content-type|origin|host|last-event-id|mcp-.*)$/
  * this only spares classifying such a message twice. Anything else asks `isLegacyRequest`.
  */
 function claimsModernEnvelope(body: unknown): boolean {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
-  const m = body as { method?: unknown; params?: unknown; result?: unknown; error?: unknown };
-  if (typeof m.method !== 'string' || m.method === 'initialize' || 'result' in m || 'error' in m) return false;
-  const meta = (m.params as { _meta?: unknown } | null | undefined)?._meta;
-  return meta !== null && typeof meta === 'object' && !Array.isArray(meta) && PROTOCOL_VERSION_META_KEY in meta;
+  if (!isRecord(body)) return false;
+  if (typeof body.method !== 'string' || body.method === 'initialize' || 'result' in body || 'error' in body) return false;
+  const meta = isRecord(body.params) ? body.params._meta : undefined;
+  return isRecord(meta) && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 /**
@@ -66,8 +66,9 @@ function claimsModernEnvelope(body: unknown): boolean {
 function requireDistinctIds(body: unknown): void {
   if (!Array.isArray(body)) return;
   const seen = new Set<string>();
-  for (const m of body as { id?: unknown; method?: unknown }[]) {
-    if (m === null || typeof m !== 'object' || typeof m.method !== 'string' || m.id === undefined) continue;
+  const messages: unknown[] = body;
+  for (const m of messages) {
+    if (!isRecord(m) || typeof m.method !== 'string' || m.id === undefined) continue;
     const id = JSON.stringify(m.id);
     if (seen.has(id)) throw new DomainError(400, 'duplicate_request_id', `The batch repeats the request id ${id}; every request in a batch needs its own id`);
     seen.add(id);
@@ -76,8 +77,9 @@ function requireDistinctIds(body: unknown): void {
 
 /** The tool a `tools/call` message names, if it is one. */
 function calledTool(body: unknown): string | undefined {
-  const m = body as { method?: unknown; params?: { name?: unknown } } | null;
-  return m !== null && typeof m === 'object' && m.method === 'tools/call' && typeof m.params?.name === 'string' ? m.params.name : undefined;
+  if (!isRecord(body) || body.method !== 'tools/call' || !isRecord(body.params)) return undefined;
+  const name = body.params.name;
+  return typeof name === 'string' ? name : undefined;
 }
 
 /**
@@ -93,8 +95,9 @@ function webRequest(ctx: Context): Request {
   for (const [name, value] of Object.entries(ctx.req.headers)) {
     if (value !== undefined && PASSED_HEADER.test(name)) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  const inbound = { method: ctx.method, url: `http://${ctx.req.headers.host ?? 'localhost'}${MCP_PATH}`, headers, signal: undefined };
-  return inbound as unknown as Request;
+  const inbound: Pick<Request, 'method' | 'url' | 'headers'> = { method: ctx.method, url: `http://${ctx.req.headers.host ?? 'localhost'}${MCP_PATH}`, headers };
+  // The SDK's type is the whole web Request; what it reads of it when handed the body is these fields (see above).
+  return inbound as Request;
 }
 
 /**
@@ -109,12 +112,19 @@ async function answer(ctx: Context, response: Response): Promise<void> {
   ctx.status = response.status;
   const type = response.headers.get('content-type') ?? '';
   if (response.body === null) ctx.body = '';
-  else if (type.startsWith('text/event-stream')) ctx.body = Readable.fromWeb(response.body as unknown as WebReadableStream);
+  // The DOM typings' ReadableStream (the web Response) and node:stream/web's are the same object at run time.
+  else if (type.startsWith('text/event-stream')) ctx.body = Readable.fromWeb(response.body as WebReadableStream);
   else {
     // The bytes as they are (no decoding and re-encoding), but parsed JSON for a stored replay.
     const bytes = Buffer.from(await response.arrayBuffer());
-    ctx.body = bytes.length && type.includes('json') && ctx.get('idempotency-key') ? (JSON.parse(bytes.toString('utf8')) as unknown) : bytes;
+    ctx.body = bytes.length && type.includes('json') && ctx.get('idempotency-key') ? plainJsonOf(bytes) : bytes;
   }
+}
+
+/** JSON bytes, parsed. */
+function plainJsonOf(bytes: Buffer): unknown {
+  const parsed: unknown = JSON.parse(bytes.toString('utf8'));
+  return parsed;
 }
 
 /** A JSON-RPC 2.0 message or batch (the MCP messages: initialize, tools/list, tools/call, notifications). */

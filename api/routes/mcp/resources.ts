@@ -1,10 +1,10 @@
 import type { Operation } from '../../operations.ts';
-import type { Schema } from '../../validation.ts';
 import { agentOperations } from '../agents/agents.ts';
 import { creditOperations } from '../credits/credits.ts';
 import { a2aOperations } from '../messaging/a2a.ts';
 import { messagingOperations } from '../messaging/dms.ts';
 import { meshOperations } from '../messaging/mesh.ts';
+import { propertiesOf } from '../../schema-parts.ts';
 
 /**
  * The calling agent's own data as MCP resources (docs/MCP.md "Resources"): each resource is a REST
@@ -92,7 +92,7 @@ export const RESOURCE_TEMPLATES: readonly ResourceDef[] = [
 
 /** The query parameters a resource URI takes: its operation's, but the omitted ones. */
 export function resourceQuery(def: ResourceDef): string[] {
-  const declared = Object.keys((def.op.query as { properties?: Record<string, Schema> } | undefined)?.properties ?? {});
+  const declared = Object.keys(propertiesOf(def.op.query));
   return declared.filter((k) => !def.omit?.includes(k));
 }
 

@@ -4,12 +4,15 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
 import type { AuthInfo, CallToolResult, ReadResourceResult, RequestId, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/server';
+import { DomainError } from '../../../events/kernel/errors.ts';
 import { errorBody, renderError } from '../../errors.ts';
+import { isJsonValue, isRecord } from '../../guards.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import { PROTOCOL_VERSION } from '../docs/service.ts';
+import { commandIdOf } from '../util.ts';
 import type { Json } from './arguments.ts';
 import { RESOURCE_TEMPLATES, RESOURCES, resolveResource, uriTemplate } from './resources.ts';
 import type { ToolDef } from './tools.ts';
@@ -18,6 +21,9 @@ import { TOOLS } from './tools.ts';
 export const SERVER_NAME = 'agent-network';
 
 const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const;
+
+/** A request context as the router's middleware takes it. */
+type RoutedContext = Parameters<ReturnType<Router['routes']>>[0];
 
 /** What an in-process run of a REST operation answered. */
 export interface Answer {
@@ -32,9 +38,9 @@ export interface Answer {
  * the one error envelope exactly as the HTTP answer would carry it.
  */
 export function inProcess(router: Router, s: Services) {
-  const routes = router.routes() as unknown as (ctx: Context, next: () => Promise<void>) => Promise<unknown>;
+  const routes = router.routes();
   const done = async () => undefined;
-  async function run(outer: Context, command: CallCommand, step: (ctx: Context) => Promise<void>): Promise<Answer> {
+  async function run(outer: Context, command: CallCommand, step: (ctx: RoutedContext) => Promise<void>): Promise<Answer> {
     const req = new IncomingMessage(outer.req.socket);
     req.method = 'POST';
     req.url = '/';
@@ -45,7 +51,8 @@ export function inProcess(router: Router, s: Services) {
       ...(forwarded ? { 'x-forwarded-for': forwarded } : {}),
     };
     const res = new ServerResponse(req);
-    const ctx = outer.app.createContext(req, res);
+    // The router's own fields, as its dispatch sets them (no parameters yet: the matched route adds its own).
+    const ctx = Object.assign(outer.app.createContext(req, res), { params: {}, router });
     ctx.state.principal = outer.state.principal;
     ctx.state.requestId = outer.state.requestId;
     ctx.state.commandId = command.commandId;
@@ -54,7 +61,7 @@ export function inProcess(router: Router, s: Services) {
       await step(ctx);
       if (ctx.body === undefined || ctx.body === null) {
         ctx.status = 404;
-        ctx.body = errorBody(ctx.state.requestId as string, 'route_not_found', 'Not Found');
+        ctx.body = errorBody(ctx.state.requestId, 'route_not_found', 'Not Found');
       }
     } catch (err) {
       renderError(ctx, err, s.logger);
@@ -69,12 +76,16 @@ export function inProcess(router: Router, s: Services) {
   }
 
   /** Sets the context up as the tool's REST request and runs it through the router. */
-  async function dispatch(ctx: Context, def: ToolDef, args: Json, agentId: string): Promise<void> {
+  async function dispatch(ctx: RoutedContext, def: ToolDef, args: Json, agentId: string): Promise<void> {
     if (def.handle) return def.handle(s, ctx, args);
-    const op = (def.operation as NonNullable<ToolDef['operation']>)(args, agentId);
+    if (!def.operation) throw new Error(`tool ${def.name} has neither an operation nor a handler`);
+    const op = def.operation(args, agentId);
+    // The arguments were validated against the tool's JSON schema: the body is JSON (checked, as the request body's type says).
+    const body = op.body ?? {};
+    if (!isJsonValue(body)) throw new DomainError(422, 'validation_failed', 'The arguments are not plain JSON');
     ctx.method = op.method;
     ctx.url = op.path;
-    (ctx.request as { body?: unknown }).body = op.body ?? {};
+    ctx.request.body = body;
     if (op.method === 'GET' && s.limiter.scale !== 0) s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
     await routes(ctx, done);
   }
@@ -107,16 +118,16 @@ export function inProcess(router: Router, s: Services) {
 
 /** A 422 answer's field errors with their locations as the tool's arguments. */
 function namingArguments(answer: Answer, argumentOf: ToolDef['argumentOf']): Answer {
-  const body = answer.body as { detail?: unknown } | null;
-  if (answer.status !== 422 || !body || !Array.isArray(body.detail)) return answer;
-  const detail = (body.detail as Array<{ loc?: unknown }>).map((e) => (Array.isArray(e.loc) ? { ...e, loc: argumentOf(e.loc as Array<string | number>) } : e));
+  const body = answer.body;
+  if (answer.status !== 422 || !isRecord(body) || !Array.isArray(body.detail)) return answer;
+  const detail = body.detail.map((e: unknown) => (isRecord(e) && Array.isArray(e.loc) ? { ...e, loc: argumentOf(e.loc) } : e));
   return { status: answer.status, body: { ...body, detail } };
 }
 
 /** A REST answer as a tool result: the body as JSON text and structured content; an error status is an `isError` result carrying the error envelope. */
 export function toolResult(answer: Answer): CallToolResult {
   const body = answer.body;
-  const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Json) : { result: body };
+  const structured = isRecord(body) ? body : { result: body };
   if (answer.status >= 400) {
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: { ...structured, status: answer.status } };
   }
@@ -131,7 +142,7 @@ export interface CallCommand {
 
 /** The command id of the HTTP request itself: for a request that carries one call (A2A SendMessage). */
 export const requestCommand = (outer: Context): CallCommand => ({
-  commandId: outer.state.commandId as string,
+  commandId: commandIdOf(outer),
   fresh: outer.state.freshCommand === true,
 });
 
@@ -145,7 +156,7 @@ export const requestCommand = (outer: Context): CallCommand => ({
 export function callCommand(outer: Context, id: RequestId): CallCommand {
   if (outer.state.freshCommand === true) return { commandId: randomUUID(), fresh: true };
   const commandId = createHash('sha256')
-    .update(`${outer.state.commandId as string}\ntools/call ${JSON.stringify(id)}`)
+    .update(`${commandIdOf(outer)}\ntools/call ${JSON.stringify(id)}`)
     .digest('hex');
   return { commandId, fresh: false };
 }
@@ -158,7 +169,16 @@ export interface CallerInfo {
   tool?: string;
 }
 
-export const callerOf = (auth: AuthInfo | undefined): CallerInfo => (auth?.extra as { caller: CallerInfo } | undefined)?.caller as CallerInfo;
+/** The caller the MCP route put in the auth info it handed the SDK (api/routes/mcp/mcp.ts). */
+export function callerOf(auth: AuthInfo | undefined): CallerInfo {
+  const caller = auth?.extra?.caller;
+  if (!isCallerInfo(caller)) throw new Error('the MCP request carries no caller in its auth info');
+  return caller;
+}
+
+function isCallerInfo(value: unknown): value is CallerInfo {
+  return isRecord(value) && typeof value.agentId === 'string' && isRecord(value.ctx) && (value.tool === undefined || typeof value.tool === 'string');
+}
 
 /** The tools by name, built once: a call looks its tool up here (a Map, so no inherited name such as `constructor` resolves). */
 export const TOOL_BY_NAME: ReadonlyMap<string, ToolDef> = new Map(TOOLS.map((t) => [t.name, t]));
@@ -172,11 +192,27 @@ export const LISTED_TOOLS: readonly Tool[] = deepFreeze(
   TOOLS.map((def) => ({
     name: def.name,
     description: def.description,
-    inputSchema: { type: 'object', ...def.inputSchema } as Tool['inputSchema'],
-    outputSchema: { type: 'object', ...def.outputSchema } as Tool['outputSchema'],
+    inputSchema: listedSchema(def.name, def.inputSchema),
+    outputSchema: listedSchema(def.name, def.outputSchema),
     annotations: { ...def.annotations },
   })),
 );
+
+/** A tool's schema as tools/list carries it: `type: "object"` first, then the schema's own keywords; checked to be an object schema. */
+function listedSchema(tool: string, schema: Json): Tool['inputSchema'] {
+  const listed = { type: 'object', ...schema };
+  if (!isObjectSchema(listed)) throw new Error(`tool ${tool}: its schema is not an object schema`);
+  return listed;
+}
+
+function isObjectSchema(schema: Json): schema is Tool['inputSchema'] {
+  const { type, properties, required } = schema;
+  return (
+    type === 'object' &&
+    (properties === undefined || isRecord(properties)) &&
+    (required === undefined || (Array.isArray(required) && required.every((r) => typeof r === 'string')))
+  );
+}
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -264,7 +300,7 @@ export function mcpServerFor(caller: CallerInfo, run: ReturnType<typeof inProces
     if (answer.status === 404) throw new ResourceNotFoundError(uri, `Resource ${uri} not found`);
     if (answer.status >= 400) {
       // The REST refusal (a bad cursor, a limit out of range, a rate limit) with its error envelope.
-      const envelope = answer.body as { detail?: unknown; code?: unknown } | null;
+      const envelope = isRecord(answer.body) ? answer.body : null;
       const detail = typeof envelope?.detail === 'string' ? envelope.detail : JSON.stringify(envelope?.detail);
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri}: ${detail}`, { status: answer.status, ...(envelope ?? {}) });
     }

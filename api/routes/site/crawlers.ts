@@ -2,7 +2,6 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import escapeHtml from 'escape-html';
 import { notFound } from '../../../events/kernel/errors.ts';
-import type { Doc } from '../../../projections/store/port.ts';
 import { agentPageUrl, getPublicAgent } from '../../../queries/agents/agents.ts';
 import { findRoom, getVisiblePost, postPageUrl } from '../../../queries/feed/posts.ts';
 import { roomPageUrl } from '../../../queries/feed/rooms.ts';
@@ -203,7 +202,7 @@ export function crawlerRoutes(router: Router, s: Services): void {
   mount(previews, crawlerOperations.getPreviewBotById, async (ctx) => {
     const a = await getPublicAgent(s.store, ctx.params.id);
     if (!a) throw notFound('Agent', 'agent_not_found');
-    const caps = (a.capabilities as string[]).join(', ');
+    const caps = a.capabilities.join(', ');
     const description = clip(String(a.description ?? `${String(a.name)}: an agent on ${SITE} working on ${caps}.`), 300);
     const url = pageUrl('agents', a._id);
     html(ctx, {
@@ -212,7 +211,7 @@ export function crawlerRoutes(router: Router, s: Services): void {
       url,
       ogType: 'profile',
       jsonLd: { '@type': 'SoftwareApplication', name: a.name, description, url, applicationCategory: 'AI agent', keywords: caps, dateCreated: a.created_at },
-      body: `<p>${esc(description)}</p>\n<ul>${(a.capabilities as string[]).map((c) => `<li>${esc(c)}</li>`).join('')}</ul>`,
+      body: `<p>${esc(description)}</p>\n<ul>${a.capabilities.map((c) => `<li>${esc(c)}</li>`).join('')}</ul>`,
     });
   });
 
@@ -231,7 +230,7 @@ export function crawlerRoutes(router: Router, s: Services): void {
   });
 
   mount(previews, crawlerOperations.getPreviewPostById, async (ctx) => {
-    const p: Doc | null = await getVisiblePost(s.store, ctx.params.id);
+    const p = await getVisiblePost(s.store, ctx.params.id);
     if (!p) throw notFound('Post', 'post_not_found');
     const url = pageUrl('posts', p._id);
     const description = clip(String(p.body), 300);
@@ -247,7 +246,7 @@ export function crawlerRoutes(router: Router, s: Services): void {
         url,
         datePublished: p.published_at,
         author: { '@type': 'Organization', name: p.agent_name, url: pageUrl('agents', String(p.agent_id)) },
-        keywords: (p.hashtags as string[]).join(', '),
+        keywords: p.hashtags.join(', '),
       },
       body: `<article><p>${esc(p.body)}</p><p>by <a href="${esc(pageUrl('agents', String(p.agent_id)))}">${esc(p.agent_name)}</a></p></article>`,
     });

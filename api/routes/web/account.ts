@@ -161,7 +161,7 @@ export const accountOperations = operations({
 /** The member's linked agents as the dashboard shows them: status, credits and tier. */
 export async function memberAgents(s: Services, member: Member) {
   const user = await getUser(s.store, member.userId);
-  const ids = Array.isArray(user?.agent_ids) ? (user.agent_ids as string[]) : [];
+  const ids = user?.agent_ids ?? [];
   const docs = await agentsOf(s.store, ids);
   return docs.map((d) => agentCard(s, d));
 }
@@ -185,7 +185,7 @@ const dayOf = (iso: unknown) => (typeof iso === 'string' ? iso.slice(0, 10) : ''
 /** The agent of `agentId` when the member owns it; 404 otherwise (another member's agent looks like no agent). */
 export async function ownedAgent(s: Services, member: Member, agentId: string) {
   const user = await getUser(s.store, member.userId);
-  const ids = Array.isArray(user?.agent_ids) ? (user.agent_ids as string[]) : [];
+  const ids = user?.agent_ids ?? [];
   const agent = ids.includes(agentId) ? await getAgent(s.store, agentId) : null;
   if (!agent) throw new DomainError(404, 'agent_not_found', 'No agent of yours has this id.');
   return agent;

@@ -6,6 +6,7 @@ import type { ReadModel } from '../../../projections/store/port.ts';
 import { getAgent } from '../../../queries/agents/agents.ts';
 import { pendingIntros } from '../../../queries/social/members.ts';
 import type { Principal } from '../../auth.ts';
+import { isRecord } from '../../guards.ts';
 import { mount, operations } from '../../operations.ts';
 import type { Services } from '../../services.ts';
 import { executeInAppAction } from '../agents/actions.ts';
@@ -67,10 +68,10 @@ async function suggestions(s: Services, ctx: Context, member: Member, agent: Rea
   if (typeof agent.description !== 'string' || agent.description.trim() === '') {
     out.push({ title: 'Describe your agent', detail: 'Agents and people find it by its description.', action: 'update_agent_brief', parameters: {} });
   }
-  const capabilities = Array.isArray(agent.capabilities) ? (agent.capabilities as string[]) : [];
+  const capabilities = Array.isArray(agent.capabilities) ? agent.capabilities : [];
   if (capabilities.length > 0) {
     const found = await asMember(s, ctx, member, () => executeInAppAction(s, ctx, String(agent._id), 'find_relevant_posts', { query: capabilities.join(' ') }));
-    const items = ((found.result as { items?: Array<Record<string, unknown>> }).items ?? []).slice(0, 3);
+    const items = isRecord(found.result) && Array.isArray(found.result.items) ? found.result.items.slice(0, 3).filter(isRecord) : [];
     for (const post of items) {
       out.push({
         title: `Comment on “${String(post.title)}”`,
@@ -85,7 +86,7 @@ async function suggestions(s: Services, ctx: Context, member: Member, agent: Rea
 
 /** Runs `fn` with the request's caller set to the signed-in member, as a bearer request of theirs would be. */
 async function asMember<T>(s: Services, ctx: Context, member: Member, fn: () => Promise<T>): Promise<T> {
-  const saved = ctx.state.principal as unknown;
+  const saved = ctx.state.principal;
   ctx.state.principal = { kind: 'user', userId: member.userId, agentId: member.agentId, roles: member.roles, via: 'bearer' } satisfies Principal;
   try {
     return await fn();
@@ -151,7 +152,8 @@ export function agentPageRoutes(router: Router, s: Services): void {
     const agent = await linkedAgent(s, member);
     const action = pageAction(formField(ctx, 'action_type'));
     if (!action) throw new DomainError(404, 'not_found', 'There is no such action.');
-    const parameters = actionParameters(action, ctx.request.body as Record<string, unknown>);
+    const body: unknown = ctx.request.body;
+    const parameters = actionParameters(action, isRecord(body) ? body : {});
     let answer;
     try {
       answer = await asMember(s, ctx, member, () => executeInAppAction(s, ctx, member.agentId ?? '', action.type, parameters));
@@ -160,7 +162,7 @@ export function agentPageRoutes(router: Router, s: Services): void {
       if (!problem) throw err;
       return confirmPage(ctx, agent, action, parameters, problem, problem.status);
     }
-    const result = answer.result as Record<string, unknown>;
+    const result = isRecord(answer.result) ? answer.result : {};
     if (action.read) return page(s, ctx, 'app/agent-result', { title: action.label, action, parameters, result });
     const charged = typeof result.credits_charged === 'number' ? ` ${result.credits_charged} credits charged.` : '';
     doneTo(ctx, '/app/agent', `Done: ${action.describe(parameters, String(agent.name))}${charged}`);

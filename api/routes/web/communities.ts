@@ -2,9 +2,9 @@ import type Router from '@koa/router';
 import type { Static } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import { CIRCLE_REACTIONS, CODE_STATUSES, INTENTS, VISIBILITIES } from '../../../events/communities.ts';
-import type { CodeStatus, Visibility } from '../../../events/communities.ts';
+import type { Visibility } from '../../../events/communities.ts';
 import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
-import type { Doc, ReadModel } from '../../../projections/store/port.ts';
+import type { ReadModel } from '../../../projections/store/port.ts';
 import {
   circleActivity,
   circleMemberCount,
@@ -33,6 +33,7 @@ import {
   memberView,
   requestView,
 } from '../../../queries/communities/communities.ts';
+import { isOneOf } from '../../guards.ts';
 import { mount, operations } from '../../operations.ts';
 import type { Services } from '../../services.ts';
 import { assetUrl } from '../../web/assets.ts';
@@ -291,29 +292,43 @@ function formProblem(err: unknown): Problem | null {
   return problem;
 }
 
+/**
+ * The member app's community pages, registered on one web router: the member's communities, a
+ * community's circles, a circle and its posts, and community administration.
+ */
 export function communityPageRoutes(router: Router, s: Services): void {
   const web = webRouter(s);
-  const ops = communityPageOperations;
+  memberCommunityPages(web, s);
+  communityPages(web, s);
+  circlePages(web, s);
+  circlePostPages(web, s);
+  communityAdminPages(web, s);
+  router.use(web.routes());
+}
 
-  // ---- The member's communities and joining by code ----
+const ops = communityPageOperations;
 
-  const listPage = async (ctx: Context, member: Member, data: { code?: string; problem?: Problem | null }, status = 200) => {
-    const [joined, admin] = await Promise.all([memberCommunities(s.store, member.userId), administered(s.store, member.userId)]);
-    const ids = new Set(joined.map((c) => c._id));
-    const communities = [...joined, ...admin.filter((c) => !ids.has(c._id))].map((c) => ({
-      community_id: c._id,
-      name: String(c.name),
-      description: String(c.description ?? ''),
-      admin: ((c.admins as string[] | undefined) ?? []).includes(member.userId),
-      member: ids.has(c._id),
-    }));
-    await page(s, ctx, 'app/communities/list', { title: 'Communities', communities, code: '', problem: null, ...data }, status);
-  };
+// ---- The member's communities and joining by code ----
 
+async function listPage(s: Services, ctx: Context, member: Member, data: { code?: string; problem?: Problem | null }, status = 200) {
+  const [joined, admin] = await Promise.all([memberCommunities(s.store, member.userId), administered(s.store, member.userId)]);
+  const ids = new Set(joined.map((c) => c._id));
+  const communities = [...joined, ...admin.filter((c) => !ids.has(c._id))].map((c) => ({
+    community_id: c._id,
+    name: String(c.name),
+    description: String(c.description ?? ''),
+    admin: (c.admins ?? []).includes(member.userId),
+    member: ids.has(c._id),
+  }));
+  await page(s, ctx, 'app/communities/list', { title: 'Communities', communities, code: '', problem: null, ...data }, status);
+}
+
+/** The list of the member's communities, and joining one by invite code. */
+function memberCommunityPages(web: Router, s: Services): void {
   mount(web, ops.getAppCommunities, async (ctx) => {
     const member = await requireMember(s, ctx);
     const code = typeof ctx.query.code === 'string' ? ctx.query.code.slice(0, 32) : '';
-    await listPage(ctx, member, { code });
+    await listPage(s, ctx, member, { code });
   });
 
   mount(web, ops.postAppCommunitiesJoin, async (ctx) => {
@@ -327,14 +342,17 @@ export function communityPageRoutes(router: Router, s: Services): void {
       const problem = problemOf(err);
       if (!problem || problem.status === 401) throw err;
       if (problem.code === 'invite_code_not_found') problem.message = 'That invite code does not match any community.';
-      return listPage(ctx, member, { code: code.slice(0, 32), problem }, problem.status);
+      return listPage(s, ctx, member, { code: code.slice(0, 32), problem }, problem.status);
     }
     const name = String(joined.community.name);
     doneTo(ctx, communityPath(String(joined.community.community_id)), joined.joined ? `You joined ${name}.` : `You are already a member of ${name}.`);
   });
+}
 
-  // ---- A community and its circles ----
+// ---- A community and its circles ----
 
+/** A community's page (its circles by visibility and the member's join requests), and joining a circle. */
+function communityPages(web: Router, s: Services): void {
   mount(web, ops.getAppCommunitiesByCommunityId, async (ctx) => {
     const member = await requireMember(s, ctx);
     const { community, circles } = await communityCircles(s, ctx.params.community_id, member);
@@ -342,7 +360,7 @@ export function communityPageRoutes(router: Router, s: Services): void {
       isCommunityMember(s.store, community._id, member.userId),
       memberJoinRequests(s.store, community._id, member.userId),
     ]);
-    const isAdmin = circles.some((c) => c.access.admin) || ((community.admins as string[] | undefined) ?? []).includes(member.userId);
+    const isAdmin = circles.some((c) => c.access.admin) || (community.admins ?? []).includes(member.userId);
     // Someone outside the community who sees no circle learns nothing about it.
     if (!isMember && !isAdmin && circles.length === 0) throw notFound('Community', 'community_not_found');
     const names = new Map(circles.map((c) => [c.circle._id, String(c.circle.name)]));
@@ -383,64 +401,70 @@ export function communityPageRoutes(router: Router, s: Services): void {
       'Your request to join is with the community’s admins. Its status is on this page.',
     );
   });
+}
 
-  // ---- A circle, its posts, replies, reactions and link previews ----
+// ---- A circle, its posts, replies, reactions and link previews ----
 
-  interface Compose {
-    content: string;
-    intent: string;
-    link_url: string;
-  }
-  const circlePage = async (
-    ctx: Context,
-    member: Member,
-    circleId: string,
-    data: { compose?: Compose; problem?: Problem | null; preview?: unknown } = {},
-    status = 200,
-  ) => {
-    const access = await visibleCircle(s.store, circleId, member);
-    const circle = access.circle;
-    const [community, posts, members, activity] = await Promise.all([
-      getCommunity(s.store, String(circle.community_id)),
-      circlePosts(s.store, circle._id, { skip: 0, limit: 50 }),
-      circleMemberCount(s.store, circle._id),
-      circleActivity(s.store, circle._id),
-    ]);
-    await page(
-      s,
-      ctx,
-      'app/communities/circle',
-      {
-        title: String(circle.name),
-        circle: {
-          circle_id: circle._id,
-          name: String(circle.name),
-          description: String(circle.description ?? ''),
-          visibility: VISIBILITY_WORDS[circle.visibility as Visibility]?.label ?? String(circle.visibility),
-        },
-        community: community ? { community_id: community._id, name: String(community.name) } : null,
-        access: { member: access.member, admin: access.admin },
-        members,
-        postCount: Number(activity?.post_count ?? 0),
-        posts: posts.map(postView),
-        intents: INTENTS,
-        reactions: CIRCLE_REACTIONS,
-        compose: { content: '', intent: 'update', link_url: '', ...data.compose },
-        problem: data.problem ?? null,
-        preview: data.preview ?? null,
+interface Compose {
+  content: string;
+  intent: string;
+  link_url: string;
+}
+
+async function circlePage(
+  s: Services,
+  ctx: Context,
+  member: Member,
+  circleId: string,
+  data: { compose?: Compose; problem?: Problem | null; preview?: unknown } = {},
+  status = 200,
+) {
+  const access = await visibleCircle(s.store, circleId, member);
+  const circle = access.circle;
+  const [community, posts, members, activity] = await Promise.all([
+    getCommunity(s.store, String(circle.community_id)),
+    circlePosts(s.store, circle._id, { skip: 0, limit: 50 }),
+    circleMemberCount(s.store, circle._id),
+    circleActivity(s.store, circle._id),
+  ]);
+  await page(
+    s,
+    ctx,
+    'app/communities/circle',
+    {
+      title: String(circle.name),
+      circle: {
+        circle_id: circle._id,
+        name: String(circle.name),
+        description: String(circle.description ?? ''),
+        visibility: VISIBILITY_WORDS[circle.visibility]?.label ?? String(circle.visibility),
       },
-      status,
-    );
-  };
-  const composeOf = (ctx: Context): Compose => ({
-    content: formField(ctx, 'content').slice(0, 5000),
-    intent: formField(ctx, 'intent').slice(0, 20),
-    link_url: formField(ctx, 'link_url').trim().slice(0, 2000),
-  });
+      community: community ? { community_id: community._id, name: String(community.name) } : null,
+      access: { member: access.member, admin: access.admin },
+      members,
+      postCount: Number(activity?.post_count ?? 0),
+      posts: posts.map(postView),
+      intents: INTENTS,
+      reactions: CIRCLE_REACTIONS,
+      compose: { content: '', intent: 'update', link_url: '', ...data.compose },
+      problem: data.problem ?? null,
+      preview: data.preview ?? null,
+    },
+    status,
+  );
+}
 
+const composeOf = (ctx: Context): Compose => ({
+  content: formField(ctx, 'content').slice(0, 5000),
+  intent: formField(ctx, 'intent').slice(0, 20),
+  link_url: formField(ctx, 'link_url').trim().slice(0, 2000),
+});
+
+/** A circle's page, posting in it, and a link's preview before posting. */
+function circlePages(web: Router, s: Services): void {
   mount(web, ops.getAppCirclesByCircleId, async (ctx) => {
     const member = await requireMember(s, ctx);
-    await circlePage(ctx, member, ctx.params.circle_id);
+    await circlePage(s, ctx, member, ctx.params.circle_id);
   });
 
   mount(web, ops.postAppCirclesByCircleIdPosts, async (ctx) => {
@@ -458,7 +482,7 @@ export function communityPageRoutes(router: Router, s: Services): void {
     } catch (err) {
       const problem = formProblem(err);
       if (!problem) throw err;
-      return circlePage(ctx, member, ctx.params.circle_id, { compose, problem }, problem.status);
+      return circlePage(s, ctx, member, ctx.params.circle_id, { compose, problem }, problem.status);
     }
     doneTo(ctx, `${circlePath(String(post.circle_id))}#post-${encodeURIComponent(String(post.post_id))}`, 'Your post is in the circle.');
   });
@@ -470,56 +494,61 @@ export function communityPageRoutes(router: Router, s: Services): void {
     try {
       const body = validate<Static<typeof LinkPreviewRequest>>(LinkPreviewRequest, { url: compose.link_url });
       const preview = await previewLink(s, body.url);
-      await circlePage(ctx, member, ctx.params.circle_id, { compose, preview });
+      await circlePage(s, ctx, member, ctx.params.circle_id, { compose, preview });
     } catch (err) {
       const problem = formProblem(err);
       if (!problem) throw err;
       if (problem.fields.url) problem.fields.link_url = problem.fields.url;
-      await circlePage(ctx, member, ctx.params.circle_id, { compose, problem }, problem.status);
+      await circlePage(s, ctx, member, ctx.params.circle_id, { compose, problem }, problem.status);
     }
   });
+}
 
-  const postPage = async (
-    ctx: Context,
-    member: Member,
-    postId: string,
-    data: { reply?: string; problem?: Problem | null; preview?: unknown } = {},
-    status = 200,
-  ) => {
-    const post = await getCirclePost(s.store, postId);
-    if (!post) throw notFound('Circle post', 'circle_post_not_found');
-    const access = await circleOrPostNotFound(String(post.circle_id), member);
-    const replies = await postReplies(s.store, post._id, { skip: 0, limit: 100 });
-    await page(
-      s,
-      ctx,
-      'app/communities/post',
-      {
-        title: `A post in ${String(access.circle.name)}`,
-        circle: { circle_id: access.circle._id, name: String(access.circle.name) },
-        access: { member: access.member },
-        post: postView(post),
-        replies: replies.map(replyView),
-        reactions: CIRCLE_REACTIONS,
-        reply: data.reply ?? '',
-        problem: data.problem ?? null,
-        preview: data.preview ?? null,
-      },
-      status,
-    );
-  };
-  /** The circle of a post the member reached by its id: a hidden circle answers as if the post did not exist. */
-  const circleOrPostNotFound = async (circleId: string, member: Member) => {
-    try {
-      return await visibleCircle(s.store, circleId, member);
-    } catch {
-      throw notFound('Circle post', 'circle_post_not_found');
-    }
-  };
+async function postPage(
+  s: Services,
+  ctx: Context,
+  member: Member,
+  postId: string,
+  data: { reply?: string; problem?: Problem | null; preview?: unknown } = {},
+  status = 200,
+) {
+  const post = await getCirclePost(s.store, postId);
+  if (!post) throw notFound('Circle post', 'circle_post_not_found');
+  const access = await circleOrPostNotFound(s, String(post.circle_id), member);
+  const replies = await postReplies(s.store, post._id, { skip: 0, limit: 100 });
+  await page(
+    s,
+    ctx,
+    'app/communities/post',
+    {
+      title: `A post in ${String(access.circle.name)}`,
+      circle: { circle_id: access.circle._id, name: String(access.circle.name) },
+      access: { member: access.member },
+      post: postView(post),
+      replies: replies.map(replyView),
+      reactions: CIRCLE_REACTIONS,
+      reply: data.reply ?? '',
+      problem: data.problem ?? null,
+      preview: data.preview ?? null,
+    },
+    status,
+  );
+}
 
+/** The circle of a post the member reached by its id: a hidden circle answers as if the post did not exist. */
+async function circleOrPostNotFound(s: Services, circleId: string, member: Member) {
+  try {
+    return await visibleCircle(s.store, circleId, member);
+  } catch {
+    throw notFound('Circle post', 'circle_post_not_found');
+  }
+}
+
+/** A circle post's page, replying, reacting, and its link's preview. */
+function circlePostPages(web: Router, s: Services): void {
   mount(web, ops.getAppCirclePostsByPostId, async (ctx) => {
     const member = await requireMember(s, ctx);
-    await postPage(ctx, member, ctx.params.post_id);
+    await postPage(s, ctx, member, ctx.params.post_id);
   });
 
   mount(web, ops.postAppCirclePostsByPostIdReplies, async (ctx) => {
@@ -532,7 +561,7 @@ export function communityPageRoutes(router: Router, s: Services): void {
     } catch (err) {
       const problem = formProblem(err);
       if (!problem) throw err;
-      return postPage(ctx, member, ctx.params.post_id, { reply: content, problem }, problem.status);
+      return postPage(s, ctx, member, ctx.params.post_id, { reply: content, problem }, problem.status);
     }
     doneTo(ctx, `${postPath(ctx.params.post_id)}#reply-${encodeURIComponent(String(reply.reply_id))}`, 'Your reply is posted.');
   });
@@ -563,94 +592,100 @@ export function communityPageRoutes(router: Router, s: Services): void {
     const member = circleWriter(s, ctx, await requireMember(s, ctx));
     const post = await getCirclePost(s.store, ctx.params.post_id);
     if (!post) throw notFound('Circle post', 'circle_post_not_found');
-    await circleOrPostNotFound(String(post.circle_id), member);
+    await circleOrPostNotFound(s, String(post.circle_id), member);
     if (typeof post.link_url !== 'string' || !post.link_url) return doneTo(ctx, postPath(post._id), 'This post has no link.');
     try {
-      await postPage(ctx, member, post._id, { preview: await previewLink(s, post.link_url) });
+      await postPage(s, ctx, member, post._id, { preview: await previewLink(s, post.link_url) });
     } catch (err) {
       const problem = formProblem(err);
       if (!problem) throw err;
-      await postPage(ctx, member, post._id, { problem }, problem.status);
+      await postPage(s, ctx, member, post._id, { problem }, problem.status);
     }
   });
+}
 
-  // ---- Community admins ----
+// ---- Community admins ----
 
-  /** The community of an admin page, for its admins (and super admins) only: 403 for anyone else, 404 for no such community. */
-  const adminCommunity = async (ctx: Context, member: Member) => {
-    const [community] = await adminScope(s.store, member, ctx.params.community_id);
-    return community;
-  };
+type Community = ReadModel<'communities'>;
 
-  const adminPage = async (
-    ctx: Context,
-    member: Member,
-    community: Doc,
-    data: { problem?: Problem | null; form?: Record<string, string> } = {},
-    status = 200,
-  ) => {
-    const [stats, circles, members, pending, decided, codes] = await Promise.all([
-      communityStats(s.store, community._id),
-      circlesOf(s.store, community._id),
-      communityMembers(s.store, { communityIds: [community._id], skip: 0, limit: 100 }),
-      joinRequests(s.store, [community._id], 'pending', 100),
-      joinRequests(s.store, [community._id], undefined, 20),
-      s.store.collection('invite_codes').find({ community_id: community._id }, { sort: { community_id: 1, seq: -1 }, limit: 100, hint: 'by_community' }),
-    ]);
-    const names = new Map(circles.map((c) => [c._id, String(c.name)]));
-    const codeViews = [];
-    for (const c of codes) {
-      const view = codeView(c, s.config.publicBaseUrl);
-      const svg = String(await inviteQr(s, String(c.code), 'svg'));
-      codeViews.push({ ...view, qr: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` });
-    }
-    await page(
-      s,
-      ctx,
-      'app/communities/admin',
-      {
-        scripts: [assetUrl('communities.js')],
-        title: `Manage ${String(community.name)}`,
-        community: { community_id: community._id, name: String(community.name) },
-        stats,
-        circles: circles.map((c) => ({ circle_id: c._id, name: String(c.name), visibility: String(c.visibility) })),
-        visibilities: VISIBILITIES.map((v) => ({ value: v, ...VISIBILITY_WORDS[v] })),
-        members: members.docs.map(memberView),
-        membersTotal: members.total,
-        pending: pending.map((r) => ({ ...requestView(r), circle_name: names.get(String(r.circle_id)) ?? 'A circle' })),
-        decided: decided.filter((r) => r.status !== 'pending').map((r) => ({ ...requestView(r), circle_name: names.get(String(r.circle_id)) ?? 'A circle' })),
-        codes: codeViews,
-        codeStatuses: CODE_STATUSES,
-        me: member.userId,
-        problem: data.problem ?? null,
-        form: { label: '', max_uses: '', expires_on: '', ...data.form },
-      },
-      status,
-    );
-  };
+/** The community of an admin page, for its admins (and super admins) only: 403 for anyone else, 404 for no such community. */
+async function adminCommunity(s: Services, ctx: Context, member: Member): Promise<Community> {
+  const [community] = await adminScope(s.store, member, ctx.params.community_id);
+  return community;
+}
 
-  /** Runs an admin form's action: on a problem the form can show, the admin page again with it. */
-  const adminAction = async (ctx: Context, member: Member, community: Doc, act: () => Promise<string>, form?: Record<string, string>) => {
-    let notice: string;
-    try {
-      notice = await act();
-    } catch (err) {
-      const problem = formProblem(err);
-      if (!problem) throw err;
-      return adminPage(ctx, member, community, { problem, form }, problem.status);
-    }
-    doneTo(ctx, adminPath(community._id), notice);
-  };
+async function adminPage(
+  s: Services,
+  ctx: Context,
+  member: Member,
+  community: Community,
+  data: { problem?: Problem | null; form?: Record<string, string> } = {},
+  status = 200,
+) {
+  const [stats, circles, members, pending, decided, codes] = await Promise.all([
+    communityStats(s.store, community._id),
+    circlesOf(s.store, community._id),
+    communityMembers(s.store, { communityIds: [community._id], skip: 0, limit: 100 }),
+    joinRequests(s.store, [community._id], 'pending', 100),
+    joinRequests(s.store, [community._id], undefined, 20),
+    s.store.collection('invite_codes').find({ community_id: community._id }, { sort: { community_id: 1, seq: -1 }, limit: 100, hint: 'by_community' }),
+  ]);
+  const names = new Map(circles.map((c) => [c._id, String(c.name)]));
+  const codeViews = [];
+  for (const c of codes) {
+    const view = codeView(c, s.config.publicBaseUrl);
+    const svg = String(await inviteQr(s, String(c.code), 'svg'));
+    codeViews.push({ ...view, qr: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` });
+  }
+  await page(
+    s,
+    ctx,
+    'app/communities/admin',
+    {
+      scripts: [assetUrl('communities.js')],
+      title: `Manage ${String(community.name)}`,
+      community: { community_id: community._id, name: String(community.name) },
+      stats,
+      circles: circles.map((c) => ({ circle_id: c._id, name: String(c.name), visibility: String(c.visibility) })),
+      visibilities: VISIBILITIES.map((v) => ({ value: v, ...VISIBILITY_WORDS[v] })),
+      members: members.docs.map(memberView),
+      membersTotal: members.total,
+      pending: pending.map((r) => ({ ...requestView(r), circle_name: names.get(String(r.circle_id)) ?? 'A circle' })),
+      decided: decided.filter((r) => r.status !== 'pending').map((r) => ({ ...requestView(r), circle_name: names.get(String(r.circle_id)) ?? 'A circle' })),
+      codes: codeViews,
+      codeStatuses: CODE_STATUSES,
+      me: member.userId,
+      problem: data.problem ?? null,
+      form: { label: '', max_uses: '', expires_on: '', ...data.form },
+    },
+    status,
+  );
+}
 
+/** Runs an admin form's action: on a problem the form can show, the admin page again with it. */
+async function adminAction(s: Services, ctx: Context, member: Member, community: Community, act: () => Promise<string>, form?: Record<string, string>) {
+  let notice: string;
+  try {
+    notice = await act();
+  } catch (err) {
+    const problem = formProblem(err);
+    if (!problem) throw err;
+    return adminPage(s, ctx, member, community, { problem, form }, problem.status);
+  }
+  doneTo(ctx, adminPath(community._id), notice);
+}
+
+/** Community administration: the admin page, members, invite codes, circle visibility and join requests. */
+function communityAdminPages(web: Router, s: Services): void {
   mount(web, ops.getAppCommunitiesByCommunityIdAdmin, async (ctx) => {
     const member = await requireMember(s, ctx);
-    await adminPage(ctx, member, await adminCommunity(ctx, member));
+    await adminPage(s, ctx, member, await adminCommunity(s, ctx, member));
   });
 
   mount(web, ops.postAppCommunitiesByCommunityIdAdminMembersByUserIdRemove, async (ctx) => {
     const member = await requireMember(s, ctx);
-    const community = await adminCommunity(ctx, member);
-    await adminAction(ctx, member, community, async () => {
+    const community = await adminCommunity(s, ctx, member);
+    await adminAction(s, ctx, member, community, async () => {
       const res = await removeMember(s, ctx, member, ctx.params.user_id, community._id);
       return res.removed ? 'The member is removed from the community.' : 'Nothing changed.';
     });
@@ -658,13 +693,14 @@ export function communityPageRoutes(router: Router, s: Services): void {
 
   mount(web, ops.postAppCommunitiesByCommunityIdAdminCodes, async (ctx) => {
     const member = await requireMember(s, ctx);
-    const community = await adminCommunity(ctx, member);
+    const community = await adminCommunity(s, ctx, member);
     const form = {
       label: formField(ctx, 'label').slice(0, 100),
       max_uses: formField(ctx, 'max_uses').trim().slice(0, 7),
       expires_on: formField(ctx, 'expires_on').trim().slice(0, 10),
     };
     await adminAction(
+      s,
       ctx,
       member,
       community,
@@ -684,44 +720,42 @@ export function communityPageRoutes(router: Router, s: Services): void {
 
   mount(web, ops.postAppCommunitiesByCommunityIdAdminCodesByCodeIdStatus, async (ctx) => {
     const member = await requireMember(s, ctx);
-    const community = await adminCommunity(ctx, member);
+    const community = await adminCommunity(s, ctx, member);
     const code = await getCode(s.store, ctx.params.code_id);
     if (!code || code.community_id !== community._id) throw notFound('Invite code', 'invite_code_not_found');
-    await adminAction(ctx, member, community, async () => {
+    await adminAction(s, ctx, member, community, async () => {
       const status = formField(ctx, 'status');
-      if (!(CODE_STATUSES as readonly string[]).includes(status)) throw enumProblem('status', CODE_STATUSES);
-      const after = await setCodeStatus(s, ctx, member, code._id, status as CodeStatus);
+      if (!isOneOf(CODE_STATUSES, status)) throw enumProblem('status', CODE_STATUSES);
+      const after = await setCodeStatus(s, ctx, member, code._id, status);
       return `Invite code ${String(after.code)} is ${String(after.status)}.`;
     });
   });
 
   mount(web, ops.postAppCommunitiesByCommunityIdAdminCirclesByCircleIdVisibility, async (ctx) => {
     const member = await requireMember(s, ctx);
-    const community = await adminCommunity(ctx, member);
+    const community = await adminCommunity(s, ctx, member);
     const circle = await getCircle(s.store, ctx.params.circle_id);
     if (!circle || circle.community_id !== community._id) throw notFound('Circle', 'circle_not_found');
-    await adminAction(ctx, member, community, async () => {
+    await adminAction(s, ctx, member, community, async () => {
       const visibility = formField(ctx, 'visibility');
-      if (!(VISIBILITIES as readonly string[]).includes(visibility)) throw enumProblem('visibility', VISIBILITIES);
-      const after = await setVisibility(s, ctx, member, circle._id, visibility as Visibility, community._id);
-      return `${String(after.name)} is now ${VISIBILITY_WORDS[after.visibility as Visibility]?.label.toLowerCase() ?? String(after.visibility)}.`;
+      if (!isOneOf(VISIBILITIES, visibility)) throw enumProblem('visibility', VISIBILITIES);
+      const after = await setVisibility(s, ctx, member, circle._id, visibility, community._id);
+      return `${String(after.name)} is now ${VISIBILITY_WORDS[after.visibility]?.label.toLowerCase() ?? String(after.visibility)}.`;
     });
   });
 
   mount(web, ops.postAppCommunitiesByCommunityIdAdminRequestsByRequestIdDecide, async (ctx) => {
     const member = await requireMember(s, ctx);
-    const community = await adminCommunity(ctx, member);
+    const community = await adminCommunity(s, ctx, member);
     const request = await getJoinRequest(s.store, ctx.params.request_id);
     if (!request || request.community_id !== community._id) throw notFound('Join request', 'join_request_not_found');
-    await adminAction(ctx, member, community, async () => {
+    await adminAction(s, ctx, member, community, async () => {
       const decision = formField(ctx, 'decision');
       if (decision !== 'approve' && decision !== 'decline') throw enumProblem('decision', ['approve', 'decline']);
       const after = await decideRequest(s, ctx, member, request._id, decision === 'approve', formField(ctx, 'admin_note'), 'body');
       return `${String(after.full_name)}’s request is ${after.status === 'approved' ? 'approved' : 'declined'}.`;
     });
   });
-
-  router.use(web.routes());
 }
 
 const enumProblem = (name: string, values: readonly string[]) =>

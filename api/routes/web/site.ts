@@ -145,6 +145,14 @@ const optional = (ctx: Context, name: string) => formField(ctx, name).trim() || 
 
 export function siteRoutes(router: Router, s: Services): void {
   const web = webRouter(s);
+  browsePages(web, s);
+  partnerPages(web, s);
+  pitchDeckPages(web, s);
+  router.use(web.routes());
+}
+
+/** The anonymous pages kept rendered while the read models stand still: the landing page, the rooms directory and the marketplace. */
+function browsePages(web: Router, s: Services): void {
   const base = () => s.config.publicBaseUrl;
   const cache = publicPageCache(s);
 
@@ -227,7 +235,10 @@ export function siteRoutes(router: Router, s: Services): void {
       const query: Record<string, unknown> = Object.fromEntries(Object.entries(ctx.query).filter(([k, v]) => BROWSE_FILTERS.includes(k) && v !== ''));
       query.limit = String(LISTINGS_PER_PAGE);
       const found = await findListings(s, query);
-      const str = (k: string) => (typeof ctx.query[k] === 'string' ? (ctx.query[k] as string) : '');
+      const str = (k: string) => {
+        const v = ctx.query[k];
+        return typeof v === 'string' ? v : '';
+      };
       const filters = { q: str('q'), category: str('category'), pricing_type: str('pricing_type'), status: str('status') };
       const link = (page: number) => {
         const params = new URLSearchParams();
@@ -256,7 +267,10 @@ export function siteRoutes(router: Router, s: Services): void {
       );
     }),
   );
+}
 
+/** The partner form and sending it. */
+function partnerPages(web: Router, s: Services): void {
   const partnersPage = (ctx: Context, data: { form?: Record<string, string>; problem?: Problem | null }, status = 200) =>
     page(
       s,
@@ -288,7 +302,10 @@ export function siteRoutes(router: Router, s: Services): void {
     }
     doneTo(ctx, '/partners', `Thank you, ${form.name.trim()}: your details reached our team. We will write to ${form.email.trim()} soon.`);
   });
+}
 
+/** The pitch deck: the NDA form, accepting it, and the deck once accepted. */
+function pitchDeckPages(web: Router, s: Services): void {
   const deckPage = async (ctx: Context, data: { form?: Record<string, string>; problem?: Problem | null }, status = 200) => {
     const accepted = Boolean(ctx.cookies.get(NDA_COOKIE, { signed: true }));
     const deck = accepted ? await pitchDeck(s.store) : null;
@@ -328,6 +345,4 @@ export function siteRoutes(router: Router, s: Services): void {
     ctx.cookies.set(NDA_COOKIE, acceptance, { httpOnly: true, sameSite: 'lax', path: '/pitch-deck', signed: true, secure: ctx.secure, maxAge: NDA_COOKIE_MS });
     doneTo(ctx, '/pitch-deck', 'Thank you: the NDA is accepted. The deck is below.');
   });
-
-  router.use(web.routes());
 }
