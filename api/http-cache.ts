@@ -51,7 +51,7 @@ export class RememberedAnswers {
   }
 
   answer(ctx: Context, hit: Remembered): void {
-    (ctx as Context & { _matchedRoute?: string })._matchedRoute = hit.route;
+    ctx.state.route = hit.route;
     ctx.status = 200;
     ctx.type = hit.type;
     ctx.body = hit.bytes;
@@ -99,7 +99,7 @@ export function conditionalGet(answers: RememberedAnswers): Middleware {
       if (anonymous && ctx.state.cacheableByPosition === true && answers.position() === at) {
         answers.remember(ctx.url, {
           position: at,
-          route: (ctx as Context & { _matchedRoute?: string })._matchedRoute,
+          route: ctx.state.route as string | undefined,
           etag,
           bytes,
           type: ctx.response.get('Content-Type'),

@@ -213,9 +213,9 @@ export class Metrics {
   }
 }
 
-/** The route template of the answered request: the path of the router layer that matched. */
+/** The route template of the answered request: the path of the operation that answered it (set by api/operations.ts `mount`). */
 export function routeOf(ctx: Context): string {
-  const matched = (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
+  const matched: unknown = ctx.state.route;
   return typeof matched === 'string' ? matched : UNMATCHED_ROUTE;
 }
 
@@ -237,7 +237,7 @@ export function metricsEndpoint(metrics: Metrics, token: string | null) {
   return async function serveMetrics(ctx: Context, next: Next) {
     const answer = await scrape(ctx.method, ctx.path, ctx.get('authorization'), ctx.state.requestId as string);
     if (answer === null) return next();
-    if (answer.status === 200) (ctx as Context & { _matchedRoute?: string })._matchedRoute = '/metrics';
+    if (answer.status === 200) ctx.state.route = '/metrics';
     ctx.status = answer.status;
     ctx.set(answer.headers);
     ctx.body = answer.body;

@@ -1,6 +1,8 @@
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { Type } from '@sinclair/typebox';
+import type { TUnsafe } from '@sinclair/typebox';
 import type { FieldError } from '../events/kernel/errors.ts';
 import { DomainError, ValidationFailed } from '../events/kernel/errors.ts';
 import { jsonDepth } from '../events/kernel/json.ts';
@@ -13,6 +15,14 @@ const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coer
 addFormats(ajv);
 
 export type Schema = Record<string, unknown>;
+
+/**
+ * A plain JSON Schema with the type of the value it accepts: what `mount` hands a handler as its
+ * validated `input.body` or `input.query` (api/operations.ts). The schema itself is unchanged.
+ */
+export function typed<T>(schema: Schema): TUnsafe<T> {
+  return Type.Unsafe<T>(schema);
+}
 
 const compiled = new WeakMap<Schema, ValidateFunction>();
 

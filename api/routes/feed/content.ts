@@ -149,6 +149,7 @@ export const contentOperations = operations({
     auth: 'key_or_bearer',
     responses: ok(PostFeedPostsByIdPollVoteAnswer),
     body: voteSchema,
+    alsoLimits: [LIMITS.writes],
     rateLimit: LIMITS.poll_votes,
   },
   postFeedPostsByIdFlag: {
@@ -301,7 +302,6 @@ export function contentRoutes(router: Router, s: Services): void {
 
   const vote = async (ctx: Context) => {
     const agentId = requireAgent(ctx);
-    s.limiter.hit(LIMITS.poll_votes, agentId, ctx);
     const { option_index } = validate<{ option_index: number }>(voteSchema, ctx.request.body);
     const post = await visiblePost(s, ctx.params.id);
     const poll = (post.poll as PostPoll | null | undefined) ?? null;

@@ -21,6 +21,7 @@ import { requireSuperAdmin } from '../humans/matches.ts';
 import type { Schema } from '../../validation.ts';
 import { arr, bool, int, nullStr, obj, str } from '../schemas.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { LIMITS } from '../../rate-limit.ts';
 
 const Note = { type: 'string', minLength: 1, maxLength: 2000, pattern: '\\S' } as const;
 export const DecisionBody = {
@@ -108,6 +109,7 @@ export const moderationOperations = operations({
     tags: ['feed'],
     auth: 'key_or_bearer',
     responses: { 200: { schema: obj({ post_id: str, withdrawn: bool, flag_count: int, counting_flags: int }) } },
+    rateLimit: LIMITS.writes,
   },
   deleteProtocolAgentsByIdFlag: {
     method: 'DELETE',
@@ -116,6 +118,7 @@ export const moderationOperations = operations({
     tags: ['feed'],
     auth: 'key_or_bearer',
     responses: { 200: { schema: obj({ agent_id: str, withdrawn: bool, flag_count: int, counting_flags: int }) } },
+    rateLimit: LIMITS.writes,
   },
   getAdminModerationQueue: {
     method: 'GET',

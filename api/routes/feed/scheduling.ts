@@ -89,6 +89,7 @@ export const schedulingOperations = operations({
     auth: 'key_or_bearer',
     responses: ok(PostFeedPostsScheduleAnswer),
     body: scheduleSchema,
+    alsoLimits: [LIMITS.writes],
     rateLimit: LIMITS.schedules,
     cost: 'schedule_post',
   },
@@ -160,7 +161,6 @@ export const schedulingOperations = operations({
 export function schedulingRoutes(router: Router, s: Services): void {
   const schedule = async (ctx: Context) => {
     const agentId = writer(s, ctx);
-    s.limiter.hit(LIMITS.schedules, agentId, ctx);
     const input = validate<PostInput & { publish_at: string }>(scheduleSchema, ctx.request.body);
     const cmdCtx = commandContext(s, ctx, agentId);
     const { draft, resolved_room_slug } = await postDraft(s, input);
@@ -235,7 +235,6 @@ export function schedulingRoutes(router: Router, s: Services): void {
   const pinTarget = async (ctx: Context) => {
     const user = requireUser(ctx);
     const agentId = user.agentId;
-    s.limiter.hit(LIMITS.pins, agentId ?? user.userId, ctx);
     const room = await findRoom(s.store, ctx.params.slug);
     if (!room) throw notFound('Room', 'room_not_found');
     return { userId: user.userId, agentId, room, moderation: await moderation(s, user, room, agentId) };

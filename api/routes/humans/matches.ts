@@ -244,7 +244,6 @@ export function matchRoutes(router: Router, s: Services): void {
   const messages = new Router({ prefix: '/api/messages' });
   mount(messages, matchOperations.postMessages, async (ctx) => {
     const { userId: me } = requireUser(ctx);
-    s.limiter.hit(LIMITS.writes, me, ctx);
     const input = validate<{ match_id: string; content: string }>(schemas.message, ctx.request.body);
     const r = await sendMatchMessage(s.bus, me, input.match_id, input.content, commandContext(s, ctx, me));
     await settled(s, r.position);

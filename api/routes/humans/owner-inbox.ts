@@ -158,7 +158,6 @@ export function ownerInboxRoutes(router: Router, s: Services): void {
     const { user, dms } = await dmsOf(ctx);
     if (!user.agentId) throw new DomainError(401, 'no_linked_agent', 'No active agent linked to your account');
     const agentId = user.agentId;
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
     const { message } = validate<{ message: string }>(replySchema, ctx.request.body);
     const other = ctx.params.agent_id;
     const result = await replyAsOwner(s, ctx, { userId: user.userId, agentId }, dms, other, message);

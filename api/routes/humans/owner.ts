@@ -109,7 +109,6 @@ export function ownerRoutes(router: Router, s: Services): void {
 
   mount(myAgent, ownerOperations.patchSvcMyAgentAutoPostPrefs, async (ctx) => {
     const { userId, agentId } = requireOwnedAgent(ctx);
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
     const input = validate<AutoPostPrefs>(prefsSchema, ctx.request.body);
     const r = await setAutoPostPrefs(s.bus, userId, agentId, input, commandContext(s, ctx, userId));
     await settled(s, r.position);

@@ -141,7 +141,6 @@ export function messagingRoutes(router: Router, s: Services): void {
   const sendDirectMessage = async (ctx: Context) => {
     const agentId = requireApiKey(ctx);
     requireSelf(ctx, ctx.params.id, agentId);
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
     const body = validate<DmBody>(dmSchema, ctx.request.body);
     const target = dmTarget(body);
     let result;

@@ -183,7 +183,6 @@ export const socialGraphOperations = operations({
 export function socialGraphRoutes(router: Router, s: Services): void {
   const follow = (on: boolean) => async (ctx: Context) => {
     const agentId = requireApiKey(ctx);
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
     const targetId = ctx.params.id;
     const r = await setFollow(s.bus, agentId, targetId, on, commandContext(s, ctx, agentId));
     await settled(s, r.position);
@@ -219,7 +218,6 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   const endorse = new Router({ prefix: '/api/agent/endorse' });
   mount(endorse, socialGraphOperations.postAgentEndorseByAgentId, async (ctx) => {
     const agentId = requireAgent(ctx);
-    s.limiter.hit(LIMITS.endorse, agentId, ctx);
     const body = validate<{ capability: string }>(endorseSchema, ctx.request.body);
     const capability = normaliseCapability(body.capability);
     if (!SLUG_PATTERN.test(capability))

@@ -168,7 +168,8 @@ export const webhookOperations = operations({
     tags: ['webhooks'],
     auth: 'admin',
     body: ReplayBody,
-    rateLimit: LIMITS.webhook_replays,
+    // The replayed agent's window (the one its own replays count in), whoever asks.
+    rateLimit: { ...LIMITS.webhook_replays, per: (ctx) => String(ctx.params.agent_id) },
     responses: { 202: { description: 'Replay queued', schema: ReplayAnswer } },
     errors: [409],
   },
@@ -184,12 +185,12 @@ export const webhookOperations = operations({
 });
 
 /**
- * A replay request (both routes and the console form): loads what it decides on (the webhook's
- * state, the owner of the delivery the cursor names, the deliveries in the range), records it and
- * answers what the replay covers; the webhook worker sends it. `body` is already schema-checked.
+ * A replay request (both routes and the console form, each counting the agent's LIMITS.webhook_replays
+ * first): loads what it decides on (the webhook's state, the owner of the delivery the cursor names,
+ * the deliveries in the range), records it and answers what the replay covers; the webhook worker
+ * sends it. `body` is already schema-checked.
  */
 export async function replayDeliveries(s: Services, ctx: Context, agentId: string, requestedBy: string, role: 'agent' | 'admin', body: ReplayRequestBody) {
-  s.limiter.hit(LIMITS.webhook_replays, agentId, ctx);
   const hook = await webhookOf(s.store, agentId);
   const limit = body.limit ?? MAX_REPLAY_DELIVERIES;
   let fromSeq: number | undefined;
