@@ -48,6 +48,7 @@ import { meshRoutes, meshOperations } from './routes/messaging/mesh.ts';
 import { ownerInboxRoutes, ownerInboxOperations } from './routes/humans/owner-inbox.ts';
 import type { MountedOperations, Operation } from './operations.ts';
 import { collectOperations } from './operations.ts';
+import { OperationTable } from './dispatch.ts';
 import { adminAgentOperations, adminAgentRoutes } from './routes/agents/admin.ts';
 import { consoleOperations, consoleRoutes } from './routes/console/console.ts';
 import { cookieKeys } from './console/session.ts';
@@ -303,6 +304,8 @@ export function createApp(s: Services): Koa {
   app.use(creditMeter(s.logger));
   app.use(idempotency(s.idempotency, s.secrets, s.clock));
   app.use(conditionalGet(answers));
+  // The API operations by one radix-tree lookup; pages and everything else through the router.
+  app.use(new OperationTable(operations).middleware());
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -264,7 +264,6 @@ export function webhookRoutes(router: Router, s: Services): void {
 
   mount(webhook, webhookOperations.patchProtocolAgentsByIdWebhook, async (ctx) => {
     const agentId = own(ctx);
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
     const body = validate<PatchBody>(patchSchema, ctx.request.body ?? {});
     const current = await load(agentId);
     const r = await configureWebhook(
@@ -286,7 +285,6 @@ export function webhookRoutes(router: Router, s: Services): void {
 
   mount(webhook, webhookOperations.postProtocolAgentsByIdWebhookRegenerateSecret, async (ctx) => {
     const agentId = own(ctx);
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
     const body = validate<{ keep_previous_seconds?: number }>(regenerateSchema, ctx.request.body ?? {});
     const r = await regenerateWebhookSecret(s.bus, s.secrets, agentId, body.keep_previous_seconds, commandContext(s, ctx, agentId));
     await settled(s, r.position);
