@@ -8,8 +8,8 @@ import { DomainError } from '../events/kernel/errors.ts';
 import type { Principal } from './auth.ts';
 import { principalOf, requireApiKey } from './auth.ts';
 import type { LimitRule, RateLimiter } from './rate-limit.ts';
-import type { Schema } from './validation.ts';
-import { MAX_PAGE, MAX_SKIP, validate, validateQuery } from './validation.ts';
+import type { Schema, ValueOf } from './validation.ts';
+import { MAX_PAGE, MAX_SKIP, NO_FIELDS_BODY, validate, validateQuery } from './validation.ts';
 
 /**
  * The route table (docs/OPENAPI.md). Every route is one `Operation`: `mount` registers it and the
@@ -129,21 +129,25 @@ export function errorStatuses(op: Operation): number[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
-/** A request body or query typed from the operation's schema: `Static` of a TypeBox schema, a JSON object otherwise. */
-type Typed<S> = S extends TSchema ? Static<S> : Record<string, unknown>;
+/**
+ * A request body or query typed from the operation's schema: `Static` of a TypeBox schema, the type
+ * a plain schema names (`typed<T>(schema)`, api/validation.ts), a JSON object otherwise.
+ */
+type Typed<S> = S extends TSchema ? Static<S> : [ValueOf<S>] extends [never] ? Record<string, unknown> : ValueOf<S>;
 
 /**
  * What a handler receives besides the context: the request body and query string, validated
  * against the operation's schemas (the 422 shape on failure) and typed from them. Each is
  * validated when the handler first reads it, so the handler's own checks of ownership or role
- * (403) come before any 422 about the input.
+ * (403) come before any 422 about the input. A handler shared by operations with one body schema
+ * can name it alone: `Input<{ body: typeof contentSchema }>`.
  */
-export interface Input<O extends Operation = Operation> {
+export interface Input<O extends Partial<Operation> = Operation> {
   /** The body (`{}` for an optional body left out). Reading it answers 415 for a body that is not JSON. */
   readonly body: O extends { body: infer B } ? Typed<B> : unknown;
   /** The query string's parameters, as strings (the schema checked them). */
   readonly query: O extends { query: infer Q } ? Typed<Q> : Record<string, string | string[] | undefined>;
-  /** Validates the body now, for a handler that takes no fields from it. */
+  /** Validates the body now, for a handler that takes no fields from it (a write without `body`: a JSON object, or none). */
   checkBody(): void;
 }
 
@@ -286,13 +290,16 @@ export async function callOperation(outer: Context, op: Operation, call: Operati
 
 /** The handler's `Input`: body and query validated when first read. */
 function inputOf<O extends Operation>(ctx: RouterContext, op: Operation): Input<O> {
+  // A write that declares no body takes none, or a JSON object it does not read (docs/OPENAPI.md).
+  const schema = op.body ?? (op.method !== 'GET' && !op.bodyContentType ? NO_FIELDS_BODY : undefined);
+  const optional = op.bodyOptional === true || op.body === undefined;
   let body: unknown;
   let bodyRead = false;
   return {
     get body() {
       if (!bodyRead) {
         const raw: unknown = ctx.request.body;
-        body = op.body ? validate(op.body, raw ?? (op.bodyOptional ? {} : raw)) : raw;
+        body = schema ? validate(schema, raw ?? (optional ? {} : raw)) : raw;
         bodyRead = true;
       }
       return body as Input<O>['body'];

@@ -1,8 +1,6 @@
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { Type } from '@sinclair/typebox';
-import type { TUnsafe } from '@sinclair/typebox';
 import type { FieldError } from '../events/kernel/errors.ts';
 import { DomainError, ValidationFailed } from '../events/kernel/errors.ts';
 import { jsonDepth } from '../events/kernel/json.ts';
@@ -16,12 +14,21 @@ addFormats(ajv);
 
 export type Schema = Record<string, unknown>;
 
+declare const valueType: unique symbol;
+
+/** A plain JSON Schema that names the type of the value it accepts (a type only: nothing is added to the object). */
+export type TypedSchema<T> = Schema & { readonly [valueType]?: T };
+
+/** The type a `TypedSchema` accepts. */
+export type ValueOf<S> = S extends { readonly [valueType]?: infer T } ? (unknown extends T ? never : T) : never;
+
 /**
  * A plain JSON Schema with the type of the value it accepts: what `mount` hands a handler as its
- * validated `input.body` or `input.query` (api/operations.ts). The schema itself is unchanged.
+ * validated `input.body` or `input.query` (api/operations.ts). The schema object is returned as it
+ * is (the type is only for the compiler).
  */
-export function typed<T>(schema: Schema): TUnsafe<T> {
-  return Type.Unsafe<T>(schema);
+export function typed<T>(schema: Schema): TypedSchema<T> {
+  return schema;
 }
 
 const compiled = new WeakMap<Schema, ValidateFunction>();

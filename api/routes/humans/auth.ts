@@ -187,32 +187,32 @@ export function authRoutes(router: Router, s: Services): void {
   });
 
   const auth = new Router({ prefix: '/api/auth' });
-  mount(auth, authOperations.postAuthSendVerificationOtp, async (ctx, { body: input }) => {
-    await requestSignupOtp(deps, input.email, commandContext(s, ctx, null));
+  mount(auth, authOperations.postAuthSendVerificationOtp, async (ctx, input) => {
+    await requestSignupOtp(deps, input.body.email, commandContext(s, ctx, null));
     ctx.body = { message: CODE_SENT, expires_in_minutes: OTP_MINUTES };
   });
 
-  mount(auth, authOperations.postAuthVerifyEmailOtp, async (ctx, { body: input }) => {
-    ctx.body = tokenBody(await completeSignup(s, ctx, input));
+  mount(auth, authOperations.postAuthVerifyEmailOtp, async (ctx, input) => {
+    ctx.body = tokenBody(await completeSignup(s, ctx, input.body));
   });
 
-  mount(auth, authOperations.postAuthLogin, async (ctx, { body: input }) => {
-    ctx.body = tokenBody(await throttledLogin(s, ctx, input));
+  mount(auth, authOperations.postAuthLogin, async (ctx, input) => {
+    ctx.body = tokenBody(await throttledLogin(s, ctx, input.body));
   });
 
-  mount(auth, authOperations.postAuthRefresh, async (ctx, { body: input }) => {
-    const tokens = await refreshSession(deps, input.refresh_token, commandContext(s, ctx, null));
+  mount(auth, authOperations.postAuthRefresh, async (ctx, input) => {
+    const tokens = await refreshSession(deps, input.body.refresh_token, commandContext(s, ctx, null));
     await settled(s, tokens.position);
     ctx.body = tokenBody(tokens);
   });
 
-  mount(auth, authOperations.postAuthForgotPassword, async (ctx, { body: input }) => {
-    await forgotPassword(deps, input.email, commandContext(s, ctx, null));
+  mount(auth, authOperations.postAuthForgotPassword, async (ctx, input) => {
+    await forgotPassword(deps, input.body.email, commandContext(s, ctx, null));
     ctx.body = { message: CODE_SENT, expires_in_minutes: OTP_MINUTES };
   });
 
-  mount(auth, authOperations.postAuthResetPassword, async (ctx, { body: input }) => {
-    await resetWithCode(s, ctx, input);
+  mount(auth, authOperations.postAuthResetPassword, async (ctx, input) => {
+    await resetWithCode(s, ctx, input.body);
     ctx.body = { message: 'Password changed. Every session was signed out; sign in with the new password.' };
   });
 
