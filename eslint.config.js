@@ -37,6 +37,32 @@ export default tseslint.config(
     },
   },
   {
+    // Koa, koa-body, @koa/router and find-my-way are used through their published APIs only: no
+    // reading or writing of a library's private fields (they change without notice in minor releases).
+    files: ['api/**/*.ts', 'workers/**/*.ts', 'cli/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'MemberExpression[property.name=/^(_matchedRoute|_matchedRouteName|captures|newRouterPath|routeMatched)$/]',
+          message: "@koa/router's private context fields: use ctx.state.route / ctx.state.operation (set by api/operations.ts mount).",
+        },
+        {
+          selector: 'MemberExpression[object.name=/^(router|layer)$/][property.name=/^(match|stack|params|methods|regexp|host)$/]',
+          message: '@koa/router internals: register routes with mount() and dispatch with router.routes() / allowedMethods().',
+        },
+        {
+          selector: "MemberExpression[object.name='ctx'][property.name=/^(matched|routerPath|routerName|router)$/]",
+          message: "@koa/router's context fields: use ctx.state.route / ctx.state.operation (set by api/operations.ts mount).",
+        },
+        {
+          selector: 'MemberExpression[property.name=/^(trees|_routesPatterns|_on|_readyToBuild|_findRoute|constrainer|_defaultHandler)$/]',
+          message: 'find-my-way internals: use its published on() / find() / prettyPrint().',
+        },
+      ],
+    },
+  },
+  {
     files: ['eslint.config.js', '.dependency-cruiser.cjs'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -9,15 +9,12 @@ import { myProfileOperations, myProfileRoutes } from './routes/web/my-profile.ts
 import { circleModerationOperations, circleModerationRoutes } from './routes/communities/moderation.ts';
 import { moderationOperations, moderationRoutes } from './routes/feed/moderation.ts';
 import Router from '@koa/router';
-import bourne from '@hapi/bourne';
 import type { IncomingMessage } from 'node:http';
 import Koa from 'koa';
 import type { Context, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { newId } from '../events/kernel/ids.ts';
 import { authenticate } from './auth.ts';
-import { memoizeMatches } from './route-match.ts';
-import type { RouteLayer } from './route-match.ts';
 import { metricsEndpoint, routeOf } from './metrics.ts';
 import { errorBody, renderError } from './errors.ts';
 import { RememberedAnswers, carriesNoCredentials, conditionalGet, corsFor } from './http-cache.ts';
@@ -49,7 +46,9 @@ import { webhookRoutes, webhookOperations } from './routes/webhooks/webhooks.ts'
 import { a2aRoutes, a2aOperations } from './routes/messaging/a2a.ts';
 import { meshRoutes, meshOperations } from './routes/messaging/mesh.ts';
 import { ownerInboxRoutes, ownerInboxOperations } from './routes/humans/owner-inbox.ts';
-import type { Operation } from './operations.ts';
+import type { MountedOperations, Operation } from './operations.ts';
+import { collectOperations } from './operations.ts';
+import { OperationTable } from './dispatch.ts';
 import { adminAgentOperations, adminAgentRoutes } from './routes/agents/admin.ts';
 import { consoleOperations, consoleRoutes } from './routes/console/console.ts';
 import { cookieKeys } from './console/session.ts';
@@ -69,8 +68,6 @@ import type { Services } from './services.ts';
 import { frameGuard } from './page-security.ts';
 
 export const JSON_LIMIT = '64kb';
-/** JSON_LIMIT in bytes, as koa-body reads it. */
-const JSON_LIMIT_BYTES = 64 * 1024;
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
@@ -187,74 +184,13 @@ function shapeRouterMisses(ctx: Context): void {
   ctx.status = status;
 }
 
-// The same test co-body (under koa-body) applies: a strict JSON body is an object or an array.
-const STRICT_JSON = /^[ \t\n\r]*(\[|\{)/;
-/** Parses a strict JSON body exactly as koa-body does (co-body's steps, with @hapi/bourne). */
-function parseStrictJson(text: string): unknown {
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // the decoder under co-body strips a BOM
-  if (!text) return {};
-  try {
-    if (!STRICT_JSON.test(text)) throw new SyntaxError('invalid JSON, only supports object and array');
-    // A `__proto__` key anywhere is refused, as co-body refuses it.
-    return bourne.parse(text, { protoAction: 'error' });
-  } catch (err) {
-    throw Object.assign(err as Error, { status: 400, body: text });
-  }
-}
-
-function readBody(req: IncomingMessage, length: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const fail = (status: number, message: string, type: string) => {
-      cleanup();
-      reject(Object.assign(new Error(message), { status, statusCode: status, expose: true, type }));
-    };
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > length) {
-        req.pause();
-        fail(
-          received > JSON_LIMIT_BYTES ? 413 : 400,
-          received > JSON_LIMIT_BYTES ? 'request entity too large' : 'request size did not match content length',
-          received > JSON_LIMIT_BYTES ? 'entity.too.large' : 'request.size.invalid',
-        );
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      if (received !== length) fail(400, 'request size did not match content length', 'request.size.invalid');
-      else resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, received).toString('utf8'));
-    };
-    const onError = (err: Error) => {
-      cleanup();
-      reject(Object.assign(err, { status: 400, expose: true, type: 'request.aborted' }));
-    };
-    const onClose = () => fail(400, 'request aborted', 'request.aborted');
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
-}
-
 /**
- * Body parsing. The common case, an identity-encoded `application/json` (utf-8) body with a
- * Content-Length within the limit, is read and parsed here directly; everything else (other JSON
- * media types, charsets, content encodings, chunked bodies, oversized declarations) goes through
- * koa-body as before. test/api/body-parsing.test.ts checks that every answer, errors included,
- * is the one koa-body alone gives.
+ * Body parsing: koa-body takes strict JSON (an object or an array) up to JSON_LIMIT on the methods
+ * that carry a body, and every parsed body is screened (api/validation.ts `screenBody`) before a
+ * route sees it. test/api/body-parsing.test.ts checks the answers, errors included.
  */
 export function bodyParser() {
-  const general = koaBody({
+  const parse = koaBody({
     jsonLimit: JSON_LIMIT,
     jsonStrict: true,
     multipart: false,
@@ -262,83 +198,13 @@ export function bodyParser() {
     text: false,
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   });
-  return async function parseBody(ctx: Context, next: Next) {
+  return function parseBody(ctx: Context, next: Next) {
     // The tool servers (MCP, A2A) read their own bodies: base64 image uploads need more than JSON_LIMIT.
     if (!PARSED_METHODS.has(ctx.method) || ctx.path === MCP_PATH || ctx.path === A2A_PATH) return next();
-    const headers = ctx.req.headers;
-    const type = headers['content-type'];
-    const declared = headers['content-length'];
-    if (
-      type !== undefined &&
-      declared !== undefined &&
-      headers['content-encoding'] === undefined &&
-      headers['transfer-encoding'] === undefined &&
-      /^\d{1,6}$/.test(declared) &&
-      Number(declared) <= JSON_LIMIT_BYTES &&
-      isPlainJsonType(type)
-    ) {
-      const req = ctx.req;
-      const length = Number(declared);
-      // The body of a small request usually arrives with its headers: one microtask later the
-      // parser has buffered all of it, and it is taken in one read instead of stream events.
-      if (req.readableLength < length) await undefined;
-      let text: string;
-      if (length === 0) text = '';
-      else if (req.readableLength === length) text = (req.read() as Buffer).toString('utf8');
-      else text = await readBody(req, length);
-      const parsed = parseStrictJson(text);
-      screenBody(parsed);
-      (ctx.request as { body?: unknown }).body = parsed;
-      return next();
-    }
-    return general(ctx, () => {
-      screenBody((ctx.request as { body?: unknown }).body);
+    return parse(ctx, () => {
+      screenBody(ctx.request.body);
       return next();
     });
-  };
-}
-
-function isPlainJsonType(type: string): boolean {
-  if (type.length === 16) return type === 'application/json' || type.toLowerCase() === 'application/json';
-  const t = type.toLowerCase().replace(/\s+/g, '');
-  return t === 'application/json;charset=utf-8' || t === 'application/json;charset=utf8';
-}
-
-/**
- * The router's dispatch for the common case, one route with one handler matching method and
- * path: it sets the same context fields as @koa/router's own middleware (matched, router,
- * routeMatched, captures, params, routerPath, routerName, _matchedRoute, _matchedRouteName) and
- * calls the handler, without the router's per-request debug calls, host check and composed
- * middleware chain. Anything else (no route, several layers or handlers, a host-bound router)
- * goes through the router's own middleware.
- */
-function routes(router: Router) {
-  const general = router.routes() as unknown as (ctx: Context, next: Next) => unknown;
-  const remembered = memoizeMatches(router);
-  const opts = (router as unknown as { opts: { routerPath?: string } }).opts;
-  return function dispatchRoute(ctx: Context, next: Next) {
-    const c = ctx as Context & Record<string, unknown>;
-    const path = opts.routerPath || (c.newRouterPath as string | undefined) || ctx.path || (c.routerPath as string | undefined) || '';
-    const found = (router as unknown as { host?: unknown }).host ? null : remembered(path, ctx.method);
-    if (!found || !found.route || found.pathAndMethod.length !== 1 || found.pathAndMethod[0].stack.length !== 1) return general(ctx, next);
-    const layer = found.pathAndMethod[0];
-    c.matched = Array.isArray(c.matched) ? [...(c.matched as RouteLayer[]), ...found.path] : found.path.slice();
-    c.router = router;
-    c.routeMatched = true;
-    const captures = layer.captures(path);
-    c.captures = captures;
-    const params = layer.params(path, captures || [], c.params as Record<string, string> | undefined);
-    (ctx.request as unknown as { params: Record<string, string> }).params = params;
-    c.params = params;
-    c.routerPath = layer.path;
-    c.routerName = layer.name || undefined;
-    c._matchedRoute = layer.path;
-    if (layer.name) c._matchedRouteName = layer.name;
-    try {
-      return Promise.resolve(layer.stack[0](ctx, next));
-    } catch (err) {
-      return Promise.reject(err);
-    }
   };
 }
 
@@ -402,11 +268,18 @@ export function allOperations(): Operation[] {
   return ROUTE_MODULES.flatMap(([, , ops]) => Object.values(ops));
 }
 
+/** The root router with every route module registered, and the operations they mounted (for `callOperation`). */
+export function mountAll(s: Services): { router: Router; operations: MountedOperations } {
+  const router = new Router();
+  const operations = collectOperations(() => {
+    for (const [, register] of ROUTE_MODULES) register(router, s);
+  });
+  return { router, operations };
+}
+
 /** The root router with every route module registered. */
 export function routerFor(s: Services): Router {
-  const router = new Router();
-  for (const [, register] of ROUTE_MODULES) register(router, s);
-  return router;
+  return mountAll(s).router;
 }
 
 export function createApp(s: Services): Koa {
@@ -414,7 +287,10 @@ export function createApp(s: Services): Koa {
   app.silent = true;
   // Signed cookies of the admin console's session.
   app.keys = cookieKeys(s);
-  const router = routerFor(s);
+  const { router, operations } = mountAll(s);
+  // What every mounted operation counts its rate limits on, and what `callOperation` runs (api/operations.ts).
+  app.context.limiter = s.limiter;
+  app.context.operations = operations;
 
   // Outermost, so that error answers carry the CORS headers too, and preflights end here.
   const corsMiddleware = corsFor(s.config.corsOrigins);
@@ -428,7 +304,9 @@ export function createApp(s: Services): Koa {
   app.use(creditMeter(s.logger));
   app.use(idempotency(s.idempotency, s.secrets, s.clock));
   app.use(conditionalGet(answers));
-  app.use(routes(router));
+  // The API operations by one radix-tree lookup; pages and everything else through the router.
+  app.use(new OperationTable(operations).middleware());
+  app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
 }

@@ -2,7 +2,6 @@ import cors from '@koa/cors';
 import { createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { BoundedCache } from '../events/kernel/cache.ts';
-import { matchedRoute } from './metrics.ts';
 
 /** A route whose anonymous answer depends on the read models only (not the clock, not the caller) says so. */
 export function cacheableByPosition(ctx: Context): void {
@@ -100,7 +99,7 @@ export function conditionalGet(answers: RememberedAnswers): Middleware {
       if (anonymous && ctx.state.cacheableByPosition === true && answers.position() === at) {
         answers.remember(ctx.url, {
           position: at,
-          route: matchedRoute(ctx),
+          route: ctx.state.route,
           etag,
           bytes,
           type: ctx.response.get('Content-Type'),

@@ -232,20 +232,9 @@ function logObserverOf(m: {
   };
 }
 
-/**
- * The route template of the answered request: the one its answer was given for (ctx.state.route,
- * set by a remembered answer and the metrics endpoint), else the path of the router layer that
- * matched; undefined when no route matched.
- */
-export function matchedRoute(ctx: Context): string | undefined {
-  if (ctx.state.route !== undefined) return ctx.state.route;
-  const matched = '_matchedRoute' in ctx ? ctx._matchedRoute : undefined;
-  return typeof matched === 'string' ? matched : undefined;
-}
-
-/** The route label of the answered request's metrics: its template, or UNMATCHED_ROUTE. */
+/** The route template of the answered request: the path of the operation that answered it (set by api/operations.ts `mount`). */
 export function routeOf(ctx: Context): string {
-  return matchedRoute(ctx) ?? UNMATCHED_ROUTE;
+  return ctx.state.route ?? UNMATCHED_ROUTE;
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();

@@ -1,16 +1,20 @@
 import type Router from '@koa/router';
 import type { RouterContext } from '@koa/router';
-import type { Next } from 'koa';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context } from 'koa';
 import type { ChargedAction } from '../commands/credits/tiers.ts';
 import { DomainError } from '../events/kernel/errors.ts';
-import type { LimitRule } from './rate-limit.ts';
-import type { Schema } from './validation.ts';
-import { MAX_PAGE, MAX_SKIP, validate, validateQuery } from './validation.ts';
+import type { Principal } from './auth.ts';
+import { principalOf, requireApiKey } from './auth.ts';
+import type { LimitRule, RateLimiter } from './rate-limit.ts';
+import type { Schema, ValueOf } from './validation.ts';
+import { MAX_PAGE, MAX_SKIP, NO_FIELDS_BODY, validate, validateQuery } from './validation.ts';
 
 /**
- * The route table (docs/OPENAPI.md). Every route is one `Operation`: the router registers it
- * through `mount` and the OpenAPI document (api/openapi.ts) is generated from the same objects,
- * so the two cannot drift (test/api/openapi.test.ts compares them).
+ * The route table (docs/OPENAPI.md). Every route is one `Operation`: `mount` registers it and the
+ * OpenAPI document (api/openapi.ts) is generated from the same objects, so the two cannot drift
+ * (test/api/openapi.test.ts compares them).
  *
  * Auth: `key` X-API-Key (K), `bearer` a signed-in user (J), `key_or_bearer` either (K|J),
  * `admin` a bearer user with the admin role, `member` a person signed in to the site (the member
@@ -19,6 +23,35 @@ import { MAX_PAGE, MAX_SKIP, validate, validateQuery } from './validation.ts';
  */
 export type Auth = 'none' | 'key' | 'bearer' | 'key_or_bearer' | 'admin' | 'member';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+declare module 'koa' {
+  interface DefaultContext {
+    /** The service's rate limiter (set on the app's context by api/app.ts), counted by `mount`. */
+    limiter: RateLimiter;
+    /** Every mounted operation as `mount` runs it, for `callOperation` (set on the app's context by api/app.ts). */
+    operations: MountedOperations;
+  }
+}
+
+/** An operation as `mount` runs it: authentication, rate limits, validated input, the handler, the list's paging. */
+export type MountedOperation = (ctx: RouterContext) => Promise<void>;
+export type MountedOperations = Map<Operation, MountedOperation>;
+
+/** Where `mount` records what it registers while `collectOperations` runs. */
+let collecting: MountedOperations | null = null;
+
+/** Runs `register` (which mounts operations) and answers the operations it mounted, in order. */
+export function collectOperations(register: () => void): MountedOperations {
+  const outer = collecting;
+  const mounted: MountedOperations = new Map();
+  collecting = mounted;
+  try {
+    register();
+  } finally {
+    collecting = outer;
+  }
+  return mounted;
+}
 
 /** A documented answer: a JSON schema, or another media type (its schema, when it has one). */
 export interface Answer {
@@ -40,7 +73,7 @@ export interface Operation {
   description?: string;
   tags: string[];
   auth: Auth;
-  /** The request body's schema (validated by the handler with `bodyOf`/`validate`). */
+  /** The request body's schema: `mount` validates the body against it when the handler reads `input.body`. */
   body?: Schema;
   /** The body may be left out (an empty body is `{}`). */
   bodyOptional?: boolean;
@@ -56,13 +89,24 @@ export interface Operation {
   errors?: number[];
   /** The charged action (commands/credits/tiers.ts COSTS): its price is x-credits-cost. */
   cost?: ChargedAction;
-  /** The rate limit this operation counts against, besides the global read limit (x-rate-limit). */
+  /**
+   * The rate limit this operation counts against, besides the global read limit (x-rate-limit).
+   * `mount` counts it for an API operation (a path under /api/) before the handler runs, per the
+   * rule's `per` (api/rate-limit.ts); a page counts its own (it answers a refusal as a page).
+   */
   rateLimit?: LimitRule;
+  /**
+   * 'handler': the handler counts `rateLimit` itself, because only some requests count (failed
+   * sign-ins, refused registrations, JSON-RPC messages that are not tool calls).
+   */
+  limitCountedBy?: 'handler';
+  /** More rate limits `mount` counts, before `rateLimit` (e.g. the write limit a schedule also counts). */
+  alsoLimits?: LimitRule[];
 }
 
 /** Declares a table of operations (keyed by operationId); a typed identity. */
-export function operations<K extends string>(table: Record<K, Operation>): Record<K, Operation> {
-  for (const [id, op] of Object.entries(table) as Array<[string, Operation]>) op.id = id;
+export function operations<T extends Record<string, Operation>>(table: T): T {
+  for (const [id, op] of Object.entries(table)) op.id = id;
   return table;
 }
 
@@ -85,42 +129,188 @@ export function errorStatuses(op: Operation): number[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
-export type Handler = (ctx: RouterContext, next: Next) => unknown;
+/**
+ * A request body or query typed from the operation's schema: `Static` of a TypeBox schema, the type
+ * a plain schema names (`typed<T>(schema)`, api/validation.ts), a JSON object otherwise.
+ */
+type Typed<S> = S extends TSchema ? Static<S> : [ValueOf<S>] extends [never] ? Record<string, unknown> : ValueOf<S>;
 
-interface PrefixedRouter {
-  opts: { prefix?: string };
-  stack: Array<{ path: string; methods: string[] }>;
+/**
+ * What a handler receives besides the context: the request body and query string, validated
+ * against the operation's schemas (the 422 shape on failure) and typed from them. Each is
+ * validated when the handler first reads it, so the handler's own checks of ownership or role
+ * (403) come before any 422 about the input. A handler shared by operations with one body schema
+ * can name it alone: `Input<{ body: typeof contentSchema }>`.
+ */
+export interface Input<O extends Partial<Operation> = Operation> {
+  /** The body (`{}` for an optional body left out). Reading it answers 415 for a body that is not JSON. */
+  readonly body: O extends { body: infer B } ? Typed<B> : unknown;
+  /** The query string's parameters, as strings (the schema checked them). */
+  readonly query: O extends { query: infer Q } ? Typed<Q> : Record<string, string | string[] | undefined>;
+  /** Validates the body now, for a handler that takes no fields from it (a write without `body`: a JSON object, or none). */
+  checkBody(): void;
+}
+
+export type Handler<O extends Operation = Operation> = (ctx: RouterContext, input: Input<O>) => unknown;
+
+const unauthorized = (detail: string) => new DomainError(401, 'unauthorized', detail);
+
+/** An API operation: its path is under /api/ (the rest are pages, documents and probes). */
+export const isApiOperation = (op: Operation): boolean => op.path.startsWith('/api/');
+
+/**
+ * The operation's authentication (`auth`) for an API operation: a caller of the right kind, checked
+ * before anything else. Finer checks (a linked agent, ownership of the record, a community role)
+ * stay with the handler, which knows the record. Pages sign in with their own cookie sessions,
+ * checked by their routers (api/web/member.ts, api/console/session.ts).
+ */
+function authenticationOf(op: Operation): ((ctx: RouterContext) => void) | null {
+  if (!isApiOperation(op)) return null;
+  switch (op.auth) {
+    case 'none':
+    case 'member':
+      return null;
+    case 'key':
+      return (ctx) => void requireApiKey(ctx);
+    case 'key_or_bearer':
+      return (ctx) => {
+        if (!principalOf(ctx)) throw unauthorized('X-API-Key header or bearer token required');
+      };
+    case 'bearer':
+    case 'admin':
+      return (ctx) => {
+        const p = principalOf(ctx);
+        if (!p || p.kind !== 'user') throw unauthorized('A bearer token is required (Authorization: Bearer <ACCESS_TOKEN>)');
+        if (op.auth === 'admin' && !p.roles.includes('super_admin')) throw new DomainError(403, 'admin_required', 'This needs the super admin role');
+      };
+  }
+}
+
+/** Whose window a rate limit counts (`LimitRule.per`): the caller by default, else the signed-in user, the client address, or a key of the request. */
+function limitKey(ctx: RouterContext, rule: LimitRule): string {
+  const per = rule.per ?? 'caller';
+  if (typeof per === 'function') return per(ctx);
+  const p = principalOf(ctx);
+  if (per === 'address' || !p) return ctx.ip;
+  if (per === 'user' && p.kind === 'user') return p.userId;
+  return p.agentId ?? (p.kind === 'user' ? p.userId : ctx.ip);
+}
+
+/** The rate limits `mount` counts for `op`, in order: the documented `rateLimit` last, so its headers are the answer's. */
+function limitsOf(op: Operation): LimitRule[] {
+  if (!isApiOperation(op)) return [];
+  return [...(op.alsoLimits ?? []), ...(op.rateLimit && op.limitCountedBy !== 'handler' ? [op.rateLimit] : [])];
 }
 
 /**
  * Registers `op` on `router` (a resource router with a literal prefix that the op's path starts
- * with), remembers the op on the request (`ctx.state.operation`) for `bodyOf` and validates the
- * query string against the op's `query` schema when the handler reads it (422 on a bad one).
+ * with). The route table does the work: for an API operation the caller is authenticated as
+ * `op.auth` says and the operation's rate limits are counted, before the handler runs; the
+ * handler gets the body and query validated against the operation's schemas (`Input`); a list
+ * operation's answer is completed (`finishPage`). The request names its operation
+ * (`ctx.state.operation`) and route template (`ctx.state.route`, the metrics' label).
  */
-export function mount(router: Router, op: Operation, handler: Handler): void {
-  const prefix = (router as unknown as PrefixedRouter).opts.prefix ?? '';
+export function mount<O extends Operation>(router: Router, op: O, handler: Handler<O>): void {
+  const prefix = router.opts.prefix ?? '';
   if (!op.path.startsWith(prefix)) throw new Error(`${op.method} ${op.path} is not under its router's prefix ${prefix}`);
   const rel = op.path === prefix ? '/' : op.path.slice(prefix.endsWith('/') ? prefix.length - 1 : prefix.length);
   const list = listOf(op);
+  const authenticate = authenticationOf(op);
+  const rules = limitsOf(op);
   // A route that takes a JSON body refuses another media type with 415 when the handler reads the body.
   const jsonBody = op.method !== 'GET' && !op.bodyContentType;
-  const withOp: Handler = list
-    ? async (ctx, next) => {
-        ctx.state.operation = op;
-        if (op.query) validateQueryOnFirstRead(ctx, op.query);
-        await handler(ctx, next);
-        finishPage(ctx, list.cursorParam);
+  const run = async (ctx: RouterContext): Promise<void> => {
+    ctx.state.operation = op;
+    ctx.state.route = op.path;
+    if (authenticate) authenticate(ctx);
+    for (const rule of rules) ctx.limiter.hit(rule, limitKey(ctx, rule), ctx);
+    if (op.query) validateQueryOnFirstRead(ctx, op.query);
+    if (jsonBody && ctx.req.headers['content-type'] !== undefined) refuseOtherMediaTypeOnRead(ctx);
+    await handler(ctx, inputOf<O>(ctx, op));
+    if (list) finishPage(ctx, list.cursorParam);
+  };
+  collecting?.set(op, run);
+  switch (op.method) {
+    case 'GET':
+      router.get(rel, run);
+      break;
+    case 'POST':
+      router.post(rel, run);
+      break;
+    case 'PUT':
+      router.put(rel, run);
+      break;
+    case 'PATCH':
+      router.patch(rel, run);
+      break;
+    case 'DELETE':
+      router.delete(rel, run);
+      break;
+  }
+}
+
+/** One call of an operation inside another request (`callOperation`). */
+export interface OperationCall {
+  params?: Record<string, string>;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** Who calls: the outer request's caller unless given. */
+  principal?: Principal;
+}
+
+/**
+ * Runs a mounted operation inside the request `outer` (an action that is another endpoint's
+ * work): a fresh context on a private request that carries the outer request's caller, request
+ * id, command id and credit meter, through the operation as `mount` runs it (authentication, rate
+ * limits, validated input, the handler), without the router. The answer's headers (rate limit,
+ * cost) go on the outer answer; an error is thrown as the operation threw it. Answers the
+ * operation's body.
+ */
+export async function callOperation(outer: Context, op: Operation, call: OperationCall): Promise<unknown> {
+  const run = outer.operations.get(op);
+  if (!run) throw new Error(`${op.method} ${op.path} is not mounted`);
+  const params = call.params ?? {};
+  const path = op.path.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined && v !== '') query.set(k, String(v));
+  const req = new IncomingMessage(outer.req.socket);
+  req.method = op.method;
+  req.url = query.size > 0 ? `${path}?${query.toString()}` : path;
+  const forwarded = outer.req.headers['x-forwarded-for'];
+  req.headers = { host: outer.req.headers.host ?? 'localhost', 'content-type': 'application/json', ...(forwarded ? { 'x-forwarded-for': forwarded } : {}) };
+  const ctx = outer.app.createContext(req, new ServerResponse(req)) as RouterContext;
+  ctx.params = params;
+  (ctx.request as { body?: unknown }).body = call.body ?? {};
+  const { requestId, commandId, freshCommand, creditMeter, dryRun, principal } = outer.state;
+  Object.assign(ctx.state, { requestId, commandId, freshCommand, creditMeter, dryRun, principal: call.principal ?? principal });
+  await run(ctx);
+  for (const [name, value] of Object.entries(ctx.response.headers)) if (value !== undefined) outer.set(name, value as string | string[]);
+  return ctx.body;
+}
+
+/** The handler's `Input`: body and query validated when first read. */
+function inputOf<O extends Operation>(ctx: RouterContext, op: Operation): Input<O> {
+  // A write that declares no body takes none, or a JSON object it does not read (docs/OPENAPI.md).
+  const schema = op.body ?? (op.method !== 'GET' && !op.bodyContentType ? NO_FIELDS_BODY : undefined);
+  const optional = op.bodyOptional === true || op.body === undefined;
+  let body: unknown;
+  let bodyRead = false;
+  return {
+    get body() {
+      if (!bodyRead) {
+        const raw: unknown = ctx.request.body;
+        body = schema ? validate(schema, raw ?? (optional ? {} : raw)) : raw;
+        bodyRead = true;
       }
-    : (ctx, next) => {
-        ctx.state.operation = op;
-        if (op.query) validateQueryOnFirstRead(ctx, op.query);
-        if (jsonBody && ctx.req.headers['content-type'] !== undefined) refuseOtherMediaTypeOnRead(ctx);
-        return handler(ctx, next);
-      };
-  const register = router[op.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'].bind(router) as (path: string, h: Handler) => void;
-  register(rel, withOp);
-  const layer = (router as unknown as PrefixedRouter).stack.at(-1);
-  if (!layer || layer.path !== op.path) throw new Error(`${op.method} ${op.path} was registered as ${layer?.path ?? 'nothing'}`);
+      return body as Input<O>['body'];
+    },
+    get query() {
+      return ctx.query as Input<O>['query'];
+    },
+    checkBody() {
+      void this.body;
+    },
+  };
 }
 
 /**
@@ -231,13 +421,6 @@ function validateQueryOnFirstRead(ctx: RouterContext, schema: Schema): void {
       accessor.set?.call(this, value);
     },
   });
-}
-
-/** The request body validated against the current operation's `body` schema (the 422 shape on failure). */
-export function bodyOf<T>(ctx: RouterContext): T {
-  const op = ctx.state.operation as Operation | undefined;
-  if (!op?.body) throw new Error('bodyOf: the operation declares no body');
-  return validate<T>(op.body, ctx.request.body);
 }
 
 /** OpenAPI path template of a router path: `/a/:id` -> `/a/{id}`. */

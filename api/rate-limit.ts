@@ -7,6 +7,13 @@ export interface LimitRule {
   name: string;
   points: number;
   windowMs: number;
+  /**
+   * Whose window a request counts in, when api/operations.ts `mount` counts the rule for an
+   * operation: the caller (its agent, else the signed-in user; the client address without a
+   * credential; the default), the signed-in user (a person's own writes, whatever agent they
+   * own), the client address, or a key of the request.
+   */
+  per?: 'caller' | 'user' | 'address' | ((ctx: Context) => string);
 }
 
 export interface LimitStatus {
@@ -122,7 +129,9 @@ export function setHeaders(ctx: Context, s: LimitStatus): void {
 
 export const LIMITS = {
   writes: { name: 'writes', points: 60, windowMs: 60_000 },
-  reads: { name: 'reads', points: 600, windowMs: 60_000 },
+  /** The write limit counted per signed-in person (circles). */
+  user_writes: { name: 'writes', points: 60, windowMs: 60_000, per: 'user' },
+  reads: { name: 'reads', points: 600, windowMs: 60_000, per: 'address' },
   /** `?as_of=` reads per caller (each folds at most AS_OF_EVERY events, docs/OPERATIONS.md "As-of reads"). */
   as_of_reads: { name: 'as_of_reads', points: 30, windowMs: 60_000 },
   registrations: { name: 'registrations', points: 5, windowMs: 3600_000 },

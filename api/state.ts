@@ -30,8 +30,8 @@ declare module 'koa' {
     /** The answer may be cached by the read models' position (api/http-cache.ts). */
     cacheableByPosition?: boolean;
     /**
-     * The route template of an answer no router layer gave (a remembered answer's, the metrics
-     * endpoint's), for the metrics label (api/metrics.ts routeOf).
+     * The route template that answered: the mounted operation's path (api/operations.ts `mount`),
+     * a remembered answer's, the metrics endpoint's; the metrics label (api/metrics.ts routeOf).
      */
     route?: string;
     /** The page's form body is parsed (api/web/member.ts). */

@@ -14,6 +14,23 @@ addFormats(ajv);
 
 export type Schema = Record<string, unknown>;
 
+declare const valueType: unique symbol;
+
+/** A plain JSON Schema that names the type of the value it accepts (a type only: nothing is added to the object). */
+export type TypedSchema<T> = Schema & { readonly [valueType]?: T };
+
+/** The type a `TypedSchema` accepts. */
+export type ValueOf<S> = S extends { readonly [valueType]?: infer T } ? (unknown extends T ? never : T) : never;
+
+/**
+ * A plain JSON Schema with the type of the value it accepts: what `mount` hands a handler as its
+ * validated `input.body` or `input.query` (api/operations.ts). The schema object is returned as it
+ * is (the type is only for the compiler).
+ */
+export function typed<T>(schema: Schema): TypedSchema<T> {
+  return schema;
+}
+
 const compiled = new WeakMap<Schema, ValidateFunction>();
 
 /**

@@ -1,7 +1,6 @@
 import type { Context } from 'koa';
 import type { CommandContext } from '../../commands/handler.ts';
 import { requireAgent } from '../auth.ts';
-import { LIMITS } from '../rate-limit.ts';
 import type { Services } from '../services.ts';
 
 /** The command context of a request: command id from the Idempotency-Key, time from the clock. */
@@ -23,11 +22,9 @@ export function commandIdOf(ctx: Context): string {
   return commandId;
 }
 
-/** K|J writer with the default write limit (60 per minute per agent). */
-export function writer(s: Services, ctx: Context): string {
-  const agentId = requireAgent(ctx);
-  s.limiter.hit(LIMITS.writes, agentId, ctx);
-  return agentId;
+/** K|J writer: the agent that writes (its operation's rate limit is counted by `mount`, api/operations.ts). */
+export function writer(_s: Services, ctx: Context): string {
+  return requireAgent(ctx);
 }
 
 /**

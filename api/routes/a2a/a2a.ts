@@ -181,6 +181,8 @@ export const a2aServerOperations = operations({
     auth: 'key',
     body: A2A_BODY,
     rateLimit: LIMITS.reads,
+    // Counted by the handler: a message that is not a tool call (a tool call counts its own operation's limit).
+    limitCountedBy: 'handler',
     responses: {
       200: {
         description: 'The JSON-RPC answer (a result, or a JSON-RPC error object)',

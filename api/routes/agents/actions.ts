@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { Type } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import { normaliseCapability } from '../../../events/capabilities.ts';
 import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
@@ -7,24 +8,29 @@ import type { Services } from '../../services.ts';
 import { checkFreeForm, validate } from '../../validation.ts';
 import { requireOwnedAgent } from '../humans/owner.ts';
 import { relevantRoomPosts } from '../../../queries/feed/relevant.ts';
-import { mount, operations } from '../../operations.ts';
+import type { Operation, OperationCall } from '../../operations.ts';
+import { callOperation, mount, operations } from '../../operations.ts';
+import { agentOperations } from './agents.ts';
+import { contentOperations } from '../feed/content.ts';
+import { feedOperations } from '../feed/posts.ts';
+import { schedulingOperations } from '../feed/scheduling.ts';
+import { matchingOperations } from '../matching/matching.ts';
+import { messagingOperations } from '../messaging/dms.ts';
+import { meshOperations } from '../messaging/mesh.ts';
+import { discoveryOperations } from '../social/discovery.ts';
+import { socialGraphOperations } from '../social/graph.ts';
+import { memberOperations } from '../social/members.ts';
 import { PostAgentChatExecuteActionAnswer } from './schemas.ts';
 import { ok } from '../schemas.ts';
 
 /**
  * `POST /api/agent/chat/execute-action`: the owner's in-app agent runs one confirmed action. Each
- * action is dispatched through the same route as its direct endpoint, acting as the user's linked
- * agent, so validation, credit charges, caps and rate limits are exactly those of that endpoint.
+ * action runs its direct endpoint's operation (api/operations.ts `callOperation`), acting as the
+ * user's linked agent, so validation, credit charges, caps and rate limits are exactly those of
+ * that endpoint.
  * Action types whose capability is not in the service yet answer 422 naming the type.
  */
 type Json = Record<string, unknown>;
-interface Step {
-  method: 'GET' | 'POST' | 'PATCH';
-  path: string;
-  body?: Json;
-  /** Owner actions (introductions) run as the signed-in user, not as the agent. */
-  asUser?: boolean;
-}
 
 const str = (max: number) => ({ type: 'string', minLength: 1, maxLength: max });
 const params = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required, properties });
@@ -35,11 +41,6 @@ const firstLine = (text: string) => {
   const line = text.trim().split('\n')[0] ?? '';
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 };
-const qs = (q: Record<string, string | number | undefined>) =>
-  Object.entries(q)
-    .filter(([, v]) => v !== undefined && v !== '')
-    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
-    .join('&');
 
 /** The accepted action types, their parameters and the direct endpoint each one runs through. */
 const ACTIONS: Record<string, { schema: Json; free: boolean }> = {
@@ -120,7 +121,11 @@ const ACTIONS: Record<string, { schema: Json; free: boolean }> = {
 export const NOT_YET_AVAILABLE: string[] = [];
 export const ACCEPTED_ACTIONS = Object.keys(ACTIONS);
 
-const requestSchema = { type: 'object', required: ['action_type'], properties: { action_type: str(64), parameters: { type: 'object' } } };
+// Not closed: an action's parameters may also come flat, beside action_type.
+const requestSchema = Type.Object({
+  action_type: Type.String({ minLength: 1, maxLength: 64 }),
+  parameters: Type.Optional(Type.Unsafe<Json>({ type: 'object' })),
+});
 
 export const actionOperations = operations({
   postAgentChatExecuteAction: {
@@ -148,48 +153,25 @@ export function executeInAppAction(s: Services, ctx: Context, agentId: string, t
 }
 
 export function actionRoutes(router: Router, s: Services): void {
-  const routes = router.routes();
-
-  /** Runs one direct endpoint inside this request, as the user's agent; errors surface as that endpoint's. */
-  const run = async (ctx: Context, agentId: string, step: Step): Promise<Json> => {
-    const saved = {
-      method: ctx.method,
-      url: ctx.url,
-      body: ctx.request.body as unknown,
-      principal: ctx.state.principal,
-      type: ctx.req.headers['content-type'],
-    };
-    // The step's body is JSON whatever the outer request's was (a page's form).
-    ctx.req.headers['content-type'] = 'application/json';
-    ctx.method = step.method;
-    ctx.url = step.path;
-    const request = ctx.request as { body: unknown };
-    request.body = step.body ?? {};
-    if (!step.asUser) ctx.state.principal = { kind: 'agent', agentId, via: 'api_key' } satisfies Principal;
-    try {
-      const before = ctx.body as unknown;
-      await routes(ctx as never, async () => undefined);
-      if (ctx.body === before || ctx.body === undefined || ctx.body === null) throw notFound('Action target');
-      return ctx.body as Json;
-    } finally {
-      ctx.method = saved.method;
-      ctx.url = saved.url;
-      request.body = saved.body;
-      ctx.state.principal = saved.principal;
-      ctx.req.headers['content-type'] = saved.type;
-    }
+  /**
+   * Runs one direct endpoint's operation inside this request (api/operations.ts `callOperation`), as
+   * the user's agent (or as the caller, `asUser`, for owner actions such as introductions); errors
+   * surface as that endpoint's.
+   */
+  const run = async (ctx: Context, agentId: string, op: Operation, call: Omit<OperationCall, 'principal'> & { asUser?: boolean } = {}): Promise<Json> => {
+    const principal: Principal | undefined = call.asUser ? undefined : { kind: 'agent', agentId, via: 'api_key' };
+    const answer = await callOperation(ctx, op, { ...call, principal });
+    if (answer === undefined || answer === null || typeof answer !== 'object') throw notFound('Action target');
+    return answer as Json;
   };
 
   const chat = new Router({ prefix: '/api/agent/chat' });
-  mount(chat, actionOperations.postAgentChatExecuteAction, async (ctx) => {
+  mount(chat, actionOperations.postAgentChatExecuteAction, async (ctx, input) => {
     const { agentId } = requireOwnedAgent(ctx);
-    const raw = validate<{ action_type: string; parameters?: Json } & Json>(requestSchema, ctx.request.body);
-    const { action_type: type, parameters, ...flat } = raw;
+    const { action_type: type, parameters, ...flat } = input.body as { action_type: string; parameters?: Json } & Json;
     checkFreeForm(parameters, 'parameters');
-    const answer = await execute(ctx, agentId, type, { ...flat, ...(parameters ?? {}) });
-    // The action's answer, whatever status the endpoint it ran set (201 for a created room).
-    ctx.status = 200;
-    ctx.body = answer;
+    // The action's answer (200, whatever status the endpoint it ran set: 201 for a created room).
+    ctx.body = await execute(ctx, agentId, type, { ...flat, ...(parameters ?? {}) });
   });
   router.use(chat.routes());
   executors.set(s, execute);
@@ -213,9 +195,7 @@ export function actionRoutes(router: Router, s: Services): void {
     switch (type) {
       case 'post_to_protocol_room': {
         const draft = text('draft_content') ?? '';
-        result = await run(ctx, agentId, {
-          method: 'POST',
-          path: '/api/feed/posts',
+        result = await run(ctx, agentId, feedOperations.postFeedPosts, {
           body: { title: text('title') ?? firstLine(draft), body: draft, post_type: text('post_type') ?? 'signal_found', room_slug: text('target_id') },
         });
         result = {
@@ -236,16 +216,15 @@ export function actionRoutes(router: Router, s: Services): void {
           const ref = text('post_ref') ?? 'latest';
           const found =
             ref === 'latest'
-              ? await run(ctx, agentId, { method: 'GET', path: `/api/feed/posts?${qs({ room_slug: room, limit: 1 })}` })
-              : await run(ctx, agentId, { method: 'GET', path: `/api/agent/posts?${qs({ q: ref, room_slug: room, limit: 1 })}` });
+              ? await run(ctx, agentId, feedOperations.getFeedPosts, { query: { room_slug: room, limit: 1 } })
+              : await run(ctx, agentId, feedOperations.getAgentPosts, { query: { q: ref, room_slug: room, limit: 1 } });
           const first = (found.items as Json[] | undefined)?.[0];
           if (!first) throw notFound('Post', 'post_not_found');
           postId = String(first.post_id);
         }
-        const post = await run(ctx, agentId, { method: 'GET', path: `/api/agent/posts/${encodeURIComponent(postId)}` });
-        const c = await run(ctx, agentId, {
-          method: 'POST',
-          path: `/api/feed/posts/${encodeURIComponent(postId)}/comments`,
+        const post = await run(ctx, agentId, feedOperations.getAgentPostsByPostId, { params: { post_id: postId } });
+        const c = await run(ctx, agentId, contentOperations.postFeedPostsByPostIdComments, {
+          params: { post_id: postId },
           body: { content: text('draft_content') },
         });
         const p2 = (post.post as Json | undefined) ?? post;
@@ -262,16 +241,14 @@ export function actionRoutes(router: Router, s: Services): void {
         break;
       }
       case 'reply_to_comment':
-        result = await run(ctx, agentId, {
-          method: 'POST',
-          path: `/api/feed/posts/${encodeURIComponent(String(p.post_id))}/comments/${encodeURIComponent(String(p.comment_id))}/reply`,
+        result = await run(ctx, agentId, contentOperations.postFeedPostsByPostIdCommentsByCommentIdReply, {
+          params: { post_id: String(p.post_id), comment_id: String(p.comment_id) },
           body: { content: text('draft_content') },
         });
         break;
       case 'upvote_comment':
-        result = await run(ctx, agentId, {
-          method: 'POST',
-          path: `/api/feed/posts/${encodeURIComponent(String(p.post_id))}/comments/${encodeURIComponent(String(p.comment_id))}/upvote`,
+        result = await run(ctx, agentId, contentOperations.postFeedPostsByPostIdCommentsByCommentIdUpvote, {
+          params: { post_id: String(p.post_id), comment_id: String(p.comment_id) },
         });
         break;
       case 'send_dm':
@@ -279,48 +256,43 @@ export function actionRoutes(router: Router, s: Services): void {
         const to = text('to_user_id') ? { to_user_id: text('to_user_id') } : { to_agent_id: text('to_agent_id') ?? text('target_id') };
         if (!Object.values(to)[0])
           throw new ValidationFailed([{ loc: ['body', 'target_id'], msg: 'give target_id (agent id), to_agent_id or to_user_id', type: 'missing' }]);
-        result = await run(ctx, agentId, { method: 'POST', path: `/api/protocol/agents/${agentId}/dm`, body: { ...to, message: text('draft_content') } });
+        result = await run(ctx, agentId, messagingOperations.postProtocolAgentsByIdDm, {
+          params: { id: agentId },
+          body: { ...to, message: text('draft_content') },
+        });
         break;
       }
       case 'update_agent_brief':
-        result = await run(ctx, agentId, { method: 'PATCH', path: '/api/protocol/me', body: { description: text('draft_content') ?? null } });
+        result = await run(ctx, agentId, agentOperations.patchProtocolMe, { body: { description: text('draft_content') ?? null } });
         break;
       case 'vote_on_poll':
-        result = await run(ctx, agentId, {
-          method: 'POST',
-          path: `/api/feed/posts/${encodeURIComponent(String(p.post_id))}/poll/vote`,
+        result = await run(ctx, agentId, contentOperations.postFeedPostsByIdPollVote, {
+          params: { id: String(p.post_id) },
           body: { option_index: p.option_index },
         });
         break;
       case 'boost_signal':
-        result = await run(ctx, agentId, { method: 'POST', path: `/api/feed/posts/${encodeURIComponent(String(p.post_id))}/boost` });
+        result = await run(ctx, agentId, contentOperations.postFeedPostsByIdBoost, { params: { id: String(p.post_id) } });
         break;
       case 'flag_signal':
-        result = await run(ctx, agentId, {
-          method: 'POST',
-          path: `/api/feed/posts/${encodeURIComponent(String(p.post_id))}/flag`,
+        result = await run(ctx, agentId, contentOperations.postFeedPostsByIdFlag, {
+          params: { id: String(p.post_id) },
           body: text('reason') ? { reason: text('reason') } : {},
         });
         break;
       case 'create_mesh_thread':
-        result = await run(ctx, agentId, {
-          method: 'POST',
-          path: '/api/agent/group-dm',
+        result = await run(ctx, agentId, meshOperations.postAgentGroupDm, {
           body: { participant_agent_ids: p.participant_agent_ids, ...(text('name') ? { name: text('name') } : {}), first_message: text('draft_content') },
         });
         break;
       case 'run_mixer':
-        result = await run(ctx, agentId, {
-          method: 'POST',
-          path: '/api/agent/match',
+        result = await run(ctx, agentId, matchingOperations.postAgentMatch, {
           body: { gives: p.gives ?? [], asks: p.asks, ...(p.limit !== undefined ? { limit: p.limit } : {}) },
         });
         break;
       case 'schedule_signal': {
         const draft = text('draft_content') ?? '';
-        result = await run(ctx, agentId, {
-          method: 'POST',
-          path: '/api/feed/posts/schedule',
+        result = await run(ctx, agentId, schedulingOperations.postFeedPostsSchedule, {
           body: {
             title: text('title') ?? firstLine(draft),
             body: draft,
@@ -332,9 +304,8 @@ export function actionRoutes(router: Router, s: Services): void {
         break;
       }
       case 'search_agent_feed':
-        result = await run(ctx, agentId, {
-          method: 'GET',
-          path: `/api/agent/posts?${qs({ q: text('query'), room_slug: text('target_id'), limit: p.limit as number | undefined })}`,
+        result = await run(ctx, agentId, feedOperations.getAgentPosts, {
+          query: { q: text('query'), room_slug: text('target_id'), limit: p.limit as number | undefined },
         });
         break;
       case 'find_relevant_posts': {
@@ -358,42 +329,51 @@ export function actionRoutes(router: Router, s: Services): void {
         const name = text('name') ?? text('target_name');
         if (!name) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'give name (the room name)', type: 'missing' }]);
         const description = text('description') ?? text('draft_content');
-        result = await run(ctx, agentId, { method: 'POST', path: '/api/agent/rooms', body: { name, ...(description ? { description } : {}) } });
+        result = await run(ctx, agentId, schedulingOperations.postAgentRooms, { body: { name, ...(description ? { description } : {}) } });
         break;
       }
       case 'search_agents': {
         const slug = normaliseCapability(text('query') ?? '');
-        result = await run(ctx, agentId, { method: 'GET', path: `/api/protocol/agents?${qs({ capability: slug, limit: p.limit as number | undefined })}` });
+        result = await run(ctx, agentId, agentOperations.getProtocolAgents, { query: { capability: slug, limit: p.limit as number | undefined } });
         break;
       }
       case 'check_signal_inbox':
-        result = await run(ctx, agentId, { method: 'GET', path: `/api/agent/notifications?${qs({ limit: p.limit as number | undefined })}` });
+        result = await run(ctx, agentId, meshOperations.getAgentNotifications, { query: { limit: p.limit as number | undefined } });
         break;
       case 'endorse_agent':
       case 'send_bond_request':
       case 'accept_bond_request': {
         const target = text('target_id') ?? text('agent_id');
         if (!target) throw new ValidationFailed([{ loc: ['body', 'target_id'], msg: 'give target_id (agent id)', type: 'missing' }]);
-        const to = encodeURIComponent(target);
+        const params = { agent_id: target };
         result =
           type === 'endorse_agent'
-            ? await run(ctx, agentId, { method: 'POST', path: `/api/agent/endorse/${to}`, body: { capability: text('capability') } })
-            : await run(ctx, agentId, { method: 'POST', path: `/api/agent/bonds/${to}${type === 'accept_bond_request' ? '/accept' : ''}` });
+            ? await run(ctx, agentId, socialGraphOperations.postAgentEndorseByAgentId, { params, body: { capability: text('capability') } })
+            : await run(
+                ctx,
+                agentId,
+                type === 'accept_bond_request' ? socialGraphOperations.postAgentBondsByAgentIdAccept : socialGraphOperations.postAgentBondsByAgentId,
+                {
+                  params,
+                },
+              );
         break;
       }
       case 'approve_intro':
-        result = await run(ctx, agentId, { method: 'POST', path: `/api/svc/intros/${encodeURIComponent(String(p.intro_id))}/approve`, asUser: true });
+        result = await run(ctx, agentId, memberOperations.postSvcIntrosByIntroIdApprove, { params: { intro_id: String(p.intro_id) }, asUser: true });
         break;
       case 'get_pending_intros':
-        result = await run(ctx, agentId, { method: 'GET', path: '/api/svc/intros', asUser: true });
+        result = await run(ctx, agentId, memberOperations.getSvcIntros, { asUser: true });
         break;
       case 'list_following':
-        result = await run(ctx, agentId, { method: 'GET', path: `/api/protocol/agents/${agentId}/following?${qs({ limit: p.limit as number | undefined })}` });
+        result = await run(ctx, agentId, socialGraphOperations.getProtocolAgentsByIdFollowing, {
+          params: { id: agentId },
+          query: { limit: p.limit as number | undefined },
+        });
         break;
       case 'view_trust_stamps':
-        result = await run(ctx, agentId, {
-          method: 'GET',
-          path: `/api/protocol/agents/${encodeURIComponent(text('target_id') ?? text('agent_id') ?? agentId)}/trust-stamps`,
+        result = await run(ctx, agentId, socialGraphOperations.getProtocolAgentsByIdTrustStamps, {
+          params: { id: text('target_id') ?? text('agent_id') ?? agentId },
         });
         break;
       case 'search_agents_intent': {
@@ -404,10 +384,7 @@ export function actionRoutes(router: Router, s: Services): void {
         const slugs = [...new Set([query, ...pairs, ...words].map(normaliseCapability))].filter((x) => x.length >= 3);
         result = { items: [], total: 0 };
         for (const slug of slugs) {
-          const found = await run(ctx, agentId, {
-            method: 'GET',
-            path: `/api/protocol/agents?${qs({ capability: slug, limit: p.limit as number | undefined })}`,
-          });
+          const found = await run(ctx, agentId, agentOperations.getProtocolAgents, { query: { capability: slug, limit: p.limit as number | undefined } });
           if (((found.items as Json[] | undefined) ?? []).length > 0) {
             result = { ...found, capability: slug };
             break;
@@ -416,13 +393,12 @@ export function actionRoutes(router: Router, s: Services): void {
         break;
       }
       case 'browse_members':
-        result = await run(ctx, agentId, {
-          method: 'GET',
-          path: `/api/members?${qs({ q: text('query'), industry: text('industry'), limit: p.limit as number | undefined, page: p.page as number | undefined })}`,
+        result = await run(ctx, agentId, memberOperations.getMembers, {
+          query: { q: text('query'), industry: text('industry'), limit: p.limit as number | undefined, page: p.page as number | undefined },
         });
         break;
       case 'check_agent_pulse':
-        result = await run(ctx, agentId, { method: 'GET', path: `/api/agent/pulse?${qs({ days: p.days as number | undefined })}` });
+        result = await run(ctx, agentId, discoveryOperations.getAgentPulse, { query: { days: p.days as number | undefined } });
         break;
       default:
         throw new ValidationFailed([{ loc: ['body', 'action_type'], msg: `unknown action_type '${type}'`, type: 'value_error.action_type.unknown' }]);

@@ -81,6 +81,8 @@ export const agentOperations = operations({
     responses: ok(PostProtocolRegisterAnswer),
     body: registerSchema,
     rateLimit: LIMITS.refused_registrations,
+    // Counted by the handler: refused registrations, and accepted ones against LIMITS.registrations.
+    limitCountedBy: 'handler',
   },
   getProtocolMe: {
     method: 'GET',
@@ -244,7 +246,6 @@ export function agentRoutes(router: Router, s: Services): void {
 
   mount(me, agentOperations.patchProtocolMe, async (ctx) => {
     const agentId = requireApiKey(ctx);
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
     const input = validate<ProfileChanges>(patchMeSchema, ctx.request.body);
     const hook = input.webhook_url !== undefined ? await webhookOf(s.store, agentId) : null;
     const current = {
@@ -267,7 +268,6 @@ export function agentRoutes(router: Router, s: Services): void {
   mount(me, agentOperations.deleteProtocolMe, async (ctx) => {
     const principal = principalOf(ctx);
     const agentId = requireAgent(ctx);
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
     const by: Deactivator = principal?.kind === 'user' ? { kind: 'owner', user_id: principal.userId } : { kind: 'agent' };
     const result = await deactivateAgent(s.bus, agentId, by, commandContext(s, ctx, principal?.kind === 'user' ? principal.userId : agentId));
     await settled(s, result.position);

@@ -154,7 +154,7 @@ async function circleOfTarget(s: Services, circleId: string, caller: Caller, tar
  * each takes the signed-in caller (bearer token or browser session) and runs the same commands.
  */
 
-/** A circle write: the caller, counted against the write limit (429 past it). */
+/** A circle write from a page: the caller, counted against the write limit per person (429 past it). */
 export function circleWriter<C extends Caller>(s: Services, ctx: Context, caller: C): C {
   s.limiter.hit(LIMITS.writes, caller.userId, ctx);
   return caller;
@@ -329,7 +329,7 @@ export const circleOperations = operations({
     auth: 'bearer',
     responses: ok(PostBrewCirclesReactionsAnswer),
     body: ToggleReactionRequest,
-    rateLimit: LIMITS.writes,
+    rateLimit: LIMITS.user_writes,
   },
   getBrewCirclesNotifications: {
     method: 'GET',
@@ -349,7 +349,7 @@ export const circleOperations = operations({
     responses: ok(PostBrewCirclesNotificationsReadAnswer),
     body: MarkBrewNotificationsRequest,
     bodyOptional: true,
-    rateLimit: LIMITS.writes,
+    rateLimit: LIMITS.user_writes,
   },
   getBrewCirclesNotificationsCount: {
     method: 'GET',
@@ -375,7 +375,7 @@ export const circleOperations = operations({
     auth: 'bearer',
     responses: ok(PutBrewCirclesSettingsNotificationsAnswer),
     body: NotificationSettingsRequest,
-    rateLimit: LIMITS.writes,
+    rateLimit: LIMITS.user_writes,
   },
   getBrewCirclesUserCircles: {
     method: 'GET',
@@ -400,7 +400,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     body: CreatePostRequest,
-    rateLimit: LIMITS.writes,
+    rateLimit: LIMITS.user_writes,
     responses: { 201: { schema: PostBrewCirclesPostsAnswer201 } },
   },
   getBrewCirclesPostsByPostId: {
@@ -419,7 +419,7 @@ export const circleOperations = operations({
     auth: 'bearer',
     responses: ok(PutBrewCirclesPostsByPostIdAnswer),
     body: EditPostRequest,
-    rateLimit: LIMITS.writes,
+    rateLimit: LIMITS.user_writes,
   },
   deleteBrewCirclesPostsByPostId: {
     method: 'DELETE',
@@ -428,7 +428,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(DeleteBrewCirclesPostsByPostIdAnswer),
-    rateLimit: LIMITS.writes,
+    rateLimit: LIMITS.user_writes,
   },
   getBrewCirclesPostsByPostIdReplies: {
     method: 'GET',
@@ -446,7 +446,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     body: CreateReplyRequest,
-    rateLimit: LIMITS.writes,
+    rateLimit: LIMITS.user_writes,
     responses: { 201: { schema: PostBrewCirclesRepliesAnswer201 } },
   },
   postBrewCirclesLinkPreview: {
@@ -457,7 +457,7 @@ export const circleOperations = operations({
     auth: 'bearer',
     responses: ok(PostBrewCirclesLinkPreviewAnswer),
     body: LinkPreviewRequest,
-    rateLimit: LIMITS.writes,
+    rateLimit: LIMITS.user_writes,
   },
   getBrewCirclesCirclesByCircleIdMembersSearch: {
     method: 'GET',
@@ -483,7 +483,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(DeleteBrewCirclesByCircleIdAnswer),
-    rateLimit: LIMITS.writes,
+    rateLimit: LIMITS.user_writes,
   },
   postBrewCirclesByCircleIdJoin: {
     method: 'POST',
@@ -492,7 +492,7 @@ export const circleOperations = operations({
     tags: ['communities'],
     auth: 'bearer',
     responses: ok(PostBrewCirclesByCircleIdJoinAnswer),
-    rateLimit: LIMITS.writes,
+    rateLimit: LIMITS.user_writes,
   },
   getBrewCirclesByCircleIdMembers: {
     method: 'GET',
@@ -535,7 +535,8 @@ export const circleOperations = operations({
 export function circleRoutes(router: Router, s: Services): void {
   const r = new Router({ prefix: '/api/brew-circles' });
   const ctxOf = (ctx: Context, userId: string) => commandContext(s, ctx, userId);
-  const write = (ctx: Context) => circleWriter(s, ctx, callerOf(ctx));
+  // The write limit per signed-in person is counted by `mount` (LIMITS.user_writes); the pages count it with circleWriter.
+  const write = (ctx: Context) => callerOf(ctx);
 
   mount(r, circleOperations.getBrewCirclesIntents, (ctx) => {
     ctx.body = { intents: INTENTS };

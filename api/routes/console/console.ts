@@ -529,7 +529,9 @@ function consoleAgentPages(admin: Router, s: Services): void {
     const body = Object.fromEntries(Object.entries(form).filter(([, v]) => v !== undefined));
     let answer;
     try {
-      answer = await replayDeliveries(s, ctx, ctx.params.agent_id, user.userId, 'admin', validate<ReplayRequestBody>(ReplayBody, body));
+      const input = validate<ReplayRequestBody>(ReplayBody, body);
+      s.limiter.hit(LIMITS.webhook_replays, ctx.params.agent_id, ctx);
+      answer = await replayDeliveries(s, ctx, ctx.params.agent_id, user.userId, 'admin', input);
     } catch (err) {
       if (err instanceof ValidationFailed) throw new DomainError(422, 'validation_failed', err.message);
       throw err;

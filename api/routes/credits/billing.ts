@@ -11,6 +11,8 @@ import { notFound } from '../../../events/kernel/errors.ts';
 import { newId } from '../../../events/kernel/ids.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import { getAgent } from '../../../queries/agents/agents.ts';
+import { LIMITS } from '../../rate-limit.ts';
+import type { LimitRule } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { mount, operations } from '../../operations.ts';
@@ -21,7 +23,7 @@ import { ok } from '../schemas.ts';
 import { scriptPolicy } from '../../page-security.ts';
 
 /** Verify and sandbox calls per client address (they need no credentials). */
-const PAYMENT_LIMIT = { name: 'payment_verifications', points: 60, windowMs: 60_000 };
+const PAYMENT_LIMIT: LimitRule = { name: 'payment_verifications', points: 60, windowMs: 60_000, per: 'address' };
 
 export const TopupOrderBody = Type.Object({ pack: Type.Union(TOPUP_PACKS.map((p) => Type.Literal(p))) }, { additionalProperties: false });
 export const UpgradeBody = Type.Object({ tier: Type.Optional(Type.Union(PAID_TIERS.map((t) => Type.Literal(t)))) }, { additionalProperties: false });
@@ -71,6 +73,7 @@ export const billingOperations = operations({
     auth: 'key_or_bearer',
     body: TopupOrderBody,
     responses: { 200: { schema: OrderResponse } },
+    rateLimit: LIMITS.writes,
   },
   postCreditsTopupVerify: {
     method: 'POST',
@@ -151,7 +154,6 @@ export function billingRoutes(router: Router, s: Services): void {
     await order(ctx, { kind: 'topup', agent_id: agentId, pack: body.pack }, agentId);
   });
   mount(topup, billingOperations.postCreditsTopupVerify, async (ctx) => {
-    s.limiter.hit(PAYMENT_LIMIT, ctx.ip, ctx);
     const body = validate<Static<typeof VerifyBody>>(VerifyBody, ctx.request.body ?? {});
     const r = await verifyPayment(deps, body, commandContext(s, ctx, null));
     await settled(s, r.position);
@@ -172,7 +174,6 @@ export function billingRoutes(router: Router, s: Services): void {
   const upgrade = new Router({ prefix: '/api/protocol/agents/:id/upgrade' });
   mount(upgrade, billingOperations.postProtocolAgentsByIdUpgrade, async (ctx) => {
     // No auth, as the spec lists it: anyone may pay for an agent's upgrade; it applies when the payment is verified.
-    s.limiter.hit(PAYMENT_LIMIT, ctx.ip, ctx);
     const body = validate<Static<typeof UpgradeBody>>(UpgradeBody, ctx.request.body ?? {});
     if (!(await getAgent(s.store, ctx.params.id))) throw notFound('Agent', 'agent_not_found');
     await order(ctx, { kind: 'upgrade', agent_id: ctx.params.id, tier: body.tier ?? 'builder' }, null);
@@ -203,7 +204,6 @@ export function billingRoutes(router: Router, s: Services): void {
   mount(sandbox, billingOperations.postCreditsSandboxPay, async (ctx) => {
     // Exists only while no real provider is configured, and answers only while the sandbox is on.
     if (s.payments && !s.sandbox) throw notFound('Sandbox payments', 'route_not_found');
-    s.limiter.hit(PAYMENT_LIMIT, ctx.ip, ctx);
     if (!s.sandbox) throw paymentsUnavailable();
     const body = validate<Static<typeof SandboxPayBody>>(SandboxPayBody, ctx.request.body ?? {});
     await loadOrder(s.bus, body.order_id);

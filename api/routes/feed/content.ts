@@ -17,9 +17,9 @@ import { mentionsIn } from './posts.ts';
 import { requireAgent } from '../../auth.ts';
 import { LIMITS, scaledCap } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { paging, validate } from '../../validation.ts';
-import { withCapHeaders } from './scheduling.ts';
+import { paging, typed } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import type { Input } from '../../operations.ts';
 import { idParam, limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   GetAgentPostsByPostIdCommentsAnswer,
@@ -37,29 +37,29 @@ import {
 } from './schemas.ts';
 import { ok } from '../schemas.ts';
 
-export const contentSchema = {
+export const contentSchema = typed<{ content: string }>({
   type: 'object',
   additionalProperties: false,
   required: ['content'],
   properties: { content: { type: 'string', minLength: 1, maxLength: 1000, description: 'The comment text, up to 1000 characters.' } },
-};
-export const reactSchema = {
+});
+export const reactSchema = typed<{ reaction: Reaction }>({
   type: 'object',
   additionalProperties: false,
   required: ['reaction'],
   properties: { reaction: { type: 'string', enum: [...REACTIONS], description: 'The reaction to toggle.' } },
-};
-export const voteSchema = {
+});
+export const voteSchema = typed<{ option_index: number }>({
   type: 'object',
   additionalProperties: false,
   required: ['option_index'],
   properties: { option_index: { type: 'integer', minimum: 0, description: "The option to vote for: its index in the poll's options, from 0." } },
-};
-export const flagSchema = {
+});
+export const flagSchema = typed<{ reason?: string | null }>({
   type: 'object',
   additionalProperties: false,
   properties: { reason: { type: ['string', 'null'], maxLength: 500, description: 'Why you flag it, for the moderators (optional).' } },
-};
+});
 
 async function visiblePost(s: Services, postId: string): Promise<Doc> {
   const post = await getVisiblePost(s.store, postId);
@@ -73,8 +73,8 @@ async function commentOf(s: Services, post: Doc, commentId: string): Promise<Doc
   return comment;
 }
 
-function content(body: unknown): string {
-  const { content: text } = validate<{ content: string }>(contentSchema, body);
+/** A comment's text: not blank. */
+function content({ content: text }: { content: string }): string {
   if (!text.trim()) throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'content must not be blank', type: 'value_error.blank' }]);
   return text;
 }
@@ -82,7 +82,7 @@ function content(body: unknown): string {
 const POST = idParam('The post (post_id).');
 const COMMENT = idParam('The comment (comment_id).');
 
-const flagReason = (body: unknown) => validate<{ reason?: string | null }>(flagSchema, body ?? {}).reason?.trim() || null;
+const flagReason = (body: { reason?: string | null }) => body.reason?.trim() || null;
 
 export const contentOperations = operations({
   postFeedPostsByPostIdComments: {
@@ -149,6 +149,7 @@ export const contentOperations = operations({
     auth: 'key_or_bearer',
     responses: ok(PostFeedPostsByIdPollVoteAnswer),
     body: voteSchema,
+    alsoLimits: [LIMITS.writes],
     rateLimit: LIMITS.poll_votes,
   },
   postFeedPostsByIdFlag: {
@@ -233,9 +234,9 @@ export const contentOperations = operations({
 });
 
 export function contentRoutes(router: Router, s: Services): void {
-  const comment = async (ctx: Context, replyTo: string | null) => {
+  const comment = async (ctx: Context, input: Input<{ body: typeof contentSchema }>, replyTo: string | null) => {
     const agentId = writer(s, ctx);
-    const text = content(ctx.request.body);
+    const text = content(input.body);
     const post = await visiblePost(s, ctx.params.post_id);
     let reply: { comment_id: string; parent_comment_id: string | null } | null = null;
     if (replyTo) {
@@ -271,8 +272,8 @@ export function contentRoutes(router: Router, s: Services): void {
       balance: toCredits(c.charge.balance_after_mc),
     };
   };
-  const addTopLevel = (ctx: Context) => comment(ctx, null);
-  const reply = (ctx: Context) => comment(ctx, ctx.params.comment_id);
+  const addTopLevel = (ctx: Context, input: Input<{ body: typeof contentSchema }>) => comment(ctx, input, null);
+  const reply = (ctx: Context, input: Input<{ body: typeof contentSchema }>) => comment(ctx, input, ctx.params.comment_id);
 
   const comments = async (ctx: Context) => {
     const { skip, limit, page } = paging(ctx.query, { limit: 50, max: 100 });
@@ -290,19 +291,18 @@ export function contentRoutes(router: Router, s: Services): void {
     ctx.body = { comment_id: c._id, upvoted: r.upvoted, upvote_count: r.upvote_count };
   };
 
-  const react = async (ctx: Context) => {
+  const react = async (ctx: Context, input: Input<{ body: typeof reactSchema }>) => {
     const agentId = writer(s, ctx);
-    const { reaction } = validate<{ reaction: Reaction }>(reactSchema, ctx.request.body);
+    const { reaction } = input.body;
     const post = await visiblePost(s, ctx.params.id);
     const r = await toggleReaction(s.bus, post._id, agentId, reaction, commandContext(s, ctx, agentId));
     await settled(s, r.position);
     ctx.body = { post_id: post._id, reaction, active: r.active, reactions: r.reactions };
   };
 
-  const vote = async (ctx: Context) => {
+  const vote = async (ctx: Context, input: Input<{ body: typeof voteSchema }>) => {
     const agentId = requireAgent(ctx);
-    s.limiter.hit(LIMITS.poll_votes, agentId, ctx);
-    const { option_index } = validate<{ option_index: number }>(voteSchema, ctx.request.body);
+    const { option_index } = input.body;
     const post = await visiblePost(s, ctx.params.id);
     const poll = (post.poll as PostPoll | null | undefined) ?? null;
     const r = await votePoll(
@@ -324,9 +324,9 @@ export function contentRoutes(router: Router, s: Services): void {
     };
   };
 
-  const flag = async (ctx: Context) => {
+  const flag = async (ctx: Context, input: Input<{ body: typeof flagSchema }>) => {
     const agentId = writer(s, ctx);
-    const reason = flagReason(ctx.request.body);
+    const reason = flagReason(input.body);
     const post = await visiblePost(s, ctx.params.id);
     const facts = await flaggerFacts(s.store, agentId);
     const r = await flagPost(s.bus, post._id, post.agent_id as string, agentId, reason, facts, commandContext(s, ctx, agentId));
@@ -346,8 +346,12 @@ export function contentRoutes(router: Router, s: Services): void {
     const agentId = writer(s, ctx);
     const post = await visiblePost(s, ctx.params.id);
     const cap = scaledCap(s.limiter, BOOSTS_PER_DAY);
-    const { boost: b, position } = await withCapHeaders(ctx, () =>
-      boostPost(s.bus, agentId, { post_id: post._id, agent_id: post.agent_id as string }, cap, commandContext(s, ctx, agentId)),
+    const { boost: b, position } = await boostPost(
+      s.bus,
+      agentId,
+      { post_id: post._id, agent_id: post.agent_id as string },
+      cap,
+      commandContext(s, ctx, agentId),
     );
     await settled(s, position);
     ctx.body = {
@@ -359,9 +363,9 @@ export function contentRoutes(router: Router, s: Services): void {
     };
   };
 
-  const flagAgentRoute = async (ctx: Context) => {
+  const flagAgentRoute = async (ctx: Context, input: Input<{ body: typeof flagSchema }>) => {
     const agentId = writer(s, ctx);
-    const reason = flagReason(ctx.request.body);
+    const reason = flagReason(input.body);
     const target = await getPublicAgent(s.store, ctx.params.id);
     if (!target) throw notFound('Agent', 'agent_not_found');
     const facts = await flaggerFacts(s.store, agentId);

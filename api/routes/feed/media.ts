@@ -79,6 +79,8 @@ const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 /** The upload_post_image tool: the image as base64 text, then the multipart route's checks (storeImage). */
 export async function uploadImageBase64(s: Services, ctx: Context, base64: string): Promise<void> {
   const agentId = writer(s, ctx);
+  // A tool call, not a mounted operation: it counts the upload route's write limit itself.
+  s.limiter.hit(LIMITS.writes, agentId, ctx);
   const text = base64.replace(/\s+/g, '');
   if (!BASE64.test(text) || text.length % 4 === 1) {
     throw new ValidationFailed([{ loc: ['body', 'content_base64'], msg: 'value is not valid base64', type: 'value_error.base64' }]);

@@ -16,20 +16,21 @@ import { getPost } from '../../../queries/feed/posts.ts';
 import { principalOf, requireAgent } from '../../auth.ts';
 import { idParam, limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import type { Services } from '../../services.ts';
-import { afterCursor, limitOnly, validate } from '../../validation.ts';
+import { afterCursor, limitOnly, typed } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import type { Schema } from '../../validation.ts';
 import { arr, bool, int, nullStr, obj, str } from '../schemas.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import { LIMITS } from '../../rate-limit.ts';
 
 const Note = { type: 'string', minLength: 1, maxLength: 2000, pattern: '\\S' } as const;
-export const DecisionBody = {
+export const DecisionBody = typed<{ decision: ModerationDecision; note: string }>({
   type: 'object',
   additionalProperties: false,
   required: ['decision', 'note'],
   properties: { decision: { type: 'string', enum: [...MODERATION_DECISIONS] }, note: Note },
-} as const;
-export const AppealBody = {
+});
+export const AppealBody = typed<{ item_kind: ModerationKind; item_id: string; message: string }>({
   type: 'object',
   additionalProperties: false,
   required: ['item_kind', 'item_id', 'message'],
@@ -38,7 +39,7 @@ export const AppealBody = {
     item_id: { type: 'string', minLength: 1, maxLength: 64 },
     message: { type: 'string', minLength: 1, maxLength: 2000, pattern: '\\S' },
   },
-} as const;
+});
 
 const QueueQuery = queryOf('after', {
   limit: limitQuery(100, 50),
@@ -108,6 +109,7 @@ export const moderationOperations = operations({
     tags: ['feed'],
     auth: 'key_or_bearer',
     responses: { 200: { schema: obj({ post_id: str, withdrawn: bool, flag_count: int, counting_flags: int }) } },
+    rateLimit: LIMITS.writes,
   },
   deleteProtocolAgentsByIdFlag: {
     method: 'DELETE',
@@ -116,6 +118,7 @@ export const moderationOperations = operations({
     tags: ['feed'],
     auth: 'key_or_bearer',
     responses: { 200: { schema: obj({ agent_id: str, withdrawn: bool, flag_count: int, counting_flags: int }) } },
+    rateLimit: LIMITS.writes,
   },
   getAdminModerationQueue: {
     method: 'GET',
@@ -304,10 +307,10 @@ export function moderationRoutes(router: Router, s: Services): void {
     if (!doc) throw notFound('Moderation item', 'moderation_item_not_found');
     ctx.body = await moderationItemView(s.store, doc, s.clock.now());
   });
-  mount(admin, moderationOperations.postAdminModerationItemsByKindByIdDecision, async (ctx) => {
+  mount(admin, moderationOperations.postAdminModerationItemsByKindByIdDecision, async (ctx, input) => {
     const adminId = requireSuperAdmin(ctx);
     const kind = kindOf(ctx.params.kind);
-    const { decision, note } = validate<{ decision: ModerationDecision; note: string }>(DecisionBody, ctx.request.body);
+    const { decision, note } = input.body;
     const d = await runDecision(s, ctx, adminId, kind, ctx.params.id, decision, note.trim());
     ctx.body = {
       item_kind: d.item_kind,
@@ -342,11 +345,11 @@ export function moderationRoutes(router: Router, s: Services): void {
   router.use(admin.routes());
 
   const appeals = new Router({ prefix: '/api/moderation' });
-  mount(appeals, moderationOperations.postModerationAppeals, async (ctx) => {
+  mount(appeals, moderationOperations.postModerationAppeals, async (ctx, input) => {
     const p = principalOf(ctx);
     // An API key, or a signed-in member (linked to the agent, or acting for it).
     if (!p || p.kind === 'agent') requireAgent(ctx);
-    const body = validate<{ item_kind: ModerationKind; item_id: string; message: string }>(AppealBody, ctx.request.body);
+    const body = input.body;
     const target = await targetOf(s, body.item_kind, body.item_id);
     const byAgent = p?.kind === 'agent' ? p.agentId : null;
     const byUser = p?.kind === 'user' ? p.userId : null;

@@ -13,7 +13,7 @@ import { findRoom, getVisiblePost, listPosts, postPageUrl, postView, relatedPost
 import { listRooms, roomAgents, roomView } from '../../../queries/feed/rooms.ts';
 import { cacheableByPosition } from '../../http-cache.ts';
 import type { Services } from '../../services.ts';
-import { afterCursor, paging, validate } from '../../validation.ts';
+import { afterCursor, paging, typed, validate } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
@@ -135,7 +135,7 @@ export const feedOperations = operations({
     tags: ['feed'],
     auth: 'key_or_bearer',
     responses: ok(PostFeedPostsAnswer),
-    body: createPostSchema,
+    body: typed<PostInput>(createPostSchema),
     cost: 'post',
     rateLimit: LIMITS.writes,
   },
@@ -337,7 +337,7 @@ export function feedRoutes(router: Router, s: Services): void {
   };
 
   const feedPosts = new Router({ prefix: '/api/feed/posts' });
-  mount(feedPosts, feedOperations.postFeedPosts, async (ctx) => create(ctx, () => validate<PostInput>(createPostSchema, ctx.request.body)));
+  mount(feedPosts, feedOperations.postFeedPosts, async (ctx, input) => create(ctx, () => input.body));
   mount(feedPosts, feedOperations.getFeedPosts, feed);
 
   // The older family: `content`/`room` bodies, keyword search, post detail.

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { createRoom, pinPost, unpinPost } from '../../../commands/feed/rooms.ts';
 import type { RoomModeration } from '../../../commands/feed/rooms.ts';
 import { cancelScheduledPost, schedulePost, SCHEDULES_PER_DAY } from '../../../commands/feed/schedule.ts';
-import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import { normaliseCapability, SLUG_PATTERN } from '../../../events/capabilities.ts';
 import { roomKind, roomPageUrl } from '../../../queries/feed/rooms.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
@@ -13,12 +13,13 @@ import { findRoom, getVisiblePost, pinnedPosts, postView, trendingHashtags } fro
 import { getScheduledPost, scheduledView, upcomingScheduledPosts } from '../../../queries/feed/scheduling.ts';
 import { requireAgent } from '../../auth.ts';
 import { requireUser } from '../humans/auth.ts';
-import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
+import { LIMITS, scaledCap } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { paging, validate } from '../../validation.ts';
+import { paging, typed } from '../../validation.ts';
 import { createPostSchema, mentionsIn, postDraft } from './posts.ts';
 import type { PostInput } from './posts.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import type { Input } from '../../operations.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   DeleteAgentRoomsBySlugPinByPostIdAnswer,
@@ -33,35 +34,21 @@ import {
 import { ok } from '../schemas.ts';
 
 /** A custom room: its name (normalised to a capability slug) and an optional description. */
-export const createRoomSchema = {
+export const createRoomSchema = typed<{ name: string; description?: string }>({
   type: 'object',
   additionalProperties: false,
   required: ['name'],
   properties: { name: { type: 'string', minLength: 3, maxLength: 80 }, description: { type: 'string', maxLength: 300 } },
-};
+});
 
-export const scheduleSchema = {
+export const scheduleSchema = typed<PostInput & { publish_at: string }>({
   ...createPostSchema,
   required: [...createPostSchema.required, 'publish_at'],
   properties: {
     ...createPostSchema.properties,
     publish_at: { type: 'string', format: 'date-time', description: 'When to publish: a future ISO 8601 UTC time.' },
   },
-};
-
-/** A daily-cap refusal (429) carries the same headers as a rate limit. */
-export async function withCapHeaders<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof DomainError && err.code === 'daily_cap') {
-      const { limit, reset } = err.extra as { limit: number; reset: number };
-      setHeaders(ctx, { limit, remaining: 0, reset });
-      ctx.set('Retry-After', String(reset));
-    }
-    throw err;
-  }
-}
+});
 
 /**
  * Whether the signed-in user is a super admin: the role on their token, or a linked agent whose
@@ -89,6 +76,7 @@ export const schedulingOperations = operations({
     auth: 'key_or_bearer',
     responses: ok(PostFeedPostsScheduleAnswer),
     body: scheduleSchema,
+    alsoLimits: [LIMITS.writes],
     rateLimit: LIMITS.schedules,
     cost: 'schedule_post',
   },
@@ -158,26 +146,17 @@ export const schedulingOperations = operations({
 });
 
 export function schedulingRoutes(router: Router, s: Services): void {
-  const schedule = async (ctx: Context) => {
+  const schedule = async (ctx: Context, input: Input<{ body: typeof scheduleSchema }>) => {
     const agentId = writer(s, ctx);
-    s.limiter.hit(LIMITS.schedules, agentId, ctx);
-    const input = validate<PostInput & { publish_at: string }>(scheduleSchema, ctx.request.body);
+    const body = input.body;
     const cmdCtx = commandContext(s, ctx, agentId);
-    const { draft, resolved_room_slug } = await postDraft(s, input);
+    const { draft, resolved_room_slug } = await postDraft(s, body);
     const mentions = await mentionsIn(s, `${draft.title}\n${draft.body}`, agentId);
-    const { scheduled, position } = await withCapHeaders(ctx, () =>
-      schedulePost(
-        s.bus,
-        agentId,
-        {
-          draft,
-          resolved_room_slug,
-          publish_at: input.publish_at,
-          daily_cap: scaledCap(s.limiter, SCHEDULES_PER_DAY),
-          mentions,
-        },
-        cmdCtx,
-      ),
+    const { scheduled, position } = await schedulePost(
+      s.bus,
+      agentId,
+      { draft, resolved_room_slug, publish_at: body.publish_at, daily_cap: scaledCap(s.limiter, SCHEDULES_PER_DAY), mentions },
+      cmdCtx,
     );
     await settled(s, position);
     ctx.body = {
@@ -235,7 +214,6 @@ export function schedulingRoutes(router: Router, s: Services): void {
   const pinTarget = async (ctx: Context) => {
     const user = requireUser(ctx);
     const agentId = user.agentId;
-    s.limiter.hit(LIMITS.pins, agentId ?? user.userId, ctx);
     const room = await findRoom(s.store, ctx.params.slug);
     if (!room) throw notFound('Room', 'room_not_found');
     return { userId: user.userId, agentId, room, moderation: await moderation(s, user, room, agentId) };
@@ -286,16 +264,16 @@ export function schedulingRoutes(router: Router, s: Services): void {
   const feedTrending = new Router({ prefix: '/api/feed/trending' });
   mount(feedTrending, schedulingOperations.getFeedTrending, trending);
 
-  const create = async (ctx: Context) => {
+  const create = async (ctx: Context, input: Input<{ body: typeof createRoomSchema }>) => {
     const agentId = writer(s, ctx);
-    const input = validate<{ name: string; description?: string }>(createRoomSchema, ctx.request.body);
-    const slug = normaliseCapability(input.name);
+    const body = input.body;
+    const slug = normaliseCapability(body.name);
     if (!SLUG_PATTERN.test(slug))
       throw new ValidationFailed([
         { loc: ['body', 'name'], msg: 'name must normalise to a room slug of 3-40 characters of [a-z0-9-]', type: 'value_error.room_name' },
       ]);
-    const label = input.name.trim();
-    const description = input.description?.trim() || null;
+    const label = body.name.trim();
+    const description = body.description?.trim() || null;
     const r = await createRoom(
       s.bus,
       { room_slug: slug, label, description, agent_id: agentId, exists: (await roomKind(s.store, slug)) !== null },

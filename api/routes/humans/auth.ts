@@ -9,7 +9,7 @@ import { agentsOf, getUser } from '../../../queries/humans/users.ts';
 import { principalOf } from '../../auth.ts';
 import type { LimitRule } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { validate } from '../../validation.ts';
+import { typed } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations } from '../../operations.ts';
 import {
@@ -30,7 +30,7 @@ import { ok } from '../schemas.ts';
  * trigger). All scale with RATE_LIMIT_SCALE.
  */
 export const AUTH_LIMITS = {
-  auth: { name: 'auth_requests', points: 30, windowMs: 60_000 },
+  auth: { name: 'auth_requests', points: 30, windowMs: 60_000, per: 'address' },
   loginFailures: { name: 'failed_logins', points: 10, windowMs: 15 * 60_000 },
   accountFailures: { name: 'failed_logins_per_account', points: 100, windowMs: 3600_000 },
 } satisfies Record<string, LimitRule>;
@@ -46,12 +46,14 @@ const body = (required: string[], properties: Record<string, unknown>) => ({ typ
 
 /** The bodies of the auth endpoints (the site's forms validate against the same schemas). */
 export const authSchemas = {
-  sendOtp: body(['email'], { email }),
-  verify: body(['email', 'otp', 'password', 'full_name'], { email, otp, password, full_name: { type: 'string', minLength: 1, maxLength: 100 } }),
-  login: body(['email', 'password'], { email, password: { type: 'string', minLength: 1, maxLength: 128 } }),
-  refresh: body(['refresh_token'], { refresh_token: { type: 'string', minLength: 1, maxLength: 4096 } }),
-  forgot: body(['email'], { email }),
-  reset: body(['email', 'code', 'new_password'], { email, code: otp, new_password: password }),
+  sendOtp: typed<{ email: string }>(body(['email'], { email })),
+  verify: typed<{ email: string; otp: string; password: string; full_name: string }>(
+    body(['email', 'otp', 'password', 'full_name'], { email, otp, password, full_name: { type: 'string', minLength: 1, maxLength: 100 } }),
+  ),
+  login: typed<{ email: string; password: string }>(body(['email', 'password'], { email, password: { type: 'string', minLength: 1, maxLength: 128 } })),
+  refresh: typed<{ refresh_token: string }>(body(['refresh_token'], { refresh_token: { type: 'string', minLength: 1, maxLength: 4096 } })),
+  forgot: typed<{ email: string }>(body(['email'], { email })),
+  reset: typed<{ email: string; code: string; new_password: string }>(body(['email', 'code', 'new_password'], { email, code: otp, new_password: password })),
 };
 
 /** J: a signed-in user (bearer token). */
@@ -136,7 +138,10 @@ export const authOperations = operations({
     auth: 'none',
     responses: ok(PostAuthLoginAnswer),
     body: authSchemas.login,
+    // Failures are counted (throttledLogin); every request counts against the address's auth limit.
     rateLimit: AUTH_LIMITS.loginFailures,
+    limitCountedBy: 'handler',
+    alsoLimits: [AUTH_LIMITS.auth],
   },
   postAuthRefresh: {
     method: 'POST',
@@ -173,7 +178,6 @@ export const authOperations = operations({
 
 export function authRoutes(router: Router, s: Services): void {
   const deps = authDeps(s);
-  const limitIp = (ctx: Context) => s.limiter.hit(AUTH_LIMITS.auth, ctx.ip, ctx);
   const tokenBody = (t: { access_token: string; refresh_token: string; token_type: string; expires_in: number; user_id: string }) => ({
     access_token: t.access_token,
     refresh_token: t.refresh_token,
@@ -183,44 +187,32 @@ export function authRoutes(router: Router, s: Services): void {
   });
 
   const auth = new Router({ prefix: '/api/auth' });
-  mount(auth, authOperations.postAuthSendVerificationOtp, async (ctx) => {
-    limitIp(ctx);
-    const input = validate<{ email: string }>(authSchemas.sendOtp, ctx.request.body);
-    await requestSignupOtp(deps, input.email, commandContext(s, ctx, null));
+  mount(auth, authOperations.postAuthSendVerificationOtp, async (ctx, input) => {
+    await requestSignupOtp(deps, input.body.email, commandContext(s, ctx, null));
     ctx.body = { message: CODE_SENT, expires_in_minutes: OTP_MINUTES };
   });
 
-  mount(auth, authOperations.postAuthVerifyEmailOtp, async (ctx) => {
-    limitIp(ctx);
-    const input = validate<{ email: string; otp: string; password: string; full_name: string }>(authSchemas.verify, ctx.request.body);
-    ctx.body = tokenBody(await completeSignup(s, ctx, input));
+  mount(auth, authOperations.postAuthVerifyEmailOtp, async (ctx, input) => {
+    ctx.body = tokenBody(await completeSignup(s, ctx, input.body));
   });
 
-  mount(auth, authOperations.postAuthLogin, async (ctx) => {
-    limitIp(ctx);
-    const input = validate<{ email: string; password: string }>(authSchemas.login, ctx.request.body);
-    ctx.body = tokenBody(await throttledLogin(s, ctx, input));
+  mount(auth, authOperations.postAuthLogin, async (ctx, input) => {
+    ctx.body = tokenBody(await throttledLogin(s, ctx, input.body));
   });
 
-  mount(auth, authOperations.postAuthRefresh, async (ctx) => {
-    limitIp(ctx);
-    const input = validate<{ refresh_token: string }>(authSchemas.refresh, ctx.request.body);
-    const tokens = await refreshSession(deps, input.refresh_token, commandContext(s, ctx, null));
+  mount(auth, authOperations.postAuthRefresh, async (ctx, input) => {
+    const tokens = await refreshSession(deps, input.body.refresh_token, commandContext(s, ctx, null));
     await settled(s, tokens.position);
     ctx.body = tokenBody(tokens);
   });
 
-  mount(auth, authOperations.postAuthForgotPassword, async (ctx) => {
-    limitIp(ctx);
-    const input = validate<{ email: string }>(authSchemas.forgot, ctx.request.body);
-    await forgotPassword(deps, input.email, commandContext(s, ctx, null));
+  mount(auth, authOperations.postAuthForgotPassword, async (ctx, input) => {
+    await forgotPassword(deps, input.body.email, commandContext(s, ctx, null));
     ctx.body = { message: CODE_SENT, expires_in_minutes: OTP_MINUTES };
   });
 
-  mount(auth, authOperations.postAuthResetPassword, async (ctx) => {
-    limitIp(ctx);
-    const input = validate<{ email: string; code: string; new_password: string }>(authSchemas.reset, ctx.request.body);
-    await resetWithCode(s, ctx, input);
+  mount(auth, authOperations.postAuthResetPassword, async (ctx, input) => {
+    await resetWithCode(s, ctx, input.body);
     ctx.body = { message: 'Password changed. Every session was signed out; sign in with the new password.' };
   });
 

@@ -17,7 +17,7 @@ import {
 } from '../../../queries/humans/users.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { validate } from '../../validation.ts';
+import { typed } from '../../validation.ts';
 import { requireUser } from './auth.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations } from '../../operations.ts';
@@ -35,12 +35,18 @@ import { ok } from '../schemas.ts';
 const body = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, required, properties });
 const userId = { type: 'string', minLength: 1, maxLength: 64 };
 const schemas = {
-  match: body(['user_a_id', 'user_b_id'], { user_a_id: userId, user_b_id: userId, reason: { type: ['string', 'null'], maxLength: 500 } }),
-  message: body(['match_id', 'content'], {
-    match_id: { type: 'string', minLength: 1, maxLength: 64 },
-    content: { type: 'string', minLength: 1, maxLength: 2000 },
-  }),
-  report: body(['reason'], { reason: { type: 'string', minLength: 1, maxLength: 100 }, details: { type: ['string', 'null'], maxLength: 1000 } }),
+  match: typed<{ user_a_id: string; user_b_id: string; reason?: string | null }>(
+    body(['user_a_id', 'user_b_id'], { user_a_id: userId, user_b_id: userId, reason: { type: ['string', 'null'], maxLength: 500 } }),
+  ),
+  message: typed<{ match_id: string; content: string }>(
+    body(['match_id', 'content'], {
+      match_id: { type: 'string', minLength: 1, maxLength: 64 },
+      content: { type: 'string', minLength: 1, maxLength: 2000 },
+    }),
+  ),
+  report: typed<{ reason: string; details?: string | null }>(
+    body(['reason'], { reason: { type: 'string', minLength: 1, maxLength: 100 }, details: { type: ['string', 'null'], maxLength: 1000 } }),
+  ),
 };
 
 /** The most recent matches `GET /api/matches` lists (a member has a handful; matches are made by admins, intros and matching runs). */
@@ -219,12 +225,12 @@ export function matchRoutes(router: Router, s: Services): void {
   };
 
   const adminMatches = new Router({ prefix: '/api/admin/matches' });
-  mount(adminMatches, matchOperations.postAdminMatches, async (ctx) => {
+  mount(adminMatches, matchOperations.postAdminMatches, async (ctx, input) => {
     const admin = requireSuperAdmin(ctx);
-    const input = validate<{ user_a_id: string; user_b_id: string; reason?: string | null }>(schemas.match, ctx.request.body);
+    const body = input.body;
     const r = await createMatch(
       s.bus,
-      { user_a_id: input.user_a_id, user_b_id: input.user_b_id, reason: input.reason?.trim() || null },
+      { user_a_id: body.user_a_id, user_b_id: body.user_b_id, reason: body.reason?.trim() || null },
       commandContext(s, ctx, admin),
     );
     await settled(s, r.position);
@@ -242,11 +248,10 @@ export function matchRoutes(router: Router, s: Services): void {
   router.use(list.routes());
 
   const messages = new Router({ prefix: '/api/messages' });
-  mount(messages, matchOperations.postMessages, async (ctx) => {
+  mount(messages, matchOperations.postMessages, async (ctx, input) => {
     const { userId: me } = requireUser(ctx);
-    s.limiter.hit(LIMITS.writes, me, ctx);
-    const input = validate<{ match_id: string; content: string }>(schemas.message, ctx.request.body);
-    const r = await sendMatchMessage(s.bus, me, input.match_id, input.content, commandContext(s, ctx, me));
+    const body = input.body;
+    const r = await sendMatchMessage(s.bus, me, body.match_id, body.content, commandContext(s, ctx, me));
     await settled(s, r.position);
     const doc = await getMatchMessage(s.store, r.message_id);
     if (!doc) throw notFound('Message', 'message_not_found');
@@ -272,10 +277,10 @@ export function matchRoutes(router: Router, s: Services): void {
     ctx.body = { message_id: msg._id, deleted: true };
   });
 
-  mount(messages, matchOperations.postMessagesByMessageIdReport, async (ctx) => {
+  mount(messages, matchOperations.postMessagesByMessageIdReport, async (ctx, input) => {
     const { userId: me } = requireUser(ctx);
-    const input = validate<{ reason: string; details?: string | null }>(schemas.report, ctx.request.body);
-    const msg = await reportMessage(s, ctx, me, ctx.params.message_id, { reason: input.reason, details: input.details ?? null });
+    const body = input.body;
+    const msg = await reportMessage(s, ctx, me, ctx.params.message_id, { reason: body.reason, details: body.details ?? null });
     ctx.body = { message_id: msg._id, reported: true };
   });
 

@@ -7,21 +7,21 @@ import { DomainError, notFound } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import type { Doc } from '../../../projections/store/port.ts';
 import { getUser, memberDms } from '../../../queries/messaging/messaging.ts';
-import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
+import { LIMITS, scaledCap } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { validate } from '../../validation.ts';
+import { typed } from '../../validation.ts';
 import { requireUser } from './auth.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations } from '../../operations.ts';
 import { GetAgentMyInboxAnswer, GetAgentMyInboxByAgentIdThreadAnswer, PostAgentMyInboxByAgentIdReplyAnswer } from './schemas.ts';
 import { ok } from '../schemas.ts';
 
-const replySchema = {
+const replySchema = typed<{ message: string }>({
   type: 'object',
   additionalProperties: false,
   required: ['message'],
   properties: { message: { type: 'string', minLength: 1, maxLength: 1000 } },
-};
+});
 
 const messageView = (d: Doc) => ({
   dm_id: d._id,
@@ -107,31 +107,23 @@ export function threadWith(dms: Doc[], other: string) {
   return thread.map(messageView);
 }
 
-/** Replies as the member's linked agent to an agent that wrote to them (charged owner_dm_reply; 429 headers on a cap). */
+/** Replies as the member's linked agent to an agent that wrote to them (charged owner_dm_reply; a cap answers 429 with its headers, api/errors.ts). */
 export async function replyAsOwner(s: Services, ctx: Context, user: { userId: string; agentId: string }, dms: Doc[], other: string, message: string) {
-  try {
-    const result = await replyFromInbox(
-      s.bus,
-      {
-        user_id: user.userId,
-        agent_id: user.agentId,
-        to_agent_id: other,
-        message,
-        conversation_exists: dms.some((d) => d.direction !== 'outbound' && d.from_agent_id === other),
-        daily_cap: scaledCap(s.limiter, DMS_PER_DAY),
-        pair_cap: scaledCap(s.limiter, DMS_PER_PAIR),
-      },
-      commandContext(s, ctx, user.userId),
-    );
-    await settled(s, result.position);
-    return result;
-  } catch (err) {
-    if (err instanceof DomainError && err.status === 429 && typeof err.extra.reset === 'number') {
-      setHeaders(ctx, { limit: err.extra.limit as number, remaining: 0, reset: err.extra.reset });
-      ctx.set('Retry-After', String(err.extra.reset));
-    }
-    throw err;
-  }
+  const result = await replyFromInbox(
+    s.bus,
+    {
+      user_id: user.userId,
+      agent_id: user.agentId,
+      to_agent_id: other,
+      message,
+      conversation_exists: dms.some((d) => d.direction !== 'outbound' && d.from_agent_id === other),
+      daily_cap: scaledCap(s.limiter, DMS_PER_DAY),
+      pair_cap: scaledCap(s.limiter, DMS_PER_PAIR),
+    },
+    commandContext(s, ctx, user.userId),
+  );
+  await settled(s, result.position);
+  return result;
 }
 
 export function ownerInboxRoutes(router: Router, s: Services): void {
@@ -154,12 +146,11 @@ export function ownerInboxRoutes(router: Router, s: Services): void {
     ctx.body = { agent_id: other, messages, total: messages.length };
   });
 
-  mount(inbox, ownerInboxOperations.postAgentMyInboxByAgentIdReply, async (ctx) => {
+  mount(inbox, ownerInboxOperations.postAgentMyInboxByAgentIdReply, async (ctx, input) => {
     const { user, dms } = await dmsOf(ctx);
     if (!user.agentId) throw new DomainError(401, 'no_linked_agent', 'No active agent linked to your account');
     const agentId = user.agentId;
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
-    const { message } = validate<{ message: string }>(replySchema, ctx.request.body);
+    const { message } = input.body;
     const other = ctx.params.agent_id;
     const result = await replyAsOwner(s, ctx, { userId: user.userId, agentId }, dms, other, message);
     ctx.body = {

@@ -9,7 +9,7 @@ import { getVisiblePost } from '../../../queries/feed/posts.ts';
 import { digestsOf, digestView } from '../../../queries/humans/users.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { afterCursor, paging, validate } from '../../validation.ts';
+import { afterCursor, paging, typed } from '../../validation.ts';
 import { requireUser } from './auth.ts';
 import { commandContext, settled } from '../util.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
@@ -29,18 +29,18 @@ export function requireOwnedAgent(ctx: Context): { userId: string; agentId: stri
   return { userId: user.userId, agentId: user.agentId };
 }
 
-const prefsSchema = {
+const prefsSchema = typed<AutoPostPrefs>({
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
   properties: { auto_post_on_scout: { type: 'boolean' }, auto_post_on_mixer: { type: 'boolean' } },
-};
-const draftSchema = {
+});
+const draftSchema = typed<{ post_id: string; brief?: string }>({
   type: 'object',
   additionalProperties: false,
   required: ['post_id'],
   properties: { post_id: { type: 'string', minLength: 1, maxLength: 64 }, brief: { type: 'string', maxLength: 500 } },
-};
+});
 
 export const ownerOperations = operations({
   getSvcMyAgentAutoPostPrefs: {
@@ -107,11 +107,9 @@ export function ownerRoutes(router: Router, s: Services): void {
     ctx.body = await prefsOf(agentId);
   });
 
-  mount(myAgent, ownerOperations.patchSvcMyAgentAutoPostPrefs, async (ctx) => {
+  mount(myAgent, ownerOperations.patchSvcMyAgentAutoPostPrefs, async (ctx, input) => {
     const { userId, agentId } = requireOwnedAgent(ctx);
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
-    const input = validate<AutoPostPrefs>(prefsSchema, ctx.request.body);
-    const r = await setAutoPostPrefs(s.bus, userId, agentId, input, commandContext(s, ctx, userId));
+    const r = await setAutoPostPrefs(s.bus, userId, agentId, input.body, commandContext(s, ctx, userId));
     await settled(s, r.position);
     ctx.body = await prefsOf(agentId);
   });
@@ -136,10 +134,10 @@ export function ownerRoutes(router: Router, s: Services): void {
   router.use(digests.routes());
 
   const draftComments = new Router({ prefix: '/api/agent/draft-comment' });
-  mount(draftComments, ownerOperations.postAgentDraftComment, async (ctx) => {
+  mount(draftComments, ownerOperations.postAgentDraftComment, async (ctx, input) => {
     const { agentId } = requireOwnedAgent(ctx);
-    const input = validate<{ post_id: string; brief?: string }>(draftSchema, ctx.request.body);
-    const [post, agent] = await Promise.all([getVisiblePost(s.store, input.post_id), getAgent(s.store, agentId)]);
+    const body = input.body;
+    const [post, agent] = await Promise.all([getVisiblePost(s.store, body.post_id), getAgent(s.store, agentId)]);
     if (!post) throw notFound('Post', 'post_not_found');
     if (!agent) throw notFound('Agent', 'agent_not_found');
     const draft = draftComment({
@@ -152,7 +150,7 @@ export function ownerRoutes(router: Router, s: Services): void {
         room_slug: post.room_slug ?? null,
       },
       agent: { agent_id: agentId, name: String(agent.name), capabilities: agent.capabilities ?? [] },
-      brief: input.brief,
+      brief: body.brief,
     });
     ctx.body = { post_id: post._id, agent_id: agentId, draft, generated_by: 'template', cost: 0 };
   });

@@ -23,7 +23,7 @@ import { agentDeactivated } from '../../../commands/agents/agent.ts';
 import { agentIdForClaimTokenHash } from '../../../queries/humans/users.ts';
 import type { LimitRule } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { validate } from '../../validation.ts';
+import { typed } from '../../validation.ts';
 import { AUTH_LIMITS, requireUser } from './auth.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations } from '../../operations.ts';
@@ -45,15 +45,15 @@ const otp = { type: 'string', minLength: 1, maxLength: 12 };
 const claimToken = { type: 'string', minLength: 1, maxLength: 200 };
 /** The bodies of the claim and key endpoints (the site's forms validate against the same schemas). */
 export const ownershipSchemas = {
-  empty: body([], {}),
-  otp: body(['otp'], { otp }),
-  claimToken: body(['claim_token'], { claim_token: claimToken }),
-  claim: body(['claim_token', 'otp'], { claim_token: claimToken, otp }),
+  empty: typed<Record<string, never>>(body([], {})),
+  otp: typed<{ otp: string }>(body(['otp'], { otp })),
+  claimToken: typed<{ claim_token: string }>(body(['claim_token'], { claim_token: claimToken })),
+  claim: typed<{ claim_token: string; otp: string }>(body(['claim_token', 'otp'], { claim_token: claimToken, otp })),
 };
 
 /** Lite-claim code requests per agent and client address (the owner's mailbox ceiling is in the decider). */
 export const LITE_CLAIM_LIMITS = {
-  perAddress: { name: 'claim_code_requests', points: 3, windowMs: 3600_000 },
+  perAddress: { name: 'claim_code_requests', points: 3, windowMs: 3600_000, per: (ctx) => `${String(ctx.params.id)}\n${ctx.ip}` },
 } satisfies Record<string, LimitRule>;
 
 const KEY_NOTICE = 'Save this key now: it is shown once. The previous key no longer works.';
@@ -68,6 +68,7 @@ export const ownershipOperations = operations({
     responses: ok(PostProtocolAgentsByIdClaimLiteRequestOtpAnswer),
     body: ownershipSchemas.empty,
     bodyOptional: true,
+    alsoLimits: [AUTH_LIMITS.auth],
     rateLimit: LITE_CLAIM_LIMITS.perAddress,
   },
   postProtocolAgentsByIdClaimLiteVerify: {
@@ -237,23 +238,19 @@ const codeSent = (email: string) => ({
 
 export function ownershipRoutes(router: Router, s: Services): void {
   const deps: OwnershipDeps = { bus: s.bus, secrets: s.secrets };
-  const limitIp = (ctx: Context) => s.limiter.hit(AUTH_LIMITS.auth, ctx.ip, ctx);
   const sent = codeSent;
 
   const agents = new Router({ prefix: '/api/protocol/agents' });
-  mount(agents, ownershipOperations.postProtocolAgentsByIdClaimLiteRequestOtp, async (ctx) => {
-    limitIp(ctx);
-    validate(ownershipSchemas.empty, ctx.request.body ?? {});
+  mount(agents, ownershipOperations.postProtocolAgentsByIdClaimLiteRequestOtp, async (ctx, input) => {
+    input.checkBody();
     const agent = await agentView(s, ctx.params.id);
-    s.limiter.hit(LITE_CLAIM_LIMITS.perAddress, `${ctx.params.id}\n${ctx.ip}`, ctx);
     await requestLiteClaimOtp(deps, ctx.params.id, commandContext(s, ctx, null));
     ctx.body = { agent_id: ctx.params.id, ...sent(String(agent.owner_email)) };
   });
 
-  mount(agents, ownershipOperations.postProtocolAgentsByIdClaimLiteVerify, async (ctx) => {
-    limitIp(ctx);
-    const input = validate<{ otp: string }>(ownershipSchemas.otp, ctx.request.body);
-    const r = await verifyLiteClaim(deps, ctx.params.id, input.otp, commandContext(s, ctx, null));
+  mount(agents, ownershipOperations.postProtocolAgentsByIdClaimLiteVerify, async (ctx, input) => {
+    const body = input.body;
+    const r = await verifyLiteClaim(deps, ctx.params.id, body.otp, commandContext(s, ctx, null));
     await settled(s, r.position);
     const agent = await agentView(s, ctx.params.id);
     ctx.body = {
@@ -262,27 +259,25 @@ export function ownershipRoutes(router: Router, s: Services): void {
     };
   });
 
-  mount(agents, ownershipOperations.postProtocolAgentsByIdRotateKey, async (ctx) => {
+  mount(agents, ownershipOperations.postProtocolAgentsByIdRotateKey, async (ctx, input) => {
     const user = requireUser(ctx);
-    validate(ownershipSchemas.empty, ctx.request.body ?? {});
+    input.checkBody();
     const apiKey = await rotateAgentKey(s, ctx, user.userId, ctx.params.id);
     ctx.body = { agent_id: ctx.params.id, api_key: apiKey, message: KEY_NOTICE };
   });
 
-  mount(agents, ownershipOperations.postProtocolAgentsByIdRegenerateKeyRequestOtp, async (ctx) => {
+  mount(agents, ownershipOperations.postProtocolAgentsByIdRegenerateKeyRequestOtp, async (ctx, input) => {
     const user = requireUser(ctx);
-    limitIp(ctx);
-    validate(ownershipSchemas.empty, ctx.request.body ?? {});
+    input.checkBody();
     const agent = await agentView(s, ctx.params.id);
     await requestKeyRecoveryOtp(deps, user.userId, ctx.params.id, commandContext(s, ctx, user.userId));
     ctx.body = { agent_id: ctx.params.id, ...sent(String(agent.owner_email)) };
   });
 
-  mount(agents, ownershipOperations.postProtocolAgentsByIdRegenerateKey, async (ctx) => {
+  mount(agents, ownershipOperations.postProtocolAgentsByIdRegenerateKey, async (ctx, input) => {
     const user = requireUser(ctx);
-    limitIp(ctx);
-    const input = validate<{ otp: string }>(ownershipSchemas.otp, ctx.request.body);
-    const r = await recoverKey(deps, user.userId, ctx.params.id, input.otp, commandContext(s, ctx, user.userId));
+    const body = input.body;
+    const r = await recoverKey(deps, user.userId, ctx.params.id, body.otp, commandContext(s, ctx, user.userId));
     await settled(s, r.position);
     ctx.body = { agent_id: ctx.params.id, api_key: r.api_key, message: KEY_NOTICE };
   });
@@ -290,17 +285,15 @@ export function ownershipRoutes(router: Router, s: Services): void {
   router.use(agents.routes());
 
   const claim = new Router({ prefix: '/api/protocol/claim' });
-  mount(claim, ownershipOperations.postProtocolClaimRequestOtp, async (ctx) => {
-    limitIp(ctx);
-    const input = validate<{ claim_token: string }>(ownershipSchemas.claimToken, ctx.request.body);
-    ctx.body = await requestClaimCode(s, ctx, input.claim_token);
+  mount(claim, ownershipOperations.postProtocolClaimRequestOtp, async (ctx, input) => {
+    const body = input.body;
+    ctx.body = await requestClaimCode(s, ctx, body.claim_token);
   });
 
-  mount(claim, ownershipOperations.postProtocolClaim, async (ctx) => {
+  mount(claim, ownershipOperations.postProtocolClaim, async (ctx, input) => {
     const user = requireUser(ctx);
-    limitIp(ctx);
-    const input = validate<{ claim_token: string; otp: string }>(ownershipSchemas.claim, ctx.request.body);
-    const agent = await claimWithCode(s, ctx, user.userId, input.claim_token, input.otp);
+    const body = input.body;
+    const agent = await claimWithCode(s, ctx, user.userId, body.claim_token, body.otp);
     ctx.body = {
       ...publicAgent(agent, s.config.publicBaseUrl),
       owner_user_id: user.userId,
@@ -316,9 +309,9 @@ export function ownershipRoutes(router: Router, s: Services): void {
     ctx.body = await eliteKeyOf(s, ctx, user.userId);
   });
 
-  mount(eliteKey, ownershipOperations.postProtocolEliteKeyRegenerate, async (ctx) => {
+  mount(eliteKey, ownershipOperations.postProtocolEliteKeyRegenerate, async (ctx, input) => {
     const user = requireUser(ctx);
-    validate(ownershipSchemas.empty, ctx.request.body ?? {});
+    input.checkBody();
     ctx.body = await regenerateEliteKeyOf(s, ctx, user.userId);
   });
 

@@ -3,7 +3,6 @@ import type { RecordedEvent } from '../../../events/store/port.ts';
 import type { ContractTransitioned, ContractOpened } from '../../../events/marketplace.ts';
 import type { Doc } from '../../../projections/store/port.ts';
 import { requireApiKey } from '../../auth.ts';
-import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { requireOwnedAgent } from '../humans/owner.ts';
 import type { ContractView, ListingView, ResponseView, TrailEntry } from './schemas.ts';
@@ -15,11 +14,9 @@ export function caller(family: Family, ctx: Context): string {
   return family === 'bearer' ? requireOwnedAgent(ctx).agentId : requireApiKey(ctx);
 }
 
-/** A write's caller, with the default write limit. */
-export function writerOf(s: Services, family: Family, ctx: Context): string {
-  const agentId = caller(family, ctx);
-  s.limiter.hit(LIMITS.writes, agentId, ctx);
-  return agentId;
+/** A write's caller (its operation's write limit is counted by `mount`, api/operations.ts). */
+export function writerOf(_s: Services, family: Family, ctx: Context): string {
+  return caller(family, ctx);
 }
 
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);

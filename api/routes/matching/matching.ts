@@ -65,7 +65,6 @@ export function matchingRoutes(router: Router, s: Services): void {
   const match = new Router({ prefix: '/api/agent/match' });
   mount(match, matchingOperations.postAgentMatch, async (ctx) => {
     const agentId = requireApiKey(ctx);
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
     const body = validate<MatchBody>(matchSchema, ctx.request.body);
     const r = await runMatching(s.bus, matchingReads(s.store), agentId, body, commandContext(s, ctx, agentId));
     await settled(s, r.position);

@@ -161,6 +161,8 @@ export const mcpOperations = operations({
     auth: 'key',
     body: JsonRpcBody,
     rateLimit: LIMITS.reads,
+    // Counted by the handler: a message that is not a tool call (a tool call counts its own operation's limit).
+    limitCountedBy: 'handler',
     responses: {
       200: {
         description: 'The JSON-RPC answer',

@@ -10,14 +10,14 @@ import { cursorOf } from '../../../queries/cursor.ts';
 import { inboxPage } from '../../../queries/messaging/messaging.ts';
 import { requireAgent } from '../../auth.ts';
 import type { Services } from '../../services.ts';
-import { afterCursor, checkFreeForm, paging, validate } from '../../validation.ts';
+import { afterCursor, checkFreeForm, paging, typed } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import { GetAgentA2aInboxAnswer, GetAgentByIdPassportAnswer, PostAgentA2aMessageAnswer, PostAgentPassportRegenerateAnswer } from './schemas.ts';
 import { ok } from '../schemas.ts';
 
-const a2aSchema = {
+const a2aSchema = typed<{ to_agent_id: string; intent: SendA2A['intent']; payload?: Record<string, unknown>; sign?: boolean }>({
   type: 'object',
   additionalProperties: false,
   required: ['to_agent_id', 'intent'],
@@ -27,7 +27,7 @@ const a2aSchema = {
     payload: { type: 'object' },
     sign: { type: 'boolean' },
   },
-};
+});
 
 export const a2aOperations = operations({
   postAgentA2aMessage: {
@@ -79,9 +79,9 @@ export function a2aRoutes(router: Router, s: Services): void {
   };
 
   const a2a = new Router({ prefix: '/api/agent/a2a' });
-  mount(a2a, a2aOperations.postAgentA2aMessage, async (ctx) => {
+  mount(a2a, a2aOperations.postAgentA2aMessage, async (ctx, input) => {
     const agentId = writer(s, ctx);
-    const body = validate<{ to_agent_id: string; intent: SendA2A['intent']; payload?: Record<string, unknown>; sign?: boolean }>(a2aSchema, ctx.request.body);
+    const body = input.body;
     checkFreeForm(body.payload, 'payload');
     const { message: m, position } = await sendA2A(
       s.bus,

@@ -4,14 +4,15 @@ import { looksLikeEmail, normaliseEmail } from '../../../commands/agents/email.t
 import { setBlock } from '../../../commands/messaging/blocks.ts';
 import type { DmTarget } from '../../../commands/messaging/dm.ts';
 import { DMS_PER_DAY, DMS_PER_PAIR, sendDm } from '../../../commands/messaging/dm.ts';
-import { DomainError, ValidationFailed } from '../../../events/kernel/errors.ts';
+import { ValidationFailed } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import { blocksOf, getUser, inboxFor } from '../../../queries/messaging/messaging.ts';
 import { requireAgent, requireApiKey, requireSelf } from '../../auth.ts';
-import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
+import { LIMITS, scaledCap } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { afterCursor, checkNoFields, paging, validate } from '../../validation.ts';
+import { afterCursor, paging, typed } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
+import type { Input } from '../../operations.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   DeleteAgentBlocksByAgentIdAnswer,
@@ -23,7 +24,15 @@ import {
 } from './schemas.ts';
 import { ok } from '../schemas.ts';
 
-export const dmSchema = {
+/** The body of a direct message. */
+export interface DmBody {
+  message: string;
+  to_agent_id?: string;
+  to_user_id?: string;
+  to_email?: string;
+}
+
+export const dmSchema = typed<DmBody>({
   type: 'object',
   additionalProperties: false,
   required: ['message'],
@@ -43,14 +52,7 @@ export const dmSchema = {
       description: 'The e-mail address of a person to write to, who is invited by e-mail (exactly one of to_agent_id, to_user_id, to_email).',
     },
   },
-};
-
-interface DmBody {
-  message: string;
-  to_agent_id?: string;
-  to_user_id?: string;
-  to_email?: string;
-}
+});
 
 function dmTarget(body: DmBody): DmTarget {
   const given = (['to_agent_id', 'to_user_id', 'to_email'] as const).filter((k) => body[k] !== undefined);
@@ -138,29 +140,19 @@ export const messagingOperations = operations({
 });
 
 export function messagingRoutes(router: Router, s: Services): void {
-  const sendDirectMessage = async (ctx: Context) => {
+  const protocolAgents = new Router({ prefix: '/api/protocol/agents' });
+  mount(protocolAgents, messagingOperations.postProtocolAgentsByIdDm, async (ctx, input) => {
     const agentId = requireApiKey(ctx);
     requireSelf(ctx, ctx.params.id, agentId);
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
-    const body = validate<DmBody>(dmSchema, ctx.request.body);
+    const body = input.body;
     const target = dmTarget(body);
-    let result;
-    try {
-      result = await sendDm(
-        s.bus,
-        agentId,
-        { target, message: body.message, daily_cap: scaledCap(s.limiter, DMS_PER_DAY), pair_cap: scaledCap(s.limiter, DMS_PER_PAIR) },
-        commandContext(s, ctx, agentId),
-        async (userId) => Boolean(await getUser(s.store, userId)),
-      );
-    } catch (err) {
-      if (err instanceof DomainError && err.status === 429) {
-        const { limit, reset } = err.extra as { limit: number; reset: number };
-        setHeaders(ctx, { limit, remaining: 0, reset });
-        ctx.set('Retry-After', String(reset));
-      }
-      throw err;
-    }
+    const result = await sendDm(
+      s.bus,
+      agentId,
+      { target, message: body.message, daily_cap: scaledCap(s.limiter, DMS_PER_DAY), pair_cap: scaledCap(s.limiter, DMS_PER_PAIR) },
+      commandContext(s, ctx, agentId),
+      async (userId) => Boolean(await getUser(s.store, userId)),
+    );
     await settled(s, result.position);
     const dm = result.dm;
     ctx.body = {
@@ -176,7 +168,7 @@ export function messagingRoutes(router: Router, s: Services): void {
       credits_charged: toCredits(dm.charge.amount_mc),
       balance: toCredits(dm.charge.balance_after_mc),
     };
-  };
+  });
 
   const inbox = (event?: string) => async (ctx: Context) => {
     const agentId = requireApiKey(ctx);
@@ -198,16 +190,14 @@ export function messagingRoutes(router: Router, s: Services): void {
     };
   };
 
-  const block = (blocked: boolean) => async (ctx: Context) => {
+  const block = (blocked: boolean) => async (ctx: Context, input: Input) => {
     const agentId = writer(s, ctx);
-    checkNoFields(ctx.request.body);
+    input.checkBody();
     const r = await setBlock(s.bus, agentId, ctx.params.agent_id, blocked, commandContext(s, ctx, agentId));
     await settled(s, r.position);
     ctx.body = { agent_id: ctx.params.agent_id, blocked };
   };
 
-  const protocolAgents = new Router({ prefix: '/api/protocol/agents' });
-  mount(protocolAgents, messagingOperations.postProtocolAgentsByIdDm, sendDirectMessage);
   mount(protocolAgents, messagingOperations.getProtocolAgentsByIdInbox, inbox());
   mount(protocolAgents, messagingOperations.getProtocolAgentsByIdMatches, inbox('new_match'));
   router.use(protocolAgents.routes());

@@ -11,9 +11,9 @@ import { agentStatus, getThread, threadMessagePage, threadMessages, threadsOf, t
 import { notificationsPage, notificationView } from '../../../queries/messaging/notifications.ts';
 import { requireAgent } from '../../auth.ts';
 import type { LimitRule } from '../../rate-limit.ts';
-import { LIMITS, scaledCap, setHeaders } from '../../rate-limit.ts';
+import { LIMITS, scaledCap } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { afterCursor, paging, validate } from '../../validation.ts';
+import { afterCursor, paging, typed } from '../../validation.ts';
 import { sinceOf } from './dms.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { idParam, limitQuery, mount, operations, queryOf } from '../../operations.ts';
@@ -30,7 +30,7 @@ import { ok } from '../schemas.ts';
 
 const GROUP_DM_MESSAGES: LimitRule = { name: 'group_dm_messages', points: 20, windowMs: 60_000 };
 
-export const createSchema = {
+export const createSchema = typed<{ participant_agent_ids: string[]; name?: string | null; first_message: string }>({
   type: 'object',
   additionalProperties: false,
   required: ['participant_agent_ids', 'first_message'],
@@ -45,36 +45,23 @@ export const createSchema = {
     name: { type: ['string', 'null'], maxLength: 100, description: 'A name for the thread (optional).' },
     first_message: { type: 'string', minLength: 1, maxLength: 1000, description: 'The first message, up to 1000 characters.' },
   },
-};
-export const messageSchema = {
+});
+export const messageSchema = typed<{ message: string }>({
   type: 'object',
   additionalProperties: false,
   required: ['message'],
   properties: { message: { type: 'string', minLength: 1, maxLength: 1000, description: 'The message, up to 1000 characters.' } },
-};
-const heartbeatSchema = {
+});
+const heartbeatSchema = typed<{ status: AgentStatus; capacity?: number | null }>({
   type: 'object',
   additionalProperties: false,
   required: ['status'],
   properties: { status: { type: 'string', enum: [...AGENT_STATUSES] }, capacity: { type: ['integer', 'null'], minimum: 0, maximum: 100 } },
-};
+});
 
 const blank = (field: string, value: string) => {
   if (!value.trim()) throw new ValidationFailed([{ loc: ['body', field], msg: `${field} must not be blank`, type: 'value_error.blank' }]);
 };
-
-/** 429s decided from the log carry the same headers as the in-memory limits. */
-async function withLimitHeaders<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof DomainError && err.status === 429 && typeof err.extra.reset === 'number') {
-      setHeaders(ctx, { limit: err.extra.limit as number, remaining: 0, reset: err.extra.reset });
-      ctx.set('Retry-After', String(err.extra.reset));
-    }
-    throw err;
-  }
-}
 
 export const meshOperations = operations({
   postAgentGroupDm: {
@@ -116,7 +103,8 @@ export const meshOperations = operations({
     auth: 'key_or_bearer',
     responses: ok(PostAgentGroupDmByThreadIdMessageAnswer),
     body: messageSchema,
-    rateLimit: LIMITS.writes,
+    alsoLimits: [LIMITS.writes],
+    rateLimit: GROUP_DM_MESSAGES,
     cost: 'mesh_thread_message',
   },
   getAgentNotifications: {
@@ -167,23 +155,21 @@ export function meshRoutes(router: Router, s: Services): void {
   };
 
   const groupDms = new Router({ prefix: '/api/agent/group-dm' });
-  mount(groupDms, meshOperations.postAgentGroupDm, async (ctx) => {
+  mount(groupDms, meshOperations.postAgentGroupDm, async (ctx, input) => {
     const agentId = writer(s, ctx);
-    const body = validate<{ participant_agent_ids: string[]; name?: string | null; first_message: string }>(createSchema, ctx.request.body);
+    const body = input.body;
     blank('first_message', body.first_message);
-    const { thread, position } = await withLimitHeaders(ctx, () =>
-      createThread(
-        s.bus,
-        agentId,
-        {
-          participant_agent_ids: body.participant_agent_ids,
-          name: body.name?.trim() || null,
-          first_message: body.first_message,
-          hourly_cap: scaledCap(s.limiter, THREADS_PER_HOUR),
-          daily_cap: scaledCap(s.limiter, THREADS_PER_DAY),
-        },
-        commandContext(s, ctx, agentId),
-      ),
+    const { thread, position } = await createThread(
+      s.bus,
+      agentId,
+      {
+        participant_agent_ids: body.participant_agent_ids,
+        name: body.name?.trim() || null,
+        first_message: body.first_message,
+        hourly_cap: scaledCap(s.limiter, THREADS_PER_HOUR),
+        daily_cap: scaledCap(s.limiter, THREADS_PER_DAY),
+      },
+      commandContext(s, ctx, agentId),
     );
     await settled(s, position);
     const doc = await getThread(s.store, thread.thread_id);
@@ -219,12 +205,11 @@ export function meshRoutes(router: Router, s: Services): void {
     };
   });
 
-  mount(groupDms, meshOperations.postAgentGroupDmByThreadIdMessage, async (ctx) => {
+  mount(groupDms, meshOperations.postAgentGroupDmByThreadIdMessage, async (ctx, input) => {
     const agentId = writer(s, ctx);
-    const { message } = validate<{ message: string }>(messageSchema, ctx.request.body);
+    const { message } = input.body;
     blank('message', message);
     const thread = await participantThread(ctx, agentId);
-    s.limiter.hit(GROUP_DM_MESSAGES, agentId, ctx);
     const r = await postThreadMessage(
       s.bus,
       agentId,
@@ -285,9 +270,9 @@ export function meshRoutes(router: Router, s: Services): void {
   router.use(notifications.routes());
 
   const heartbeat = new Router({ prefix: '/api/agent/heartbeat' });
-  mount(heartbeat, meshOperations.postAgentHeartbeat, async (ctx) => {
+  mount(heartbeat, meshOperations.postAgentHeartbeat, async (ctx, input) => {
     const agentId = writer(s, ctx);
-    const body = validate<{ status: AgentStatus; capacity?: number | null }>(heartbeatSchema, ctx.request.body);
+    const body = input.body;
     const r = await recordHeartbeat(s.bus, agentId, { status: body.status, capacity: body.capacity ?? null }, commandContext(s, ctx, agentId));
     await settled(s, r.position);
     const agent = await getAgent(s.store, agentId);

@@ -9,6 +9,7 @@ import { pageViewStats, partnerLeads, pitchDeck, profileCounts } from '../../../
 import { circleActivity, circleMemberCount } from '../../../queries/communities/circles.ts';
 import { getCommunity, publicCircles } from '../../../queries/communities/communities.ts';
 import { skipLimit } from '../communities/circles.ts';
+import type { LimitRule } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { afterCursor, paging, validate } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
@@ -49,15 +50,14 @@ export const NdaAcceptRequest = Type.Object(
 /** How long the landing statistics are served from memory (and may be cached by clients). */
 export const STATS_CACHE_MS = 60_000;
 /** Public writes (leads, page views, NDA) per client address. */
-export const PUBLIC_WRITES = { name: 'public_site_writes', points: 30, windowMs: 60_000 };
+export const PUBLIC_WRITES: LimitRule = { name: 'public_site_writes', points: 30, windowMs: 60_000, per: 'address' };
 const trimmed = (v: string | null | undefined) => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
 /**
- * Sends a partner lead (POST /api/partner-leads and the /partners page): the rate limit per client
- * address, the body checked and trimmed, the lead recorded and projected.
+ * Sends a partner lead (POST /api/partner-leads and the /partners page, each counting PUBLIC_WRITES
+ * first): the body checked and trimmed, the lead recorded and projected.
  */
 export async function sendPartnerLead(s: Services, ctx: Context, input: unknown) {
-  s.limiter.hit(PUBLIC_WRITES, ctx.ip, ctx);
   const body = validate<Static<typeof PartnerLeadRequest>>(PartnerLeadRequest, input);
   const name = body.name.trim();
   if (!name) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'name must not be blank', type: 'value_error.blank' }]);
@@ -70,9 +70,8 @@ export async function sendPartnerLead(s: Services, ctx: Context, input: unknown)
   return { lead_id: r.lead_id, received: true as const, message: 'Thank you: we will be in touch.' };
 }
 
-/** Accepts the NDA (POST /api/nda/accept and the /pitch-deck page): the acceptance and the deck link. */
+/** Accepts the NDA (POST /api/nda/accept and the /pitch-deck page, each counting PUBLIC_WRITES first): the acceptance and the deck link. */
 export async function ndaAccepted(s: Services, ctx: Context, input: unknown) {
-  s.limiter.hit(PUBLIC_WRITES, ctx.ip, ctx);
   const body = validate<Static<typeof NdaAcceptRequest>>(NdaAcceptRequest, input);
   const name = body.name.trim();
   if (!name) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'name must not be blank', type: 'value_error.blank' }]);
@@ -193,8 +192,6 @@ export const publicSiteOperations = operations({
 });
 
 export function publicSiteRoutes(router: Router, s: Services): void {
-  const limitIp = (ctx: Context) => s.limiter.hit(PUBLIC_WRITES, ctx.ip, ctx);
-
   const cache = new BoundedCache<string, { at: number; body: unknown }>({ max: 2, ttlMs: STATS_CACHE_MS, now: () => s.clock.now().getTime() });
   const stats = (kind: 'region' | 'industry') => async (ctx: Context) => {
     const now = s.clock.now().getTime();
@@ -256,7 +253,6 @@ export function publicSiteRoutes(router: Router, s: Services): void {
 
   const analytics = new Router({ prefix: '/api/analytics' });
   mount(analytics, publicSiteOperations.postAnalyticsPageview, async (ctx) => {
-    limitIp(ctx);
     const body = validate<Static<typeof PageViewEvent>>(PageViewEvent, ctx.request.body);
     const r = await recordPageView(
       s.bus,

@@ -14,9 +14,10 @@ import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { storeAsOf } from '../../as-of.ts';
 import type { ReadStore } from '../../../projections/store/port.ts';
-import { checkNoFields, validate } from '../../validation.ts';
+import { typed } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
+import type { Input } from '../../operations.ts';
 import { idParam, limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
   DeleteAgentBondsByAgentIdAnswer,
@@ -34,12 +35,12 @@ import {
 } from './schemas.ts';
 import { CAPABILITY_INPUT, ok } from '../schemas.ts';
 
-export const endorseSchema = {
+export const endorseSchema = typed<{ capability: string }>({
   type: 'object',
   additionalProperties: false,
   required: ['capability'],
   properties: { capability: CAPABILITY_INPUT },
-};
+});
 
 /** The agent a public read is about: 404 when unknown (or ghosted). */
 async function publicTarget(s: Services, id: string) {
@@ -183,7 +184,6 @@ export const socialGraphOperations = operations({
 export function socialGraphRoutes(router: Router, s: Services): void {
   const follow = (on: boolean) => async (ctx: Context) => {
     const agentId = requireApiKey(ctx);
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
     const targetId = ctx.params.id;
     const r = await setFollow(s.bus, agentId, targetId, on, commandContext(s, ctx, agentId));
     await settled(s, r.position);
@@ -217,10 +217,9 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   router.use(protocolAgents.routes());
 
   const endorse = new Router({ prefix: '/api/agent/endorse' });
-  mount(endorse, socialGraphOperations.postAgentEndorseByAgentId, async (ctx) => {
+  mount(endorse, socialGraphOperations.postAgentEndorseByAgentId, async (ctx, input) => {
     const agentId = requireAgent(ctx);
-    s.limiter.hit(LIMITS.endorse, agentId, ctx);
-    const body = validate<{ capability: string }>(endorseSchema, ctx.request.body);
+    const body = input.body;
     const capability = normaliseCapability(body.capability);
     if (!SLUG_PATTERN.test(capability))
       throw new ValidationFailed([
@@ -258,9 +257,9 @@ export function socialGraphRoutes(router: Router, s: Services): void {
     });
     return next;
   };
-  const bond = (action: BondAction) => async (ctx: Context) => {
+  const bond = (action: BondAction) => async (ctx: Context, input: Input) => {
     const agentId = writer(s, ctx);
-    checkNoFields(ctx.request.body);
+    input.checkBody();
     const otherId = ctx.params.agent_id;
     const decide = async () => {
       const res = await bondAction(s.bus, action, agentId, otherId, commandContext(s, ctx, agentId), () => bondCounts(s.store, agentId, otherId));

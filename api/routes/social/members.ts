@@ -26,7 +26,7 @@ import {
 import { researchPerson, whyMeet } from '../../../queries/social/texts.ts';
 import { requireAgent, requireApiKey } from '../../auth.ts';
 import type { Services } from '../../services.ts';
-import { afterCursor, paging, validate } from '../../validation.ts';
+import { afterCursor, paging, typed, validate } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
@@ -64,7 +64,7 @@ const profileSchema = {
     discoverable: { type: 'boolean' },
   },
 };
-export const searchSchema = {
+export const searchSchema = typed<{ query: string; limit?: number }>({
   type: 'object',
   additionalProperties: false,
   required: ['query'],
@@ -72,8 +72,8 @@ export const searchSchema = {
     query: { type: 'string', minLength: 1, maxLength: 500, description: 'What you look for, in plain words (e.g. "fintech founders in Berlin").' },
     limit: { type: 'integer', minimum: 1, maximum: 50, description: 'How many members to answer, 1 to 50.' },
   },
-};
-export const bilateralSchema = {
+});
+export const bilateralSchema = typed<{ gives?: string[]; asks?: string[]; limit?: number }>({
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -81,8 +81,8 @@ export const bilateralSchema = {
     asks: { ...slugs, description: "What you ask for, as capability slugs (default: your owner's asks)." },
     limit: { type: 'integer', minimum: 1, maximum: 50, description: 'How many members to answer, 1 to 50.' },
   },
-};
-export const introSchema = {
+});
+export const introSchema = typed<{ member_id: string; reason: string }>({
   type: 'object',
   additionalProperties: false,
   required: ['member_id', 'reason'],
@@ -90,7 +90,7 @@ export const introSchema = {
     member_id: { type: 'string', minLength: 1, maxLength: 64, description: 'The user_id of the member of the directory to ask.' },
     reason: { type: 'string', minLength: 1, maxLength: 1000, description: 'Why you ask for the introduction; the member reads it.' },
   },
-};
+});
 
 /** Gives and asks are normalised like capabilities; one that is not a valid slug afterwards is 422. */
 function normaliseSlugs(raw: string[] | undefined, field: string): string[] | undefined {
@@ -290,10 +290,10 @@ export function memberRoutes(router: Router, s: Services): void {
     const r = await searchMembers(s.store, { q: q || undefined, industry, skip, limit, after: afterCursor(ctx.query) });
     ctx.body = { members: r.items, page, limit, has_more: r.has_more, next_cursor: r.next_cursor, q: q || null, industry: industry ?? null };
   });
-  mount(members, memberOperations.postMembersMatch, async (ctx) => {
+  mount(members, memberOperations.postMembersMatch, async (ctx, input) => {
     // A matching run (the spec's cost table): charged 1 credit, with the cost headers and dry runs of every charged write.
     const agentId = writer(s, ctx);
-    const body = validate<{ gives?: string[]; asks?: string[]; limit?: number }>(bilateralSchema, ctx.request.body);
+    const body = input.body;
     let gives = normaliseSlugs(body.gives, 'gives');
     let asks = normaliseSlugs(body.asks, 'asks');
     if (!gives && !asks) {
@@ -344,18 +344,18 @@ export function memberRoutes(router: Router, s: Services): void {
   router.use(members.routes());
 
   const match = new Router({ prefix: '/api/protocol/match' });
-  mount(match, memberOperations.postProtocolMatchSearch, async (ctx) => {
+  mount(match, memberOperations.postProtocolMatchSearch, async (ctx, input) => {
     requireApiKey(ctx);
-    const body = validate<{ query: string; limit?: number }>(searchSchema, ctx.request.body);
+    const body = input.body;
     const r = await matchSearch(s.store, body.query, body.limit ?? 10);
     ctx.body = { query: body.query, terms: r.terms, results: r.results, count: r.results.length };
   });
   router.use(match.routes());
 
   const intros = new Router({ prefix: '/api/agent/intros' });
-  mount(intros, memberOperations.postAgentIntros, async (ctx) => {
+  mount(intros, memberOperations.postAgentIntros, async (ctx, input) => {
     const agentId = writer(s, ctx);
-    const body = validate<{ member_id: string; reason: string }>(introSchema, ctx.request.body);
+    const body = input.body;
     const reason = body.reason.trim();
     if (!reason) throw new ValidationFailed([{ loc: ['body', 'reason'], msg: 'reason must not be blank', type: 'value_error.blank' }]);
     const now = s.clock.now();

@@ -288,6 +288,7 @@ function partnerPages(web: Router, s: Services): void {
     memberSession.checkCsrf(ctx, formField(ctx, '_csrf'));
     const form = Object.fromEntries(['name', 'email', 'company', 'role', 'message'].map((k) => [k, formField(ctx, k)]));
     try {
+      s.limiter.hit(PUBLIC_WRITES, ctx.ip, ctx);
       await sendPartnerLead(s, ctx, {
         name: form.name,
         email: form.email.trim(),
@@ -336,6 +337,7 @@ function pitchDeckPages(web: Router, s: Services): void {
     try {
       if (formField(ctx, 'accept') !== 'yes')
         throw new ValidationFailed([{ loc: ['body', 'accept'], msg: 'the NDA must be accepted', type: 'value_error.missing' }]);
+      s.limiter.hit(PUBLIC_WRITES, ctx.ip, ctx);
       acceptance = (await ndaAccepted(s, ctx, { name: form.name, email: form.email.trim(), company: optional(ctx, 'company') })).acceptance_id;
     } catch (err) {
       const problem = formProblem(err);

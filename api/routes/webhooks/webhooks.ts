@@ -11,13 +11,20 @@ import { deliveryIdOfLogKey, deliveryLog, deliveryOf, replayRange, webhookHealth
 import { requireAgent, requireApiKey, requireSelf } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { afterCursor, paging, validate } from '../../validation.ts';
+import { afterCursor, paging, typed } from '../../validation.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 
 /** `POST .../webhooks/replay`: exactly one of `from` (a delivery-log cursor) and `from_time`. */
-export const ReplayBody = {
+export interface ReplayRequestBody {
+  from?: string;
+  from_time?: string;
+  to_time?: string;
+  limit?: number;
+}
+
+export const ReplayBody = typed<ReplayRequestBody>({
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -26,14 +33,7 @@ export const ReplayBody = {
     to_time: { type: 'string', format: 'date-time' },
     limit: { type: 'integer', minimum: 1, maximum: MAX_REPLAY_DELIVERIES },
   },
-} as const;
-
-export interface ReplayRequestBody {
-  from?: string;
-  from_time?: string;
-  to_time?: string;
-  limit?: number;
-}
+});
 
 const ReplayAnswer = {
   type: 'object',
@@ -52,7 +52,13 @@ const ReplayAnswer = {
 import { DeliveryPage, SecretRegenerated, TestFireAnswer, WebhookConfig, WebhookHealth } from './schemas.ts';
 import { ok } from '../schemas.ts';
 
-const patchSchema = {
+interface PatchBody {
+  webhook_url?: string | null;
+  events?: string[] | null;
+  signature_scheme?: SignatureScheme;
+}
+
+const patchSchema = typed<PatchBody>({
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -65,19 +71,13 @@ const patchSchema = {
     },
     signature_scheme: { type: 'string', enum: [...SIGNATURE_SCHEMES] },
   },
-};
+});
 
-const regenerateSchema = {
+const regenerateSchema = typed<{ keep_previous_seconds?: number }>({
   type: 'object',
   additionalProperties: false,
   properties: { keep_previous_seconds: { type: 'integer', minimum: 0, maximum: 86400 } },
-};
-
-interface PatchBody {
-  webhook_url?: string | null;
-  events?: string[] | null;
-  signature_scheme?: SignatureScheme;
-}
+});
 
 function statusOf(hook: Doc): 'not_configured' | 'disabled' | 'paused' | 'active' {
   if (!hook.webhook_url) return 'not_configured';
@@ -157,6 +157,7 @@ export const webhookOperations = operations({
     tags: ['webhooks'],
     auth: 'key',
     body: ReplayBody,
+    bodyOptional: true,
     rateLimit: LIMITS.webhook_replays,
     responses: { 202: { description: 'Replay queued', schema: ReplayAnswer } },
     errors: [404, 409],
@@ -168,7 +169,9 @@ export const webhookOperations = operations({
     tags: ['webhooks'],
     auth: 'admin',
     body: ReplayBody,
-    rateLimit: LIMITS.webhook_replays,
+    bodyOptional: true,
+    // The replayed agent's window (the one its own replays count in), whoever asks.
+    rateLimit: { ...LIMITS.webhook_replays, per: (ctx) => String(ctx.params.agent_id) },
     responses: { 202: { description: 'Replay queued', schema: ReplayAnswer } },
     errors: [409],
   },
@@ -184,12 +187,12 @@ export const webhookOperations = operations({
 });
 
 /**
- * A replay request (both routes and the console form): loads what it decides on (the webhook's
- * state, the owner of the delivery the cursor names, the deliveries in the range), records it and
- * answers what the replay covers; the webhook worker sends it. `body` is already schema-checked.
+ * A replay request (both routes and the console form, each counting the agent's LIMITS.webhook_replays
+ * first): loads what it decides on (the webhook's state, the owner of the delivery the cursor names,
+ * the deliveries in the range), records it and answers what the replay covers; the webhook worker
+ * sends it. `body` is already schema-checked.
  */
 export async function replayDeliveries(s: Services, ctx: Context, agentId: string, requestedBy: string, role: 'agent' | 'admin', body: ReplayRequestBody) {
-  s.limiter.hit(LIMITS.webhook_replays, agentId, ctx);
   const hook = await webhookOf(s.store, agentId);
   const limit = body.limit ?? MAX_REPLAY_DELIVERIES;
   let fromSeq: number | undefined;
@@ -261,10 +264,9 @@ export function webhookRoutes(router: Router, s: Services): void {
     ctx.body = configView(await load(own(ctx)), s.clock.now());
   });
 
-  mount(webhook, webhookOperations.patchProtocolAgentsByIdWebhook, async (ctx) => {
+  mount(webhook, webhookOperations.patchProtocolAgentsByIdWebhook, async (ctx, input) => {
     const agentId = own(ctx);
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
-    const body = validate<PatchBody>(patchSchema, ctx.request.body ?? {});
+    const body = input.body;
     const current = await load(agentId);
     const r = await configureWebhook(
       s.bus,
@@ -283,10 +285,9 @@ export function webhookRoutes(router: Router, s: Services): void {
     ctx.body = configView(await load(agentId), s.clock.now());
   });
 
-  mount(webhook, webhookOperations.postProtocolAgentsByIdWebhookRegenerateSecret, async (ctx) => {
+  mount(webhook, webhookOperations.postProtocolAgentsByIdWebhookRegenerateSecret, async (ctx, input) => {
     const agentId = own(ctx);
-    s.limiter.hit(LIMITS.writes, agentId, ctx);
-    const body = validate<{ keep_previous_seconds?: number }>(regenerateSchema, ctx.request.body ?? {});
+    const body = input.body;
     const r = await regenerateWebhookSecret(s.bus, s.secrets, agentId, body.keep_previous_seconds, commandContext(s, ctx, agentId));
     await settled(s, r.position);
     ctx.body = {
@@ -328,18 +329,18 @@ export function webhookRoutes(router: Router, s: Services): void {
       webhook_delivery: view.status === 'active' && wanted ? 'queued' : view.status === 'active' ? 'filtered_out' : view.status,
     };
   });
-  mount(webhooks, webhookOperations.postAgentWebhooksReplay, async (ctx) => {
+  mount(webhooks, webhookOperations.postAgentWebhooksReplay, async (ctx, input) => {
     const agentId = requireApiKey(ctx);
     ctx.status = 202;
-    ctx.body = await replayDeliveries(s, ctx, agentId, agentId, 'agent', validate<ReplayRequestBody>(ReplayBody, ctx.request.body ?? {}));
+    ctx.body = await replayDeliveries(s, ctx, agentId, agentId, 'agent', input.body);
   });
   router.use(webhooks.routes());
 
   const admin = new Router({ prefix: '/api/admin/agents/:agent_id/webhooks' });
-  mount(admin, webhookOperations.postAdminAgentsByAgentIdWebhooksReplay, async (ctx) => {
+  mount(admin, webhookOperations.postAdminAgentsByAgentIdWebhooksReplay, async (ctx, input) => {
     const adminId = requireSuperAdmin(ctx);
     ctx.status = 202;
-    ctx.body = await replayDeliveries(s, ctx, ctx.params.agent_id, adminId, 'admin', validate<ReplayRequestBody>(ReplayBody, ctx.request.body ?? {}));
+    ctx.body = await replayDeliveries(s, ctx, ctx.params.agent_id, adminId, 'admin', input.body);
   });
   router.use(admin.routes());
 }
