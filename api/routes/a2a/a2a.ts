@@ -20,7 +20,7 @@ import { ERROR_ENVELOPE } from '../../openapi.ts';
 import { mount, operations } from '../../operations.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { validate } from '../../validation.ts';
+import { typed } from '../../validation.ts';
 import { documentUrls, PROTOCOL_VERSION } from '../docs/service.ts';
 import type { Json } from '../mcp/arguments.ts';
 import { parsedBody } from '../mcp/mcp.ts';
@@ -42,7 +42,8 @@ const A2A_EXTENSIONS_HEADER = 'A2A-Extensions';
 
 /** A skill's example data part: its required arguments, each as a placeholder naming it. */
 function exampleArguments(t: ToolDef): Json {
-  const required = ((t.inputSchema as { required?: string[] }).required ?? []).filter((name) => typeof name === 'string');
+  const listed = t.inputSchema.required;
+  const required = Array.isArray(listed) ? listed.filter((name): name is string => typeof name === 'string') : [];
   return Object.fromEntries(required.map((name) => [name, `<${name}>`]));
 }
 
@@ -100,12 +101,23 @@ class AgentUser implements User {
 
 /** Where the route leaves the Koa context, the agent and the checked call for the executor. */
 const CALL_STATE = 'agent-network.call';
-interface CallState {
-  ctx: Context;
-  agentId: string;
+class CallState {
   def?: ToolDef;
   args?: Json;
+  constructor(
+    readonly ctx: Context,
+    readonly agentId: string,
+  ) {}
 }
+
+/** The call the route left in the SDK's call context state. */
+function callStateOf(state: Map<string, unknown>): CallState {
+  const call = state.get(CALL_STATE);
+  if (!(call instanceof CallState)) throw new Error('the A2A route did not leave its call state');
+  return call;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * The skill a message names: exactly one data part, an object with a known `skill` and, if any,
@@ -117,23 +129,21 @@ function skillCall(message: Message | undefined): { def: ToolDef; args: Json } {
   if (data.length !== 1 || (message?.parts.length ?? 0) !== 1) {
     throw new RequestMalformedError('Send exactly one part: a data part {"skill": <skill id>, "arguments": {...}} (the skills are listed in the agent card).');
   }
-  const value = data[0].content?.value as unknown;
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new RequestMalformedError('The data part must be an object {"skill", "arguments"}.');
-  const { skill, arguments: args, ...rest } = value as Record<string, unknown>;
+  const value: unknown = data[0].content?.value;
+  if (!isObject(value)) throw new RequestMalformedError('The data part must be an object {"skill", "arguments"}.');
+  const { skill, arguments: args, ...rest } = value;
   if (Object.keys(rest).length > 0) throw new RequestMalformedError(`Unknown field(s) in the data part: ${Object.keys(rest).join(', ')}`);
   if (typeof skill !== 'string') throw new RequestMalformedError('The data part needs "skill": a skill id of the agent card.');
   const def = TOOL_BY_NAME.get(skill);
   if (def === undefined) throw new RequestMalformedError(`Skill ${skill} not found`);
-  if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args)))
-    throw new RequestMalformedError('"arguments" must be an object.');
-  return { def, args: (args ?? {}) as Json };
+  if (args !== undefined && !isObject(args)) throw new RequestMalformedError('"arguments" must be an object.');
+  return { def, args: args ?? {} };
 }
 
 /** The SDK's request handler, checking a message's skill before any task bookkeeping starts. */
 class SkillRequestHandler extends DefaultRequestHandler {
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    const state = context.state.get(CALL_STATE) as CallState;
+    const state = callStateOf(context.state);
     Object.assign(state, skillCall(params.message));
     return super.sendMessage(params, context);
   }
@@ -143,8 +153,9 @@ class SkillRequestHandler extends DefaultRequestHandler {
 function skillExecutor(callTool: ReturnType<typeof inProcess>['callTool']): AgentExecutor {
   return {
     async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
-      const call = request.context.state.get(CALL_STATE) as CallState;
-      const def = call.def as ToolDef;
+      const call = callStateOf(request.context.state);
+      const def = call.def;
+      if (!def) throw new Error('the message reached the executor without its checked skill');
       const answer = await callTool(call.ctx, def, call.args ?? {}, call.agentId, requestCommand(call.ctx));
       bus.publish(
         AgentEvent.message({
@@ -168,7 +179,10 @@ function skillExecutor(callTool: ReturnType<typeof inProcess>['callTool']): Agen
 }
 
 /** One JSON-RPC request object (A2A has no batches); its fields are the SDK's to check, which answers JSON-RPC errors. */
-const A2A_BODY = { type: 'object', properties: { jsonrpc: { const: '2.0' }, method: { type: 'string' } } } as const;
+const A2A_BODY = typed<{ jsonrpc?: '2.0'; method?: string; id?: unknown } & Json>({
+  type: 'object',
+  properties: { jsonrpc: { const: '2.0' }, method: { type: 'string' } },
+});
 
 export const a2aServerOperations = operations({
   postA2a: {
@@ -209,15 +223,16 @@ export function a2aServerRoutes(router: Router, s: Services): void {
   };
 
   const a2a = new Router({ prefix: A2A_PATH });
-  mount(a2a, a2aServerOperations.postA2a, async (ctx) => {
+  mount(a2a, a2aServerOperations.postA2a, async (ctx, input) => {
     const agentId = requireApiKey(ctx);
-    // The app's parser leaves this path to the route (a base64 image needs more than JSON_LIMIT).
-    const body = validate<Record<string, unknown>>(A2A_BODY, await parsedBody(ctx), 'body');
-    const message = body as { id?: unknown; method?: unknown };
+    // The app's parser leaves this path to the route (a base64 image needs more than JSON_LIMIT);
+    // `input.body` checks what it parsed.
+    await parsedBody(ctx);
+    const message = input.body;
     // SendMessage counts as the operation of its skill (inside the call); anything else as a read.
     if (message.method !== 'SendMessage' && s.limiter.scale !== 0) s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
     const { card, transport } = serving();
-    const call: CallState = { ctx, agentId };
+    const call = new CallState(ctx, agentId);
     const context = new ServerCallContext({
       user: new AgentUser(agentId),
       requestedVersion: ctx.get(A2A_VERSION_HEADER) || undefined,
@@ -239,7 +254,7 @@ export function a2aServerRoutes(router: Router, s: Services): void {
       ctx.body = refused(err);
       return;
     }
-    const answer = await transport.handle(body, context);
+    const answer = await transport.handle(message, context);
     if (Symbol.asyncIterator in answer) {
       // The streaming methods: the card offers no streaming, so the SDK refuses them on the
       // stream's first step; that refusal is the answer.

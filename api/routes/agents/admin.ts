@@ -1,17 +1,17 @@
 import Router from '@koa/router';
 import { banAgent } from '../../../commands/agents/ban.ts';
 import type { Services } from '../../services.ts';
-import { validate } from '../../validation.ts';
+import { typed } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations } from '../../operations.ts';
 
-export const BanAgentBody = {
+export const BanAgentBody = typed<{ reason: string }>({
   type: 'object',
   additionalProperties: false,
   required: ['reason'],
   properties: { reason: { type: 'string', minLength: 1, maxLength: 500, pattern: '\\S' } },
-} as const;
+});
 
 export const adminAgentOperations = operations({
   postAdminAgentsByAgentIdBan: {
@@ -44,9 +44,9 @@ export function adminAgentRoutes(router: Router, s: Services): void {
   const admin = new Router({ prefix: '/api/admin/agents' });
 
   /** The key is revoked and the content hidden once this answers; the owner e-mail stays taken. */
-  mount(admin, adminAgentOperations.postAdminAgentsByAgentIdBan, async (ctx) => {
+  mount(admin, adminAgentOperations.postAdminAgentsByAgentIdBan, async (ctx, input) => {
     const adminId = requireSuperAdmin(ctx);
-    const { reason } = validate<{ reason: string }>(BanAgentBody, ctx.request.body);
+    const { reason } = input.body;
     const result = await banAgent(s.bus, { agent_id: ctx.params.agent_id, admin_user_id: adminId, reason: reason.trim() }, commandContext(s, ctx, adminId));
     await settled(s, result.position);
     const [event] = result.events;

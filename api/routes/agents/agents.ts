@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { registerAgent } from '../../../commands/agents/register.ts';
-import type { RegistrationInput } from '../../../commands/agents/register.ts';
+import type { Registration, RegistrationInput } from '../../../commands/agents/register.ts';
 import { updateProfile } from '../../../commands/agents/update-profile.ts';
 import { deactivateAgent } from '../../../commands/agents/deactivate.ts';
 import type { Deactivator } from '../../../commands/agents/deactivate.ts';
@@ -17,7 +17,7 @@ import { principalOf, requireAgent, requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { storeAsOf } from '../../as-of.ts';
-import { afterCursor, limitOnly, paging, validate } from '../../validation.ts';
+import { afterCursor, limitOnly, paging, typed } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
@@ -55,7 +55,7 @@ export const registerSchema = {
   },
 };
 
-export const patchMeSchema = {
+export const patchMeSchema = typed<ProfileChanges>({
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -63,7 +63,7 @@ export const patchMeSchema = {
     description: nullableString(500),
     webhook_url: nullableString(2048),
   },
-};
+});
 
 const TOPUP_PACKS = [
   { credits: 50, price: 250, currency: 'INR' },
@@ -79,7 +79,7 @@ export const agentOperations = operations({
     tags: ['agents'],
     auth: 'none',
     responses: ok(PostProtocolRegisterAnswer),
-    body: registerSchema,
+    body: typed<RegistrationInput>(registerSchema),
     rateLimit: LIMITS.refused_registrations,
     // Counted by the handler: refused registrations, and accepted ones against LIMITS.registrations.
     limitCountedBy: 'handler',
@@ -148,10 +148,69 @@ export const agentOperations = operations({
   },
 });
 
+/** The code and status an error carries (a DomainError, a ValidationFailed, an HTTP error), if any. */
+function refusalOf(err: unknown): { code?: unknown; status?: number } {
+  if (typeof err !== 'object' || err === null) return {};
+  const code = 'code' in err ? err.code : undefined;
+  const status = 'status' in err && typeof err.status === 'number' ? err.status : undefined;
+  return { code, status };
+}
+
+/** The registration's answer: the credentials (shown once) and the next steps, with their URLs on `b`. */
+function registrationAnswer(reg: Registration, b: string) {
+  return {
+    agent_id: reg.agent_id,
+    api_key: reg.api_key,
+    webhook_secret: reg.webhook_secret,
+    claim_token: reg.claim_token,
+    // The claim page: the lite claim (a code to the owner address) in the browser.
+    claim_url: `${b}/claim/${reg.agent_id}`,
+    name: reg.name,
+    tier: reg.tier,
+    monthly_credits: toCredits(reg.monthly_credits_mc),
+    activation_required: false,
+    message:
+      'Agent registered. Save api_key, webhook_secret and claim_token now: they are shown once and cannot be recovered. You can post and comment at once; direct messages unlock 1 hour after registration, or at once when you claim the agent.',
+    next_steps: [
+      {
+        step: 1,
+        action: 'save_credentials',
+        method: null,
+        url: null,
+        description: 'Store api_key and webhook_secret in a secret manager; send the key as the X-API-Key header.',
+      },
+      { step: 2, action: 'verify_key', method: 'GET', url: `${b}/api/protocol/me`, description: 'Check that your key works and see your rate-limit status.' },
+      {
+        step: 3,
+        action: 'claim_agent',
+        method: 'POST',
+        url: `${b}/api/protocol/agents/${reg.agent_id}/claim/lite/request-otp`,
+        description: 'E-mail a one-time code to the owner address to claim the agent (lifts the DM lock, enables key rotation).',
+      },
+      { step: 4, action: 'first_post', method: 'POST', url: `${b}/api/feed/posts`, description: 'Publish to the feed or a topic room (0.1 credits).' },
+      {
+        step: 5,
+        action: 'check_credits',
+        method: 'GET',
+        url: `${b}/api/protocol/agents/${reg.agent_id}/credits`,
+        description: 'See your balance, usage and reset date.',
+      },
+      {
+        step: 6,
+        action: 'connect_tools',
+        method: 'POST',
+        url: `${b}/api/mcp`,
+        description: 'Use the MCP tools over streamable HTTP (revisions 2025-11-25 and 2026-07-28) with your API key as X-API-Key.',
+        mcp_discovery_url: `${b}/.well-known/mcp.json`,
+      },
+    ],
+  };
+}
+
 export function agentRoutes(router: Router, s: Services): void {
   const base = () => s.config.publicBaseUrl;
   const registration = new Router({ prefix: '/api/protocol/register' });
-  mount(registration, agentOperations.postProtocolRegister, async (ctx) => {
+  mount(registration, agentOperations.postProtocolRegister, async (ctx, input) => {
     const ip = ctx.ip;
     const refused = s.limiter.status(LIMITS.refused_registrations, ip);
     if (s.limiter.scale > 0 && refused.remaining === 0) s.limiter.hit(LIMITS.refused_registrations, ip, ctx);
@@ -163,63 +222,22 @@ export function agentRoutes(router: Router, s: Services): void {
     if (s.limiter.scale > 0 && ok.remaining === 0) s.limiter.hit(LIMITS.registrations, ip, ctx);
     let reg;
     try {
-      const input = validate<RegistrationInput>(registerSchema, ctx.request.body);
-      reg = await registerAgent(s.bus, s.secrets, input, { resolver: s.resolver, allowLoopback: s.config.webhookAllowLoopback }, commandContext(s, ctx, null));
+      reg = await registerAgent(
+        s.bus,
+        s.secrets,
+        input.body,
+        { resolver: s.resolver, allowLoopback: s.config.webhookAllowLoopback },
+        commandContext(s, ctx, null),
+      );
     } catch (err) {
-      if ((err as { code?: string }).code === 'owner_email_taken') s.limiter.add(LIMITS.owner_email_refusals, ip);
-      if ((err as { status?: number }).status !== undefined && (err as { status: number }).status < 500) s.limiter.hit(LIMITS.refused_registrations, ip);
+      const { code, status } = refusalOf(err);
+      if (code === 'owner_email_taken') s.limiter.add(LIMITS.owner_email_refusals, ip);
+      if (status !== undefined && status < 500) s.limiter.hit(LIMITS.refused_registrations, ip);
       throw err;
     }
     s.limiter.hit(LIMITS.registrations, ip, ctx);
     await settled(s, reg.position);
-    const b = base();
-    ctx.body = {
-      agent_id: reg.agent_id,
-      api_key: reg.api_key,
-      webhook_secret: reg.webhook_secret,
-      claim_token: reg.claim_token,
-      // The claim page: the lite claim (a code to the owner address) in the browser.
-      claim_url: `${b}/claim/${reg.agent_id}`,
-      name: reg.name,
-      tier: reg.tier,
-      monthly_credits: toCredits(reg.monthly_credits_mc),
-      activation_required: false,
-      message:
-        'Agent registered. Save api_key, webhook_secret and claim_token now: they are shown once and cannot be recovered. You can post and comment at once; direct messages unlock 1 hour after registration, or at once when you claim the agent.',
-      next_steps: [
-        {
-          step: 1,
-          action: 'save_credentials',
-          method: null,
-          url: null,
-          description: 'Store api_key and webhook_secret in a secret manager; send the key as the X-API-Key header.',
-        },
-        { step: 2, action: 'verify_key', method: 'GET', url: `${b}/api/protocol/me`, description: 'Check that your key works and see your rate-limit status.' },
-        {
-          step: 3,
-          action: 'claim_agent',
-          method: 'POST',
-          url: `${b}/api/protocol/agents/${reg.agent_id}/claim/lite/request-otp`,
-          description: 'E-mail a one-time code to the owner address to claim the agent (lifts the DM lock, enables key rotation).',
-        },
-        { step: 4, action: 'first_post', method: 'POST', url: `${b}/api/feed/posts`, description: 'Publish to the feed or a topic room (0.1 credits).' },
-        {
-          step: 5,
-          action: 'check_credits',
-          method: 'GET',
-          url: `${b}/api/protocol/agents/${reg.agent_id}/credits`,
-          description: 'See your balance, usage and reset date.',
-        },
-        {
-          step: 6,
-          action: 'connect_tools',
-          method: 'POST',
-          url: `${b}/api/mcp`,
-          description: 'Use the MCP tools over streamable HTTP (revisions 2025-11-25 and 2026-07-28) with your API key as X-API-Key.',
-          mcp_discovery_url: `${b}/.well-known/mcp.json`,
-        },
-      ],
-    };
+    ctx.body = registrationAnswer(reg, base());
   });
 
   router.use(registration.routes());
@@ -244,9 +262,9 @@ export function agentRoutes(router: Router, s: Services): void {
     };
   });
 
-  mount(me, agentOperations.patchProtocolMe, async (ctx) => {
+  mount(me, agentOperations.patchProtocolMe, async (ctx, given) => {
     const agentId = requireApiKey(ctx);
-    const input = validate<ProfileChanges>(patchMeSchema, ctx.request.body);
+    const input = given.body;
     const hook = input.webhook_url !== undefined ? await webhookOf(s.store, agentId) : null;
     const current = {
       webhook_url: hook?.webhook_url ?? null,

@@ -11,7 +11,6 @@ import {
 } from '../../../commands/communities/circle-post.ts';
 import { markCircleNotificationsRead, notificationSettings, setNotificationSettings } from '../../../commands/communities/circle-user.ts';
 import { deleteCircle, joinCircle } from '../../../commands/communities/actions.ts';
-import type { Intent } from '../../../events/communities.ts';
 import { CIRCLE_REACTIONS, DIGESTS, FLAG_REASONS, INTENTS } from '../../../events/communities.ts';
 import { DAY } from '../../../events/kernel/clock.ts';
 import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
@@ -42,7 +41,7 @@ import { memberName } from '../../../queries/social/members.ts';
 import { linkPreview, linkUrlProblem, RefusedTarget } from '../../link-preview.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { limitOnly, MAX_SKIP, validate } from '../../validation.ts';
+import { limitOnly, MAX_SKIP } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled } from '../util.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
@@ -534,10 +533,18 @@ export const circleOperations = operations({
 /** `/api/brew-circles/*`: circles, posts, replies, reactions and circle notifications (bearer). */
 export function circleRoutes(router: Router, s: Services): void {
   const r = new Router({ prefix: '/api/brew-circles' });
-  const ctxOf = (ctx: Context, userId: string) => commandContext(s, ctx, userId);
-  // The write limit per signed-in person is counted by `mount` (LIMITS.user_writes); the pages count it with circleWriter.
-  const write = (ctx: Context) => callerOf(ctx);
+  // In this order: the literal paths before `/:circle_id`. The write limit per signed-in person
+  // is counted by `mount` (LIMITS.user_writes); the pages count it with circleWriter.
+  listAndNotificationRoutes(r, s);
+  postRoutes(r, s);
+  circleByIdRoutes(r, s);
+  router.use(r.routes());
+}
 
+const ctxOf = (s: Services, ctx: Context, userId: string) => commandContext(s, ctx, userId);
+
+/** The lists of intents, reactions and flag reasons, reactions, notifications and their settings, your circles and a community's. */
+function listAndNotificationRoutes(r: Router, s: Services): void {
   mount(r, circleOperations.getBrewCirclesIntents, (ctx) => {
     ctx.body = { intents: INTENTS };
   });
@@ -548,10 +555,9 @@ export function circleRoutes(router: Router, s: Services): void {
     ctx.body = { flag_reasons: FLAG_REASONS };
   });
 
-  mount(r, circleOperations.postBrewCirclesReactions, async (ctx) => {
-    const caller = write(ctx);
-    const body = validate<Static<typeof ToggleReactionRequest>>(ToggleReactionRequest, ctx.request.body);
-    ctx.body = await toggleReaction(s, ctx, caller, body);
+  mount(r, circleOperations.postBrewCirclesReactions, async (ctx, input) => {
+    const caller = callerOf(ctx);
+    ctx.body = await toggleReaction(s, ctx, caller, input.body);
   });
 
   mount(r, circleOperations.getBrewCirclesNotifications, async (ctx) => {
@@ -560,13 +566,13 @@ export function circleRoutes(router: Router, s: Services): void {
     const res = await circleNotifications(s.store, caller.userId, page);
     ctx.body = { notifications: res.items.map(notificationView), unread_count: res.unread, skip: page.skip, limit: page.limit };
   });
-  mount(r, circleOperations.postBrewCirclesNotificationsRead, async (ctx) => {
-    const caller = write(ctx);
-    const body = validate<Static<typeof MarkBrewNotificationsRequest>>(MarkBrewNotificationsRequest, ctx.request.body ?? {});
+  mount(r, circleOperations.postBrewCirclesNotificationsRead, async (ctx, input) => {
+    const caller = callerOf(ctx);
+    const body = input.body;
     const res = await markCircleNotificationsRead(
       s.bus,
       { user_id: caller.userId, notification_ids: body.notification_ids ?? null },
-      ctxOf(ctx, caller.userId),
+      ctxOf(s, ctx, caller.userId),
     );
     await settled(s, res.position);
     ctx.body = { unread_count: await unreadCount(s.store, caller.userId) };
@@ -579,10 +585,9 @@ export function circleRoutes(router: Router, s: Services): void {
     const caller = callerOf(ctx);
     ctx.body = await notificationSettings(s.bus, caller.userId);
   });
-  mount(r, circleOperations.putBrewCirclesSettingsNotifications, async (ctx) => {
-    const caller = write(ctx);
-    const body = validate<Static<typeof NotificationSettingsRequest>>(NotificationSettingsRequest, ctx.request.body);
-    const res = await setNotificationSettings(s.bus, { user_id: caller.userId, settings: body }, ctxOf(ctx, caller.userId));
+  mount(r, circleOperations.putBrewCirclesSettingsNotifications, async (ctx, input) => {
+    const caller = callerOf(ctx);
+    const res = await setNotificationSettings(s.bus, { user_id: caller.userId, settings: input.body }, ctxOf(s, ctx, caller.userId));
     await settled(s, res.position);
     ctx.body = res.state.settings;
   });
@@ -613,11 +618,13 @@ export function circleRoutes(router: Router, s: Services): void {
     const visible = circles.map(({ circle, access }) => circleView(circle, { is_member: access.member }));
     ctx.body = { community_id: community._id, name: community.name, circle: visible[0] ?? null, circles: visible };
   });
+}
 
-  mount(r, circleOperations.postBrewCirclesPosts, async (ctx) => {
-    const caller = write(ctx);
-    const body = validate<Static<typeof CreatePostRequest>>(CreatePostRequest, ctx.request.body);
-    const res = await publishInCircle(s, ctx, caller, body);
+/** Circle posts and their replies, and link previews for them. */
+function postRoutes(r: Router, s: Services): void {
+  mount(r, circleOperations.postBrewCirclesPosts, async (ctx, input) => {
+    const caller = callerOf(ctx);
+    const res = await publishInCircle(s, ctx, caller, input.body);
     if (res.created) ctx.status = 201;
     ctx.body = res.post;
   });
@@ -633,25 +640,20 @@ export function circleRoutes(router: Router, s: Services): void {
     const { post } = await visiblePost(ctx, callerOf(ctx));
     ctx.body = postView(post);
   });
-  mount(r, circleOperations.putBrewCirclesPostsByPostId, async (ctx) => {
-    const caller = write(ctx);
-    const body = validate<Static<typeof EditPostRequest>>(EditPostRequest, ctx.request.body);
+  mount(r, circleOperations.putBrewCirclesPostsByPostId, async (ctx, input) => {
+    const caller = callerOf(ctx);
+    const body = input.body;
     const { post } = await visiblePost(ctx, caller);
     const content = body.content?.trim();
     if (content === '') throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'content must not be blank', type: 'value_error.blank' }]);
-    const res = await editCirclePost(
-      s.bus,
-      post._id,
-      { user_id: caller.userId, content, intent: body.intent as Intent | undefined },
-      ctxOf(ctx, caller.userId),
-    );
+    const res = await editCirclePost(s.bus, post._id, { user_id: caller.userId, content, intent: body.intent }, ctxOf(s, ctx, caller.userId));
     await settled(s, res.position);
     ctx.body = postView((await getCirclePost(s.store, post._id)) ?? post);
   });
   mount(r, circleOperations.deleteBrewCirclesPostsByPostId, async (ctx) => {
-    const caller = write(ctx);
+    const caller = callerOf(ctx);
     const { post } = await visiblePost(ctx, caller);
-    const res = await deleteCirclePost(s.bus, post._id, { user_id: caller.userId }, ctxOf(ctx, caller.userId));
+    const res = await deleteCirclePost(s.bus, post._id, { user_id: caller.userId }, ctxOf(s, ctx, caller.userId));
     await settled(s, res.position);
     ctx.body = { deleted: true, post_id: post._id };
   });
@@ -662,19 +664,21 @@ export function circleRoutes(router: Router, s: Services): void {
     ctx.body = { replies: replies.map(replyView), reply_count: post.reply_count ?? 0, skip: page.skip, limit: page.limit };
   });
 
-  mount(r, circleOperations.postBrewCirclesReplies, async (ctx) => {
-    const caller = write(ctx);
-    const body = validate<Static<typeof CreateReplyRequest>>(CreateReplyRequest, ctx.request.body);
+  mount(r, circleOperations.postBrewCirclesReplies, async (ctx, input) => {
+    const caller = callerOf(ctx);
+    const body = input.body;
     ctx.status = 201;
     ctx.body = await replyToPost(s, ctx, caller, body);
   });
 
-  mount(r, circleOperations.postBrewCirclesLinkPreview, async (ctx) => {
-    write(ctx);
-    const body = validate<Static<typeof LinkPreviewRequest>>(LinkPreviewRequest, ctx.request.body);
-    ctx.body = await previewLink(s, body.url);
+  mount(r, circleOperations.postBrewCirclesLinkPreview, async (ctx, input) => {
+    callerOf(ctx);
+    ctx.body = await previewLink(s, input.body.url);
   });
+}
 
+/** One circle: its members, posts, tags, joining and deleting it. */
+function circleByIdRoutes(r: Router, s: Services): void {
   mount(r, circleOperations.getBrewCirclesCirclesByCircleIdMembersSearch, async (ctx) => {
     const { circle } = await visibleCircle(s.store, ctx.params.circle_id, callerOf(ctx));
     const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim().slice(0, 64) : '';
@@ -695,19 +699,19 @@ export function circleRoutes(router: Router, s: Services): void {
     });
   });
   mount(r, circleOperations.deleteBrewCirclesByCircleId, async (ctx) => {
-    const caller = write(ctx);
+    const caller = callerOf(ctx);
     const access = await visibleCircle(s.store, ctx.params.circle_id, caller);
     const res = await deleteCircle(
       s.bus,
       String(access.circle.community_id),
       { actor: { user_id: caller.userId, super_admin: isSuper(caller) }, circle_id: access.circle._id },
-      ctxOf(ctx, caller.userId),
+      ctxOf(s, ctx, caller.userId),
     );
     await settled(s, res.position);
     ctx.body = { deleted: true, circle_id: access.circle._id };
   });
   mount(r, circleOperations.postBrewCirclesByCircleIdJoin, async (ctx) => {
-    const caller = write(ctx);
+    const caller = callerOf(ctx);
     ctx.body = await joinCircleAs(s, ctx, caller, ctx.params.circle_id);
   });
   mount(r, circleOperations.getBrewCirclesByCircleIdMembers, async (ctx) => {
@@ -742,6 +746,4 @@ export function circleRoutes(router: Router, s: Services): void {
     const res = await postsSince(s.store, circle._id, since.toISOString(), 20);
     ctx.body = { has_new: res.count > 0, count: res.count, latest_post_id: res.latest[0]?._id ?? null, since: since.toISOString() };
   });
-
-  router.use(r.routes());
 }

@@ -41,7 +41,7 @@ import {
   requestView,
 } from '../../../queries/communities/communities.ts';
 import type { Services } from '../../services.ts';
-import { afterCursor, paging, validate } from '../../validation.ts';
+import { afterCursor, paging } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
@@ -97,14 +97,16 @@ const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 const callerOf = (ctx: Context): Caller => requireUser(ctx);
 const actorOf = (c: Caller): Actor => ({ user_id: c.userId, super_admin: isSuper(c) });
 
+const isOneOf = <T extends string>(values: readonly T[], raw: string): raw is T => values.some((v) => v === raw);
+
 function oneOf<T extends string>(values: readonly T[], raw: unknown, name: string, required: boolean): T | undefined {
   if (raw === undefined || raw === '') {
     if (required) throw new ValidationFailed([{ loc: ['query', name], msg: 'field required', type: 'value_error.missing' }]);
     return undefined;
   }
-  if (typeof raw !== 'string' || !(values as readonly string[]).includes(raw))
+  if (typeof raw !== 'string' || !isOneOf(values, raw))
     throw new ValidationFailed([{ loc: ['query', name], msg: `value must be one of: ${values.join(', ')}`, type: 'type_error.enum' }]);
-  return raw as T;
+  return raw;
 }
 
 /**
@@ -385,9 +387,9 @@ export const communityAdminOperations = operations({
 /** Super admins: communities and their admins (shared DECISIONS "Communities and circles"). */
 function communityRoutes(router: Router, s: Services): void {
   const admin = new Router({ prefix: '/api/admin/communities' });
-  mount(admin, communityAdminOperations.postAdminCommunities, async (ctx) => {
+  mount(admin, communityAdminOperations.postAdminCommunities, async (ctx, input) => {
     const adminId = requireSuperAdmin(ctx);
-    const body = validate<Static<typeof CreateCommunityRequest>>(CreateCommunityRequest, ctx.request.body);
+    const body = input.body;
     const r = await createCommunity(
       s.bus,
       { name: body.name.trim(), description: body.description?.trim() ?? '', open: body.open ?? true, created_by: adminId },
@@ -399,9 +401,9 @@ function communityRoutes(router: Router, s: Services): void {
     ctx.status = 201;
     ctx.body = { ...communityView(c), circles: (await circlesOf(s.store, r.community_id)).map((x) => circleView(x)) };
   });
-  mount(admin, communityAdminOperations.postAdminCommunitiesByCommunityIdAdmins, async (ctx) => {
+  mount(admin, communityAdminOperations.postAdminCommunitiesByCommunityIdAdmins, async (ctx, input) => {
     const adminId = requireSuperAdmin(ctx);
-    const body = validate<Static<typeof NameAdminRequest>>(NameAdminRequest, ctx.request.body);
+    const body = input.body;
     const r = await nameCommunityAdmin(s.bus, ctx.params.community_id, body.user_id, adminId, commandContext(s, ctx, adminId));
     await settled(s, r.position);
     const c = await getCommunity(s.store, ctx.params.community_id);
@@ -411,9 +413,9 @@ function communityRoutes(router: Router, s: Services): void {
   router.use(admin.routes());
 
   const join = new Router({ prefix: '/api/communities' });
-  mount(join, communityAdminOperations.postCommunitiesJoin, async (ctx) => {
+  mount(join, communityAdminOperations.postCommunitiesJoin, async (ctx, input) => {
     const { userId } = requireUser(ctx);
-    const body = validate<Static<typeof JoinCommunityRequest>>(JoinCommunityRequest, ctx.request.body);
+    const body = input.body;
     ctx.body = await joinByCode(s, ctx, userId, body.code);
   });
   router.use(join.routes());
@@ -461,16 +463,16 @@ export function communityAdminRoutes(router: Router, s: Services): void {
     ctx.body = await removeMember(s, ctx, caller, ctx.params.member_id, str(ctx.query.community_id));
   });
 
-  mount(r, communityAdminOperations.postAdminCommunityAdminCodes, async (ctx) => {
+  mount(r, communityAdminOperations.postAdminCommunityAdminCodes, async (ctx, input) => {
     const caller = await adminCaller(ctx);
-    const body = validate<Static<typeof CreateCodeRequest>>(CreateCodeRequest, ctx.request.body);
+    const body = input.body;
     ctx.status = 201;
     ctx.body = await createCode(s, ctx, caller, body);
   });
 
-  mount(r, communityAdminOperations.putAdminCommunityAdminCodesByCodeId, async (ctx) => {
+  mount(r, communityAdminOperations.putAdminCommunityAdminCodesByCodeId, async (ctx, input) => {
     const caller = await adminCaller(ctx);
-    const body = validate<Static<typeof UpdateCodeStatusRequest>>(UpdateCodeStatusRequest, ctx.request.body);
+    const body = input.body;
     ctx.body = await setCodeStatus(s, ctx, caller, ctx.params.code_id, body.status);
   });
 
@@ -494,9 +496,9 @@ export function communityAdminRoutes(router: Router, s: Services): void {
     ctx.body = await inviteAnalytics(s.store, community._id);
   });
 
-  mount(r, communityAdminOperations.postAdminCommunityAdminCircles, async (ctx) => {
+  mount(r, communityAdminOperations.postAdminCommunityAdminCircles, async (ctx, input) => {
     const caller = await adminCaller(ctx);
-    const body = validate<Static<typeof CreateCircleRequest>>(CreateCircleRequest, ctx.request.body);
+    const body = input.body;
     const [community] = await adminScope(s.store, caller, body.community_id);
     const res = await createCircle(
       s.bus,
@@ -520,9 +522,9 @@ export function communityAdminRoutes(router: Router, s: Services): void {
     ctx.body = await setVisibility(s, ctx, caller, ctx.params.circle_id, visibility, str(ctx.query.community_id));
   });
 
-  mount(r, communityAdminOperations.postAdminCommunityAdminCirclesByCircleIdMembers, async (ctx) => {
+  mount(r, communityAdminOperations.postAdminCommunityAdminCirclesByCircleIdMembers, async (ctx, input) => {
     const caller = await adminCaller(ctx);
-    const body = validate<Static<typeof AddCircleMemberRequest>>(AddCircleMemberRequest, ctx.request.body);
+    const body = input.body;
     const circle = await adminCircle(ctx, caller);
     const res = await addCircleMember(
       s.bus,

@@ -4,12 +4,12 @@ import { notFound } from '../../../events/kernel/errors.ts';
 import { adminScope, communityAdmins, isSuper } from '../../../queries/communities/communities.ts';
 import { mount, operations } from '../../operations.ts';
 import type { Services } from '../../services.ts';
-import { validate } from '../../validation.ts';
+import { typed } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { bool, obj, str } from '../schemas.ts';
 import { commandContext, settled } from '../util.ts';
 
-export const CircleModerationBody = {
+export const CircleModerationBody = typed<{ target_type: 'post' | 'reply'; target_id: string; action: 'hide' | 'restore'; note: string }>({
   type: 'object',
   additionalProperties: false,
   required: ['target_type', 'target_id', 'action', 'note'],
@@ -19,7 +19,7 @@ export const CircleModerationBody = {
     action: { type: 'string', enum: ['hide', 'restore'] },
     note: { type: 'string', minLength: 1, maxLength: 2000, pattern: '\\S' },
   },
-} as const;
+});
 
 export const circleModerationOperations = operations({
   postAdminCommunityAdminModeration: {
@@ -45,14 +45,11 @@ export const circleModerationOperations = operations({
  */
 export function circleModerationRoutes(router: Router, s: Services): void {
   const r = new Router({ prefix: '/api/admin/community-admin' });
-  mount(r, circleModerationOperations.postAdminCommunityAdminModeration, async (ctx) => {
+  mount(r, circleModerationOperations.postAdminCommunityAdminModeration, async (ctx, input) => {
     const caller = requireUser(ctx);
     // Authorisation before validation: only community admins (or super admins) go further.
     await adminScope(s.store, caller);
-    const body = validate<{ target_type: 'post' | 'reply'; target_id: string; action: 'hide' | 'restore'; note: string }>(
-      CircleModerationBody,
-      ctx.request.body,
-    );
+    const body = input.body;
     let postId = body.target_id;
     if (body.target_type === 'reply') {
       const reply = await s.store.collection('circle_replies').findOne({ _id: body.target_id }, { projection: { post_id: 1 } });

@@ -9,7 +9,7 @@ import { creditStatement } from '../../../commands/credits/statement.ts';
 import { getAgent } from '../../../queries/agents/agents.ts';
 import { encodeCursor } from '../../../queries/cursor.ts';
 import type { Services } from '../../services.ts';
-import { afterCursor, validate } from '../../validation.ts';
+import { afterCursor } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { mount, operations } from '../../operations.ts';
 import { GetAdminAgentsByAgentIdCreditsStatementAnswer } from './schemas.ts';
@@ -132,16 +132,16 @@ function filterOf(q: Static<typeof CreditHistoryQuery>): LedgerFilter {
  */
 export function adminCreditRoutes(router: Router, s: Services): void {
   const audit = new Router({ prefix: '/api/admin/agents/:agent_id/credits' });
-  const load = async (ctx: Context & { params: Record<string, string> }) => {
+  const load = async (ctx: Context & { params: Record<string, string> }, input: { readonly query: Static<typeof CreditHistoryQuery> }) => {
     requireSuperAdmin(ctx);
-    const q = validate<Static<typeof CreditHistoryQuery>>(CreditHistoryQuery, { ...ctx.query }, 'query');
+    const q = input.query;
     const agentId = ctx.params.agent_id;
     if (!(await ledgerExists(s.log, agentId))) throw notFound('Agent', 'agent_not_found');
     return { q, agentId, filter: filterOf(q) };
   };
 
-  mount(audit, adminCreditOperations.getAdminAgentsByAgentIdCreditsHistory, async (ctx) => {
-    const { q, agentId, filter } = await load(ctx);
+  mount(audit, adminCreditOperations.getAdminAgentsByAgentIdCreditsHistory, async (ctx, input) => {
+    const { q, agentId, filter } = await load(ctx, input);
     const limit = Math.min(Math.max(Number(q.limit ?? 50), 1), 200);
     const after = afterCursor(ctx.query)?.position ?? 0;
     const page = await ledgerPage(s.log, agentId, filter, after, limit);
@@ -156,8 +156,8 @@ export function adminCreditRoutes(router: Router, s: Services): void {
     };
   });
 
-  mount(audit, adminCreditOperations.getAdminAgentsByAgentIdCreditsHistoryExport, async (ctx) => {
-    const { q, agentId, filter } = await load(ctx);
+  mount(audit, adminCreditOperations.getAdminAgentsByAgentIdCreditsHistoryExport, async (ctx, input) => {
+    const { q, agentId, filter } = await load(ctx, input);
     const format = q.format ?? 'ndjson';
     const rows: Array<Static<typeof LedgerEntryView>> = [];
     for await (const e of ledger(s.log, agentId)) if (matchesFilter(e, filter)) rows.push(ledgerView(e));
@@ -173,9 +173,9 @@ export function adminCreditRoutes(router: Router, s: Services): void {
       ctx.body = rows.map((r) => `${JSON.stringify(r)}\n`).join('');
     }
   });
-  mount(audit, adminCreditOperations.getAdminAgentsByAgentIdCreditsStatement, async (ctx) => {
+  mount(audit, adminCreditOperations.getAdminAgentsByAgentIdCreditsStatement, async (ctx, input) => {
     requireSuperAdmin(ctx);
-    const q = validate<Static<typeof StatementQuery>>(StatementQuery, { ...ctx.query }, 'query');
+    const q = input.query;
     const agent = await getAgent(s.store, ctx.params.agent_id);
     if (!agent) throw notFound('Agent', 'agent_not_found');
     ctx.body = await statementOf(s, ctx.params.agent_id, agent.tier === 'enterprise', q);

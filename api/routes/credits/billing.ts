@@ -14,7 +14,6 @@ import { getAgent } from '../../../queries/agents/agents.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { LimitRule } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { validate } from '../../validation.ts';
 import { mount, operations } from '../../operations.ts';
 import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled, writer } from '../util.ts';
@@ -92,6 +91,7 @@ export const billingOperations = operations({
     tags: ['credits'],
     auth: 'none',
     body: UpgradeBody,
+    bodyOptional: true,
     rateLimit: PAYMENT_LIMIT,
     responses: { 200: { schema: OrderResponse } },
   },
@@ -148,13 +148,13 @@ export function billingRoutes(router: Router, s: Services): void {
   };
 
   const topup = new Router({ prefix: '/api/credits/topup' });
-  mount(topup, billingOperations.postCreditsTopupOrder, async (ctx) => {
+  mount(topup, billingOperations.postCreditsTopupOrder, async (ctx, input) => {
     const agentId = writer(s, ctx);
-    const body = validate<Static<typeof TopupOrderBody>>(TopupOrderBody, ctx.request.body ?? {});
+    const body = input.body;
     await order(ctx, { kind: 'topup', agent_id: agentId, pack: body.pack }, agentId);
   });
-  mount(topup, billingOperations.postCreditsTopupVerify, async (ctx) => {
-    const body = validate<Static<typeof VerifyBody>>(VerifyBody, ctx.request.body ?? {});
+  mount(topup, billingOperations.postCreditsTopupVerify, async (ctx, input) => {
+    const body = input.body;
     const r = await verifyPayment(deps, body, commandContext(s, ctx, null));
     await settled(s, r.position);
     const agent = r.agent_id ? await getAgent(s.store, r.agent_id) : null;
@@ -172,18 +172,18 @@ export function billingRoutes(router: Router, s: Services): void {
   router.use(topup.routes());
 
   const upgrade = new Router({ prefix: '/api/protocol/agents/:id/upgrade' });
-  mount(upgrade, billingOperations.postProtocolAgentsByIdUpgrade, async (ctx) => {
+  mount(upgrade, billingOperations.postProtocolAgentsByIdUpgrade, async (ctx, input) => {
     // No auth, as the spec lists it: anyone may pay for an agent's upgrade; it applies when the payment is verified.
-    const body = validate<Static<typeof UpgradeBody>>(UpgradeBody, ctx.request.body ?? {});
+    const body = input.body;
     if (!(await getAgent(s.store, ctx.params.id))) throw notFound('Agent', 'agent_not_found');
     await order(ctx, { kind: 'upgrade', agent_id: ctx.params.id, tier: body.tier ?? 'builder' }, null);
   });
   router.use(upgrade.routes());
 
   const plans = new Router({ prefix: '/api/billing/plans' });
-  mount(plans, billingOperations.postBillingPlansOrder, async (ctx) => {
+  mount(plans, billingOperations.postBillingPlansOrder, async (ctx, input) => {
     const user = requireUser(ctx);
-    const body = validate<Static<typeof PlanOrderBody>>(PlanOrderBody, ctx.request.body ?? {});
+    const body = input.body;
     await order(ctx, { kind: 'plan', user_id: user.userId, plan: body.plan }, user.userId);
   });
   router.use(plans.routes());
@@ -201,11 +201,11 @@ export function billingRoutes(router: Router, s: Services): void {
   router.use(checkout.routes());
 
   const sandbox = new Router({ prefix: '/api/credits/sandbox' });
-  mount(sandbox, billingOperations.postCreditsSandboxPay, async (ctx) => {
+  mount(sandbox, billingOperations.postCreditsSandboxPay, async (ctx, input) => {
     // Exists only while no real provider is configured, and answers only while the sandbox is on.
     if (s.payments && !s.sandbox) throw notFound('Sandbox payments', 'route_not_found');
     if (!s.sandbox) throw paymentsUnavailable();
-    const body = validate<Static<typeof SandboxPayBody>>(SandboxPayBody, ctx.request.body ?? {});
+    const body = input.body;
     await loadOrder(s.bus, body.order_id);
     ctx.body = { ...s.sandbox.pay(body.order_id, newId('pay')), verify_url: '/api/credits/topup/verify' };
   });

@@ -8,8 +8,7 @@ import { creditAccount, dailyUsage } from '../../../queries/credits/credits.ts';
 import { encodeCursor, START } from '../../../queries/cursor.ts';
 import { requireApiKey, requireSelf } from '../../auth.ts';
 import type { Services } from '../../services.ts';
-import { afterCursor, paging, validate } from '../../validation.ts';
-import type { Static } from '@sinclair/typebox';
+import { afterCursor, paging } from '../../validation.ts';
 import { StatementQuery, statementOf } from './admin.ts';
 import { storeAsOf } from '../../as-of.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
@@ -121,10 +120,9 @@ export function creditRoutes(router: Router, s: Services): void {
     };
   });
 
-  mount(account, creditOperations.getProtocolAgentsByAgentIdCreditsStatement, async (ctx) => {
+  mount(account, creditOperations.getProtocolAgentsByAgentIdCreditsStatement, async (ctx, input) => {
     const agent = await ownAgent(ctx);
-    const q = validate<Static<typeof StatementQuery>>(StatementQuery, { ...ctx.query }, 'query');
-    ctx.body = await statementOf(s, agent._id, agent.tier === 'enterprise', q);
+    ctx.body = await statementOf(s, agent._id, agent.tier === 'enterprise', input.query);
   });
 
   mount(account, creditOperations.getProtocolAgentsByAgentIdCreditsUsageDaily, async (ctx) => {

@@ -7,7 +7,8 @@ import { RefusedTarget } from '../../../commands/webhooks/target.ts';
 import { fetchPublicText } from '../../link-preview.ts';
 import { federatedAgents, listPeers } from '../../../queries/federation/federation.ts';
 import type { Services } from '../../services.ts';
-import { validate } from '../../validation.ts';
+import { typed } from '../../validation.ts';
+import type { LimitRule } from '../../rate-limit.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
 import { cursorPaging } from '../social/paging.ts';
@@ -22,9 +23,9 @@ import {
 import { ok } from '../schemas.ts';
 
 /** Registration requests per client address (no auth). */
-const FEDERATION_LIMIT = { name: 'federation_registrations', points: 10, windowMs: 3600_000 };
+const FEDERATION_LIMIT: LimitRule = { name: 'federation_registrations', points: 10, windowMs: 3600_000, per: 'address' };
 
-const registerSchema = {
+const registerSchema = typed<{ name: string; base_url: string; contact_email: string; public_key?: string | null }>({
   type: 'object',
   additionalProperties: false,
   required: ['name', 'base_url', 'contact_email'],
@@ -34,7 +35,7 @@ const registerSchema = {
     contact_email: { type: 'string', format: 'email', maxLength: 254 },
     public_key: { type: ['string', 'null'], maxLength: 200 },
   },
-};
+});
 
 function peerView(d: Record<string, unknown>) {
   return { peer_id: d.peer_id, name: d.name, base_url: d.base_url, status: d.status, registered_at: d.registered_at, decided_at: d.decided_at ?? null };
@@ -52,6 +53,7 @@ export const federationOperations = operations({
       'The origin of base_url must prove it is the caller\'s: it serves the registration\'s proof token at /.well-known/agent-network-federation.txt (403 peer_unverified gives the token and the URL). docs/SOCIAL.md "Federation".',
     responses: ok(PostFederationRegisterAnswer),
     body: registerSchema,
+    rateLimit: FEDERATION_LIMIT,
     errors: [403, 409],
   },
   getFederationAgents: {
@@ -153,9 +155,8 @@ async function requireProofOfControl(s: Services, input: { base_url: string; con
 
 export function federationRoutes(router: Router, s: Services): void {
   const federation = new Router({ prefix: '/api/federation' });
-  mount(federation, federationOperations.postFederationRegister, async (ctx) => {
-    s.limiter.hit(FEDERATION_LIMIT, ctx.ip, ctx);
-    const body = validate<{ name: string; base_url: string; contact_email: string; public_key?: string | null }>(registerSchema, ctx.request.body);
+  mount(federation, federationOperations.postFederationRegister, async (ctx, given) => {
+    const body = given.body;
     const origin = peerOrigin(body.base_url, s.config.webhookAllowLoopback);
     const input = { name: body.name.trim(), base_url: origin, contact_email: body.contact_email.toLowerCase(), public_key: body.public_key ?? null };
     await requireProofOfControl(s, input);

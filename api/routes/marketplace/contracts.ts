@@ -1,18 +1,18 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { PartyVerb } from '../../../commands/marketplace/contract.ts';
-import { contractAggregate, partyRole, TRANSITIONS, transitionContract } from '../../../commands/marketplace/contract.ts';
+import { contractAggregate, partyRole, transitionContract } from '../../../commands/marketplace/contract.ts';
 import { notFound } from '../../../events/kernel/errors.ts';
 import { contractStream } from '../../../events/marketplace.ts';
 import { contractForView, contractsOf, getContract } from '../../../queries/marketplace/marketplace.ts';
 import { storeAsOf } from '../../as-of.ts';
 import type { Services } from '../../services.ts';
-import { paging, validate } from '../../validation.ts';
+import { paging } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
-import type { Auth, Operation } from '../../operations.ts';
+import type { Auth, Input, Operation } from '../../operations.ts';
+import type { RouterContext } from '@koa/router';
 import { mount, operations, queryOf } from '../../operations.ts';
 import { LIMITS } from '../../rate-limit.ts';
-import type { CompleteBody, ContractQuery } from './schemas.ts';
 import { CompleteBody as CompleteSchema, ContractQuery as QuerySchema, ContractView, RulingAnswer, TransitionBody } from './schemas.ts';
 import { ok } from '../schemas.ts';
 import type { Family } from './views.ts';
@@ -23,7 +23,7 @@ export const SERVICE_KEY_PATH = '/.well-known/service-key.json';
 
 /** One auth family's contract operations (`/api/contracts` signed-in owners, `/api/agent/contracts` X-API-Key). */
 function contractOperationsOf(prefix: string, auth: Auth, who: string) {
-  const op = (o: Omit<Operation, 'tags' | 'auth'>): Operation => ({ ...o, tags: ['marketplace'], auth });
+  const op = <O extends Omit<Operation, 'tags' | 'auth'>>(o: O) => ({ ...o, tags: ['marketplace'], auth });
   const verb = (v: PartyVerb, summary: string) =>
     op({
       method: 'POST',
@@ -58,6 +58,12 @@ function contractOperationsOf(prefix: string, auth: Auth, who: string) {
     ruling: op({ method: 'GET', path: `${prefix}/:id/ruling`, summary: `The signed ruling of a resolved dispute (${who})`, responses: ok(RulingAnswer) }),
   } satisfies Record<PartyVerb | 'list' | 'detail' | 'ruling', Operation>;
 }
+
+type ContractOps = ReturnType<typeof contractOperationsOf>;
+/** The verbs a party sends (TRANSITIONS' keys, in its order). */
+const PARTY_VERBS = ['accept', 'start', 'deliver', 'complete', 'cancel', 'dispute'] as const satisfies readonly PartyVerb[];
+/** Every party verb is in PARTY_VERBS (tsc refuses this line otherwise). */
+const _everyVerb: Exclude<PartyVerb, (typeof PARTY_VERBS)[number]> extends never ? true : false = true;
 
 const bearerContracts = contractOperationsOf('/api/contracts', 'bearer', 'signed-in owner of an agent');
 const keyContracts = contractOperationsOf('/api/agent/contracts', 'key', 'X-API-Key');
@@ -94,9 +100,9 @@ export function contractRoutes(router: Router, s: Services): void {
     return doc;
   };
 
-  const list = (family: Family) => async (ctx: Context) => {
+  const list = (family: Family) => async (ctx: RouterContext, input: Input<ContractOps['list']>) => {
     const agentId = caller(family, ctx);
-    const q = validate<ContractQuery>(QuerySchema, ctx.query, 'query');
+    const q = input.query;
     const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 100 });
     const { docs, total } = await contractsOf(s.store, agentId, q.role ?? null, q.status ?? null, skip, limit);
     ctx.body = { items: docs.map(contractView), total, page, limit };
@@ -112,14 +118,14 @@ export function contractRoutes(router: Router, s: Services): void {
     ctx.body = contractView(doc);
   };
 
-  const verb = (family: Family, v: PartyVerb) => async (ctx: Context) => {
+  const verb = (family: Family, v: PartyVerb) => async (ctx: RouterContext, input: Input<ContractOps[PartyVerb]>) => {
     const agentId = writerOf(s, family, ctx);
-    const body = validate<CompleteBody>(v === 'complete' ? CompleteSchema : TransitionBody, ctx.request.body ?? {});
+    const body = input.body;
     const contractId = ctx.params.id;
     const r = await transitionContract(
       s.bus,
       contractId,
-      { verb: v, agent_id: agentId, rating: body.rating ?? null, note: body.note ?? null },
+      { verb: v, agent_id: agentId, rating: 'rating' in body && typeof body.rating === 'number' ? body.rating : null, note: body.note ?? null },
       commandContext(s, ctx, agentId),
     );
     await settled(s, r.position);
@@ -144,7 +150,7 @@ export function contractRoutes(router: Router, s: Services): void {
     const ops = family === 'bearer' ? bearerContracts : keyContracts;
     mount(r, ops.list, list(family));
     mount(r, ops.detail, detail(family));
-    for (const v of Object.keys(TRANSITIONS) as PartyVerb[]) mount(r, ops[v], verb(family, v));
+    for (const v of PARTY_VERBS) mount(r, ops[v], verb(family, v));
     mount(r, ops.ruling, ruling(family));
     router.use(r.routes());
   }

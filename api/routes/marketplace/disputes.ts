@@ -4,12 +4,11 @@ import { buildEvidence, contractEvents } from '../../../commands/marketplace/evi
 import { DomainError, notFound } from '../../../events/kernel/errors.ts';
 import { disputeQueue, getContract } from '../../../queries/marketplace/marketplace.ts';
 import type { Services } from '../../services.ts';
-import { paging, validate } from '../../validation.ts';
+import { paging } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import { commandContext, settled } from '../util.ts';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import { SERVICE_KEY_PATH } from './contracts.ts';
-import type { ResolveBody } from './schemas.ts';
 import { ContractView, ResolveBody as ResolveSchema } from './schemas.ts';
 import { contractView, trailEntry } from './views.ts';
 import { DisputeDetail, EvidenceBundle, ResolveAnswer } from './schemas.ts';
@@ -96,9 +95,9 @@ export function disputeRoutes(router: Router, s: Services): void {
     if (!bundle) throw notFound('Contract', 'contract_not_found');
     ctx.body = bundle;
   });
-  mount(admin, disputeOperations.postAdminDisputesByContractIdResolve, async (ctx) => {
+  mount(admin, disputeOperations.postAdminDisputesByContractIdResolve, async (ctx, input) => {
     const adminId = requireSuperAdmin(ctx);
-    const body = validate<ResolveBody>(ResolveSchema, ctx.request.body);
+    const body = input.body;
     const contractId = ctx.params.contract_id;
     const doc = await getContract(s.store, contractId);
     if (!doc) throw notFound('Contract', 'contract_not_found');

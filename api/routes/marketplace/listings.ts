@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import escapeHtml from 'escape-html';
 import { openContract } from '../../../commands/marketplace/contract.ts';
 import type { ListingFacts } from '../../../commands/marketplace/listings.ts';
@@ -20,10 +19,11 @@ import {
 import type { Services } from '../../services.ts';
 import { cursorParam, paging, validate } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
-import type { Auth, Operation } from '../../operations.ts';
+import type { Auth, Input, Operation } from '../../operations.ts';
+import type { RouterContext } from '@koa/router';
 import { limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import { LIMITS } from '../../rate-limit.ts';
-import type { CreateListingBody, ListingQuery, RespondBody } from './schemas.ts';
+import type { ListingQuery } from './schemas.ts';
 import {
   CreateListingBody as CreateSchema,
   ListingDeleted,
@@ -55,7 +55,7 @@ const ListingPage = {
 
 /** One auth family's listing operations (`/api/marketplace` signed-in owners, `/api/agent/marketplace` X-API-Key). */
 function listingOperations(prefix: string, auth: Auth, who: string) {
-  const op = (o: Omit<Operation, 'tags' | 'auth'>): Operation => ({ ...o, tags: ['marketplace'], auth });
+  const op = <O extends Omit<Operation, 'tags' | 'auth'>>(o: O) => ({ ...o, tags: ['marketplace'], auth });
   return {
     list: op({ method: 'GET', path: prefix, summary: `Search open listings (${who})`, query: QuerySchema, responses: { 200: { schema: ListingPage } } }),
     create: op({
@@ -173,13 +173,11 @@ async function recentContracts(s: Services, agentId: string) {
 }
 
 /**
- * A page of the listings search (GET /api/marketplace, /api/agent/marketplace and the /marketplace
- * browse page): the query's filters (category, pricing_type, q, status) checked, paged by page or
- * cursor.
+ * A page of the listings search (GET /api/marketplace, /api/agent/marketplace): the query's filters
+ * (category, pricing_type, q, status), checked by the operation, paged by page or cursor.
  */
-export async function findListings(s: Services, query: Record<string, unknown>) {
-  const q = validate<ListingQuery>(QuerySchema, query, 'query');
-  const { limit, page, skip } = paging(query, { limit: 20, max: 100 });
+async function listingsPage(s: Services, q: ListingQuery) {
+  const { limit, page, skip } = paging(q, { limit: 20, max: 100 });
   const cursor = cursorParam({ cursor: q.cursor === '' ? undefined : q.cursor }, 'cursor') ?? null;
   const found = await searchListings(s.store, {
     category: q.category,
@@ -201,127 +199,135 @@ export async function findListings(s: Services, query: Record<string, unknown>) 
   };
 }
 
-/** Marketplace listings (shared DECISIONS "Marketplace and contracts"), under both auth families, and the public page. */
-export function marketplaceRoutes(router: Router, s: Services): void {
-  const base = () => s.config.publicBaseUrl;
+/** The listings search for the /marketplace browse page, which checks its own form's query here (422 for a bad filter). */
+export function findListings(s: Services, query: Record<string, unknown>) {
+  return listingsPage(s, validate<ListingQuery>(QuerySchema, query, 'query'));
+}
 
-  const list = (family: Family) => async (ctx: Context) => {
-    caller(family, ctx);
-    ctx.body = await findListings(s, ctx.query);
+type ListingOps = ReturnType<typeof listingOperations>;
+type ListingHandler<K extends keyof ListingOps> = (s: Services, family: Family) => (ctx: RouterContext, input: Input<ListingOps[K]>) => Promise<void>;
+
+const list: ListingHandler<'list'> = (s, family) => async (ctx, input) => {
+  caller(family, ctx);
+  ctx.body = await listingsPage(s, input.query);
+};
+
+const create: ListingHandler<'create'> = (s, family) => async (ctx, input) => {
+  const agentId = writerOf(s, family, ctx);
+  const b = input.body;
+  const r = await createListing(
+    s.bus,
+    agentId,
+    {
+      title: b.title.trim() || b.title,
+      description: b.description,
+      category: b.category,
+      price: b.price ?? 0,
+      pricing_type: b.pricing_type,
+      budget_min: b.budget_min ?? null,
+      budget_max: b.budget_max ?? null,
+      delivery_window: b.delivery_window ?? null,
+    },
+    commandContext(s, ctx, agentId),
+  );
+  await settled(s, r.position);
+  const created = r.events[0]?.data;
+  const doc = created ? await getListing(s.store, created.intent_id) : null;
+  if (!doc || !created) throw notFound('Listing', 'listing_not_found');
+  ctx.status = 201;
+  ctx.body = { ...listingView(doc, s.config.publicBaseUrl), credits_charged: created.charge.amount_mc / 1000, balance: created.charge.balance_after_mc / 1000 };
+};
+
+const detail: ListingHandler<'detail'> = (s, family) => async (ctx) => {
+  caller(family, ctx);
+  const doc = await getListing(s.store, ctx.params.intent_id);
+  if (!doc) throw notFound('Listing', 'listing_not_found');
+  ctx.body = {
+    ...listingView(doc, s.config.publicBaseUrl),
+    owner: await ownerSignals(s, String(doc.agent_id)),
+    recent_contracts: await recentContracts(s, String(doc.agent_id)),
   };
+};
 
-  const create = (family: Family) => async (ctx: Context) => {
-    const agentId = writerOf(s, family, ctx);
-    const b = validate<CreateListingBody>(CreateSchema, ctx.request.body);
-    const r = await createListing(
-      s.bus,
-      agentId,
-      {
-        title: b.title.trim() || b.title,
-        description: b.description,
-        category: b.category,
-        price: b.price ?? 0,
-        pricing_type: b.pricing_type,
-        budget_min: b.budget_min ?? null,
-        budget_max: b.budget_max ?? null,
-        delivery_window: b.delivery_window ?? null,
-      },
-      commandContext(s, ctx, agentId),
-    );
-    await settled(s, r.position);
-    const created = r.events[0]?.data;
-    const doc = created ? await getListing(s.store, created.intent_id) : null;
-    if (!doc || !created) throw notFound('Listing', 'listing_not_found');
-    ctx.status = 201;
-    ctx.body = { ...listingView(doc, base()), credits_charged: created.charge.amount_mc / 1000, balance: created.charge.balance_after_mc / 1000 };
+const respond: ListingHandler<'respond'> = (s, family) => async (ctx, input) => {
+  const agentId = writerOf(s, family, ctx);
+  const b = input.body;
+  const intentId = ctx.params.intent_id;
+  const listing = factsOf(await getListingDoc(s.store, intentId));
+  const r = await respondToListing(
+    s.bus,
+    agentId,
+    { message: b.message, proposed_price: b.proposed_price ?? null },
+    { listing, already_responded: listing ? await hasResponded(s.store, intentId, agentId) : false },
+    commandContext(s, ctx, agentId),
+  );
+  await settled(s, r.position);
+  const doc = r.events[0] ? await getResponse(s.store, r.events[0].data.response_id) : null;
+  if (!doc || !r.events[0]) throw notFound('Response', 'response_not_found');
+  const c = r.events[0].data.charge;
+  ctx.status = 201;
+  ctx.body = { ...responseView(doc), credits_charged: c.amount_mc / 1000, balance: c.balance_after_mc / 1000 };
+};
+
+/** The owner's own listing (404 unknown or deleted, 403 another agent's). */
+async function ownListing(s: Services, ctx: RouterContext, agentId: string) {
+  const doc = await getListing(s.store, ctx.params.intent_id);
+  if (!doc) throw notFound('Listing', 'listing_not_found');
+  if (doc.agent_id !== agentId) throw forbidden('Only the owner of this listing may do this', 'not_listing_owner');
+  return doc;
+}
+
+const responses: ListingHandler<'responses'> = (s, family) => async (ctx) => {
+  const agentId = caller(family, ctx);
+  const listing = await ownListing(s, ctx, agentId);
+  const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 100 });
+  const { docs, total } = await responsesTo(s.store, listing._id, skip, limit);
+  ctx.body = { items: docs.map(responseView), total, page, limit };
+};
+
+/** The facts of the listing and the response that opening a contract needs (null: not found). */
+async function contractFacts(s: Services, intentId: string, responseId: string) {
+  const listing = await getListingDoc(s.store, intentId);
+  const response = await getResponse(s.store, responseId);
+  return {
+    listing: listing
+      ? {
+          intent_id: listing._id,
+          owner_id: String(listing.agent_id),
+          title: String(listing.title),
+          price: typeof listing.price === 'number' ? listing.price : 0,
+          pricing_type: listing.pricing_type,
+          deleted: listing.status === 'deleted',
+          position: Number(listing.position),
+        }
+      : null,
+    response: response
+      ? {
+          response_id: response._id,
+          intent_id: String(response.intent_id),
+          agent_id: String(response.agent_id),
+          proposed_price: typeof response.proposed_price === 'number' ? response.proposed_price : null,
+          position: Number(response.position),
+        }
+      : null,
   };
+}
 
-  const detail = (family: Family) => async (ctx: Context) => {
-    caller(family, ctx);
-    const doc = await getListing(s.store, ctx.params.intent_id);
-    if (!doc) throw notFound('Listing', 'listing_not_found');
-    ctx.body = {
-      ...listingView(doc, base()),
-      owner: await ownerSignals(s, String(doc.agent_id)),
-      recent_contracts: await recentContracts(s, String(doc.agent_id)),
-    };
-  };
+const accept: ListingHandler<'accept'> = (s, family) => async (ctx) => {
+  const agentId = writerOf(s, family, ctx);
+  const facts = await contractFacts(s, ctx.params.intent_id, ctx.params.response_id);
+  const r = await openContract(s.bus, agentId, facts, commandContext(s, ctx, agentId));
+  await settled(s, r.position);
+  const doc = await getContract(s.store, r.state.contract_id);
+  if (!doc) throw notFound('Contract', 'contract_not_found');
+  ctx.status = 201;
+  ctx.body = contractView(doc);
+};
 
-  const respond = (family: Family) => async (ctx: Context) => {
-    const agentId = writerOf(s, family, ctx);
-    const b = validate<RespondBody>(RespondSchema, ctx.request.body);
-    const intentId = ctx.params.intent_id;
-    const listing = factsOf(await getListingDoc(s.store, intentId));
-    const r = await respondToListing(
-      s.bus,
-      agentId,
-      { message: b.message, proposed_price: b.proposed_price ?? null },
-      { listing, already_responded: listing ? await hasResponded(s.store, intentId, agentId) : false },
-      commandContext(s, ctx, agentId),
-    );
-    await settled(s, r.position);
-    const doc = r.events[0] ? await getResponse(s.store, r.events[0].data.response_id) : null;
-    if (!doc || !r.events[0]) throw notFound('Response', 'response_not_found');
-    const c = r.events[0].data.charge;
-    ctx.status = 201;
-    ctx.body = { ...responseView(doc), credits_charged: c.amount_mc / 1000, balance: c.balance_after_mc / 1000 };
-  };
-
-  /** The owner's own listing (404 unknown or deleted, 403 another agent's). */
-  const ownListing = async (ctx: Context, agentId: string) => {
-    const doc = await getListing(s.store, ctx.params.intent_id);
-    if (!doc) throw notFound('Listing', 'listing_not_found');
-    if (doc.agent_id !== agentId) throw forbidden('Only the owner of this listing may do this', 'not_listing_owner');
-    return doc;
-  };
-
-  const responses = (family: Family) => async (ctx: Context) => {
-    const agentId = caller(family, ctx);
-    const listing = await ownListing(ctx, agentId);
-    const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 100 });
-    const { docs, total } = await responsesTo(s.store, listing._id, skip, limit);
-    ctx.body = { items: docs.map(responseView), total, page, limit };
-  };
-
-  const accept = (family: Family) => async (ctx: Context) => {
-    const agentId = writerOf(s, family, ctx);
-    const listing = await getListingDoc(s.store, ctx.params.intent_id);
-    const response = await getResponse(s.store, ctx.params.response_id);
-    const r = await openContract(
-      s.bus,
-      agentId,
-      {
-        listing: listing
-          ? {
-              intent_id: listing._id,
-              owner_id: String(listing.agent_id),
-              title: String(listing.title),
-              price: typeof listing.price === 'number' ? listing.price : 0,
-              pricing_type: listing.pricing_type,
-              deleted: listing.status === 'deleted',
-              position: Number(listing.position),
-            }
-          : null,
-        response: response
-          ? {
-              response_id: response._id,
-              intent_id: String(response.intent_id),
-              agent_id: String(response.agent_id),
-              proposed_price: typeof response.proposed_price === 'number' ? response.proposed_price : null,
-              position: Number(response.position),
-            }
-          : null,
-      },
-      commandContext(s, ctx, agentId),
-    );
-    await settled(s, r.position);
-    const doc = await getContract(s.store, r.state.contract_id);
-    if (!doc) throw notFound('Contract', 'contract_not_found');
-    ctx.status = 201;
-    ctx.body = contractView(doc);
-  };
-
-  const close = (family: Family, del: boolean) => async (ctx: Context) => {
+const close =
+  (del: boolean): ListingHandler<'close' | 'delete'> =>
+  (s, family) =>
+  async (ctx) => {
     const agentId = writerOf(s, family, ctx);
     const intentId = ctx.params.intent_id;
     const r = await closeListing(s.bus, agentId, intentId, factsOf(await getListingDoc(s.store, intentId)), del, commandContext(s, ctx, agentId));
@@ -332,27 +338,34 @@ export function marketplaceRoutes(router: Router, s: Services): void {
     }
     const doc = await getListing(s.store, intentId);
     if (!doc) throw notFound('Listing', 'listing_not_found');
-    ctx.body = listingView(doc, base());
+    ctx.body = listingView(doc, s.config.publicBaseUrl);
   };
 
+/** Marketplace listings (shared DECISIONS "Marketplace and contracts"), under both auth families, and the public page. */
+export function marketplaceRoutes(router: Router, s: Services): void {
   for (const [prefix, family] of [
     ['/api/marketplace', 'bearer'],
     ['/api/agent/marketplace', 'api_key'],
   ] as const) {
     const r = new Router({ prefix });
     const ops = family === 'bearer' ? bearerListings : keyListings;
-    mount(r, ops.list, list(family));
-    mount(r, ops.create, create(family));
-    mount(r, ops.detail, detail(family));
-    mount(r, ops.respond, respond(family));
-    mount(r, ops.responses, responses(family));
-    mount(r, ops.accept, accept(family));
-    mount(r, ops.close, close(family, false));
-    mount(r, ops.delete, close(family, true));
+    mount(r, ops.list, list(s, family));
+    mount(r, ops.create, create(s, family));
+    mount(r, ops.detail, detail(s, family));
+    mount(r, ops.respond, respond(s, family));
+    mount(r, ops.responses, responses(s, family));
+    mount(r, ops.accept, accept(s, family));
+    mount(r, ops.close, close(false)(s, family));
+    mount(r, ops.delete, close(true)(s, family));
     router.use(r.routes());
   }
+  listingPageRoutes(router, s);
+}
 
-  // The public detail page (no auth): what a shared link opens.
+/** The public detail page of a listing (no auth): what a shared link opens. */
+function listingPageRoutes(router: Router, s: Services): void {
+  const base = () => s.config.publicBaseUrl;
+
   const page = new Router({ prefix: '/marketplace' });
   const cached = publicPageCache(s);
   mount(page, marketplaceOperations.getMarketplacePageByIntentId, (ctx) =>

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { RecordedEvent } from '../../../events/store/port.ts';
-import type { ContractTransitioned, ContractOpened } from '../../../events/marketplace.ts';
-import type { Doc } from '../../../projections/store/port.ts';
+import type { DomainEventType, EventOfType } from '../../../events/catalogue.ts';
+import type { ReadModel } from '../../../projections/store/port.ts';
 import { requireApiKey } from '../../auth.ts';
 import type { Services } from '../../services.ts';
 import { requireOwnedAgent } from '../humans/owner.ts';
@@ -22,14 +22,14 @@ export function writerOf(_s: Services, family: Family, ctx: Context): string {
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-export function listingView(d: Doc, baseUrl: string): ListingView {
+export function listingView(d: ReadModel<'listings'>, baseUrl: string): ListingView {
   return {
     intent_id: d._id,
     title: String(d.title),
     description: String(d.description),
-    category: d.category as ListingView['category'],
+    category: d.category,
     price: num(d.price) ?? 0,
-    pricing_type: d.pricing_type as ListingView['pricing_type'],
+    pricing_type: d.pricing_type,
     budget_min: num(d.budget_min),
     budget_max: num(d.budget_max),
     delivery_window: str(d.delivery_window),
@@ -42,7 +42,7 @@ export function listingView(d: Doc, baseUrl: string): ListingView {
   };
 }
 
-export function responseView(d: Doc): ResponseView {
+export function responseView(d: ReadModel<'listing_responses'>): ResponseView {
   return {
     response_id: d._id,
     intent_id: String(d.intent_id),
@@ -56,17 +56,17 @@ export function responseView(d: Doc): ResponseView {
   };
 }
 
-export function contractView(d: Doc): ContractView {
+export function contractView(d: ReadModel<'contracts'>): ContractView {
   return {
     contract_id: d._id,
     intent_id: String(d.intent_id),
     response_id: String(d.response_id),
     title: String(d.title),
-    state: d.status as ContractView['state'],
+    state: d.status,
     requester_id: String(d.requester_id),
     provider_id: String(d.provider_id),
     price: num(d.price) ?? 0,
-    pricing_type: d.pricing_type as ContractView['pricing_type'],
+    pricing_type: d.pricing_type,
     proposed_price: num(d.proposed_price),
     rating: num(d.rating),
     opened_at: String(d.opened_at),
@@ -76,15 +76,18 @@ export function contractView(d: Doc): ContractView {
   };
 }
 
+/** An event read from the log is the catalogue's event of its type (appends are checked against the catalogue). */
+const isOfType = <T extends DomainEventType>(e: RecordedEvent, type: T): e is RecordedEvent & EventOfType<T> => e.type === type;
+
 /** The audit trail row of a contract event read from its stream. */
 export function trailEntry(e: RecordedEvent): TrailEntry {
   const base = { position: e.position, revision: e.revision, event_id: e.id, type: e.type, at: e.metadata.occurred_at };
-  if (e.type === 'ContractOpened') {
-    const d = e.data as ContractOpened['data'];
+  if (isOfType(e, 'ContractOpened')) {
+    const d = e.data;
     return { ...base, action: 'open', from: null, to: 'open', actor: d.requester_id, actor_role: 'requester', note: null, rating: null };
   }
-  if (e.type === 'ContractTransitioned') {
-    const d = e.data as ContractTransitioned['data'];
+  if (isOfType(e, 'ContractTransitioned')) {
+    const d = e.data;
     return { ...base, action: d.action, from: d.from, to: d.to, actor: d.actor_id, actor_role: d.actor_role, note: d.note, rating: d.rating };
   }
   // DisputeRuled: the signed ruling, recorded with the resolution.

@@ -9,7 +9,7 @@ import type { ReadStore } from '../../../projections/store/port.ts';
 import { requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
-import { validate } from '../../validation.ts';
+import { typed } from '../../validation.ts';
 import { commandContext, settled } from '../util.ts';
 import { mount, operations } from '../../operations.ts';
 import { PostAgentMatchAnswer } from './schemas.ts';
@@ -18,7 +18,13 @@ import { ok } from '../schemas.ts';
 /** Raw terms: at most 20 per list, each 1-60 characters before normalisation. */
 const terms = (minItems: number) => ({ type: 'array', minItems, maxItems: MATCH_TERMS_MAX, items: { type: 'string', minLength: 1, maxLength: 60 } });
 
-export const matchSchema = {
+interface MatchBody {
+  gives: string[];
+  asks: string[];
+  limit?: number;
+}
+
+export const matchSchema = typed<MatchBody>({
   type: 'object',
   additionalProperties: false,
   required: ['gives', 'asks'],
@@ -27,13 +33,7 @@ export const matchSchema = {
     asks: terms(1),
     limit: { type: 'integer', minimum: 1, maximum: MATCH_LIMIT_MAX },
   },
-};
-
-interface MatchBody {
-  gives: string[];
-  asks: string[];
-  limit?: number;
-}
+});
 
 /** The read models a matching run consults, as the command takes them. */
 export function matchingReads(store: ReadStore): MatchingReads {
@@ -63,9 +63,9 @@ export const matchingOperations = operations({
 
 export function matchingRoutes(router: Router, s: Services): void {
   const match = new Router({ prefix: '/api/agent/match' });
-  mount(match, matchingOperations.postAgentMatch, async (ctx) => {
+  mount(match, matchingOperations.postAgentMatch, async (ctx, input) => {
     const agentId = requireApiKey(ctx);
-    const body = validate<MatchBody>(matchSchema, ctx.request.body);
+    const body = input.body;
     const r = await runMatching(s.bus, matchingReads(s.store), agentId, body, commandContext(s, ctx, agentId));
     await settled(s, r.position);
     const run = r.run;

@@ -54,11 +54,15 @@ export const PUBLIC_WRITES: LimitRule = { name: 'public_site_writes', points: 30
 const trimmed = (v: string | null | undefined) => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
 /**
- * Sends a partner lead (POST /api/partner-leads and the /partners page, each counting PUBLIC_WRITES
- * first): the body checked and trimmed, the lead recorded and projected.
+ * Sends a partner lead from the /partners page's form (which counts PUBLIC_WRITES first): the form
+ * checked against the request schema here, then recorded as POST /api/partner-leads records it.
  */
-export async function sendPartnerLead(s: Services, ctx: Context, input: unknown) {
-  const body = validate<Static<typeof PartnerLeadRequest>>(PartnerLeadRequest, input);
+export function sendPartnerLead(s: Services, ctx: Context, input: unknown) {
+  return partnerLead(s, ctx, validate<Static<typeof PartnerLeadRequest>>(PartnerLeadRequest, input));
+}
+
+/** Records a partner lead from its checked request (trimmed), projected before the answer. */
+async function partnerLead(s: Services, ctx: Context, body: Static<typeof PartnerLeadRequest>) {
   const name = body.name.trim();
   if (!name) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'name must not be blank', type: 'value_error.blank' }]);
   const r = await submitPartnerLead(
@@ -70,21 +74,29 @@ export async function sendPartnerLead(s: Services, ctx: Context, input: unknown)
   return { lead_id: r.lead_id, received: true as const, message: 'Thank you: we will be in touch.' };
 }
 
-/** Accepts the NDA (POST /api/nda/accept and the /pitch-deck page, each counting PUBLIC_WRITES first): the acceptance and the deck link. */
-export async function ndaAccepted(s: Services, ctx: Context, input: unknown) {
-  const body = validate<Static<typeof NdaAcceptRequest>>(NdaAcceptRequest, input);
+/** Accepts the NDA from the /pitch-deck page's form (which counts PUBLIC_WRITES first), checked here: as POST /api/nda/accept does. */
+export function ndaAccepted(s: Services, ctx: Context, input: unknown) {
+  return acceptNdaAs(s, ctx, validate<Static<typeof NdaAcceptRequest>>(NdaAcceptRequest, input));
+}
+
+/** Records an NDA acceptance from its checked request: the acceptance and the deck link. */
+async function acceptNdaAs(s: Services, ctx: Context, body: Static<typeof NdaAcceptRequest>) {
   const name = body.name.trim();
   if (!name) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'name must not be blank', type: 'value_error.blank' }]);
   const r = await acceptNda(s.bus, { name, email: body.email.trim().toLowerCase(), company: trimmed(body.company) }, commandContext(s, ctx, null));
   await settled(s, r.position);
   const e = r.events[0];
   const d = await pitchDeck(s.store);
-  return { acceptance_id: r.acceptance_id, accepted_at: e?.data.accepted_at ?? s.clock.now().toISOString(), deck_url: (d?.url as string | undefined) ?? null };
+  return { acceptance_id: r.acceptance_id, accepted_at: e?.data.accepted_at ?? s.clock.now().toISOString(), deck_url: d?.url ?? null };
 }
 
-/** Sets the pitch deck link (PUT /api/pitch-deck/settings and the console's site page): super admin `admin` only. */
-export async function setPitchDeck(s: Services, ctx: Context, admin: string, input: unknown) {
-  const body = validate<Static<typeof PitchDeckSettingsRequest>>(PitchDeckSettingsRequest, input);
+/** Sets the pitch deck link from the console's site page, its form checked here: as PUT /api/pitch-deck/settings does. */
+export function setPitchDeck(s: Services, ctx: Context, admin: string, input: unknown) {
+  return pitchDeckSet(s, ctx, admin, validate<Static<typeof PitchDeckSettingsRequest>>(PitchDeckSettingsRequest, input));
+}
+
+/** Sets the pitch deck link from its checked request: super admin `admin` only. */
+async function pitchDeckSet(s: Services, ctx: Context, admin: string, body: Static<typeof PitchDeckSettingsRequest>) {
   try {
     new URL(body.url);
   } catch {
@@ -238,8 +250,8 @@ export function publicSiteRoutes(router: Router, s: Services): void {
   router.use(pub.routes());
 
   const leads = new Router({ prefix: '/api/partner-leads' });
-  mount(leads, publicSiteOperations.postPartnerLeads, async (ctx) => {
-    ctx.body = await sendPartnerLead(s, ctx, ctx.request.body);
+  mount(leads, publicSiteOperations.postPartnerLeads, async (ctx, input) => {
+    ctx.body = await partnerLead(s, ctx, input.body);
   });
   router.use(leads.routes());
 
@@ -252,8 +264,8 @@ export function publicSiteRoutes(router: Router, s: Services): void {
   router.use(adminLeads.routes());
 
   const analytics = new Router({ prefix: '/api/analytics' });
-  mount(analytics, publicSiteOperations.postAnalyticsPageview, async (ctx) => {
-    const body = validate<Static<typeof PageViewEvent>>(PageViewEvent, ctx.request.body);
+  mount(analytics, publicSiteOperations.postAnalyticsPageview, async (ctx, input) => {
+    const body = input.body;
     const r = await recordPageView(
       s.bus,
       { path: body.path.trim() || '/', referrer: trimmed(body.referrer), session_id: trimmed(body.session_id) },
@@ -278,15 +290,15 @@ export function publicSiteRoutes(router: Router, s: Services): void {
     const d = await pitchDeck(s.store);
     ctx.body = { url: d?.url ?? null, updated_at: d?.updated_at ?? null };
   });
-  mount(deck, publicSiteOperations.putPitchDeckSettings, async (ctx) => {
+  mount(deck, publicSiteOperations.putPitchDeckSettings, async (ctx, input) => {
     const admin = requireSuperAdmin(ctx);
-    ctx.body = await setPitchDeck(s, ctx, admin, ctx.request.body);
+    ctx.body = await pitchDeckSet(s, ctx, admin, input.body);
   });
   router.use(deck.routes());
 
   const nda = new Router({ prefix: '/api/nda' });
-  mount(nda, publicSiteOperations.postNdaAccept, async (ctx) => {
-    ctx.body = await ndaAccepted(s, ctx, ctx.request.body);
+  mount(nda, publicSiteOperations.postNdaAccept, async (ctx, input) => {
+    ctx.body = await acceptNdaAs(s, ctx, input.body);
   });
   router.use(nda.routes());
 }
