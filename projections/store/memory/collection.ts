@@ -14,7 +14,7 @@ import {
   type UpdateResult,
 } from '../port.ts';
 import { NOT_SIMPLE, applySimpleUpdate, applyUpdate, cloneValue, simpleInsert, type ApplyOptions } from '../updates.ts';
-import { sameKeys, type Index, type IndexKeys, type Obj } from './keys.ts';
+import { sameKeys, type DocMap, type Index, type IndexKeys, type Obj } from './keys.ts';
 import {
   analyze,
   intersectIds,
@@ -37,7 +37,9 @@ export interface CollectionSource {
 }
 
 export class CollectionData {
-  readonly docs = new Map<string, Doc>();
+  /** The documents by _id: a Map, unless a store gives its own (the SQLite store's table). */
+  constructor(readonly docs: DocMap = new Map<string, Doc>()) {}
+
   /** Every index, in declaration order (the planner's tie-break). */
   readonly indexes: Index[] = [];
   /**
