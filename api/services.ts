@@ -162,6 +162,8 @@ export function heapReport(stats: { used_heap_size: number; heap_size_limit: num
 
 /** The read-model snapshot of the embedded store, in DATA_DIR. */
 export const SNAPSHOT_FILE = 'read-models.snapshot';
+/** The SQLite read store's file (READ_STORE=sqlite, the embedded default). */
+export const READ_MODELS_FILE = 'read-models.sqlite';
 
 /** Opens the stores and catches the read models up with the log. */
 export async function openServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
@@ -196,10 +198,12 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
       throw err;
     }
   }
+  const readModelsPath = join(config.dataDir, READ_MODELS_FILE);
+  if (runsProjections && !config.mongodbUrl && config.readStore === 'sqlite') ensurePrivateFile(readModelsPath);
   const store: ReadStore =
     !runsProjections && !config.mongodbUrl
       ? new RemoteReadStore(socketPath)
-      : await openReadStore({ mongodbUrl: config.mongodbUrl ?? undefined, dbName: config.mongodbDb });
+      : await openReadStore({ mongodbUrl: config.mongodbUrl ?? undefined, dbName: config.mongodbDb, embedded: config.readStore, sqlitePath: readModelsPath });
   closers.push(() => store.close());
 
   let idempotency: IdempotencyStore;
@@ -400,7 +404,10 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     throw new StartAborted();
   }
   const heap = store instanceof MemoryReadStore ? heapReport(getHeapStatistics()) : null;
-  logger.info({ position: runner.position, ms: Date.now() - started, log: log.name, store: store.name, ...heap?.fields }, 'read models caught up');
+  logger.info(
+    { position: runner.position, from: runner.startedFrom, ms: Date.now() - started, log: log.name, store: store.name, ...heap?.fields },
+    'read models caught up',
+  );
   if (heap?.warning) logger.warn(heap.fields, heap.warning);
   // A long replay is saved before the service answers: a crash soon after then starts from here.
   if (longReplay()) {
