@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
@@ -32,6 +33,7 @@ import { Metrics } from './metrics.ts';
 import { restoreReadModels, saveReadModels } from '../projections/snapshots.ts';
 import { peekSnapshot } from '../projections/store/snapshot.ts';
 import { openReadStore } from '../projections/store/index.ts';
+import { copySqliteReadStore } from '../projections/store/sqlite.ts';
 import { MemoryReadStore } from '../projections/store/memory.ts';
 import type { ReadStore } from '../projections/store/port.ts';
 import type { BearerVerifier } from './auth.ts';
@@ -98,6 +100,11 @@ export interface ServiceOverrides {
   logger?: Logger;
   /** false: never write a read-model snapshot at close (the CLI; the service owns the file). */
   saveSnapshot?: boolean;
+  /**
+   * true: the SQLite read store is opened on a copy of DATA_DIR/read-models.sqlite (its last
+   * commit), removed at close: the CLI, which must not write the running service's file.
+   */
+  readModelsCopy?: boolean;
   /**
    * Aborted by a stop signal while the service starts: the catch-up stops after the batch under
    * way, a long one keeps its progress in a snapshot, the stores close, and StartAborted is thrown.
@@ -198,13 +205,29 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
       throw err;
     }
   }
-  const readModelsPath = join(config.dataDir, READ_MODELS_FILE);
-  if (runsProjections && !config.mongodbUrl && config.readStore === 'sqlite') ensurePrivateFile(readModelsPath);
+  let readModelsPath = join(config.dataDir, READ_MODELS_FILE);
+  let readModelsCopy: string | null = null;
+  if (runsProjections && !config.mongodbUrl && config.readStore === 'sqlite') {
+    if (overrides.readModelsCopy === true) {
+      readModelsCopy = join(config.dataDir, `read-models.cli-${process.pid}.sqlite`);
+      for (const suffix of ['', '-wal', '-shm']) rmSync(readModelsCopy + suffix, { force: true });
+      ensurePrivateFile(readModelsCopy);
+      copySqliteReadStore(readModelsPath, readModelsCopy);
+      readModelsPath = readModelsCopy;
+    }
+    ensurePrivateFile(readModelsPath);
+  }
   const store: ReadStore =
     !runsProjections && !config.mongodbUrl
       ? new RemoteReadStore(socketPath)
       : await openReadStore({ mongodbUrl: config.mongodbUrl ?? undefined, dbName: config.mongodbDb, embedded: config.readStore, sqlitePath: readModelsPath });
   closers.push(() => store.close());
+  if (readModelsCopy !== null) {
+    const copy = readModelsCopy;
+    closers.push(async () => {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
+    });
+  }
 
   let idempotency: IdempotencyStore;
   if (config.mongodbUrl) {

@@ -13,6 +13,7 @@
 // WAL without an fsync (the WAL checkpoint syncs), so a power loss may lose the last commits but never
 // leaves a torn file, and a lost commit is replayed from the log as any uncommitted tail is.
 import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
 import { BoundedCache } from '../../../events/kernel/cache.ts';
 import {
   typedCollection,
@@ -72,6 +73,21 @@ function treesFor(db: Database.Database, table: string): TreeSource {
     },
     fromSorted: (keys, vals, derive) => fillTree(SqliteTree.create(db, table), keys, vals, derive),
   };
+}
+
+/**
+ * Copies the store in `source` as of its last commit into `target` (absent or empty), without
+ * blocking the process that writes it (VACUUM INTO on a read-only connection); nothing when
+ * `source` does not exist.
+ */
+export function copySqliteReadStore(source: string, target: string): void {
+  if (!existsSync(source)) return;
+  const db = new Database(source, { readonly: true, fileMustExist: true });
+  try {
+    db.prepare('VACUUM INTO ?').run(target);
+  } finally {
+    db.close();
+  }
 }
 
 /** The collection handle: the memory engine's, each write marked as one (its documents are written back). */
