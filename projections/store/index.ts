@@ -12,6 +12,6 @@ export async function openReadStore(config: { mongodbUrl?: string; dbName?: stri
     const { MongoReadStore } = await import('./mongodb.ts');
     return MongoReadStore.connect(config.mongodbUrl, config.dbName);
   }
-  if (config.embedded !== 'memory' && config.sqlitePath !== undefined) return new SqliteReadStore(config.sqlitePath);
+  if (config.embedded !== 'memory' && config.sqlitePath !== undefined) return new SqliteReadStore(config.sqlitePath, { checkpointIntervalMs: 50 });
   return new MemoryReadStore();
 }

@@ -14,6 +14,9 @@
 // leaves a torn file, and a lost commit is replayed from the log as any uncommitted tail is.
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
+import type { Worker } from 'node:worker_threads';
+import { CLOSE, type CheckpointerData, type CheckpointerMessage, type CheckpointerReply } from '../../../events/store/sqlite-wire.ts';
+import { startTsThread } from '../../../events/store/ts-thread.ts';
 import { BoundedCache } from '../../../events/kernel/cache.ts';
 import {
   typedCollection,
@@ -40,7 +43,16 @@ export interface SqliteReadStoreOptions {
   cachedDocs?: number;
   /** SQLite's page cache in MiB (default 64). */
   pageCacheMb?: number;
+  /**
+   * Copy the WAL into the file from a thread of its own every this many ms (the event log's
+   * checkpointer thread), instead of inside the commits of the runner (which would stall the
+   * event loop for the copy); 0 (default): SQLite's own auto-checkpoint.
+   */
+  checkpointIntervalMs?: number;
 }
+
+/** The connection's own auto-checkpoint threshold (pages) while the checkpointer thread runs. */
+const WAL_BOUND_PAGES = 10_000;
 
 interface StoredIndexMeta extends IndexSpec {
   table: string;
@@ -134,6 +146,8 @@ export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession
   private uncommitted = false;
   private closed = false;
   private readonly timer: NodeJS.Timeout;
+  private checkpointer: Worker | null = null;
+  private checkpointerExited: Promise<void> = Promise.resolve();
 
   /** @internal Changes whenever a name may map to other collection state (handles cache it). */
   _generation = 0;
@@ -158,10 +172,26 @@ export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession
     }>) {
       this.open(row.name, row.doc_table, JSON.parse(row.indexes) as StoredIndexMeta[]);
     }
+    const interval = options.checkpointIntervalMs ?? 0;
+    if (path !== ':memory:' && interval > 0) this.startCheckpointer(path, interval);
     this.db.exec('BEGIN');
     this.timer = setInterval(() => {
       if (this.uncommitted && this.depth === 0) this.commit();
     }, COMMIT_EVERY_MS).unref();
+  }
+
+  private startCheckpointer(path: string, intervalMs: number): void {
+    this.db.pragma(`wal_autocheckpoint = ${WAL_BOUND_PAGES}`);
+    const data: CheckpointerData = { path, synchronous: 'NORMAL', intervalMs };
+    const thread = startTsThread(new URL('../../../events/store/sqlite-checkpointer.thread.ts', import.meta.url), data);
+    thread.unref();
+    // A checkpointer that fails costs only speed: the connection's bounded auto-checkpoint remains.
+    thread.on('message', (failure: CheckpointerReply) =>
+      process.emitWarning(`sqlite read store: background checkpoints stopped (${failure.code}: ${failure.message})`),
+    );
+    thread.on('error', (error) => process.emitWarning(`sqlite read store: checkpointer thread failed: ${error.message}`));
+    this.checkpointerExited = new Promise((resolve) => thread.once('exit', () => resolve()));
+    this.checkpointer = thread;
   }
 
   get writing(): boolean {
@@ -361,6 +391,12 @@ export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession
     this.db.exec('COMMIT');
     this.closed = true;
     clearInterval(this.timer);
+    if (this.checkpointer !== null) {
+      this.checkpointer.ref();
+      this.checkpointer.postMessage(CLOSE satisfies CheckpointerMessage);
+      await this.checkpointerExited;
+      this.checkpointer = null;
+    }
     this.db.close();
     this.entries.clear();
     this.handles.clear();
