@@ -6,8 +6,9 @@ import { loadConfig } from './config.ts';
 import { closeServices, openServices } from './services.ts';
 
 const program = cliProgram(async () => {
-  // The CLI never writes the read-model snapshot: the service owns that file.
-  const services = await openServices(loadConfig(), { logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }), saveSnapshot: false });
+  // The CLI never writes the read-model snapshot or the SQLite read store: the service owns them
+  // (it works on a copy of the store's last commit).
+  const services = await openServices(loadConfig(), { logger: pino({ level: process.env.LOG_LEVEL ?? 'warn' }), saveSnapshot: false, readModelsCopy: true });
   return { services, close: () => closeServices(services) };
 });
 

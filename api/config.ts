@@ -23,6 +23,11 @@ export interface Config {
   eventstoreUrl: string | null;
   mongodbUrl: string | null;
   mongodbDb: string;
+  /**
+   * The embedded read store, used when no MONGODB_URL is set (READ_STORE): `sqlite` (default) keeps
+   * the read models in DATA_DIR/read-models.sqlite, `memory` in the heap (with snapshots at clean stops).
+   */
+  readStore: 'sqlite' | 'memory';
   smtpUrl: string | null;
   mailOutboxDir: string;
   adminEmails: string[];
@@ -108,6 +113,16 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
+const READ_STORES = ['sqlite', 'memory'] as const;
+
+function readStoreOf(raw: string | undefined): 'sqlite' | 'memory' {
+  const value = (raw ?? '').trim().toLowerCase();
+  if (value === '') return 'sqlite';
+  const found = READ_STORES.find((s) => s === value);
+  if (found === undefined) throw new ConfigError(`READ_STORE must be one of ${READ_STORES.join(', ')} (got "${raw}")`);
+  return found;
+}
+
 /** Reads and validates the environment. A bad value stops the start with a message naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
@@ -188,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventstoreUrl: url(env, 'EVENTSTORE_URL', ['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrentdb+discover:', 'kdb:']),
     mongodbUrl: url(env, 'MONGODB_URL', ['mongodb:', 'mongodb+srv:']),
     mongodbDb: env.MONGODB_DB || 'agent_network',
+    readStore: readStoreOf(env.READ_STORE),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailOutboxDir: resolve(env.MAIL_OUTBOX_DIR || join(dataDir, 'outbox')),
     adminEmails,

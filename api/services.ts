@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
@@ -32,6 +33,7 @@ import { Metrics } from './metrics.ts';
 import { restoreReadModels, saveReadModels } from '../projections/snapshots.ts';
 import { peekSnapshot } from '../projections/store/snapshot.ts';
 import { openReadStore } from '../projections/store/index.ts';
+import { copySqliteReadStore } from '../projections/store/sqlite.ts';
 import { MemoryReadStore } from '../projections/store/memory.ts';
 import type { ReadStore } from '../projections/store/port.ts';
 import type { BearerVerifier } from './auth.ts';
@@ -99,6 +101,11 @@ export interface ServiceOverrides {
   /** false: never write a read-model snapshot at close (the CLI; the service owns the file). */
   saveSnapshot?: boolean;
   /**
+   * true: the SQLite read store is opened on a copy of DATA_DIR/read-models.sqlite (its last
+   * commit), removed at close: the CLI, which must not write the running service's file.
+   */
+  readModelsCopy?: boolean;
+  /**
    * Aborted by a stop signal while the service starts: the catch-up stops after the batch under
    * way, a long one keeps its progress in a snapshot, the stores close, and StartAborted is thrown.
    */
@@ -162,6 +169,8 @@ export function heapReport(stats: { used_heap_size: number; heap_size_limit: num
 
 /** The read-model snapshot of the embedded store, in DATA_DIR. */
 export const SNAPSHOT_FILE = 'read-models.snapshot';
+/** The SQLite read store's file (READ_STORE=sqlite, the embedded default). */
+export const READ_MODELS_FILE = 'read-models.sqlite';
 
 /** What every role opens before the read models catch up (openStores). */
 interface Opened {
@@ -191,13 +200,13 @@ type BaseServices = Omit<Services, 'runner' | 'projector' | 'rebuilds'>;
 export async function openServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const logger = overrides.logger ?? pino({ level: config.logLevel });
   const clock = overrides.clock ?? systemClock;
-  const opened = await openStores(config, logger, clock);
+  const opened = await openStores(config, logger, clock, overrides);
   const runsProjections = config.role === 'all' || config.role === 'projector';
   return runsProjections ? runProjections(opened, overrides) : followProjector(opened, overrides);
 }
 
 /** The event log, the read store (or the projector's, over its socket), the idempotency store, metrics, tokens and the as-of index. */
-async function openStores(config: Config, logger: Logger, clock: Clock): Promise<Opened> {
+async function openStores(config: Config, logger: Logger, clock: Clock, overrides: ServiceOverrides): Promise<Opened> {
   secureDataDir(config.dataDir, logger);
   const sqlitePath = join(config.dataDir, 'events.sqlite');
   if (!config.eventstoreUrl || !config.mongodbUrl) ensurePrivateFile(sqlitePath);
@@ -227,11 +236,29 @@ async function openStores(config: Config, logger: Logger, clock: Clock): Promise
       throw err;
     }
   }
+  let readModelsPath = join(config.dataDir, READ_MODELS_FILE);
+  let readModelsCopy: string | null = null;
+  if (runsProjections && !config.mongodbUrl && config.readStore === 'sqlite') {
+    if (overrides.readModelsCopy === true) {
+      readModelsCopy = join(config.dataDir, `read-models.cli-${process.pid}.sqlite`);
+      for (const suffix of ['', '-wal', '-shm']) rmSync(readModelsCopy + suffix, { force: true });
+      ensurePrivateFile(readModelsCopy);
+      copySqliteReadStore(readModelsPath, readModelsCopy);
+      readModelsPath = readModelsCopy;
+    }
+    ensurePrivateFile(readModelsPath);
+  }
   const store: ReadStore =
     !runsProjections && !config.mongodbUrl
       ? new RemoteReadStore(socketPath)
-      : await openReadStore({ mongodbUrl: config.mongodbUrl ?? undefined, dbName: config.mongodbDb });
+      : await openReadStore({ mongodbUrl: config.mongodbUrl ?? undefined, dbName: config.mongodbDb, embedded: config.readStore, sqlitePath: readModelsPath });
   closers.push(() => store.close());
+  if (readModelsCopy !== null) {
+    const copy = readModelsCopy;
+    closers.push(async () => {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
+    });
+  }
   const idempotency = await openIdempotency(config, sqlitePath, closers);
 
   const serverSecret = resolveServerSecret(config);
@@ -418,7 +445,10 @@ async function runProjections(o: Opened, overrides: ServiceOverrides): Promise<S
     throw new StartAborted();
   }
   const heap = store instanceof MemoryReadStore ? heapReport(getHeapStatistics()) : null;
-  logger.info({ position: runner.position, ms: Date.now() - started, log: log.name, store: store.name, ...heap?.fields }, 'read models caught up');
+  logger.info(
+    { position: runner.position, from: runner.startedFrom, ms: Date.now() - started, log: log.name, store: store.name, ...heap?.fields },
+    'read models caught up',
+  );
   if (heap?.warning) logger.warn(heap.fields, heap.warning);
   // A long replay is saved before the service answers: a crash soon after then starts from here.
   if (longReplay()) {

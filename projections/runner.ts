@@ -133,6 +133,9 @@ export class ProjectionRunner implements ReadModelProgress {
     return this.failure !== null;
   }
 
+  /** The position the last start() carried on from (its checkpoints when it began). */
+  startedFrom = 0;
+
   /** Position of the last event every projection has applied. */
   get position(): number {
     return this.processed;
@@ -159,6 +162,7 @@ export class ProjectionRunner implements ReadModelProgress {
   async start(): Promise<boolean> {
     this.stopping = false;
     await this.prepare();
+    this.startedFrom = this.processed;
     if (this.stopping) return false;
     const head = await this.log.headPosition();
     if (this.stopping) return false;
@@ -243,6 +247,8 @@ export class ProjectionRunner implements ReadModelProgress {
       }
       const last = events[events.length - 1];
       if (last) await this.saveCheckpoints(last.position);
+      // The batch and its checkpoints are durable together (a store that commits: SQLite).
+      this.store.commit?.();
     } catch (err) {
       this.failure = err instanceof Error ? err : new Error(String(err));
       for (const w of this.waiters) w.reject(this.failure);
@@ -355,6 +361,7 @@ export class ProjectionRunner implements ReadModelProgress {
         this.checkpoints[j] = Math.max(this.checkpoints[j], target);
         await cps.updateOne({ _id: p.name }, { $set: { position: this.checkpoints[j] } }, { upsert: true });
       }
+      this.store.commit?.();
       onProgress?.({ projection: label, position: target, head: target, events });
       return { position: target, events };
     } finally {

@@ -146,6 +146,12 @@ export interface ReadStore {
    */
   deferIndexes?(collections: string[]): void;
   buildIndexes?(collections: string[]): void;
+  /**
+   * Optional: makes the writes so far durable. The SQLite store keeps its writes in one open
+   * transaction until then; the projection runner calls it after moving its checkpoints, so that
+   * what a crash loses is only what the checkpoints do not cover. MongoDB and memory have none.
+   */
+  commit?(): void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -44,7 +44,7 @@ describe('api: DATA_DIR is private (0700, every file 0600)', () => {
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  it('creates DATA_DIR 0700 and writes the log (with -wal and -shm), the secret, blobs, mail and the snapshot 0600', async () => {
+  it('creates DATA_DIR 0700 and writes the log and the read models (with -wal and -shm), the secret, blobs, mail and the snapshot 0600', async () => {
     const dataDir = join(root, 'fresh', 'data');
     // No SECRET_KEY: the server secret is generated into DATA_DIR/secret.key.
     const svc = await startTestService({ SECRET_KEY: '' }, { dataDir });
@@ -56,15 +56,30 @@ describe('api: DATA_DIR is private (0700, every file 0600)', () => {
       expect((await svc.req('POST', `/api/protocol/agents/${a.agent_id}/claim/lite/request-otp`)).status).to.equal(200);
       await waitForMails(join(dataDir, 'outbox'), email);
       const running = modes(dataDir);
-      expect(running).to.include.members(['./ 700', 'events.sqlite 600', 'events.sqlite-wal 600', 'events.sqlite-shm 600', 'secret.key 600']);
+      expect(running).to.include.members([
+        './ 700',
+        'events.sqlite 600',
+        'events.sqlite-wal 600',
+        'events.sqlite-shm 600',
+        'read-models.sqlite 600',
+        'read-models.sqlite-wal 600',
+        'read-models.sqlite-shm 600',
+        'secret.key 600',
+      ]);
       expect(running.some((m) => m.startsWith('blobs/ '))).to.equal(true);
       expect(running.some((m) => m.startsWith('outbox/ '))).to.equal(true);
       expect(loose(dataDir), 'while running').to.deep.equal([]);
     } finally {
       await svc.stop({ keepData: true });
     }
-    expect(modes(dataDir)).to.include('read-models.snapshot 600');
+    expect(modes(dataDir)).to.include('read-models.sqlite 600');
     expect(loose(dataDir), 'after a clean stop').to.deep.equal([]);
+    // The in-memory read store writes its snapshot 0600 too.
+    const memory = await startTestService({ SECRET_KEY: '', READ_STORE: 'memory' }, { dataDir });
+    await memory.register();
+    await memory.stop({ keepData: true });
+    expect(modes(dataDir)).to.include('read-models.snapshot 600');
+    expect(loose(dataDir), "after the memory store's clean stop").to.deep.equal([]);
   });
 
   it('tightens an existing DATA_DIR left with looser modes (0755 folders, 0644 files) at start', async () => {

@@ -22,6 +22,9 @@ function retitled(snapshot: Snapshot | null, from: string, to: string): Snapshot
   return s;
 }
 
+/** Snapshots are the in-memory read store's (READ_STORE=memory); the SQLite store's restarts: sqlite-restart.test.ts. */
+const MEMORY = { READ_STORE: 'memory' };
+
 describe('restart from a read-model snapshot (real processes, embedded stores)', function () {
   this.timeout(600_000);
   let dataDir: string;
@@ -38,7 +41,7 @@ describe('restart from a read-model snapshot (real processes, embedded stores)',
   const boot = async (env: Record<string, string> = {}) => {
     // One server on the data directory at a time, even after a test that failed half-way.
     if (server) await stop('SIGKILL');
-    server = await bootServerProcess(dataDir, env);
+    server = await bootServerProcess(dataDir, { ...MEMORY, ...env });
   };
 
   const titles = async (): Promise<string[]> => {
@@ -153,7 +156,7 @@ describe('a stop signal during the start-up catch-up (real processes, embedded s
     // Resolves when the catch-up begins. Its first page (5,000 events, past the 1,000 that make a
     // stop write a snapshot) is applied before the process takes another turn of its event loop,
     // so the request and the signal below are handled between two pages of this long catch-up.
-    const first = await startServerProcess(dataDir, { READ_MODEL_SNAPSHOT_AFTER_EVENTS: '1000' });
+    const first = await startServerProcess(dataDir, { ...MEMORY, READ_MODEL_SNAPSHOT_AFTER_EVENTS: '1000' });
     started.push(first);
     const health = await request(first.url, 'GET', '/health');
     expect(health.status).to.equal(503);
@@ -168,7 +171,7 @@ describe('a stop signal during the start-up catch-up (real processes, embedded s
     expect(readSnapshot(join(dataDir, SNAPSHOT_FILE), projectionCodeFingerprint())?.header.position).to.equal(cut);
 
     // The next start loads that cut and replays only the rest.
-    const second = await bootServerProcess(dataDir);
+    const second = await bootServerProcess(dataDir, MEMORY);
     started.push(second);
     expect(second.line('read models restored from snapshot')).to.include({ position: cut });
     const caughtUp = defined(second.line('read models caught up'), "the line 'read models caught up'");
@@ -183,7 +186,7 @@ describe('a stop signal during the start-up catch-up (real processes, embedded s
     expect(await second.stop('SIGTERM')).to.equal(0);
 
     // What it serves equals a start that replays the whole log without a snapshot.
-    const whole = await bootServerProcess(dataDir, { READ_MODEL_SNAPSHOTS: '0' });
+    const whole = await bootServerProcess(dataDir, { ...MEMORY, READ_MODEL_SNAPSHOTS: '0' });
     started.push(whole);
     expect(whole.line('read models restored from snapshot')).to.equal(undefined);
     expect((await request(whole.url, 'GET', '/api/feed/posts?limit=50')).body).to.deep.equal(resumed.body);

@@ -26,7 +26,7 @@ describe(`restarts at scale: a ${EVENTS}-event log (real processes, embedded sto
   const figures: Record<string, unknown> = { events: EVENTS };
   let server: ServerProcess | null = null;
   // Every start writes a snapshot after a replay of a tenth of the log (100,000 at 1 million).
-  const env = { SECRET_KEY: SECRET, READ_MODEL_SNAPSHOT_AFTER_EVENTS: String(Math.max(1000, Math.floor(EVENTS / 10))) };
+  const env = { READ_STORE: 'memory', SECRET_KEY: SECRET, READ_MODEL_SNAPSHOT_AFTER_EVENTS: String(Math.max(1000, Math.floor(EVENTS / 10))) };
 
   const boot = async (name: string, extra: Record<string, string> = {}) => {
     const t = performance.now();
@@ -132,7 +132,7 @@ describe(`restarts at scale: a ${EVENTS}-event log (real processes, embedded sto
     const t = performance.now();
     const cli = spawnSync(process.execPath, ['--import', 'tsx', 'api/cli.ts', 'replay'], {
       cwd: projectRoot,
-      env: { ...process.env, DATA_DIR: dataDir, SECRET_KEY: SECRET, LOG_LEVEL: 'silent' },
+      env: { ...process.env, READ_STORE: 'memory', DATA_DIR: dataDir, SECRET_KEY: SECRET, LOG_LEVEL: 'silent' },
       encoding: 'utf8',
       maxBuffer: 64 << 20,
     });

@@ -135,7 +135,7 @@ describe('start memory check (embedded read store)', () => {
     after(() => rmSync(dataDir, { recursive: true, force: true }));
 
     it('that the heap cannot hold is refused before it loads anything, and starts with the check off or a larger heap', async () => {
-      const config = loadConfig({ DATA_DIR: dataDir, SECRET_KEY: SECRET });
+      const config = loadConfig({ READ_STORE: 'memory', DATA_DIR: dataDir, SECRET_KEY: SECRET });
       const logger = pino({ level: 'silent' });
       // 100 MB of heap leaves the read models 80 MB less the 30 MB in use: not the 165 MB they need.
       const small = () => ({ heap_size_limit: 100e6, used_heap_size: 30e6 });
@@ -150,11 +150,14 @@ describe('start memory check (embedded read store)', () => {
       expect((refused as Error).message).to.match(/NODE_OPTIONS=--max-old-space-size=\d+/);
 
       // The refused start closed the log again: the next one opens it and catches up.
-      const anyway = await openServices(loadConfig({ DATA_DIR: dataDir, SECRET_KEY: SECRET, START_MEMORY_CHECK: '0', READ_MODEL_SNAPSHOTS: '0' }), {
-        logger,
-        heapStatistics: small,
-        saveSnapshot: false,
-      });
+      const anyway = await openServices(
+        loadConfig({ READ_STORE: 'memory', DATA_DIR: dataDir, SECRET_KEY: SECRET, START_MEMORY_CHECK: '0', READ_MODEL_SNAPSHOTS: '0' }),
+        {
+          logger,
+          heapStatistics: small,
+          saveSnapshot: false,
+        },
+      );
       expect(anyway.runner.position).to.equal(EVENTS);
       await closeServices(anyway);
       const roomy = await openServices(config, { logger, heapStatistics: () => ({ heap_size_limit: 1e9, used_heap_size: 30e6 }), saveSnapshot: false });
@@ -165,7 +168,7 @@ describe('start memory check (embedded read store)', () => {
     it('under npm start gets a heap sized from the machine, and logs its estimate', async () => {
       const fresh = mkdtempSync(join(tmpdir(), 'agent-network-start-heap-'));
       try {
-        const server = await bootServerProcess(fresh, {}, 'npm start');
+        const server = await bootServerProcess(fresh, { READ_STORE: 'memory' }, 'npm start');
         const line = server.line('start memory estimate');
         await server.stop('SIGTERM');
         expect(line).to.include({ events: 0, bytes_per_event_from: 'benchmark', needed_mb: 0, suggested_heap_mb: null });
@@ -181,7 +184,7 @@ describe('start memory check (embedded read store)', () => {
       let failure: unknown = null;
       try {
         // 160 MB of heap: the 150,000 events need about 165 MB, more than the limit leaves.
-        const server = await startServerProcess(dataDir, { NODE_OPTIONS: '--max-old-space-size=160' });
+        const server = await startServerProcess(dataDir, { READ_STORE: 'memory', NODE_OPTIONS: '--max-old-space-size=160' });
         await server.stop('SIGKILL');
       } catch (err) {
         failure = err;

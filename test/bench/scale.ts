@@ -271,6 +271,7 @@ export async function scaleBenchmarks(say: (line: string) => void, h: ScaleHelpe
     `The machine's load average (1 minute) before and after each size: ${loads.map((l) => l.toFixed(1)).join(', ')}, on ${os.cpus().length} cores shared with other work; times and ratios move with it.`,
   );
   for (const line of lines) say(line);
-  writeScaleSection(file, lines);
+  // BENCH_WRITE=0: printed only, as the other suites.
+  if (process.env.BENCH_WRITE !== '0') writeScaleSection(file, lines);
   return all;
 }

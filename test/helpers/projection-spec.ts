@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import type { DomainEvent } from '../../events/catalogue.ts';
 import type { RecordedEvent } from '../../events/store/port.ts';
 import { MemoryReadStore } from '../../projections/store/memory.ts';
-import type { Doc } from '../../projections/store/port.ts';
+import type { Doc, ReadStore } from '../../projections/store/port.ts';
+import { SqliteReadStore } from '../../projections/store/sqlite.ts';
 import type { Projection, ProjectionContext } from '../../projections/types.ts';
 
 /** A given event with the stream it was appended to (the stream only matters to a few projections). */
@@ -28,8 +29,16 @@ export function recorded(given: Given[], at = '2026-03-10T09:30:00.000Z'): Recor
   });
 }
 
+/**
+ * The store projection specs run on: the in-memory one, or with TEST_READ_STORE=sqlite the SQLite
+ * one (in memory, no file), which runs the same specs on the embedded default's storage.
+ */
+function specStore(): ReadStore {
+  return process.env.TEST_READ_STORE === 'sqlite' ? new SqliteReadStore(':memory:', { cachedDocs: 8 }) : new MemoryReadStore();
+}
+
 /** Applies events as the runner does (only the types each projection handles, in log order). */
-export async function applyAll(store: MemoryReadStore, projections: Projection[], events: RecordedEvent[]): Promise<void> {
+export async function applyAll(store: ReadStore, projections: Projection[], events: RecordedEvent[]): Promise<void> {
   const ctx: ProjectionContext = { collection: (name) => store.collection(name) };
   for (const p of projections) for (const spec of p.collections) await store.ensureCollection(spec);
   for (const p of projections) await p.init?.(ctx);
@@ -37,7 +46,7 @@ export async function applyAll(store: MemoryReadStore, projections: Projection[]
 }
 
 /** Every document of every collection the projections own, sorted by _id (for deep comparison). */
-export async function readModels(store: MemoryReadStore, projections: Projection[]): Promise<Record<string, Doc[]>> {
+export async function readModels(store: ReadStore, projections: Projection[]): Promise<Record<string, Doc[]>> {
   const out: Record<string, Doc[]> = {};
   for (const p of projections) {
     for (const spec of p.collections) {
@@ -59,7 +68,7 @@ export const ProjectionSpecification = {
       given(events: Given[]) {
         const log = recorded(events);
         const build = async () => {
-          const store = new MemoryReadStore();
+          const store = specStore();
           await applyAll(store, projections, log);
           return store;
         };

@@ -63,7 +63,7 @@ describe('read-model snapshots (embedded store)', () => {
 
   before(async function () {
     this.timeout(300_000);
-    svc = await startTestService();
+    svc = await startTestService({ READ_STORE: 'memory' });
     await write(1);
     dir = mkdtempSync(join(tmpdir(), 'agent-network-snapshot-'));
   });

@@ -14,7 +14,7 @@ import {
 } from '../port.ts';
 import { NOT_SIMPLE, UpdateError, applySimpleUpdate, applyUpdate, cloneValue, simpleInsert, type ApplyOptions } from '../updates.ts';
 import { isRecord } from '../records.ts';
-import { Index, sameKeys, type IndexKeys, type Obj } from './keys.ts';
+import { Index, sameKeys, type DocMap, type IndexKeys, type Obj } from './keys.ts';
 import {
   analyze,
   intersectIds,
@@ -39,7 +39,9 @@ export interface CollectionSource {
 }
 
 export class CollectionData {
-  readonly docs = new Map<string, Doc>();
+  /** The documents by _id: a Map, unless a store gives its own (the SQLite store's table). */
+  constructor(readonly docs: DocMap = new Map<string, Doc>()) {}
+
   /** Every index, in declaration order (the planner's tie-break). */
   readonly indexes: Index[] = [];
   /**

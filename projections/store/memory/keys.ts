@@ -122,8 +122,39 @@ export const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b
 // eslint-disable-next-line no-control-regex -- the code units the key encoding leaves as they are include control characters
 const PLAIN_ID = /^[\u0002-\u0015\u0017-\u00ef]*$/;
 
+/**
+ * A collection's documents by _id: a Map in memory; the SQLite store (sqlite/docs.ts) gives one
+ * backed by a table. Iteration is in insertion order.
+ */
+export interface DocMap {
+  readonly size: number;
+  get(id: string): Doc | undefined;
+  has(id: string): boolean;
+  set(id: string, doc: Doc): unknown;
+  delete(id: string): boolean;
+  values(): Iterable<Doc>;
+  keys(): Iterable<string>;
+}
+
+/**
+ * Where an index keeps its entries: B-trees in memory (the default); the SQLite store gives
+ * tables (sqlite/tree.ts). `open` is the tree as it stands (empty when new), `empty` a cleared
+ * one, `fromSorted` one holding exactly these entries.
+ */
+export interface TreeSource {
+  open(derive: (key: string) => string): IndexTree;
+  empty(derive: (key: string) => string): IndexTree;
+  fromSorted(keys: string[], vals: string[] | null, derive: (key: string) => string): IndexTree;
+}
+
+export const MEMORY_TREES: TreeSource = {
+  open: (derive) => new KeyTree(derive),
+  empty: (derive) => new KeyTree(derive),
+  fromSorted: (keys, vals, derive) => KeyTree.fromSorted(keys, vals, derive),
+};
+
 /** Is every _id of these documents plain (PLAIN_ID), so that it can be read back from a key's end? */
-function allPlainIds(docs: Map<string, Doc>): boolean {
+function allPlainIds(docs: DocMap): boolean {
   for (const id of docs.keys()) if (typeof id !== 'string' || !PLAIN_ID.test(id)) return false;
   return true;
 }
@@ -158,7 +189,10 @@ export class Index {
   /** The field names when every indexed path is a top-level field (the common case), else null. */
   private readonly topLevel: string[] | null;
 
-  constructor(readonly spec: IndexSpec) {
+  constructor(
+    readonly spec: IndexSpec,
+    private readonly trees: TreeSource = MEMORY_TREES,
+  ) {
     this.fields = Object.keys(spec.keys);
     this.paths = this.fields.map((f) => f.split('.'));
     this.dirs = [...this.fields.map((f) => (spec.keys[f] === -1 ? -1 : 1)), 1];
@@ -166,7 +200,7 @@ export class Index {
     this.rootList = [...this.roots];
     this.multikeyFields = this.fields.map(() => false);
     this.topLevel = this.paths.every((p) => p.length === 1) ? this.fields.slice() : null;
-    this.tree = new KeyTree(plainIdOfKey);
+    this.tree = trees.open(plainIdOfKey);
   }
 
   get name(): string {
@@ -242,7 +276,7 @@ export class Index {
 
   /** Drops every entry (a deferred index, rebuilt by load). */
   clear(): void {
-    this.tree = new KeyTree(plainIdOfKey);
+    this.tree = this.trees.empty(plainIdOfKey);
   }
 
   /**
@@ -250,7 +284,7 @@ export class Index {
    * leaf by leaf (much cheaper than inserting the keys one by one into a growing tree). For
    * non-unique indexes: keys end with the _id, so they never collide.
    */
-  load(docs: Map<string, Doc>): void {
+  load(docs: DocMap): void {
     const keys: string[] = [];
     // A key ends with its _id's component: 0x16, the _id, 0x00 when the _id has no char the
     // encoding escapes and no 0x16 of its own. With every _id such, each key gives back its _id
@@ -275,10 +309,11 @@ export class Index {
     // With plain _ids the tree stores no values: it reads each from its key's end when asked.
     this.tree =
       idOf === null
-        ? KeyTree.fromSorted(keys, null, plainIdOfKey)
-        : KeyTree.fromSorted(
+        ? this.trees.fromSorted(keys, null, plainIdOfKey)
+        : this.trees.fromSorted(
             keys,
             keys.map((k) => idOfKey(idOf, k)),
+            plainIdOfKey,
           );
   }
 
@@ -293,7 +328,7 @@ export class Index {
 
   /** Takes back the entries `stored` gave, made from the same documents by the same code. */
   restore(stored: StoredIndex): void {
-    this.tree = KeyTree.fromSorted(stored.keys, stored.ids, plainIdOfKey);
+    this.tree = this.trees.fromSorted(stored.keys, stored.ids, plainIdOfKey);
     stored.multikeyFields.forEach((multi, i) => (this.multikeyFields[i] = multi === true));
     this.multikey = this.multikeyFields.some(Boolean);
   }

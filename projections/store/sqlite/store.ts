@@ -1,0 +1,408 @@
+// The SQLite read store: the in-memory engine's collections (memory/collection.ts: its planner, key
+// encoding, mingo matching and update operators) with their documents and index entries in tables
+// of one SQLite file instead of the heap. A collection is a table of documents (docs.ts) and one
+// table per index (tree.ts); `_collections` names them, with each collection's index specs and
+// multikey flags. Table names are numbers (t1, t2, ...): a rename (a rebuild's swap) only changes
+// `_collections`.
+//
+// Durability: every write goes into one open transaction on the one connection (reads on it see it);
+// commit() ends it and opens the next. The projection runner commits after it has moved the
+// checkpoints (stored in the same file), so a kill -9 loses at most the writes since, and a restart
+// replays only what the checkpoints lack; a timer commits writes from elsewhere (leases, workers)
+// within COMMIT_EVERY_MS, and close() commits. WAL mode with synchronous=NORMAL: a commit writes the
+// WAL without an fsync (the WAL checkpoint syncs), so a power loss may lose the last commits but never
+// leaves a torn file, and a lost commit is replayed from the log as any uncommitted tail is.
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import type { Worker } from 'node:worker_threads';
+import { CLOSE, type CheckpointerData, type CheckpointerMessage, type CheckpointerReply } from '../../../events/store/sqlite-wire.ts';
+import { startTsThread } from '../../../events/store/ts-thread.ts';
+import { BoundedCache } from '../../../events/kernel/cache.ts';
+import {
+  typedCollection,
+  type Collection,
+  type CollectionSpec,
+  type Doc,
+  type DocOf,
+  type Filter,
+  type IndexSpec,
+  type ReadStore,
+  type Update,
+  type UpdateResult,
+} from '../port.ts';
+import { CollectionData, MemoryCollection, type CollectionSource } from '../memory/collection.ts';
+import { Index, type TreeSource } from '../memory/keys.ts';
+import { SqliteDocs, type DocsSession } from './docs.ts';
+import { SqliteTree } from './tree.ts';
+
+/** How often writes that no runner batch committed are committed. */
+const COMMIT_EVERY_MS = 1000;
+
+export interface SqliteReadStoreOptions {
+  /** Parsed documents kept in memory, across collections (default 50,000). */
+  cachedDocs?: number;
+  /** SQLite's page cache in MiB (default 64). */
+  pageCacheMb?: number;
+  /**
+   * Copy the WAL into the file from a thread of its own every this many ms (the event log's
+   * checkpointer thread), instead of inside the commits of the runner (which would stall the
+   * event loop for the copy); 0 (default): SQLite's own auto-checkpoint.
+   */
+  checkpointIntervalMs?: number;
+}
+
+/** The connection's own auto-checkpoint threshold (pages) while the checkpointer thread runs. */
+const WAL_BOUND_PAGES = 10_000;
+
+interface StoredIndexMeta extends IndexSpec {
+  table: string;
+  multikeyFields: boolean[];
+}
+
+interface Entry {
+  data: CollectionData;
+  docs: SqliteDocs;
+  table: string;
+  indexes: StoredIndexMeta[];
+  /** The multikey flags as `_collections` holds them (JSON), to write them when they change. */
+  savedFlags: string;
+}
+
+/** A table of `n` entries in key order, for Index.load and restores. */
+function fillTree(tree: SqliteTree, keys: string[], vals: string[] | null, derive: (key: string) => string): SqliteTree {
+  tree.clear();
+  for (let i = 0; i < keys.length; i++) tree.set(keys[i], vals === null ? derive(keys[i]) : vals[i]);
+  return tree;
+}
+
+function treesFor(db: Database.Database, table: string): TreeSource {
+  return {
+    open: () => SqliteTree.create(db, table),
+    empty: () => {
+      const tree = SqliteTree.create(db, table);
+      tree.clear();
+      return tree;
+    },
+    fromSorted: (keys, vals, derive) => fillTree(SqliteTree.create(db, table), keys, vals, derive),
+  };
+}
+
+/**
+ * Copies the store in `source` as of its last commit into `target` (absent or empty), without
+ * blocking the process that writes it (VACUUM INTO on a read-only connection); nothing when
+ * `source` does not exist.
+ */
+export function copySqliteReadStore(source: string, target: string): void {
+  if (!existsSync(source)) return;
+  const db = new Database(source, { readonly: true, fileMustExist: true });
+  try {
+    db.prepare('VACUUM INTO ?').run(target);
+  } finally {
+    db.close();
+  }
+}
+
+/** The collection handle: the memory engine's, each write marked as one (its documents are written back). */
+class SqliteCollection extends MemoryCollection {
+  constructor(
+    private readonly owner: SqliteReadStore,
+    name: string,
+  ) {
+    super(owner, name);
+  }
+
+  override insertOne(doc: Doc): Promise<void> {
+    return this.owner._write(this.name, () => super.insertOne(doc));
+  }
+
+  override updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult> {
+    return this.owner._write(this.name, () => super.updateOne(filter, update, options));
+  }
+
+  override updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    return this.owner._write(this.name, () => super.updateMany(filter, update));
+  }
+
+  override deleteOne(filter: Filter): Promise<number> {
+    return this.owner._write(this.name, () => super.deleteOne(filter));
+  }
+
+  override deleteMany(filter: Filter): Promise<number> {
+    return this.owner._write(this.name, () => super.deleteMany(filter));
+  }
+
+  override applyAtSync(id: string, position: number, update: Update): boolean {
+    return this.owner._write(this.name, () => super.applyAtSync(id, position, update));
+  }
+}
+
+export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession {
+  readonly name = 'sqlite';
+  readonly cache: BoundedCache<string, Doc>;
+  private readonly db: Database.Database;
+  private readonly entries = new Map<string, Entry>();
+  private readonly handles = new Map<string, SqliteCollection>();
+  private depth = 0;
+  private uncommitted = false;
+  private closed = false;
+  private readonly timer: NodeJS.Timeout;
+  private checkpointer: Worker | null = null;
+  private checkpointerExited: Promise<void> = Promise.resolve();
+
+  /** @internal Changes whenever a name may map to other collection state (handles cache it). */
+  _generation = 0;
+
+  /** Opens (creating when absent) the store in `path` (':memory:' for one without a file). */
+  constructor(
+    readonly path: string,
+    options: SqliteReadStoreOptions = {},
+  ) {
+    this.cache = new BoundedCache<string, Doc>({ max: options.cachedDocs ?? 50_000 });
+    this.db = new Database(path);
+    if (path !== ':memory:') this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma(`cache_size = ${-1024 * (options.pageCacheMb ?? 64)}`);
+    this.db.pragma('temp_store = MEMORY');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS _collections (name TEXT PRIMARY KEY, doc_table TEXT NOT NULL, indexes TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS _store (key TEXT PRIMARY KEY, value INTEGER NOT NULL)`);
+    for (const row of this.db.prepare('SELECT name, doc_table, indexes FROM _collections').all() as Array<{
+      name: string;
+      doc_table: string;
+      indexes: string;
+    }>) {
+      this.open(row.name, row.doc_table, JSON.parse(row.indexes) as StoredIndexMeta[]);
+    }
+    const interval = options.checkpointIntervalMs ?? 0;
+    if (path !== ':memory:' && interval > 0) this.startCheckpointer(path, interval);
+    this.db.exec('BEGIN');
+    this.timer = setInterval(() => {
+      if (this.uncommitted && this.depth === 0) this.commit();
+    }, COMMIT_EVERY_MS).unref();
+  }
+
+  private startCheckpointer(path: string, intervalMs: number): void {
+    this.db.pragma(`wal_autocheckpoint = ${WAL_BOUND_PAGES}`);
+    const data: CheckpointerData = { path, synchronous: 'NORMAL', intervalMs };
+    const thread = startTsThread(new URL('../../../events/store/sqlite-checkpointer.thread.ts', import.meta.url), data);
+    thread.unref();
+    // A checkpointer that fails costs only speed: the connection's bounded auto-checkpoint remains.
+    thread.on('message', (failure: CheckpointerReply) =>
+      process.emitWarning(`sqlite read store: background checkpoints stopped (${failure.code}: ${failure.message})`),
+    );
+    thread.on('error', (error) => process.emitWarning(`sqlite read store: checkpointer thread failed: ${error.message}`));
+    this.checkpointerExited = new Promise((resolve) => thread.once('exit', () => resolve()));
+    this.checkpointer = thread;
+  }
+
+  get writing(): boolean {
+    return this.depth > 0;
+  }
+
+  private open(name: string, table: string, indexes: StoredIndexMeta[]): Entry {
+    const docs = new SqliteDocs(this.db, table, this);
+    const data = new CollectionData(docs);
+    for (const meta of indexes) {
+      const ix = new Index({ name: meta.name, keys: meta.keys, unique: meta.unique === true }, treesFor(this.db, meta.table));
+      meta.multikeyFields.forEach((m, i) => (ix.multikeyFields[i] = m));
+      ix.multikey = ix.multikeyFields.some(Boolean);
+      data.addIndex(ix);
+    }
+    const entry: Entry = { data, docs, table, indexes, savedFlags: JSON.stringify(indexes.map((m) => m.multikeyFields)) };
+    this.entries.set(name, entry);
+    return entry;
+  }
+
+  private nextTable(): string {
+    const row = this.db
+      .prepare(`INSERT INTO _store (key, value) VALUES ('tables', 1) ON CONFLICT (key) DO UPDATE SET value = value + 1 RETURNING value`)
+      .get() as {
+      value: number;
+    };
+    return `t${row.value}`;
+  }
+
+  private saveMeta(name: string, entry: Entry): void {
+    for (const meta of entry.indexes) {
+      const ix = entry.data.indexes.find((i) => i.name === meta.name);
+      if (ix !== undefined) meta.multikeyFields = ix.multikeyFields.slice();
+    }
+    entry.savedFlags = JSON.stringify(entry.indexes.map((m) => m.multikeyFields));
+    this.db
+      .prepare(
+        'INSERT INTO _collections (name, doc_table, indexes) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET doc_table = excluded.doc_table, indexes = excluded.indexes',
+      )
+      .run(name, entry.table, JSON.stringify(entry.indexes));
+    this.uncommitted = true;
+  }
+
+  collection<N extends string>(name: N): Collection<DocOf<N>> {
+    let h = this.handles.get(name);
+    if (h === undefined) {
+      h = new SqliteCollection(this, name);
+      this.handles.set(name, h);
+    }
+    return typedCollection(h);
+  }
+
+  /** @internal The state of a collection; created on first write, as MongoDB does. */
+  _data(name: string, create: boolean): CollectionData | undefined {
+    return create ? this._writable(name) : this.entries.get(name)?.data;
+  }
+
+  /** @internal The state of a collection, created if it does not exist yet. */
+  _writable(name: string): CollectionData {
+    return (this.entries.get(name) ?? this.create(name)).data;
+  }
+
+  private create(name: string): Entry {
+    const table = this.nextTable();
+    SqliteDocs.create(this.db, table, this);
+    const entry = this.open(name, table, []);
+    this.saveMeta(name, entry);
+    this._generation++;
+    return entry;
+  }
+
+  /** @internal Runs a write of collection `name`: its documents are written back, its multikey flags kept. */
+  _write<T>(name: string, write: () => T): T {
+    this.depth++;
+    try {
+      return write();
+    } finally {
+      if (--this.depth === 0) this.afterWrite(name);
+    }
+  }
+
+  private afterWrite(name: string): void {
+    this.uncommitted = true;
+    const entry = this.entries.get(name);
+    if (entry === undefined) return;
+    // A write's documents stay pending while it runs (docs.ts); from here they are clean until touched again.
+    entry.docs.flush();
+    if (entry.indexes.length > 0 && JSON.stringify(entry.data.indexes.map((ix) => ix.multikeyFields)) !== entry.savedFlags) this.saveMeta(name, entry);
+  }
+
+  async ensureCollection(spec: CollectionSpec): Promise<void> {
+    const entry = this.entries.get(spec.name) ?? this.create(spec.name);
+    const data = entry.data;
+    let added = false;
+    for (const ixSpec of spec.indexes) {
+      if (ixSpec.name === '_id_') continue;
+      const byName = data.indexes.find((ix) => ix.name === ixSpec.name);
+      if (byName !== undefined) {
+        if (byName.sameSpec(ixSpec)) continue;
+        throw new Error(`An index named ${ixSpec.name} already exists on ${spec.name} with a different key pattern or options`);
+      }
+      const sameKeys = data.indexes.find((ix) => ix.sameSpec({ ...ixSpec, unique: ix.unique }));
+      if (sameKeys !== undefined) throw new Error(`Index ${ixSpec.name} already exists on ${spec.name} with a different name: ${sameKeys.name}`);
+      const table = this.nextTable();
+      const ix = new Index({ name: ixSpec.name, keys: { ...ixSpec.keys }, unique: ixSpec.unique === true }, treesFor(this.db, table));
+      entry.docs.flush();
+      if (ix.unique) {
+        for (const doc of data.docs.values()) {
+          const keys = ix.keysOf(doc);
+          ix.checkUnique(keys, doc, spec.name);
+          ix.insert(keys, doc._id);
+        }
+      } else {
+        ix.load(data.docs);
+      }
+      data.addIndex(ix);
+      entry.indexes.push({ ...ix.spec, table, multikeyFields: ix.multikeyFields.slice() });
+      added = true;
+    }
+    if (added) this.saveMeta(spec.name, entry);
+  }
+
+  private dropTables(entry: Entry): void {
+    entry.docs.forget();
+    this.db.exec(`DROP TABLE IF EXISTS "${entry.table}"`);
+    for (const meta of entry.indexes) this.db.exec(`DROP TABLE IF EXISTS "${meta.table}"`);
+  }
+
+  async dropCollection(name: string): Promise<void> {
+    const entry = this.entries.get(name);
+    if (entry === undefined) return;
+    this.dropTables(entry);
+    this.db.prepare('DELETE FROM _collections WHERE name = ?').run(name);
+    this.entries.delete(name);
+    this._generation++;
+    this.uncommitted = true;
+  }
+
+  async swapCollections(pairs: Array<[from: string, to: string]>): Promise<void> {
+    const moved = pairs.map(([from, to]) => {
+      if (from === to) throw new Error(`Cannot rename collection ${from} to itself`);
+      const entry = this.entries.get(from);
+      if (entry === undefined) throw new Error(`Cannot rename ${from}: the collection does not exist`);
+      return entry;
+    });
+    for (const [from] of pairs) {
+      this.entries.delete(from);
+      this.db.prepare('DELETE FROM _collections WHERE name = ?').run(from);
+    }
+    pairs.forEach(([, to], i) => {
+      const replaced = this.entries.get(to);
+      if (replaced !== undefined && !moved.includes(replaced)) this.dropTables(replaced);
+      this.entries.set(to, moved[i]);
+      this.saveMeta(to, moved[i]);
+    });
+    this._generation++;
+    // One commit: the swap is durable as a whole.
+    this.commit();
+  }
+
+  async listCollections(): Promise<string[]> {
+    return [...this.entries.keys()].sort();
+  }
+
+  /** Writes the pending documents and commits the open transaction (the runner calls it after moving its checkpoints). */
+  commit(): void {
+    if (this.closed || this.depth > 0) return;
+    for (const entry of this.entries.values()) entry.docs.flush();
+    this.db.exec('COMMIT');
+    this.db.exec('BEGIN');
+    this.uncommitted = false;
+  }
+
+  /** Documents written but not yet in their tables (none between writes). */
+  private pending(): number {
+    let n = 0;
+    for (const entry of this.entries.values()) n += entry.docs.pending;
+    return n;
+  }
+
+  /** For the bench and tests: the file's size and what is held in memory. */
+  stats(): { pages: number; pageSize: number; cachedDocs: number; pendingDocs: number } {
+    return {
+      pages: this.db.pragma('page_count', { simple: true }) as number,
+      pageSize: this.db.pragma('page_size', { simple: true }) as number,
+      cachedDocs: this.cache.size,
+      pendingDocs: this.pending(),
+    };
+  }
+
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error('The read store is closed');
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.commit();
+    this.db.exec('COMMIT');
+    this.closed = true;
+    clearInterval(this.timer);
+    if (this.checkpointer !== null) {
+      this.checkpointer.ref();
+      this.checkpointer.postMessage(CLOSE satisfies CheckpointerMessage);
+      await this.checkpointerExited;
+      this.checkpointer = null;
+    }
+    this.db.close();
+    this.entries.clear();
+    this.handles.clear();
+    this.cache.clear();
+    this._generation++;
+  }
+}

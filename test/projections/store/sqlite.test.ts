@@ -1,0 +1,89 @@
+// The SQLite read store: the read-store contract, and what it adds: documents, indexes and their
+// multikey flags kept in the file across a reopen, writes durable only once committed, renames.
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteReadStore } from '../../../projections/store/sqlite.ts';
+import { readStoreContract } from './contract.ts';
+
+function tempPath(): { path: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-store-'));
+  return { path: join(dir, 'read-models.sqlite'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+readStoreContract('sqlite', async () => {
+  const { path, cleanup } = tempPath();
+  // A small document cache, so that reads go to the tables too.
+  const store = new SqliteReadStore(path, { cachedDocs: 16 });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      cleanup();
+    },
+  };
+});
+
+describe('sqlite read store: the file', () => {
+  let path: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ path, cleanup } = tempPath()));
+  afterEach(() => cleanup());
+
+  it('keeps documents, indexes and multikey flags across a clean reopen', async () => {
+    const a = new SqliteReadStore(path);
+    await a.ensureCollection({ name: 'tagged', indexes: [{ name: 'by_tag', keys: { tags: 1, seq: -1 } }] });
+    const posts = a.collection('tagged');
+    for (let i = 0; i < 50; i++) await posts.applyAt(`p${i}`, i + 1, { $set: { seq: i, tags: i % 2 === 0 ? ['x', 'y'] : ['y'] } });
+    await a.close();
+
+    const b = new SqliteReadStore(path);
+    const reopened = b.collection('tagged');
+    expect(await reopened.count()).to.equal(50);
+    const xs = await reopened.find({ tags: 'x' }, { sort: { seq: -1 }, limit: 3 });
+    expect(xs.map((d) => d._id)).to.deep.equal(['p48', 'p46', 'p44']);
+    expect((await reopened.explain({ tags: 'x' }, { sort: { seq: -1 } })).index).to.equal('by_tag');
+    // Multikey: a document listed under two tags is found once.
+    expect(await reopened.count({ tags: { $in: ['x', 'y'] } })).to.equal(50);
+    expect(await reopened.applyAt('p3', 4, { $set: { seq: 1000 } })).to.equal(false);
+    await b.close();
+  });
+
+  it('loses writes after the last commit when the process dies, and keeps those before', async () => {
+    const a = new SqliteReadStore(path);
+    const c = a.collection('c');
+    await c.applyAt('kept', 1, { $set: { v: 1 } });
+    a.commit();
+    await c.applyAt('lost', 2, { $set: { v: 2 } });
+    await c.applyAt('kept', 3, { $set: { v: 3 } });
+    // Another connection sees the file as a restart after a kill -9 would: the open transaction is not in it.
+    const b = new SqliteReadStore(path);
+    expect(await b.collection('c').find({})).to.deep.equal([{ _id: 'kept', v: 1, _pos: 1 }]);
+    await b.close();
+    // Reads on the writer's connection see its open transaction.
+    expect(await c.count()).to.equal(2);
+    await a.close();
+  });
+
+  it('swaps collections atomically and durably', async () => {
+    const a = new SqliteReadStore(path);
+    await a.ensureCollection({ name: 'live', indexes: [{ name: 'by_v', keys: { v: 1 } }] });
+    await a.ensureCollection({ name: '_rebuild_live', indexes: [{ name: 'by_v', keys: { v: 1 } }] });
+    await a.collection('live').insertOne({ _id: 'old', v: 1 });
+    await a.collection('_rebuild_live').insertOne({ _id: 'new', v: 2 });
+    await a.swapCollections([['_rebuild_live', 'live']]);
+    expect(await a.listCollections()).to.deep.equal(['live']);
+    const b = new SqliteReadStore(path);
+    expect(await b.collection('live').find({ v: { $gte: 0 } })).to.deep.equal([{ _id: 'new', v: 2 }]);
+    await b.close();
+    await a.close();
+  });
+
+  it('creates its file private to its owner when the caller made it so', async () => {
+    const a = new SqliteReadStore(path);
+    await a.collection('c').insertOne({ _id: 'x' });
+    await a.close();
+    expect(statSync(path).isFile()).to.equal(true);
+  });
+});
