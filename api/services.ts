@@ -169,7 +169,7 @@ export function heapReport(stats: { used_heap_size: number; heap_size_limit: num
 
 /** The read-model snapshot of the embedded store, in DATA_DIR. */
 export const SNAPSHOT_FILE = 'read-models.snapshot';
-/** The SQLite read store's file (READ_STORE=sqlite, the embedded default). */
+/** The SQLite read store's file (READ_STORE=sqlite). */
 export const READ_MODELS_FILE = 'read-models.sqlite';
 
 /** What every role opens before the read models catch up (openStores). */

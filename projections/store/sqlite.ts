@@ -1,4 +1,4 @@
-// The SQLite read store (embedded default): the in-memory engine's planner, key encoding, matching
+// The SQLite read store (READ_STORE=sqlite): the in-memory engine's planner, key encoding, matching
 // and update operators over documents and index entries kept in tables of one SQLite file, durable
 // with the projections' checkpoints. By concern, in sqlite/: docs.ts (a collection's documents),
 // tree.ts (an index's entries), store.ts (the store: tables, transactions, renames).

@@ -46,8 +46,8 @@ describe('api: DATA_DIR is private (0700, every file 0600)', () => {
 
   it('creates DATA_DIR 0700 and writes the log and the read models (with -wal and -shm), the secret, blobs, mail and the snapshot 0600', async () => {
     const dataDir = join(root, 'fresh', 'data');
-    // No SECRET_KEY: the server secret is generated into DATA_DIR/secret.key.
-    const svc = await startTestService({ SECRET_KEY: '' }, { dataDir });
+    // No SECRET_KEY: the server secret is generated into DATA_DIR/secret.key. The SQLite read store's file first.
+    const svc = await startTestService({ SECRET_KEY: '', READ_STORE: 'sqlite' }, { dataDir });
     try {
       const email = `datadir.${process.pid}@example.com`;
       const a = await svc.register({ owner_email: email });
@@ -74,8 +74,8 @@ describe('api: DATA_DIR is private (0700, every file 0600)', () => {
     }
     expect(modes(dataDir)).to.include('read-models.sqlite 600');
     expect(loose(dataDir), 'after a clean stop').to.deep.equal([]);
-    // The in-memory read store writes its snapshot 0600 too.
-    const memory = await startTestService({ SECRET_KEY: '', READ_STORE: 'memory' }, { dataDir });
+    // The in-memory read store (the default) writes its snapshot 0600 too.
+    const memory = await startTestService({ SECRET_KEY: '' }, { dataDir });
     await memory.register();
     await memory.stop({ keepData: true });
     expect(modes(dataDir)).to.include('read-models.snapshot 600');

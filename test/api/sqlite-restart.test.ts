@@ -1,4 +1,4 @@
-// Restarts of the SQLite read store (READ_STORE=sqlite, the embedded default) as real processes:
+// Restarts of the SQLite read store (READ_STORE=sqlite) as real processes:
 // kill -9 in the middle of the start-up catch-up, then a start that carries on from the committed
 // checkpoints (not from 0), a clean stop's restart that replays nothing, and read models equal to a
 // rebuild from position 0. SQLITE_RESTART_EVENTS sets the log's length (40,000 by default).
