@@ -134,6 +134,23 @@ describe('as-of reads: who may ask, and how often', () => {
     }
   });
 
+  it('refuses an anonymous as_of read on a public read before its query is validated: authorisation first', async () => {
+    const c = await svc.register();
+    for (const path of [`/api/protocol/agents/${a.agent_id}`, `/api/protocol/agents/${a.agent_id}/trust-stamps`]) {
+      // as_of given twice is not a string: the query fails validation, but only once the caller may ask.
+      const anonymous = await svc.req('GET', `${path}?as_of=1&as_of=2`);
+      expect(anonymous.status, anonymous.text).to.equal(401);
+      expect(anonymous.body.code).to.equal('as_of_requires_auth');
+      expect(anonymous.headers['www-authenticate']).to.be.a('string');
+      expect(anonymous.body.request_id).to.equal(anonymous.headers['x-request-id']);
+      const signed = await svc.req('GET', `${path}?as_of=1&as_of=2`, { apiKey: c.api_key });
+      expect(signed.status, signed.text).to.equal(422);
+    }
+    // A bad credential is refused as before (the key is checked first), and HEAD is refused like GET.
+    expect((await svc.req('GET', `/api/protocol/agents/${a.agent_id}?as_of=1`, { apiKey: 'an_bad' })).body.code).to.not.equal('as_of_requires_auth');
+    expect((await svc.req('HEAD', `/api/protocol/agents/${a.agent_id}?as_of=1`)).status).to.equal(401);
+  });
+
   it('counts as-of reads against a budget of 30 a minute per caller: then 429 with Retry-After, free again after the window', async () => {
     const b = await svc.register();
     const head = (await svc.req('GET', '/api/health')).body.projection_position as number;
