@@ -48,8 +48,12 @@ export interface ScaleFigures {
   feedRatio: number;
   feedP99: number;
   asOfIndexSeconds: number;
+  /** Uncached as-of reads of a generated agent's profile (a few of its events per version), ms. */
   asOfMedianMs: number;
   asOfMaxMs: number;
+  /** The same of an agent updated AS_OF_BUSY times, at positions spread over its updates (up to AS_OF_EVERY - 1 events folded), ms. */
+  asOfBusyMedianMs: number;
+  asOfBusyMaxMs: number;
   /** Ordinary reads alone and beside a flood of anonymous as-of requests, one entry per round. */
   contention: Contention[];
   stopSeconds: number;
@@ -95,6 +99,8 @@ export interface ScaleFailure {
 }
 
 const START_TIMEOUT_MS = 60 * 60_000;
+/** Profile updates of one agent before the as-of reads: twice the as-of index's default AS_OF_EVERY. */
+const AS_OF_BUSY = 1_000;
 /** The ordinary reads' and the anonymous as-of flood's connections. */
 const READERS = 10;
 const FLOODERS = 20;
@@ -281,12 +287,14 @@ async function oneSize(millions: number, h: ScaleHelpers, say: (line: string) =>
 
     // Writers with keys (the generated agents' keys are not known), each with credits for the rounds.
     const keys: string[] = [];
+    const writers: string[] = [];
     for (let i = 0; i < 200; i++) {
       const r = await request(svc.url, 'POST', '/api/protocol/register', {
         body: { name: `Scale writer ${i}`, capabilities: ['lead-gen'], owner_name: 'W', owner_email: `scale-${i}-${randomUUID()}@example.com` },
       });
       if (r.status !== 201 && r.status !== 200) throw new Error(`registration: ${r.status} ${r.text}`);
       keys.push(r.body.api_key as string);
+      writers.push(r.body.agent_id as string);
     }
     const path = '/api/feed/posts?limit=20';
     const page = await request(svc.url, 'GET', path);
@@ -313,11 +321,19 @@ async function oneSize(millions: number, h: ScaleHelpers, say: (line: string) =>
     }
     await h.stopServer(bare.child);
 
-    // As-of reads of a busy generated agent: the first builds the index (503 until it has read the log).
-    say('  as-of index and reads ...');
+    // As-of reads: of a generated agent, and of a writer first updated AS_OF_BUSY times (so its
+    // reads fold up to AS_OF_EVERY - 1 events, the bound). The first read builds the index (503
+    // until it has read the log).
+    say(`  ${AS_OF_BUSY} profile updates, the as-of index and as-of reads ...`);
+    const positionNow = async () => (await request(svc.url, 'GET', '/api/health')).body.projection_position as number;
+    const busyFrom = await positionNow();
+    for (let i = 0; i < AS_OF_BUSY; i++) {
+      const r = await request(svc.url, 'PATCH', '/api/protocol/me', { apiKey: keys[0], body: { description: `Update ${i}` } });
+      if (r.status !== 200) throw new Error(`profile update: ${r.status} ${r.text}`);
+    }
     const subject = id('agt', 0);
-    const asOfPath = (p: number) => `/api/protocol/agents/${subject}?as_of=${p}`;
-    const head = (await request(svc.url, 'GET', '/api/health')).body.projection_position as number;
+    const asOfPath = (p: number, agent = subject) => `/api/protocol/agents/${agent}?as_of=${p}`;
+    const head = await positionNow();
     t = performance.now();
     await ticking(
       'as-of index',
@@ -331,15 +347,21 @@ async function oneSize(millions: number, h: ScaleHelpers, say: (line: string) =>
       })(),
     );
     const asOfIndexSeconds = seconds(t);
-    const asOfTimes: number[] = [];
-    for (let i = 1; i <= 50; i++) {
-      // Positions spread over the log, each read once (no cache).
-      const p = Math.max(1, Math.floor((head * i) / 51));
-      const t1 = performance.now();
-      const r = await request(svc.url, 'GET', asOfPath(p), { apiKey: keys[1] });
-      asOfTimes.push(performance.now() - t1);
-      if (r.status !== 200 && r.status !== 404) throw new Error(`as-of read at ${p}: ${r.status} ${r.text}`);
-    }
+    /** 50 uncached reads of `agent` at positions spread over (from, to], one at a time, ms each. */
+    const asOfReads = async (agent: string, from: number, to: number) => {
+      const times: number[] = [];
+      for (let i = 1; i <= 50; i++) {
+        const p = Math.max(1, from + Math.floor(((to - from) * i) / 50));
+        const t1 = performance.now();
+        const r = await request(svc.url, 'GET', asOfPath(p, agent), { apiKey: keys[1] });
+        times.push(performance.now() - t1);
+        if (r.status !== 200 && r.status !== 404) throw new Error(`as-of read at ${p}: ${r.status} ${r.text}`);
+      }
+      return times;
+    };
+    // The generated agent over the whole log (head itself was read above), the busy one over its updates.
+    const asOfTimes = await asOfReads(subject, 0, head - 1);
+    const busyTimes = await asOfReads(writers[0], busyFrom, head);
 
     // Ordinary reads of the same profile by READERS connections, alone, then beside FLOODERS
     // connections asking for it anonymously with as_of (each refused 401), round after round; the
@@ -396,6 +418,8 @@ async function oneSize(millions: number, h: ScaleHelpers, say: (line: string) =>
       asOfIndexSeconds,
       asOfMedianMs: median(asOfTimes),
       asOfMaxMs: Math.max(...asOfTimes),
+      asOfBusyMedianMs: median(busyTimes),
+      asOfBusyMaxMs: Math.max(...busyTimes),
       contention,
       stopSeconds,
       cleanStartSeconds,
@@ -448,9 +472,9 @@ export function scaleLines(
     '',
     `Measured ${when} UTC by \`npm run bench -- scale --sizes=${sizes.join(',')}\` on ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}, ${mb(os.totalmem())} MB.`,
     '',
-    `A generated network: min(100,000, events / 10) agents registered first, then the scale mix per 100 events (14 posts, 12 comments, 17 reactions, 5 comment upvotes, 2 boosts, 10 DMs, 17 heartbeats, 14 webhook deliveries, 5 follows, 1 contract opened and 2 of its transitions, 1 top-up), written into the event log's table in bulk; then the service (embedded default) started on it. Write path and feed read: autocannon, 50 connections, ${h.duration} s, ${h.rounds} rounds alternating with bare Koa (the median per-round ratio, and the service's median p99). As-of: the index built by the first read, then 50 reads of the first agent's profile at positions spread over the log, one at a time, each its own position (no cache). Starts: from spawning the process to \`/health\` 200. A size the machine has no memory or disk for at the time is skipped with the figures, before anything is written for it.`,
+    `A generated network: min(100,000, events / 10) agents registered first, then the scale mix per 100 events (14 posts, 12 comments, 17 reactions, 5 comment upvotes, 2 boosts, 10 DMs, 17 heartbeats, 14 webhook deliveries, 5 follows, 1 contract opened and 2 of its transitions, 1 top-up), written into the event log's table in bulk; then the service (embedded default) started on it. Write path and feed read: autocannon, 50 connections, ${h.duration} s, ${h.rounds} rounds alternating with bare Koa (the median per-round ratio, and the service's median p99). As-of: one of the bench's writers updates its profile ${AS_OF_BUSY} times, the index is built by the first read, then 50 reads of the first generated agent's profile at positions spread over the log, and 50 of the writer's at positions spread over its updates (each folds up to AS_OF_EVERY - 1 = 499 of its events), one at a time, each its own position (no cache). Starts: from spawning the process to \`/health\` 200. A size the machine has no memory or disk for at the time is skipped with the figures, before anything is written for it.`,
     '',
-    '| events | agents | fill s (per million) | first start s (per million) | heap MB | RSS MB (peak) | write ratio (p99 ms) | feed ratio (p99 ms) | as-of index s | as-of ms median (max) | profile read p99 ms alone / beside anonymous as-of (median of rounds) | clean stop s | start after clean stop s (heap, RSS MB) | start after kill -9 s | load before, after |',
+    `| events | agents | fill s (per million) | first start s (per million) | heap MB | RSS MB (peak) | write ratio (p99 ms) | feed ratio (p99 ms) | as-of index s | as-of ms median (max): a generated agent / an agent with ${AS_OF_BUSY} updates | profile read p99 ms alone / beside anonymous as-of (median of rounds) | clean stop s | start after clean stop s (heap, RSS MB) | start after kill -9 s | load before, after |`,
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...results.map((f, i) => {
       const load = loads[i] ? `${f1(loads[i][0])}, ${f1(loads[i][1])}` : '';
@@ -458,7 +482,7 @@ export function scaleLines(
         return `| ${Math.round(f.millions * 1e6).toLocaleString('en')} | failed: ${f.failed.replace(/\|/g, '/').replace(/\s+/g, ' ')} | | | | | | | | | | | | | ${load} |`;
       const alone = median(f.contention.map((c) => c.alone.p99));
       const beside = median(f.contention.map((c) => c.beside.p99));
-      return `| ${f.events.toLocaleString('en')} | ${f.agents.toLocaleString('en')} | ${f0(f.fillSeconds)} (${perM(f.fillSeconds, f)}) | ${f0(f.firstStartSeconds)} (${perM(f.firstStartSeconds, f)}) | ${f.heapMb} | ${f.rssMb} (${f.peakRssMb}) | ${f.writeRatio.toFixed(2)} (${f.writeP99}) | ${f.feedRatio.toFixed(2)} (${f.feedP99}) | ${f1(f.asOfIndexSeconds)} | ${f.asOfMedianMs.toFixed(1)} (${f.asOfMaxMs.toFixed(1)}) | ${alone} / ${beside} | ${f1(f.stopSeconds)} | ${f1(f.cleanStartSeconds)} (${f.cleanHeapMb}, ${f.cleanRssMb}) | ${f1(f.crashStartSeconds)} | ${load} |`;
+      return `| ${f.events.toLocaleString('en')} | ${f.agents.toLocaleString('en')} | ${f0(f.fillSeconds)} (${perM(f.fillSeconds, f)}) | ${f0(f.firstStartSeconds)} (${perM(f.firstStartSeconds, f)}) | ${f.heapMb} | ${f.rssMb} (${f.peakRssMb}) | ${f.writeRatio.toFixed(2)} (${f.writeP99}) | ${f.feedRatio.toFixed(2)} (${f.feedP99}) | ${f1(f.asOfIndexSeconds)} | ${f.asOfMedianMs.toFixed(1)} (${f.asOfMaxMs.toFixed(1)}) / ${f.asOfBusyMedianMs.toFixed(1)} (${f.asOfBusyMaxMs.toFixed(1)}) | ${alone} / ${beside} | ${f1(f.stopSeconds)} | ${f1(f.cleanStartSeconds)} (${f.cleanHeapMb}, ${f.cleanRssMb}) | ${f1(f.crashStartSeconds)} | ${load} |`;
     }),
     '',
     `Ordinary reads beside anonymous as-of requests: the first agent's profile read live by ${READERS} connections for ${h.duration} s, alone, then beside ${FLOODERS} connections asking for it anonymously with \`as_of\` (each refused 401), ${h.rounds} rounds. The load generators (autocannon) run in processes of their own; the service's own event-loop delay, GC pauses and CPU over each window come from its \`/metrics\`. On 2 shared cores the service, the two load generators and the machine's other work take turns, so the latencies move with the load average beside them.`,
