@@ -104,7 +104,10 @@ const AS_OF_BUSY = 1_000;
 /** The ordinary reads' and the anonymous as-of flood's connections. */
 const READERS = 10;
 const FLOODERS = 20;
-/** Resident memory per event assumed for a size before one is measured (1.96 GB at 1 million), and the room left beside it. */
+/**
+ * Resident memory per event assumed for a size until one of at least a million events is measured
+ * (then that size's figure: a small size's fixed part would overstate it), and the room left beside it.
+ */
 const DEFAULT_RSS_PER_EVENT = 2_100;
 const SPARE_MEMORY = 2 * 2 ** 30;
 /** Disk per event: the log (0.77 GB per million), its snapshot and the as-of index, with room. */
@@ -518,7 +521,7 @@ export async function scaleBenchmarks(
       const f = await oneSize(millions, h, progress, rssPerEvent);
       results.push(f);
       // The next size's need, from this one's (a small size's fixed part would overstate it).
-      if (f.events >= 1_000_000) rssPerEvent = Math.max(rssPerEvent, Math.round((Math.max(f.peakRssMb, f.cleanRssMb) * 2 ** 20) / f.events));
+      if (f.events >= 1_000_000) rssPerEvent = Math.round((Math.max(f.peakRssMb, f.cleanRssMb) * 2 ** 20) / f.events);
     } catch (err) {
       // Reported in its row; the sizes after it are still tried (a smaller machine may skip only the largest).
       const failed = err instanceof Error ? err.message : String(err);
