@@ -78,7 +78,10 @@ async function spawnServer(args: string[], env: Record<string, string>, startTim
     while (!exited) {
       const r = await request(url, 'GET', '/health').catch(() => null);
       if (r?.status === 200 && !exited) return { child, url };
-      if (Date.now() > deadline) throw new Error(`${args[0]} did not start`);
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL'); // not left running behind a failed size
+        throw new Error(`${args[0]} did not answer /health within ${Math.round(startTimeoutMs / 1000)} s`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     if (!stderr.includes('EADDRINUSE') || attempt >= 5) throw new Error(`${args[0]} exited before it answered`);
