@@ -36,6 +36,8 @@ const measured: ScaleFigures = {
   asOfMaxMs: 9,
   asOfBusyMedianMs: 20,
   asOfBusyMaxMs: 30,
+  asOfCpuMs: 1.5,
+  asOfBusyCpuMs: 12,
   contention: [round(9, 11), round(8, 30), round(10, 12)],
   stopSeconds: 5,
   cleanStartSeconds: 20,
@@ -64,7 +66,11 @@ describe('scale bench report (npm run bench -- scale)', () => {
     const rows = lines.filter((l) => /^\| (1,000,000|10,000,000) \|/.test(l));
     // The size's row, its three rounds of reads beside the flood, and the failed size's row.
     expect(rows).to.have.length(5);
-    expect(rows[0]).to.include('| 36 (36) | 51 (51) |').and.include('| 9 / 12 |').and.include('| 2.5 (9.0) / 20.0 (30.0) |').and.include('| 0.5, 1.0 |');
+    expect(rows[0])
+      .to.include('| 36 (36) | 51 (51) |')
+      .and.include('| 9 / 12 |')
+      .and.include('| 2.5 (9.0) [1.5] / 20.0 (30.0) [12.0] |')
+      .and.include('| 0.5, 1.0 |');
     expect(rows[1]).to.match(/^\| 10,000,000 \| failed: skipped: the service would need \/ 23 GB \|/);
     expect(rows.slice(2).map((r) => r.split(' | ')[1])).to.deep.equal(['1', '2', '3']);
   });

@@ -54,6 +54,9 @@ export interface ScaleFigures {
   /** The same of an agent updated AS_OF_BUSY times, at positions spread over its updates (up to AS_OF_EVERY - 1 events folded), ms. */
   asOfBusyMedianMs: number;
   asOfBusyMaxMs: number;
+  /** The service's CPU per as-of read of each kind, ms (steadier than the times on a busy machine). */
+  asOfCpuMs: number;
+  asOfBusyCpuMs: number;
   /** Ordinary reads alone and beside a flood of anonymous as-of requests, one entry per round. */
   contention: Contention[];
   stopSeconds: number;
@@ -353,6 +356,7 @@ async function oneSize(millions: number, h: ScaleHelpers, say: (line: string) =>
     /** 50 uncached reads of `agent` at positions spread over (from, to], one at a time, ms each. */
     const asOfReads = async (agent: string, from: number, to: number) => {
       const times: number[] = [];
+      const cpu0 = (await gauges(svc.url)).cpu;
       for (let i = 1; i <= 50; i++) {
         const p = Math.max(1, from + Math.floor(((to - from) * i) / 50));
         const t1 = performance.now();
@@ -360,11 +364,11 @@ async function oneSize(millions: number, h: ScaleHelpers, say: (line: string) =>
         times.push(performance.now() - t1);
         if (r.status !== 200 && r.status !== 404) throw new Error(`as-of read at ${p}: ${r.status} ${r.text}`);
       }
-      return times;
+      return { times, cpuMs: (((await gauges(svc.url)).cpu - cpu0) * 1000) / times.length };
     };
     // The generated agent over the whole log (head itself was read above), the busy one over its updates.
-    const asOfTimes = await asOfReads(subject, 0, head - 1);
-    const busyTimes = await asOfReads(writers[0], busyFrom, head);
+    const { times: asOfTimes, cpuMs: asOfCpuMs } = await asOfReads(subject, 0, head - 1);
+    const { times: busyTimes, cpuMs: asOfBusyCpuMs } = await asOfReads(writers[0], busyFrom, head);
 
     // Ordinary reads of the same profile by READERS connections, alone, then beside FLOODERS
     // connections asking for it anonymously with as_of (each refused 401), round after round; the
@@ -423,6 +427,8 @@ async function oneSize(millions: number, h: ScaleHelpers, say: (line: string) =>
       asOfMaxMs: Math.max(...asOfTimes),
       asOfBusyMedianMs: median(busyTimes),
       asOfBusyMaxMs: Math.max(...busyTimes),
+      asOfCpuMs,
+      asOfBusyCpuMs,
       contention,
       stopSeconds,
       cleanStartSeconds,
@@ -477,7 +483,7 @@ export function scaleLines(
     '',
     `A generated network: min(100,000, events / 10) agents registered first, then the scale mix per 100 events (14 posts, 12 comments, 17 reactions, 5 comment upvotes, 2 boosts, 10 DMs, 17 heartbeats, 14 webhook deliveries, 5 follows, 1 contract opened and 2 of its transitions, 1 top-up), written into the event log's table in bulk; then the service (embedded default) started on it. Write path and feed read: autocannon, 50 connections, ${h.duration} s, ${h.rounds} rounds alternating with bare Koa (the median per-round ratio, and the service's median p99). As-of: one of the bench's writers updates its profile ${AS_OF_BUSY} times, the index is built by the first read, then 50 reads of the first generated agent's profile at positions spread over the log, and 50 of the writer's at positions spread over its updates (each folds up to AS_OF_EVERY - 1 = 499 of its events), one at a time, each its own position (no cache). Starts: from spawning the process to \`/health\` 200. A size the machine has no memory or disk for at the time is skipped with the figures, before anything is written for it.`,
     '',
-    `| events | agents | fill s (per million) | first start s (per million) | heap MB | RSS MB (peak) | write ratio (p99 ms) | feed ratio (p99 ms) | as-of index s | as-of ms median (max): a generated agent / an agent with ${AS_OF_BUSY} updates | profile read p99 ms alone / beside anonymous as-of (median of rounds) | clean stop s | start after clean stop s (heap, RSS MB) | start after kill -9 s | load before, after |`,
+    `| events | agents | fill s (per million) | first start s (per million) | heap MB | RSS MB (peak) | write ratio (p99 ms) | feed ratio (p99 ms) | as-of index s | as-of ms median (max) [service CPU ms per read]: a generated agent / an agent with ${AS_OF_BUSY} updates | profile read p99 ms alone / beside anonymous as-of (median of rounds) | clean stop s | start after clean stop s (heap, RSS MB) | start after kill -9 s | load before, after |`,
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...results.map((f, i) => {
       const load = loads[i] ? `${f1(loads[i][0])}, ${f1(loads[i][1])}` : '';
@@ -485,7 +491,7 @@ export function scaleLines(
         return `| ${Math.round(f.millions * 1e6).toLocaleString('en')} | failed: ${f.failed.replace(/\|/g, '/').replace(/\s+/g, ' ')} | | | | | | | | | | | | | ${load} |`;
       const alone = median(f.contention.map((c) => c.alone.p99));
       const beside = median(f.contention.map((c) => c.beside.p99));
-      return `| ${f.events.toLocaleString('en')} | ${f.agents.toLocaleString('en')} | ${f0(f.fillSeconds)} (${perM(f.fillSeconds, f)}) | ${f0(f.firstStartSeconds)} (${perM(f.firstStartSeconds, f)}) | ${f.heapMb} | ${f.rssMb} (${f.peakRssMb}) | ${f.writeRatio.toFixed(2)} (${f.writeP99}) | ${f.feedRatio.toFixed(2)} (${f.feedP99}) | ${f1(f.asOfIndexSeconds)} | ${f.asOfMedianMs.toFixed(1)} (${f.asOfMaxMs.toFixed(1)}) / ${f.asOfBusyMedianMs.toFixed(1)} (${f.asOfBusyMaxMs.toFixed(1)}) | ${alone} / ${beside} | ${f1(f.stopSeconds)} | ${f1(f.cleanStartSeconds)} (${f.cleanHeapMb}, ${f.cleanRssMb}) | ${f1(f.crashStartSeconds)} | ${load} |`;
+      return `| ${f.events.toLocaleString('en')} | ${f.agents.toLocaleString('en')} | ${f0(f.fillSeconds)} (${perM(f.fillSeconds, f)}) | ${f0(f.firstStartSeconds)} (${perM(f.firstStartSeconds, f)}) | ${f.heapMb} | ${f.rssMb} (${f.peakRssMb}) | ${f.writeRatio.toFixed(2)} (${f.writeP99}) | ${f.feedRatio.toFixed(2)} (${f.feedP99}) | ${f1(f.asOfIndexSeconds)} | ${f.asOfMedianMs.toFixed(1)} (${f.asOfMaxMs.toFixed(1)}) [${f.asOfCpuMs.toFixed(1)}] / ${f.asOfBusyMedianMs.toFixed(1)} (${f.asOfBusyMaxMs.toFixed(1)}) [${f.asOfBusyCpuMs.toFixed(1)}] | ${alone} / ${beside} | ${f1(f.stopSeconds)} | ${f1(f.cleanStartSeconds)} (${f.cleanHeapMb}, ${f.cleanRssMb}) | ${f1(f.crashStartSeconds)} | ${load} |`;
     }),
     '',
     `Ordinary reads beside anonymous as-of requests: the first agent's profile read live by ${READERS} connections for ${h.duration} s, alone, then beside ${FLOODERS} connections asking for it anonymously with \`as_of\` (each refused 401), ${h.rounds} rounds. The load generators (autocannon) run in processes of their own; the service's own event-loop delay, GC pauses and CPU over each window come from its \`/metrics\`. On 2 shared cores the service, the two load generators and the machine's other work take turns, so the latencies move with the load average beside them.`,
