@@ -21,21 +21,29 @@ const AS_OF_REQUIRES_AUTH = 'as_of needs an API key (X-API-Key) or a bearer toke
  */
 const ANONYMOUS_AS_OF = new DomainError(401, 'as_of_requires_auth', AS_OF_REQUIRES_AUTH);
 
+/** The paths the early refusal applies to: the public GET operations that take `as_of`, matched as the router matches them. */
+export function anonymousAsOfPaths(operations: readonly Operation[]): RegExp[] {
+  return (
+    operations
+      .filter(
+        (op) =>
+          op.method === 'GET' && op.auth === 'none' && (op.query as { properties?: Record<string, unknown> } | undefined)?.properties?.as_of !== undefined,
+      )
+      // The router's matching: a `:param` is one segment, a trailing slash optional, case ignored.
+      .map((op) => new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`, 'i'))
+  );
+}
+
 /**
  * Refuses an anonymous `as_of` read as soon as the caller is known (right after authentication
  * and the read limit): a GET or HEAD with `as_of` in its query, on the path of a public operation
- * that takes it (the others refuse an anonymous caller first thing anyway), with no principal. It is the answer the read itself gives (asOfPosition), given
- * before the layers and the handler behind it run, so a flood of such requests costs what a
- * router miss costs, not what a read does. Anything it does not recognise goes on to the read,
- * which refuses it the same way.
+ * that takes it (the others refuse an anonymous caller first thing anyway), with no principal.
+ * It is the answer the read itself gives (asOfPosition), given before the layers and the handler
+ * behind it run, so a flood of such requests costs what a router miss costs, not what a read
+ * does. Anything it does not recognise goes on to the read, which refuses it the same way.
  */
 export function refuseAnonymousAsOf(operations: readonly Operation[]) {
-  const paths = operations
-    .filter(
-      (op) => op.method === 'GET' && op.auth === 'none' && (op.query as { properties?: Record<string, unknown> } | undefined)?.properties?.as_of !== undefined,
-    )
-    // The router's matching: a `:param` is one segment, a trailing slash optional, case ignored.
-    .map((op) => new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`, 'i'));
+  const paths = anonymousAsOfPaths(operations);
   return function refuseAnonymousAsOfRead(ctx: Context, next: Next) {
     if (
       ctx.state.principal === undefined &&

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import type { TestResponse, TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
+import { allOperations } from '../../api/app.ts';
+import { anonymousAsOfPaths } from '../../api/as-of.ts';
 
 // As-of reads cost a bounded amount whatever the log's length (docs/OPERATIONS.md "As-of reads"):
 // the subject's nearest stored version plus at most AS_OF_EVERY of its events; callers are
@@ -149,6 +151,23 @@ describe('as-of reads: who may ask, and how often', () => {
     // A bad credential is refused as before (the key is checked first), and HEAD is refused like GET.
     expect((await svc.req('GET', `/api/protocol/agents/${a.agent_id}?as_of=1`, { apiKey: 'an_bad' })).body.code).to.not.equal('as_of_requires_auth');
     expect((await svc.req('HEAD', `/api/protocol/agents/${a.agent_id}?as_of=1`)).status).to.equal(401);
+  });
+
+  it('refuses early only on the paths of the public reads that take as_of: no other GET route matches them', () => {
+    const paths = anonymousAsOfPaths(allOperations());
+    expect(paths).to.have.length(2); // the profile and the trust stamps
+    const others = allOperations().filter(
+      (op) =>
+        op.method === 'GET' &&
+        !(op.auth === 'none' && (op.query as { properties?: object })?.properties && 'as_of' in (op.query as { properties: object }).properties),
+    );
+    for (const op of others) {
+      const sample = op.path.replace(/:\w+/g, 'agt_x');
+      expect(
+        paths.filter((p) => p.test(sample)),
+        `${op.method} ${op.path}`,
+      ).to.deep.equal([]);
+    }
   });
 
   it('counts as-of reads against a budget of 30 a minute per caller: then 429 with Retry-After, free again after the window', async () => {
