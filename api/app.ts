@@ -14,6 +14,7 @@ import Koa from 'koa';
 import type { Context, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { newId } from '../events/kernel/ids.ts';
+import { refuseAnonymousAsOf } from './as-of.ts';
 import { authenticate } from './auth.ts';
 import { metricsEndpoint, routeOf } from './metrics.ts';
 import { errorBody, renderError } from './errors.ts';
@@ -301,6 +302,7 @@ export function createApp(s: Services): Koa {
   app.use(rememberedReads(s, answers));
   app.use(bodyParser());
   app.use(authenticateAndLimitReads(s));
+  app.use(refuseAnonymousAsOf(allOperations()));
   app.use(creditMeter(s.logger));
   app.use(idempotency(s.idempotency, s.secrets, s.clock));
   app.use(conditionalGet(answers));

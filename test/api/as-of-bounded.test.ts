@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import type { TestResponse, TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
+import { allOperations } from '../../api/app.ts';
+import { anonymousAsOfPaths } from '../../api/as-of.ts';
 
 // As-of reads cost a bounded amount whatever the log's length (docs/OPERATIONS.md "As-of reads"):
 // the subject's nearest stored version plus at most AS_OF_EVERY of its events; callers are
@@ -131,6 +133,40 @@ describe('as-of reads: who may ask, and how often', () => {
         expect(r.body.code).to.equal('as_of_requires_auth');
       }
       expect((await svc.req('GET', path)).status).to.equal(200);
+    }
+  });
+
+  it('refuses an anonymous as_of read on a public read before its query is validated: authorisation first', async () => {
+    const c = await svc.register();
+    for (const path of [`/api/protocol/agents/${a.agent_id}`, `/api/protocol/agents/${a.agent_id}/trust-stamps`]) {
+      // as_of given twice is not a string: the query fails validation, but only once the caller may ask.
+      const anonymous = await svc.req('GET', `${path}?as_of=1&as_of=2`);
+      expect(anonymous.status, anonymous.text).to.equal(401);
+      expect(anonymous.body.code).to.equal('as_of_requires_auth');
+      expect(anonymous.headers['www-authenticate']).to.be.a('string');
+      expect(anonymous.body.request_id).to.equal(anonymous.headers['x-request-id']);
+      const signed = await svc.req('GET', `${path}?as_of=1&as_of=2`, { apiKey: c.api_key });
+      expect(signed.status, signed.text).to.equal(422);
+    }
+    // A bad credential is refused as before (the key is checked first), and HEAD is refused like GET.
+    expect((await svc.req('GET', `/api/protocol/agents/${a.agent_id}?as_of=1`, { apiKey: 'an_bad' })).body.code).to.not.equal('as_of_requires_auth');
+    expect((await svc.req('HEAD', `/api/protocol/agents/${a.agent_id}?as_of=1`)).status).to.equal(401);
+  });
+
+  it('refuses early only on the paths of the public reads that take as_of: no other GET route matches them', () => {
+    const paths = anonymousAsOfPaths(allOperations());
+    expect(paths).to.have.length(2); // the profile and the trust stamps
+    const others = allOperations().filter(
+      (op) =>
+        op.method === 'GET' &&
+        !(op.auth === 'none' && (op.query as { properties?: object })?.properties && 'as_of' in (op.query as { properties: object }).properties),
+    );
+    for (const op of others) {
+      const sample = op.path.replace(/:\w+/g, 'agt_x');
+      expect(
+        paths.filter((p) => p.test(sample)),
+        `${op.method} ${op.path}`,
+      ).to.deep.equal([]);
     }
   });
 

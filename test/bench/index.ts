@@ -61,14 +61,16 @@ async function spawnServer(args: string[], env: Record<string, string>, startTim
       {
         cwd: root,
         env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-        stdio: ['ignore', 'ignore', 'pipe'],
+        // The service's stdout (its trace output under BENCH_SERVICE_FLAGS, e.g. --trace-gc) goes to the bench's stderr.
+        stdio: ['ignore', args[0] === 'api/server.ts' && process.env.BENCH_SERVICE_FLAGS ? 'pipe' : 'ignore', 'pipe'],
       },
     );
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
       process.stderr.write(chunk);
     });
+    child.stdout?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
     let exited = false;
     child.once('exit', () => (exited = true));
     const url = `http://127.0.0.1:${port}`;
@@ -76,7 +78,10 @@ async function spawnServer(args: string[], env: Record<string, string>, startTim
     while (!exited) {
       const r = await request(url, 'GET', '/health').catch(() => null);
       if (r?.status === 200 && !exited) return { child, url };
-      if (Date.now() > deadline) throw new Error(`${args[0]} did not start`);
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL'); // not left running behind a failed size
+        throw new Error(`${args[0]} did not answer /health within ${Math.round(startTimeoutMs / 1000)} s`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     if (!stderr.includes('EADDRINUSE') || attempt >= 5) throw new Error(`${args[0]} exited before it answered`);

@@ -19,7 +19,14 @@ const REPLAY_N = Number(process.env.BENCH_REPLAY_EVENTS ?? 500_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 /** Writes `count` generated events into a new SQLite log file (raw inserts, one transaction per 50k). */
-export async function fill(path: string, kind: 'mix' | 'posts' | 'scale', count: number, scaleAgents?: number): Promise<void> {
+export async function fill(
+  path: string,
+  kind: 'mix' | 'posts' | 'scale',
+  count: number,
+  scaleAgents?: number,
+  /** Called after each batch with the events written so far. */
+  progress?: (written: number) => void,
+): Promise<void> {
   const log = SqliteEventLog.open({ path });
   await log.close(); // creates the schema
   const db = new Database(path);
@@ -37,7 +44,10 @@ export async function fill(path: string, kind: 'mix' | 'posts' | 'scale', count:
       ins.run(e.id, e.stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata));
     }
   });
-  for (let done = 0; done < count; done += 50_000) batch(Math.min(50_000, count - done));
+  for (let done = 0; done < count; done += 50_000) {
+    batch(Math.min(50_000, count - done));
+    progress?.(Math.min(count, done + 50_000));
+  }
   db.close();
 }
 
