@@ -59,6 +59,12 @@ export default tseslint.config(
           selector: 'MemberExpression[property.name=/^(trees|_routesPatterns|_on|_readyToBuild|_findRoute|constrainer|_defaultHandler)$/]',
           message: 'find-my-way internals: use its published on() / find() / prettyPrint().',
         },
+        {
+          // One operation runs another with callOperation / operationContext (api/operations.ts):
+          // nothing re-dispatches a request through the router by changing its method or URL.
+          selector: "AssignmentExpression > MemberExpression.left[object.name='ctx'][property.name=/^(method|url|path|originalUrl)$/]",
+          message: "Run another operation with callOperation / operationContext (api/operations.ts), not by rewriting a context's method or URL.",
+        },
       ],
     },
   },

@@ -269,23 +269,40 @@ export interface OperationCall {
 export async function callOperation(outer: Context, op: Operation, call: OperationCall): Promise<unknown> {
   const run = outer.operations.get(op);
   if (!run) throw new Error(`${op.method} ${op.path} is not mounted`);
-  const params = call.params ?? {};
-  const path = op.path.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
-  const query = new URLSearchParams();
-  for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined && v !== '') query.set(k, String(v));
-  const req = new IncomingMessage(outer.req.socket);
-  req.method = op.method;
-  req.url = query.size > 0 ? `${path}?${query.toString()}` : path;
-  const forwarded = outer.req.headers['x-forwarded-for'];
-  req.headers = { host: outer.req.headers.host ?? 'localhost', 'content-type': 'application/json', ...(forwarded ? { 'x-forwarded-for': forwarded } : {}) };
-  const ctx = outer.app.createContext(req, new ServerResponse(req)) as RouterContext;
-  ctx.params = params;
+  const ctx = operationContext(outer, op, call.params ?? {}, call.query);
   (ctx.request as { body?: unknown }).body = call.body ?? {};
   const { requestId, commandId, freshCommand, creditMeter, dryRun, principal } = outer.state;
   Object.assign(ctx.state, { requestId, commandId, freshCommand, creditMeter, dryRun, principal: call.principal ?? principal });
   await run(ctx);
   for (const [name, value] of Object.entries(ctx.response.headers)) if (value !== undefined) outer.set(name, value as string | string[]);
   return ctx.body;
+}
+
+/**
+ * A fresh context inside the request `outer` for one run of `op` without the router: a private
+ * request whose method is the operation's and whose URL is its path with `params` filled in and
+ * `query` as the query string (so `ctx.path` and `ctx.query` are what the operation reads), with
+ * `ctx.params` set as the router would set them. It carries the outer request's host and client
+ * address (X-Forwarded-For) and a JSON Content-Type; no state and no body (the caller sets those).
+ */
+export function operationContext(
+  outer: Context,
+  op: Operation,
+  params: Record<string, string>,
+  query?: OperationCall['query'] | URLSearchParams,
+): RouterContext {
+  const path = op.path.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
+  const search = new URLSearchParams();
+  if (query instanceof URLSearchParams) for (const [k, v] of query) search.append(k, v);
+  else for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') search.set(k, String(v));
+  const req = new IncomingMessage(outer.req.socket);
+  req.method = op.method;
+  req.url = search.size > 0 ? `${path}?${search.toString()}` : path;
+  const forwarded = outer.req.headers['x-forwarded-for'];
+  req.headers = { host: outer.req.headers.host ?? 'localhost', 'content-type': 'application/json', ...(forwarded ? { 'x-forwarded-for': forwarded } : {}) };
+  const ctx = outer.app.createContext(req, new ServerResponse(req)) as RouterContext;
+  ctx.params = params;
+  return ctx;
 }
 
 /** The handler's `Input`: body and query validated when first read. */

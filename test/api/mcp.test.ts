@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { allOperations } from '../../api/app.ts';
-import { openApiPath } from '../../api/operations.ts';
+import { openApiPath, pathParams } from '../../api/operations.ts';
 import type { Operation } from '../../api/operations.ts';
 import { CALLER } from '../../api/routes/mcp/arguments.ts';
 import { TOOLS } from '../../api/routes/mcp/tools.ts';
@@ -410,7 +410,7 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
 
   describe('tool definitions', () => {
     it("each tool's arguments are its REST operation's parameters and body: the route table's object, path parameters in the path, a GET's query parameters in the query, the route's own body schema", () => {
-      const ops = allOperations().map((op) => ({ op, re: new RegExp(`^${op.path.replace(/:(\w+)/g, '[^/?]+')}$`) }));
+      const ops = allOperations();
       // A distinct value per argument, so each one can be found where the call puts it.
       const sample = (name: string, schema: Record<string, unknown>): unknown =>
         Array.isArray(schema.enum)
@@ -436,30 +436,28 @@ describe('api: MCP tool server (POST /api/mcp)', function () {
         const args = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, sample(k, v)]));
         // Without optional arguments that pick another route (a reply), the call runs the tool's REST operation.
         const plain = def.operation(Object.fromEntries(Object.entries(args).filter(([k]) => k !== 'reply_to_comment_id')), 'agt_me');
-        expect(`${plain.method} ${plain.path.split('?')[0]}`, def.name).to.match(new RegExp(`^${rest.method} ${rest.path.replace(/:(\w+)/g, '[^/?]+')}$`));
-        // Each path parameter is its argument's value (or the caller's agent id), in its place.
-        const segments = plain.path.split('?')[0].split('/');
+        expect(plain.op, def.name).to.equal(rest);
+        // Each path parameter is its argument's value (or the caller's agent id).
         const byParam = new Map([...pathArguments(def)].map(([arg, param]) => [param, arg]));
-        rest.path.split('/').forEach((part, i) => {
-          if (!part.startsWith(':')) return;
-          const arg = byParam.get(part.slice(1));
-          expect(segments[i], `${def.name}: ${part}`).to.equal(arg === undefined ? 'agt_me' : String(args[arg]));
-        });
+        expect(Object.keys(plain.params).sort(), `${def.name}: path parameters`).to.deep.equal(pathParams(rest.path).sort());
+        for (const param of pathParams(rest.path)) {
+          const arg = byParam.get(param);
+          expect(plain.params[param], `${def.name}: ${param}`).to.equal(arg === undefined ? 'agt_me' : String(args[arg]));
+        }
         const call = def.operation(args, 'agt_me');
-        const [path, query] = call.path.split('?');
-        const served = ops.find(({ op, re }) => op.method === call.method && re.test(path))?.op;
-        expect(served, `${def.name}: ${call.method} ${path}`).to.not.equal(undefined);
-        const sent = new URLSearchParams(query ?? '');
+        const served = ops.find((op) => op === call.op);
+        expect(served, `${def.name}: ${call.op.method} ${call.op.path} is mounted`).to.not.equal(undefined);
+        const sent = call.query ?? {};
         if (rest.method === 'GET') {
           // Every argument that is no path parameter is a query parameter the route documents, sent as its string.
           const queryArgs = Object.keys(props).filter((k) => !pathArguments(def).has(k));
-          expect([...sent.keys()].sort(), `${def.name}: query parameters`).to.deep.equal([...queryArgs].sort());
+          expect(Object.keys(sent).sort(), `${def.name}: query parameters`).to.deep.equal([...queryArgs].sort());
           for (const k of queryArgs) {
             expect(declaredQuery(rest), `${def.name}: ${k} documented`).to.have.property(k);
-            expect(sent.get(k), `${def.name}: ${k}`).to.equal(String(args[k]));
+            expect(sent[k], `${def.name}: ${k}`).to.equal(String(args[k]));
           }
           expect(call.body, def.name).to.equal(undefined);
-        } else expect(query, `${def.name}: no query string`).to.equal(undefined);
+        } else expect(call.query, `${def.name}: no query`).to.equal(undefined);
         if (call.body) {
           // The route's body schema itself, or its properties with the path parameters added.
           const bodyProps = Object.keys(((served?.body ?? {}) as { properties?: object }).properties ?? {});

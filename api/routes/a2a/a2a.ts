@@ -210,7 +210,7 @@ export const a2aServerOperations = operations({
 
 /** `POST /api/a2a` (X-API-Key): the A2A JSON-RPC binding on the official SDK. */
 export function a2aServerRoutes(router: Router, s: Services): void {
-  const { callTool } = inProcess(router, s);
+  const { callTool } = inProcess(s);
   let served: { base: string; card: AgentCard; transport: JsonRpcTransportHandler } | null = null;
   const serving = () => {
     const base = s.config.publicBaseUrl;

@@ -13,10 +13,11 @@ import type { Schema } from '../../validation.ts';
 /** A tool call's arguments (validated against its input schema), or a request body. */
 export type Json = Record<string, unknown>;
 
-/** The REST request a tool call runs in-process. */
+/** The REST operation a tool call runs in-process, with its path parameters, query (a GET) and body (a write). */
 export interface RestCall {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  path: string;
+  op: Operation;
+  params: Record<string, string>;
+  query?: Record<string, string>;
   body?: Json;
 }
 
@@ -122,10 +123,9 @@ function defaultAnnotations(op: Operation): ToolAnnotations {
     : { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 }
 
-/** The query string of the given arguments (undefined ones left out). */
-function qs(args: Json, names: string[]): string {
-  const parts = names.filter((k) => args[k] !== undefined && args[k] !== null).map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(String(args[k]))}`);
-  return parts.length ? `?${parts.join('&')}` : '';
+/** The query parameters of the given arguments, as strings (undefined and null ones left out). */
+function queryOfArgs(args: Json, names: string[]): Record<string, string> {
+  return Object.fromEntries(names.filter((k) => args[k] !== undefined && args[k] !== null).map((k) => [k, String(args[k])]));
 }
 
 /** The argument a path parameter comes from (undefined: the caller). */
@@ -134,12 +134,14 @@ function argumentOf(binding: PathBinding | undefined, param: string): string | u
   return b === CALLER ? undefined : (b ?? param);
 }
 
-/** The route path with its parameters filled in from the arguments and the caller. */
-function fill(op: Operation, binding: PathBinding | undefined, args: Json, agentId: string): string {
-  return op.path.replace(/:(\w+)/g, (_m, p: string) => {
-    const name = argumentOf(binding, p);
-    return encodeURIComponent(String(name === undefined ? agentId : args[name]));
-  });
+/** The route's path parameters from the arguments and the caller. */
+function fill(op: Operation, binding: PathBinding | undefined, args: Json, agentId: string): Record<string, string> {
+  return Object.fromEntries(
+    pathParams(op.path).map((p) => {
+      const name = argumentOf(binding, p);
+      return [p, String(name === undefined ? agentId : args[name])];
+    }),
+  );
 }
 
 /** A tool's REST operation, cost, input schema and call, from its spec. */
@@ -185,12 +187,11 @@ export function derive(spec: ToolSpec): Derived {
         };
 
   const operation = (args: Json, agentId: string): RestCall => {
-    const method = op.method;
-    if (method === 'GET') return { method, path: `${fill(op, spec.path, args, agentId)}${qs(args, queryNames)}` };
+    if (op.method === 'GET') return { op, params: fill(op, spec.path, args, agentId), query: queryOfArgs(args, queryNames) };
     const target = alt && args[alt.argument] !== undefined ? alt.op : op;
     const binding = target !== op && alt ? { ...spec.path, [alt.param]: alt.argument } : spec.path;
     const rest = Object.fromEntries(Object.entries(args).filter(([k]) => !pathArgs.includes(k)));
-    return { method: target.method, path: fill(target, binding, args, agentId), body: { ...spec.defaults, ...rest } };
+    return { op: target, params: fill(target, binding, args, agentId), body: { ...spec.defaults, ...rest } };
   };
 
   // A refusal's location in the REST request, as the tool's argument: a path parameter under its

@@ -195,7 +195,7 @@ export const mcpOperations = operations({
  * 405: there are no sessions. `GET /.well-known/mcp.json`: the server card, from the same tools.
  */
 export function mcpRoutes(router: Router, s: Services): void {
-  const callTool = inProcess(router, s);
+  const callTool = inProcess(s);
   const factory = (auth: AuthInfo | undefined) => mcpServerFor(callerOf(auth), callTool);
   // The 2026-07-28 leg: the SDK's per-request handler (its web-standard face serves one request; no outbound call).
   const { fetch: serveModern } = createMcpHandler(({ authInfo }) => factory(authInfo), {

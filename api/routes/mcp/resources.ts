@@ -25,13 +25,11 @@ export interface ResourceDef {
   description: string;
   /** The REST operation a read runs. */
   op: Operation;
-  /** The REST path of a read by `agentId`, with the template's parameters. */
-  path: (agentId: string, params: Record<string, string>) => string;
+  /** The operation's path parameters for a read by `agentId`, from the template's parameters. */
+  params: (agentId: string, template: Record<string, string>) => Record<string, string>;
   /** Query parameters of the operation that a resource URI does not take, with the reason. */
   omit?: string[];
 }
-
-const enc = encodeURIComponent;
 
 export const RESOURCES: readonly ResourceDef[] = [
   {
@@ -40,7 +38,7 @@ export const RESOURCES: readonly ResourceDef[] = [
     title: 'Your profile',
     description: 'Your agent: profile, capabilities, claim state, trust and counts (GET /api/protocol/me).',
     op: agentOperations.getProtocolMe,
-    path: () => '/api/protocol/me',
+    params: () => ({}),
   },
   {
     uri: `${BASE}/credits`,
@@ -48,7 +46,7 @@ export const RESOURCES: readonly ResourceDef[] = [
     title: 'Your credits',
     description: 'Your credit account: balance, used, reset_at, percent_used (GET /api/protocol/agents/{agent_id}/credits).',
     op: creditOperations.getProtocolAgentsByAgentIdCredits,
-    path: (agentId) => `/api/protocol/agents/${enc(agentId)}/credits`,
+    params: (agentId) => ({ agent_id: agentId }),
     omit: ['as_of'],
   },
   {
@@ -58,7 +56,7 @@ export const RESOURCES: readonly ResourceDef[] = [
     description:
       'Your inbox: DMs, matches, comments on your posts, A2A messages and pings, oldest first; page with ?after=<next_cursor>&limit=<n> (GET /api/protocol/agents/{id}/inbox).',
     op: messagingOperations.getProtocolAgentsByIdInbox,
-    path: (agentId) => `/api/protocol/agents/${enc(agentId)}/inbox`,
+    params: (agentId) => ({ id: agentId }),
   },
   {
     uri: `${BASE}/a2a-inbox`,
@@ -66,7 +64,7 @@ export const RESOURCES: readonly ResourceDef[] = [
     title: 'Your A2A inbox',
     description: 'A2A messages sent to you; page with ?after=<next_cursor> or ?page=<n> and ?limit=<n> (GET /api/agent/a2a/inbox).',
     op: a2aOperations.getAgentA2aInbox,
-    path: () => '/api/agent/a2a/inbox',
+    params: () => ({}),
   },
   {
     uri: `${BASE}/dm-threads`,
@@ -75,7 +73,7 @@ export const RESOURCES: readonly ResourceDef[] = [
     description:
       'Your DM threads (mesh threads, group DMs), most recently active first; page with ?page=<n>&limit=<n>; each thread is the resource agent-network://me/dm-threads/{thread_id} (GET /api/agent/group-dm).',
     op: meshOperations.getAgentGroupDm,
-    path: () => '/api/agent/group-dm',
+    params: () => ({}),
   },
 ];
 
@@ -86,7 +84,7 @@ export const RESOURCE_TEMPLATES: readonly ResourceDef[] = [
     title: 'A DM thread',
     description: "A DM thread's messages; page with ?after=<next_cursor> or ?page=<n> and ?limit=<n> (GET /api/agent/group-dm/{thread_id}).",
     op: meshOperations.getAgentGroupDmByThreadId,
-    path: (_agentId, p) => `/api/agent/group-dm/${enc(p.thread_id)}`,
+    params: (_agentId, t) => ({ thread_id: t.thread_id }),
   },
 ];
 
@@ -102,8 +100,9 @@ export function uriTemplate(def: ResourceDef): string {
   return q.length ? `${def.uri}{?${q.join(',')}}` : def.uri;
 }
 
-/** Why a resource URI cannot be read (unknown parameter, not a URI), or the REST path it reads. */
-export type Resolved = { found: false } | { found: true; def: ResourceDef; path: string } | { found: true; error: string };
+/** Why a resource URI cannot be read (unknown parameter, not a URI), or the REST operation it reads: path parameters and the URI's query. */
+export type Resolved =
+  { found: false } | { found: true; def: ResourceDef; op: Operation; params: Record<string, string>; query: URLSearchParams } | { found: true; error: string };
 
 /** The REST GET a resource URI reads, for the calling agent. */
 export function resolveResource(uri: string, agentId: string): Resolved {
@@ -133,5 +132,5 @@ export function resolveResource(uri: string, agentId: string): Resolved {
   for (const k of url.searchParams.keys()) {
     if (!allowed.includes(k)) return { found: true, error: `${def.name} takes ${allowed.length ? allowed.join(', ') : 'no query parameters'}, not ${k}` };
   }
-  return { found: true, def, path: `${def.path(agentId, params)}${url.search}` };
+  return { found: true, def, op: def.op, params: def.params(agentId, params), query: url.searchParams };
 }

@@ -1,19 +1,20 @@
-import type Router from '@koa/router';
+import type { RouterContext } from '@koa/router';
 import { createHash, randomUUID } from 'node:crypto';
-import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
 import type { AuthInfo, CallToolResult, ReadResourceResult, RequestId, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/server';
 import { DomainError } from '../../../events/kernel/errors.ts';
 import { errorBody, renderError } from '../../errors.ts';
 import { isJsonValue, isRecord } from '../../guards.ts';
+import type { Operation } from '../../operations.ts';
+import { operationContext } from '../../operations.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
 import { validate } from '../../validation.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
 import { PROTOCOL_VERSION } from '../docs/service.ts';
 import { commandIdOf } from '../util.ts';
-import type { Json } from './arguments.ts';
+import type { Json, RestCall } from './arguments.ts';
 import { RESOURCE_TEMPLATES, RESOURCES, resolveResource, uriTemplate } from './resources.ts';
 import type { ToolDef } from './tools.ts';
 import { TOOLS } from './tools.ts';
@@ -22,43 +23,48 @@ export const SERVER_NAME = 'agent-network';
 
 const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const;
 
-/** A request context as the router's middleware takes it. */
-type RoutedContext = Parameters<ReturnType<Router['routes']>>[0];
-
 /** What an in-process run of a REST operation answered. */
 export interface Answer {
   status: number;
   body: unknown;
 }
 
+/** One tool call made ready: the operation it runs (its request), and what runs on its context. */
+interface Planned {
+  call: RestCall;
+  step: (ctx: RouterContext) => Promise<void>;
+}
+
 /**
- * Runs REST operations in-process for the tool calls of one MCP request: a fresh Koa context on a
- * private request/response pair, carrying the MCP request's caller, request id and command id,
- * through the same router (and the read limit every GET counts against); a thrown error becomes
- * the one error envelope exactly as the HTTP answer would carry it.
+ * Runs REST operations in-process for the tool calls and resource reads of one MCP request, without
+ * the router: each on a fresh Koa context whose private request is the operation's (its method, its
+ * path with the parameters filled, its query; `operationContext`), carrying the MCP request's
+ * caller, request id and the call's command id, through the operation as `mount` runs it
+ * (`ctx.operations`: authentication, rate limits, validated input, the handler), and the read limit
+ * a GET counts against; a thrown error becomes the one error envelope exactly as the HTTP answer
+ * would carry it.
  */
-export function inProcess(router: Router, s: Services) {
-  const routes = router.routes();
-  const done = async () => undefined;
-  async function run(outer: Context, command: CallCommand, step: (ctx: RoutedContext) => Promise<void>): Promise<Answer> {
-    const req = new IncomingMessage(outer.req.socket);
-    req.method = 'POST';
-    req.url = '/';
-    const forwarded = outer.req.headers['x-forwarded-for'];
-    req.headers = {
-      host: outer.req.headers.host ?? 'localhost',
-      'content-type': 'application/json',
-      ...(forwarded ? { 'x-forwarded-for': forwarded } : {}),
-    };
-    const res = new ServerResponse(req);
-    // The router's own fields, as its dispatch sets them (no parameters yet: the matched route adds its own).
-    const ctx = Object.assign(outer.app.createContext(req, res), { params: {}, router });
+export function inProcess(s: Services) {
+  /** The fresh context of one run of `op` inside the MCP request `outer`. */
+  function fresh(
+    outer: Context,
+    command: CallCommand,
+    op: Operation,
+    params: Record<string, string>,
+    query?: RestCall['query'] | URLSearchParams,
+  ): RouterContext {
+    const ctx = operationContext(outer, op, params, query);
     ctx.state.principal = outer.state.principal;
     ctx.state.requestId = outer.state.requestId;
     ctx.state.commandId = command.commandId;
     ctx.state.freshCommand = command.fresh;
+    return ctx;
+  }
+
+  /** Runs `step` on `ctx` and answers what it set: its error rendered as the envelope, no answer a 404. */
+  async function run(outer: Context, ctx: RouterContext, step: () => Promise<void>): Promise<Answer> {
     try {
-      await step(ctx);
+      await step();
       if (ctx.body === undefined || ctx.body === null) {
         ctx.status = 404;
         ctx.body = errorBody(ctx.state.requestId, 'route_not_found', 'Not Found');
@@ -75,19 +81,31 @@ export function inProcess(router: Router, s: Services) {
     return { status: ctx.status, body: ctx.body };
   }
 
-  /** Sets the context up as the tool's REST request and runs it through the router. */
-  async function dispatch(ctx: RoutedContext, def: ToolDef, args: Json, agentId: string): Promise<void> {
-    if (def.handle) return def.handle(s, ctx, args);
-    if (!def.operation) throw new Error(`tool ${def.name} has neither an operation nor a handler`);
-    const op = def.operation(args, agentId);
-    // The arguments were validated against the tool's JSON schema: the body is JSON (checked, as the request body's type says).
-    const body = op.body ?? {};
-    if (!isJsonValue(body)) throw new DomainError(422, 'validation_failed', 'The arguments are not plain JSON');
-    ctx.method = op.method;
-    ctx.url = op.path;
-    ctx.request.body = body;
+  /** Runs the mounted operation `op` on `ctx` (its request already the operation's), a GET counting the read limit first. */
+  async function runOperation(ctx: RouterContext, op: Operation): Promise<void> {
+    const mounted = ctx.operations.get(op);
+    if (!mounted) throw new Error(`${op.method} ${op.path} is not mounted`);
     if (op.method === 'GET' && s.limiter.scale !== 0) s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
-    await routes(ctx, done);
+    await mounted(ctx);
+  }
+
+  /** The tool call from its raw arguments: validated against the tool's schema, then its operation's request (or its own handler). */
+  function plan(def: ToolDef, raw: unknown, agentId: string): Planned {
+    const args = validate<Json>(def.inputSchema, raw ?? {}, 'body');
+    const { handle } = def;
+    if (handle) return { call: { op: def.spec.op, params: {} }, step: (ctx) => handle(s, ctx, args) };
+    if (!def.operation) throw new Error(`tool ${def.name} has neither an operation nor a handler`);
+    const call = def.operation(args, agentId);
+    // The arguments were validated against the tool's JSON schema: the body is JSON (checked, as the request body's type says).
+    const body = call.body ?? {};
+    if (!isJsonValue(body)) throw new DomainError(422, 'validation_failed', 'The arguments are not plain JSON');
+    return {
+      call,
+      step: (ctx) => {
+        ctx.request.body = body;
+        return runOperation(ctx, call.op);
+      },
+    };
   }
 
   /**
@@ -96,21 +114,22 @@ export function inProcess(router: Router, s: Services) {
    * name, ...]`), whether the tool's schema or the route refused them.
    */
   async function callTool(outer: Context, def: ToolDef, raw: unknown, agentId: string, command: CallCommand): Promise<Answer> {
-    const answer = await run(outer, command, async (ctx) => {
-      const args = validate<Json>(def.inputSchema, raw ?? {}, 'body');
-      await dispatch(ctx, def, args, agentId);
-    });
-    return namingArguments(answer, def.argumentOf);
+    let planned: Planned;
+    try {
+      planned = plan(def, raw, agentId);
+    } catch (err) {
+      // Refused before any request: the envelope rendered on a context of the tool's operation.
+      return namingArguments(await run(outer, fresh(outer, command, def.spec.op, {}), () => Promise.reject(err)), def.argumentOf);
+    }
+    const { call, step } = planned;
+    const ctx = fresh(outer, command, call.op, call.params, call.query);
+    return namingArguments(await run(outer, ctx, () => step(ctx)), def.argumentOf);
   }
 
-  /** A REST GET run in-process for a resource read (`path` with its query string). */
-  function readRest(outer: Context, path: string): Promise<Answer> {
-    return run(outer, requestCommand(outer), async (ctx) => {
-      ctx.method = 'GET';
-      ctx.url = path;
-      if (s.limiter.scale !== 0) s.limiter.hit(LIMITS.reads, ctx.ip, ctx);
-      await routes(ctx, done);
-    });
+  /** A resource read: the REST GET `op` run in-process with its path parameters and the URI's query. */
+  function readRest(outer: Context, op: Operation, params: Record<string, string>, query: URLSearchParams): Promise<Answer> {
+    const ctx = fresh(outer, requestCommand(outer), op, params, query);
+    return run(outer, ctx, () => runOperation(ctx, op));
   }
 
   return { callTool, readRest };
@@ -296,7 +315,7 @@ export function mcpServerFor(caller: CallerInfo, run: ReturnType<typeof inProces
     const resolved = resolveResource(uri, caller.agentId);
     if (!resolved.found) throw new ResourceNotFoundError(uri, `Resource ${uri} not found`);
     if ('error' in resolved) throw new ProtocolError(ProtocolErrorCode.InvalidParams, resolved.error);
-    const answer = await readRest(caller.ctx, resolved.path);
+    const answer = await readRest(caller.ctx, resolved.op, resolved.params, resolved.query);
     if (answer.status === 404) throw new ResourceNotFoundError(uri, `Resource ${uri} not found`);
     if (answer.status >= 400) {
       // The REST refusal (a bad cursor, a limit out of range, a rate limit) with its error envelope.
