@@ -1,6 +1,6 @@
 // Type guards for the read store's untyped values (documents, filters, update specs, wire and
 // snapshot data): a `typeof` check that lets the code read a value's fields without asserting.
-import type { Doc } from './port.ts';
+import type { Doc, IndexSpec, SortSpec } from './port.ts';
 
 /** A value read by its string-keyed fields: a document, a filter, an operator's spec. */
 export type Obj = Record<string, unknown>;
@@ -29,4 +29,16 @@ export function errorCode(err: unknown): unknown {
 /** A document as the store keeps it: a record with a string _id. */
 export function isDoc(v: unknown): v is Doc {
   return isRecord(v) && typeof v._id === 'string';
+}
+
+/** A sort (or index key) spec: each field 1 or -1. */
+export function isSortSpec(v: unknown): v is SortSpec {
+  if (!isRecord(v)) return false;
+  for (const k in v) if (v[k] !== 1 && v[k] !== -1) return false;
+  return true;
+}
+
+/** An index spec: a name, its keys, and `unique` when set. */
+export function isIndexSpec(v: unknown): v is IndexSpec {
+  return isRecord(v) && typeof v.name === 'string' && isSortSpec(v.keys) && (v.unique === undefined || typeof v.unique === 'boolean');
 }

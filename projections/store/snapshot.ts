@@ -17,8 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { isStackOverflow, stringifyIteratively } from '../../events/kernel/json.ts';
 import type { StoredCollection, StoredIndex } from './memory.ts';
-import type { Doc, IndexSpec, SortSpec } from './port.ts';
-import { errorCode, isDoc, isRecord } from './records.ts';
+import type { Doc, IndexSpec } from './port.ts';
+import { errorCode, isDoc, isIndexSpec, isRecord } from './records.ts';
 
 const MAGIC = Buffer.from('agent-network read models v1\n');
 const FORMAT = 1;
@@ -63,16 +63,6 @@ function readDoc(value: unknown): Doc | null {
   const text = value[DEEP_DOC];
   const doc: unknown = typeof text === 'string' ? JSON.parse(text) : value;
   return isDoc(doc) ? doc : null;
-}
-
-function isSortSpec(v: unknown): v is SortSpec {
-  if (!isRecord(v)) return false;
-  for (const k in v) if (v[k] !== 1 && v[k] !== -1) return false;
-  return true;
-}
-
-function isIndexSpec(v: unknown): v is IndexSpec {
-  return isRecord(v) && typeof v.name === 'string' && isSortSpec(v.keys) && (v.unique === undefined || typeof v.unique === 'boolean');
 }
 
 /** What a collection's frame says of it (see writeSnapshot). */

@@ -10,6 +10,7 @@ import type { BoundedCache } from '../../../events/kernel/cache.ts';
 import { isStackOverflow, stringifyIteratively } from '../../../events/kernel/json.ts';
 import type { Doc } from '../port.ts';
 import type { DocMap } from '../memory/keys.ts';
+import { isDoc } from '../records.ts';
 
 /** Rows read per query of a scan. */
 const SCAN_PAGE = 1000;
@@ -26,25 +27,32 @@ export function encodeDoc(doc: Doc): Buffer | string {
     return serialize(doc);
   } catch (err) {
     if (!isStackOverflow(err)) throw err;
-    return stringifyIteratively(doc) as string;
+    const text = stringifyIteratively(doc);
+    if (text === undefined) throw new Error(`sqlite read store: document ${doc._id} has no JSON form`, { cause: err });
+    return text;
   }
 }
 
+/** The document `stored` holds; a stored value that is not one (a corrupt table) is an error. */
 export function decodeDoc(stored: Buffer | string): Doc {
-  return typeof stored === 'string' ? (JSON.parse(stored) as Doc) : (deserialize(stored) as Doc);
+  const doc: unknown = typeof stored === 'string' ? JSON.parse(stored) : deserialize(stored);
+  if (!isDoc(doc)) throw new Error('sqlite read store: a stored document is malformed (not an object with a string _id)');
+  return doc;
 }
 
 export class SqliteDocs implements DocMap {
   private readonly dirty = new Map<string, Doc>();
   private count: number | null = null;
   private readonly s: {
-    get: Statement;
-    has: Statement;
-    put: Statement;
-    delete: Statement;
-    count: Statement;
-    page: Statement;
-    ids: Statement;
+    get: Statement<[string], Buffer | string>;
+    has: Statement<[string], number>;
+    put: Statement<[string, Buffer | string]>;
+    delete: Statement<[string]>;
+    count: Statement<[], number>;
+    /** Raw rows: [rid, id, doc]. */
+    page: Statement<[number, number], [number, string, Buffer | string]>;
+    /** Raw rows: [rid, id]. */
+    ids: Statement<[number, number], [number, string]>;
   };
 
   constructor(
@@ -54,13 +62,13 @@ export class SqliteDocs implements DocMap {
   ) {
     const t = `"${table}"`;
     this.s = {
-      get: db.prepare(`SELECT doc FROM ${t} WHERE id = ?`).pluck(),
-      has: db.prepare(`SELECT 1 FROM ${t} WHERE id = ?`).pluck(),
-      put: db.prepare(`INSERT INTO ${t} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`),
-      delete: db.prepare(`DELETE FROM ${t} WHERE id = ?`),
-      count: db.prepare(`SELECT count(*) FROM ${t}`).pluck(),
-      page: db.prepare(`SELECT rid, id, doc FROM ${t} WHERE rid > ? ORDER BY rid LIMIT ?`).raw(true),
-      ids: db.prepare(`SELECT rid, id FROM ${t} WHERE rid > ? ORDER BY rid LIMIT ?`).raw(true),
+      get: db.prepare<[string], Buffer | string>(`SELECT doc FROM ${t} WHERE id = ?`).pluck(),
+      has: db.prepare<[string], number>(`SELECT 1 FROM ${t} WHERE id = ?`).pluck(),
+      put: db.prepare<[string, Buffer | string]>(`INSERT INTO ${t} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`),
+      delete: db.prepare<[string]>(`DELETE FROM ${t} WHERE id = ?`),
+      count: db.prepare<[], number>(`SELECT count(*) FROM ${t}`).pluck(),
+      page: db.prepare<[number, number], [number, string, Buffer | string]>(`SELECT rid, id, doc FROM ${t} WHERE rid > ? ORDER BY rid LIMIT ?`).raw(true),
+      ids: db.prepare<[number, number], [number, string]>(`SELECT rid, id FROM ${t} WHERE rid > ? ORDER BY rid LIMIT ?`).raw(true),
     };
   }
 
@@ -75,7 +83,7 @@ export class SqliteDocs implements DocMap {
   }
 
   get size(): number {
-    this.count ??= (this.s.count.get() as number) + [...this.dirty.keys()].filter((id) => this.s.has.get(id) === undefined).length;
+    this.count ??= (this.s.count.get() ?? 0) + [...this.dirty.keys()].filter((id) => this.s.has.get(id) === undefined).length;
     return this.count;
   }
 
@@ -89,7 +97,7 @@ export class SqliteDocs implements DocMap {
     const key = this.cacheKey(id);
     doc = this.session.cache.get(key);
     if (doc === undefined) {
-      const stored = this.s.get.get(id) as Buffer | string | undefined;
+      const stored = this.s.get.get(id);
       if (stored === undefined) return undefined;
       doc = decodeDoc(stored);
       this.session.cache.set(key, doc);
@@ -136,7 +144,7 @@ export class SqliteDocs implements DocMap {
     const cache = this.session.cache;
     let after = -1;
     for (;;) {
-      const rows = this.s.page.all(after, SCAN_PAGE) as Array<[number, string, Buffer | string]>;
+      const rows = this.s.page.all(after, SCAN_PAGE);
       for (const [, id, stored] of rows) {
         const doc = this.dirty.get(id) ?? cache.get(this.cacheKey(id)) ?? decodeDoc(stored);
         if (this.session.writing) this.dirty.set(id, doc);
@@ -151,7 +159,7 @@ export class SqliteDocs implements DocMap {
     this.flush();
     let after = -1;
     for (;;) {
-      const rows = this.s.ids.all(after, SCAN_PAGE) as Array<[number, string]>;
+      const rows = this.s.ids.all(after, SCAN_PAGE);
       for (const row of rows) yield row[1];
       if (rows.length < SCAN_PAGE) return;
       after = rows[rows.length - 1][0];

@@ -34,6 +34,7 @@ import { CollectionData, MemoryCollection, type CollectionSource } from '../memo
 import { Index, type TreeSource } from '../memory/keys.ts';
 import { SqliteDocs, type DocsSession } from './docs.ts';
 import { SqliteTree } from './tree.ts';
+import { isIndexSpec, isRecord } from '../records.ts';
 
 /** How often writes that no runner batch committed are committed. */
 const COMMIT_EVERY_MS = 1000;
@@ -57,6 +58,21 @@ const WAL_BOUND_PAGES = 10_000;
 interface StoredIndexMeta extends IndexSpec {
   table: string;
   multikeyFields: boolean[];
+}
+
+function isStoredIndexMeta(v: unknown): v is StoredIndexMeta {
+  return (
+    isIndexSpec(v) && isRecord(v) && typeof v.table === 'string' && Array.isArray(v.multikeyFields) && v.multikeyFields.every((b) => typeof b === 'boolean')
+  );
+}
+
+/** A collection's index metadata as `_collections` holds it (JSON); anything else is a corrupt file. */
+function parseIndexMeta(collection: string, text: string): StoredIndexMeta[] {
+  const parsed: unknown = JSON.parse(text);
+  if (!Array.isArray(parsed) || !parsed.every(isStoredIndexMeta)) {
+    throw new Error(`sqlite read store: the index metadata of collection ${collection} is malformed`);
+  }
+  return parsed;
 }
 
 interface Entry {
@@ -165,13 +181,8 @@ export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession
     this.db.pragma('temp_store = MEMORY');
     this.db.exec(`CREATE TABLE IF NOT EXISTS _collections (name TEXT PRIMARY KEY, doc_table TEXT NOT NULL, indexes TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS _store (key TEXT PRIMARY KEY, value INTEGER NOT NULL)`);
-    for (const row of this.db.prepare('SELECT name, doc_table, indexes FROM _collections').all() as Array<{
-      name: string;
-      doc_table: string;
-      indexes: string;
-    }>) {
-      this.open(row.name, row.doc_table, JSON.parse(row.indexes) as StoredIndexMeta[]);
-    }
+    const collections = this.db.prepare<[], { name: string; doc_table: string; indexes: string }>('SELECT name, doc_table, indexes FROM _collections');
+    for (const row of collections.all()) this.open(row.name, row.doc_table, parseIndexMeta(row.name, row.indexes));
     const interval = options.checkpointIntervalMs ?? 0;
     if (path !== ':memory:' && interval > 0) this.startCheckpointer(path, interval);
     this.db.exec('BEGIN');
@@ -213,12 +224,12 @@ export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession
   }
 
   private nextTable(): string {
-    const row = this.db
-      .prepare(`INSERT INTO _store (key, value) VALUES ('tables', 1) ON CONFLICT (key) DO UPDATE SET value = value + 1 RETURNING value`)
-      .get() as {
-      value: number;
-    };
-    return `t${row.value}`;
+    const value = this.db
+      .prepare<[], number>(`INSERT INTO _store (key, value) VALUES ('tables', 1) ON CONFLICT (key) DO UPDATE SET value = value + 1 RETURNING value`)
+      .pluck()
+      .get();
+    if (value === undefined) throw new Error('sqlite read store: numbering a table returned no row');
+    return `t${value}`;
   }
 
   private saveMeta(name: string, entry: Entry): void {
@@ -375,11 +386,17 @@ export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession
   /** For the bench and tests: the file's size and what is held in memory. */
   stats(): { pages: number; pageSize: number; cachedDocs: number; pendingDocs: number } {
     return {
-      pages: this.db.pragma('page_count', { simple: true }) as number,
-      pageSize: this.db.pragma('page_size', { simple: true }) as number,
+      pages: this.pragmaNumber('page_count'),
+      pageSize: this.pragmaNumber('page_size'),
       cachedDocs: this.cache.size,
       pendingDocs: this.pending(),
     };
+  }
+
+  private pragmaNumber(name: string): number {
+    const value = this.db.pragma(name, { simple: true });
+    if (typeof value !== 'number') throw new Error(`sqlite read store: pragma ${name} is not a number`);
+    return value;
   }
 
   async ping(): Promise<void> {

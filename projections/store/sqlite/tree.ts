@@ -17,17 +17,20 @@ const TOP = '\u00ff'.repeat(256);
 const toBlob = (key: string): Buffer => Buffer.from(key, 'latin1');
 const fromBlob = (blob: Buffer): string => blob.toString('latin1');
 
+/** A page of entries, raw rows [k, id]: bound by `from`, the far bound and a limit. */
+type PageStatement = Statement<[Buffer, Buffer, number], [Buffer, string]>;
+
 interface Statements {
-  set: Statement;
-  delete: Statement;
-  count: Statement;
-  countRange: Statement;
+  set: Statement<[Buffer, string]>;
+  delete: Statement<[Buffer]>;
+  count: Statement<[], number>;
+  countRange: Statement<[Buffer, Buffer], number>;
   /** [lo, hi] ascending (`from` inclusive) and the next page (`from` exclusive); descending likewise. */
-  ascFrom: Statement;
-  ascAfter: Statement;
-  descFrom: Statement;
-  descBefore: Statement;
-  clear: Statement;
+  ascFrom: PageStatement;
+  ascAfter: PageStatement;
+  descFrom: PageStatement;
+  descBefore: PageStatement;
+  clear: Statement<[]>;
 }
 
 export class SqliteTree implements IndexTree {
@@ -38,17 +41,17 @@ export class SqliteTree implements IndexTree {
     readonly table: string,
   ) {
     const t = `"${table}"`;
-    const page = (sql: string) => db.prepare(sql).raw(true);
+    const page = (sql: string): PageStatement => db.prepare<[Buffer, Buffer, number], [Buffer, string]>(sql).raw(true);
     this.s = {
-      set: db.prepare(`INSERT OR REPLACE INTO ${t} (k, id) VALUES (?, ?)`),
-      delete: db.prepare(`DELETE FROM ${t} WHERE k = ?`),
-      count: db.prepare(`SELECT count(*) FROM ${t}`).pluck(),
-      countRange: db.prepare(`SELECT count(*) FROM ${t} WHERE k >= ? AND k <= ?`).pluck(),
+      set: db.prepare<[Buffer, string]>(`INSERT OR REPLACE INTO ${t} (k, id) VALUES (?, ?)`),
+      delete: db.prepare<[Buffer]>(`DELETE FROM ${t} WHERE k = ?`),
+      count: db.prepare<[], number>(`SELECT count(*) FROM ${t}`).pluck(),
+      countRange: db.prepare<[Buffer, Buffer], number>(`SELECT count(*) FROM ${t} WHERE k >= ? AND k <= ?`).pluck(),
       ascFrom: page(`SELECT k, id FROM ${t} WHERE k >= ? AND k <= ? ORDER BY k LIMIT ?`),
       ascAfter: page(`SELECT k, id FROM ${t} WHERE k > ? AND k <= ? ORDER BY k LIMIT ?`),
       descFrom: page(`SELECT k, id FROM ${t} WHERE k <= ? AND k >= ? ORDER BY k DESC LIMIT ?`),
       descBefore: page(`SELECT k, id FROM ${t} WHERE k < ? AND k >= ? ORDER BY k DESC LIMIT ?`),
-      clear: db.prepare(`DELETE FROM ${t}`),
+      clear: db.prepare<[]>(`DELETE FROM ${t}`),
     };
   }
 
@@ -59,7 +62,7 @@ export class SqliteTree implements IndexTree {
   }
 
   get size(): number {
-    return this.s.count.get() as number;
+    return this.s.count.get() ?? 0;
   }
 
   set(key: string, value: string): void {
@@ -78,14 +81,14 @@ export class SqliteTree implements IndexTree {
   private *walk(start: string, end: string, reverse: boolean): Generator<[string, string]> {
     if (reverse ? end > start : end < start) return;
     const endBlob = toBlob(end);
-    let rows = (reverse ? this.s.descFrom : this.s.ascFrom).all(toBlob(start), endBlob, FIRST_PAGE) as Array<[Buffer, string]>;
+    let rows = (reverse ? this.s.descFrom : this.s.ascFrom).all(toBlob(start), endBlob, FIRST_PAGE);
     let size = FIRST_PAGE;
     for (;;) {
       for (const [k, id] of rows) yield [fromBlob(k), id];
       if (rows.length < size) return;
       size = Math.min(MAX_PAGE, size * 4);
       const last = rows[rows.length - 1][0];
-      rows = (reverse ? this.s.descBefore : this.s.ascAfter).all(last, endBlob, size) as Array<[Buffer, string]>;
+      rows = (reverse ? this.s.descBefore : this.s.ascAfter).all(last, endBlob, size);
     }
   }
 
@@ -99,24 +102,24 @@ export class SqliteTree implements IndexTree {
 
   countRange(lo: string, hi: string): number {
     if (hi < lo) return 0;
-    return this.s.countRange.get(toBlob(lo), toBlob(hi)) as number;
+    return this.s.countRange.get(toBlob(lo), toBlob(hi)) ?? 0;
   }
 
   scan(lo: string, hi: string, reverse: boolean, visit: (value: string) => boolean): boolean {
     if (hi < lo) return true;
     const endBlob = toBlob(reverse ? lo : hi);
-    let rows = (reverse ? this.s.descFrom : this.s.ascFrom).all(toBlob(reverse ? hi : lo), endBlob, FIRST_PAGE) as Array<[Buffer, string]>;
+    let rows = (reverse ? this.s.descFrom : this.s.ascFrom).all(toBlob(reverse ? hi : lo), endBlob, FIRST_PAGE);
     let size = FIRST_PAGE;
     for (;;) {
       for (const row of rows) if (!visit(row[1])) return false;
       if (rows.length < size) return true;
       size = Math.min(MAX_PAGE, size * 4);
-      rows = (reverse ? this.s.descBefore : this.s.ascAfter).all(rows[rows.length - 1][0], endBlob, size) as Array<[Buffer, string]>;
+      rows = (reverse ? this.s.descBefore : this.s.ascAfter).all(rows[rows.length - 1][0], endBlob, size);
     }
   }
 
   pairFrom(key: string, strict: boolean): [string, string] | undefined {
-    const row = (strict ? this.s.ascAfter : this.s.ascFrom).get(toBlob(key), toBlob(TOP), 1) as [Buffer, string] | undefined;
+    const row = (strict ? this.s.ascAfter : this.s.ascFrom).get(toBlob(key), toBlob(TOP), 1);
     return row === undefined ? undefined : [fromBlob(row[0]), row[1]];
   }
 
@@ -137,7 +140,7 @@ export class SqliteTree implements IndexTree {
   /** @internal A page of a cursor's walk: from `start` (inclusive or not) towards `end`. */
   _page(start: string, inclusive: boolean, end: string, reverse: boolean, size: number): Array<[Buffer, string]> {
     const s = reverse ? (inclusive ? this.s.descFrom : this.s.descBefore) : inclusive ? this.s.ascFrom : this.s.ascAfter;
-    return s.all(toBlob(start), toBlob(end), size) as Array<[Buffer, string]>;
+    return s.all(toBlob(start), toBlob(end), size);
   }
 }
 

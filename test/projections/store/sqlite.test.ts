@@ -1,11 +1,24 @@
 // The SQLite read store: the read-store contract, and what it adds: documents, indexes and their
 // multikey flags kept in the file across a reopen, writes durable only once committed, renames.
+import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteReadStore } from '../../../projections/store/sqlite.ts';
 import { readStoreContract } from './contract.ts';
+
+/** Edits the file of a closed store behind its back (a corrupted file). */
+function tamper(path: string, edit: (db: Database.Database, docTable: string) => void): void {
+  const db = new Database(path);
+  try {
+    const docTable = db.prepare<[], string>("SELECT doc_table FROM _collections WHERE name = 'c'").pluck().get();
+    expect(docTable).to.be.a('string');
+    edit(db, String(docTable));
+  } finally {
+    db.close();
+  }
+}
 
 function tempPath(): { path: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-store-'));
@@ -78,6 +91,26 @@ describe('sqlite read store: the file', () => {
     expect(await b.collection('live').find({ v: { $gte: 0 } })).to.deep.equal([{ _id: 'new', v: 2 }]);
     await b.close();
     await a.close();
+  });
+
+  it('refuses a stored document that is not one, and index metadata that is malformed', async () => {
+    const a = new SqliteReadStore(path);
+    await a.ensureCollection({ name: 'c', indexes: [{ name: 'by_v', keys: { v: 1 } }] });
+    await a.collection('c').insertOne({ _id: 'x', v: 1 });
+    await a.close();
+
+    tamper(path, (db, table) => db.prepare(`UPDATE "${table}" SET doc = ? WHERE id = 'x'`).run(JSON.stringify([1, 2])));
+    const b = new SqliteReadStore(path, { cachedDocs: 1 });
+    let failure: unknown;
+    await b
+      .collection('c')
+      .findOne({ _id: 'x' })
+      .catch((err: unknown) => (failure = err));
+    expect(String(failure)).to.match(/stored document is malformed/);
+    await b.close();
+
+    tamper(path, (db) => db.prepare(`UPDATE _collections SET indexes = ? WHERE name = 'c'`).run(JSON.stringify([{ name: 'by_v', keys: { v: 1 } }])));
+    expect(() => new SqliteReadStore(path)).to.throw(/index metadata of collection c is malformed/);
   });
 
   it('creates its file private to its owner when the caller made it so', async () => {
