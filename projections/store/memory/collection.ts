@@ -8,6 +8,7 @@ import {
   type Doc,
   type Filter,
   type FindOptions,
+  type IndexSpec,
   type QueryPlan,
   type Update,
   type UpdateResult,
@@ -62,6 +63,39 @@ export class CollectionData {
     this.indexes.push(index);
     if (this.deferred && index.unique) this.maintained.push(index);
     this.refresh();
+  }
+
+  /**
+   * MongoDB's createIndexes on collection `name`: each index of `specs` it lacks is made by `make`
+   * (which gives the index its storage), filled from the documents (a unique one refusing a
+   * duplicate) and added. An index already there with the same spec is kept; one with that name
+   * or those keys and another spec is an error. Answers the indexes added.
+   */
+  createIndexes(name: string, specs: IndexSpec[], make: (spec: IndexSpec) => Index): Index[] {
+    const added: Index[] = [];
+    for (const ixSpec of specs) {
+      if (ixSpec.name === '_id_') continue;
+      const byName = this.indexes.find((ix) => ix.name === ixSpec.name);
+      if (byName !== undefined) {
+        if (byName.sameSpec(ixSpec)) continue;
+        throw new Error(`An index named ${ixSpec.name} already exists on ${name} with a different key pattern or options`);
+      }
+      const sameKeys = this.indexes.find((ix) => ix.sameSpec({ ...ixSpec, unique: ix.unique }));
+      if (sameKeys !== undefined) throw new Error(`Index ${ixSpec.name} already exists on ${name} with a different name: ${sameKeys.name}`);
+      const ix = make({ name: ixSpec.name, keys: { ...ixSpec.keys }, unique: ixSpec.unique === true });
+      if (ix.unique) {
+        for (const doc of this.docs.values()) {
+          const keys = ix.keysOf(doc);
+          ix.checkUnique(keys, doc, name);
+          ix.insert(keys, doc._id);
+        }
+      } else {
+        ix.load(this.docs);
+      }
+      this.addIndex(ix);
+      added.push(ix);
+    }
+    return added;
   }
 
   /**

@@ -55,28 +55,7 @@ export class MemoryReadStore implements ReadStore, CollectionSource {
   }
 
   private createIndexes(spec: CollectionSpec): void {
-    const data = this._writable(spec.name);
-    for (const ixSpec of spec.indexes) {
-      if (ixSpec.name === '_id_') continue;
-      const byName = data.indexes.find((ix) => ix.name === ixSpec.name);
-      if (byName !== undefined) {
-        if (byName.sameSpec(ixSpec)) continue;
-        throw new Error(`An index named ${ixSpec.name} already exists on ${spec.name} with a different key pattern or options`);
-      }
-      const sameKeys = data.indexes.find((ix) => ix.sameSpec({ ...ixSpec, unique: ix.unique }));
-      if (sameKeys !== undefined) throw new Error(`Index ${ixSpec.name} already exists on ${spec.name} with a different name: ${sameKeys.name}`);
-      const ix = new Index({ name: ixSpec.name, keys: { ...ixSpec.keys }, unique: ixSpec.unique === true });
-      if (ix.unique) {
-        for (const doc of data.docs.values()) {
-          const keys = ix.keysOf(doc);
-          ix.checkUnique(keys, doc, spec.name);
-          ix.insert(keys, doc._id);
-        }
-      } else {
-        ix.load(data.docs);
-      }
-      data.addIndex(ix);
-    }
+    this._writable(spec.name).createIndexes(spec.name, spec.indexes, (ixSpec) => new Index(ixSpec));
   }
 
   /**

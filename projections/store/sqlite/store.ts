@@ -295,34 +295,17 @@ export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
     const entry = this.entries.get(spec.name) ?? this.create(spec.name);
-    const data = entry.data;
-    let added = false;
-    for (const ixSpec of spec.indexes) {
-      if (ixSpec.name === '_id_') continue;
-      const byName = data.indexes.find((ix) => ix.name === ixSpec.name);
-      if (byName !== undefined) {
-        if (byName.sameSpec(ixSpec)) continue;
-        throw new Error(`An index named ${ixSpec.name} already exists on ${spec.name} with a different key pattern or options`);
-      }
-      const sameKeys = data.indexes.find((ix) => ix.sameSpec({ ...ixSpec, unique: ix.unique }));
-      if (sameKeys !== undefined) throw new Error(`Index ${ixSpec.name} already exists on ${spec.name} with a different name: ${sameKeys.name}`);
+    // Each new index's table, in the order the indexes are made (and added).
+    const tables: string[] = [];
+    const added = entry.data.createIndexes(spec.name, spec.indexes, (ixSpec) => {
       const table = this.nextTable();
-      const ix = new Index({ name: ixSpec.name, keys: { ...ixSpec.keys }, unique: ixSpec.unique === true }, treesFor(this.db, table));
+      tables.push(table);
+      // Filled from the documents as stored: pending writes first.
       entry.docs.flush();
-      if (ix.unique) {
-        for (const doc of data.docs.values()) {
-          const keys = ix.keysOf(doc);
-          ix.checkUnique(keys, doc, spec.name);
-          ix.insert(keys, doc._id);
-        }
-      } else {
-        ix.load(data.docs);
-      }
-      data.addIndex(ix);
-      entry.indexes.push({ ...ix.spec, table, multikeyFields: ix.multikeyFields.slice() });
-      added = true;
-    }
-    if (added) this.saveMeta(spec.name, entry);
+      return new Index(ixSpec, treesFor(this.db, table));
+    });
+    added.forEach((ix, i) => entry.indexes.push({ ...ix.spec, table: tables[i], multikeyFields: ix.multikeyFields.slice() }));
+    if (added.length > 0) this.saveMeta(spec.name, entry);
   }
 
   private dropTables(entry: Entry): void {
