@@ -43,7 +43,7 @@ async function parseMultipart(ctx: Context): Promise<void> {
 }
 
 function uploadedFile(ctx: Context): UploadedFile | null {
-  const files = ctx.request.files as Record<string, UploadedFile | UploadedFile[]> | undefined;
+  const files = ctx.request.files;
   const f = files?.file ?? files?.image;
   return (Array.isArray(f) ? f[0] : f) ?? null;
 }
@@ -116,7 +116,7 @@ export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = s.bl
     const agentId = writer(s, ctx);
     await parseMultipart(ctx);
     const file = uploadedFile(ctx);
-    const all = Object.values((ctx.request.files as Record<string, UploadedFile | UploadedFile[]> | undefined) ?? {}).flat();
+    const all = Object.values(ctx.request.files ?? {}).flat();
     try {
       if (!file) throw new ValidationFailed([{ loc: ['body', 'file'], msg: 'field required (a multipart file named "file")', type: 'missing' }]);
       await storeImage(s, blobs, ctx, agentId, await readFile(file.filepath));
@@ -132,8 +132,8 @@ export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = s.bl
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
-    ctx.set('ETag', `"${String(meta.sha256)}"`);
-    ctx.type = meta.content_type as string;
+    ctx.set('ETag', `"${meta.sha256}"`);
+    ctx.type = meta.content_type;
     ctx.body = bytes;
   };
 
