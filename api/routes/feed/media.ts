@@ -34,6 +34,7 @@ async function parseMultipart(ctx: Context): Promise<void> {
   try {
     await multipart(ctx, async () => undefined);
   } catch (err) {
+    // A throw is typed unknown; formidable's errors carry these fields.
     const e = err as { httpCode?: number; code?: number; message?: string };
     if (e.httpCode === 413 || /maxFileSize|maxTotalFileSize|exceeded/i.test(e.message ?? '')) {
       throw new DomainError(413, 'payload_too_large', `Images are at most ${IMAGE_MAX_BYTES / 1024 / 1024} MB`);
