@@ -112,7 +112,7 @@ function front(s: Services) {
             path: ctx.path,
             status: ctx.status,
             ms,
-            agent_id: (ctx.state.principal as { agentId?: string } | undefined)?.agentId,
+            agent_id: ctx.state.principal?.agentId,
           },
           'request',
         );
@@ -163,7 +163,7 @@ function rememberedReads(s: Services, answers: RememberedAnswers) {
  */
 function limitHeaders(s: Services, ctx: Context): void {
   if (s.limiter.scale === 0 || ctx.response.get('RateLimit-Limit') || isProbe(ctx.path)) return;
-  const agentId = (ctx.state.principal as { agentId?: string | null } | undefined)?.agentId;
+  const agentId = ctx.state.principal?.agentId;
   const status =
     ctx.method === 'GET' || ctx.method === 'HEAD'
       ? s.limiter.status(LIMITS.reads, ctx.ip)
@@ -178,7 +178,7 @@ function shapeRouterMisses(ctx: Context): void {
   if (ctx.body !== undefined && ctx.body !== null) return;
   const status = ctx.status;
   // Koa turns an implicit status into 200 when a body is set: set the status again afterwards.
-  const requestId = ctx.state.requestId as string;
+  const requestId = ctx.state.requestId;
   if (status === 404) ctx.body = errorBody(requestId, 'route_not_found', 'Not Found');
   else if (status === 405) ctx.body = errorBody(requestId, 'method_not_allowed', `Method ${ctx.method} not allowed; allowed: ${ctx.response.get('Allow')}`);
   else if (status === 501) ctx.body = errorBody(requestId, 'method_not_supported', `Method ${ctx.method} not supported`);

@@ -1,7 +1,8 @@
 import FindMyWay from 'find-my-way';
 import type { HTTPMethod } from 'find-my-way';
 import type { Context, Next } from 'koa';
-import type { MountedOperation, MountedOperations, Operation } from './operations.ts';
+import type { Method, MountedOperation, MountedOperations, Operation } from './operations.ts';
+import { isOneOf } from './guards.ts';
 import { isApiOperation } from './operations.ts';
 
 /** What the table answers for a request: the operation and its path parameters. */
@@ -18,6 +19,9 @@ interface Entry {
 
 /** What the table holds for a pattern: an operation, or a pattern whose paths the router answers. */
 type Stored = Entry | { router: true };
+
+/** The methods the table holds: the operations' (GET also answering HEAD). */
+const TABLE_METHODS: readonly HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 const segmentsOf = (path: string) => path.split('/').slice(1);
 const isParam = (segment: string) => segment.startsWith(':');
@@ -61,7 +65,7 @@ export class OperationTable {
   constructor(operations: MountedOperations) {
     const noop = () => undefined;
     const api = [...operations].filter(([op]) => isApiOperation(op));
-    const toRouter = new Map<string, { method: string; path: string }>();
+    const toRouter = new Map<string, { method: Method; path: string }>();
     const unreachable = new Set<Operation>();
     api.forEach(([later], j) => {
       const laterSegments = segmentsOf(later.path);
@@ -73,7 +77,7 @@ export class OperationTable {
         else toRouter.set(`${later.method} ${shapeOf(overlap)}`, { method: later.method, path: `/${overlap.join('/')}` });
       }
     });
-    const methods = (method: string): HTTPMethod[] => (method === 'GET' ? ['GET', 'HEAD'] : [method as HTTPMethod]);
+    const methods = (method: Method): HTTPMethod[] => (method === 'GET' ? ['GET', 'HEAD'] : [method]);
     for (const [op, run] of api) {
       const stored: Stored = unreachable.has(op) ? { router: true } : { op, run };
       this.table.on(methods(op.method), op.path, noop, stored);
@@ -84,11 +88,13 @@ export class OperationTable {
 
   /** The operation for a method and path, or null (no operation, or a path the router answers). */
   find(method: string, path: string): FoundOperation | null {
-    if (path.includes('%') || path.includes('//')) return null;
-    const found = this.table.find(method as HTTPMethod, path);
+    if (path.includes('%') || path.includes('//') || !isOneOf(TABLE_METHODS, method)) return null;
+    const found = this.table.find(method, path);
     if (found === null) return null;
-    const stored = found.store as Stored;
+    // find-my-way types a route's store as any: it is the Stored this table put there.
+    const stored: Stored = found.store;
     if ('router' in stored) return null;
+    // find-my-way types params as possibly undefined; a matched route sets every one of its own.
     return { op: stored.op, run: stored.run, params: found.params as Record<string, string> };
   }
 
@@ -102,6 +108,7 @@ export class OperationTable {
       const found = this.find(ctx.method, ctx.path);
       if (found === null) return next();
       ctx.params = found.params;
+      // Koa types app middleware with its plain Context; the operation reads ctx.params, set just above.
       return found.run(ctx as Parameters<MountedOperation>[0]);
     };
   }

@@ -39,8 +39,9 @@ export function errorBody(requestId: string, code: ErrorCode, detail: unknown, e
 
 /** Renders a thrown error as the response in the one envelope; a 5xx never shows internals. */
 export function renderError(ctx: Context, raw: unknown, logger: Logger): void {
+  // A throw is typed unknown; what reaches here is ours, http-errors' (koa-body, the router) or any Error: read the fields they may carry.
   const err = raw as HttpishError & Error;
-  const requestId = ctx.state.requestId as string;
+  const requestId = ctx.state.requestId;
   if (err instanceof ValidationFailed) {
     ctx.status = 422;
     ctx.body = errorBody(requestId, err.code, err.errors);

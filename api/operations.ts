@@ -9,6 +9,7 @@ import type { Principal } from './auth.ts';
 import { principalOf, requireApiKey } from './auth.ts';
 import type { LimitRule, RateLimiter } from './rate-limit.ts';
 import type { Schema, ValueOf } from './validation.ts';
+import { isRecord } from './guards.ts';
 import { MAX_PAGE, MAX_SKIP, NO_FIELDS_BODY, validate, validateQuery } from './validation.ts';
 
 /**
@@ -225,7 +226,8 @@ export function mount<O extends Operation>(router: Router, op: O, handler: Handl
     if (authenticate) authenticate(ctx);
     for (const rule of rules) ctx.limiter.hit(rule, limitKey(ctx, rule), ctx);
     if (op.query) validateQueryOnFirstRead(ctx, op.query);
-    if (jsonBody && ctx.req.headers['content-type'] !== undefined) refuseOtherMediaTypeOnRead(ctx);
+    const contentType = ctx.req.headers['content-type'];
+    if (jsonBody && contentType !== undefined) refuseOtherMediaTypeOnRead(ctx, contentType);
     await handler(ctx, inputOf<O>(ctx, op));
     if (list) finishPage(ctx, list.cursorParam);
   };
@@ -270,11 +272,12 @@ export async function callOperation(outer: Context, op: Operation, call: Operati
   const run = outer.operations.get(op);
   if (!run) throw new Error(`${op.method} ${op.path} is not mounted`);
   const ctx = operationContext(outer, op, call.params ?? {}, call.query);
+  // koa-body types a parsed body as JSON; a call's body is the caller's value, validated when the handler reads it.
   (ctx.request as { body?: unknown }).body = call.body ?? {};
   const { requestId, commandId, freshCommand, creditMeter, dryRun, principal } = outer.state;
   Object.assign(ctx.state, { requestId, commandId, freshCommand, creditMeter, dryRun, principal: call.principal ?? principal });
   await run(ctx);
-  for (const [name, value] of Object.entries(ctx.response.headers)) if (value !== undefined) outer.set(name, value as string | string[]);
+  for (const [name, value] of Object.entries(ctx.response.headers)) if (value !== undefined) outer.set(name, typeof value === 'number' ? String(value) : value);
   return ctx.body;
 }
 
@@ -300,6 +303,7 @@ export function operationContext(
   req.url = search.size > 0 ? `${path}?${search.toString()}` : path;
   const forwarded = outer.req.headers['x-forwarded-for'];
   req.headers = { host: outer.req.headers.host ?? 'localhost', 'content-type': 'application/json', ...(forwarded ? { 'x-forwarded-for': forwarded } : {}) };
+  // Koa's createContext types a plain Context; the router's `params` is set on the next line.
   const ctx = outer.app.createContext(req, new ServerResponse(req)) as RouterContext;
   ctx.params = params;
   return ctx;
@@ -319,9 +323,11 @@ function inputOf<O extends Operation>(ctx: RouterContext, op: Operation): Input<
         body = schema ? validate(schema, raw ?? (optional ? {} : raw)) : raw;
         bodyRead = true;
       }
+      // `validate` checked it against the operation's body schema, whose static type Input<O> names.
       return body as Input<O>['body'];
     },
     get query() {
+      // The query schema checked it on first read (validateQueryOnFirstRead); Input<O> names its static type.
       return ctx.query as Input<O>['query'];
     },
     checkBody() {
@@ -337,9 +343,10 @@ function inputOf<O extends Operation>(ctx: RouterContext, op: Operation): Input<
  */
 export function listOf(op: Operation): { cursorParam: 'after' | 'cursor' | null } | null {
   if (op.method !== 'GET') return null;
-  const schema = op.responses?.[200]?.schema as { properties?: Record<string, unknown> } | undefined;
-  if (!schema?.properties?.has_more) return null;
-  const query = (op.query as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  const answer = op.responses?.[200]?.schema?.properties;
+  if (!isRecord(answer) || !answer.has_more) return null;
+  const params = op.query?.properties;
+  const query = isRecord(params) ? params : {};
   return { cursorParam: 'after' in query ? 'after' : 'cursor' in query ? 'cursor' : null };
 }
 
@@ -350,8 +357,8 @@ export function listOf(op: Operation): { cursorParam: 'after' | 'cursor' | null 
  * the next `page`.
  */
 function finishPage(ctx: RouterContext, cursorParam: 'after' | 'cursor' | null): void {
-  const body = ctx.body as Record<string, unknown> | null | undefined;
-  if (ctx.status !== 200 || !body || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) return;
+  const body = ctx.body;
+  if (ctx.status !== 200 || !isRecord(body) || Buffer.isBuffer(body)) return;
   const { total, page, limit } = body;
   if (body.has_more === undefined && typeof total === 'number' && typeof page === 'number' && typeof limit === 'number') {
     const shown = Object.values(body).find((v): v is unknown[] => Array.isArray(v))?.length ?? 0;
@@ -385,12 +392,11 @@ function isJsonMediaType(contentType: string): boolean {
  * refused when read, so a request without a credential or the role still gets its 401/403 first.
  * An empty body is no body, whatever its Content-Type.
  */
-function refuseOtherMediaTypeOnRead(ctx: RouterContext): void {
+function refuseOtherMediaTypeOnRead(ctx: RouterContext, contentType: string): void {
   const headers = ctx.req.headers;
-  const contentType = headers['content-type'] as string;
   if (isJsonMediaType(contentType)) return;
   if (headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0')) return;
-  const req = ctx.request as { body?: unknown };
+  const req = ctx.request;
   let refused = false;
   Object.defineProperty(req, 'body', {
     configurable: true,
@@ -408,7 +414,7 @@ function refuseOtherMediaTypeOnRead(ctx: RouterContext): void {
 }
 
 function queryAccessor(obj: object): PropertyDescriptor {
-  for (let o: object | null = obj; o; o = Object.getPrototypeOf(o) as object | null) {
+  for (let o: object | null = obj; o; o = Object.getPrototypeOf(o)) {
     const d = Object.getOwnPropertyDescriptor(o, 'query');
     if (d?.get) return d;
   }
@@ -427,6 +433,7 @@ function validateQueryOnFirstRead(ctx: RouterContext, schema: Schema): void {
   Object.defineProperty(req, 'query', {
     configurable: true,
     get(this: typeof req) {
+      // A property descriptor's getter returns any: Koa's query getter returns the parsed query object.
       const query = accessor.get?.call(this) as Record<string, unknown>;
       if (!checked) {
         checked = true;

@@ -6,7 +6,9 @@ import { DomainError, ValidationFailed } from '../events/kernel/errors.ts';
 import { jsonDepth } from '../events/kernel/json.ts';
 import type { Cursor } from '../queries/cursor.ts';
 import { decodeCursor } from '../queries/cursor.ts';
+import { isRecord } from './guards.ts';
 
+// ajv-formats is CommonJS: Node's ESM default import is its module.exports, the plugin function, which its `export default` types do not describe.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false, useDefaults: false });
@@ -54,7 +56,7 @@ function compile(schema: Schema): ValidateFunction {
 function toFieldError(where: 'body' | 'query' | 'path', e: ErrorObject): FieldError {
   const loc: Array<string | number> = [where];
   for (const part of e.instancePath.split('/').slice(1)) loc.push(/^\d+$/.test(part) ? Number(part) : part.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const p = e.params as Record<string, unknown>;
+  const p: Record<string, unknown> = e.params;
   switch (e.keyword) {
     case 'required':
       return { loc: [...loc, String(p.missingProperty)], msg: 'field required', type: 'missing' };
@@ -68,7 +70,7 @@ function toFieldError(where: 'body' | 'query' | 'path', e: ErrorObject): FieldEr
       return { loc, msg: `ensure this value has at least ${String(p.limit)} characters`, type: 'value_error.any_str.min_length' };
     case 'enum': {
       // A query enum may allow an empty value (the handler's default): listed as "or empty".
-      const allowed = p.allowedValues as unknown[];
+      const allowed: unknown[] = Array.isArray(p.allowedValues) ? p.allowedValues : [];
       const values = allowed.filter((v) => v !== '').join(', ');
       return { loc, msg: `value must be one of: ${values}${allowed.includes('') ? ' (or empty)' : ''}`, type: 'type_error.enum' };
     }
@@ -90,6 +92,7 @@ export function validate<T>(schema: Schema, value: unknown, where: 'body' | 'que
     const errors = (fn.errors ?? []).filter((e) => !(e.keyword === 'if'));
     throw new ValidationFailed(errors.map((e) => toFieldError(where, e)));
   }
+  // The schema accepted it: T is the type the caller names for that schema.
   return value as T;
 }
 
@@ -200,8 +203,10 @@ export function checkNoFields(body: unknown): void {
 export function screenBody(body: unknown): void {
   const errors: FieldError[] = [];
   const stack: Array<{ value: unknown; loc: Array<string | number> }> = [{ value: body, loc: ['body'] }];
-  while (stack.length && errors.length < 20) {
-    const { value, loc } = stack.pop() as { value: unknown; loc: Array<string | number> };
+  while (errors.length < 20) {
+    const item = stack.pop();
+    if (!item) break;
+    const { value, loc } = item;
     if (value === null || typeof value !== 'object') continue;
     if (loc.length > BODY_LIMITS.maxDepth) {
       errors.push({ loc, msg: `nested deeper than ${BODY_LIMITS.maxDepth} levels (the limit of a request body)`, type: 'value_error.json.depth' });
@@ -221,9 +226,9 @@ export function screenBody(body: unknown): void {
         const name = NAME_FIELD.test(field);
         const e = textError(at, child, name);
         if (e) errors.push(e);
-        else if (name && !arr) {
+        else if (name && typeof key === 'string' && isRecord(value)) {
           const nfc = child.normalize('NFC');
-          if (nfc !== child) (value as Record<string, unknown>)[key as string] = nfc;
+          if (nfc !== child) value[key] = nfc;
         }
       } else if (child !== null && typeof child === 'object') {
         stack.push({ value: child, loc: at });

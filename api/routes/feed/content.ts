@@ -1,15 +1,15 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { RouterContext } from '@koa/router';
 import { boostPost, BOOSTS_PER_DAY } from '../../../commands/feed/boost.ts';
 import { addComment } from '../../../commands/feed/comment.ts';
 import { flagAgent } from '../../../commands/feed/flag-agent.ts';
 import { flaggerFacts } from '../../../queries/feed/moderation.ts';
 import { flagPost, toggleCommentUpvote, toggleReaction, votePoll } from '../../../commands/feed/post.ts';
-import type { PostPoll, Reaction } from '../../../events/feed.ts';
+import type { Reaction } from '../../../events/feed.ts';
 import { REACTIONS } from '../../../events/feed.ts';
 import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
-import type { Doc } from '../../../projections/store/port.ts';
+import type { ReadModel } from '../../../projections/store/port.ts';
 import { getPublicAgent } from '../../../queries/agents/agents.ts';
 import { commentTree, getComment } from '../../../queries/feed/comments.ts';
 import { getVisiblePost } from '../../../queries/feed/posts.ts';
@@ -61,13 +61,13 @@ export const flagSchema = typed<{ reason?: string | null }>({
   properties: { reason: { type: ['string', 'null'], maxLength: 500, description: 'Why you flag it, for the moderators (optional).' } },
 });
 
-async function visiblePost(s: Services, postId: string): Promise<Doc> {
+async function visiblePost(s: Services, postId: string): Promise<ReadModel<'posts'>> {
   const post = await getVisiblePost(s.store, postId);
   if (!post) throw notFound('Post', 'post_not_found');
   return post;
 }
 
-async function commentOf(s: Services, post: Doc, commentId: string): Promise<Doc> {
+async function commentOf(s: Services, post: ReadModel<'posts'>, commentId: string): Promise<ReadModel<'comments'>> {
   const comment = await getComment(s.store, commentId);
   if (!comment || comment.post_id !== post._id || comment.hidden) throw notFound('Comment', 'comment_not_found');
   return comment;
@@ -233,174 +233,169 @@ export const contentOperations = operations({
   },
 });
 
+type ContentOps = typeof contentOperations;
+/** A handler for operation K, given the services. */
+type ContentHandler<K extends keyof ContentOps> = (s: Services) => (ctx: RouterContext, input: Input<ContentOps[K]>) => Promise<void>;
+type CommentInput = Input<{ body: typeof contentSchema }>;
+
+/** A comment on the post (`replyTo` null) or a reply to one of its comments. */
+async function addCommentTo(s: Services, ctx: RouterContext, input: CommentInput, replyTo: string | null): Promise<void> {
+  const agentId = writer(s, ctx);
+  const text = content(input.body);
+  const post = await visiblePost(s, ctx.params.post_id);
+  let reply: { comment_id: string; parent_comment_id: string | null } | null = null;
+  if (replyTo) {
+    const parent = await commentOf(s, post, replyTo);
+    reply = { comment_id: parent._id, parent_comment_id: parent.parent_comment_id ?? null };
+  }
+  const { comment: c, position } = await addComment(
+    s.bus,
+    agentId,
+    {
+      post_id: post._id,
+      post_author_id: post.agent_id,
+      post_room_slug: post.room_slug ?? null,
+      content: text,
+      reply_to: reply,
+      mentions: await mentionsIn(s, text, agentId),
+    },
+    commandContext(s, ctx, agentId),
+  );
+  await settled(s, position);
+  ctx.body = {
+    comment_id: c.comment_id,
+    post_id: c.post_id,
+    agent_id: c.agent_id,
+    agent_name: c.agent_name,
+    parent_comment_id: c.parent_comment_id,
+    reply_to_comment_id: c.reply_to_comment_id,
+    content: c.content,
+    upvote_count: 0,
+    upvoted: false,
+    created_at: c.created_at,
+    credits_charged: toCredits(c.charge.amount_mc),
+    balance: toCredits(c.charge.balance_after_mc),
+  };
+}
+
+const addTopLevel = (s: Services) => (ctx: RouterContext, input: CommentInput) => addCommentTo(s, ctx, input, null);
+const reply = (s: Services) => (ctx: RouterContext, input: CommentInput) => addCommentTo(s, ctx, input, ctx.params.comment_id);
+
+const comments: ContentHandler<'getFeedPostsByPostIdComments'> = (s) => async (ctx) => {
+  const { skip, limit, page } = paging(ctx.query, { limit: 50, max: 100 });
+  const post = await visiblePost(s, ctx.params.post_id);
+  const tree = await commentTree(s.store, post._id, { skip, limit });
+  ctx.body = { post_id: post._id, items: tree.items, total: tree.total, comment_count: post.comment_count ?? 0, page, limit };
+};
+
+const upvote: ContentHandler<'postFeedPostsByPostIdCommentsByCommentIdUpvote'> = (s) => async (ctx) => {
+  const agentId = writer(s, ctx);
+  const post = await visiblePost(s, ctx.params.post_id);
+  const c = await commentOf(s, post, ctx.params.comment_id);
+  const r = await toggleCommentUpvote(s.bus, post._id, c._id, agentId, commandContext(s, ctx, agentId));
+  await settled(s, r.position);
+  ctx.body = { comment_id: c._id, upvoted: r.upvoted, upvote_count: r.upvote_count };
+};
+
+const react: ContentHandler<'postFeedPostsByIdReact'> = (s) => async (ctx, input) => {
+  const agentId = writer(s, ctx);
+  const { reaction } = input.body;
+  const post = await visiblePost(s, ctx.params.id);
+  const r = await toggleReaction(s.bus, post._id, agentId, reaction, commandContext(s, ctx, agentId));
+  await settled(s, r.position);
+  ctx.body = { post_id: post._id, reaction, active: r.active, reactions: r.reactions };
+};
+
+const vote: ContentHandler<'postFeedPostsByIdPollVote'> = (s) => async (ctx, input) => {
+  const agentId = requireAgent(ctx);
+  const { option_index } = input.body;
+  const post = await visiblePost(s, ctx.params.id);
+  const poll = post.poll ?? null;
+  const r = await votePoll(s.bus, { post_id: post._id, post_author_id: post.agent_id, poll }, agentId, option_index, commandContext(s, ctx, agentId));
+  await settled(s, r.position);
+  // decideVotePoll refuses a post without a poll, so `poll` is set here.
+  const options = poll?.options ?? [];
+  ctx.body = {
+    post_id: post._id,
+    option_index,
+    options: options.map((text, index) => ({ index, text, votes: r.tally[index] ?? 0 })),
+    total_votes: r.tally.reduce((a, b) => a + b, 0),
+    expires_at: poll?.expires_at,
+  };
+};
+
+const flag: ContentHandler<'postFeedPostsByIdFlag'> = (s) => async (ctx, input) => {
+  const agentId = writer(s, ctx);
+  const reason = flagReason(input.body);
+  const post = await visiblePost(s, ctx.params.id);
+  const facts = await flaggerFacts(s.store, agentId);
+  const r = await flagPost(s.bus, post._id, post.agent_id, agentId, reason, facts, commandContext(s, ctx, agentId));
+  await settled(s, r.position);
+  ctx.body = {
+    post_id: post._id,
+    flagged: true,
+    already_flagged: r.already_flagged,
+    flag_count: r.flag_count,
+    counting_flags: r.counting_flags,
+    counts: r.counts,
+    ghosted: r.ghosted,
+  };
+};
+
+const boost: ContentHandler<'postFeedPostsByIdBoost'> = (s) => async (ctx) => {
+  const agentId = writer(s, ctx);
+  const post = await visiblePost(s, ctx.params.id);
+  const cap = scaledCap(s.limiter, BOOSTS_PER_DAY);
+  const { boost: b, position } = await boostPost(s.bus, agentId, { post_id: post._id, agent_id: post.agent_id }, cap, commandContext(s, ctx, agentId));
+  await settled(s, position);
+  ctx.body = {
+    post_id: post._id,
+    boosted: true,
+    post_author_id: b.post_author_id,
+    credits_charged: toCredits(b.charge.amount_mc),
+    balance: toCredits(b.charge.balance_after_mc),
+  };
+};
+
+const flagAgentRoute: ContentHandler<'postProtocolAgentsByIdFlag'> = (s) => async (ctx, input) => {
+  const agentId = writer(s, ctx);
+  const reason = flagReason(input.body);
+  const target = await getPublicAgent(s.store, ctx.params.id);
+  if (!target) throw notFound('Agent', 'agent_not_found');
+  const facts = await flaggerFacts(s.store, agentId);
+  const r = await flagAgent(s.bus, target._id, agentId, reason, facts, commandContext(s, ctx, agentId));
+  await settled(s, r.position);
+  ctx.body = {
+    agent_id: target._id,
+    flagged: true,
+    already_flagged: r.already_flagged,
+    flag_count: r.flag_count,
+    counting_flags: r.counting_flags,
+    counts: r.counts,
+    ghosted: r.ghosted,
+  };
+};
+
 export function contentRoutes(router: Router, s: Services): void {
-  const comment = async (ctx: Context, input: Input<{ body: typeof contentSchema }>, replyTo: string | null) => {
-    const agentId = writer(s, ctx);
-    const text = content(input.body);
-    const post = await visiblePost(s, ctx.params.post_id);
-    let reply: { comment_id: string; parent_comment_id: string | null } | null = null;
-    if (replyTo) {
-      const parent = await commentOf(s, post, replyTo);
-      reply = { comment_id: parent._id, parent_comment_id: (parent.parent_comment_id as string | null | undefined) ?? null };
-    }
-    const { comment: c, position } = await addComment(
-      s.bus,
-      agentId,
-      {
-        post_id: post._id,
-        post_author_id: post.agent_id as string,
-        post_room_slug: (post.room_slug as string | null) ?? null,
-        content: text,
-        reply_to: reply,
-        mentions: await mentionsIn(s, text, agentId),
-      },
-      commandContext(s, ctx, agentId),
-    );
-    await settled(s, position);
-    ctx.body = {
-      comment_id: c.comment_id,
-      post_id: c.post_id,
-      agent_id: c.agent_id,
-      agent_name: c.agent_name,
-      parent_comment_id: c.parent_comment_id,
-      reply_to_comment_id: c.reply_to_comment_id,
-      content: c.content,
-      upvote_count: 0,
-      upvoted: false,
-      created_at: c.created_at,
-      credits_charged: toCredits(c.charge.amount_mc),
-      balance: toCredits(c.charge.balance_after_mc),
-    };
-  };
-  const addTopLevel = (ctx: Context, input: Input<{ body: typeof contentSchema }>) => comment(ctx, input, null);
-  const reply = (ctx: Context, input: Input<{ body: typeof contentSchema }>) => comment(ctx, input, ctx.params.comment_id);
-
-  const comments = async (ctx: Context) => {
-    const { skip, limit, page } = paging(ctx.query, { limit: 50, max: 100 });
-    const post = await visiblePost(s, ctx.params.post_id);
-    const tree = await commentTree(s.store, post._id, { skip, limit });
-    ctx.body = { post_id: post._id, items: tree.items, total: tree.total, comment_count: (post.comment_count as number | undefined) ?? 0, page, limit };
-  };
-
-  const upvote = async (ctx: Context) => {
-    const agentId = writer(s, ctx);
-    const post = await visiblePost(s, ctx.params.post_id);
-    const c = await commentOf(s, post, ctx.params.comment_id);
-    const r = await toggleCommentUpvote(s.bus, post._id, c._id, agentId, commandContext(s, ctx, agentId));
-    await settled(s, r.position);
-    ctx.body = { comment_id: c._id, upvoted: r.upvoted, upvote_count: r.upvote_count };
-  };
-
-  const react = async (ctx: Context, input: Input<{ body: typeof reactSchema }>) => {
-    const agentId = writer(s, ctx);
-    const { reaction } = input.body;
-    const post = await visiblePost(s, ctx.params.id);
-    const r = await toggleReaction(s.bus, post._id, agentId, reaction, commandContext(s, ctx, agentId));
-    await settled(s, r.position);
-    ctx.body = { post_id: post._id, reaction, active: r.active, reactions: r.reactions };
-  };
-
-  const vote = async (ctx: Context, input: Input<{ body: typeof voteSchema }>) => {
-    const agentId = requireAgent(ctx);
-    const { option_index } = input.body;
-    const post = await visiblePost(s, ctx.params.id);
-    const poll = (post.poll as PostPoll | null | undefined) ?? null;
-    const r = await votePoll(
-      s.bus,
-      { post_id: post._id, post_author_id: post.agent_id as string, poll },
-      agentId,
-      option_index,
-      commandContext(s, ctx, agentId),
-    );
-    await settled(s, r.position);
-    // decideVotePoll refuses a post without a poll, so `poll` is set here.
-    const options = poll?.options ?? [];
-    ctx.body = {
-      post_id: post._id,
-      option_index,
-      options: options.map((text, index) => ({ index, text, votes: r.tally[index] ?? 0 })),
-      total_votes: r.tally.reduce((a, b) => a + b, 0),
-      expires_at: poll?.expires_at,
-    };
-  };
-
-  const flag = async (ctx: Context, input: Input<{ body: typeof flagSchema }>) => {
-    const agentId = writer(s, ctx);
-    const reason = flagReason(input.body);
-    const post = await visiblePost(s, ctx.params.id);
-    const facts = await flaggerFacts(s.store, agentId);
-    const r = await flagPost(s.bus, post._id, post.agent_id as string, agentId, reason, facts, commandContext(s, ctx, agentId));
-    await settled(s, r.position);
-    ctx.body = {
-      post_id: post._id,
-      flagged: true,
-      already_flagged: r.already_flagged,
-      flag_count: r.flag_count,
-      counting_flags: r.counting_flags,
-      counts: r.counts,
-      ghosted: r.ghosted,
-    };
-  };
-
-  const boost = async (ctx: Context) => {
-    const agentId = writer(s, ctx);
-    const post = await visiblePost(s, ctx.params.id);
-    const cap = scaledCap(s.limiter, BOOSTS_PER_DAY);
-    const { boost: b, position } = await boostPost(
-      s.bus,
-      agentId,
-      { post_id: post._id, agent_id: post.agent_id as string },
-      cap,
-      commandContext(s, ctx, agentId),
-    );
-    await settled(s, position);
-    ctx.body = {
-      post_id: post._id,
-      boosted: true,
-      post_author_id: b.post_author_id,
-      credits_charged: toCredits(b.charge.amount_mc),
-      balance: toCredits(b.charge.balance_after_mc),
-    };
-  };
-
-  const flagAgentRoute = async (ctx: Context, input: Input<{ body: typeof flagSchema }>) => {
-    const agentId = writer(s, ctx);
-    const reason = flagReason(input.body);
-    const target = await getPublicAgent(s.store, ctx.params.id);
-    if (!target) throw notFound('Agent', 'agent_not_found');
-    const facts = await flaggerFacts(s.store, agentId);
-    const r = await flagAgent(s.bus, target._id, agentId, reason, facts, commandContext(s, ctx, agentId));
-    await settled(s, r.position);
-    ctx.body = {
-      agent_id: target._id,
-      flagged: true,
-      already_flagged: r.already_flagged,
-      flag_count: r.flag_count,
-      counting_flags: r.counting_flags,
-      counts: r.counts,
-      ghosted: r.ghosted,
-    };
-  };
-
   const feedPosts = new Router({ prefix: '/api/feed/posts' });
-  mount(feedPosts, contentOperations.postFeedPostsByPostIdComments, addTopLevel);
-  mount(feedPosts, contentOperations.postFeedPostsByPostIdCommentsByCommentIdReply, reply);
-  mount(feedPosts, contentOperations.getFeedPostsByPostIdComments, comments);
-  mount(feedPosts, contentOperations.postFeedPostsByPostIdCommentsByCommentIdUpvote, upvote);
-  mount(feedPosts, contentOperations.postFeedPostsByIdReact, react);
-  mount(feedPosts, contentOperations.postFeedPostsByIdPollVote, vote);
-  mount(feedPosts, contentOperations.postFeedPostsByIdFlag, flag);
-  mount(feedPosts, contentOperations.postFeedPostsByIdBoost, boost);
+  mount(feedPosts, contentOperations.postFeedPostsByPostIdComments, addTopLevel(s));
+  mount(feedPosts, contentOperations.postFeedPostsByPostIdCommentsByCommentIdReply, reply(s));
+  mount(feedPosts, contentOperations.getFeedPostsByPostIdComments, comments(s));
+  mount(feedPosts, contentOperations.postFeedPostsByPostIdCommentsByCommentIdUpvote, upvote(s));
+  mount(feedPosts, contentOperations.postFeedPostsByIdReact, react(s));
+  mount(feedPosts, contentOperations.postFeedPostsByIdPollVote, vote(s));
+  mount(feedPosts, contentOperations.postFeedPostsByIdFlag, flag(s));
+  mount(feedPosts, contentOperations.postFeedPostsByIdBoost, boost(s));
 
   // The older family: the same comment routes.
   const agentPosts = new Router({ prefix: '/api/agent/posts' });
-  mount(agentPosts, contentOperations.postAgentPostsByPostIdComments, addTopLevel);
-  mount(agentPosts, contentOperations.postAgentPostsByPostIdCommentsByCommentIdReply, reply);
-  mount(agentPosts, contentOperations.getAgentPostsByPostIdComments, comments);
-  mount(agentPosts, contentOperations.postAgentPostsByPostIdCommentsByCommentIdUpvote, upvote);
+  mount(agentPosts, contentOperations.postAgentPostsByPostIdComments, addTopLevel(s));
+  mount(agentPosts, contentOperations.postAgentPostsByPostIdCommentsByCommentIdReply, reply(s));
+  mount(agentPosts, contentOperations.getAgentPostsByPostIdComments, comments(s));
+  mount(agentPosts, contentOperations.postAgentPostsByPostIdCommentsByCommentIdUpvote, upvote(s));
 
   const protocolAgents = new Router({ prefix: '/api/protocol/agents' });
-  mount(protocolAgents, contentOperations.postProtocolAgentsByIdFlag, flagAgentRoute);
+  mount(protocolAgents, contentOperations.postProtocolAgentsByIdFlag, flagAgentRoute(s));
 
   router.use(feedPosts.routes());
   router.use(agentPosts.routes());

@@ -34,6 +34,7 @@ async function parseMultipart(ctx: Context): Promise<void> {
   try {
     await multipart(ctx, async () => undefined);
   } catch (err) {
+    // A throw is typed unknown; formidable's errors carry these fields.
     const e = err as { httpCode?: number; code?: number; message?: string };
     if (e.httpCode === 413 || /maxFileSize|maxTotalFileSize|exceeded/i.test(e.message ?? '')) {
       throw new DomainError(413, 'payload_too_large', `Images are at most ${IMAGE_MAX_BYTES / 1024 / 1024} MB`);
@@ -43,7 +44,7 @@ async function parseMultipart(ctx: Context): Promise<void> {
 }
 
 function uploadedFile(ctx: Context): UploadedFile | null {
-  const files = ctx.request.files as Record<string, UploadedFile | UploadedFile[]> | undefined;
+  const files = ctx.request.files;
   const f = files?.file ?? files?.image;
   return (Array.isArray(f) ? f[0] : f) ?? null;
 }
@@ -116,7 +117,7 @@ export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = s.bl
     const agentId = writer(s, ctx);
     await parseMultipart(ctx);
     const file = uploadedFile(ctx);
-    const all = Object.values((ctx.request.files as Record<string, UploadedFile | UploadedFile[]> | undefined) ?? {}).flat();
+    const all = Object.values(ctx.request.files ?? {}).flat();
     try {
       if (!file) throw new ValidationFailed([{ loc: ['body', 'file'], msg: 'field required (a multipart file named "file")', type: 'missing' }]);
       await storeImage(s, blobs, ctx, agentId, await readFile(file.filepath));
@@ -132,8 +133,8 @@ export function mediaRoutes(router: Router, s: Services, blobs: BlobStore = s.bl
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
-    ctx.set('ETag', `"${String(meta.sha256)}"`);
-    ctx.type = meta.content_type as string;
+    ctx.set('ETag', `"${meta.sha256}"`);
+    ctx.type = meta.content_type;
     ctx.body = bytes;
   };
 

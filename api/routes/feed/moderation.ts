@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { stringify } from 'csv-stringify/sync';
 import type { Context } from 'koa';
-import type { AuditAction, AuditEntry } from '../../../commands/audit/audit-log.ts';
+import type { AuditEntry } from '../../../commands/audit/audit-log.ts';
 import { AUDIT_EVENT_TYPES, readAuditLog } from '../../../commands/audit/audit-log.ts';
 import { withdrawAgentFlag } from '../../../commands/feed/flag-agent.ts';
 import { appealModerationItem, decideModerationItem } from '../../../commands/feed/moderation.ts';
@@ -10,12 +10,12 @@ import { DomainError, notFound } from '../../../events/kernel/errors.ts';
 import type { ModerationDecision, ModerationKind } from '../../../events/moderation.ts';
 import { MODERATION_DECISIONS, MODERATION_KINDS } from '../../../events/moderation.ts';
 import { decodeCursor, encodeCursor, START } from '../../../queries/cursor.ts';
-import type { ModerationState } from '../../../queries/feed/moderation.ts';
 import { getModerationItem, MODERATION_STATES, moderationItemView, moderationTarget, queuePage } from '../../../queries/feed/moderation.ts';
 import { getPost } from '../../../queries/feed/posts.ts';
 import { principalOf, requireAgent } from '../../auth.ts';
 import { idParam, limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import type { Services } from '../../services.ts';
+import { isOneOf } from '../../guards.ts';
 import { afterCursor, limitOnly, typed } from '../../validation.ts';
 import { requireSuperAdmin } from '../humans/matches.ts';
 import type { Schema } from '../../validation.ts';
@@ -204,7 +204,7 @@ function auditAfter(raw: string): number {
 export function auditFilters(query: Record<string, unknown>) {
   const limit = limitOnly(query, { limit: 100, max: 500 });
   const after = typeof query.after === 'string' ? auditAfter(query.after) : 0;
-  const action = typeof query.action === 'string' ? (query.action as AuditAction) : undefined;
+  const action = isOneOf(AUDIT_EVENT_TYPES, query.action) ? query.action : undefined;
   const actor = typeof query.actor === 'string' && query.actor !== '' ? query.actor : undefined;
   return { limit, after, actions: action ? [action] : undefined, actor };
 }
@@ -290,11 +290,11 @@ export function moderationRoutes(router: Router, s: Services): void {
   const admin = new Router({ prefix: '/api/admin' });
   mount(admin, moderationOperations.getAdminModerationQueue, async (ctx) => {
     requireSuperAdmin(ctx);
-    const q = ctx.query as Record<string, unknown>;
+    const q = ctx.query;
     const limit = limitOnly(q, { limit: 50, max: 100 });
     const page = await queuePage(s.store, {
-      kind: q.kind as ModerationKind | undefined,
-      state: q.state as ModerationState | undefined,
+      kind: isOneOf(MODERATION_KINDS, q.kind) ? q.kind : undefined,
+      state: isOneOf(MODERATION_STATES, q.state) ? q.state : undefined,
       after: afterCursor(q) ?? START,
       limit,
     });
@@ -325,7 +325,7 @@ export function moderationRoutes(router: Router, s: Services): void {
   });
   mount(admin, moderationOperations.getAdminAuditLog, async (ctx) => {
     requireSuperAdmin(ctx);
-    const f = auditFilters(ctx.query as Record<string, unknown>);
+    const f = auditFilters(ctx.query);
     const page = await readAuditLog(s.log, f);
     // next_cursor continues oldest first after the page's last line (docs/PAGING.md); next_after is the same place as a log position.
     ctx.body = {
@@ -337,7 +337,7 @@ export function moderationRoutes(router: Router, s: Services): void {
   });
   mount(admin, moderationOperations.getAdminAuditLogExport, async (ctx) => {
     requireSuperAdmin(ctx);
-    const q = ctx.query as Record<string, unknown>;
+    const q = ctx.query;
     const f = auditFilters(q);
     const entries = await exportAudit(s, f);
     sendAuditExport(ctx, entries, q.format === 'csv' ? 'csv' : 'json');

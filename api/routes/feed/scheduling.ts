@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { RouterContext } from '@koa/router';
 import { createRoom, pinPost, unpinPost } from '../../../commands/feed/rooms.ts';
 import type { RoomModeration } from '../../../commands/feed/rooms.ts';
 import { cancelScheduledPost, schedulePost, SCHEDULES_PER_DAY } from '../../../commands/feed/schedule.ts';
@@ -7,7 +7,7 @@ import { notFound, ValidationFailed } from '../../../events/kernel/errors.ts';
 import { normaliseCapability, SLUG_PATTERN } from '../../../events/capabilities.ts';
 import { roomKind, roomPageUrl } from '../../../queries/feed/rooms.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
-import type { Doc } from '../../../projections/store/port.ts';
+import type { ReadModel } from '../../../projections/store/port.ts';
 import { getAgent, isSuperAdmin } from '../../../queries/agents/agents.ts';
 import { findRoom, getVisiblePost, pinnedPosts, postView, trendingHashtags } from '../../../queries/feed/posts.ts';
 import { getScheduledPost, scheduledView, upcomingScheduledPosts } from '../../../queries/feed/scheduling.ts';
@@ -63,8 +63,8 @@ async function callerIsSuperAdmin(s: Services, user: { roles: string[] }, agentI
 }
 
 /** What decidePinPost / decideUnpinPost need to know of who may moderate the room. */
-async function moderation(s: Services, user: { roles: string[] }, room: Doc, agentId: string | null): Promise<RoomModeration> {
-  return { room_created_by: (room.created_by as string | null | undefined) ?? null, super_admin: await callerIsSuperAdmin(s, user, agentId) };
+async function moderation(s: Services, user: { roles: string[] }, room: ReadModel<'rooms'>, agentId: string | null): Promise<RoomModeration> {
+  return { room_created_by: room.created_by ?? null, super_admin: await callerIsSuperAdmin(s, user, agentId) };
 }
 
 export const schedulingOperations = operations({
@@ -145,158 +145,162 @@ export const schedulingOperations = operations({
   },
 });
 
+type SchedulingOps = typeof schedulingOperations;
+/** A handler for operation K, given the services. */
+type SchedulingHandler<K extends keyof SchedulingOps> = (s: Services) => (ctx: RouterContext, input: Input<SchedulingOps[K]>) => Promise<void>;
+
+const schedule: SchedulingHandler<'postFeedPostsSchedule'> = (s) => async (ctx, input) => {
+  const agentId = writer(s, ctx);
+  const body = input.body;
+  const cmdCtx = commandContext(s, ctx, agentId);
+  const { draft, resolved_room_slug } = await postDraft(s, body);
+  const mentions = await mentionsIn(s, `${draft.title}\n${draft.body}`, agentId);
+  const { scheduled, position } = await schedulePost(
+    s.bus,
+    agentId,
+    { draft, resolved_room_slug, publish_at: body.publish_at, daily_cap: scaledCap(s.limiter, SCHEDULES_PER_DAY), mentions },
+    cmdCtx,
+  );
+  await settled(s, position);
+  ctx.body = {
+    post_id: scheduled.post_id,
+    agent_id: scheduled.agent_id,
+    title: scheduled.title,
+    body: scheduled.body,
+    post_type: scheduled.post_type,
+    room_slug: scheduled.room_slug,
+    hashtags: scheduled.hashtags,
+    publish_at: scheduled.publish_at,
+    published: false,
+    status: 'scheduled',
+    credits_charged: toCredits(scheduled.charge.amount_mc),
+    balance: toCredits(scheduled.charge.balance_after_mc),
+  };
+};
+
+const upcoming: SchedulingHandler<'getFeedPostsScheduled'> = (s) => async (ctx) => {
+  const agentId = requireAgent(ctx);
+  const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
+  const { items, total } = await upcomingScheduledPosts(s.store, agentId, { skip, limit });
+  ctx.body = { items: items.map(scheduledView), total, page, limit };
+};
+
+const cancel: SchedulingHandler<'deleteFeedPostsScheduledByPostId'> = (s) => async (ctx) => {
+  const agentId = writer(s, ctx);
+  const doc = await getScheduledPost(s.store, ctx.params.post_id);
+  if (!doc) throw notFound('Scheduled post', 'scheduled_post_not_found');
+  const { cancelled, position } = await cancelScheduledPost(
+    s.bus,
+    { agent_id: agentId, post_id: doc._id, scheduled_post: { agent_id: doc.agent_id, status: doc.status } },
+    commandContext(s, ctx, agentId),
+  );
+  await settled(s, position);
+  ctx.body = {
+    post_id: cancelled.post_id,
+    status: 'cancelled',
+    credits_refunded: toCredits(-cancelled.charge.amount_mc),
+    balance: toCredits(cancelled.charge.balance_after_mc),
+  };
+};
+
+const trending: SchedulingHandler<'getFeedTrending'> = (s) => async (ctx) => {
+  const now = s.clock.now();
+  const items = await trendingHashtags(s.store, now, 7, 10);
+  ctx.body = { items, window_days: 7, generated_at: now.toISOString() };
+};
+
+const createCustomRoom: SchedulingHandler<'postAgentRooms'> = (s) => async (ctx, input) => {
+  const agentId = writer(s, ctx);
+  const body = input.body;
+  const slug = normaliseCapability(body.name);
+  if (!SLUG_PATTERN.test(slug))
+    throw new ValidationFailed([
+      { loc: ['body', 'name'], msg: 'name must normalise to a room slug of 3-40 characters of [a-z0-9-]', type: 'value_error.room_name' },
+    ]);
+  const label = body.name.trim();
+  const description = body.description?.trim() || null;
+  const r = await createRoom(
+    s.bus,
+    { room_slug: slug, label, description, agent_id: agentId, exists: (await roomKind(s.store, slug)) !== null },
+    commandContext(s, ctx, agentId),
+  );
+  await settled(s, r.position);
+  ctx.status = 201;
+  ctx.body = {
+    room_slug: r.room.room_slug,
+    label: r.room.label,
+    description: r.room.description,
+    created_by: r.room.agent_id,
+    created_at: r.room.created_at,
+    public: (await findRoom(s.store, slug)) !== null,
+    url: roomPageUrl(s.config.publicBaseUrl, slug),
+  };
+};
+
+/**
+ * The room of a pin route (404 when it is not public) and the caller, within the pin rate limit.
+ * Bearer only (an API key answers 401): the signed-in user acts as a human, through their linked
+ * agent when they have one (the room creator's right), or as a super admin without one.
+ */
+async function pinTarget(s: Services, ctx: RouterContext) {
+  const user = requireUser(ctx);
+  const agentId = user.agentId;
+  const room = await findRoom(s.store, ctx.params.slug);
+  if (!room) throw notFound('Room', 'room_not_found');
+  return { userId: user.userId, agentId, room, moderation: await moderation(s, user, room, agentId) };
+}
+
+const pin: SchedulingHandler<'postAgentRoomsBySlugPinByPostId'> = (s) => async (ctx) => {
+  const { userId, agentId, room, moderation: mod } = await pinTarget(s, ctx);
+  const cmdCtx = commandContext(s, ctx, userId);
+  const post = await getVisiblePost(s.store, ctx.params.post_id);
+  const r = await pinPost(
+    s.bus,
+    {
+      room_slug: room._id,
+      user_id: userId,
+      agent_id: agentId,
+      moderation: mod,
+      post: post && { post_id: post._id, agent_id: post.agent_id, room_slug: post.room_slug ?? null },
+    },
+    cmdCtx,
+  );
+  await settled(s, r.position);
+  ctx.body = { room_slug: room._id, post_id: ctx.params.post_id, pinned: true, already_pinned: r.already_pinned };
+};
+
+const unpin: SchedulingHandler<'deleteAgentRoomsBySlugPinByPostId'> = (s) => async (ctx) => {
+  const { userId, agentId, room, moderation: mod } = await pinTarget(s, ctx);
+  const r = await unpinPost(
+    s.bus,
+    { room_slug: room._id, post_id: ctx.params.post_id, user_id: userId, agent_id: agentId, moderation: mod },
+    commandContext(s, ctx, userId),
+  );
+  await settled(s, r.position);
+  ctx.body = { room_slug: room._id, post_id: ctx.params.post_id, pinned: r.pinned };
+};
+
+const pinned: SchedulingHandler<'getAgentRoomsBySlugPinned'> = (s) => async (ctx) => {
+  const room = await findRoom(s.store, ctx.params.slug);
+  if (!room) throw notFound('Room', 'room_not_found');
+  const posts = await pinnedPosts(s.store, room._id);
+  ctx.body = { room_slug: room._id, items: posts.map((p) => postView(p, s.config.publicBaseUrl)), total: posts.length };
+};
+
 export function schedulingRoutes(router: Router, s: Services): void {
-  const schedule = async (ctx: Context, input: Input<{ body: typeof scheduleSchema }>) => {
-    const agentId = writer(s, ctx);
-    const body = input.body;
-    const cmdCtx = commandContext(s, ctx, agentId);
-    const { draft, resolved_room_slug } = await postDraft(s, body);
-    const mentions = await mentionsIn(s, `${draft.title}\n${draft.body}`, agentId);
-    const { scheduled, position } = await schedulePost(
-      s.bus,
-      agentId,
-      { draft, resolved_room_slug, publish_at: body.publish_at, daily_cap: scaledCap(s.limiter, SCHEDULES_PER_DAY), mentions },
-      cmdCtx,
-    );
-    await settled(s, position);
-    ctx.body = {
-      post_id: scheduled.post_id,
-      agent_id: scheduled.agent_id,
-      title: scheduled.title,
-      body: scheduled.body,
-      post_type: scheduled.post_type,
-      room_slug: scheduled.room_slug,
-      hashtags: scheduled.hashtags,
-      publish_at: scheduled.publish_at,
-      published: false,
-      status: 'scheduled',
-      credits_charged: toCredits(scheduled.charge.amount_mc),
-      balance: toCredits(scheduled.charge.balance_after_mc),
-    };
-  };
-
-  const upcoming = async (ctx: Context) => {
-    const agentId = requireAgent(ctx);
-    const { skip, limit, page } = paging(ctx.query, { limit: 20, max: 100 });
-    const { items, total } = await upcomingScheduledPosts(s.store, agentId, { skip, limit });
-    ctx.body = { items: items.map(scheduledView), total, page, limit };
-  };
-
-  const cancel = async (ctx: Context) => {
-    const agentId = writer(s, ctx);
-    const doc = await getScheduledPost(s.store, ctx.params.post_id);
-    if (!doc) throw notFound('Scheduled post', 'scheduled_post_not_found');
-    const { cancelled, position } = await cancelScheduledPost(
-      s.bus,
-      { agent_id: agentId, post_id: doc._id, scheduled_post: { agent_id: String(doc.agent_id), status: String(doc.status) } },
-      commandContext(s, ctx, agentId),
-    );
-    await settled(s, position);
-    ctx.body = {
-      post_id: cancelled.post_id,
-      status: 'cancelled',
-      credits_refunded: toCredits(-cancelled.charge.amount_mc),
-      balance: toCredits(cancelled.charge.balance_after_mc),
-    };
-  };
-
-  const trending = async (ctx: Context) => {
-    const now = s.clock.now();
-    const items = await trendingHashtags(s.store, now, 7, 10);
-    ctx.body = { items, window_days: 7, generated_at: now.toISOString() };
-  };
-
-  /**
-   * The room of a pin route (404 when it is not public) and the caller, within the pin rate limit.
-   * Bearer only (an API key answers 401): the signed-in user acts as a human, through their linked
-   * agent when they have one (the room creator's right), or as a super admin without one.
-   */
-  const pinTarget = async (ctx: Context) => {
-    const user = requireUser(ctx);
-    const agentId = user.agentId;
-    const room = await findRoom(s.store, ctx.params.slug);
-    if (!room) throw notFound('Room', 'room_not_found');
-    return { userId: user.userId, agentId, room, moderation: await moderation(s, user, room, agentId) };
-  };
-
-  const pin = async (ctx: Context) => {
-    const { userId, agentId, room, moderation: mod } = await pinTarget(ctx);
-    const cmdCtx = commandContext(s, ctx, userId);
-    const post = await getVisiblePost(s.store, ctx.params.post_id);
-    const r = await pinPost(
-      s.bus,
-      {
-        room_slug: room._id,
-        user_id: userId,
-        agent_id: agentId,
-        moderation: mod,
-        post: post && { post_id: post._id, agent_id: post.agent_id as string, room_slug: (post.room_slug as string | null | undefined) ?? null },
-      },
-      cmdCtx,
-    );
-    await settled(s, r.position);
-    ctx.body = { room_slug: room._id, post_id: ctx.params.post_id, pinned: true, already_pinned: r.already_pinned };
-  };
-
-  const unpin = async (ctx: Context) => {
-    const { userId, agentId, room, moderation: mod } = await pinTarget(ctx);
-    const r = await unpinPost(
-      s.bus,
-      { room_slug: room._id, post_id: ctx.params.post_id, user_id: userId, agent_id: agentId, moderation: mod },
-      commandContext(s, ctx, userId),
-    );
-    await settled(s, r.position);
-    ctx.body = { room_slug: room._id, post_id: ctx.params.post_id, pinned: r.pinned };
-  };
-
-  const pinned = async (ctx: Context) => {
-    const room = await findRoom(s.store, ctx.params.slug);
-    if (!room) throw notFound('Room', 'room_not_found');
-    const posts = await pinnedPosts(s.store, room._id);
-    ctx.body = { room_slug: room._id, items: posts.map((p) => postView(p, s.config.publicBaseUrl)), total: posts.length };
-  };
-
   const feedPosts = new Router({ prefix: '/api/feed/posts' });
-  mount(feedPosts, schedulingOperations.postFeedPostsSchedule, schedule);
-  mount(feedPosts, schedulingOperations.getFeedPostsScheduled, upcoming);
-  mount(feedPosts, schedulingOperations.deleteFeedPostsScheduledByPostId, cancel);
+  mount(feedPosts, schedulingOperations.postFeedPostsSchedule, schedule(s));
+  mount(feedPosts, schedulingOperations.getFeedPostsScheduled, upcoming(s));
+  mount(feedPosts, schedulingOperations.deleteFeedPostsScheduledByPostId, cancel(s));
 
   const feedTrending = new Router({ prefix: '/api/feed/trending' });
-  mount(feedTrending, schedulingOperations.getFeedTrending, trending);
-
-  const create = async (ctx: Context, input: Input<{ body: typeof createRoomSchema }>) => {
-    const agentId = writer(s, ctx);
-    const body = input.body;
-    const slug = normaliseCapability(body.name);
-    if (!SLUG_PATTERN.test(slug))
-      throw new ValidationFailed([
-        { loc: ['body', 'name'], msg: 'name must normalise to a room slug of 3-40 characters of [a-z0-9-]', type: 'value_error.room_name' },
-      ]);
-    const label = body.name.trim();
-    const description = body.description?.trim() || null;
-    const r = await createRoom(
-      s.bus,
-      { room_slug: slug, label, description, agent_id: agentId, exists: (await roomKind(s.store, slug)) !== null },
-      commandContext(s, ctx, agentId),
-    );
-    await settled(s, r.position);
-    ctx.status = 201;
-    ctx.body = {
-      room_slug: r.room.room_slug,
-      label: r.room.label,
-      description: r.room.description,
-      created_by: r.room.agent_id,
-      created_at: r.room.created_at,
-      public: (await findRoom(s.store, slug)) !== null,
-      url: roomPageUrl(s.config.publicBaseUrl, slug),
-    };
-  };
+  mount(feedTrending, schedulingOperations.getFeedTrending, trending(s));
 
   const agentRooms = new Router({ prefix: '/api/agent/rooms' });
-  mount(agentRooms, schedulingOperations.postAgentRooms, create);
-  mount(agentRooms, schedulingOperations.postAgentRoomsBySlugPinByPostId, pin);
-  mount(agentRooms, schedulingOperations.deleteAgentRoomsBySlugPinByPostId, unpin);
-  mount(agentRooms, schedulingOperations.getAgentRoomsBySlugPinned, pinned);
+  mount(agentRooms, schedulingOperations.postAgentRooms, createCustomRoom(s));
+  mount(agentRooms, schedulingOperations.postAgentRoomsBySlugPinByPostId, pin(s));
+  mount(agentRooms, schedulingOperations.deleteAgentRoomsBySlugPinByPostId, unpin(s));
+  mount(agentRooms, schedulingOperations.getAgentRoomsBySlugPinned, pinned(s));
 
   router.use(feedPosts.routes());
   router.use(feedTrending.routes());

@@ -87,7 +87,7 @@ export async function throttledLogin(s: Services, ctx: Context, input: { email: 
     await settled(s, tokens.position);
     return tokens;
   } catch (err) {
-    if ((err as { code?: string }).code === 'invalid_credentials') {
+    if (err instanceof DomainError && err.code === 'invalid_credentials') {
       s.limiter.add(AUTH_LIMITS.loginFailures, pair);
       s.limiter.add(AUTH_LIMITS.accountFailures, account);
     }

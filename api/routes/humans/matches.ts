@@ -172,7 +172,7 @@ export const matchOperations = operations({
 export async function matchOfMember(s: Services, matchId: string, user: string) {
   const match = await getMatch(s.store, matchId);
   if (!match) throw notFound('Match', 'match_not_found');
-  if (!(match.members as string[]).includes(user)) throw forbidden('Only the two members of a match can read or write it', 'not_match_member');
+  if (!match.members.includes(user)) throw forbidden('Only the two members of a match can read or write it', 'not_match_member');
   return match;
 }
 
@@ -191,7 +191,7 @@ export async function readMatch(s: Services, ctx: Context, matchId: string, me: 
 export async function reportMessage(s: Services, ctx: Context, me: string, messageId: string, input: { reason: string; details: string | null }) {
   const msg = await getMatchMessage(s.store, messageId);
   if (!msg) throw notFound('Message', 'message_not_found');
-  const r = await reportMatchMessage(s.bus, me, String(msg.match_id), msg._id, input, commandContext(s, ctx, me));
+  const r = await reportMatchMessage(s.bus, me, msg.match_id, msg._id, input, commandContext(s, ctx, me));
   await settled(s, r.position);
   return msg;
 }
@@ -204,14 +204,14 @@ export async function memberMatchList(s: Services, me: string) {
 
 /** One match as its member `me` sees it listed: the other member's name, and `unread` messages. */
 export async function matchSummary(s: Services, me: string, m: NonNullable<Awaited<ReturnType<typeof getMatch>>>, unread: number) {
-  const other = await getUser(s.store, (m.members as string[]).find((id) => id !== me) ?? me);
+  const other = await getUser(s.store, m.members.find((id) => id !== me) ?? me);
   return {
     match_id: m._id,
     other_member: { user_id: other?._id ?? null, full_name: typeof other?.full_name === 'string' ? other.full_name : null },
-    reason: (m.reason as string | null) ?? null,
-    created_at: m.created_at as string,
+    reason: m.reason ?? null,
+    created_at: m.created_at,
     message_count: typeof m.message_count === 'number' ? m.message_count : 0,
-    last_message_at: (m.last_message_at as string | undefined) ?? null,
+    last_message_at: m.last_message_at ?? null,
     unread_count: unread,
   };
 }
@@ -221,7 +221,7 @@ export function matchRoutes(router: Router, s: Services): void {
   const member = async (id: string): Promise<Member> => {
     const u = await getUser(s.store, id);
     const agent = typeof u?.agent_id === 'string' ? await getAgent(s.store, u.agent_id) : null;
-    return { user_id: id, full_name: String(u?.full_name ?? 'there'), capabilities: (agent?.capabilities as string[] | undefined) ?? [] };
+    return { user_id: id, full_name: u?.full_name ?? 'there', capabilities: agent?.capabilities ?? [] };
   };
 
   const adminMatches = new Router({ prefix: '/api/admin/matches' });
@@ -272,7 +272,7 @@ export function matchRoutes(router: Router, s: Services): void {
     const { userId: me } = requireUser(ctx);
     const msg = await getMatchMessage(s.store, ctx.params.id);
     if (!msg) throw notFound('Message', 'message_not_found');
-    const r = await deleteMatchMessage(s.bus, me, String(msg.match_id), msg._id, commandContext(s, ctx, me));
+    const r = await deleteMatchMessage(s.bus, me, msg.match_id, msg._id, commandContext(s, ctx, me));
     await settled(s, r.position);
     ctx.body = { message_id: msg._id, deleted: true };
   });
@@ -287,14 +287,14 @@ export function matchRoutes(router: Router, s: Services): void {
   mount(messages, matchOperations.getMessagesByMatchIdOpeners, async (ctx) => {
     const { userId: me } = requireUser(ctx);
     const match = await memberMatch(ctx.params.match_id, me);
-    const other = (match.members as string[]).find((m) => m !== me) ?? me;
-    ctx.body = { match_id: match._id, openers: openers(match._id, await member(me), await member(other), (match.reason as string | null) ?? null) };
+    const other = match.members.find((m) => m !== me) ?? me;
+    ctx.body = { match_id: match._id, openers: openers(match._id, await member(me), await member(other), match.reason ?? null) };
   });
 
   mount(messages, matchOperations.getMessagesByMatchIdQuickReplies, async (ctx) => {
     const { userId: me } = requireUser(ctx);
     const match = await memberMatch(ctx.params.match_id, me);
-    const other = (match.members as string[]).find((m) => m !== me) ?? me;
+    const other = match.members.find((m) => m !== me) ?? me;
     const received = (await matchMessages(s.store, match._id)).filter((m) => m.sender_id === other);
     const last = received[received.length - 1];
     ctx.body = {

@@ -5,7 +5,7 @@ import { replyFromInbox } from '../../../commands/humans/owner.ts';
 import { DMS_PER_DAY, DMS_PER_PAIR } from '../../../commands/messaging/dm.ts';
 import { DomainError, notFound } from '../../../events/kernel/errors.ts';
 import { toCredits } from '../../../events/kernel/money.ts';
-import type { Doc } from '../../../projections/store/port.ts';
+import type { ReadModel } from '../../../projections/store/port.ts';
 import { getUser, memberDms } from '../../../queries/messaging/messaging.ts';
 import { LIMITS, scaledCap } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
@@ -23,7 +23,7 @@ const replySchema = typed<{ message: string }>({
   properties: { message: { type: 'string', minLength: 1, maxLength: 1000 } },
 });
 
-const messageView = (d: Doc) => ({
+const messageView = (d: ReadModel<'member_dms'>) => ({
   dm_id: d._id,
   direction: d.direction ?? 'inbound',
   from_agent_id: d.from_agent_id,
@@ -65,7 +65,7 @@ export const ownerInboxOperations = operations({
 });
 
 /** The member's DMs: to their user id and to their address (also those sent before they joined). */
-export async function ownerDms(s: Services, userId: string): Promise<Doc[]> {
+export async function ownerDms(s: Services, userId: string): Promise<ReadModel<'member_dms'>[]> {
   const doc = await getUser(s.store, userId);
   const email = typeof doc?.email === 'string' ? doc.email : null;
   const emails = email ? [...new Set([email.toLowerCase(), normaliseEmail(email)])] : [];
@@ -81,34 +81,41 @@ export interface InboxGroup {
 }
 
 /** The inbox: inbound DMs grouped by the agent that sent them, the latest conversation first. */
-export function inboxGroups(dms: Doc[]): InboxGroup[] {
+export function inboxGroups(dms: ReadModel<'member_dms'>[]): InboxGroup[] {
   const groups = new Map<string, InboxGroup>();
   for (const d of dms) {
     if (d.direction === 'outbound') continue;
-    const id = d.from_agent_id as string;
+    const id = d.from_agent_id;
     const g = groups.get(id);
     if (g) g.message_count++;
     else
       groups.set(id, {
         agent_id: id,
-        agent_name: d.from_agent_name as string,
+        agent_name: d.from_agent_name,
         message_count: 1,
-        last_message: d.message as string,
-        last_message_at: d.created_at as string,
+        last_message: d.message,
+        last_message_at: d.created_at,
       });
   }
   return [...groups.values()];
 }
 
 /** The thread with one agent, both directions, oldest first (404 when there is none). */
-export function threadWith(dms: Doc[], other: string) {
+export function threadWith(dms: ReadModel<'member_dms'>[], other: string) {
   const thread = dms.filter((d) => (d.direction === 'outbound' ? d.to_agent_id === other : d.from_agent_id === other)).reverse();
   if (thread.length === 0) throw notFound('Conversation', 'conversation_not_found');
   return thread.map(messageView);
 }
 
 /** Replies as the member's linked agent to an agent that wrote to them (charged owner_dm_reply; a cap answers 429 with its headers, api/errors.ts). */
-export async function replyAsOwner(s: Services, ctx: Context, user: { userId: string; agentId: string }, dms: Doc[], other: string, message: string) {
+export async function replyAsOwner(
+  s: Services,
+  ctx: Context,
+  user: { userId: string; agentId: string },
+  dms: ReadModel<'member_dms'>[],
+  other: string,
+  message: string,
+) {
   const result = await replyFromInbox(
     s.bus,
     {

@@ -60,10 +60,12 @@ function dmTarget(body: DmBody): DmTarget {
     throw new ValidationFailed([{ loc: ['body'], msg: 'exactly one of to_agent_id, to_user_id, to_email is required', type: 'value_error.target' }]);
   }
   if (!body.message.trim()) throw new ValidationFailed([{ loc: ['body', 'message'], msg: 'message must not be blank', type: 'value_error.blank' }]);
-  if (body.to_agent_id !== undefined) return { to_agent_id: body.to_agent_id };
-  if (body.to_user_id !== undefined) return { to_user_id: body.to_user_id };
-  const email = body.to_email as string;
-  if (!looksLikeEmail(email)) throw new ValidationFailed([{ loc: ['body', 'to_email'], msg: 'value is not a valid email', type: 'value_error.email' }]);
+  const { to_agent_id, to_user_id, to_email: email } = body;
+  if (to_agent_id !== undefined) return { to_agent_id };
+  if (to_user_id !== undefined) return { to_user_id };
+  // Exactly one target is given, so here it is the e-mail.
+  if (email === undefined || !looksLikeEmail(email))
+    throw new ValidationFailed([{ loc: ['body', 'to_email'], msg: 'value is not a valid email', type: 'value_error.email' }]);
   return { to_email: normaliseEmail(email) };
 }
 

@@ -149,8 +149,7 @@ export function meshRoutes(router: Router, s: Services): void {
   const participantThread = async (ctx: Context, agentId: string) => {
     const thread = await getThread(s.store, ctx.params.thread_id);
     if (!thread) throw notFound('Group DM', 'thread_not_found');
-    if (!(thread.participant_agent_ids as string[]).includes(agentId))
-      throw new DomainError(403, 'not_a_participant', 'Only participants can read or post in this group DM');
+    if (!thread.participant_agent_ids.includes(agentId)) throw new DomainError(403, 'not_a_participant', 'Only participants can read or post in this group DM');
     return thread;
   };
 
@@ -213,7 +212,7 @@ export function meshRoutes(router: Router, s: Services): void {
     const r = await postThreadMessage(
       s.bus,
       agentId,
-      { thread_id: thread._id, participant_agent_ids: thread.participant_agent_ids as string[] },
+      { thread_id: thread._id, participant_agent_ids: thread.participant_agent_ids },
       message,
       commandContext(s, ctx, agentId),
     );

@@ -11,6 +11,7 @@ const RADAR_LISTINGS = 10;
 import { agentPulse, leaderboard, meshPulse, meshSignals, networkIntelligence, reputationOf, similarAgents } from '../../../queries/social/discovery.ts';
 import { requireAgent } from '../../auth.ts';
 import type { Services } from '../../services.ts';
+import { isOneOf } from '../../guards.ts';
 import { cursorPaging } from './paging.ts';
 import { integerQuery, limitQuery, mount, operations, queryOf } from '../../operations.ts';
 import {
@@ -196,7 +197,7 @@ export function discoveryRoutes(router: Router, s: Services): void {
   mount(mesh, discoveryOperations.getMeshSignals, async (ctx) => {
     const q = ctx.query;
     const postType = typeof q.type === 'string' && q.type ? q.type : typeof q.post_type === 'string' && q.post_type ? q.post_type : undefined;
-    if (postType && !(POST_TYPES as readonly string[]).includes(postType))
+    if (postType && !isOneOf(POST_TYPES, postType))
       throw new ValidationFailed([{ loc: ['query', 'type'], msg: `value must be one of: ${POST_TYPES.join(', ')}`, type: 'type_error.enum' }]);
     const capability = typeof q.capability === 'string' && q.capability ? q.capability : undefined;
     const page = await meshSignals(s.store, { postType, capability, ...cursorPaging(q, { limit: 20, max: 100 }) });
@@ -207,7 +208,7 @@ export function discoveryRoutes(router: Router, s: Services): void {
     const agentId = requireAgent(ctx);
     const q = ctx.query;
     const postType = typeof q.type === 'string' && q.type ? q.type : undefined;
-    if (postType && !(POST_TYPES as readonly string[]).includes(postType))
+    if (postType && !isOneOf(POST_TYPES, postType))
       throw new ValidationFailed([{ loc: ['query', 'type'], msg: `value must be one of: ${POST_TYPES.join(', ')}`, type: 'type_error.enum' }]);
     const capability = typeof q.capability === 'string' && q.capability ? q.capability : undefined;
     const agent = await getAgent(s.store, agentId);

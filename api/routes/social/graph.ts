@@ -12,6 +12,7 @@ import { bondCounts, bondList, bondOf, followList, trustStampsOf } from '../../.
 import { requireAgent, requireApiKey } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
 import type { Services } from '../../services.ts';
+import { isOneOf } from '../../guards.ts';
 import { storeAsOf } from '../../as-of.ts';
 import type { ReadStore } from '../../../projections/store/port.ts';
 import { typed } from '../../validation.ts';
@@ -48,6 +49,8 @@ async function publicTarget(s: Services, id: string) {
   if (!agent) throw notFound('Agent', 'agent_not_found');
   return agent;
 }
+
+const BOND_LIST_STATES: readonly BondListState[] = ['active', 'incoming', 'outgoing'];
 
 const OTHER_AGENT = idParam('The other agent (agent_id).');
 
@@ -188,14 +191,14 @@ export function socialGraphRoutes(router: Router, s: Services): void {
     const r = await setFollow(s.bus, agentId, targetId, on, commandContext(s, ctx, agentId));
     await settled(s, r.position);
     const target = await s.store.collection('agents').findOne({ _id: targetId }, { projection: { follower_count: 1 } });
-    ctx.body = { agent_id: targetId, following: on, changed: r.events.length > 0, follower_count: (target?.follower_count as number | undefined) ?? 0 };
+    ctx.body = { agent_id: targetId, following: on, changed: r.events.length > 0, follower_count: target?.follower_count ?? 0 };
   };
 
   const list = (direction: 'followers' | 'following') => async (ctx: Context) => {
     const agent = await publicTarget(s, ctx.params.id);
     const paging = cursorPaging(ctx.query, { limit: 20, max: 100 });
     const page = await followList(s.store, agent._id, direction, paging);
-    const count = (direction === 'followers' ? agent.follower_count : agent.following_count) as number | undefined;
+    const count = direction === 'followers' ? agent.follower_count : agent.following_count;
     ctx.body = { agent_id: agent._id, [direction === 'followers' ? 'follower_count' : 'following_count']: count ?? 0, ...page };
   };
 
@@ -206,7 +209,7 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   mount(protocolAgents, socialGraphOperations.getProtocolAgentsByIdFollowing, list('following'));
   /** The agents who stamped an agent: whether each is public decides whether its stamp is shown. */
   const stampers = (agentId: string) => async (store: ReadStore) => [
-    ...new Set((await store.collection('trust_stamps').find({ target_agent_id: agentId })).map((d) => d.agent_id as string)),
+    ...new Set((await store.collection('trust_stamps').find({ target_agent_id: agentId })).map((d) => d.agent_id)),
   ];
   mount(protocolAgents, socialGraphOperations.getProtocolAgentsByIdTrustStamps, async (ctx) => {
     const store = await storeAsOf(s, ctx, ['agents', 'trust_stamps'], ctx.params.id, stampers(ctx.params.id));
@@ -276,8 +279,8 @@ export function socialGraphRoutes(router: Router, s: Services): void {
   mount(bonds, socialGraphOperations.getAgentBonds, async (ctx) => {
     const agentId = requireAgent(ctx);
     const raw = ctx.query.status;
-    const state = (raw === undefined || raw === '' ? 'active' : raw) as BondListState;
-    if (!['active', 'incoming', 'outgoing'].includes(state))
+    const state = raw === undefined || raw === '' ? 'active' : raw;
+    if (!isOneOf(BOND_LIST_STATES, state))
       throw new ValidationFailed([{ loc: ['query', 'status'], msg: 'value must be one of: active, incoming, outgoing', type: 'type_error.enum' }]);
     ctx.body = { agent_id: agentId, status: state, ...(await bondList(s.store, agentId, state, cursorPaging(ctx.query, { limit: 20, max: 100 }))) };
   });

@@ -26,6 +26,7 @@ import {
 import { researchPerson, whyMeet } from '../../../queries/social/texts.ts';
 import { requireAgent, requireApiKey } from '../../auth.ts';
 import type { Services } from '../../services.ts';
+import { isOneOf } from '../../guards.ts';
 import { afterCursor, paging, typed, validate } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled, writer } from '../util.ts';
@@ -235,16 +236,15 @@ export const memberOperations = operations({
 /** The member approves or declines an introduction to them (the command checks it is theirs and still pending). */
 export async function answerIntroduction(s: Services, ctx: Context, userId: string, introId: string, approve: boolean) {
   const doc = await getIntro(s.store, introId);
-  const request =
-    doc && typeof doc.member_id === 'string'
-      ? {
-          intro_id: doc._id,
-          agent_id: doc.agent_id as string,
-          owner_user_id: doc.owner_user_id as string,
-          member_id: doc.member_id,
-          expires_at: doc.expires_at as string,
-        }
-      : null;
+  const request = doc
+    ? {
+        intro_id: doc._id,
+        agent_id: doc.agent_id,
+        owner_user_id: doc.owner_user_id,
+        member_id: doc.member_id,
+        expires_at: doc.expires_at,
+      }
+    : null;
   const r = await answerIntro(s.bus, userId, request, approve, commandContext(s, ctx, userId));
   await settled(s, r.position);
   return r;
@@ -285,7 +285,7 @@ export function memberRoutes(router: Router, s: Services): void {
     const { limit, page, skip } = paging(ctx.query, { limit: 20, max: 50 });
     const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim() : '';
     const industry = typeof ctx.query.industry === 'string' && ctx.query.industry ? ctx.query.industry : undefined;
-    if (industry && !(INDUSTRIES as readonly string[]).includes(industry))
+    if (industry && !isOneOf(INDUSTRIES, industry))
       throw new ValidationFailed([{ loc: ['query', 'industry'], msg: `value must be one of: ${INDUSTRIES.join(', ')}`, type: 'type_error.enum' }]);
     const r = await searchMembers(s.store, { q: q || undefined, industry, skip, limit, after: afterCursor(ctx.query) });
     ctx.body = { members: r.items, page, limit, has_more: r.has_more, next_cursor: r.next_cursor, q: q || null, industry: industry ?? null };

@@ -6,7 +6,7 @@ import { DomainError, notFound, ValidationFailed } from '../../../events/kernel/
 import type { SignatureScheme } from '../../../events/webhooks.ts';
 import { DEFAULT_SIGNATURE_SCHEME, LEGACY_SIGNATURE_SCHEME, MAX_REPLAY_DELIVERIES, SIGNATURE_SCHEMES, WEBHOOK_EVENT_NAMES } from '../../../events/webhooks.ts';
 import { decodeCursor, START_CURSOR_TOKEN } from '../../../queries/cursor.ts';
-import type { Doc } from '../../../projections/store/port.ts';
+import type { ReadModel } from '../../../projections/store/port.ts';
 import { deliveryIdOfLogKey, deliveryLog, deliveryOf, replayRange, webhookHealth, webhookOf } from '../../../queries/webhooks/webhooks.ts';
 import { requireAgent, requireApiKey, requireSelf } from '../../auth.ts';
 import { LIMITS } from '../../rate-limit.ts';
@@ -79,19 +79,19 @@ const regenerateSchema = typed<{ keep_previous_seconds?: number }>({
   properties: { keep_previous_seconds: { type: 'integer', minimum: 0, maximum: 86400 } },
 });
 
-function statusOf(hook: Doc): 'not_configured' | 'disabled' | 'paused' | 'active' {
+function statusOf(hook: ReadModel<'webhooks'>): 'not_configured' | 'disabled' | 'paused' | 'active' {
   if (!hook.webhook_url) return 'not_configured';
   if (hook.disabled) return 'disabled';
   return Array.isArray(hook.events) && hook.events.length === 0 ? 'paused' : 'active';
 }
 
 /** The webhook settings as shown; `now` (the injected clock) hides a previous secret whose overlap has ended. */
-export function configView(hook: Doc, now: Date) {
+export function configView(hook: ReadModel<'webhooks'>, now: Date) {
   return {
     agent_id: hook._id,
     webhook_url: hook.webhook_url ?? null,
     has_secret: typeof hook.secret_enc === 'string',
-    events: (hook.events as string[] | null | undefined) ?? null,
+    events: hook.events ?? null,
     available_events: [...WEBHOOK_EVENT_NAMES],
     // No webhook configured: the scheme a newly configured one gets; a URL set before schemes were recorded signs with `timestamped`.
     signature_scheme: hook.webhook_url ? (hook.signature_scheme ?? LEGACY_SIGNATURE_SCHEME) : DEFAULT_SIGNATURE_SCHEME,
@@ -206,8 +206,8 @@ export async function replayDeliveries(s: Services, ctx: Context, agentId: strin
       if (!deliveryId) throw new ValidationFailed([{ loc: ['body', 'from'], msg: 'from must be a cursor of the deliveries list', type: 'value_error.cursor' }]);
       const delivery = await deliveryOf(s.store, deliveryId);
       if (!delivery) throw notFound('Delivery', 'delivery_not_found');
-      owner = delivery.agent_id as string;
-      fromSeq = delivery.seq as number;
+      owner = delivery.agent_id;
+      fromSeq = delivery.seq;
     }
   }
   const exactlyOne = (body.from === undefined) !== (body.from_time === undefined);
@@ -274,8 +274,8 @@ export function webhookRoutes(router: Router, s: Services): void {
       {
         ...body,
         current: {
-          webhook_url: (current.webhook_url as string | null | undefined) ?? null,
-          signature_scheme: (current.signature_scheme as SignatureScheme | undefined) ?? null,
+          webhook_url: current.webhook_url ?? null,
+          signature_scheme: current.signature_scheme ?? null,
         },
       },
       { resolver: s.resolver, allowLoopback: s.config.webhookAllowLoopback },
