@@ -27,7 +27,7 @@ import { researchPerson, whyMeet } from '../../../queries/social/texts.ts';
 import { requireAgent, requireApiKey } from '../../auth.ts';
 import type { Services } from '../../services.ts';
 import { isOneOf } from '../../guards.ts';
-import { afterCursor, paging, typed, validate } from '../../validation.ts';
+import { afterCursor, paging, typed } from '../../validation.ts';
 import { requireUser } from '../humans/auth.ts';
 import { commandContext, settled, writer } from '../util.ts';
 import { cursorPaging } from './paging.ts';
@@ -50,7 +50,9 @@ import {
 import { ok } from '../schemas.ts';
 
 const slugs = { type: 'array', maxItems: 10, items: { type: 'string', minLength: 1, maxLength: 60 } };
-const profileSchema = {
+/** The changes PATCH /api/auth/me takes (and the site's profile page sends). */
+export type ProfileChanges = Partial<MemberProfile> & { region?: string | null };
+export const profileSchema = typed<ProfileChanges>({
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
@@ -64,7 +66,7 @@ const profileSchema = {
     asks: slugs,
     discoverable: { type: 'boolean' },
   },
-};
+});
 export const searchSchema = typed<{ query: string; limit?: number }>({
   type: 'object',
   additionalProperties: false,
@@ -252,10 +254,9 @@ export async function answerIntroduction(s: Services, ctx: Context, userId: stri
 
 /**
  * The signed-in member's changes to their own profile (PATCH /api/auth/me and the site's profile
- * page): validated against the API's schema, gives and asks normalised; answers the profile.
+ * page), checked against `profileSchema`: gives and asks normalised; answers the profile.
  */
-export async function updateOwnProfile(s: Services, ctx: Context, userId: string, raw: unknown) {
-  const body = validate<Partial<MemberProfile> & { region?: string | null }>(profileSchema, raw);
+export async function updateOwnProfile(s: Services, ctx: Context, userId: string, body: ProfileChanges) {
   const changes: Partial<MemberProfile> = { ...body };
   if (typeof body.region === 'string') changes.region = body.region.toUpperCase();
   if (typeof body.headline === 'string') changes.headline = body.headline.trim() || null;
@@ -273,9 +274,9 @@ export async function updateOwnProfile(s: Services, ctx: Context, userId: string
 
 export function memberRoutes(router: Router, s: Services): void {
   const auth = new Router({ prefix: '/api/auth' });
-  mount(auth, memberOperations.patchAuthMe, async (ctx) => {
+  mount(auth, memberOperations.patchAuthMe, async (ctx, input) => {
     const { userId } = requireUser(ctx);
-    ctx.body = await updateOwnProfile(s, ctx, userId, ctx.request.body);
+    ctx.body = await updateOwnProfile(s, ctx, userId, input.body);
   });
   router.use(auth.routes());
 

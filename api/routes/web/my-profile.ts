@@ -13,7 +13,7 @@ import { validate } from '../../validation.ts';
 import { doneTo, formField, page, problemOf, requireMember, webRouter } from '../../web/member.ts';
 import { FORM, formOf, MEMBER_FORM, MEMBER_PAGE } from '../../web/page-operations.ts';
 import { MarkBrewNotificationsRequest, NotificationSettingsRequest, skipLimit } from '../communities/circles.ts';
-import { updateOwnProfile } from '../social/members.ts';
+import { profileSchema, updateOwnProfile, type ProfileChanges } from '../social/members.ts';
 import { commandContext, settled } from '../util.ts';
 
 const text = (max: number) => ({ type: 'string', maxLength: max });
@@ -148,7 +148,7 @@ export function myProfileRoutes(router: Router, s: Services): void {
       discoverable: formField(ctx, 'discoverable') === 'on',
     };
     try {
-      await updateOwnProfile(s, ctx, member.userId, {
+      const changes = validate<ProfileChanges>(profileSchema, {
         full_name: values.full_name,
         headline: values.headline,
         bio: values.bio,
@@ -158,6 +158,7 @@ export function myProfileRoutes(router: Router, s: Services): void {
         asks: slugList(values.asks),
         discoverable: values.discoverable,
       });
+      await updateOwnProfile(s, ctx, member.userId, changes);
     } catch (err) {
       const problem = problemOf(err);
       if (!problem || problem.status >= 500) throw err;
