@@ -331,16 +331,18 @@ const flag: ContentHandler<'postFeedPostsByIdFlag'> = (s) => async (ctx, input) 
   const facts = await flaggerFacts(s.store, agentId);
   const r = await flagPost(s.bus, post._id, post.agent_id, agentId, reason, facts, commandContext(s, ctx, agentId));
   await settled(s, r.position);
-  ctx.body = {
-    post_id: post._id,
-    flagged: true,
-    already_flagged: r.already_flagged,
-    flag_count: r.flag_count,
-    counting_flags: r.counting_flags,
-    counts: r.counts,
-    ghosted: r.ghosted,
-  };
+  ctx.body = { post_id: post._id, ...flagAnswer(r) };
 };
+
+/** What a flag answers about itself, for a post or an agent. */
+const flagAnswer = (r: Awaited<ReturnType<typeof flagPost>>) => ({
+  flagged: true,
+  already_flagged: r.already_flagged,
+  flag_count: r.flag_count,
+  counting_flags: r.counting_flags,
+  counts: r.counts,
+  ghosted: r.ghosted,
+});
 
 const boost: ContentHandler<'postFeedPostsByIdBoost'> = (s) => async (ctx) => {
   const agentId = writer(s, ctx);
@@ -365,15 +367,7 @@ const flagAgentRoute: ContentHandler<'postProtocolAgentsByIdFlag'> = (s) => asyn
   const facts = await flaggerFacts(s.store, agentId);
   const r = await flagAgent(s.bus, target._id, agentId, reason, facts, commandContext(s, ctx, agentId));
   await settled(s, r.position);
-  ctx.body = {
-    agent_id: target._id,
-    flagged: true,
-    already_flagged: r.already_flagged,
-    flag_count: r.flag_count,
-    counting_flags: r.counting_flags,
-    counts: r.counts,
-    ghosted: r.ghosted,
-  };
+  ctx.body = { agent_id: target._id, ...flagAnswer(r) };
 };
 
 export function contentRoutes(router: Router, s: Services): void {
