@@ -247,8 +247,8 @@ export class ProjectionRunner implements ReadModelProgress {
       }
       const last = events[events.length - 1];
       if (last) await this.saveCheckpoints(last.position);
-      // The batch and its checkpoints are durable together (a store that commits: SQLite).
-      this.store.commit?.();
+      // The batch and its checkpoints become durable together (a store that commits: SQLite).
+      this.store.checkpointed?.();
     } catch (err) {
       this.failure = err instanceof Error ? err : new Error(String(err));
       for (const w of this.waiters) w.reject(this.failure);

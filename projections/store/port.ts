@@ -148,10 +148,16 @@ export interface ReadStore {
   buildIndexes?(collections: string[]): void;
   /**
    * Optional: makes the writes so far durable. The SQLite store keeps its writes in one open
-   * transaction until then; the projection runner calls it after moving its checkpoints, so that
-   * what a crash loses is only what the checkpoints do not cover. MongoDB and memory have none.
+   * transaction until then, so that what a crash loses is only what the checkpoints do not cover.
+   * MongoDB and memory have none.
    */
   commit?(): void;
+  /**
+   * Optional: the projection runner has applied a batch and moved its checkpoints, a point at which
+   * the read models and their checkpoints agree. A store that commits (SQLite) commits at such
+   * points, grouping batches that come close together into one commit.
+   */
+  checkpointed?(): void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -7,7 +7,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { deserialize, serialize } from 'node:v8';
 import type { BoundedCache } from '../../../events/kernel/cache.ts';
-import { isStackOverflow, stringifyIteratively } from '../../../events/kernel/json.ts';
+import { isStackOverflow, stringifyAnyDepth, stringifyIteratively } from '../../../events/kernel/json.ts';
 import type { Doc } from '../port.ts';
 import type { DocMap } from '../memory/keys.ts';
 import { isDoc } from '../records.ts';
@@ -21,8 +21,60 @@ export interface DocsSession {
   readonly cache: BoundedCache<string, Doc>;
 }
 
-/** A document as stored: v8.serialize's bytes, or JSON text (made without recursion) for one too deep for it. */
+/**
+ * Whether JSON holds `value` exactly: only null, booleans, strings, finite numbers other than -0,
+ * arrays without holes or undefined items, and plain objects without undefined values, at any
+ * depth (walked without recursion). Read models built from the log's JSON events are; a Date, a
+ * RegExp, a BigInt or a typed array is not, and keeps its type through v8.serialize instead.
+ */
+export function isExactJson(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null) continue;
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+        continue;
+      case 'number':
+        if (!Number.isFinite(v) || Object.is(v, -0)) return false;
+        continue;
+      case 'object':
+        break;
+      case 'bigint':
+      case 'function':
+      case 'symbol':
+      case 'undefined':
+        return false;
+    }
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        if (v[i] === undefined) return false;
+        stack.push(v[i]);
+      }
+      continue;
+    }
+    const proto: unknown = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return false;
+    for (const key in v) {
+      const child: unknown = Reflect.get(v, key);
+      if (child === undefined) return false;
+      stack.push(child);
+    }
+  }
+  return true;
+}
+
+/**
+ * A document as stored: JSON text when JSON holds it exactly (isExactJson: several times faster to
+ * write and read than v8.serialize), else v8.serialize's bytes, or, for a document too deep for it,
+ * JSON text made without recursion.
+ */
 export function encodeDoc(doc: Doc): Buffer | string {
+  if (isExactJson(doc)) {
+    const text = stringifyAnyDepth(doc);
+    if (text !== undefined) return text;
+  }
   try {
     return serialize(doc);
   } catch (err) {

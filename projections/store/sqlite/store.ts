@@ -6,10 +6,14 @@
 // `_collections`.
 //
 // Durability: every write goes into one open transaction on the one connection (reads on it see it);
-// commit() ends it and opens the next. The projection runner commits after it has moved the
-// checkpoints (stored in the same file), so a kill -9 loses at most the writes since, and a restart
-// replays only what the checkpoints lack; a timer commits writes from elsewhere (leases, workers)
-// within COMMIT_EVERY_MS, and close() commits. WAL mode with synchronous=NORMAL: a commit writes the
+// commit() ends it and opens the next. Commits happen where the read models and their checkpoints
+// (stored in the same file) agree: the projection runner reports each such point (checkpointed())
+// and the store commits at most every GROUP_COMMIT_MS, grouping the batches between; a timer commits
+// the rest (and writes from elsewhere: leases, workers) within GROUP_COMMIT_MS; close() commits.
+// The timer runs between the runner's batches, never inside one: a batch is applied without
+// waiting on I/O (the store's writes are synchronous). So a kill -9 loses at most the writes since
+// the last commit, and a restart replays only what the committed checkpoints lack. WAL mode with
+// synchronous=NORMAL: a commit writes the
 // WAL without an fsync (the WAL checkpoint syncs), so a power loss may lose the last commits but never
 // leaves a torn file, and a lost commit is replayed from the log as any uncommitted tail is.
 import Database from 'better-sqlite3';
@@ -36,8 +40,14 @@ import { SqliteDocs, type DocsSession } from './docs.ts';
 import { SqliteTree } from './tree.ts';
 import { isIndexSpec, isRecord } from '../records.ts';
 
-/** How often writes that no runner batch committed are committed. */
-const COMMIT_EVERY_MS = 1000;
+/**
+ * How often the open transaction is committed: the runner's batches are grouped into one commit at
+ * most this often (checkpointed()), and writes from elsewhere are committed within it.
+ */
+const GROUP_COMMIT_MS = 250;
+
+/** Pending documents of a collection written to its table between commits. */
+const FLUSH_AT = 5000;
 
 export interface SqliteReadStoreOptions {
   /** Parsed documents kept in memory, across collections (default 50,000). */
@@ -50,6 +60,10 @@ export interface SqliteReadStoreOptions {
    * event loop for the copy); 0 (default): SQLite's own auto-checkpoint.
    */
   checkpointIntervalMs?: number;
+  /** Commits group the runner's batches of this many ms (default GROUP_COMMIT_MS). */
+  groupCommitMs?: number;
+  /** The clock of the group commits (tests move it). */
+  now?: () => number;
 }
 
 /** The connection's own auto-checkpoint threshold (pages) while the checkpointer thread runs. */
@@ -58,11 +72,18 @@ const WAL_BOUND_PAGES = 10_000;
 interface StoredIndexMeta extends IndexSpec {
   table: string;
   multikeyFields: boolean[];
+  /** A bulk load's deferred index (deferIndexes): its table is empty until buildIndexes fills it. */
+  deferred?: boolean;
 }
 
 function isStoredIndexMeta(v: unknown): v is StoredIndexMeta {
   return (
-    isIndexSpec(v) && isRecord(v) && typeof v.table === 'string' && Array.isArray(v.multikeyFields) && v.multikeyFields.every((b) => typeof b === 'boolean')
+    isIndexSpec(v) &&
+    isRecord(v) &&
+    typeof v.table === 'string' &&
+    Array.isArray(v.multikeyFields) &&
+    v.multikeyFields.every((b) => typeof b === 'boolean') &&
+    (v.deferred === undefined || typeof v.deferred === 'boolean')
   );
 }
 
@@ -80,8 +101,17 @@ interface Entry {
   docs: SqliteDocs;
   table: string;
   indexes: StoredIndexMeta[];
-  /** The multikey flags as `_collections` holds them (JSON), to write them when they change. */
-  savedFlags: string;
+  /** How many multikey flags `_collections` holds set: a write that sets one more saves them (flags are never unset). */
+  savedMultikey: number;
+  /** Whether `_collections` holds the collection as bulk loading (some index deferred). */
+  savedDeferred: boolean;
+}
+
+/** How many fields of the collection's indexes are multikey. */
+function multikeyCount(data: CollectionData): number {
+  let n = 0;
+  for (const ix of data.indexes) for (const multi of ix.multikeyFields) if (multi) n++;
+  return n;
 }
 
 /** A table of `n` entries in key order, for Index.load and restores. */
@@ -161,6 +191,9 @@ export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession
   private depth = 0;
   private uncommitted = false;
   private closed = false;
+  private committedAt = Number.NEGATIVE_INFINITY;
+  private readonly groupCommitMs: number;
+  private readonly now: () => number;
   private readonly timer: NodeJS.Timeout;
   private checkpointer: Worker | null = null;
   private checkpointerExited: Promise<void> = Promise.resolve();
@@ -174,6 +207,8 @@ export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession
     options: SqliteReadStoreOptions = {},
   ) {
     this.cache = new BoundedCache<string, Doc>({ max: options.cachedDocs ?? 50_000 });
+    this.groupCommitMs = options.groupCommitMs ?? GROUP_COMMIT_MS;
+    this.now = options.now ?? Date.now;
     this.db = new Database(path);
     if (path !== ':memory:') this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -188,7 +223,7 @@ export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession
     this.db.exec('BEGIN');
     this.timer = setInterval(() => {
       if (this.uncommitted && this.depth === 0) this.commit();
-    }, COMMIT_EVERY_MS).unref();
+    }, this.groupCommitMs).unref();
   }
 
   private startCheckpointer(path: string, intervalMs: number): void {
@@ -218,7 +253,11 @@ export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession
       ix.multikey = ix.multikeyFields.some(Boolean);
       data.addIndex(ix);
     }
-    const entry: Entry = { data, docs, table, indexes, savedFlags: JSON.stringify(indexes.map((m) => m.multikeyFields)) };
+    // A bulk load that a stop or a crash interrupted stays one: its deferred indexes are built by
+    // buildIndexes (which the runner's start calls), or by the first query that needs them.
+    const ready = data.indexes.filter((_, i) => indexes[i].deferred !== true);
+    if (ready.length < data.indexes.length) data.deferExcept(ready, name);
+    const entry: Entry = { data, docs, table, indexes, savedMultikey: multikeyCount(data), savedDeferred: data.deferred };
     this.entries.set(name, entry);
     return entry;
   }
@@ -235,9 +274,13 @@ export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession
   private saveMeta(name: string, entry: Entry): void {
     for (const meta of entry.indexes) {
       const ix = entry.data.indexes.find((i) => i.name === meta.name);
-      if (ix !== undefined) meta.multikeyFields = ix.multikeyFields.slice();
+      if (ix === undefined) continue;
+      meta.multikeyFields = ix.multikeyFields.slice();
+      if (entry.data.maintained.includes(ix)) delete meta.deferred;
+      else meta.deferred = true;
     }
-    entry.savedFlags = JSON.stringify(entry.indexes.map((m) => m.multikeyFields));
+    entry.savedMultikey = multikeyCount(entry.data);
+    entry.savedDeferred = entry.data.deferred;
     this.db
       .prepare(
         'INSERT INTO _collections (name, doc_table, indexes) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET doc_table = excluded.doc_table, indexes = excluded.indexes',
@@ -288,9 +331,11 @@ export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession
     this.uncommitted = true;
     const entry = this.entries.get(name);
     if (entry === undefined) return;
-    // A write's documents stay pending while it runs (docs.ts); from here they are clean until touched again.
-    entry.docs.flush();
-    if (entry.indexes.length > 0 && JSON.stringify(entry.data.indexes.map((ix) => ix.multikeyFields)) !== entry.savedFlags) this.saveMeta(name, entry);
+    // A write's documents stay pending until the next commit (docs.ts), so a document written many
+    // times between commits is encoded once; a long run without commits (a rebuild's shadow)
+    // writes them out every FLUSH_AT documents.
+    if (entry.docs.pending >= FLUSH_AT) entry.docs.flush();
+    if (entry.indexes.length > 0 && multikeyCount(entry.data) !== entry.savedMultikey) this.saveMeta(name, entry);
   }
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
@@ -350,13 +395,51 @@ export class SqliteReadStore implements ReadStore, CollectionSource, DocsSession
     return [...this.entries.keys()].sort();
   }
 
-  /** Writes the pending documents and commits the open transaction (the runner calls it after moving its checkpoints). */
+  /**
+   * Bulk loading (a replay from far behind) into collections still empty: until buildIndexes,
+   * writes leave their non-unique indexes alone, which are then written in key order, one sort
+   * each. A collection that holds documents is not deferred: building its indexes again would cost
+   * the whole collection, not the replay. The deferred state is stored with the collection, so a
+   * bulk load cut short by a stop or a crash is finished by the next start.
+   */
+  deferIndexes(names: string[]): void {
+    for (const name of names) {
+      const entry = this.entries.get(name) ?? this.create(name);
+      if (entry.data.deferred || entry.docs.size > 0) continue;
+      entry.data.defer();
+      this.saveMeta(name, entry);
+    }
+  }
+
+  buildIndexes(names: string[]): void {
+    for (const name of names) {
+      const entry = this.entries.get(name);
+      if (entry === undefined || !entry.data.deferred) continue;
+      entry.data.materialize();
+      this.saveMeta(name, entry);
+    }
+  }
+
+  /** Writes the pending documents and commits the open transaction. */
   commit(): void {
     if (this.closed || this.depth > 0) return;
-    for (const entry of this.entries.values()) entry.docs.flush();
+    for (const [name, entry] of this.entries) {
+      entry.docs.flush();
+      // A query that needed a deferred index built it (memory/collection.ts): recorded here.
+      if (entry.data.deferred !== entry.savedDeferred) this.saveMeta(name, entry);
+    }
     this.db.exec('COMMIT');
     this.db.exec('BEGIN');
     this.uncommitted = false;
+    this.committedAt = this.now();
+  }
+
+  /**
+   * The runner has moved its checkpoints: commits if the last commit is groupCommitMs old, else
+   * leaves it to the timer, so that a burst of batches is one commit (each document written once).
+   */
+  checkpointed(): void {
+    if (this.now() - this.committedAt >= this.groupCommitMs) this.commit();
   }
 
   /** Documents written but not yet in their tables (none between writes). */

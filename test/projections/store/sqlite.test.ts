@@ -79,6 +79,130 @@ describe('sqlite read store: the file', () => {
     await a.close();
   });
 
+  it('groups the batches the runner reports into one commit per groupCommitMs', async () => {
+    let now = 1_000_000;
+    const a = new SqliteReadStore(path, { groupCommitMs: 250, now: () => now });
+    const c = a.collection('c');
+    const seenByRestart = async () => {
+      const b = new SqliteReadStore(path);
+      const ids = (await b.collection('c').find({})).map((d) => d._id);
+      await b.close();
+      return ids;
+    };
+    await c.applyAt('first', 1, { $set: { v: 1 } });
+    a.checkpointed();
+    expect(await seenByRestart()).to.deep.equal(['first']);
+    // Within the group: left for the next commit (which writes both documents once).
+    now += 100;
+    await c.applyAt('second', 2, { $set: { v: 2 } });
+    a.checkpointed();
+    expect(await seenByRestart()).to.deep.equal(['first']);
+    now += 150;
+    await c.applyAt('third', 3, { $set: { v: 3 } });
+    a.checkpointed();
+    expect(await seenByRestart()).to.deep.equal(['first', 'second', 'third']);
+    await a.close();
+  });
+
+  it('stores JSON-exact documents as JSON text, and keeps the types of the others', async () => {
+    const a = new SqliteReadStore(path);
+    const c = a.collection('c');
+    const at = new Date('2026-01-02T03:04:05.006Z');
+    await c.insertOne({ _id: 'plain', n: 1.5, s: 'x', list: [1, 'two', null, { deep: [true] }], nested: { k: null } });
+    await c.insertOne({ _id: 'dated', at });
+    await c.insertOne({ _id: 'negative-zero', z: -0 });
+    await c.insertOne({ _id: 'pattern', re: /x+/i });
+    await a.close();
+
+    const raw = new Database(path, { readonly: true });
+    const table = raw.prepare<[], string>("SELECT doc_table FROM _collections WHERE name = 'c'").pluck().get();
+    const kinds = raw.prepare<[], { id: string; kind: string }>(`SELECT id, typeof(doc) AS kind FROM "${String(table)}" ORDER BY rid`).all();
+    raw.close();
+    expect(kinds).to.deep.equal([
+      { id: 'plain', kind: 'text' },
+      { id: 'dated', kind: 'blob' },
+      { id: 'negative-zero', kind: 'blob' },
+      { id: 'pattern', kind: 'blob' },
+    ]);
+
+    const b = new SqliteReadStore(path, { cachedDocs: 1 });
+    const r = b.collection('c');
+    expect(await r.findOne({ _id: 'plain' })).to.deep.equal({ _id: 'plain', n: 1.5, s: 'x', list: [1, 'two', null, { deep: [true] }], nested: { k: null } });
+    const dated = await r.findOne({ _id: 'dated' });
+    expect(dated?.at).to.be.instanceOf(Date);
+    expect(dated?.at).to.deep.equal(at);
+    expect(Object.is((await r.findOne({ _id: 'negative-zero' }))?.z, -0)).to.equal(true);
+    expect(String((await r.findOne({ _id: 'pattern' }))?.re)).to.equal('/x+/i');
+    await b.close();
+  });
+
+  it('finishes a bulk load that a crash cut short: its deferred indexes are built on the next start', async () => {
+    const a = new SqliteReadStore(path);
+    await a.ensureCollection({ name: 'c', indexes: [{ name: 'by_v', keys: { v: 1 } }] });
+    a.deferIndexes(['c']);
+    const c = a.collection('c');
+    for (let i = 0; i < 30; i++) await c.applyAt(`d${i}`, i + 1, { $set: { v: i % 3 } });
+    a.commit();
+    // The process dies here (a is never closed): a restart sees the committed file.
+    const stored = () => {
+      const raw = new Database(path, { readonly: true });
+      const indexes = raw.prepare<[], string>("SELECT indexes FROM _collections WHERE name = 'c'").pluck().get();
+      raw.close();
+      return JSON.parse(String(indexes)) as Array<{ deferred?: boolean; table: string }>;
+    };
+    expect(stored()[0].deferred).to.equal(true);
+    const b = new SqliteReadStore(path);
+    b.buildIndexes(['c']);
+    b.commit();
+    expect(stored()[0].deferred).to.equal(undefined);
+    const reopened = b.collection('c');
+    expect((await reopened.explain({ v: 2 })).index).to.equal('by_v');
+    expect((await reopened.find({ v: 2 }, { sort: { _id: 1 } })).map((d) => d._id)).to.deep.equal([
+      'd11',
+      'd14',
+      'd17',
+      'd2',
+      'd20',
+      'd23',
+      'd26',
+      'd29',
+      'd5',
+      'd8',
+    ]);
+    await b.close();
+  });
+
+  it('answers a query from a deferred index as soon as it is asked, and records the index as built', async () => {
+    const a = new SqliteReadStore(path);
+    await a.ensureCollection({ name: 'c', indexes: [{ name: 'by_v', keys: { v: 1 } }] });
+    a.deferIndexes(['c']);
+    for (let i = 0; i < 10; i++) await a.collection('c').applyAt(`d${i}`, i + 1, { $set: { v: i } });
+    expect(await a.collection('c').count({ v: { $gte: 5 } })).to.equal(5);
+    await a.close();
+    const b = new SqliteReadStore(path);
+    expect((await b.collection('c').explain({ v: 7 })).index).to.equal('by_v');
+    expect(await b.collection('c').count({ v: { $gte: 5 } })).to.equal(5);
+    await b.close();
+  });
+
+  it('does not defer the indexes of a collection that holds documents', async () => {
+    const a = new SqliteReadStore(path);
+    await a.ensureCollection({ name: 'c', indexes: [{ name: 'by_v', keys: { v: 1 } }] });
+    await a.collection('c').insertOne({ _id: 'x', v: 1 });
+    a.deferIndexes(['c']);
+    await a.collection('c').insertOne({ _id: 'y', v: 2 });
+    await a.close();
+    const raw = new Database(path, { readonly: true });
+    const meta = JSON.parse(String(raw.prepare<[], string>("SELECT indexes FROM _collections WHERE name = 'c'").pluck().get())) as Array<{
+      table: string;
+      deferred?: boolean;
+    }>;
+    const entries = raw.prepare<[], number>(`SELECT count(*) FROM "${meta[0].table}"`).pluck().get();
+    raw.close();
+    expect(meta[0].deferred).to.equal(undefined);
+    expect(entries).to.equal(2);
+  });
+
   it('swaps collections atomically and durably', async () => {
     const a = new SqliteReadStore(path);
     await a.ensureCollection({ name: 'live', indexes: [{ name: 'by_v', keys: { v: 1 } }] });
