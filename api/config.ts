@@ -24,8 +24,8 @@ export interface Config {
   mongodbUrl: string | null;
   mongodbDb: string;
   /**
-   * The embedded read store, used when no MONGODB_URL is set (READ_STORE): `sqlite` keeps
-   * the read models in DATA_DIR/read-models.sqlite, `memory` (default) in the heap (with snapshots at clean stops).
+   * The embedded read store, used when no MONGODB_URL is set (READ_STORE): `sqlite` (default)
+   * keeps the read models in DATA_DIR/read-models.sqlite, `memory` in the heap (with snapshots at clean stops).
    */
   readStore: 'sqlite' | 'memory';
   smtpUrl: string | null;
@@ -117,7 +117,7 @@ const READ_STORES = ['sqlite', 'memory'] as const;
 
 function readStoreOf(raw: string | undefined): 'sqlite' | 'memory' {
   const value = (raw ?? '').trim().toLowerCase();
-  if (value === '') return 'memory';
+  if (value === '') return 'sqlite';
   const found = READ_STORES.find((s) => s === value);
   if (found === undefined) throw new ConfigError(`READ_STORE must be one of ${READ_STORES.join(', ')} (got "${raw}")`);
   return found;

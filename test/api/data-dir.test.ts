@@ -74,8 +74,8 @@ describe('api: DATA_DIR is private (0700, every file 0600)', () => {
     }
     expect(modes(dataDir)).to.include('read-models.sqlite 600');
     expect(loose(dataDir), 'after a clean stop').to.deep.equal([]);
-    // The in-memory read store (the default) writes its snapshot 0600 too.
-    const memory = await startTestService({ SECRET_KEY: '' }, { dataDir });
+    // The in-memory read store writes its snapshot 0600 too.
+    const memory = await startTestService({ SECRET_KEY: '', READ_STORE: 'memory' }, { dataDir });
     await memory.register();
     await memory.stop({ keepData: true });
     expect(modes(dataDir)).to.include('read-models.snapshot 600');

@@ -5,6 +5,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerProcess } from '../helpers/process.ts';
+import { defined } from '../helpers/defined.ts';
 import { bootServerProcess, projectRoot, startServerProcess } from '../helpers/process.ts';
 import { request } from '../helpers/service.ts';
 import { fill } from '../bench/replay.ts';
@@ -131,7 +132,7 @@ describe('graceful shutdown', () => {
   };
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    it(`under npm start, ${signal} to the process group (a terminal's Ctrl-C, systemd's stop) answers the in-flight request, writes the read-model snapshot and keeps the write`, async function () {
+    it(`under npm start, ${signal} to the process group (a terminal's Ctrl-C, systemd's stop) answers the in-flight request, commits the read models and keeps the write`, async function () {
       this.timeout(300_000);
       const dataDir = mkdtempSync(join(tmpdir(), 'agent-network-group-'));
       let server: ServerProcess = await bootServerProcess(dataDir, {}, 'npm start');
@@ -164,13 +165,12 @@ describe('graceful shutdown', () => {
         expect(answer.status).to.equal(200);
         expect(await leader, 'when npm exits').to.deep.equal({ answered: true, serviceAlive: false });
         await server.exited;
-        const snapshot = server.line('read-model snapshot written');
-        expect(snapshot, 'the read-model snapshot was written at the stop').to.not.equal(undefined);
-        expect(snapshot).to.include({ why: 'clean stop' });
-        expect(existsSync(join(dataDir, 'read-models.snapshot'))).to.equal(true);
+        expect(existsSync(join(dataDir, 'read-models.sqlite'))).to.equal(true);
 
         server = await bootServerProcess(dataDir);
-        expect(server.line('read models restored from snapshot'), 'the restart starts from the snapshot').to.not.equal(undefined);
+        const caughtUp = defined(server.line('read models caught up'), "the line 'read models caught up'");
+        expect(caughtUp).to.include({ store: 'sqlite' });
+        expect(caughtUp.from, 'the restart found the read models committed up to the head').to.equal(caughtUp.position);
         const feed = await request(server.url, 'GET', '/api/feed/posts?limit=100');
         expect((feed.body.items as Array<{ post_id: string }>).map((p) => p.post_id)).to.include(answer.body.post_id);
       } finally {
