@@ -113,8 +113,8 @@ const FLOODERS = 20;
  */
 const DEFAULT_RSS_PER_EVENT = 2_100;
 const SPARE_MEMORY = 2 * 2 ** 30;
-/** Disk per event: the log (0.77 GB per million), its snapshot and the as-of index, with room. */
-const DISK_PER_EVENT = 2_000;
+/** Disk per event: the log (0.77 GB per million), the read-model file (1.36 GB per million) or the snapshot, and the as-of index, with room. */
+const DISK_PER_EVENT = 3_000;
 const METRICS_TOKEN = 'scale-bench-metrics-token-0123456789';
 const SECRET_KEY = 'scale-bench-secret-key-0123456789-abcdefghijkl';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
