@@ -13,9 +13,9 @@
 // The timer runs between the runner's batches, never inside one: a batch is applied without
 // waiting on I/O (the store's writes are synchronous). So a kill -9 loses at most the writes since
 // the last commit, and a restart replays only what the committed checkpoints lack. WAL mode with
-// synchronous=NORMAL: a commit writes the
-// WAL without an fsync (the WAL checkpoint syncs), so a power loss may lose the last commits but never
-// leaves a torn file, and a lost commit is replayed from the log as any uncommitted tail is.
+// synchronous=NORMAL: a commit writes the WAL without an fsync (the WAL checkpoint syncs), so a
+// power loss may lose the last commits but never leaves a torn file, and a lost commit is replayed
+// from the log as any uncommitted tail is.
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';

@@ -20,6 +20,24 @@ function tamper(path: string, edit: (db: Database.Database, docTable: string) =>
   }
 }
 
+/** Reads the file of a store (open or closed) on a read-only connection of its own. */
+function withFile<T>(path: string, read: (db: Database.Database) => T): T {
+  const db = new Database(path, { readonly: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** The index metadata `_collections` holds for collection `c`. */
+function storedIndexes(db: Database.Database): Array<{ table: string; deferred?: boolean }> {
+  return JSON.parse(String(db.prepare<[], string>("SELECT indexes FROM _collections WHERE name = 'c'").pluck().get())) as Array<{
+    table: string;
+    deferred?: boolean;
+  }>;
+}
+
 function tempPath(): { path: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-store-'));
   return { path: join(dir, 'read-models.sqlite'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
@@ -114,10 +132,10 @@ describe('sqlite read store: the file', () => {
     await c.insertOne({ _id: 'pattern', re: /x+/i });
     await a.close();
 
-    const raw = new Database(path, { readonly: true });
-    const table = raw.prepare<[], string>("SELECT doc_table FROM _collections WHERE name = 'c'").pluck().get();
-    const kinds = raw.prepare<[], { id: string; kind: string }>(`SELECT id, typeof(doc) AS kind FROM "${String(table)}" ORDER BY rid`).all();
-    raw.close();
+    const kinds = withFile(path, (raw) => {
+      const table = raw.prepare<[], string>("SELECT doc_table FROM _collections WHERE name = 'c'").pluck().get();
+      return raw.prepare<[], { id: string; kind: string }>(`SELECT id, typeof(doc) AS kind FROM "${String(table)}" ORDER BY rid`).all();
+    });
     expect(kinds).to.deep.equal([
       { id: 'plain', kind: 'text' },
       { id: 'dated', kind: 'blob' },
@@ -144,12 +162,7 @@ describe('sqlite read store: the file', () => {
     for (let i = 0; i < 30; i++) await c.applyAt(`d${i}`, i + 1, { $set: { v: i % 3 } });
     a.commit();
     // The process dies here (a is never closed): a restart sees the committed file.
-    const stored = () => {
-      const raw = new Database(path, { readonly: true });
-      const indexes = raw.prepare<[], string>("SELECT indexes FROM _collections WHERE name = 'c'").pluck().get();
-      raw.close();
-      return JSON.parse(String(indexes)) as Array<{ deferred?: boolean; table: string }>;
-    };
+    const stored = () => withFile(path, storedIndexes);
     expect(stored()[0].deferred).to.equal(true);
     const b = new SqliteReadStore(path);
     b.buildIndexes(['c']);
@@ -192,13 +205,10 @@ describe('sqlite read store: the file', () => {
     a.deferIndexes(['c']);
     await a.collection('c').insertOne({ _id: 'y', v: 2 });
     await a.close();
-    const raw = new Database(path, { readonly: true });
-    const meta = JSON.parse(String(raw.prepare<[], string>("SELECT indexes FROM _collections WHERE name = 'c'").pluck().get())) as Array<{
-      table: string;
-      deferred?: boolean;
-    }>;
-    const entries = raw.prepare<[], number>(`SELECT count(*) FROM "${meta[0].table}"`).pluck().get();
-    raw.close();
+    const [meta, entries] = withFile(path, (raw) => {
+      const indexes = storedIndexes(raw);
+      return [indexes, raw.prepare<[], number>(`SELECT count(*) FROM "${indexes[0].table}"`).pluck().get()] as const;
+    });
     expect(meta[0].deferred).to.equal(undefined);
     expect(entries).to.equal(2);
   });
