@@ -29,6 +29,7 @@ const measured: ScaleFigures = {
   peakRssMb: 1950,
   writeRatio: 0.3,
   writeP99: 40,
+  writeCpuMs: 0.4,
   feedRatio: 0.9,
   feedP99: 10,
   asOfIndexSeconds: 30,
@@ -68,6 +69,7 @@ describe('scale bench report (npm run bench -- scale)', () => {
     expect(rows).to.have.length(5);
     expect(rows[0])
       .to.include('| 36 (36) | 51 (51) |')
+      .and.include('| 0.30 (40) [0.40] |')
       .and.include('| 9 / 12 |')
       .and.include('| 2.5 (9.0) [1.5] / 20.0 (30.0) [12.0] |')
       .and.include('| 0.5, 1.0 |');

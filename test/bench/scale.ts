@@ -23,6 +23,8 @@ interface Load {
   p50: number;
   p99: number;
   non2xx: number;
+  /** Requests answered. */
+  total?: number;
 }
 
 export interface ScaleHelpers {
@@ -45,6 +47,8 @@ export interface ScaleFigures {
   peakRssMb: number;
   writeRatio: number;
   writeP99: number;
+  /** The service's CPU per write (user + system, its /metrics), ms: the median over the rounds. */
+  writeCpuMs: number;
   feedRatio: number;
   feedP99: number;
   asOfIndexSeconds: number;
@@ -107,6 +111,13 @@ const AS_OF_BUSY = 1_000;
 /** The ordinary reads' and the anonymous as-of flood's connections. */
 const READERS = 10;
 const FLOODERS = 20;
+/**
+ * Agents writing the bench's posts: enough that no balance runs out over the warm-up and the
+ * rounds (50 credits = 500 posts each), since a refused post would count as a fast one.
+ */
+const WRITERS = 1_000;
+/** Rounds of the write path and the feed read, each against bare Koa, after one warm-up load of each. */
+const LOAD_ROUNDS = 5;
 /**
  * Resident memory per event assumed for a size until one of at least a million events is measured
  * (then that size's figure: a small size's fixed part would overstate it), and the room left beside it.
@@ -209,6 +220,16 @@ async function window(url: string, readUrl: string, seconds: number, during?: Pr
   };
 }
 
+/** Waits until the service's read models have applied every event its log holds (its /api/health). */
+async function caughtUp(url: string): Promise<void> {
+  for (let polls = 0; ; polls++) {
+    const r = await request(url, 'GET', '/api/health');
+    if (r.body.lag_events === 0) return;
+    if (polls > 6_000) throw new Error(`the read models did not catch up: ${r.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** Bytes of memory the machine has available now (MemAvailable), or its free memory where /proc is not. */
 function availableMemory(): number {
   try {
@@ -294,7 +315,7 @@ async function oneSize(millions: number, h: ScaleHelpers, say: (line: string) =>
     // Writers with keys (the generated agents' keys are not known), each with credits for the rounds.
     const keys: string[] = [];
     const writers: string[] = [];
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < WRITERS; i++) {
       const r = await request(svc.url, 'POST', '/api/protocol/register', {
         body: { name: `Scale writer ${i}`, capabilities: ['lead-gen'], owner_name: 'W', owner_email: `scale-${i}-${randomUUID()}@example.com` },
       });
@@ -318,11 +339,21 @@ async function oneSize(millions: number, h: ScaleHelpers, say: (line: string) =>
       headers: { 'x-api-key': keys[k++ % keys.length] },
     });
     const bareBody = () => ({ body: JSON.stringify({ title: 'Bench', body: 'Bench body #tag', post_type: 'signal_found' }) });
-    await h.load(bare.url, '/', bareBody); // warm-up
-    const writes: Array<{ ceiling: Load; load: Load }> = [];
+    // Warm-ups: the first load on a started service runs on empty caches and an empty WAL, faster
+    // than every load after it; the rounds measure the path as it runs for good.
+    await h.load(bare.url, '/', bareBody);
+    await h.load(svc.url, '/api/feed/posts', post);
+    await h.loadGet(svc.url, path);
+    const writes: Array<{ ceiling: Load; load: Load; cpuMs: number }> = [];
     const reads: Array<{ ceiling: Load; load: Load }> = [];
-    for (let r = 0; r < h.rounds; r++) {
-      writes.push({ ceiling: await h.load(bare.url, '/', bareBody), load: await h.load(svc.url, '/api/feed/posts', post) });
+    for (let r = 0; r < LOAD_ROUNDS; r++) {
+      const ceiling = await h.load(bare.url, '/', bareBody);
+      const cpu0 = (await gauges(svc.url)).cpu;
+      const load = await h.load(svc.url, '/api/feed/posts', post);
+      await caughtUp(svc.url); // the read models' share of the writes counted too
+      const cpu = (await gauges(svc.url)).cpu - cpu0;
+      if (load.non2xx > 0) throw new Error(`write path: ${load.non2xx} of the posts were refused (a refusal would count as a fast write)`);
+      writes.push({ ceiling, load, cpuMs: (cpu * 1000) / (load.total ?? load.rps * h.duration) });
       reads.push({ ceiling: await h.loadGet(bare.url, path), load: await h.loadGet(svc.url, path) });
     }
     await h.stopServer(bare.child);
@@ -420,6 +451,7 @@ async function oneSize(millions: number, h: ScaleHelpers, say: (line: string) =>
       peakRssMb: mb(held.peak),
       writeRatio: ratio(writes),
       writeP99: median(writes.map((r) => r.load.p99)),
+      writeCpuMs: median(writes.map((r) => r.cpuMs)),
       feedRatio: ratio(reads),
       feedP99: median(reads.map((r) => r.load.p99)),
       asOfIndexSeconds,
@@ -481,9 +513,9 @@ export function scaleLines(
     '',
     `Measured ${when} UTC by \`npm run bench -- scale --sizes=${sizes.join(',')}\` on ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}, ${mb(os.totalmem())} MB.`,
     '',
-    `A generated network: min(100,000, events / 10) agents registered first, then the scale mix per 100 events (14 posts, 12 comments, 17 reactions, 5 comment upvotes, 2 boosts, 10 DMs, 17 heartbeats, 14 webhook deliveries, 5 follows, 1 contract opened and 2 of its transitions, 1 top-up), written into the event log's table in bulk; then the service (embedded, \`READ_STORE=${process.env.READ_STORE || 'sqlite'}\`) started on it. Write path and feed read: autocannon, 50 connections, ${h.duration} s, ${h.rounds} rounds alternating with bare Koa (the median per-round ratio, and the service's median p99). As-of: one of the bench's writers updates its profile ${AS_OF_BUSY} times, the index is built by the first read, then 50 reads of the first generated agent's profile at positions spread over the log, and 50 of the writer's at positions spread over its updates (each folds up to AS_OF_EVERY - 1 = 499 of its events), one at a time, each its own position (no cache). Starts: from spawning the process to \`/health\` 200. A size the machine has no memory or disk for at the time is skipped with the figures, before anything is written for it.`,
+    `A generated network: min(100,000, events / 10) agents registered first, then the scale mix per 100 events (14 posts, 12 comments, 17 reactions, 5 comment upvotes, 2 boosts, 10 DMs, 17 heartbeats, 14 webhook deliveries, 5 follows, 1 contract opened and 2 of its transitions, 1 top-up), written into the event log's table in bulk; then the service (embedded, \`READ_STORE=${process.env.READ_STORE || 'sqlite'}\`) started on it. Write path and feed read: ${WRITERS.toLocaleString('en')} of the bench's own agents post (none runs out of credits); autocannon, 50 connections, ${h.duration} s, one warm-up load of each on the service, then ${LOAD_ROUNDS} rounds alternating with bare Koa (the median per-round ratio, the service's median p99, and the median of its CPU per write from its \`/metrics\`). As-of: one of the bench's writers updates its profile ${AS_OF_BUSY} times, the index is built by the first read, then 50 reads of the first generated agent's profile at positions spread over the log, and 50 of the writer's at positions spread over its updates (each folds up to AS_OF_EVERY - 1 = 499 of its events), one at a time, each its own position (no cache). Starts: from spawning the process to \`/health\` 200. A size the machine has no memory or disk for at the time is skipped with the figures, before anything is written for it.`,
     '',
-    `| events | agents | fill s (per million) | first start s (per million) | heap MB | RSS MB (peak) | write ratio (p99 ms) | feed ratio (p99 ms) | as-of index s | as-of ms median (max) [service CPU ms per read]: a generated agent / an agent with ${AS_OF_BUSY} updates | profile read p99 ms alone / beside anonymous as-of (median of rounds) | clean stop s | start after clean stop s (heap, RSS MB) | start after kill -9 s | load before, after |`,
+    `| events | agents | fill s (per million) | first start s (per million) | heap MB | RSS MB (peak) | write ratio (p99 ms) [service CPU ms per write] | feed ratio (p99 ms) | as-of index s | as-of ms median (max) [service CPU ms per read]: a generated agent / an agent with ${AS_OF_BUSY} updates | profile read p99 ms alone / beside anonymous as-of (median of rounds) | clean stop s | start after clean stop s (heap, RSS MB) | start after kill -9 s | load before, after |`,
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...results.map((f, i) => {
       const load = loads[i] ? `${f1(loads[i][0])}, ${f1(loads[i][1])}` : '';
@@ -491,7 +523,7 @@ export function scaleLines(
         return `| ${Math.round(f.millions * 1e6).toLocaleString('en')} | failed: ${f.failed.replace(/\|/g, '/').replace(/\s+/g, ' ')} | | | | | | | | | | | | | ${load} |`;
       const alone = median(f.contention.map((c) => c.alone.p99));
       const beside = median(f.contention.map((c) => c.beside.p99));
-      return `| ${f.events.toLocaleString('en')} | ${f.agents.toLocaleString('en')} | ${f0(f.fillSeconds)} (${perM(f.fillSeconds, f)}) | ${f0(f.firstStartSeconds)} (${perM(f.firstStartSeconds, f)}) | ${f.heapMb} | ${f.rssMb} (${f.peakRssMb}) | ${f.writeRatio.toFixed(2)} (${f.writeP99}) | ${f.feedRatio.toFixed(2)} (${f.feedP99}) | ${f1(f.asOfIndexSeconds)} | ${f.asOfMedianMs.toFixed(1)} (${f.asOfMaxMs.toFixed(1)}) [${f.asOfCpuMs.toFixed(1)}] / ${f.asOfBusyMedianMs.toFixed(1)} (${f.asOfBusyMaxMs.toFixed(1)}) [${f.asOfBusyCpuMs.toFixed(1)}] | ${alone} / ${beside} | ${f1(f.stopSeconds)} | ${f1(f.cleanStartSeconds)} (${f.cleanHeapMb}, ${f.cleanRssMb}) | ${f1(f.crashStartSeconds)} | ${load} |`;
+      return `| ${f.events.toLocaleString('en')} | ${f.agents.toLocaleString('en')} | ${f0(f.fillSeconds)} (${perM(f.fillSeconds, f)}) | ${f0(f.firstStartSeconds)} (${perM(f.firstStartSeconds, f)}) | ${f.heapMb} | ${f.rssMb} (${f.peakRssMb}) | ${f.writeRatio.toFixed(2)} (${f.writeP99}) [${f.writeCpuMs.toFixed(2)}] | ${f.feedRatio.toFixed(2)} (${f.feedP99}) | ${f1(f.asOfIndexSeconds)} | ${f.asOfMedianMs.toFixed(1)} (${f.asOfMaxMs.toFixed(1)}) [${f.asOfCpuMs.toFixed(1)}] / ${f.asOfBusyMedianMs.toFixed(1)} (${f.asOfBusyMaxMs.toFixed(1)}) [${f.asOfBusyCpuMs.toFixed(1)}] | ${alone} / ${beside} | ${f1(f.stopSeconds)} | ${f1(f.cleanStartSeconds)} (${f.cleanHeapMb}, ${f.cleanRssMb}) | ${f1(f.crashStartSeconds)} | ${load} |`;
     }),
     '',
     `Ordinary reads beside anonymous as-of requests: the first agent's profile read live by ${READERS} connections for ${h.duration} s, alone, then beside ${FLOODERS} connections asking for it anonymously with \`as_of\` (each refused 401), ${h.rounds} rounds. The load generators (autocannon) run in processes of their own; the service's own event-loop delay, GC pauses and CPU over each window come from its \`/metrics\`. On 2 shared cores the service, the two load generators and the machine's other work take turns, so the latencies move with the load average beside them.`,
