@@ -1,11 +1,10 @@
 import { agentStream } from '../../events/agents.ts';
 import type { CommentAdded } from '../../events/feed.ts';
 import { notFound } from '../../events/kernel/errors.ts';
-import { deriveId } from '../../events/kernel/ids.ts';
 import type { AgentState } from '../agents/agent.ts';
 import { agentAggregate } from '../agents/agent.ts';
 import { charge } from '../credits/spend.ts';
-import type { Command, CommandBus, CommandContext } from '../handler.ts';
+import { entityId, type Command, type CommandBus, type CommandContext } from '../handler.ts';
 import { mentionsField } from './publish-post.ts';
 
 export interface CommentInput {
@@ -53,7 +52,7 @@ export async function addComment(bus: CommandBus, agentId: string, input: Commen
   const command: AddComment = {
     type: 'AddComment',
     data: { ...input, agent_id: agentId },
-    metadata: { now: ctx.now, comment_id: deriveId('cmt', ctx.commandId) },
+    metadata: { now: ctx.now, comment_id: entityId('cmt', ctx) },
   };
   const result = await bus.handle<AgentState, CommentAdded>(agentStream(agentId), agentAggregate, (state) => decideAddComment(command, state), ctx);
   const [added] = result.events;

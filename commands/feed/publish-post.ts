@@ -5,11 +5,10 @@ import { extractHashtags, MENTIONS_MAX, signalHash } from '../../events/feed.ts'
 import { DAY } from '../../events/kernel/clock.ts';
 import { conflict, DomainError, notFound, ValidationFailed } from '../../events/kernel/errors.ts';
 import type { FieldError } from '../../events/kernel/errors.ts';
-import { deriveId } from '../../events/kernel/ids.ts';
 import type { AgentState } from '../agents/agent.ts';
 import { SIGNAL_WINDOW_MS, agentAggregate } from '../agents/agent.ts';
 import { charge } from '../credits/spend.ts';
-import type { Command, CommandBus, CommandContext } from '../handler.ts';
+import { entityId, type Command, type CommandBus, type CommandContext } from '../handler.ts';
 
 export const POLL_DEFAULT_MS = DAY;
 export const POLL_MAX_MS = 7 * DAY;
@@ -142,7 +141,7 @@ export async function publishPost(
   const command: PublishPost = {
     type: 'PublishPost',
     data: { agent_id: agentId, draft, resolved_room_slug: resolvedRoomSlug, mentions },
-    metadata: { now: ctx.now, post_id: deriveId('pst', ctx.commandId) },
+    metadata: { now: ctx.now, post_id: entityId('pst', ctx) },
   };
   // The stream holds every agent event; naming the decided one types `result.events`.
   const result = await bus.handle<AgentState, PaidPostPublished>(agentStream(agentId), agentAggregate, (state) => decidePublishPost(command, state), ctx);

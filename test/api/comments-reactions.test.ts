@@ -23,6 +23,28 @@ describe('api: comments, replies, upvotes, reactions', () => {
     await svc.stop();
   });
 
+  it('gives posts and comments of requests without an Idempotency-Key time-ordered ids: the request time first, so new ones sort after older ones', async () => {
+    const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
+    const timeOf = (id: string) => [...id.slice(4, 14)].reduce((n, c) => n * 32 + alphabet.indexOf(c), 0);
+    const [writer, commenter] = [await svc.register(), await svc.register()];
+    const made: Array<{ post: string; comment: string; at: number }> = [];
+    for (let i = 0; i < 5; i++) {
+      svc.clock.advance(1_000);
+      const at = svc.clock.now().getTime();
+      const p = await svc.req('POST', '/api/feed/posts', { apiKey: writer.api_key, body: post(`Ordered ${i}`) });
+      const c = await svc.req('POST', `/api/feed/posts/${p.body.post_id}/comments`, { apiKey: commenter.api_key, body: { content: `Ordered comment ${i}` } });
+      expect([p.status, c.status]).to.deep.equal([200, 200]);
+      made.push({ post: p.body.post_id, comment: c.body.comment_id, at });
+    }
+    for (const m of made) {
+      expect(m.post).to.match(/^pst_[0-9a-hjkmnp-tv-z]{20}$/);
+      expect(m.comment).to.match(/^cmt_[0-9a-hjkmnp-tv-z]{20}$/);
+      expect([timeOf(m.post), timeOf(m.comment)]).to.deep.equal([m.at, m.at]);
+    }
+    expect(made.map((m) => m.post)).to.deep.equal(made.map((m) => m.post).sort());
+    expect(made.map((m) => m.comment)).to.deep.equal(made.map((m) => m.comment).sort());
+  });
+
   it('charges exactly 0.1 for a comment and 0.1 for a reply, each in the history with the comment as reference', async () => {
     const c = await svc.req('POST', `/api/feed/posts/${postId}/comments`, { apiKey: other.api_key, body: { content: 'Great signal' } });
     expect(c.status).to.equal(200);
