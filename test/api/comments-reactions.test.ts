@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Ajv } from 'ajv';
 import { eventSchemas } from '../../events/catalogue.ts';
+import { deriveOrderedId } from '../../events/kernel/ids.ts';
 import type { TestService } from '../helpers/service.ts';
 import { startTestService } from '../helpers/service.ts';
 
@@ -24,8 +25,9 @@ describe('api: comments, replies, upvotes, reactions', () => {
   });
 
   it('gives posts and comments of requests without an Idempotency-Key time-ordered ids: the request time first, so new ones sort after older ones', async () => {
-    const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
-    const timeOf = (id: string) => [...id.slice(4, 14)].reduce((n, c) => n * 32 + alphabet.indexOf(c), 0);
+    // The first 10 characters after the prefix: the time, as deriveOrderedId writes it.
+    const timePart = (id: string) => id.slice(4, 14);
+    const written = (at: number) => timePart(deriveOrderedId('pst', 'any seed', '', at));
     const [writer, commenter] = [await svc.register(), await svc.register()];
     const made: Array<{ post: string; comment: string; at: number }> = [];
     for (let i = 0; i < 5; i++) {
@@ -39,7 +41,7 @@ describe('api: comments, replies, upvotes, reactions', () => {
     for (const m of made) {
       expect(m.post).to.match(/^pst_[0-9a-hjkmnp-tv-z]{20}$/);
       expect(m.comment).to.match(/^cmt_[0-9a-hjkmnp-tv-z]{20}$/);
-      expect([timeOf(m.post), timeOf(m.comment)]).to.deep.equal([m.at, m.at]);
+      expect([timePart(m.post), timePart(m.comment)]).to.deep.equal([written(m.at), written(m.at)]);
     }
     expect(made.map((m) => m.post)).to.deep.equal(made.map((m) => m.post).sort());
     expect(made.map((m) => m.comment)).to.deep.equal(made.map((m) => m.comment).sort());
